@@ -1,0 +1,88 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+
+/** Request headers with lower-case names, as API Gateway HTTP APIs deliver them. */
+export type Headers = Readonly<Record<string, string | undefined>>;
+
+/** What the verifier needs of one HTTP request: the exact bytes and their headers. */
+export interface InboundRequest {
+  readonly provider: string;
+  readonly headers: Headers;
+  readonly body: Buffer;
+  readonly requestId: string;
+}
+
+/** Every answer the endpoint gives; each is also a log reason code. */
+export type Reason =
+  | 'accepted'
+  | 'duplicate'
+  | 'quarantined'
+  | 'test'
+  | 'bad_signature'
+  | 'stale_timestamp'
+  | 'malformed'
+  | 'too_large'
+  | 'unknown_provider'
+  | 'store_error'
+  | 'secret_unavailable'
+  | 'internal_error';
+
+/**
+ * The one place reasons become HTTP statuses. 2xx means "durably stored or deliberately
+ * ignored, stop retrying"; 4xx means "this request can never succeed"; 5xx means "retry".
+ * The endpoint never answers 3xx.
+ */
+export const HTTP_STATUS: Readonly<Record<Reason, number>> = {
+  accepted: 202,
+  duplicate: 200,
+  quarantined: 200,
+  test: 200,
+  bad_signature: 400,
+  stale_timestamp: 400,
+  malformed: 400,
+  too_large: 413,
+  unknown_provider: 404,
+  store_error: 503,
+  secret_unavailable: 503,
+  internal_error: 500,
+};
+
+const HOOK_PATH = /\/hooks\/([^/]+)\/?$/;
+
+export type ParsedRequest =
+  | { readonly ok: true; readonly request: InboundRequest }
+  | { readonly ok: false; readonly reason: Reason; readonly detail: string; readonly provider?: string };
+
+/** Turns an API Gateway (payload 2.0) event into raw bytes, refusing bodies over the limit. */
+export function parseApiGatewayEvent(event: APIGatewayProxyEventV2, maxBodyBytes: number): ParsedRequest {
+  const provider = HOOK_PATH.exec(event.rawPath ?? '')?.[1];
+  if (!provider) {
+    return { ok: false, reason: 'unknown_provider', detail: 'path is not /hooks/<provider>' };
+  }
+  const encoding = event.isBase64Encoded ? 'base64' : 'utf8';
+  const raw = event.body ?? '';
+  if (Buffer.byteLength(raw, encoding) > maxBodyBytes) {
+    return { ok: false, reason: 'too_large', detail: `body exceeds ${maxBodyBytes} bytes`, provider };
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    if (value !== undefined) headers[name.toLowerCase()] = value;
+  }
+  return {
+    ok: true,
+    request: {
+      provider,
+      headers,
+      body: Buffer.from(raw, encoding),
+      requestId: event.requestContext?.requestId ?? '',
+    },
+  };
+}
+
+/** The HTTP answer for a reason; the body names the reason and, for rejections, the field at fault. */
+export function respond(reason: Reason, detail?: string): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode: HTTP_STATUS[reason],
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(detail ? { result: reason, detail } : { result: reason }),
+  };
+}

@@ -1,0 +1,327 @@
+import {
+  AttributeValue,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { InboxAttr as A, InboxItemKind, PendingIndex } from '../../lib/contract';
+import { allShards, shardOf } from './digest';
+import { N, S, stringMap } from './dynamo';
+import { isConditionalCheckFailed } from './errors';
+
+export type DeliveryStatus = 'RECEIVED' | 'PROCESSING' | 'PROCESSED' | 'DEAD';
+
+/** The inbox key of one event: the provider namespaces the provider's stable id. */
+export function deliveryKey(provider: string, eventId: string): string {
+  return `${provider}#${eventId}`;
+}
+
+/** A verified delivery about to be admitted. */
+export interface NewDelivery {
+  readonly provider: string;
+  readonly eventId: string;
+  readonly body: Buffer;
+  readonly digest: string;
+  readonly receivedAt: number;
+  readonly meta: Record<string, string>;
+  readonly expiresAt: number;
+}
+
+/** A delivery row as stored. */
+export interface StoredDelivery {
+  readonly key: string;
+  readonly provider: string;
+  readonly eventId: string;
+  readonly body: Buffer;
+  readonly digest: string;
+  readonly receivedAt: number;
+  readonly status: DeliveryStatus;
+  readonly attempts: number;
+  readonly expiresAt: number;
+  readonly lastError?: string;
+}
+
+/** An altered duplicate: the same key with another digest. */
+export interface QuarantinedCopy {
+  readonly provider: string;
+  readonly digest: string;
+  readonly body: Buffer;
+  readonly meta: Record<string, string>;
+  readonly receivedAt: number;
+  readonly expiresAt: number;
+}
+
+/**
+ * Persistence of the inbox. Every method is one single-item conditional request, safe to
+ * repeat after a crash; nothing depends on transactions or streams.
+ */
+export interface InboxStore {
+  /** Writes a new row; false when a row with this key already exists (nothing is changed). */
+  insert(delivery: NewDelivery): Promise<boolean>;
+  /** The body digest of an existing row, read without its body. */
+  digestOf(key: string): Promise<string | undefined>;
+  /** Keeps an altered copy beside the original, counting repeats. */
+  quarantine(key: string, copy: QuarantinedCopy): Promise<void>;
+  /** Takes the lease on an unprocessed row; undefined when it is processed, leased or absent. */
+  claim(key: string, owner: string, now: number, leaseMs: number): Promise<StoredDelivery | undefined>;
+  /** Reads a row's state without its body. */
+  status(key: string): Promise<{ status: DeliveryStatus; leaseUntil?: number } | undefined>;
+  /** Marks a claimed row processed; false when the lease was lost meanwhile. */
+  complete(key: string, owner: string, outcome: string, now: number): Promise<boolean>;
+  /** Gives a claimed row back after a failure, recording the error (and whether it is dead). */
+  release(key: string, owner: string, error: string, dead: boolean): Promise<void>;
+  /** Keys of rows pending since before `cutoff`, oldest first, at most `limit`. */
+  findStranded(cutoff: number, limit: number): Promise<string[]>;
+  /** Restarts a pending row's clock after it was enqueued again. */
+  touchPending(key: string, now: number): Promise<void>;
+}
+
+export class DynamoDbInboxStore implements InboxStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  private itemKey(key: string, sk: string = InboxItemKind.DELIVERY): Record<string, AttributeValue> {
+    return { [A.PK]: S(key), [A.SK]: S(sk) };
+  }
+
+  async insert(delivery: NewDelivery): Promise<boolean> {
+    const key = deliveryKey(delivery.provider, delivery.eventId);
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: {
+            ...this.itemKey(key),
+            [A.PROVIDER]: S(delivery.provider),
+            [A.EVENT_ID]: S(delivery.eventId),
+            [A.BODY]: { B: delivery.body },
+            [A.DIGEST]: S(delivery.digest),
+            [A.RECEIVED_AT]: N(delivery.receivedAt),
+            [A.META]: stringMap(delivery.meta),
+            [A.STATUS]: S('RECEIVED'),
+            [A.ATTEMPTS]: N(0),
+            [A.EXPIRES_AT]: N(delivery.expiresAt),
+            [A.PENDING_SHARD]: S(shardOf(key, PendingIndex.SHARD_COUNT)),
+            [A.PENDING_SINCE]: N(delivery.receivedAt),
+          },
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': A.PK },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async digestOf(key: string): Promise<string | undefined> {
+    const out = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: this.itemKey(key),
+        ConsistentRead: true,
+        ProjectionExpression: '#digest',
+        ExpressionAttributeNames: { '#digest': A.DIGEST },
+      }),
+    );
+    return out.Item?.[A.DIGEST]?.S;
+  }
+
+  async quarantine(key: string, copy: QuarantinedCopy): Promise<void> {
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.tableName,
+        Key: this.itemKey(key, `${InboxItemKind.QUARANTINE_PREFIX}${copy.digest}`),
+        UpdateExpression:
+          'SET #provider = :provider, #digest = :digest, #body = if_not_exists(#body, :body), #meta = :meta, ' +
+          '#receivedAt = if_not_exists(#receivedAt, :receivedAt), #expiresAt = :expiresAt ADD #count :one',
+        ExpressionAttributeNames: {
+          '#provider': A.PROVIDER,
+          '#digest': A.DIGEST,
+          '#body': A.BODY,
+          '#meta': A.META,
+          '#receivedAt': A.RECEIVED_AT,
+          '#expiresAt': A.EXPIRES_AT,
+          '#count': A.COUNT,
+        },
+        ExpressionAttributeValues: {
+          ':provider': S(copy.provider),
+          ':digest': S(copy.digest),
+          ':body': { B: copy.body },
+          ':meta': stringMap(copy.meta),
+          ':receivedAt': N(copy.receivedAt),
+          ':expiresAt': N(copy.expiresAt),
+          ':one': N(1),
+        },
+      }),
+    );
+  }
+
+  async claim(key: string, owner: string, now: number, leaseMs: number): Promise<StoredDelivery | undefined> {
+    try {
+      const out = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.itemKey(key),
+          UpdateExpression: 'SET #status = :processing, #owner = :owner, #until = :until ADD #attempts :one',
+          ConditionExpression:
+            'attribute_exists(#pk) AND #status <> :processed AND (attribute_not_exists(#until) OR #until < :now)',
+          ExpressionAttributeNames: {
+            '#pk': A.PK,
+            '#status': A.STATUS,
+            '#owner': A.LEASE_OWNER,
+            '#until': A.LEASE_UNTIL,
+            '#attempts': A.ATTEMPTS,
+          },
+          ExpressionAttributeValues: {
+            ':processing': S('PROCESSING'),
+            ':processed': S('PROCESSED'),
+            ':owner': S(owner),
+            ':until': N(now + leaseMs),
+            ':now': N(now),
+            ':one': N(1),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toStoredDelivery(out.Attributes!);
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async status(key: string): Promise<{ status: DeliveryStatus; leaseUntil?: number } | undefined> {
+    const out = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: this.itemKey(key),
+        ConsistentRead: true,
+        ProjectionExpression: '#status, #until',
+        ExpressionAttributeNames: { '#status': A.STATUS, '#until': A.LEASE_UNTIL },
+      }),
+    );
+    if (!out.Item) return undefined;
+    const leaseUntil = out.Item[A.LEASE_UNTIL]?.N;
+    return {
+      status: out.Item[A.STATUS].S as DeliveryStatus,
+      ...(leaseUntil ? { leaseUntil: Number(leaseUntil) } : {}),
+    };
+  }
+
+  async complete(key: string, owner: string, outcome: string, now: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.itemKey(key),
+          UpdateExpression:
+            'SET #status = :processed, #processedAt = :now, #outcome = :outcome ' +
+            'REMOVE #owner, #until, #shard, #since, #lastError',
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: {
+            '#status': A.STATUS,
+            '#processedAt': A.PROCESSED_AT,
+            '#outcome': A.OUTCOME,
+            '#owner': A.LEASE_OWNER,
+            '#until': A.LEASE_UNTIL,
+            '#shard': A.PENDING_SHARD,
+            '#since': A.PENDING_SINCE,
+            '#lastError': A.LAST_ERROR,
+          },
+          ExpressionAttributeValues: { ':processed': S('PROCESSED'), ':now': N(now), ':outcome': S(outcome), ':owner': S(owner) },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async release(key: string, owner: string, error: string, dead: boolean): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.itemKey(key),
+          // A dead row leaves the pending index: the DLQ and its alarm own it from here.
+          UpdateExpression: `SET #status = :status, #lastError = :error REMOVE #owner, #until${dead ? ', #shard, #since' : ''}`,
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: {
+            '#status': A.STATUS,
+            '#lastError': A.LAST_ERROR,
+            '#owner': A.LEASE_OWNER,
+            '#until': A.LEASE_UNTIL,
+            ...(dead ? { '#shard': A.PENDING_SHARD, '#since': A.PENDING_SINCE } : {}),
+          },
+          ExpressionAttributeValues: { ':status': S(dead ? 'DEAD' : 'RECEIVED'), ':error': S(error.slice(0, 1000)), ':owner': S(owner) },
+        }),
+      );
+    } catch (err) {
+      // Another worker took the lease after ours expired; its outcome stands.
+      if (!isConditionalCheckFailed(err)) throw err;
+    }
+  }
+
+  async findStranded(cutoff: number, limit: number): Promise<string[]> {
+    const perShard = await Promise.all(
+      allShards(PendingIndex.SHARD_COUNT).map((shard) =>
+        this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: PendingIndex.NAME,
+            KeyConditionExpression: '#shard = :shard AND #since < :cutoff',
+            ExpressionAttributeNames: { '#shard': A.PENDING_SHARD, '#since': A.PENDING_SINCE },
+            ExpressionAttributeValues: { ':shard': S(shard), ':cutoff': N(cutoff) },
+            Limit: limit,
+          }),
+        ),
+      ),
+    );
+    return perShard
+      .flatMap((page) => page.Items ?? [])
+      .map((item) => ({ key: item[A.PK].S!, since: Number(item[A.PENDING_SINCE].N) }))
+      .sort((a, b) => a.since - b.since)
+      .slice(0, limit)
+      .map((row) => row.key);
+  }
+
+  async touchPending(key: string, now: number): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.itemKey(key),
+          UpdateExpression: 'SET #since = :now',
+          ConditionExpression: 'attribute_exists(#since)',
+          ExpressionAttributeNames: { '#since': A.PENDING_SINCE },
+          ExpressionAttributeValues: { ':now': N(now) },
+        }),
+      );
+    } catch (error) {
+      // Processed meanwhile: it left the pending index, nothing to restart.
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+}
+
+function toStoredDelivery(item: Record<string, AttributeValue>): StoredDelivery {
+  return {
+    key: item[A.PK].S!,
+    provider: item[A.PROVIDER].S!,
+    eventId: item[A.EVENT_ID].S!,
+    body: Buffer.from(item[A.BODY].B!),
+    digest: item[A.DIGEST].S!,
+    receivedAt: Number(item[A.RECEIVED_AT].N),
+    status: item[A.STATUS].S as DeliveryStatus,
+    attempts: Number(item[A.ATTEMPTS]?.N ?? 0),
+    expiresAt: Number(item[A.EXPIRES_AT].N),
+    ...(item[A.LAST_ERROR]?.S ? { lastError: item[A.LAST_ERROR].S } : {}),
+  };
+}

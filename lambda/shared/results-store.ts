@@ -1,0 +1,77 @@
+import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { ResultAttr as R } from '../../lib/contract';
+import { JobObservation } from './adapters/adapter';
+import { N, S } from './dynamo';
+import { isConditionalCheckFailed } from './errors';
+import { winnerOrder } from './job-result';
+
+/** One job's candidate result, from one processed delivery. */
+export interface ResultOffer {
+  readonly provider: string;
+  readonly eventKey: string;
+  readonly observation: JobObservation;
+  readonly now: number;
+}
+
+/** The per-job results: the winner of each logical job under the conflict rule. */
+export interface ResultsStore {
+  /** Stores the offer if it beats the current winner; true when it became the winner. */
+  offer(offer: ResultOffer): Promise<boolean>;
+}
+
+/** The job's item in the results table. */
+export function resultKey(provider: string, jobKey: string): string {
+  return `${provider}#${jobKey}`;
+}
+
+export class DynamoDbResultsStore implements ResultsStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  async offer({ provider, eventKey, observation, now }: ResultOffer): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { [R.PK]: S(resultKey(provider, observation.jobKey)) },
+          UpdateExpression:
+            'SET #provider = :provider, #jobKey = :jobKey, #taskId = :taskId, #eventKey = :eventKey, #status = :status, ' +
+            '#createdAt = :createdAt, #order = :order, #response = :response, #updatedAt = :now ' +
+            'ADD #version :one',
+          // Equal order means the same observation again (a retry): nothing changes.
+          ConditionExpression: 'attribute_not_exists(#order) OR #order < :order',
+          ExpressionAttributeNames: {
+            '#provider': R.PROVIDER,
+            '#jobKey': R.JOB_KEY,
+            '#taskId': R.TASK_ID,
+            '#eventKey': R.EVENT_KEY,
+            '#status': R.STATUS,
+            '#createdAt': R.CREATED_AT,
+            '#order': R.WINNER_ORDER,
+            '#response': R.RESPONSE,
+            '#updatedAt': R.UPDATED_AT,
+            '#version': R.VERSION,
+          },
+          ExpressionAttributeValues: {
+            ':provider': S(provider),
+            ':jobKey': S(observation.jobKey),
+            ':taskId': S(observation.taskId),
+            ':eventKey': S(eventKey),
+            ':status': S(observation.status),
+            ':createdAt': S(observation.createdAt),
+            ':order': S(winnerOrder(observation)),
+            ':response': S(observation.response),
+            ':now': N(now),
+            ':one': N(1),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,43 @@
+/** One usable signing key, with the Secrets Manager stage it came from (for metrics and logs). */
+export interface SigningKey {
+  readonly bytes: Buffer;
+  readonly stage: string;
+}
+
+/** A failed authenticity check; the reason is also the metric and the log code. */
+export interface Rejection {
+  readonly ok: false;
+  readonly reason: 'malformed' | 'stale_timestamp' | 'bad_signature';
+  /** Names the header or field at fault; safe to return to the sender and to log. */
+  readonly detail: string;
+}
+
+export interface Acceptance {
+  readonly ok: true;
+  readonly key: SigningKey;
+}
+
+export type Verdict = Acceptance | Rejection;
+
+/** How far a signed timestamp may stray from now, in each direction. */
+export interface Tolerance {
+  readonly pastSeconds: number;
+  readonly futureSeconds: number;
+}
+
+/** Rejects a timestamp outside the tolerance window; undefined when it is fresh. */
+export function checkFreshness(timestampSeconds: number, nowSeconds: number, tolerance: Tolerance): Rejection | undefined {
+  if (nowSeconds - timestampSeconds > tolerance.pastSeconds) {
+    return { ok: false, reason: 'stale_timestamp', detail: 'timestamp is older than the tolerance' };
+  }
+  if (timestampSeconds - nowSeconds > tolerance.futureSeconds) {
+    return { ok: false, reason: 'stale_timestamp', detail: 'timestamp is too far in the future' };
+  }
+  return undefined;
+}
+
+/** Parses a whole number of seconds, as signature headers carry it; undefined when it is not one. */
+export function parseUnixSeconds(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\d{1,12}$/.test(value)) return undefined;
+  return Number(value);
+}

@@ -1,0 +1,141 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { MetricName } from '../../lib/contract';
+import { ProviderAdapter } from '../shared/adapters';
+import { logReference, sha256Hex } from '../shared/digest';
+import { parseApiGatewayEvent, Reason, respond } from '../shared/http';
+import { deliveryKey, InboxStore } from '../shared/inbox-store';
+import { SecretCache } from '../shared/secrets';
+import { Verdict } from '../shared/signing-key';
+import { LogFields, Telemetry } from '../shared/telemetry';
+import { WorkQueue } from '../shared/work-queue';
+
+export interface VerifierDependencies {
+  readonly adapters: ReadonlyMap<string, ProviderAdapter>;
+  readonly secrets: SecretCache;
+  readonly inbox: InboxStore;
+  readonly queue: WorkQueue;
+  readonly telemetry: Telemetry;
+  readonly now: () => number;
+  readonly maxBodyBytes: number;
+  readonly retentionSeconds: number;
+}
+
+const METRIC_OF: Readonly<Record<Reason, string | undefined>> = {
+  accepted: MetricName.ACCEPTED,
+  duplicate: MetricName.DUPLICATE,
+  quarantined: MetricName.QUARANTINED,
+  test: MetricName.TEST_DELIVERY,
+  bad_signature: MetricName.BAD_SIGNATURE,
+  stale_timestamp: MetricName.STALE_TIMESTAMP,
+  malformed: MetricName.MALFORMED,
+  too_large: MetricName.TOO_LARGE,
+  store_error: MetricName.STORE_ERROR,
+  secret_unavailable: MetricName.SECRET_UNAVAILABLE,
+  unknown_provider: undefined,
+  internal_error: undefined,
+};
+
+interface Decision {
+  readonly reason: Reason;
+  readonly detail?: string;
+  readonly fields?: LogFields;
+}
+
+/**
+ * The verifier: verify the raw bytes, write the row conditionally, answer. It answers 2xx only
+ * once the row is durable; the enqueue that follows is best effort, because the reconciler's
+ * sweep re-enqueues any row left pending.
+ */
+export function createVerifier(deps: VerifierDependencies) {
+  return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    const started = deps.now();
+    let provider: string | undefined;
+    let decision: Decision;
+    try {
+      const parsed = parseApiGatewayEvent(event, deps.maxBodyBytes);
+      provider = parsed.ok ? parsed.request.provider : parsed.provider;
+      const adapter = provider === undefined ? undefined : deps.adapters.get(provider);
+      if (!parsed.ok) {
+        decision = parsed;
+      } else if (!adapter) {
+        decision = { reason: 'unknown_provider', detail: 'no provider is served at this path' };
+        provider = undefined;
+      } else {
+        decision = await admit(adapter, parsed.request.headers, parsed.request.body, deps);
+      }
+    } catch (error) {
+      decision = { reason: 'internal_error', fields: { error: errorName(error) } };
+    }
+    const metric = METRIC_OF[decision.reason];
+    if (metric) deps.telemetry.count(metric, provider);
+    const response = respond(decision.reason, decision.detail);
+    deps.telemetry.log(response.statusCode! >= 500 ? 'ERROR' : 'INFO', 'delivery', {
+      provider,
+      reason: decision.reason,
+      detail: decision.detail,
+      status: response.statusCode,
+      requestId: event.requestContext?.requestId,
+      durationMs: deps.now() - started,
+      ...decision.fields,
+    });
+    deps.telemetry.flush();
+    return response;
+  };
+}
+
+async function admit(
+  adapter: ProviderAdapter,
+  headers: Record<string, string | undefined>,
+  body: Buffer,
+  deps: VerifierDependencies,
+): Promise<Decision> {
+  let verdict: Verdict;
+  try {
+    const nowSeconds = Math.floor(deps.now() / 1000);
+    verdict = adapter.verify(headers, body, adapter.signingKeys(await deps.secrets.versions(adapter.secretId)), nowSeconds);
+    if (!verdict.ok && verdict.reason === 'bad_signature') {
+      // The secret may have changed since it was cached: read it again, at a bounded rate.
+      const refreshed = await deps.secrets.refreshAfterMiss(adapter.secretId);
+      if (refreshed) verdict = adapter.verify(headers, body, adapter.signingKeys(refreshed), nowSeconds);
+    }
+  } catch (error) {
+    return { reason: 'secret_unavailable', fields: { error: errorName(error) } };
+  }
+  if (!verdict.ok) return { reason: verdict.reason, detail: verdict.detail };
+
+  const admission = adapter.admit(headers, body);
+  if (admission.kind === 'test') return { reason: 'test' };
+  if (admission.kind === 'malformed') return { reason: 'malformed', detail: admission.detail };
+
+  const now = deps.now();
+  const key = deliveryKey(adapter.name, admission.eventId);
+  const digest = sha256Hex(body);
+  const expiresAt = Math.floor(now / 1000) + deps.retentionSeconds;
+  const meta = adapter.metadata(headers);
+  const fields: LogFields = { eventRef: logReference(key), digest, signedWith: verdict.key.stage };
+  try {
+    const inserted = await deps.inbox.insert({ provider: adapter.name, eventId: admission.eventId, body, digest, receivedAt: now, meta, expiresAt });
+    if (!inserted) {
+      const original = await deps.inbox.digestOf(key);
+      if (original === digest) return { reason: 'duplicate', fields };
+      // The row vanished between the two reads (expired): let the sender retry into a clean insert.
+      if (original === undefined) return { reason: 'store_error', fields: { ...fields, error: 'RowVanished' } };
+      await deps.inbox.quarantine(key, { provider: adapter.name, digest, body, meta, receivedAt: now, expiresAt });
+      return { reason: 'quarantined', fields: { ...fields, originalDigest: original } };
+    }
+  } catch (error) {
+    return { reason: 'store_error', fields: { ...fields, error: errorName(error) } };
+  }
+  try {
+    await deps.queue.enqueue([key]);
+  } catch (error) {
+    deps.telemetry.count(MetricName.ENQUEUE_FAILED, adapter.name);
+    return { reason: 'accepted', fields: { ...fields, enqueue: 'failed', error: errorName(error) } };
+  }
+  return { reason: 'accepted', fields };
+}
+
+/** Error names and codes only: messages can echo request content. */
+function errorName(error: unknown): string {
+  return (error as { name?: string } | undefined)?.name ?? 'Error';
+}

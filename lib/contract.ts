@@ -1,0 +1,159 @@
+/**
+ * The contract between the constructs in `lib/` and the handlers in `lambda/`: environment
+ * variable names, the table schema, metric names and shared defaults. Both sides import this
+ * module (the handlers through esbuild), so no name is written twice. It must stay free of
+ * aws-cdk-lib imports so that it bundles into the handlers at no cost.
+ */
+
+/** Node.js major version of the Lambda runtime; the esbuild target is derived from it too. */
+export const HANDLER_NODE_MAJOR = 24;
+
+/** Environment variables the construct sets and the handlers read. */
+export const Env = {
+  INBOX_NAME: 'WEBHOOK_INBOX_NAME',
+  INBOX_TABLE: 'WEBHOOK_INBOX_TABLE',
+  RESULTS_TABLE: 'WEBHOOK_INBOX_RESULTS_TABLE',
+  WORK_QUEUE_URL: 'WEBHOOK_INBOX_QUEUE_URL',
+  PROVIDERS: 'WEBHOOK_INBOX_PROVIDERS',
+  MAX_BODY_BYTES: 'WEBHOOK_INBOX_MAX_BODY_BYTES',
+  RETENTION_SECONDS: 'WEBHOOK_INBOX_RETENTION_SECONDS',
+  SECRET_CACHE_SECONDS: 'WEBHOOK_INBOX_SECRET_CACHE_SECONDS',
+  LEASE_SECONDS: 'WEBHOOK_INBOX_LEASE_SECONDS',
+  MAX_RECEIVE_COUNT: 'WEBHOOK_INBOX_MAX_RECEIVE_COUNT',
+  SWEEP_AFTER_SECONDS: 'WEBHOOK_INBOX_SWEEP_AFTER_SECONDS',
+  SWEEP_BATCH_SIZE: 'WEBHOOK_INBOX_SWEEP_BATCH_SIZE',
+} as const;
+
+/** Attribute names of the inbox table. */
+export const InboxAttr = {
+  PK: 'pk',
+  SK: 'sk',
+  PROVIDER: 'provider',
+  EVENT_ID: 'eventId',
+  BODY: 'body',
+  DIGEST: 'digest',
+  RECEIVED_AT: 'receivedAt',
+  META: 'meta',
+  STATUS: 'status',
+  ATTEMPTS: 'attempts',
+  LEASE_UNTIL: 'leaseUntil',
+  LEASE_OWNER: 'leaseOwner',
+  LAST_ERROR: 'lastError',
+  PROCESSED_AT: 'processedAt',
+  OUTCOME: 'outcome',
+  EXPIRES_AT: 'expiresAt',
+  PENDING_SHARD: 'pendingShard',
+  PENDING_SINCE: 'pendingSince',
+  COUNT: 'count',
+} as const;
+
+/** Sort key values that tell the kinds of inbox items apart. */
+export const InboxItemKind = {
+  DELIVERY: 'delivery',
+  QUARANTINE_PREFIX: 'quarantine#',
+} as const;
+
+/** Attribute names of the results table (one item per logical job). */
+export const ResultAttr = {
+  PK: 'pk',
+  PROVIDER: 'provider',
+  JOB_KEY: 'jobKey',
+  TASK_ID: 'taskId',
+  EVENT_KEY: 'eventKey',
+  STATUS: 'status',
+  CREATED_AT: 'createdAt',
+  WINNER_ORDER: 'winnerOrder',
+  RESPONSE: 'response',
+  UPDATED_AT: 'updatedAt',
+  VERSION: 'version',
+} as const;
+
+/**
+ * The sparse index of rows that are not yet processed. Its partition key is sharded so that a
+ * busy inbox is never capped at one partition's write rate (see DESIGN.md, Scale).
+ */
+export const PendingIndex = {
+  NAME: 'pending',
+  SHARD_COUNT: 16,
+} as const;
+
+/** The shape of both tables, shared by the construct and by anything that creates them locally. */
+export const TableSchema = {
+  inbox: {
+    partitionKey: InboxAttr.PK,
+    sortKey: InboxAttr.SK,
+    ttlAttribute: InboxAttr.EXPIRES_AT,
+    pendingIndex: {
+      name: PendingIndex.NAME,
+      partitionKey: InboxAttr.PENDING_SHARD,
+      sortKey: InboxAttr.PENDING_SINCE,
+    },
+  },
+  results: {
+    partitionKey: ResultAttr.PK,
+  },
+} as const;
+
+/** CloudWatch namespace of every metric the handlers emit (EMF). */
+export const METRIC_NAMESPACE = 'WebhookInbox';
+
+/** Dimension names. Every metric carries `Inbox`; per-provider copies also carry `Provider`. */
+export const MetricDimension = {
+  INBOX: 'Inbox',
+  PROVIDER: 'Provider',
+} as const;
+
+/** Metric names the handlers emit. */
+export const MetricName = {
+  ACCEPTED: 'Accepted',
+  DUPLICATE: 'Duplicate',
+  TEST_DELIVERY: 'TestDelivery',
+  BAD_SIGNATURE: 'BadSignature',
+  STALE_TIMESTAMP: 'StaleTimestamp',
+  MALFORMED: 'Malformed',
+  TOO_LARGE: 'TooLarge',
+  STORE_ERROR: 'StoreError',
+  SECRET_UNAVAILABLE: 'SecretUnavailable',
+  QUARANTINED: 'Quarantined',
+  ENQUEUE_FAILED: 'EnqueueFailed',
+  PROCESSED: 'Processed',
+  PROCESSING_FAILED: 'ProcessingFailed',
+  DEAD_LETTERED: 'DeadLettered',
+  WINNER_CHANGED: 'WinnerChanged',
+  SWEPT: 'Swept',
+} as const;
+
+/** Values the construct uses by default and a local run reuses. */
+export const Defaults = {
+  MAX_RECEIVE_COUNT: 5,
+  PROCESSOR_TIMEOUT_SECONDS: 30,
+  /** SQS visibility timeout as a multiple of the processor timeout (AWS recommends at least 6). */
+  VISIBILITY_TIMEOUT_FACTOR: 6,
+  MAX_BODY_BYTES: 256 * 1024,
+  RETENTION_DAYS: 30,
+  SECRET_CACHE_SECONDS: 300,
+  TIMESTAMP_TOLERANCE_SECONDS: 300,
+  SWEEP_EVERY_MINUTES: 5,
+  SWEEP_AFTER_SECONDS: 300,
+  SWEEP_BATCH_SIZE: 100,
+  PROCESSOR_BATCH_SIZE: 10,
+} as const;
+
+/** The adapters the runtime knows; a provider preset names one of these. */
+export const AdapterKind = {
+  ANSWERLINE: 'answerline',
+} as const;
+
+/** How one provider is served, as the construct passes it to the handlers (JSON in an env var). */
+export interface ProviderRuntimeConfig {
+  /** Path segment and key namespace: `/hooks/<name>`. */
+  readonly name: string;
+  /** Which runtime adapter handles this provider. */
+  readonly adapter: string;
+  /** ARN (or name) of the Secrets Manager secret holding the signing secret. */
+  readonly secretId: string;
+  /** How far in the past a signed timestamp may lie, in seconds. */
+  readonly tolerancePastSeconds: number;
+  /** How far in the future a signed timestamp may lie, in seconds. */
+  readonly toleranceFutureSeconds: number;
+}

@@ -1,0 +1,32 @@
+// Starts the protocol-level emulators the tests and the local twin run against, on loopback.
+// Plain ESM because fauxqs is ESM-only; TypeScript callers load it with a dynamic import.
+import dynalite from 'dynalite';
+import { startFauxqs } from 'fauxqs';
+
+/**
+ * @param {{ dynamodbPort?: number, sqsPort?: number, dataDir?: string }} [options]
+ *   dataDir keeps DynamoDB data on disk, so a restart (or a simulated outage) keeps it.
+ */
+export async function startEmulators(options = {}) {
+  const dynamodb = dynalite({
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+    ...(options.dataDir ? { path: options.dataDir } : {}),
+  });
+  await new Promise((resolve, reject) => {
+    dynamodb.once('error', reject);
+    dynamodb.listen(options.dynamodbPort ?? 0, '127.0.0.1', resolve);
+  });
+  const sqs = await startFauxqs({ port: options.sqsPort ?? 0, host: '127.0.0.1', logger: false });
+  return {
+    dynamodbEndpoint: `http://127.0.0.1:${dynamodb.address().port}`,
+    sqsEndpoint: `http://127.0.0.1:${sqs.port}`,
+    dynamodb,
+    sqs,
+    async stop() {
+      await sqs.stop();
+      await new Promise((resolve) => dynamodb.close(() => resolve(undefined)));
+    },
+  };
+}

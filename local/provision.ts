@@ -1,0 +1,99 @@
+/**
+ * Creates the tables and queues of an inbox against any DynamoDB/SQS endpoint, from the same
+ * schema and defaults the construct deploys (`lib/contract.ts`): the tests and the local twin
+ * never keep a copy of the resource definitions.
+ */
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { Defaults, TableSchema } from '../lib/contract';
+
+export interface InboxResourceNames {
+  readonly inboxTable: string;
+  readonly resultsTable: string;
+  readonly workQueue: string;
+  readonly deadLetterQueue: string;
+}
+
+export interface ProvisionedQueues {
+  readonly workQueueUrl: string;
+  readonly deadLetterQueueUrl: string;
+}
+
+/** Names for one inbox; a prefix keeps several inboxes (or test files) apart on one emulator. */
+export function resourceNames(prefix: string): InboxResourceNames {
+  return {
+    inboxTable: `${prefix}-inbox`,
+    resultsTable: `${prefix}-results`,
+    workQueue: `${prefix}-work`,
+    deadLetterQueue: `${prefix}-dlq`,
+  };
+}
+
+export async function createTables(client: DynamoDBClient, names: InboxResourceNames): Promise<void> {
+  const { inbox, results } = TableSchema;
+  await client.send(
+    new CreateTableCommand({
+      TableName: names.inboxTable,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: inbox.partitionKey, AttributeType: 'S' },
+        { AttributeName: inbox.sortKey, AttributeType: 'S' },
+        { AttributeName: inbox.pendingIndex.partitionKey, AttributeType: 'S' },
+        { AttributeName: inbox.pendingIndex.sortKey, AttributeType: 'N' },
+      ],
+      KeySchema: [
+        { AttributeName: inbox.partitionKey, KeyType: 'HASH' },
+        { AttributeName: inbox.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: inbox.pendingIndex.name,
+          KeySchema: [
+            { AttributeName: inbox.pendingIndex.partitionKey, KeyType: 'HASH' },
+            { AttributeName: inbox.pendingIndex.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+      ],
+    }),
+  );
+  await client.send(
+    new CreateTableCommand({
+      TableName: names.resultsTable,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: results.partitionKey, AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: results.partitionKey, KeyType: 'HASH' }],
+    }),
+  );
+}
+
+export interface QueueSettings {
+  readonly maxReceiveCount?: number;
+  readonly visibilityTimeoutSeconds?: number;
+}
+
+export async function createQueues(
+  client: SQSClient,
+  names: InboxResourceNames,
+  settings: QueueSettings = {},
+): Promise<ProvisionedQueues> {
+  const dlq = await client.send(new CreateQueueCommand({ QueueName: names.deadLetterQueue }));
+  const dlqArn = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  const work = await client.send(
+    new CreateQueueCommand({
+      QueueName: names.workQueue,
+      Attributes: {
+        VisibilityTimeout: String(
+          settings.visibilityTimeoutSeconds ?? Defaults.PROCESSOR_TIMEOUT_SECONDS * Defaults.VISIBILITY_TIMEOUT_FACTOR,
+        ),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: dlqArn.Attributes!.QueueArn,
+          maxReceiveCount: settings.maxReceiveCount ?? Defaults.MAX_RECEIVE_COUNT,
+        }),
+      },
+    }),
+  );
+  return { workQueueUrl: work.QueueUrl!, deadLetterQueueUrl: dlq.QueueUrl! };
+}

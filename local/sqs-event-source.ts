@@ -1,0 +1,87 @@
+/**
+ * What Lambda's SQS event source mapping does, for the local twin and the tests: receive a
+ * batch, hand it to the handler as an SQSEvent, delete the records it did not report as failed
+ * (partial batch responses), and leave the failed ones to reappear after their visibility
+ * timeout, where the queue's redrive policy moves them to the DLQ after maxReceiveCount receives.
+ */
+import { DeleteMessageBatchCommand, Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+
+export interface PollOptions {
+  readonly batchSize?: number;
+  readonly waitTimeSeconds?: number;
+  readonly queueArn?: string;
+}
+
+export interface PollReport {
+  readonly received: number;
+  readonly failed: number;
+}
+
+/** Receives one batch and runs the handler on it, as the event source mapping would. */
+export async function pollOnce(client: SQSClient, queueUrl: string, handler: SqsHandler, options: PollOptions = {}): Promise<PollReport> {
+  const out = await client.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: options.batchSize ?? 10,
+      WaitTimeSeconds: options.waitTimeSeconds ?? 0,
+      MessageSystemAttributeNames: ['All'],
+      MessageAttributeNames: ['All'],
+    }),
+  );
+  const messages = out.Messages ?? [];
+  if (messages.length === 0) return { received: 0, failed: 0 };
+  const records = messages.map((message) => toRecord(message, options.queueArn ?? queueUrl));
+  let failedIds: Set<string>;
+  try {
+    const response = await handler({ Records: records });
+    failedIds = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+  } catch {
+    // A handler that throws fails the whole batch, as in Lambda.
+    failedIds = new Set(records.map((record) => record.messageId));
+  }
+  const done = messages.filter((message) => !failedIds.has(message.MessageId!));
+  if (done.length > 0) {
+    await client.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle! })),
+      }),
+    );
+  }
+  return { received: messages.length, failed: failedIds.size };
+}
+
+/** Polls until a receive comes back empty; returns the totals. */
+export async function drain(client: SQSClient, queueUrl: string, handler: SqsHandler, options: PollOptions = {}): Promise<PollReport> {
+  let received = 0;
+  let failed = 0;
+  for (;;) {
+    const report = await pollOnce(client, queueUrl, handler, options);
+    if (report.received === 0) return { received, failed };
+    received += report.received;
+    failed += report.failed;
+  }
+}
+
+function toRecord(message: Message, eventSourceARN: string): SQSRecord {
+  const attributes = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId!,
+    receiptHandle: message.ReceiptHandle!,
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN,
+    awsRegion: process.env.AWS_REGION ?? 'us-east-1',
+  };
+}
