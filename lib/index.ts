@@ -1,1 +1,2 @@
-export const X = 1;
+export * from './provider';
+export * from './webhook-inbox';

@@ -1,0 +1,84 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Duration, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { HANDLER_NODE_MAJOR } from './contract';
+
+/** The runtime the handler bundles are built for (`scripts/bundle.ts` targets the same major). */
+export const HANDLER_RUNTIME = new lambda.Runtime(`nodejs${HANDLER_NODE_MAJOR}.x`, lambda.RuntimeFamily.NODEJS, {
+  supportsInlineCode: true,
+});
+
+/** Where `npm run bundle` writes the handler bundles that ship in the package. */
+const ASSETS_DIR = join(__dirname, '..', 'assets');
+
+export interface HandlerFunctionProps {
+  /** The folder under `lambda/` (and `assets/`) of the handler. */
+  readonly handler: string;
+  readonly description: string;
+  readonly memorySize: number;
+  readonly timeout: Duration;
+  readonly environment: Record<string, string>;
+  readonly logRetention: logs.RetentionDays;
+  /** The user's overrides; construct-required settings (code, runtime, environment) win over them. */
+  readonly overrides?: lambda.FunctionOptions;
+}
+
+export interface HandlerFunction {
+  readonly function: lambda.Function;
+  readonly role: iam.IRole;
+}
+
+/**
+ * A pre-bundled handler with its own role and log group. The role starts empty (no managed
+ * policies): each handler is granted exactly the actions it uses by the inbox.
+ */
+export function createHandlerFunction(scope: Construct, id: string, props: HandlerFunctionProps): HandlerFunction {
+  const assetPath = join(ASSETS_DIR, props.handler);
+  if (!existsSync(join(assetPath, 'index.js'))) {
+    throw new Error(`the ${props.handler} bundle is missing at ${assetPath}: run \`npm run bundle\` first`);
+  }
+  const overrides = props.overrides ?? {};
+  let role = overrides.role;
+  if (!role) {
+    role = new iam.Role(scope, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.description} (execution role)`,
+    });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only the X-Ray statement of active tracing uses Resource "*": xray:PutTraceSegments and ' +
+        'xray:PutTelemetryRecords support no resource-level permissions. Every data-plane statement names its resource.',
+    });
+  }
+  const logGroup =
+    overrides.logGroup ??
+    new logs.LogGroup(scope, `${id}LogGroup`, {
+      retention: props.logRetention,
+    });
+  const fn = new lambda.Function(scope, id, {
+    description: props.description,
+    architecture: lambda.Architecture.ARM_64,
+    memorySize: props.memorySize,
+    timeout: props.timeout,
+    tracing: lambda.Tracing.ACTIVE,
+    ...overrides,
+    role,
+    logGroup,
+    runtime: HANDLER_RUNTIME,
+    code: lambda.Code.fromAsset(assetPath),
+    handler: 'index.handler',
+    environment: { ...overrides.environment, ...props.environment },
+  });
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [logGroup.logGroupRef.logGroupArn],
+    }),
+  );
+  return { function: fn, role };
+}

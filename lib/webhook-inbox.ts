@@ -1,0 +1,612 @@
+import { CfnOutput, Duration, Names, RemovalPolicy, Size, Token, Validations } from 'aws-cdk-lib';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { Defaults, Env, METRIC_NAMESPACE, MetricDimension, MetricName, ProviderRuntimeConfig, TableSchema } from './contract';
+import { createHandlerFunction } from './handler-function';
+import { WebhookProvider, WebhookProviderConfig } from './provider';
+
+/** Settings of a table the inbox creates. */
+export interface InboxTableSettings {
+  /**
+   * Explicit table name.
+   * @default - a name CloudFormation generates
+   */
+  readonly tableName?: string;
+
+  /**
+   * What happens to the table when it leaves the stack.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * Encryption at rest.
+   * @default TableEncryption.AWS_MANAGED
+   */
+  readonly encryption?: dynamodb.TableEncryption;
+
+  /**
+   * The customer-managed key, when `encryption` is `CUSTOMER_MANAGED`.
+   * @default - a key is created when `encryption` is `CUSTOMER_MANAGED`
+   */
+  readonly encryptionKey?: kms.IKey;
+
+  /**
+   * Point-in-time recovery.
+   * @default true
+   */
+  readonly pointInTimeRecovery?: boolean;
+
+  /**
+   * Deletion protection.
+   * @default false
+   */
+  readonly deletionProtection?: boolean;
+}
+
+/** Properties of a WebhookInbox. */
+export interface WebhookInboxProps {
+  /**
+   * The providers this inbox serves, each at `POST /hooks/<name>` with its own signing secret.
+   * @default - one Answerline provider at `/hooks/answerline`
+   */
+  readonly providers?: WebhookProvider[];
+
+  /**
+   * The inbox's name in the `Inbox` dimension of its metrics and in its log lines.
+   * @default - a name derived from the construct path, unique in the account
+   */
+  readonly inboxName?: string;
+
+  /**
+   * An existing inbox table, with the schema in the README (keys `pk`/`sk`, sparse index `pending`).
+   * @default - a new table
+   */
+  readonly inboxTable?: dynamodb.ITable;
+
+  /**
+   * Settings of the new inbox table; not allowed with `inboxTable`.
+   * @default - on-demand, encrypted, point-in-time recovery, retained on delete
+   */
+  readonly inboxTableSettings?: InboxTableSettings;
+
+  /**
+   * An existing results table, with a string partition key `pk`.
+   * @default - a new table
+   */
+  readonly resultsTable?: dynamodb.ITable;
+
+  /**
+   * Settings of the new results table; not allowed with `resultsTable`.
+   * @default - on-demand, encrypted, point-in-time recovery, retained on delete
+   */
+  readonly resultsTableSettings?: InboxTableSettings;
+
+  /**
+   * An existing work queue; its redrive policy must use `maxReceiveCount`.
+   * @default - a new encrypted queue with a dead-letter queue
+   */
+  readonly workQueue?: sqs.IQueue;
+
+  /**
+   * Overrides for the new work queue; `deadLetterQueue` is construct-required.
+   * @default - SQS-managed encryption, TLS only, visibility timeout 6× the processor timeout
+   */
+  readonly workQueueProps?: sqs.QueueProps;
+
+  /**
+   * The dead-letter queue to alarm on when you bring your own `workQueue`.
+   * @default - the new work queue's dead-letter queue; none when `workQueue` is given without it
+   */
+  readonly deadLetterQueue?: sqs.IQueue;
+
+  /**
+   * Overrides for the new dead-letter queue.
+   * @default - SQS-managed encryption, TLS only, 14 days retention
+   */
+  readonly deadLetterQueueProps?: sqs.QueueProps;
+
+  /**
+   * Receives of a work message before it moves to the dead-letter queue.
+   * @default 5
+   */
+  readonly maxReceiveCount?: number;
+
+  /**
+   * Overrides for the verifier function.
+   * @default - ARM64, 512 MB, 10 seconds, active tracing
+   */
+  readonly verifierFunctionProps?: lambda.FunctionOptions;
+
+  /**
+   * Overrides for the processor function.
+   * @default - ARM64, 512 MB, 30 seconds, active tracing
+   */
+  readonly processorFunctionProps?: lambda.FunctionOptions;
+
+  /**
+   * Overrides for the reconciler function.
+   * @default - ARM64, 256 MB, 60 seconds, active tracing
+   */
+  readonly reconcilerFunctionProps?: lambda.FunctionOptions;
+
+  /**
+   * Work messages per processor invocation.
+   * @default 10
+   */
+  readonly processorBatchSize?: number;
+
+  /**
+   * The most concurrent processor invocations the queue drives (2 to 1000).
+   * @default 10
+   */
+  readonly processorMaxConcurrency?: number;
+
+  /**
+   * Throttling of the endpoint; a throttled delivery gets 429 and the provider retries.
+   * @default - 1,000 requests per second, bursts of 2,000
+   */
+  readonly throttle?: apigwv2.ThrottleSettings;
+
+  /**
+   * The largest body accepted; a larger one gets 413 and is not stored.
+   * @default Size.kibibytes(256)
+   */
+  readonly maxBodySize?: Size;
+
+  /**
+   * How long inbox rows are kept (DynamoDB TTL); longer than any provider's retry window.
+   * @default Duration.days(30)
+   */
+  readonly retention?: Duration;
+
+  /**
+   * How long a signing secret stays cached in the verifier.
+   * @default Duration.minutes(5)
+   */
+  readonly secretCacheTtl?: Duration;
+
+  /**
+   * When the reconciler runs.
+   * @default Schedule.rate(Duration.minutes(5))
+   */
+  readonly reconcileSchedule?: events.Schedule;
+
+  /**
+   * A row still unprocessed this long after it arrived is enqueued again by the reconciler.
+   * @default Duration.minutes(5)
+   */
+  readonly sweepAfter?: Duration;
+
+  /**
+   * The most rows one reconciler run enqueues again.
+   * @default 100
+   */
+  readonly sweepBatchSize?: number;
+
+  /**
+   * Retention of the functions' and the API's log groups.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+}
+
+const API_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+/** DynamoDB's item limit is 400 KB; the row's other attributes need room beside the body. */
+const INLINE_BODY_LIMIT_BYTES = 350 * 1024;
+const PROVIDER_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/**
+ * A webhook receiver that never loses an acknowledged delivery, never processes one twice and is
+ * immune to arrival order: API Gateway → verifier (signature over the raw bytes, conditional
+ * write to the inbox table, 2xx only once durable) → SQS → processor (leased claim, result per
+ * job by rule) with a dead-letter queue, and a scheduled reconciler that re-enqueues stranded rows.
+ */
+export class WebhookInbox extends Construct {
+  /** The HTTP API that receives deliveries. */
+  public readonly api: apigwv2.HttpApi;
+  /** The API's `$default` stage (throttling, access logs). */
+  public readonly stage: apigwv2.HttpStage;
+  /** The base URL of the endpoint; providers post to `${endpointUrl}/hooks/<name>`. */
+  public readonly endpointUrl: string;
+  /** The inbox table: one row per (provider, event id). */
+  public readonly inboxTable: dynamodb.ITable;
+  /** The results table: the winning result of each logical job. */
+  public readonly resultsTable: dynamodb.ITable;
+  /** The work queue between verifier and processor. */
+  public readonly workQueue: sqs.IQueue;
+  /** The dead-letter queue of the work queue, when known. */
+  public readonly deadLetterQueue?: sqs.IQueue;
+  /** The verifier function. */
+  public readonly verifierFunction: lambda.IFunction;
+  /** The processor function. */
+  public readonly processorFunction: lambda.IFunction;
+  /** The reconciler function. */
+  public readonly reconcilerFunction: lambda.IFunction;
+  /** The schedule that runs the reconciler. */
+  public readonly reconcileRule: events.Rule;
+  /** The alarm raised when the dead-letter queue holds any message. */
+  public readonly deadLetterAlarm?: cloudwatch.Alarm;
+  /** The inbox's name in metric dimensions and logs. */
+  public readonly inboxName: string;
+
+  private readonly providerConfigs: WebhookProviderConfig[];
+  private readonly secrets = new Map<string, secretsmanager.ISecret>();
+
+  constructor(scope: Construct, id: string, props: WebhookInboxProps = {}) {
+    super(scope, id);
+    this.providerConfigs = (props.providers ?? [WebhookProvider.answerline()]).map((provider) => provider.bind(this));
+    validateProps(props, this.providerConfigs);
+
+    this.inboxName = props.inboxName ?? Names.uniqueResourceName(this, { maxLength: 64 });
+    const maxReceiveCount = props.maxReceiveCount ?? Defaults.MAX_RECEIVE_COUNT;
+    const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    const processorTimeout =
+      props.processorFunctionProps?.timeout ?? Duration.seconds(Defaults.PROCESSOR_TIMEOUT_SECONDS);
+
+    this.inboxTable = props.inboxTable ?? this.createInboxTable(props.inboxTableSettings);
+    this.resultsTable = props.resultsTable ?? this.createResultsTable(props.resultsTableSettings);
+
+    if (props.workQueue) {
+      this.workQueue = props.workQueue;
+      this.deadLetterQueue = props.deadLetterQueue;
+    } else {
+      const dlq = new sqs.Queue(this, 'DeadLetterQueue', {
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+        ...props.deadLetterQueueProps,
+      });
+      this.deadLetterQueue = dlq;
+      this.workQueue = new sqs.Queue(this, 'WorkQueue', {
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        visibilityTimeout: Duration.seconds(processorTimeout.toSeconds() * Defaults.VISIBILITY_TIMEOUT_FACTOR),
+        ...props.workQueueProps,
+        deadLetterQueue: { queue: dlq, maxReceiveCount },
+      });
+    }
+
+    for (const provider of this.providerConfigs) {
+      this.secrets.set(provider.name, provider.signingSecret ?? this.createSigningSecret(provider.name));
+    }
+
+    const providersJson = JSON.stringify(
+      this.providerConfigs.map(
+        (provider): ProviderRuntimeConfig => ({
+          name: provider.name,
+          adapter: provider.adapter,
+          secretId: this.secrets.get(provider.name)!.secretArn,
+          tolerancePastSeconds: provider.pastTolerance.toSeconds(),
+          toleranceFutureSeconds: provider.futureTolerance.toSeconds(),
+        }),
+      ),
+    );
+    const retentionSeconds = (props.retention ?? Duration.days(Defaults.RETENTION_DAYS)).toSeconds();
+
+    const verifier = createHandlerFunction(this, 'Verifier', {
+      handler: 'verifier',
+      description: 'Webhook inbox verifier: verifies signatures and admits deliveries durably',
+      memorySize: 512,
+      timeout: Duration.seconds(10),
+      logRetention,
+      overrides: props.verifierFunctionProps,
+      environment: {
+        [Env.INBOX_NAME]: this.inboxName,
+        [Env.INBOX_TABLE]: this.inboxTable.tableName,
+        [Env.WORK_QUEUE_URL]: this.workQueue.queueUrl,
+        [Env.PROVIDERS]: providersJson,
+        [Env.MAX_BODY_BYTES]: String((props.maxBodySize ?? Size.kibibytes(256)).toBytes()),
+        [Env.RETENTION_SECONDS]: String(retentionSeconds),
+        [Env.SECRET_CACHE_SECONDS]: String((props.secretCacheTtl ?? Duration.seconds(Defaults.SECRET_CACHE_SECONDS)).toSeconds()),
+      },
+    });
+    this.verifierFunction = verifier.function;
+    this.grantTableActions(verifier.role, this.inboxTable, ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    this.grantSend(verifier.role);
+    for (const secret of this.secrets.values()) secret.grantRead(verifier.role);
+
+    const processor = createHandlerFunction(this, 'Processor', {
+      handler: 'processor',
+      description: 'Webhook inbox processor: claims rows and decides each job result',
+      memorySize: 512,
+      timeout: processorTimeout,
+      logRetention,
+      overrides: props.processorFunctionProps,
+      environment: {
+        [Env.INBOX_NAME]: this.inboxName,
+        [Env.INBOX_TABLE]: this.inboxTable.tableName,
+        [Env.RESULTS_TABLE]: this.resultsTable.tableName,
+        [Env.PROVIDERS]: providersJson,
+        [Env.LEASE_SECONDS]: String(processorTimeout.toSeconds()),
+        [Env.MAX_RECEIVE_COUNT]: String(maxReceiveCount),
+      },
+    });
+    this.processorFunction = processor.function;
+    this.grantTableActions(processor.role, this.inboxTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    this.grantTableActions(processor.role, this.resultsTable, ['dynamodb:UpdateItem']);
+    processor.function.addEventSource(
+      new SqsEventSource(this.workQueue, {
+        batchSize: props.processorBatchSize ?? Defaults.PROCESSOR_BATCH_SIZE,
+        maxConcurrency: props.processorMaxConcurrency ?? 10,
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    const reconciler = createHandlerFunction(this, 'Reconciler', {
+      handler: 'reconciler',
+      description: 'Webhook inbox reconciler: re-enqueues stranded rows',
+      memorySize: 256,
+      timeout: Duration.seconds(60),
+      logRetention,
+      overrides: props.reconcilerFunctionProps,
+      environment: {
+        [Env.INBOX_NAME]: this.inboxName,
+        [Env.INBOX_TABLE]: this.inboxTable.tableName,
+        [Env.WORK_QUEUE_URL]: this.workQueue.queueUrl,
+        [Env.SWEEP_AFTER_SECONDS]: String((props.sweepAfter ?? Duration.seconds(Defaults.SWEEP_AFTER_SECONDS)).toSeconds()),
+        [Env.SWEEP_BATCH_SIZE]: String(props.sweepBatchSize ?? Defaults.SWEEP_BATCH_SIZE),
+      },
+    });
+    this.reconcilerFunction = reconciler.function;
+    reconciler.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [`${this.inboxTable.tableArn}/index/${TableSchema.inbox.pendingIndex.name}`],
+      }),
+    );
+    this.grantTableActions(reconciler.role, this.inboxTable, ['dynamodb:UpdateItem']);
+    this.grantSend(reconciler.role);
+    this.reconcileRule = new events.Rule(this, 'ReconcileSchedule', {
+      description: 'Runs the webhook inbox reconciler',
+      schedule: props.reconcileSchedule ?? events.Schedule.rate(Duration.minutes(Defaults.SWEEP_EVERY_MINUTES)),
+      targets: [new targets.LambdaFunction(reconciler.function, { retryAttempts: 2 })],
+    });
+
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: logRetention });
+    this.api = new apigwv2.HttpApi(this, 'Api', {
+      description: 'Webhook inbox endpoint',
+      createDefaultStage: false,
+    });
+    this.stage = new apigwv2.HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttle ?? { rateLimit: 1000, burstLimit: 2000 },
+      accessLogSettings: {
+        destination: new apigwv2.LogGroupLogDestination(accessLogs),
+      },
+    });
+    const integration = new HttpLambdaIntegration('Verifier', verifier.function);
+    for (const provider of this.providerConfigs) {
+      for (const route of this.api.addRoutes({ path: `/hooks/${provider.name}`, methods: [apigwv2.HttpMethod.POST], integration })) {
+        Validations.of(route).acknowledge({
+          id: 'AwsSolutions::AwsSolutions-APIG4',
+          reason:
+            'Providers authenticate each delivery with an HMAC signature over the raw body, verified by the verifier ' +
+            'before anything is stored; they cannot present IAM or JWT credentials, and an authorizer never sees the body.',
+        });
+      }
+    }
+    this.endpointUrl = this.api.apiEndpoint;
+
+    const dlq = this.deadLetterQueue;
+    if (dlq) {
+      this.deadLetterAlarm = new cloudwatch.Alarm(this, 'DeadLetterAlarm', {
+        alarmDescription: 'Webhook inbox: a work message exhausted its retries and waits in the dead-letter queue',
+        metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    }
+
+    new CfnOutput(this, 'EndpointUrl', { value: this.endpointUrl, description: 'Webhook inbox endpoint base URL' });
+    for (const provider of this.providerConfigs) {
+      const suffix = pascalCase(provider.name);
+      new CfnOutput(this, `${suffix}Url`, { value: this.urlFor(provider.name), description: `Webhook URL for ${provider.name}` });
+      new CfnOutput(this, `${suffix}SigningSecretArn`, {
+        value: this.signingSecretFor(provider.name).secretArn,
+        description: `Signing secret of ${provider.name}`,
+      });
+    }
+  }
+
+  /** The URL a provider posts to. */
+  public urlFor(providerName: string): string {
+    this.signingSecretFor(providerName);
+    return `${this.endpointUrl}/hooks/${providerName}`;
+  }
+
+  /** The signing secret of a provider this inbox serves. */
+  public signingSecretFor(providerName: string): secretsmanager.ISecret {
+    const secret = this.secrets.get(providerName);
+    if (!secret) throw new Error(`this inbox serves no provider named "${providerName}"`);
+    return secret;
+  }
+
+  /** Lets a principal read the job results (GetItem, Query, Scan, BatchGetItem). */
+  public grantReadResults(grantee: iam.IGrantable): iam.Grant {
+    return this.resultsTable.grantReadData(grantee);
+  }
+
+  /** Lets a principal read the inbox rows (raw bodies included: grant with care). */
+  public grantReadInbox(grantee: iam.IGrantable): iam.Grant {
+    return this.inboxTable.grantReadData(grantee);
+  }
+
+  /**
+   * A metric the handlers emit, for this inbox across its providers.
+   * @default - sum over 5 minutes
+   */
+  public metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: METRIC_NAMESPACE,
+      metricName,
+      dimensionsMap: { [MetricDimension.INBOX]: this.inboxName },
+      statistic: 'Sum',
+      period: Duration.minutes(5),
+      ...props,
+    });
+  }
+
+  /** Deliveries admitted as new rows. @default - sum over 5 minutes */
+  public metricAccepted(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.ACCEPTED, props);
+  }
+
+  /** Deliveries refused for a signature that matches no secret. @default - sum over 5 minutes */
+  public metricSignatureFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.BAD_SIGNATURE, props);
+  }
+
+  /** Altered duplicates kept aside (same id, different body). @default - sum over 5 minutes */
+  public metricQuarantined(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.QUARANTINED, props);
+  }
+
+  /** Deliveries answered 5xx because the inbox table failed. @default - sum over 5 minutes */
+  public metricStoreErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.STORE_ERROR, props);
+  }
+
+  /** Rows processed. @default - sum over 5 minutes */
+  public metricProcessed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.PROCESSED, props);
+  }
+
+  /** Failed processing attempts. @default - sum over 5 minutes */
+  public metricProcessingFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.PROCESSING_FAILED, props);
+  }
+
+  /** Rows whose last allowed attempt failed (their message goes to the DLQ). @default - sum over 5 minutes */
+  public metricDeadLettered(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.DEAD_LETTERED, props);
+  }
+
+  /** Rows the reconciler enqueued again. @default - sum over 5 minutes */
+  public metricSwept(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.SWEPT, props);
+  }
+
+  private createInboxTable(settings: InboxTableSettings = {}): dynamodb.Table {
+    const schema = TableSchema.inbox;
+    const table = new dynamodb.Table(this, 'InboxTable', {
+      ...tableDefaults(settings),
+      partitionKey: { name: schema.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: schema.sortKey, type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: schema.ttlAttribute,
+    });
+    table.addGlobalSecondaryIndex({
+      indexName: schema.pendingIndex.name,
+      partitionKey: { name: schema.pendingIndex.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: schema.pendingIndex.sortKey, type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.KEYS_ONLY,
+    });
+    return table;
+  }
+
+  private createResultsTable(settings: InboxTableSettings = {}): dynamodb.Table {
+    return new dynamodb.Table(this, 'ResultsTable', {
+      ...tableDefaults(settings),
+      partitionKey: { name: TableSchema.results.partitionKey, type: dynamodb.AttributeType.STRING },
+    });
+  }
+
+  private createSigningSecret(providerName: string): secretsmanager.Secret {
+    const secret = new secretsmanager.Secret(this, `${pascalCase(providerName)}SigningSecret`, {
+      description: `Webhook signing secret of ${providerName}: replace the placeholder with the provider's secret`,
+      // A placeholder until the operator stores the provider's secret: 48 alphanumerics are valid base64.
+      generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-SMG4',
+      reason:
+        'The provider issues this signing secret; a new one is staged by the operator as the provider rotates it ' +
+        '(README, "Rotating a signing secret"), not generated on a schedule.',
+    });
+    return secret;
+  }
+
+  /** Exactly these actions on the table itself (no index wildcard), plus its key when it has one. */
+  private grantTableActions(role: iam.IRole, table: dynamodb.ITable, actions: string[]): void {
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [table.tableArn] }));
+    table.encryptionKey?.grantEncryptDecrypt(role);
+  }
+
+  private grantSend(role: iam.IRole): void {
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.workQueue.queueArn] }));
+    this.workQueue.encryptionMasterKey?.grantEncryptDecrypt(role);
+  }
+}
+
+function tableDefaults(settings: InboxTableSettings): Omit<dynamodb.TableProps, 'partitionKey'> {
+  return {
+    tableName: settings.tableName,
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    encryption: settings.encryption ?? dynamodb.TableEncryption.AWS_MANAGED,
+    encryptionKey: settings.encryptionKey,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: settings.pointInTimeRecovery ?? true },
+    deletionProtection: settings.deletionProtection ?? false,
+    removalPolicy: settings.removalPolicy ?? RemovalPolicy.RETAIN,
+  };
+}
+
+/** Collects every problem with the props and throws them in one error. */
+function validateProps(props: WebhookInboxProps, providers: WebhookProviderConfig[]): void {
+  const problems: string[] = [];
+  const names = new Set<string>();
+  for (const provider of providers) {
+    if (!PROVIDER_NAME.test(provider.name)) {
+      problems.push(`providers: "${provider.name}" is not a valid name (lower-case letters, digits, hyphens; at most 63)`);
+    }
+    if (names.has(provider.name)) problems.push(`providers: "${provider.name}" is served twice`);
+    names.add(provider.name);
+  }
+  if (providers.length === 0) problems.push('providers: at least one provider is required');
+  if (props.inboxTable && props.inboxTableSettings) problems.push('inboxTableSettings: not allowed with inboxTable');
+  if (props.resultsTable && props.resultsTableSettings) problems.push('resultsTableSettings: not allowed with resultsTable');
+  if (props.workQueue && (props.workQueueProps || props.deadLetterQueueProps)) {
+    problems.push('workQueueProps/deadLetterQueueProps: not allowed with workQueue');
+  }
+  if (!props.workQueue && props.deadLetterQueue) problems.push('deadLetterQueue: only with workQueue');
+  checkRange(problems, 'maxReceiveCount', props.maxReceiveCount, 1, 1000);
+  checkRange(problems, 'processorBatchSize', props.processorBatchSize, 1, 10);
+  checkRange(problems, 'processorMaxConcurrency', props.processorMaxConcurrency, 2, 1000);
+  checkRange(problems, 'sweepBatchSize', props.sweepBatchSize, 1, 1000);
+  const maxBody = props.maxBodySize;
+  if (maxBody && !Token.isUnresolved(maxBody.toBytes())) {
+    checkRange(problems, 'maxBodySize (bytes)', maxBody.toBytes(), 1, Math.min(API_BODY_LIMIT_BYTES, INLINE_BODY_LIMIT_BYTES));
+  }
+  if (problems.length > 0) {
+    throw new Error(`Invalid WebhookInbox props:\n- ${problems.join('\n- ')}`);
+  }
+}
+
+function checkRange(problems: string[], name: string, value: number | undefined, min: number, max: number): void {
+  if (value === undefined || Token.isUnresolved(value)) return;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    problems.push(`${name}: must be a whole number from ${min} to ${max}, got ${value}`);
+  }
+}
+
+function pascalCase(name: string): string {
+  return name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}

@@ -1,0 +1,420 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { App, Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { WebhookInbox, WebhookInboxProps, WebhookProvider } from '../../lib';
+import { Env, METRIC_NAMESPACE } from '../../lib/contract';
+
+function build(props?: WebhookInboxProps): { stack: Stack; inbox: WebhookInbox; template: Template } {
+  const stack = new Stack(new App(), 'Test', { env: { account: '111111111111', region: 'eu-west-1' } });
+  const inbox = new WebhookInbox(stack, 'Inbox', props);
+  return { stack, inbox, template: Template.fromStack(stack) };
+}
+
+/** The single resource of a type whose logical id starts with `prefix`. */
+function resourceNamed(template: Template, type: string, prefix: string): { id: string; resource: any } {
+  const matches = Object.entries(template.findResources(type)).filter(([id]) => id.startsWith(prefix));
+  expect(matches).toHaveLength(1);
+  return { id: matches[0][0], resource: matches[0][1] };
+}
+
+/** Every statement of the inline policy attached to a role, with CDK's grouping flattened. */
+function statementsOf(template: Template, rolePrefix: string): any[] {
+  const role = resourceNamed(template, 'AWS::IAM::Role', rolePrefix);
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy: any) => policy.Properties.Roles.some((r: any) => r.Ref === role.id))
+    .flatMap((policy: any) => policy.Properties.PolicyDocument.Statement);
+}
+
+function actionsOf(statements: any[]): string[] {
+  return statements.flatMap((s) => [s.Action].flat()).sort();
+}
+
+describe('WebhookInbox with defaults', () => {
+  const { template } = build();
+
+  test('serves POST /hooks/answerline on an HTTP API with throttling and access logs', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /hooks/answerline' });
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+    });
+  });
+
+  test('runs three ARM64 functions on the newest Node.js runtime with tracing and explicit log groups', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    expect(Object.keys(functions)).toHaveLength(3);
+    for (const fn of Object.values(functions) as any[]) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: lambda.Runtime.NODEJS_24_X.name,
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
+      });
+    }
+    const newest = lambda.Runtime.ALL.filter((r) => r.family === lambda.RuntimeFamily.NODEJS && !r.isVariable)
+      .map((r) => Number(/nodejs(\d+)/.exec(r.name)?.[1] ?? 0))
+      .reduce((a, b) => Math.max(a, b));
+    expect(lambda.Runtime.NODEJS_24_X.name).toBe(`nodejs${newest}.x`);
+    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, 4);
+  });
+
+  test('gives the functions their timeouts and sizes', () => {
+    expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties).toMatchObject({ Timeout: 10, MemorySize: 512 });
+    expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties).toMatchObject({ Timeout: 30, MemorySize: 512 });
+    expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties).toMatchObject({ Timeout: 60, MemorySize: 256 });
+  });
+
+  test('keeps the inbox in an on-demand, encrypted, recoverable table with a TTL and a sparse pending index', () => {
+    const { resource } = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable');
+    expect(resource.DeletionPolicy).toBe('Retain');
+    expect(resource.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'pending',
+          KeySchema: [
+            { AttributeName: 'pendingShard', KeyType: 'HASH' },
+            { AttributeName: 'pendingSince', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+      ],
+    });
+  });
+
+  test('keeps results in their own encrypted, recoverable table', () => {
+    const { resource } = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxResultsTable');
+    expect(resource.DeletionPolicy).toBe('Retain');
+    expect(resource.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+    });
+  });
+
+  test('redrives the work queue to an encrypted DLQ after 5 receives, with visibility 6x the processor timeout', () => {
+    const dlq = resourceNamed(template, 'AWS::SQS::Queue', 'InboxDeadLetterQueue');
+    const work = resourceNamed(template, 'AWS::SQS::Queue', 'InboxWorkQueue');
+    expect(work.resource.Properties).toMatchObject({
+      VisibilityTimeout: 180,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq.id, 'Arn'] }, maxReceiveCount: 5 },
+    });
+    expect(dlq.resource.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 1209600 });
+    template.resourcePropertiesCountIs(
+      'AWS::SQS::QueuePolicy',
+      {
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      },
+      2,
+    );
+  });
+
+  test('drives the processor from the queue with partial batch responses', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 10 },
+      FunctionName: { Ref: resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').id },
+    });
+  });
+
+  test('creates a signing secret per provider and outputs its ARN and the URLs', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: { PasswordLength: 48, ExcludePunctuation: true },
+    });
+    const outputs = template.findOutputs('*');
+    const byDescription = Object.fromEntries(Object.values(outputs).map((o: any) => [o.Description, o.Value]));
+    expect(byDescription['Signing secret of answerline']).toEqual({ Ref: resourceNamed(template, 'AWS::SecretsManager::Secret', 'InboxAnswerlineSigningSecret').id });
+    expect(JSON.stringify(byDescription['Webhook URL for answerline'])).toContain('/hooks/answerline');
+    expect(byDescription['Webhook inbox endpoint base URL']).toBeDefined();
+  });
+
+  test('runs the reconciler every 5 minutes', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').id, 'Arn'] } })],
+    });
+  });
+
+  test('alarms as soon as the DLQ holds a message', () => {
+    const dlq = resourceNamed(template, 'AWS::SQS::Queue', 'InboxDeadLetterQueue');
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq.id, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 60,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  test('attaches no managed policies: each role has only inline, named statements', () => {
+    for (const role of Object.values(template.findResources('AWS::IAM::Role')) as any[]) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  test('lets the verifier write the inbox, send to the queue and read its secret, nothing else', () => {
+    const statements = statementsOf(template, 'InboxVerifierRole');
+    expect(actionsOf(statements)).toEqual(
+      [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+        'sqs:SendMessage',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ].sort(),
+    );
+    const inbox = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').id;
+    const dynamo = statements.find((s) => [s.Action].flat().includes('dynamodb:PutItem'));
+    expect(dynamo.Resource).toEqual({ 'Fn::GetAtt': [inbox, 'Arn'] });
+    const send = statements.find((s) => s.Action === 'sqs:SendMessage');
+    expect(send.Resource).toEqual({ 'Fn::GetAtt': [resourceNamed(template, 'AWS::SQS::Queue', 'InboxWorkQueue').id, 'Arn'] });
+  });
+
+  test('lets the processor claim inbox rows and write results, nothing else', () => {
+    const statements = statementsOf(template, 'InboxProcessorRole');
+    expect(actionsOf(statements)).toEqual(
+      [
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:UpdateItem',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ].sort(),
+    );
+    const results = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxResultsTable').id;
+    expect(statements.some((s) => s.Action === 'dynamodb:UpdateItem' && s.Resource['Fn::GetAtt']?.[0] === results)).toBe(true);
+    expect(statements.some((s) => [s.Action].flat().includes('dynamodb:PutItem'))).toBe(false);
+  });
+
+  test('lets the reconciler query only the pending index, touch rows and send, nothing else', () => {
+    const statements = statementsOf(template, 'InboxReconcilerRole');
+    expect(actionsOf(statements)).toEqual(
+      [
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'sqs:SendMessage',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ].sort(),
+    );
+    const query = statements.find((s) => s.Action === 'dynamodb:Query');
+    expect(JSON.stringify(query.Resource)).toContain('/index/pending');
+  });
+
+  test('passes the runtime its configuration through the contract variables', () => {
+    const verifier = resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties.Environment.Variables;
+    expect(Object.keys(verifier).sort()).toEqual(
+      [Env.INBOX_NAME, Env.INBOX_TABLE, Env.WORK_QUEUE_URL, Env.PROVIDERS, Env.MAX_BODY_BYTES, Env.RETENTION_SECONDS, Env.SECRET_CACHE_SECONDS].sort(),
+    );
+    expect(verifier[Env.MAX_BODY_BYTES]).toBe(String(256 * 1024));
+    expect(verifier[Env.RETENTION_SECONDS]).toBe(String(30 * 86400));
+    const processor = resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables;
+    expect(processor[Env.LEASE_SECONDS]).toBe('30');
+    expect(processor[Env.MAX_RECEIVE_COUNT]).toBe('5');
+  });
+
+  test('matches the canonical snapshot (asset hashes scrubbed)', () => {
+    const json = JSON.stringify(template.toJSON(), null, 1).replace(/[0-9a-f]{64}\.zip/g, '<asset>.zip');
+    expect(JSON.parse(json)).toMatchSnapshot();
+  });
+});
+
+describe('WebhookInbox with overrides', () => {
+  test('derives the visibility timeout and the lease from the processor timeout', () => {
+    const { template } = build({ processorFunctionProps: { timeout: Duration.seconds(60) }, maxReceiveCount: 3 });
+    expect(resourceNamed(template, 'AWS::SQS::Queue', 'InboxWorkQueue').resource.Properties).toMatchObject({
+      VisibilityTimeout: 360,
+      RedrivePolicy: { maxReceiveCount: 3 },
+    });
+    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables;
+    expect(env[Env.LEASE_SECONDS]).toBe('60');
+    expect(env[Env.MAX_RECEIVE_COUNT]).toBe('3');
+  });
+
+  test('applies throttling, schedule, retention and function overrides, keeping construct-required settings', () => {
+    const { template } = build({
+      throttle: { rateLimit: 10, burstLimit: 20 },
+      retention: Duration.days(7),
+      maxBodySize: Size.kibibytes(64),
+      verifierFunctionProps: { memorySize: 1024, environment: { EXTRA: 'yes', [Env.INBOX_TABLE]: 'overridden?' } },
+      inboxTableSettings: { removalPolicy: RemovalPolicy.DESTROY, pointInTimeRecovery: false },
+    });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+    });
+    const verifier = resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties;
+    expect(verifier.MemorySize).toBe(1024);
+    expect(verifier.Environment.Variables.EXTRA).toBe('yes');
+    expect(verifier.Environment.Variables[Env.INBOX_TABLE]).toEqual({ Ref: resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').id });
+    expect(verifier.Environment.Variables[Env.RETENTION_SECONDS]).toBe(String(7 * 86400));
+    expect(verifier.Environment.Variables[Env.MAX_BODY_BYTES]).toBe(String(64 * 1024));
+    const table = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').resource;
+    expect(table.DeletionPolicy).toBe('Delete');
+    expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: false });
+  });
+
+  test('uses the tables, queue and secret the user brings, and grants on them', () => {
+    const stack = new Stack(new App(), 'Byo');
+    const inboxTable = dynamodb.Table.fromTableName(stack, 'ExistingInbox', 'existing-inbox');
+    const resultsTable = dynamodb.Table.fromTableName(stack, 'ExistingResults', 'existing-results');
+    const workQueue = sqs.Queue.fromQueueArn(stack, 'ExistingQueue', 'arn:aws:sqs:eu-west-1:111111111111:existing-work');
+    const deadLetterQueue = sqs.Queue.fromQueueArn(stack, 'ExistingDlq', 'arn:aws:sqs:eu-west-1:111111111111:existing-dlq');
+    const signingSecret = secretsmanager.Secret.fromSecretNameV2(stack, 'ExistingSecret', 'answerline/signing');
+    new WebhookInbox(stack, 'Inbox', {
+      providers: [WebhookProvider.answerline({ signingSecret })],
+      inboxTable,
+      resultsTable,
+      workQueue,
+      deadLetterQueue,
+    });
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::DynamoDB::Table', 0);
+    template.resourceCountIs('AWS::SQS::Queue', 0);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Dimensions: [{ Name: 'QueueName', Value: 'existing-dlq' }] });
+    const verifier = statementsOf(template, 'InboxVerifierRole');
+    expect(JSON.stringify(verifier)).toContain('table/existing-inbox');
+    expect(JSON.stringify(verifier)).toContain('secret:answerline/signing-??????');
+  });
+
+  test('serves several providers at their own paths with their own secrets', () => {
+    const { template, inbox } = build({
+      providers: [WebhookProvider.answerline(), WebhookProvider.answerline({ name: 'answerline-eu', pastTolerance: Duration.minutes(1) })],
+    });
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', 2);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /hooks/answerline-eu' });
+    template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    const providers = JSON.parse(
+      JSON.stringify(resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties.Environment.Variables[Env.PROVIDERS]),
+    );
+    expect(JSON.stringify(providers)).toContain('\\"tolerancePastSeconds\\":60');
+    expect(inbox.urlFor('answerline-eu')).toContain('/hooks/answerline-eu');
+    expect(() => inbox.signingSecretFor('stripe')).toThrow(/no provider named "stripe"/);
+  });
+
+  test('refuses invalid props with one error naming every problem', () => {
+    const stack = new Stack(new App(), 'Bad');
+    const table = dynamodb.Table.fromTableName(stack, 'T', 't');
+    expect(() =>
+      new WebhookInbox(stack, 'Inbox', {
+        providers: [WebhookProvider.answerline(), WebhookProvider.answerline(), WebhookProvider.answerline({ name: 'Bad_Name' })],
+        inboxTable: table,
+        inboxTableSettings: {},
+        maxReceiveCount: 0,
+        processorBatchSize: 11,
+        maxBodySize: Size.mebibytes(1),
+      }),
+    ).toThrow(
+      /"answerline" is served twice[\s\S]*"Bad_Name" is not a valid name[\s\S]*inboxTableSettings: not allowed with inboxTable[\s\S]*maxReceiveCount[\s\S]*processorBatchSize[\s\S]*maxBodySize/,
+    );
+  });
+});
+
+describe('WebhookInbox grants and metrics', () => {
+  test('grantReadResults gives read access to the results table only', () => {
+    const stack = new Stack(new App(), 'Grants');
+    const inbox = new WebhookInbox(stack, 'Inbox');
+    const reader = new iam.Role(stack, 'Reader', { assumedBy: new iam.AccountRootPrincipal() });
+    inbox.grantReadResults(reader);
+    const template = Template.fromStack(stack);
+    const statements = statementsOf(template, 'Reader');
+    const results = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxResultsTable').id;
+    expect(actionsOf(statements)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+    expect(actionsOf(statements)).not.toContain('dynamodb:PutItem');
+    expect(JSON.stringify(statements)).toContain(results);
+    expect(JSON.stringify(statements)).not.toContain(resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').id);
+  });
+
+  test('metrics use the handlers’ namespace and the Inbox dimension', () => {
+    const { inbox, stack } = build({ inboxName: 'answers' });
+    const metric = inbox.metricSignatureFailures();
+    expect(metric.namespace).toBe(METRIC_NAMESPACE);
+    expect(metric.metricName).toBe('BadSignature');
+    expect(metric.dimensions).toEqual({ Inbox: 'answers' });
+    expect(metric.statistic).toBe('Sum');
+    expect(stack.resolve(inbox.metricDeadLettered({ period: Duration.minutes(1) }).period.toSeconds())).toBe(60);
+    const env = resourceNamed(Template.fromStack(stack), 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties.Environment.Variables;
+    expect(env[Env.INBOX_NAME]).toBe('answers');
+  });
+});
+
+describe('security checks', () => {
+  /** Synthesizes with cdk-nag's AwsSolutions pack; returns the findings report, or undefined when clean. */
+  function nagFindings(populate: (stack: Stack) => void): string | undefined {
+    const app = new App();
+    populate(new Stack(app, 'Nag'));
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    try {
+      app.synth();
+      return undefined;
+    } catch (error) {
+      const report = /found in: (\S+)/.exec((error as Error).message)?.[1];
+      return report ? readFileSync(report, 'utf8') : (error as Error).message;
+    }
+  }
+
+  test('cdk-nag AwsSolutions reports no unacknowledged finding', () => {
+    expect(
+      nagFindings((stack) => new WebhookInbox(stack, 'Inbox', { providers: [WebhookProvider.answerline(), WebhookProvider.answerline({ name: 'second' })] })),
+    ).toBeUndefined();
+  });
+
+  test('the cdk-nag check does catch a finding (control)', () => {
+    expect(nagFindings((stack) => new sqs.Queue(stack, 'Unencrypted', { encryption: sqs.QueueEncryption.UNENCRYPTED }))).toMatch(/AwsSolutions-SQS/);
+  });
+
+  test('the example app synthesizes offline with the cdk CLI', () => {
+    const out = execFileSync('npx', ['cdk', 'synth', '--no-notices', '--quiet', '-o', '/tmp/cdk-webhook-inbox-example.out'], {
+      encoding: 'utf8',
+      env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true', AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '' },
+    });
+    expect(out).not.toMatch(/ERROR/);
+    const template = JSON.parse(readFileSync('/tmp/cdk-webhook-inbox-example.out/WebhookInboxExample.template.json', 'utf8'));
+    expect(Object.values(template.Resources).some((r: any) => r.Type === 'AWS::ApiGatewayV2::Api')).toBe(true);
+  });
+});
