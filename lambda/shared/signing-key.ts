@@ -25,13 +25,21 @@ export interface Tolerance {
   readonly futureSeconds: number;
 }
 
-/** Rejects a timestamp outside the tolerance window; undefined when it is fresh. */
-export function checkFreshness(timestampSeconds: number, nowSeconds: number, tolerance: Tolerance): Rejection | undefined {
+/**
+ * Rejects a timestamp outside the tolerance window; undefined when it is fresh. `field` names
+ * where the timestamp came from (e.g. `header webhook-timestamp`), so the sender is told.
+ */
+export function checkFreshness(
+  timestampSeconds: number,
+  nowSeconds: number,
+  tolerance: Tolerance,
+  field = 'timestamp',
+): Rejection | undefined {
   if (nowSeconds - timestampSeconds > tolerance.pastSeconds) {
-    return { ok: false, reason: 'stale_timestamp', detail: 'timestamp is older than the tolerance' };
+    return { ok: false, reason: 'stale_timestamp', detail: `${field} is older than the tolerance` };
   }
   if (timestampSeconds - nowSeconds > tolerance.futureSeconds) {
-    return { ok: false, reason: 'stale_timestamp', detail: 'timestamp is too far in the future' };
+    return { ok: false, reason: 'stale_timestamp', detail: `${field} is too far in the future` };
   }
   return undefined;
 }

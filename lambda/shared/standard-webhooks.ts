@@ -69,7 +69,7 @@ export function verifyStandardWebhooks(
   for (const key of keys) {
     const expected = standardWebhooksMac(key.bytes, id, timestamp, body);
     if (candidates.some((candidate) => timingSafeEqual(candidate, expected))) {
-      return checkFreshness(timestamp, nowSeconds, tolerance) ?? { ok: true, key };
+      return checkFreshness(timestamp, nowSeconds, tolerance, `header ${names.timestamp}`) ?? { ok: true, key };
     }
   }
   return { ok: false, reason: 'bad_signature', detail: `header ${names.signature} matches no signing secret` };
