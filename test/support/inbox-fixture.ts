@@ -1,0 +1,593 @@
+/**
+ * Shared fixture of the handler integration tests: real emulators (dynalite, fauxqs, started by
+ * jest's globalSetup), the Secrets Manager stand-in, real AWS SDK v3 clients and real stores.
+ * Nothing here is a mock: the helpers only build faithful inputs (API Gateway payload 2.0
+ * events, Standard Webhooks signatures, Answerline bodies) and read back what was stored.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { AttributeValue, DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { CreateSecretCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { AdapterKind, Defaults, InboxItemKind, ProviderRuntimeConfig } from '../../lib/contract';
+import { createProcessor, ProcessorDependencies } from '../../lambda/processor/processor';
+import { createReconciler, ReconcilerDependencies } from '../../lambda/reconciler/reconciler';
+import { adaptersFor } from '../../lambda/shared/adapters';
+import { deliveryKey, DynamoDbInboxStore } from '../../lambda/shared/inbox-store';
+import { DynamoDbResultsStore, resultKey } from '../../lambda/shared/results-store';
+import { SecretCache, SecretsManagerReader, SecretVersion, SecretVersionReader } from '../../lambda/shared/secrets';
+import { decodeStandardWebhooksSecret, signStandardWebhooks } from '../../lambda/shared/standard-webhooks';
+import { LineWriter, Telemetry } from '../../lambda/shared/telemetry';
+import { decodeWorkMessage, SqsWorkQueue } from '../../lambda/shared/work-queue';
+import { createVerifier, VerifierDependencies } from '../../lambda/verifier/verifier';
+import { createQueues, createTables, InboxResourceNames, QueueSettings, resourceNames } from '../../local/provision';
+import { SecretsManagerStandIn } from '../../local/secrets-manager-stand-in';
+import { pollOnce, drain, PollReport, SqsHandler } from '../../local/sqs-event-source';
+
+export const PROVIDER = 'answerline';
+export const HOOK_PATH = `/hooks/${PROVIDER}`;
+export const INBOX_NAME = 'test-inbox';
+export const TOLERANCE_SECONDS = Defaults.TIMESTAMP_TOLERANCE_SECONDS;
+export const RETENTION_SECONDS = 7 * 86_400;
+export const LEASE_MS = 30_000;
+
+/** A fresh Standard Webhooks signing secret, as a provider issues it. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+export function sha256Hex(bytes: Buffer | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** A unique name fragment, so that test files and tests never share a table, queue or secret. */
+export function uniqueName(label: string): string {
+  return `${label}-${randomUUID().slice(0, 8)}`;
+}
+
+/** A controllable clock for the handlers; it starts at the real time so SQS and logs line up. */
+export class Clock {
+  private ms: number;
+
+  constructor(start: number = Date.now()) {
+    this.ms = start;
+  }
+
+  readonly now = (): number => this.ms;
+
+  get seconds(): number {
+    return Math.floor(this.ms / 1000);
+  }
+
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+
+  set(ms: number): void {
+    this.ms = ms;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Telemetry capture
+// ---------------------------------------------------------------------------------------------
+
+export type LogRecord = Record<string, unknown> & { level: string; message: string };
+
+/** Collects every line the handlers write (structured logs and EMF documents). */
+export class LineCapture {
+  readonly lines: string[] = [];
+  readonly write: LineWriter = (line) => {
+    this.lines.push(line);
+  };
+
+  telemetry(handler: string, now?: () => number): Telemetry {
+    return new Telemetry(INBOX_NAME, handler, this.write, now);
+  }
+
+  private parsed(): Record<string, unknown>[] {
+    return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  /** Structured log records (EMF documents excluded). */
+  logs(message?: string): LogRecord[] {
+    return this.parsed().filter(
+      (record): record is LogRecord => !('_aws' in record) && (message === undefined || record.message === message),
+    );
+  }
+
+  /** The total of one EMF counter over every document written, optionally for one provider. */
+  metric(name: string, provider?: string): number {
+    let total = 0;
+    for (const record of this.parsed()) {
+      const aws = record._aws as { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string }[] }[] } | undefined;
+      if (!aws) continue;
+      if (provider !== undefined && record.Provider !== provider) continue;
+      if (aws.CloudWatchMetrics.some((m) => m.Namespace === 'WebhookInbox' && m.Metrics.some((x) => x.Name === name))) {
+        total += Number(record[name]);
+      }
+    }
+    return total;
+  }
+
+  /** The reason codes of the verifier's `delivery` log lines, in order. */
+  reasons(): string[] {
+    return this.logs('delivery').map((record) => String(record.reason));
+  }
+
+  /** Fails when any line carries one of the needles (bodies, secrets, signatures). */
+  expectNoLineContains(needles: Iterable<string>): void {
+    const offending: string[] = [];
+    for (const needle of needles) {
+      for (const line of this.lines) if (line.includes(needle)) offending.push(`${needle.slice(0, 40)}… in ${line}`);
+    }
+    expect(offending).toEqual([]);
+  }
+
+  clear(): void {
+    this.lines.length = 0;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Secrets Manager (stand-in)
+// ---------------------------------------------------------------------------------------------
+
+/** The Secrets Manager stand-in, run in-process, with a real SDK client pointed at it. */
+export class SecretsFixture {
+  private readonly standIn = new SecretsManagerStandIn();
+  private endpointUrl?: string;
+  private sdkClient?: SecretsManagerClient;
+
+  async start(): Promise<this> {
+    this.endpointUrl = await this.standIn.start();
+    this.sdkClient = new SecretsManagerClient({ endpoint: this.endpointUrl });
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.sdkClient?.destroy();
+    await this.standIn.stop();
+  }
+
+  get endpoint(): string {
+    return this.endpointUrl!;
+  }
+
+  get client(): SecretsManagerClient {
+    return this.sdkClient!;
+  }
+
+  /** Creates a secret whose AWSCURRENT is `value`; returns its id (name). */
+  async create(value: string = newSigningSecret()): Promise<{ id: string; value: string }> {
+    const id = uniqueName('signing-secret');
+    await this.client.send(new CreateSecretCommand({ Name: id, SecretString: value }));
+    return { id, value };
+  }
+
+  /** Makes `value` the new AWSCURRENT, as a rotation does. */
+  async rotate(id: string, value: string): Promise<void> {
+    await this.client.send(new PutSecretValueCommand({ SecretId: id, SecretString: value, VersionStages: ['AWSCURRENT'] }));
+  }
+
+  /** The real reader, counted: how often the handlers really went to Secrets Manager. */
+  countingReader(): CountingReader {
+    return new CountingReader(new SecretsManagerReader(this.client));
+  }
+}
+
+/** Wraps a real reader to count the reads that reach it. */
+export class CountingReader implements SecretVersionReader {
+  reads = 0;
+
+  constructor(private readonly inner: SecretVersionReader) {}
+
+  read(secretId: string): Promise<SecretVersion[]> {
+    this.reads += 1;
+    return this.inner.read(secretId);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deliveries: Answerline bodies, Standard Webhooks signatures, API Gateway payload 2.0 events
+// ---------------------------------------------------------------------------------------------
+
+export interface TaskFields {
+  readonly id?: string;
+  readonly status?: string;
+  readonly idempotencyKey?: string | null;
+  readonly createdAt?: unknown;
+  readonly response?: unknown;
+}
+
+/** An Answerline delivery body (seed 000): `task`, `credits` and, once final, `response`. */
+export function answerlineBody(fields: TaskFields = {}): string {
+  const status = fields.status ?? 'COMPLETED';
+  const createdAt = fields.createdAt ?? '2026-09-18T10:00:00.000Z';
+  const response =
+    'response' in fields
+      ? fields.response
+      : status === 'FAILED'
+        ? { error: { code: 'MODEL_ERROR', message: `failed-${randomUUID()}` } }
+        : { result: { answer: `answer-${randomUUID()}`, confidence: 0.93 } };
+  return JSON.stringify({
+    task: {
+      id: fields.id ?? `tsk_${randomUUID()}`,
+      status,
+      idempotencyKey: fields.idempotencyKey === undefined ? `job-${randomUUID()}` : fields.idempotencyKey,
+      createdAt,
+      startedAt: '2026-09-18T10:00:05.000Z',
+      finishedAt: '2026-09-18T10:00:09.000Z',
+    },
+    credits: { charged: 1, remaining: 499 },
+    ...(response === undefined ? {} : { response }),
+  });
+}
+
+export interface SignOptions {
+  readonly secret: string;
+  /** Unix seconds the signature covers. */
+  readonly timestamp: number;
+  readonly webhookId?: string;
+}
+
+/** The three Standard Webhooks headers for `body`, signed with our signer. */
+export function signatureHeaders(body: Buffer | string, options: SignOptions): Record<string, string> {
+  const webhookId = options.webhookId ?? `msg_${randomUUID().replace(/-/g, '')}`;
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
+  return {
+    'webhook-id': webhookId,
+    'webhook-timestamp': String(options.timestamp),
+    'webhook-signature': signStandardWebhooks(decodeStandardWebhooksSecret(options.secret), webhookId, options.timestamp, bytes),
+  };
+}
+
+export interface EventOptions {
+  readonly path?: string;
+  /** Deliver the body base64-encoded, as API Gateway does for non-text payloads. */
+  readonly base64?: boolean;
+  readonly requestId?: string;
+}
+
+/**
+ * A faithful API Gateway HTTP API (payload format 2.0) event: lower-case headers (API Gateway
+ * adds its own), the body as a string, base64-encoded when `isBase64Encoded`.
+ */
+export function apiGatewayEvent(
+  body: Buffer | string,
+  headers: Record<string, string | undefined>,
+  options: EventOptions = {},
+): APIGatewayProxyEventV2 {
+  const path = options.path ?? HOOK_PATH;
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
+  const requestId = options.requestId ?? randomBytes(8).toString('base64url');
+  const time = new Date();
+  const lowered: Record<string, string> = {
+    accept: '*/*',
+    'content-length': String(bytes.length),
+    'content-type': 'application/json',
+    host: 'abc123def4.execute-api.us-east-1.amazonaws.com',
+    'user-agent': 'Answerline-Webhooks/1.0',
+    'x-amzn-trace-id': `Root=1-${Math.floor(time.getTime() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`,
+    'x-forwarded-for': '203.0.113.7',
+    'x-forwarded-port': '443',
+    'x-forwarded-proto': 'https',
+  };
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) delete lowered[name.toLowerCase()];
+    else lowered[name.toLowerCase()] = value;
+  }
+  return {
+    version: '2.0',
+    routeKey: `POST ${path}`,
+    rawPath: path,
+    rawQueryString: '',
+    headers: lowered,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'abc123def4',
+      domainName: 'abc123def4.execute-api.us-east-1.amazonaws.com',
+      domainPrefix: 'abc123def4',
+      http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: lowered['user-agent'] ?? '' },
+      requestId,
+      routeKey: `POST ${path}`,
+      stage: '$default',
+      time: time.toUTCString(),
+      timeEpoch: time.getTime(),
+    },
+    body: options.base64 ? bytes.toString('base64') : bytes.toString('utf8'),
+    isBase64Encoded: options.base64 ?? false,
+  };
+}
+
+/** A signed delivery event; `headers` may override (or, with undefined, remove) any header. */
+export function signedEvent(
+  body: Buffer | string,
+  sign: SignOptions,
+  headers: Record<string, string | undefined> = {},
+  options: EventOptions = {},
+): APIGatewayProxyEventV2 {
+  return apiGatewayEvent(body, { ...signatureHeaders(body, sign), ...headers }, options);
+}
+
+export interface Answer {
+  readonly statusCode: number;
+  readonly result: string;
+  readonly detail?: string;
+}
+
+/** The verifier's answer, parsed. */
+export function answerOf(response: APIGatewayProxyStructuredResultV2): Answer {
+  const body = JSON.parse(String(response.body)) as { result: string; detail?: string };
+  return { statusCode: response.statusCode!, ...body };
+}
+
+/** The task id inside an Answerline body. */
+export function taskIdOf(body: string): string {
+  return (JSON.parse(body) as { task: { id: string } }).task.id;
+}
+
+/** The inbox key of an Answerline body. */
+export function keyOf(body: string): string {
+  return deliveryKey(PROVIDER, taskIdOf(body));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stored state, decoded
+// ---------------------------------------------------------------------------------------------
+
+export type Item = Record<string, unknown>;
+
+/** Plain values from DynamoDB attributes (binary as Buffer, numbers as number). */
+export function decodeItem(item: Record<string, AttributeValue>): Item {
+  return Object.fromEntries(Object.entries(item).map(([name, value]) => [name, decodeValue(value)]));
+}
+
+function decodeValue(value: AttributeValue): unknown {
+  if (value.S !== undefined) return value.S;
+  if (value.N !== undefined) return Number(value.N);
+  if (value.B !== undefined) return Buffer.from(value.B);
+  if (value.BOOL !== undefined) return value.BOOL;
+  if (value.NULL !== undefined) return null;
+  if (value.M !== undefined) return decodeItem(value.M);
+  if (value.L !== undefined) return value.L.map(decodeValue);
+  throw new Error(`unexpected attribute value ${JSON.stringify(value)}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One inbox: its tables and queues on the emulators, its stores, and its handlers
+// ---------------------------------------------------------------------------------------------
+
+export interface HarnessOptions {
+  /** Work queue settings: short visibility timeouts keep redelivery tests fast. */
+  readonly queue?: QueueSettings;
+  readonly clock?: Clock;
+}
+
+/**
+ * One inbox on the emulators, with its own uniquely named tables and queues, a signing secret
+ * in the stand-in, a controllable clock, a line capture, and builders for the three handlers
+ * wired to the real stores.
+ */
+export class InboxHarness {
+  readonly dynamodb = new DynamoDBClient({});
+  readonly sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+  readonly inbox: DynamoDbInboxStore;
+  readonly results: DynamoDbResultsStore;
+  readonly queue: SqsWorkQueue;
+  readonly capture = new LineCapture();
+  /** Everything that must never appear in a log line: secrets, bodies, signatures. */
+  readonly sensitive = new Set<string>();
+  private defaultVerifier?: ReturnType<typeof createVerifier>;
+
+  private constructor(
+    readonly names: InboxResourceNames,
+    readonly workQueueUrl: string,
+    readonly deadLetterQueueUrl: string,
+    readonly secrets: SecretsFixture,
+    readonly secret: { id: string; value: string },
+    readonly clock: Clock,
+  ) {
+    this.inbox = new DynamoDbInboxStore(this.dynamodb, names.inboxTable);
+    this.results = new DynamoDbResultsStore(this.dynamodb, names.resultsTable);
+    this.queue = new SqsWorkQueue(this.sqs, workQueueUrl);
+    this.markSensitive(secret.value);
+  }
+
+  static async create(secrets: SecretsFixture, label: string, options: HarnessOptions = {}): Promise<InboxHarness> {
+    const names = resourceNames(uniqueName(label));
+    const dynamodb = new DynamoDBClient({});
+    const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+    try {
+      await createTables(dynamodb, names);
+      const queues = await createQueues(sqs, names, options.queue);
+      const secret = await secrets.create();
+      return new InboxHarness(names, queues.workQueueUrl, queues.deadLetterQueueUrl, secrets, secret, options.clock ?? new Clock());
+    } finally {
+      dynamodb.destroy();
+      sqs.destroy();
+    }
+  }
+
+  destroy(): void {
+    this.dynamodb.destroy();
+    this.sqs.destroy();
+  }
+
+  markSensitive(...values: string[]): void {
+    // Short strings could match a log line by chance; everything we track is long.
+    for (const value of values) if (value.length >= 16) this.sensitive.add(value);
+  }
+
+  /** Fails when any captured line carries a secret, a body, a signature or an answer. */
+  expectLogsClean(): void {
+    this.capture.expectNoLineContains(this.sensitive);
+  }
+
+  providerConfig(secretId: string = this.secret.id): ProviderRuntimeConfig {
+    return {
+      name: PROVIDER,
+      adapter: AdapterKind.ANSWERLINE,
+      secretId,
+      tolerancePastSeconds: TOLERANCE_SECONDS,
+      toleranceFutureSeconds: TOLERANCE_SECONDS,
+    };
+  }
+
+  secretCache(reader: SecretVersionReader = new SecretsManagerReader(this.secrets.client), minRefreshIntervalMs = 30_000): SecretCache {
+    return new SecretCache(reader, { ttlMs: Defaults.SECRET_CACHE_SECONDS * 1000, minRefreshIntervalMs }, this.clock.now);
+  }
+
+  verifier(overrides: Partial<VerifierDependencies> & { secretId?: string } = {}): ReturnType<typeof createVerifier> {
+    const { secretId, ...deps } = overrides;
+    return createVerifier({
+      adapters: adaptersFor([this.providerConfig(secretId)]),
+      secrets: this.secretCache(),
+      inbox: this.inbox,
+      queue: this.queue,
+      telemetry: this.capture.telemetry('verifier', this.clock.now),
+      now: this.clock.now,
+      maxBodyBytes: Defaults.MAX_BODY_BYTES,
+      retentionSeconds: RETENTION_SECONDS,
+      ...deps,
+    });
+  }
+
+  processor(overrides: Partial<ProcessorDependencies> = {}): (event: SQSEvent) => Promise<SQSBatchResponse> {
+    return createProcessor({
+      adapters: adaptersFor([this.providerConfig()]),
+      inbox: this.inbox,
+      results: this.results,
+      telemetry: this.capture.telemetry('processor', this.clock.now),
+      now: this.clock.now,
+      leaseMs: LEASE_MS,
+      maxReceiveCount: Defaults.MAX_RECEIVE_COUNT,
+      ...overrides,
+    });
+  }
+
+  reconciler(overrides: Partial<ReconcilerDependencies> = {}): ReturnType<typeof createReconciler> {
+    return createReconciler({
+      inbox: this.inbox,
+      queue: this.queue,
+      telemetry: this.capture.telemetry('reconciler', this.clock.now),
+      now: this.clock.now,
+      sweepAfterMs: Defaults.SWEEP_AFTER_SECONDS * 1000,
+      batchSize: Defaults.SWEEP_BATCH_SIZE,
+      ...overrides,
+    });
+  }
+
+  /** A work queue whose URL names no queue: every enqueue fails as SQS fails it. */
+  missingQueue(): SqsWorkQueue {
+    return new SqsWorkQueue(this.sqs, `${this.workQueueUrl}-does-not-exist`);
+  }
+
+  /** An inbox store whose DynamoDB endpoint refuses connections: the store is down. */
+  unreachableInbox(): DynamoDbInboxStore {
+    return new DynamoDbInboxStore(new DynamoDBClient({ endpoint: 'http://127.0.0.1:9', maxAttempts: 1 }), this.names.inboxTable);
+  }
+
+  /** A signed delivery event for `body`, signed now (by the clock) with the inbox's secret. */
+  signed(
+    body: Buffer | string,
+    options: Partial<SignOptions> = {},
+    headers: Record<string, string | undefined> = {},
+    eventOptions: EventOptions = {},
+  ): APIGatewayProxyEventV2 {
+    const event = signedEvent(body, { secret: this.secret.value, timestamp: this.clock.seconds, ...options }, headers, eventOptions);
+    this.markSensitive(Buffer.isBuffer(body) ? body.toString('utf8') : body, event.body ?? '', event.headers['webhook-signature'] ?? '');
+    for (const marker of contentMarkers(body)) this.markSensitive(marker);
+    return event;
+  }
+
+  /** Signs `body` and hands it to the default verifier (or the one given); returns the parsed answer. */
+  async deliver(
+    body: Buffer | string,
+    verifier: ReturnType<typeof createVerifier> = (this.defaultVerifier ??= this.verifier()),
+    options: Partial<SignOptions> = {},
+  ): Promise<Answer> {
+    return answerOf(await verifier(this.signed(body, options)));
+  }
+
+  // --- reading state back -------------------------------------------------------------------
+
+  async row(key: string, sk: string = InboxItemKind.DELIVERY): Promise<Item | undefined> {
+    const out = await this.dynamodb.send(
+      new GetItemCommand({ TableName: this.names.inboxTable, Key: { pk: { S: key }, sk: { S: sk } }, ConsistentRead: true }),
+    );
+    return out.Item && decodeItem(out.Item);
+  }
+
+  async result(jobKey: string): Promise<Item | undefined> {
+    const out = await this.dynamodb.send(
+      new GetItemCommand({ TableName: this.names.resultsTable, Key: { pk: { S: resultKey(PROVIDER, jobKey) } }, ConsistentRead: true }),
+    );
+    return out.Item && decodeItem(out.Item);
+  }
+
+  /** Every item of the inbox table (a scan: tests only). */
+  inboxItems(): Promise<Item[]> {
+    return this.scan(this.names.inboxTable);
+  }
+
+  resultItems(): Promise<Item[]> {
+    return this.scan(this.names.resultsTable);
+  }
+
+  private async scan(tableName: string): Promise<Item[]> {
+    const items: Item[] = [];
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await this.dynamodb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: start }));
+      items.push(...(page.Items ?? []).map(decodeItem));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+
+  /** Receives and deletes every visible message of a queue; returns the inbox keys they carry. */
+  async takeMessages(queueUrl: string = this.workQueueUrl): Promise<string[]> {
+    const keys: string[] = [];
+    for (;;) {
+      const out = await this.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+      const messages = out.Messages ?? [];
+      if (messages.length === 0) return keys;
+      keys.push(...messages.map((message) => decodeWorkMessage(message.Body ?? '')));
+      await this.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: messages.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle! })),
+        }),
+      );
+    }
+  }
+
+  // --- running the processor the way Lambda's SQS event source does -------------------------
+
+  /** Polls the work queue until a receive comes back empty. */
+  drain(handler: SqsHandler): Promise<PollReport> {
+    return drain(this.sqs, this.workQueueUrl, handler);
+  }
+
+  pollOnce(handler: SqsHandler, waitTimeSeconds = 0): Promise<PollReport> {
+    return pollOnce(this.sqs, this.workQueueUrl, handler, { waitTimeSeconds });
+  }
+
+  /**
+   * Keeps polling (long polls of a second, so redeliveries after the visibility timeout are
+   * picked up) until `done` holds; a bounded wait, not a timing assertion.
+   */
+  async pollUntil(handler: SqsHandler, done: () => Promise<boolean>, maxPolls = 30): Promise<void> {
+    for (let polls = 0; !(await done()); polls++) {
+      if (polls >= maxPolls) throw new Error(`condition still false after ${maxPolls} polls`);
+      await this.pollOnce(handler, 1);
+    }
+  }
+}
+
+/** Distinctive content inside an Answerline body (answers, error messages) that logs must not carry. */
+function contentMarkers(body: Buffer | string): string[] {
+  const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
+  return [...text.matchAll(/(?:answer|failed)-[0-9a-f-]{36}/g)].map((match) => match[0]);
+}
