@@ -1,0 +1,83 @@
+/**
+ * The shipped bundles (`assets/<handler>/index.js`, built by `npm run bundle`), loaded the way
+ * Lambda loads them: configured only through the environment the construct sets, talking to
+ * the emulators and the Secrets Manager stand-in through the SDK bundled inside them.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { Env, MetricName } from '../../lib/contract';
+import { answerlineBody, answerOf, InboxHarness, INBOX_NAME, keyOf, LEASE_MS, PROVIDER, SecretsFixture, taskIdOf } from '../support/inbox-fixture';
+
+const ASSETS = join(__dirname, '..', '..', 'assets');
+
+const secrets = new SecretsFixture();
+let h: InboxHarness;
+/** Lines the bundled handlers write to stdout (their logs and EMF documents). */
+const stdout: string[] = [];
+
+beforeAll(async () => {
+  for (const handler of ['verifier', 'processor', 'reconciler']) {
+    if (!existsSync(join(ASSETS, handler, 'index.js'))) throw new Error(`assets/${handler}/index.js is missing: run \`npm run bundle\` first`);
+  }
+  await secrets.start();
+  h = await InboxHarness.create(secrets, 'bundle', { queue: { visibilityTimeoutSeconds: 1 } });
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+    [Env.INBOX_NAME]: INBOX_NAME,
+    [Env.INBOX_TABLE]: h.names.inboxTable,
+    [Env.RESULTS_TABLE]: h.names.resultsTable,
+    [Env.WORK_QUEUE_URL]: h.workQueueUrl,
+    [Env.PROVIDERS]: JSON.stringify([h.providerConfig()]),
+    [Env.LEASE_SECONDS]: String(LEASE_MS / 1000),
+    [Env.MAX_RECEIVE_COUNT]: '2',
+  });
+  jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout.push(...String(chunk).split('\n').filter(Boolean));
+    return true;
+  });
+});
+
+afterAll(async () => {
+  jest.restoreAllMocks();
+  h?.destroy();
+  await secrets.stop();
+});
+
+/** Loads a bundle in a fresh module registry, after the environment is set, as a cold start does. */
+function loadBundle<T>(handler: string): T {
+  let loaded: { handler: T } | undefined;
+  jest.isolateModules(() => {
+    loaded = require(join(ASSETS, handler, 'index.js')) as { handler: T };
+  });
+  return loaded!.handler;
+}
+
+const emfTotal = (metric: string) =>
+  stdout.map((line) => JSON.parse(line) as Record<string, unknown>).filter((doc) => '_aws' in doc).reduce((sum, doc) => sum + Number(doc[metric] ?? 0), 0);
+
+test('a signed delivery is accepted by the bundled verifier and processed by the bundled processor', async () => {
+  const verifier = loadBundle<(event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>>('verifier');
+  const processor = loadBundle<(event: SQSEvent) => Promise<SQSBatchResponse>>('processor');
+  const reconciler = loadBundle<() => Promise<{ swept: number }>>('reconciler');
+  const body = answerlineBody({ idempotencyKey: 'job-bundle-r2' });
+  // The bundle's clock is the real one.
+  h.clock.set(Date.now());
+
+  expect(answerOf(await verifier(h.signed(body)))).toEqual({ statusCode: 202, result: 'accepted' });
+  expect(answerOf(await verifier(h.signed(body)))).toEqual({ statusCode: 200, result: 'duplicate' });
+  expect(await h.row(keyOf(body))).toMatchObject({ status: 'RECEIVED' });
+
+  expect(await h.drain(processor)).toEqual({ received: 1, failed: 0 });
+
+  expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 1 });
+  expect(await h.result('job-bundle')).toMatchObject({ taskId: taskIdOf(body), status: 'COMPLETED', version: 1 });
+  expect(await reconciler()).toEqual({ swept: 0 });
+
+  // What the bundles wrote to stdout is clean JSON: logs and EMF, no content, no secret.
+  expect(emfTotal(MetricName.ACCEPTED)).toBe(1);
+  expect(emfTotal(MetricName.DUPLICATE)).toBe(1);
+  expect(emfTotal(MetricName.PROCESSED)).toBe(1);
+  expect(stdout.filter((line) => JSON.parse(line).provider === PROVIDER).length).toBeGreaterThan(0);
+  for (const needle of h.sensitive) expect(stdout.filter((line) => line.includes(needle))).toEqual([]);
+});
