@@ -578,7 +578,7 @@ export class InboxHarness {
    * Keeps polling (long polls of a second, so redeliveries after the visibility timeout are
    * picked up) until `done` holds; a bounded wait, not a timing assertion.
    */
-  async pollUntil(handler: SqsHandler, done: () => Promise<boolean>, maxPolls = 30): Promise<void> {
+  async pollUntil(handler: SqsHandler, done: () => Promise<boolean>, maxPolls = 10): Promise<void> {
     for (let polls = 0; !(await done()); polls++) {
       if (polls >= maxPolls) throw new Error(`condition still false after ${maxPolls} polls`);
       await this.pollOnce(handler, 1);
