@@ -50,6 +50,12 @@ async function processRecord(record: SQSRecord, deps: ProcessorDependencies): Pr
   if (!row) {
     const state = await deps.inbox.status(key);
     if (state?.status === 'PROCESSING') {
+      // On its last receive a duplicate message must not dead-letter a healthy row: the lease
+      // holder finishes it, or the lease expires and the sweep re-enqueues it.
+      if (receiveCount >= deps.maxReceiveCount) {
+        deps.telemetry.log('INFO', 'lease held by another worker; message dropped on its last receive', fields);
+        return;
+      }
       deps.telemetry.log('INFO', 'lease held by another worker', fields);
       throw new LeaseHeldError('row is leased');
     }
@@ -75,7 +81,7 @@ async function processRecord(record: SQSRecord, deps: ProcessorDependencies): Pr
   } catch (error) {
     const dead = receiveCount >= deps.maxReceiveCount;
     const description = describe(error);
-    await deps.inbox.release(key, owner, description, dead);
+    await deps.inbox.release(key, owner, description, dead, deps.now());
     deps.telemetry.count(MetricName.PROCESSING_FAILED, row.provider);
     if (dead) deps.telemetry.count(MetricName.DEAD_LETTERED, row.provider);
     deps.telemetry.log(dead ? 'ERROR' : 'WARN', dead ? 'processing failed; dead-lettered' : 'processing failed', {

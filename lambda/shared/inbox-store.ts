@@ -70,8 +70,11 @@ export interface InboxStore {
   status(key: string): Promise<{ status: DeliveryStatus; leaseUntil?: number } | undefined>;
   /** Marks a claimed row processed; false when the lease was lost meanwhile. */
   complete(key: string, owner: string, outcome: string, now: number): Promise<boolean>;
-  /** Gives a claimed row back after a failure, recording the error (and whether it is dead). */
-  release(key: string, owner: string, error: string, dead: boolean): Promise<void>;
+  /**
+   * Gives a claimed row back after a failure, recording the error. A live row's pending clock
+   * restarts, so the sweep leaves it to the queue's own retries; a dead row leaves the index.
+   */
+  release(key: string, owner: string, error: string, dead: boolean, now: number): Promise<void>;
   /** Keys of rows pending since before `cutoff`, oldest first, at most `limit`. */
   findStranded(cutoff: number, limit: number): Promise<string[]>;
   /** Restarts a pending row's clock after it was enqueued again. */
@@ -244,23 +247,31 @@ export class DynamoDbInboxStore implements InboxStore {
     }
   }
 
-  async release(key: string, owner: string, error: string, dead: boolean): Promise<void> {
+  async release(key: string, owner: string, error: string, dead: boolean, now: number): Promise<void> {
     try {
       await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: this.itemKey(key),
           // A dead row leaves the pending index: the DLQ and its alarm own it from here.
-          UpdateExpression: `SET #status = :status, #lastError = :error REMOVE #owner, #until${dead ? ', #shard, #since' : ''}`,
+          UpdateExpression: dead
+            ? 'SET #status = :status, #lastError = :error REMOVE #owner, #until, #shard, #since'
+            : 'SET #status = :status, #lastError = :error, #since = :now REMOVE #owner, #until',
           ConditionExpression: '#owner = :owner',
           ExpressionAttributeNames: {
             '#status': A.STATUS,
             '#lastError': A.LAST_ERROR,
             '#owner': A.LEASE_OWNER,
             '#until': A.LEASE_UNTIL,
-            ...(dead ? { '#shard': A.PENDING_SHARD, '#since': A.PENDING_SINCE } : {}),
+            '#since': A.PENDING_SINCE,
+            ...(dead ? { '#shard': A.PENDING_SHARD } : {}),
           },
-          ExpressionAttributeValues: { ':status': S(dead ? 'DEAD' : 'RECEIVED'), ':error': S(error.slice(0, 1000)), ':owner': S(owner) },
+          ExpressionAttributeValues: {
+            ':status': S(dead ? 'DEAD' : 'RECEIVED'),
+            ':error': S(error.slice(0, 1000)),
+            ':owner': S(owner),
+            ...(dead ? {} : { ':now': N(now) }),
+          },
         }),
       );
     } catch (err) {

@@ -148,6 +148,18 @@ describe('one malformed row never blocks its batch', () => {
     expect(h.capture.metric(MetricName.PROCESSING_FAILED, PROVIDER)).toBe(MAX_RECEIVE_COUNT);
     expect(h.capture.logs('processing failed; dead-lettered')).toHaveLength(1);
   });
+
+  test('a failed row restarts its pending clock, so the sweep leaves it to the queue’s retries', async () => {
+    await accept(poison);
+    h.clock.advance(10 * 60_000);
+    expect(await h.pollOnce(processor())).toEqual({ received: 1, failed: 1 });
+    expect(await h.row(keyOf(poison))).toMatchObject({ status: 'RECEIVED', pendingSince: h.clock.now() });
+
+    const sweepAfterMs = 5 * 60_000;
+    expect(await h.reconciler({ sweepAfterMs })()).toEqual({ swept: 0 });
+    h.clock.advance(sweepAfterMs + 1);
+    expect(await h.reconciler({ sweepAfterMs })()).toEqual({ swept: 1 });
+  });
 });
 
 describe('processing is idempotent and parallel-safe', () => {
@@ -173,6 +185,21 @@ describe('processing is idempotent and parallel-safe', () => {
     expect(await h.result('job-crash')).toMatchObject({ taskId: taskIdOf(body), version: 1 });
     expect(await h.takeMessages()).toEqual([]);
     expect(h.capture.metric(MetricName.PROCESSED, PROVIDER)).toBe(1);
+  });
+
+  test('a duplicate message meeting a held lease on its last receive is dropped, not dead-lettered', async () => {
+    const body = answerlineBody({ idempotencyKey: 'job-held' });
+    await accept(body);
+    const key = keyOf(body);
+    await h.inbox.claim(key, 'busy-worker', h.clock.now(), LEASE_MS);
+    const handler = processor();
+
+    // Receives up to the last one hand the message back; the last one drops it.
+    await h.pollUntil(handler, async () => h.capture.logs('lease held by another worker; message dropped on its last receive').length > 0);
+    expect(await h.takeMessages(h.deadLetterQueueUrl)).toEqual([]);
+    expect(await h.takeMessages()).toEqual([]);
+    expect(await h.row(key)).toMatchObject({ status: 'PROCESSING', leaseOwner: 'busy-worker' });
+    expect(h.capture.metric(MetricName.DEAD_LETTERED, PROVIDER)).toBe(0);
   });
 
   test('a processed row delivered again on the queue is not processed again', async () => {

@@ -71,7 +71,7 @@ test('processed and dead rows are never swept; a row whose worker crashed is', a
   expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
   // A row that exhausted its receives is released as dead (the DLQ owns it now).
   await h.inbox.claim(keyOf(dead), 'worker-1', h.clock.now(), LEASE_MS);
-  await h.inbox.release(keyOf(dead), 'worker-1', 'MalformedDeliveryError: task: is missing', true);
+  await h.inbox.release(keyOf(dead), 'worker-1', 'MalformedDeliveryError: task: is missing', true, h.clock.now());
   // A worker claimed this row and died holding it; its message is gone.
   await h.inbox.claim(keyOf(crashed), 'worker-2', h.clock.now(), LEASE_MS);
 
