@@ -133,6 +133,7 @@ export const Defaults = {
   RETENTION_DAYS: 30,
   SECRET_CACHE_SECONDS: 300,
   TIMESTAMP_TOLERANCE_SECONDS: 300,
+  PREVIOUS_SECRET_GRACE_SECONDS: 24 * 3600,
   SWEEP_EVERY_MINUTES: 5,
   SWEEP_AFTER_SECONDS: 300,
   SWEEP_BATCH_SIZE: 100,
@@ -142,7 +143,52 @@ export const Defaults = {
 /** The adapters the runtime knows; a provider preset names one of these. */
 export const AdapterKind = {
   ANSWERLINE: 'answerline',
+  ECHONOVA: 'echonova',
+  STANDARD_WEBHOOKS: 'standard-webhooks',
+  STRIPE: 'stripe',
+  GITHUB: 'github',
+  HMAC: 'hmac',
 } as const;
+
+/** The generic HMAC adapter's scheme, as the construct passes it to the handlers. */
+export interface HmacRuntimeSettings {
+  /** Lower-case name of the header carrying the signature(s). */
+  readonly signatureHeader: string;
+  readonly algorithm: 'sha256' | 'sha512';
+  readonly encoding: 'hex' | 'base64';
+  /** Text before each signature, e.g. `sha256=`; empty when none. */
+  readonly prefix: string;
+  /** Template of the signed content: literal text with `{body}`, `{timestamp}`, `{id}`. */
+  readonly signedContent: string;
+  /** Lower-case header with Unix seconds; freshness is checked only when it is set. */
+  readonly timestampHeader?: string;
+  /** Lower-case header with the stable event id. */
+  readonly idHeader?: string;
+  /** Dotted path of the stable event id in the JSON body, when no idHeader is set. */
+  readonly idJsonPath?: string;
+  /** How the stored secret turns into key bytes. */
+  readonly secretEncoding: 'utf8' | 'base64';
+}
+
+/** `{body}`, `{timestamp}` and `{id}` in a signed-content template. */
+export const SIGNED_CONTENT_PLACEHOLDER = /\{(body|timestamp|id)\}/g;
+
+/** The placeholders of a signed-content template, in order. */
+export function signedContentPlaceholders(template: string): string[] {
+  return [...template.matchAll(SIGNED_CONTENT_PLACEHOLDER)].map((match) => match[1]);
+}
+
+/** What is wrong with a generic HMAC scheme; empty when it is usable. Checked at synth and at cold start. */
+export function hmacSchemeProblems(scheme: HmacRuntimeSettings): string[] {
+  const placeholders = signedContentPlaceholders(scheme.signedContent);
+  const problems: string[] = [];
+  if (!scheme.signatureHeader) problems.push('signatureHeader is required');
+  if (placeholders.filter((name) => name === 'body').length !== 1) problems.push('signedContent must contain {body} exactly once');
+  if (placeholders.includes('timestamp') && !scheme.timestampHeader) problems.push('signedContent uses {timestamp} but no timestampHeader is set');
+  if (placeholders.includes('id') && !scheme.idHeader) problems.push('signedContent uses {id} but no idHeader is set');
+  if (!scheme.idHeader === !scheme.idJsonPath) problems.push('exactly one of idHeader and idJsonPath is required');
+  return problems;
+}
 
 /** How one provider is served, as the construct passes it to the handlers (JSON in an env var). */
 export interface ProviderRuntimeConfig {
@@ -156,4 +202,8 @@ export interface ProviderRuntimeConfig {
   readonly tolerancePastSeconds: number;
   /** How far in the future a signed timestamp may lie, in seconds. */
   readonly toleranceFutureSeconds: number;
+  /** How long after a rotation the AWSPREVIOUS secret is still accepted, in seconds (default: Defaults). */
+  readonly previousSecretGraceSeconds?: number;
+  /** The scheme of the generic `hmac` adapter; absent for the presets. */
+  readonly hmac?: HmacRuntimeSettings;
 }

@@ -1,7 +1,25 @@
 import { Duration } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { AdapterKind, Defaults } from './contract';
+
+/** Automatic rotation of a signing secret by the inbox's rotation function. */
+export interface SigningSecretRotation {
+  /**
+   * How often the secret is rotated.
+   * @default Duration.days(30)
+   */
+  readonly schedule?: Duration;
+
+  /**
+   * A function that registers the new secret with the provider (the `setSecret` step). It is
+   * invoked with `{ "providerName", "secretId", "versionId", "secret" }` and must throw when the
+   * provider refuses; the rotation then stops before the new secret becomes current.
+   * @default - no registration: only for providers that accept the secret you configure there yourself
+   */
+  readonly registerFunction?: lambda.IFunction;
+}
 
 /** Options every provider preset accepts. */
 export interface WebhookProviderOptions {
@@ -29,6 +47,98 @@ export interface WebhookProviderOptions {
    * @default Duration.minutes(5)
    */
   readonly futureTolerance?: Duration;
+
+  /**
+   * How long after a rotation the previous secret (`AWSPREVIOUS`) is still accepted, for
+   * deliveries signed before the provider switched.
+   * @default Duration.hours(24)
+   */
+  readonly previousSecretGracePeriod?: Duration;
+
+  /**
+   * Rotate the signing secret on a schedule with the inbox's rotation function.
+   * @default - no automatic rotation: the operator stages the provider's new secret (README, "Rotating a signing secret")
+   */
+  readonly rotation?: SigningSecretRotation;
+}
+
+/** The HMAC hash function of a generic HMAC provider. */
+export enum HmacAlgorithm {
+  /** HMAC-SHA256. */
+  SHA256 = 'sha256',
+  /** HMAC-SHA512. */
+  SHA512 = 'sha512',
+}
+
+/** How a signature (or a secret) is written as text. */
+export enum SignatureEncoding {
+  /** Hexadecimal. */
+  HEX = 'hex',
+  /** Standard base64. */
+  BASE64 = 'base64',
+}
+
+/** How a stored signing secret turns into HMAC key bytes. */
+export enum SecretEncoding {
+  /** The secret's text, as UTF-8 bytes (GitHub, Stripe, most providers). */
+  UTF8 = 'utf8',
+  /** The secret's text is base64 of the key bytes. */
+  BASE64 = 'base64',
+}
+
+/** A generic HMAC provider, for the long tail of webhook senders. */
+export interface HmacProviderOptions extends WebhookProviderOptions {
+  /** The header that carries the signature, e.g. `X-Shopify-Hmac-Sha256`. */
+  readonly signatureHeader: string;
+
+  /**
+   * The hash function.
+   * @default HmacAlgorithm.SHA256
+   */
+  readonly algorithm?: HmacAlgorithm;
+
+  /**
+   * How the signature is written in the header.
+   * @default SignatureEncoding.HEX
+   */
+  readonly signatureEncoding?: SignatureEncoding;
+
+  /**
+   * Text in front of each signature, e.g. `sha256=`.
+   * @default - none
+   */
+  readonly signaturePrefix?: string;
+
+  /**
+   * The signed content: literal text with `{body}` (the raw body, exactly once), `{timestamp}`
+   * (the `timestampHeader` value) and `{id}` (the `idHeader` value), e.g. `{timestamp}.{body}`.
+   * @default '{body}'
+   */
+  readonly signedContent?: string;
+
+  /**
+   * A header with the signing time in Unix seconds, checked against the tolerances.
+   * @default - none: freshness is not checked, and a captured delivery can only be replayed as a duplicate
+   */
+  readonly timestampHeader?: string;
+
+  /**
+   * The header with the stable event id.
+   * @default - the id is read from `idJsonPath`
+   */
+  readonly idHeader?: string;
+
+  /**
+   * The dotted path of the stable event id in the JSON body, e.g. `event.id`.
+   * @default - the id is read from `idHeader`
+   */
+  readonly idJsonPath?: string;
+
+  /**
+   * How the stored secret turns into key bytes.
+   * @default SecretEncoding.UTF8
+   */
+  readonly secretEncoding?: SecretEncoding;
 }
 
 /** What a provider resolves to when an inbox binds it. */
@@ -46,22 +156,75 @@ export interface WebhookProviderConfig {
   readonly pastTolerance: Duration;
   /** Accepted lead of a signed timestamp. */
   readonly futureTolerance: Duration;
+  /** How long the previous secret stays valid after a rotation. */
+  readonly previousSecretGracePeriod: Duration;
+  /**
+   * Automatic rotation.
+   * @default - none
+   */
+  readonly rotation?: SigningSecretRotation;
+  /**
+   * The scheme of a generic HMAC provider.
+   * @default - none: a preset
+   */
+  readonly hmacScheme?: HmacProviderOptions;
+  /** The form of secret the provider uses, for the placeholder and for rotation: `whsec` or `text`. */
+  readonly secretFormat: string;
 }
 
 /**
  * A webhook provider an inbox receives from: how its deliveries are signed, which id is stable,
  * what a test delivery looks like and how a delivery maps onto a job. Choose a preset with a
- * static factory.
+ * static factory, or describe any HMAC sender with `hmac()`.
  */
 export abstract class WebhookProvider {
   /**
-   * Answerline async-task results: Standard Webhooks signatures (`webhook-id`,
+   * Answerline async-task results (seed 000): Standard Webhooks signatures (`webhook-id`,
    * `webhook-timestamp`, `webhook-signature`), inbox keyed by `task.id` from the signed body,
-   * `"test": true` deliveries acknowledged and dropped, one result per
-   * `task.idempotencyKey` without its `-rN` suffix.
+   * `"test": true` deliveries acknowledged and dropped, one result per `task.idempotencyKey`
+   * without its `-rN` suffix.
    */
   public static answerline(options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.ANSWERLINE, options);
+    return new PresetProvider(AdapterKind.ANSWERLINE, 'whsec', options);
+  }
+
+  /**
+   * Echonova (seed 001): `X-Webhook-Event`, `X-Webhook-Timestamp`, `X-Webhook-Signature` (hex
+   * HMAC-SHA256 of `timestamp.body`); the event id is `jobId` + event for `job.*`, and `apiKeyId`
+   * + event + billing cycle for `spending.*` (repeats of `spending.exhausted` are duplicates).
+   */
+  public static echonova(options: WebhookProviderOptions = {}): WebhookProvider {
+    return new PresetProvider(AdapterKind.ECHONOVA, 'text', options);
+  }
+
+  /**
+   * Any Standard Webhooks sender (OpenAI, Svix, ...): `webhook-*` or `svix-*` headers, `v1`
+   * HMAC-SHA256 (`whsec_` secret) or `v1a` Ed25519 (`whpk_` public key) signatures, event id
+   * from `webhook-id`.
+   */
+  public static standardWebhooks(options: WebhookProviderOptions = {}): WebhookProvider {
+    return new PresetProvider(AdapterKind.STANDARD_WEBHOOKS, 'whsec', options);
+  }
+
+  /**
+   * Stripe: `Stripe-Signature: t=...,v1=...` (several `v1` during a secret roll), event id from
+   * the body's `id`.
+   */
+  public static stripe(options: WebhookProviderOptions = {}): WebhookProvider {
+    return new PresetProvider(AdapterKind.STRIPE, 'text', options);
+  }
+
+  /**
+   * GitHub: `X-Hub-Signature-256: sha256=...` over the body, event id from `X-GitHub-Delivery`,
+   * `ping` events acknowledged as test deliveries. GitHub signs no timestamp.
+   */
+  public static github(options: WebhookProviderOptions = {}): WebhookProvider {
+    return new PresetProvider(AdapterKind.GITHUB, 'text', options);
+  }
+
+  /** Any HMAC-signed webhook, described by its header, signed content, encoding and id. */
+  public static hmac(options: HmacProviderOptions): WebhookProvider {
+    return new PresetProvider(AdapterKind.HMAC, 'text', options, options);
   }
 
   /** Resolves the provider for the inbox that serves it. */
@@ -71,7 +234,9 @@ export abstract class WebhookProvider {
 class PresetProvider extends WebhookProvider {
   constructor(
     private readonly adapter: string,
+    private readonly secretFormat: string,
     private readonly options: WebhookProviderOptions,
+    private readonly hmacScheme?: HmacProviderOptions,
   ) {
     super();
   }
@@ -83,6 +248,11 @@ class PresetProvider extends WebhookProvider {
       signingSecret: this.options.signingSecret,
       pastTolerance: this.options.pastTolerance ?? Duration.seconds(Defaults.TIMESTAMP_TOLERANCE_SECONDS),
       futureTolerance: this.options.futureTolerance ?? Duration.seconds(Defaults.TIMESTAMP_TOLERANCE_SECONDS),
+      previousSecretGracePeriod: this.options.previousSecretGracePeriod ?? Duration.seconds(Defaults.PREVIOUS_SECRET_GRACE_SECONDS),
+      rotation: this.options.rotation,
+      hmacScheme: this.hmacScheme,
+      secretFormat: this.secretFormat,
     };
   }
 }
+

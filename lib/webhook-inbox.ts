@@ -13,9 +13,10 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Defaults, Env, METRIC_NAMESPACE, MetricDimension, MetricName, ProviderRuntimeConfig, TableSchema } from './contract';
+import { Defaults, Env, METRIC_NAMESPACE, MetricDimension, MetricName, TableSchema } from './contract';
 import { createHandlerFunction } from './handler-function';
 import { WebhookProvider, WebhookProviderConfig } from './provider';
+import { providerProblems, providerRuntimeConfig } from './runtime-config';
 
 /** Settings of a table the inbox creates. */
 export interface InboxTableSettings {
@@ -284,15 +285,7 @@ export class WebhookInbox extends Construct {
     }
 
     const providersJson = JSON.stringify(
-      this.providerConfigs.map(
-        (provider): ProviderRuntimeConfig => ({
-          name: provider.name,
-          adapter: provider.adapter,
-          secretId: this.secrets.get(provider.name)!.secretArn,
-          tolerancePastSeconds: provider.pastTolerance.toSeconds(),
-          toleranceFutureSeconds: provider.futureTolerance.toSeconds(),
-        }),
-      ),
+      this.providerConfigs.map((provider) => providerRuntimeConfig(provider, this.secrets.get(provider.name)!.secretArn)),
     );
     const retentionSeconds = (props.retention ?? Duration.days(Defaults.RETENTION_DAYS)).toSeconds();
 
@@ -575,6 +568,7 @@ function validateProps(props: WebhookInboxProps, providers: WebhookProviderConfi
       problems.push(`providers: "${provider.name}" is not a valid name (lower-case letters, digits, hyphens; at most 63)`);
     }
     if (names.has(provider.name)) problems.push(`providers: "${provider.name}" is served twice`);
+    problems.push(...providerProblems(provider));
     names.add(provider.name);
   }
   if (providers.length === 0) problems.push('providers: at least one provider is required');

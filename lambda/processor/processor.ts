@@ -66,7 +66,7 @@ async function processRecord(record: SQSRecord, deps: ProcessorDependencies): Pr
   try {
     const adapter = deps.adapters.get(row.provider);
     if (!adapter) throw new ConfigurationError(`provider ${row.provider} is not configured`);
-    const observation = adapter.observe(row.body);
+    const observation = adapter.observe(row.body, row.meta);
     let outcome = 'no_final_result';
     if (observation) {
       const won = await deps.results.offer({ provider: row.provider, eventKey: key, observation, now: deps.now() });

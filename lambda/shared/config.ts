@@ -1,4 +1,4 @@
-import { Env, ProviderRuntimeConfig } from '../../lib/contract';
+import { AdapterKind, Env, hmacSchemeProblems, ProviderRuntimeConfig } from '../../lib/contract';
 import { ConfigurationError } from './errors';
 
 type Environment = Record<string, string | undefined>;
@@ -48,6 +48,10 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
     if (typeof p.secretId !== 'string' || p.secretId === '') throw new ConfigurationError(`${where}.secretId is missing`);
     for (const field of ['tolerancePastSeconds', 'toleranceFutureSeconds'] as const) {
       if (typeof p[field] !== 'number' || !(p[field]! >= 0)) throw new ConfigurationError(`${where}.${field} is invalid`);
+    }
+    if (p.adapter === AdapterKind.HMAC) {
+      const problems = p.hmac ? hmacSchemeProblems(p.hmac) : ['the scheme is missing'];
+      if (problems.length > 0) throw new ConfigurationError(`${where}.hmac: ${problems.join('; ')}`);
     }
     return p as ProviderRuntimeConfig;
   });

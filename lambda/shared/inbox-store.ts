@@ -37,6 +37,7 @@ export interface StoredDelivery {
   readonly body: Buffer;
   readonly digest: string;
   readonly receivedAt: number;
+  readonly meta: Record<string, string>;
   readonly status: DeliveryStatus;
   readonly attempts: number;
   readonly expiresAt: number;
@@ -330,6 +331,7 @@ function toStoredDelivery(item: Record<string, AttributeValue>): StoredDelivery 
     body: Buffer.from(item[A.BODY].B!),
     digest: item[A.DIGEST].S!,
     receivedAt: Number(item[A.RECEIVED_AT].N),
+    meta: Object.fromEntries(Object.entries(item[A.META]?.M ?? {}).map(([name, value]) => [name, value.S ?? ''])),
     status: item[A.STATUS].S as DeliveryStatus,
     attempts: Number(item[A.ATTEMPTS]?.N ?? 0),
     expiresAt: Number(item[A.EXPIRES_AT].N),

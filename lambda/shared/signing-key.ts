@@ -1,7 +1,12 @@
+import type { KeyObject } from 'node:crypto';
+
 /** One usable signing key, with the Secrets Manager stage it came from (for metrics and logs). */
 export interface SigningKey {
+  /** HMAC key bytes (for an asymmetric key: the raw public key). */
   readonly bytes: Buffer;
   readonly stage: string;
+  /** Set for an asymmetric (Ed25519) verification key instead of an HMAC secret. */
+  readonly publicKey?: KeyObject;
 }
 
 /** A failed authenticity check; the reason is also the metric and the log code. */

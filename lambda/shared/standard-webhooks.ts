@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createPublicKey, timingSafeEqual, verify as verifySignature } from 'node:crypto';
 import { Headers } from './http';
 import { checkFreshness, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
 
@@ -15,7 +15,25 @@ export const STANDARD_WEBHOOKS_HEADERS: StandardWebhooksHeaderNames = {
   signature: 'webhook-signature',
 };
 
+/** The same headers as Svix names them. */
+export const SVIX_HEADERS: StandardWebhooksHeaderNames = {
+  id: 'svix-id',
+  timestamp: 'svix-timestamp',
+  signature: 'svix-signature',
+};
+
+/** The header set a delivery uses: `webhook-*`, or `svix-*` when only those are present. */
+export function standardWebhooksHeaderNames(headers: Headers): StandardWebhooksHeaderNames {
+  return headers[STANDARD_WEBHOOKS_HEADERS.signature] === undefined && headers[SVIX_HEADERS.signature] !== undefined
+    ? SVIX_HEADERS
+    : STANDARD_WEBHOOKS_HEADERS;
+}
+
 const SECRET_PREFIX = 'whsec_';
+const PUBLIC_KEY_PREFIX = 'whpk_';
+/** DER header of an Ed25519 SubjectPublicKeyInfo; the 32 raw key bytes follow it. */
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+const V1A_SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const V1_SIGNATURE = /^[A-Za-z0-9+/]{43}=$/;
 const MAX_ID_LENGTH = 256;
@@ -27,6 +45,17 @@ export function decodeStandardWebhooksSecret(secret: string): Buffer {
     throw new Error('signing secret is not whsec_ followed by base64');
   }
   return Buffer.from(encoded, 'base64');
+}
+
+/**
+ * Decodes a stored Standard Webhooks key: `whsec_<base64>` is an HMAC secret (v1),
+ * `whpk_<base64>` an Ed25519 public key (v1a).
+ */
+export function decodeStandardWebhooksKey(value: string): Pick<SigningKey, 'bytes' | 'publicKey'> {
+  if (!value.startsWith(PUBLIC_KEY_PREFIX)) return { bytes: decodeStandardWebhooksSecret(value) };
+  const raw = decodeStandardWebhooksSecret(value.slice(PUBLIC_KEY_PREFIX.length));
+  if (raw.length !== 32) throw new Error('whpk_ key is not a 32-byte Ed25519 public key');
+  return { bytes: raw, publicKey: createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' }) };
 }
 
 function standardWebhooksMac(key: Buffer, id: string, timestamp: number, body: Buffer): Buffer {
@@ -59,18 +88,31 @@ export function verifyStandardWebhooks(
   if (timestamp === undefined) {
     return { ok: false, reason: 'malformed', detail: `header ${names.timestamp} is missing or not Unix seconds` };
   }
-  const candidates = (headers[names.signature] ?? '')
-    .split(' ')
-    .filter((entry) => entry.startsWith('v1,') && V1_SIGNATURE.test(entry.slice(3)))
-    .map((entry) => Buffer.from(entry.slice(3), 'base64'));
-  if (candidates.length === 0) {
-    return { ok: false, reason: 'malformed', detail: `header ${names.signature} has no v1 signature` };
+  const entries = (headers[names.signature] ?? '').split(' ');
+  const v1 = signaturesOf(entries, 'v1,', V1_SIGNATURE);
+  const v1a = signaturesOf(entries, 'v1a,', V1A_SIGNATURE);
+  if (v1.length === 0 && v1a.length === 0) {
+    return { ok: false, reason: 'malformed', detail: `header ${names.signature} has no v1 or v1a signature` };
   }
-  for (const key of keys) {
+  const matches = (key: SigningKey): boolean => {
+    if (key.publicKey) {
+      const content = Buffer.concat([Buffer.from(`${id}.${timestamp}.`), body]);
+      return v1a.some((signature) => verifySignature(null, content, key.publicKey!, signature));
+    }
+    if (v1.length === 0) return false;
     const expected = standardWebhooksMac(key.bytes, id, timestamp, body);
-    if (candidates.some((candidate) => timingSafeEqual(candidate, expected))) {
+    return v1.some((candidate) => timingSafeEqual(candidate, expected));
+  };
+  for (const key of keys) {
+    if (matches(key)) {
       return checkFreshness(timestamp, nowSeconds, tolerance, `header ${names.timestamp}`) ?? { ok: true, key };
     }
   }
   return { ok: false, reason: 'bad_signature', detail: `header ${names.signature} matches no signing secret` };
+}
+
+function signaturesOf(entries: readonly string[], version: string, shape: RegExp): Buffer[] {
+  return entries
+    .filter((entry) => entry.startsWith(version) && shape.test(entry.slice(version.length)))
+    .map((entry) => Buffer.from(entry.slice(version.length), 'base64'));
 }

@@ -116,6 +116,8 @@ async function admit(
   try {
     const inserted = await deps.inbox.insert({ provider: adapter.name, eventId: admission.eventId, body, digest, receivedAt: now, meta, expiresAt });
     if (!inserted) {
+      // A level event's repeats carry other bodies legitimately (Echonova's spending.exhausted).
+      if (admission.repeatable) return { reason: 'duplicate', fields };
       const original = await deps.inbox.digestOf(key);
       if (original === digest) return { reason: 'duplicate', fields };
       // The row vanished between the two reads (expired): let the sender retry into a clean insert.

@@ -1,10 +1,19 @@
+import { ProviderRuntimeConfig } from '../../../lib/contract';
 import { Headers } from '../http';
 import { SecretVersion } from '../secrets';
-import { SigningKey, Verdict } from '../signing-key';
+import { SigningKey, Tolerance, Verdict } from '../signing-key';
 
 /** What a verified body is to the inbox. */
 export type Admission =
-  | { readonly kind: 'event'; readonly eventId: string }
+  | {
+      readonly kind: 'event';
+      readonly eventId: string;
+      /**
+       * A level rather than an edge (Echonova's `spending.exhausted`): repeats legitimately carry
+       * other bodies, so a different digest is a duplicate, not an altered copy to quarantine.
+       */
+      readonly repeatable?: boolean;
+    }
   | { readonly kind: 'test' }
   | { readonly kind: 'malformed'; readonly detail: string };
 
@@ -40,10 +49,61 @@ export interface ProviderAdapter {
   /** The delivery metadata worth keeping on the row: no signature, no credentials. */
   metadata(headers: Headers): Record<string, string>;
   /**
-   * The final result a stored body reports, or undefined when it reports no final state.
-   * Throws MalformedDeliveryError naming the field when the body cannot be interpreted.
+   * The final result a stored delivery reports, or undefined when it reports none. `meta` is the
+   * metadata kept on the row. Throws MalformedDeliveryError naming the field when the body
+   * cannot be interpreted.
    */
-  observe(body: Buffer): JobObservation | undefined;
+  observe(body: Buffer, meta: Readonly<Record<string, string>>): JobObservation | undefined;
+}
+
+/** What makes one provider's adapter; `buildAdapter` adds the parts every adapter shares. */
+export interface AdapterParts {
+  /** Turns one stored secret value into key material. */
+  readonly decodeKey: (value: string) => Pick<SigningKey, 'bytes' | 'publicKey'>;
+  readonly verify: (headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number, tolerance: Tolerance) => Verdict;
+  readonly admit: (headers: Headers, body: Buffer) => Admission;
+  /** Provider headers worth keeping on the row (never a signature). */
+  readonly keptHeaders: readonly string[];
+  readonly observe?: ProviderAdapter['observe'];
+}
+
+const COMMON_KEPT_HEADERS = ['content-type', 'content-length', 'user-agent'];
+
+export function buildAdapter(config: ProviderRuntimeConfig, parts: AdapterParts): ProviderAdapter {
+  const tolerance: Tolerance = { pastSeconds: config.tolerancePastSeconds, futureSeconds: config.toleranceFutureSeconds };
+  const kept = [...parts.keptHeaders, ...COMMON_KEPT_HEADERS];
+  return {
+    name: config.name,
+    secretId: config.secretId,
+    signingKeys: (versions) => versions.map((version) => ({ stage: version.stage, ...parts.decodeKey(version.value) })),
+    verify: (headers, body, keys, nowSeconds) => parts.verify(headers, body, keys, nowSeconds, tolerance),
+    admit: parts.admit,
+    metadata: (headers) => pickHeaders(headers, kept),
+    observe: parts.observe ?? (() => undefined),
+  };
+}
+
+/** The secret's text as key bytes (GitHub, Stripe, Echonova, most HMAC senders). */
+export const utf8Key = (value: string): Pick<SigningKey, 'bytes'> => ({ bytes: Buffer.from(value, 'utf8') });
+
+/** Reads a dotted path (`task.id`) of a parsed JSON value. */
+export function valueAtPath(value: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((node, segment) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[segment] : undefined), value);
+}
+
+const MAX_EVENT_ID_LENGTH = 512;
+
+/** An event admission for a non-empty string id, or a malformed one naming where the id should be. */
+export function eventIdFrom(value: unknown, where: string): Admission {
+  return typeof value === 'string' && value !== '' && value.length <= MAX_EVENT_ID_LENGTH
+    ? { kind: 'event', eventId: value }
+    : { kind: 'malformed', detail: `${where} is missing or not a string` };
+}
+
+/** Reads the event id at a JSON path of the body. */
+export function eventIdAtPath(body: Buffer, path: string): Admission {
+  const parsed = parseJsonObject(body);
+  return parsed ? eventIdFrom(valueAtPath(parsed, path), path) : { kind: 'malformed', detail: 'body is not a JSON object' };
 }
 
 /** Keeps only the named headers that are present. */

@@ -2,11 +2,21 @@ import { AdapterKind, ProviderRuntimeConfig } from '../../../lib/contract';
 import { ConfigurationError } from '../errors';
 import { ProviderAdapter } from './adapter';
 import { answerlineAdapter } from './answerline';
+import { echonovaAdapter } from './echonova';
+import { githubAdapter } from './github';
+import { hmacAdapter } from './hmac';
+import { standardWebhooksAdapter } from './standard-webhooks';
+import { stripeAdapter } from './stripe';
 
 export * from './adapter';
 
 const FACTORIES: Record<string, (config: ProviderRuntimeConfig) => ProviderAdapter> = {
   [AdapterKind.ANSWERLINE]: answerlineAdapter,
+  [AdapterKind.ECHONOVA]: echonovaAdapter,
+  [AdapterKind.STANDARD_WEBHOOKS]: standardWebhooksAdapter,
+  [AdapterKind.STRIPE]: stripeAdapter,
+  [AdapterKind.GITHUB]: githubAdapter,
+  [AdapterKind.HMAC]: hmacAdapter,
 };
 
 /** One adapter per configured provider, by provider name. */
