@@ -438,10 +438,23 @@ export class InboxHarness {
     return new SecretCache(reader, { ttlMs: Defaults.SECRET_CACHE_SECONDS * 1000, minRefreshIntervalMs }, this.clock.now);
   }
 
-  verifier(overrides: Partial<VerifierDependencies> & { secretId?: string } = {}): ReturnType<typeof createVerifier> {
-    const { secretId, ...deps } = overrides;
+  /**
+   * A provider served at `/hooks/<name>`, its own `secret` stored in the stand-in; pass the
+   * configs to `verifier({ providers })` to serve several providers from one inbox.
+   */
+  async addProvider(name: string, adapter: string, secret: string, overrides: Partial<ProviderRuntimeConfig> = {}): Promise<ProviderRuntimeConfig> {
+    const { id } = await this.secrets.create(secret);
+    this.markSensitive(secret);
+    return { name, adapter, secretId: id, tolerancePastSeconds: TOLERANCE_SECONDS, toleranceFutureSeconds: TOLERANCE_SECONDS, ...overrides };
+  }
+
+  /** A verifier serving the Answerline provider, or the `providers` given. */
+  verifier(
+    overrides: Partial<VerifierDependencies> & { secretId?: string; providers?: readonly ProviderRuntimeConfig[] } = {},
+  ): ReturnType<typeof createVerifier> {
+    const { secretId, providers, ...deps } = overrides;
     return createVerifier({
-      adapters: adaptersFor([this.providerConfig(secretId)]),
+      adapters: adaptersFor(providers ?? [this.providerConfig(secretId)]),
       secrets: this.secretCache(),
       inbox: this.inbox,
       queue: this.queue,
@@ -511,6 +524,12 @@ export class InboxHarness {
   }
 
   // --- reading state back -------------------------------------------------------------------
+
+  /** Nothing stored, nothing enqueued: the invariant of every rejection. */
+  async expectNothingAdmitted(): Promise<void> {
+    expect(await this.inboxItems()).toEqual([]);
+    expect(await this.takeMessages()).toEqual([]);
+  }
 
   async row(key: string, sk: string = InboxItemKind.DELIVERY): Promise<Item | undefined> {
     const out = await this.dynamodb.send(
