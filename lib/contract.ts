@@ -22,6 +22,9 @@ export const Env = {
   MAX_RECEIVE_COUNT: 'WEBHOOK_INBOX_MAX_RECEIVE_COUNT',
   SWEEP_AFTER_SECONDS: 'WEBHOOK_INBOX_SWEEP_AFTER_SECONDS',
   SWEEP_BATCH_SIZE: 'WEBHOOK_INBOX_SWEEP_BATCH_SIZE',
+  ROTATED_SECRETS: 'WEBHOOK_INBOX_ROTATED_SECRETS',
+  BODY_BUCKET: 'WEBHOOK_INBOX_BODY_BUCKET',
+  INLINE_BODY_BYTES: 'WEBHOOK_INBOX_INLINE_BODY_BYTES',
 } as const;
 
 /** Attribute names of the inbox table. */
@@ -31,6 +34,7 @@ export const InboxAttr = {
   PROVIDER: 'provider',
   EVENT_ID: 'eventId',
   BODY: 'body',
+  BODY_REF: 'bodyRef',
   DIGEST: 'digest',
   RECEIVED_AT: 'receivedAt',
   META: 'meta',
@@ -64,6 +68,7 @@ export const ResultAttr = {
   CREATED_AT: 'createdAt',
   WINNER_ORDER: 'winnerOrder',
   RESPONSE: 'response',
+  RESPONSE_REF: 'responseRef',
   UPDATED_AT: 'updatedAt',
   VERSION: 'version',
 } as const;
@@ -121,6 +126,9 @@ export const MetricName = {
   DEAD_LETTERED: 'DeadLettered',
   WINNER_CHANGED: 'WinnerChanged',
   SWEPT: 'Swept',
+  MATCHED_CURRENT_SECRET: 'MatchedCurrentSecret',
+  MATCHED_PENDING_SECRET: 'MatchedPendingSecret',
+  MATCHED_PREVIOUS_SECRET: 'MatchedPreviousSecret',
 } as const;
 
 /** Values the construct uses by default and a local run reuses. */
@@ -129,7 +137,10 @@ export const Defaults = {
   PROCESSOR_TIMEOUT_SECONDS: 30,
   /** SQS visibility timeout as a multiple of the processor timeout (AWS recommends at least 6). */
   VISIBILITY_TIMEOUT_FACTOR: 6,
-  MAX_BODY_BYTES: 256 * 1024,
+  /** Lambda's 6 MB synchronous payload limit caps what the verifier can ever receive. */
+  MAX_BODY_BYTES: 6_000_000,
+  /** Bodies above this go to S3; well under DynamoDB's 400 KB item limit. */
+  INLINE_BODY_BYTES: 64 * 1024,
   RETENTION_DAYS: 30,
   SECRET_CACHE_SECONDS: 300,
   TIMESTAMP_TOLERANCE_SECONDS: 300,
@@ -206,4 +217,15 @@ export interface ProviderRuntimeConfig {
   readonly previousSecretGraceSeconds?: number;
   /** The scheme of the generic `hmac` adapter; absent for the presets. */
   readonly hmac?: HmacRuntimeSettings;
+}
+
+/** A secret the rotation function rotates, as the construct passes it (JSON array in an env var). */
+export interface RotatedSecretConfig {
+  /** The secret's ARN, as Secrets Manager names it in rotation events. */
+  readonly secretId: string;
+  readonly providerName: string;
+  /** `whsec`: `whsec_` + base64 of 32 random bytes; `text`: 64 random hex characters. */
+  readonly format: 'whsec' | 'text';
+  /** A function that registers the new secret with the provider (the setSecret step). */
+  readonly registerFunctionArn?: string;
 }

@@ -22,6 +22,8 @@ export async function startEmulators(options = {}) {
   return {
     dynamodbEndpoint: `http://127.0.0.1:${dynamodb.address().port}`,
     sqsEndpoint: `http://127.0.0.1:${sqs.port}`,
+    // fauxqs serves S3 (path-style) on the same port as SQS.
+    s3Endpoint: `http://127.0.0.1:${sqs.port}`,
     dynamodb,
     sqs,
     async stop() {

@@ -4,6 +4,7 @@
  * never keep a copy of the resource definitions.
  */
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Defaults, TableSchema } from '../lib/contract';
 
@@ -12,6 +13,7 @@ export interface InboxResourceNames {
   readonly resultsTable: string;
   readonly workQueue: string;
   readonly deadLetterQueue: string;
+  readonly bodyBucket: string;
 }
 
 export interface ProvisionedQueues {
@@ -26,6 +28,7 @@ export function resourceNames(prefix: string): InboxResourceNames {
     resultsTable: `${prefix}-results`,
     workQueue: `${prefix}-work`,
     deadLetterQueue: `${prefix}-dlq`,
+    bodyBucket: `${prefix}-bodies`.toLowerCase(),
   };
 }
 
@@ -96,4 +99,9 @@ export async function createQueues(
     }),
   );
   return { workQueueUrl: work.QueueUrl!, deadLetterQueueUrl: dlq.QueueUrl! };
+}
+
+/** The bucket for bodies too large for a row. */
+export async function createBodyBucket(client: S3Client, names: InboxResourceNames): Promise<void> {
+  await client.send(new CreateBucketCommand({ Bucket: names.bodyBucket }));
 }

@@ -1,9 +1,10 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { MetricName } from '../../lib/contract';
 import { ProviderAdapter } from '../shared/adapters';
-import { logReference } from '../shared/digest';
+import { BodyStore, responseObjectKey } from '../shared/body-store';
+import { logReference, sha256Hex } from '../shared/digest';
 import { ConfigurationError } from '../shared/errors';
-import { InboxStore } from '../shared/inbox-store';
+import { BodyLocation, InboxStore } from '../shared/inbox-store';
 import { ResultsStore } from '../shared/results-store';
 import { Telemetry } from '../shared/telemetry';
 import { decodeWorkMessage } from '../shared/work-queue';
@@ -12,6 +13,10 @@ export interface ProcessorDependencies {
   readonly adapters: ReadonlyMap<string, ProviderAdapter>;
   readonly inbox: InboxStore;
   readonly results: ResultsStore;
+  /** Where bodies too large for a row live; absent when the inbox keeps every body inline. */
+  readonly bodies?: BodyStore;
+  /** Results larger than this go to the body store too. */
+  readonly inlineBodyBytes?: number;
   readonly telemetry: Telemetry;
   readonly now: () => number;
   /** How long a claim holds a row: the processor's timeout, so a crashed claim expires with it. */
@@ -66,10 +71,11 @@ async function processRecord(record: SQSRecord, deps: ProcessorDependencies): Pr
   try {
     const adapter = deps.adapters.get(row.provider);
     if (!adapter) throw new ConfigurationError(`provider ${row.provider} is not configured`);
-    const observation = adapter.observe(row.body, row.meta);
+    const observation = adapter.observe(await bodyOf(row, deps.bodies), row.meta);
     let outcome = 'no_final_result';
     if (observation) {
-      const won = await deps.results.offer({ provider: row.provider, eventKey: key, observation, now: deps.now() });
+      const responseRef = await storeLargeResponse(row.provider, observation.response, deps);
+      const won = await deps.results.offer({ provider: row.provider, eventKey: key, observation, responseRef, now: deps.now() });
       outcome = won ? 'winner' : 'superseded';
       if (won) deps.telemetry.count(MetricName.WINNER_CHANGED, row.provider);
     }
@@ -91,6 +97,20 @@ async function processRecord(record: SQSRecord, deps: ProcessorDependencies): Pr
     });
     throw error;
   }
+}
+
+/** The row's body, loaded from the body store when the row only points at it. */
+async function bodyOf(row: BodyLocation, bodies: BodyStore | undefined): Promise<Buffer> {
+  if (row.bodyRef === undefined) return row.body ?? Buffer.alloc(0);
+  if (!bodies) throw new ConfigurationError('a row points at the body store, but none is configured');
+  return bodies.get(row.bodyRef);
+}
+
+/** Puts a result too large for the results table into the body store; its reference, if so. */
+async function storeLargeResponse(provider: string, response: string, deps: ProcessorDependencies): Promise<string | undefined> {
+  const bytes = Buffer.from(response, 'utf8');
+  if (!deps.bodies || bytes.length <= (deps.inlineBodyBytes ?? Infinity)) return undefined;
+  return deps.bodies.put(responseObjectKey(provider, sha256Hex(bytes)), bytes);
 }
 
 /** Error class and message: our own errors name fields, never values, so this is safe to store. */

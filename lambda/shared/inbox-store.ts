@@ -18,11 +18,19 @@ export function deliveryKey(provider: string, eventId: string): string {
   return `${provider}#${eventId}`;
 }
 
+/**
+ * Where a row's body is: inline (`body`) or, when too large for an item, in the body store
+ * (`bodyRef`). Exactly one is set.
+ */
+export interface BodyLocation {
+  readonly body?: Buffer;
+  readonly bodyRef?: string;
+}
+
 /** A verified delivery about to be admitted. */
-export interface NewDelivery {
+export interface NewDelivery extends BodyLocation {
   readonly provider: string;
   readonly eventId: string;
-  readonly body: Buffer;
   readonly digest: string;
   readonly receivedAt: number;
   readonly meta: Record<string, string>;
@@ -30,11 +38,10 @@ export interface NewDelivery {
 }
 
 /** A delivery row as stored. */
-export interface StoredDelivery {
+export interface StoredDelivery extends BodyLocation {
   readonly key: string;
   readonly provider: string;
   readonly eventId: string;
-  readonly body: Buffer;
   readonly digest: string;
   readonly receivedAt: number;
   readonly meta: Record<string, string>;
@@ -45,10 +52,9 @@ export interface StoredDelivery {
 }
 
 /** An altered duplicate: the same key with another digest. */
-export interface QuarantinedCopy {
+export interface QuarantinedCopy extends BodyLocation {
   readonly provider: string;
   readonly digest: string;
-  readonly body: Buffer;
   readonly meta: Record<string, string>;
   readonly receivedAt: number;
   readonly expiresAt: number;
@@ -102,7 +108,7 @@ export class DynamoDbInboxStore implements InboxStore {
             ...this.itemKey(key),
             [A.PROVIDER]: S(delivery.provider),
             [A.EVENT_ID]: S(delivery.eventId),
-            [A.BODY]: { B: delivery.body },
+            ...Object.fromEntries([bodyAttribute(delivery)]),
             [A.DIGEST]: S(delivery.digest),
             [A.RECEIVED_AT]: N(delivery.receivedAt),
             [A.META]: stringMap(delivery.meta),
@@ -147,7 +153,7 @@ export class DynamoDbInboxStore implements InboxStore {
         ExpressionAttributeNames: {
           '#provider': A.PROVIDER,
           '#digest': A.DIGEST,
-          '#body': A.BODY,
+          '#body': bodyAttribute(copy)[0],
           '#meta': A.META,
           '#receivedAt': A.RECEIVED_AT,
           '#expiresAt': A.EXPIRES_AT,
@@ -156,7 +162,7 @@ export class DynamoDbInboxStore implements InboxStore {
         ExpressionAttributeValues: {
           ':provider': S(copy.provider),
           ':digest': S(copy.digest),
-          ':body': { B: copy.body },
+          ':body': bodyAttribute(copy)[1],
           ':meta': stringMap(copy.meta),
           ':receivedAt': N(copy.receivedAt),
           ':expiresAt': N(copy.expiresAt),
@@ -323,12 +329,17 @@ export class DynamoDbInboxStore implements InboxStore {
   }
 }
 
+/** The row attribute that holds a body: the bytes, or the body store's reference to them. */
+function bodyAttribute(location: BodyLocation): [string, AttributeValue] {
+  return location.bodyRef !== undefined ? [A.BODY_REF, S(location.bodyRef)] : [A.BODY, { B: location.body ?? Buffer.alloc(0) }];
+}
+
 function toStoredDelivery(item: Record<string, AttributeValue>): StoredDelivery {
   return {
     key: item[A.PK].S!,
     provider: item[A.PROVIDER].S!,
     eventId: item[A.EVENT_ID].S!,
-    body: Buffer.from(item[A.BODY].B!),
+    ...(item[A.BODY_REF]?.S ? { bodyRef: item[A.BODY_REF].S } : { body: Buffer.from(item[A.BODY]?.B ?? []) }),
     digest: item[A.DIGEST].S!,
     receivedAt: Number(item[A.RECEIVED_AT].N),
     meta: Object.fromEntries(Object.entries(item[A.META]?.M ?? {}).map(([name, value]) => [name, value.S ?? ''])),

@@ -10,6 +10,8 @@ export interface ResultOffer {
   readonly provider: string;
   readonly eventKey: string;
   readonly observation: JobObservation;
+  /** Set when the response was too large for the item and lives in the body store. */
+  readonly responseRef?: string;
   readonly now: number;
 }
 
@@ -30,7 +32,7 @@ export class DynamoDbResultsStore implements ResultsStore {
     private readonly tableName: string,
   ) {}
 
-  async offer({ provider, eventKey, observation, now }: ResultOffer): Promise<boolean> {
+  async offer({ provider, eventKey, observation, responseRef, now }: ResultOffer): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateItemCommand({
@@ -39,7 +41,7 @@ export class DynamoDbResultsStore implements ResultsStore {
           UpdateExpression:
             'SET #provider = :provider, #jobKey = :jobKey, #taskId = :taskId, #eventKey = :eventKey, #status = :status, ' +
             '#createdAt = :createdAt, #order = :order, #response = :response, #updatedAt = :now ' +
-            'ADD #version :one',
+            'REMOVE #otherResponse ADD #version :one',
           // Equal order means the same observation again (a retry): nothing changes.
           ConditionExpression: 'attribute_not_exists(#order) OR #order < :order',
           ExpressionAttributeNames: {
@@ -50,7 +52,9 @@ export class DynamoDbResultsStore implements ResultsStore {
             '#status': R.STATUS,
             '#createdAt': R.CREATED_AT,
             '#order': R.WINNER_ORDER,
-            '#response': R.RESPONSE,
+            // A result lives inline or in the body store; a new winner removes the other form.
+            '#response': responseRef === undefined ? R.RESPONSE : R.RESPONSE_REF,
+            '#otherResponse': responseRef === undefined ? R.RESPONSE_REF : R.RESPONSE,
             '#updatedAt': R.UPDATED_AT,
             '#version': R.VERSION,
           },
@@ -62,7 +66,7 @@ export class DynamoDbResultsStore implements ResultsStore {
             ':status': S(observation.status),
             ':createdAt': S(observation.createdAt),
             ':order': S(winnerOrder(observation)),
-            ':response': S(observation.response),
+            ':response': S(responseRef ?? observation.response),
             ':now': N(now),
             ':one': N(1),
           },

@@ -3,6 +3,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Defaults, Env } from '../../lib/contract';
 import { adaptersFor } from '../shared/adapters';
+import { bodyStoreFromEnv } from '../shared/body-store';
 import { integerEnv, providersFromEnv, requiredEnv } from '../shared/config';
 import { DynamoDbInboxStore } from '../shared/inbox-store';
 import { SecretCache, SecretsManagerReader } from '../shared/secrets';
@@ -21,6 +22,8 @@ export const handler = createVerifier({
   }),
   inbox: new DynamoDbInboxStore(new DynamoDBClient({}), requiredEnv(env, Env.INBOX_TABLE)),
   queue: new SqsWorkQueue(new SQSClient({ useQueueUrlAsEndpoint: false }), requiredEnv(env, Env.WORK_QUEUE_URL)),
+  bodies: bodyStoreFromEnv(env),
+  inlineBodyBytes: integerEnv(env, Env.INLINE_BODY_BYTES, Defaults.INLINE_BODY_BYTES),
   telemetry: new Telemetry(requiredEnv(env, Env.INBOX_NAME), 'verifier'),
   now: Date.now,
   maxBodyBytes: integerEnv(env, Env.MAX_BODY_BYTES, Defaults.MAX_BODY_BYTES),

@@ -3,8 +3,9 @@ import { MetricName } from '../../lib/contract';
 import { ProviderAdapter } from '../shared/adapters';
 import { logReference, sha256Hex } from '../shared/digest';
 import { parseApiGatewayEvent, Reason, respond } from '../shared/http';
-import { deliveryKey, InboxStore } from '../shared/inbox-store';
-import { SecretCache } from '../shared/secrets';
+import { bodyObjectKey, BodyStore } from '../shared/body-store';
+import { BodyLocation, deliveryKey, InboxStore } from '../shared/inbox-store';
+import { SecretCache, SecretStage, SecretVersion, usableVersions } from '../shared/secrets';
 import { Verdict } from '../shared/signing-key';
 import { LogFields, Telemetry } from '../shared/telemetry';
 import { WorkQueue } from '../shared/work-queue';
@@ -14,6 +15,9 @@ export interface VerifierDependencies {
   readonly secrets: SecretCache;
   readonly inbox: InboxStore;
   readonly queue: WorkQueue;
+  /** Where bodies larger than `inlineBodyBytes` go; absent when every accepted body fits a row. */
+  readonly bodies?: BodyStore;
+  readonly inlineBodyBytes?: number;
   readonly telemetry: Telemetry;
   readonly now: () => number;
   readonly maxBodyBytes: number;
@@ -33,6 +37,13 @@ const METRIC_OF: Readonly<Record<Reason, string | undefined>> = {
   secret_unavailable: MetricName.SECRET_UNAVAILABLE,
   unknown_provider: undefined,
   internal_error: undefined,
+};
+
+/** Which staged version a verified delivery was signed with. */
+const MATCHED_METRIC_OF: Readonly<Record<string, string>> = {
+  [SecretStage.CURRENT]: MetricName.MATCHED_CURRENT_SECRET,
+  [SecretStage.PENDING]: MetricName.MATCHED_PENDING_SECRET,
+  [SecretStage.PREVIOUS]: MetricName.MATCHED_PREVIOUS_SECRET,
 };
 
 interface Decision {
@@ -92,16 +103,20 @@ async function admit(
   let verdict: Verdict;
   try {
     const nowSeconds = Math.floor(deps.now() / 1000);
-    verdict = adapter.verify(headers, body, adapter.signingKeys(await deps.secrets.versions(adapter.secretId)), nowSeconds);
+    // AWSCURRENT, AWSPENDING, and AWSPREVIOUS within the provider's grace after a rotation.
+    const keysOf = (versions: readonly SecretVersion[]) => adapter.signingKeys(usableVersions(versions, deps.now(), adapter.previousSecretGraceSeconds));
+    verdict = adapter.verify(headers, body, keysOf(await deps.secrets.versions(adapter.secretId)), nowSeconds);
     if (!verdict.ok && verdict.reason === 'bad_signature') {
       // The secret may have changed since it was cached: read it again, at a bounded rate.
       const refreshed = await deps.secrets.refreshAfterMiss(adapter.secretId);
-      if (refreshed) verdict = adapter.verify(headers, body, adapter.signingKeys(refreshed), nowSeconds);
+      if (refreshed) verdict = adapter.verify(headers, body, keysOf(refreshed), nowSeconds);
     }
   } catch (error) {
     return { reason: 'secret_unavailable', fields: { error: errorName(error) } };
   }
   if (!verdict.ok) return { reason: verdict.reason, detail: verdict.detail };
+  const matched = MATCHED_METRIC_OF[verdict.key.stage];
+  if (matched) deps.telemetry.count(matched, adapter.name);
 
   const admission = adapter.admit(headers, body);
   if (admission.kind === 'test') return { reason: 'test' };
@@ -114,7 +129,9 @@ async function admit(
   const meta = adapter.metadata(headers);
   const fields: LogFields = { eventRef: logReference(key), digest, signedWith: verdict.key.stage };
   try {
-    const inserted = await deps.inbox.insert({ provider: adapter.name, eventId: admission.eventId, body, digest, receivedAt: now, meta, expiresAt });
+    // A large body is stored first, so a row never points at a missing object.
+    const location = await locateBody(adapter.name, digest, body, deps);
+    const inserted = await deps.inbox.insert({ provider: adapter.name, eventId: admission.eventId, ...location, digest, receivedAt: now, meta, expiresAt });
     if (!inserted) {
       // A level event's repeats carry other bodies legitimately (Echonova's spending.exhausted).
       if (admission.repeatable) return { reason: 'duplicate', fields };
@@ -122,7 +139,7 @@ async function admit(
       if (original === digest) return { reason: 'duplicate', fields };
       // The row vanished between the two reads (expired): let the sender retry into a clean insert.
       if (original === undefined) return { reason: 'store_error', fields: { ...fields, error: 'RowVanished' } };
-      await deps.inbox.quarantine(key, { provider: adapter.name, digest, body, meta, receivedAt: now, expiresAt });
+      await deps.inbox.quarantine(key, { provider: adapter.name, digest, ...location, meta, receivedAt: now, expiresAt });
       return { reason: 'quarantined', fields: { ...fields, originalDigest: original } };
     }
   } catch (error) {
@@ -135,6 +152,11 @@ async function admit(
     return { reason: 'accepted', fields: { ...fields, enqueue: 'failed', error: errorName(error) } };
   }
   return { reason: 'accepted', fields };
+}
+
+async function locateBody(provider: string, digest: string, body: Buffer, deps: VerifierDependencies): Promise<BodyLocation> {
+  if (!deps.bodies || body.length <= (deps.inlineBodyBytes ?? Infinity)) return { body };
+  return { bodyRef: await deps.bodies.put(bodyObjectKey(provider, digest), body) };
 }
 
 /** Error names and codes only: messages can echo request content. */

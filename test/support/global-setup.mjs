@@ -11,5 +11,6 @@ export default async function globalSetup() {
     AWS_SECRET_ACCESS_KEY: 'test',
     AWS_ENDPOINT_URL_DYNAMODB: emulators.dynamodbEndpoint,
     AWS_ENDPOINT_URL_SQS: emulators.sqsEndpoint,
+    AWS_ENDPOINT_URL_S3: emulators.s3Endpoint,
   });
 }
