@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Names, RemovalPolicy, Size, Token, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Names, RemovalPolicy, Size, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -10,10 +10,11 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Defaults, Env, METRIC_NAMESPACE, MetricDimension, MetricName, TableSchema } from './contract';
+import { Defaults, Env, METRIC_NAMESPACE, MetricDimension, MetricName, RotatedSecretConfig, TableSchema } from './contract';
 import { createHandlerFunction } from './handler-function';
 import { WebhookProvider, WebhookProviderConfig } from './provider';
 import { providerProblems, providerRuntimeConfig } from './runtime-config';
@@ -162,10 +163,24 @@ export interface WebhookInboxProps {
   readonly throttle?: apigwv2.ThrottleSettings;
 
   /**
-   * The largest body accepted; a larger one gets 413 and is not stored.
-   * @default Size.kibibytes(256)
+   * The largest body accepted; a larger one gets 413 and is not stored. Lambda's 6 MB
+   * synchronous payload limit caps it (about 4.5 MB for bodies API Gateway base64-encodes).
+   * @default Size.bytes(6_000_000)
    */
   readonly maxBodySize?: Size;
+
+  /**
+   * Bodies (and results) larger than this are stored in the body bucket, with a pointer in the
+   * row; smaller ones stay in the row. At most 350 KiB (DynamoDB items hold 400 KB).
+   * @default Size.kibibytes(64)
+   */
+  readonly inlineBodyLimit?: Size;
+
+  /**
+   * An existing bucket for large bodies.
+   * @default - a new bucket (S3-managed encryption, TLS only, no public access, objects expire with the retention) when `maxBodySize` exceeds `inlineBodyLimit`
+   */
+  readonly bodyBucket?: s3.IBucket;
 
   /**
    * How long inbox rows are kept (DynamoDB TTL); longer than any provider's retry window.
@@ -204,7 +219,8 @@ export interface WebhookInboxProps {
   readonly logRetention?: logs.RetentionDays;
 }
 
-const API_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+/** Lambda's synchronous payload limit (6 MiB) less room for the event's headers and context. */
+const LAMBDA_BODY_LIMIT_BYTES = 6 * 1024 * 1024 - 64 * 1024;
 /** DynamoDB's item limit is 400 KB; the row's other attributes need room beside the body. */
 const INLINE_BODY_LIMIT_BYTES = 350 * 1024;
 const PROVIDER_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -228,6 +244,10 @@ export class WebhookInbox extends Construct {
   public readonly resultsTable: dynamodb.ITable;
   /** The work queue between verifier and processor. */
   public readonly workQueue: sqs.IQueue;
+  /** The bucket of bodies and results too large for a table item, when bodies can be that large. */
+  public readonly bodyBucket?: s3.IBucket;
+  /** The function that rotates signing secrets, when a provider asks for rotation. */
+  public readonly rotatorFunction?: lambda.IFunction;
   /** The dead-letter queue of the work queue, when known. */
   public readonly deadLetterQueue?: sqs.IQueue;
   /** The verifier function. */
@@ -284,10 +304,18 @@ export class WebhookInbox extends Construct {
       this.secrets.set(provider.name, provider.signingSecret ?? this.createSigningSecret(provider.name));
     }
 
+    const retention = props.retention ?? Duration.days(Defaults.RETENTION_DAYS);
+    const maxBodyBytes = (props.maxBodySize ?? Size.bytes(Defaults.MAX_BODY_BYTES)).toBytes();
+    const inlineBodyBytes = (props.inlineBodyLimit ?? Size.bytes(Defaults.INLINE_BODY_BYTES)).toBytes();
+    this.bodyBucket = props.bodyBucket ?? (maxBodyBytes > inlineBodyBytes ? this.createBodyBucket(retention) : undefined);
+    const bodyEnvironment: Record<string, string> = this.bodyBucket
+      ? { [Env.BODY_BUCKET]: this.bodyBucket.bucketName, [Env.INLINE_BODY_BYTES]: String(inlineBodyBytes) }
+      : {};
+
     const providersJson = JSON.stringify(
       this.providerConfigs.map((provider) => providerRuntimeConfig(provider, this.secrets.get(provider.name)!.secretArn)),
     );
-    const retentionSeconds = (props.retention ?? Duration.days(Defaults.RETENTION_DAYS)).toSeconds();
+    const retentionSeconds = retention.toSeconds();
 
     const verifier = createHandlerFunction(this, 'Verifier', {
       handler: 'verifier',
@@ -301,7 +329,8 @@ export class WebhookInbox extends Construct {
         [Env.INBOX_TABLE]: this.inboxTable.tableName,
         [Env.WORK_QUEUE_URL]: this.workQueue.queueUrl,
         [Env.PROVIDERS]: providersJson,
-        [Env.MAX_BODY_BYTES]: String((props.maxBodySize ?? Size.kibibytes(256)).toBytes()),
+        [Env.MAX_BODY_BYTES]: String(maxBodyBytes),
+        ...bodyEnvironment,
         [Env.RETENTION_SECONDS]: String(retentionSeconds),
         [Env.SECRET_CACHE_SECONDS]: String((props.secretCacheTtl ?? Duration.seconds(Defaults.SECRET_CACHE_SECONDS)).toSeconds()),
       },
@@ -310,6 +339,7 @@ export class WebhookInbox extends Construct {
     this.grantTableActions(verifier.role, this.inboxTable, ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
     this.grantSend(verifier.role);
     for (const secret of this.secrets.values()) secret.grantRead(verifier.role);
+    this.grantObjects(verifier.role, ['s3:PutObject'], 'bodies');
 
     const processor = createHandlerFunction(this, 'Processor', {
       handler: 'processor',
@@ -325,11 +355,14 @@ export class WebhookInbox extends Construct {
         [Env.PROVIDERS]: providersJson,
         [Env.LEASE_SECONDS]: String(processorTimeout.toSeconds()),
         [Env.MAX_RECEIVE_COUNT]: String(maxReceiveCount),
+        ...bodyEnvironment,
       },
     });
     this.processorFunction = processor.function;
     this.grantTableActions(processor.role, this.inboxTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     this.grantTableActions(processor.role, this.resultsTable, ['dynamodb:UpdateItem']);
+    this.grantObjects(processor.role, ['s3:GetObject'], 'bodies');
+    this.grantObjects(processor.role, ['s3:PutObject'], 'responses');
     processor.function.addEventSource(
       new SqsEventSource(this.workQueue, {
         batchSize: props.processorBatchSize ?? Defaults.PROCESSOR_BATCH_SIZE,
@@ -367,6 +400,8 @@ export class WebhookInbox extends Construct {
       schedule: props.reconcileSchedule ?? events.Schedule.rate(Duration.minutes(Defaults.SWEEP_EVERY_MINUTES)),
       targets: [new targets.LambdaFunction(reconciler.function, { retryAttempts: 2 })],
     });
+
+    this.rotatorFunction = this.createRotation(logRetention);
 
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: logRetention });
     this.api = new apigwv2.HttpApi(this, 'Api', {
@@ -431,13 +466,15 @@ export class WebhookInbox extends Construct {
     return secret;
   }
 
-  /** Lets a principal read the job results (GetItem, Query, Scan, BatchGetItem). */
+  /** Lets a principal read the job results (the table, and results too large for it in the body bucket). */
   public grantReadResults(grantee: iam.IGrantable): iam.Grant {
+    this.bodyBucket?.grantRead(grantee, 'responses/*');
     return this.resultsTable.grantReadData(grantee);
   }
 
-  /** Lets a principal read the inbox rows (raw bodies included: grant with care). */
+  /** Lets a principal read the inbox rows and their bodies (raw content: grant with care). */
   public grantReadInbox(grantee: iam.IGrantable): iam.Grant {
+    this.bodyBucket?.grantRead(grantee, 'bodies/*');
     return this.inboxTable.grantReadData(grantee);
   }
 
@@ -474,6 +511,14 @@ export class WebhookInbox extends Construct {
   /** Deliveries answered 5xx because the inbox table failed. @default - sum over 5 minutes */
   public metricStoreErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.STORE_ERROR, props);
+  }
+
+  /**
+   * Deliveries verified with the previous secret (AWSPREVIOUS) after a rotation: when it stays at
+   * zero, the provider has switched and the old secret can go. @default - sum over 5 minutes
+   */
+  public metricPreviousSecretMatches(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.MATCHED_PREVIOUS_SECRET, props);
   }
 
   /** Rows processed. @default - sum over 5 minutes */
@@ -535,6 +580,85 @@ export class WebhookInbox extends Construct {
     return secret;
   }
 
+  private createBodyBucket(retention: Duration): s3.Bucket {
+    const bucket = new s3.Bucket(this, 'BodyBucket', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: RemovalPolicy.RETAIN,
+      // Bodies expire with their rows; a day more, so a row never outlives its body.
+      lifecycleRules: [{ expiration: Duration.days(Math.ceil(retention.toDays({ integral: false })) + 1) }],
+    });
+    Validations.of(bucket).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-S1',
+      reason:
+        'Objects are written only by the verifier and read only by the processor and principals granted ' +
+        'grantReadInbox/grantReadResults, under IAM; object-level access is audited with CloudTrail data events, ' +
+        'not a second bucket of access logs.',
+    });
+    return bucket;
+  }
+
+  /** Rotation for every provider that asks for it: one function, a schedule per secret. */
+  private createRotation(logRetention: logs.RetentionDays): lambda.IFunction | undefined {
+    const rotated = this.providerConfigs.filter((provider) => provider.rotation);
+    if (rotated.length === 0) return undefined;
+    const rotatedSecrets: RotatedSecretConfig[] = rotated.map((provider) => ({
+      secretId: this.signingSecretFor(provider.name).secretArn,
+      providerName: provider.name,
+      format: provider.secretFormat === 'whsec' ? 'whsec' : 'text',
+      ...(provider.rotation!.registerFunction ? { registerFunctionArn: provider.rotation!.registerFunction.functionArn } : {}),
+    }));
+    const rotator = createHandlerFunction(this, 'Rotator', {
+      handler: 'rotator',
+      description: 'Webhook inbox rotator: rotates signing secrets in four steps',
+      memorySize: 256,
+      timeout: Duration.seconds(30),
+      logRetention,
+      environment: {
+        [Env.INBOX_NAME]: this.inboxName,
+        [Env.ROTATED_SECRETS]: JSON.stringify(rotatedSecrets),
+      },
+    });
+    for (const provider of rotated) {
+      const secret = this.signingSecretFor(provider.name);
+      rotator.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: [
+            'secretsmanager:DescribeSecret',
+            'secretsmanager:GetSecretValue',
+            'secretsmanager:PutSecretValue',
+            'secretsmanager:UpdateSecretVersionStage',
+          ],
+          resources: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
+        }),
+      );
+      secret.encryptionKey?.grantEncryptDecrypt(rotator.role);
+      provider.rotation!.registerFunction?.grantInvoke(rotator.role);
+      new secretsmanager.RotationSchedule(this, `${pascalCase(provider.name)}SigningSecretRotation`, {
+        secret,
+        rotationLambda: rotator.function,
+        automaticallyAfter: provider.rotation!.schedule ?? Duration.days(30),
+      });
+    }
+    return rotator.function;
+  }
+
+  /** Exactly these actions on the body bucket's objects under one prefix (keys are digests, unknown at deploy time). */
+  private grantObjects(role: iam.IRole, actions: string[], prefix: 'bodies' | 'responses'): void {
+    const bucket = this.bodyBucket;
+    if (!bucket) return;
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects(`${prefix}/*`)] }));
+    bucket.encryptionKey?.grantEncryptDecrypt(role);
+    const cfnBucket = bucket.node.defaultChild as s3.CfnBucket | undefined;
+    const bucketArn = cfnBucket ? `<${Stack.of(this).getLogicalId(cfnBucket)}.Arn>` : bucket.bucketArn;
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::${bucketArn}/${prefix}/*]`,
+      reason: `Object keys under ${prefix}/ are content digests, unknown at deploy time; the grant is limited to that prefix and these actions.`,
+    });
+  }
+
   /** Exactly these actions on the table itself (no index wildcard), plus its key when it has one. */
   private grantTableActions(role: iam.IRole, table: dynamodb.ITable, actions: string[]): void {
     role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [table.tableArn] }));
@@ -582,10 +706,8 @@ function validateProps(props: WebhookInboxProps, providers: WebhookProviderConfi
   checkRange(problems, 'processorBatchSize', props.processorBatchSize, 1, 10);
   checkRange(problems, 'processorMaxConcurrency', props.processorMaxConcurrency, 2, 1000);
   checkRange(problems, 'sweepBatchSize', props.sweepBatchSize, 1, 1000);
-  const maxBody = props.maxBodySize;
-  if (maxBody && !Token.isUnresolved(maxBody.toBytes())) {
-    checkRange(problems, 'maxBodySize (bytes)', maxBody.toBytes(), 1, Math.min(API_BODY_LIMIT_BYTES, INLINE_BODY_LIMIT_BYTES));
-  }
+  checkRange(problems, 'maxBodySize (bytes)', props.maxBodySize?.toBytes(), 1, LAMBDA_BODY_LIMIT_BYTES);
+  checkRange(problems, 'inlineBodyLimit (bytes)', props.inlineBodyLimit?.toBytes(), 1, INLINE_BODY_LIMIT_BYTES);
   if (problems.length > 0) {
     throw new Error(`Invalid WebhookInbox props:\n- ${problems.join('\n- ')}`);
   }

@@ -8,7 +8,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { WebhookInbox, WebhookInboxProps, WebhookProvider } from '../../lib';
+import { SignatureEncoding, WebhookInbox, WebhookInboxProps, WebhookProvider } from '../../lib';
 import { Env, METRIC_NAMESPACE } from '../../lib/contract';
 
 function build(props?: WebhookInboxProps): { stack: Stack; inbox: WebhookInbox; template: Template } {
@@ -192,6 +192,7 @@ describe('WebhookInbox with defaults', () => {
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
+        's3:PutObject',
         'secretsmanager:DescribeSecret',
         'secretsmanager:GetSecretValue',
         'sqs:SendMessage',
@@ -215,6 +216,8 @@ describe('WebhookInbox with defaults', () => {
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
+        's3:GetObject',
+        's3:PutObject',
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
         'sqs:GetQueueAttributes',
@@ -249,9 +252,20 @@ describe('WebhookInbox with defaults', () => {
   test('passes the runtime its configuration through the contract variables', () => {
     const verifier = resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties.Environment.Variables;
     expect(Object.keys(verifier).sort()).toEqual(
-      [Env.INBOX_NAME, Env.INBOX_TABLE, Env.WORK_QUEUE_URL, Env.PROVIDERS, Env.MAX_BODY_BYTES, Env.RETENTION_SECONDS, Env.SECRET_CACHE_SECONDS].sort(),
+      [
+        Env.INBOX_NAME,
+        Env.INBOX_TABLE,
+        Env.WORK_QUEUE_URL,
+        Env.PROVIDERS,
+        Env.MAX_BODY_BYTES,
+        Env.RETENTION_SECONDS,
+        Env.SECRET_CACHE_SECONDS,
+        Env.BODY_BUCKET,
+        Env.INLINE_BODY_BYTES,
+      ].sort(),
     );
-    expect(verifier[Env.MAX_BODY_BYTES]).toBe(String(256 * 1024));
+    expect(verifier[Env.MAX_BODY_BYTES]).toBe('6000000');
+    expect(verifier[Env.INLINE_BODY_BYTES]).toBe(String(64 * 1024));
     expect(verifier[Env.RETENTION_SECONDS]).toBe(String(30 * 86400));
     const processor = resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables;
     expect(processor[Env.LEASE_SECONDS]).toBe('30');
@@ -347,11 +361,155 @@ describe('WebhookInbox with overrides', () => {
         inboxTableSettings: {},
         maxReceiveCount: 0,
         processorBatchSize: 11,
-        maxBodySize: Size.mebibytes(1),
+        maxBodySize: Size.mebibytes(7),
+        inlineBodyLimit: Size.kibibytes(400),
       }),
     ).toThrow(
-      /"answerline" is served twice[\s\S]*"Bad_Name" is not a valid name[\s\S]*inboxTableSettings: not allowed with inboxTable[\s\S]*maxReceiveCount[\s\S]*processorBatchSize[\s\S]*maxBodySize/,
+      /"answerline" is served twice[\s\S]*"Bad_Name" is not a valid name[\s\S]*inboxTableSettings: not allowed with inboxTable[\s\S]*maxReceiveCount[\s\S]*processorBatchSize[\s\S]*maxBodySize[\s\S]*inlineBodyLimit/,
     );
+  });
+});
+
+describe('large bodies', () => {
+  test('go to an encrypted, TLS-only, private bucket whose objects expire a day after their rows', () => {
+    const { template } = build({ retention: Duration.days(10) });
+    const { id, resource } = resourceNamed(template, 'AWS::S3::Bucket', 'InboxBodyBucket');
+    expect(resource.DeletionPolicy).toBe('Retain');
+    expect(resource.Properties).toMatchObject({
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 11, Status: 'Enabled' }] },
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: id },
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+    const objects = (statements: any[], action: string) =>
+      JSON.stringify(statements.filter((s) => [s.Action].flat().includes(action)).map((s) => s.Resource));
+    expect(objects(statementsOf(template, 'InboxVerifierRole'), 's3:PutObject')).toContain('/bodies/*');
+    expect(objects(statementsOf(template, 'InboxProcessorRole'), 's3:GetObject')).toContain('/bodies/*');
+    expect(objects(statementsOf(template, 'InboxProcessorRole'), 's3:PutObject')).toContain('/responses/*');
+    expect(objects(statementsOf(template, 'InboxProcessorRole'), 's3:PutObject')).not.toContain('/bodies/*');
+  });
+
+  test('need no bucket when every accepted body fits a row', () => {
+    const { template } = build({ maxBodySize: Size.kibibytes(64) });
+    template.resourceCountIs('AWS::S3::Bucket', 0);
+    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties.Environment.Variables;
+    expect(env[Env.BODY_BUCKET]).toBeUndefined();
+    expect(JSON.stringify(statementsOf(template, 'InboxVerifierRole'))).not.toContain('s3:');
+  });
+
+  test('grantReadResults and grantReadInbox reach the objects of their own prefix only', () => {
+    const stack = new Stack(new App(), 'BodyGrants');
+    const inbox = new WebhookInbox(stack, 'Inbox');
+    const results = new iam.Role(stack, 'ResultsReader', { assumedBy: new iam.AccountRootPrincipal() });
+    const rows = new iam.Role(stack, 'InboxReader', { assumedBy: new iam.AccountRootPrincipal() });
+    inbox.grantReadResults(results);
+    inbox.grantReadInbox(rows);
+    const template = Template.fromStack(stack);
+    expect(JSON.stringify(statementsOf(template, 'ResultsReader'))).toContain('/responses/*');
+    expect(JSON.stringify(statementsOf(template, 'ResultsReader'))).not.toContain('/bodies/*');
+    expect(JSON.stringify(statementsOf(template, 'InboxReader'))).toContain('/bodies/*');
+  });
+});
+
+describe('provider presets', () => {
+  const providersOf = (template: Template) =>
+    JSON.parse(resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties.Environment.Variables[Env.PROVIDERS]['Fn::Join'][1]
+      .map((part: unknown) => (typeof part === 'string' ? part : '<token>')).join(''));
+
+  test('every preset is served at its own path with its adapter, secret and tolerances', () => {
+    const { template } = build({
+      providers: [
+        WebhookProvider.answerline(),
+        WebhookProvider.echonova({ pastTolerance: Duration.seconds(60), futureTolerance: Duration.seconds(10) }),
+        WebhookProvider.standardWebhooks({ name: 'openai', previousSecretGracePeriod: Duration.hours(2) }),
+        WebhookProvider.stripe(),
+        WebhookProvider.github(),
+        WebhookProvider.hmac({ name: 'shopify', signatureHeader: 'X-Shopify-Hmac-Sha256', signatureEncoding: SignatureEncoding.BASE64, idHeader: 'X-Shopify-Webhook-Id' }),
+      ],
+    });
+    for (const path of ['answerline', 'echonova', 'openai', 'stripe', 'github', 'shopify']) {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `POST /hooks/${path}` });
+    }
+    template.resourceCountIs('AWS::SecretsManager::Secret', 6);
+    const providers = providersOf(template);
+    expect(providers.map((p: any) => [p.name, p.adapter])).toEqual([
+      ['answerline', 'answerline'],
+      ['echonova', 'echonova'],
+      ['openai', 'standard-webhooks'],
+      ['stripe', 'stripe'],
+      ['github', 'github'],
+      ['shopify', 'hmac'],
+    ]);
+    expect(providers[1]).toMatchObject({ tolerancePastSeconds: 60, toleranceFutureSeconds: 10 });
+    expect(providers[2]).toMatchObject({ previousSecretGraceSeconds: 7200 });
+    expect(providers[0]).toMatchObject({ previousSecretGraceSeconds: 86400 });
+    expect(providers[5].hmac).toEqual({
+      signatureHeader: 'x-shopify-hmac-sha256',
+      algorithm: 'sha256',
+      encoding: 'base64',
+      prefix: '',
+      signedContent: '{body}',
+      idHeader: 'x-shopify-webhook-id',
+      secretEncoding: 'utf8',
+    });
+  });
+
+  test('a generic HMAC scheme that cannot work is refused at synth, naming the provider', () => {
+    expect(() =>
+      build({
+        providers: [
+          WebhookProvider.hmac({ name: 'no-body', signatureHeader: 'X-Sig', signedContent: '{timestamp}', idHeader: 'X-Id' }),
+          WebhookProvider.hmac({ name: 'no-id', signatureHeader: 'X-Sig' }),
+          WebhookProvider.hmac({ name: 'both-ids', signatureHeader: 'X-Sig', idHeader: 'X-Id', idJsonPath: 'id', signedContent: '{id}.{body}' }),
+        ],
+      }),
+    ).toThrow(/no-body: signedContent must contain \{body\} exactly once[\s\S]*no-body: signedContent uses \{timestamp\} but no timestampHeader[\s\S]*no-id: exactly one of idHeader and idJsonPath[\s\S]*both-ids: exactly one of idHeader and idJsonPath/);
+  });
+});
+
+describe('signing secret rotation', () => {
+  test('a provider with rotation gets a schedule on its secret, driven by one least-privilege rotator', () => {
+    const stack = new Stack(new App(), 'Rotation');
+    const register = lambda.Function.fromFunctionAttributes(stack, 'Register', {
+      functionArn: 'arn:aws:lambda:eu-west-1:111111111111:function:register-with-provider',
+      sameEnvironment: true,
+    });
+    const inbox = new WebhookInbox(stack, 'Inbox', {
+      providers: [
+        WebhookProvider.standardWebhooks({ rotation: { schedule: Duration.days(7), registerFunction: register } }),
+        WebhookProvider.github({ rotation: {} }),
+        WebhookProvider.answerline(),
+      ],
+    });
+    expect(inbox.rotatorFunction).toBeDefined();
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::SecretsManager::RotationSchedule', 2);
+    const rotator = resourceNamed(template, 'AWS::Lambda::Function', 'InboxRotator');
+    template.hasResourceProperties('AWS::SecretsManager::RotationSchedule', {
+      SecretId: { Ref: resourceNamed(template, 'AWS::SecretsManager::Secret', 'InboxStandardWebhooksSigningSecret').id },
+      RotationLambdaARN: { 'Fn::GetAtt': [rotator.id, 'Arn'] },
+      RotationRules: { ScheduleExpression: 'rate(7 days)' },
+    });
+    template.hasResourceProperties('AWS::SecretsManager::RotationSchedule', { RotationRules: { ScheduleExpression: 'rate(30 days)' } });
+    const env = rotator.resource.Properties.Environment.Variables[Env.ROTATED_SECRETS];
+    expect(JSON.stringify(env)).toContain('\\"format\\":\\"whsec\\"');
+    expect(JSON.stringify(env)).toContain('register-with-provider');
+    expect(JSON.stringify(env)).not.toContain('Answerline');
+
+    const statements = statementsOf(template, 'InboxRotatorRole');
+    const secretActions = statements.filter((s) => JSON.stringify(s.Action).includes('secretsmanager:PutSecretValue'));
+    expect(secretActions).toHaveLength(2);
+    expect(JSON.stringify(secretActions)).not.toContain(resourceNamed(template, 'AWS::SecretsManager::Secret', 'InboxAnswerlineSigningSecret').id);
+    expect(statements.some((s) => s.Action === 'lambda:InvokeFunction' && JSON.stringify(s.Resource).includes('register-with-provider'))).toBe(true);
+  });
+
+  test('without rotation no rotator is created', () => {
+    const { template, inbox } = build();
+    expect(inbox.rotatorFunction).toBeUndefined();
+    template.resourceCountIs('AWS::SecretsManager::RotationSchedule', 0);
   });
 });
 
@@ -400,7 +558,18 @@ describe('security checks', () => {
 
   test('cdk-nag AwsSolutions reports no unacknowledged finding', () => {
     expect(
-      nagFindings((stack) => new WebhookInbox(stack, 'Inbox', { providers: [WebhookProvider.answerline(), WebhookProvider.answerline({ name: 'second' })] })),
+      nagFindings(
+        (stack) =>
+          new WebhookInbox(stack, 'Inbox', {
+            providers: [
+              WebhookProvider.answerline(),
+              WebhookProvider.echonova(),
+              WebhookProvider.standardWebhooks({ rotation: {} }),
+              WebhookProvider.github(),
+              WebhookProvider.hmac({ name: 'slack', signatureHeader: 'X-Slack-Signature', idJsonPath: 'event_id' }),
+            ],
+          }),
+      ),
     ).toBeUndefined();
   });
 
