@@ -49,6 +49,9 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
     for (const field of ['tolerancePastSeconds', 'toleranceFutureSeconds'] as const) {
       if (typeof p[field] !== 'number' || !(p[field]! >= 0)) throw new ConfigurationError(`${where}.${field} is invalid`);
     }
+    if (p.previousSecretGraceSeconds !== undefined && !(typeof p.previousSecretGraceSeconds === 'number' && p.previousSecretGraceSeconds >= 0)) {
+      throw new ConfigurationError(`${where}.previousSecretGraceSeconds is invalid`);
+    }
     if (p.adapter === AdapterKind.HMAC) {
       const problems = p.hmac ? hmacSchemeProblems(p.hmac) : ['the scheme is missing'];
       if (problems.length > 0) throw new ConfigurationError(`${where}.hmac: ${problems.join('; ')}`);

@@ -1,6 +1,6 @@
-import { ProviderRuntimeConfig } from '../../../lib/contract';
+import { Defaults, ProviderRuntimeConfig } from '../../../lib/contract';
 import { Headers } from '../http';
-import { SecretVersion } from '../secrets';
+import { SecretStage, SecretVersion } from '../secrets';
 import { SigningKey, Tolerance, Verdict } from '../signing-key';
 
 /** What a verified body is to the inbox. */
@@ -40,8 +40,13 @@ export interface ProviderAdapter {
   readonly name: string;
   /** The Secrets Manager secret holding this provider's signing secret. */
   readonly secretId: string;
-  /** Turns the stored secret versions into signing keys; throws when a value is unusable. */
-  signingKeys(versions: readonly SecretVersion[]): SigningKey[];
+  /** How long after a rotation the AWSPREVIOUS secret still verifies, in seconds. */
+  readonly previousSecretGraceSeconds: number;
+  /**
+   * Turns the stored secret versions into signing keys; throws when the AWSCURRENT value is
+   * unusable, and leaves out another version whose value is (it cannot sign anything).
+   */
+  signingKeys(versions: readonly StagedValue[]): SigningKey[];
   /** Checks authenticity and freshness over the exact bytes received. */
   verify(headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number): Verdict;
   /** Reads the stable event id of a verified body, or recognises a test delivery. */
@@ -55,6 +60,9 @@ export interface ProviderAdapter {
    */
   observe(body: Buffer, meta: Readonly<Record<string, string>>): JobObservation | undefined;
 }
+
+/** What a signing key is made of: a stored value and the stage it came from. */
+export type StagedValue = Pick<SecretVersion, 'stage' | 'value'>;
 
 /** What makes one provider's adapter; `buildAdapter` adds the parts every adapter shares. */
 export interface AdapterParts {
@@ -75,12 +83,26 @@ export function buildAdapter(config: ProviderRuntimeConfig, parts: AdapterParts)
   return {
     name: config.name,
     secretId: config.secretId,
-    signingKeys: (versions) => versions.map((version) => ({ stage: version.stage, ...parts.decodeKey(version.value) })),
+    previousSecretGraceSeconds: config.previousSecretGraceSeconds ?? Defaults.PREVIOUS_SECRET_GRACE_SECONDS,
+    signingKeys: (versions) => versions.flatMap((version) => signingKey(version, parts.decodeKey)),
     verify: (headers, body, keys, nowSeconds) => parts.verify(headers, body, keys, nowSeconds, tolerance),
     admit: parts.admit,
     metadata: (headers) => pickHeaders(headers, kept),
     observe: parts.observe ?? (() => undefined),
   };
+}
+
+/**
+ * One version as a signing key. A mistyped AWSPENDING or an old AWSPREVIOUS value that does not
+ * decode must not take the provider down: it is left out. A bad AWSCURRENT value is an error.
+ */
+function signingKey(version: StagedValue, decodeKey: AdapterParts['decodeKey']): SigningKey[] {
+  try {
+    return [{ stage: version.stage, ...decodeKey(version.value) }];
+  } catch (error) {
+    if (version.stage === SecretStage.CURRENT) throw error;
+    return [];
+  }
 }
 
 /** The secret's text as key bytes (GitHub, Stripe, Echonova, most HMAC senders). */

@@ -1,11 +1,14 @@
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SecretCache, SecretsManagerReader, SecretVersion, SecretVersionReader } from '../../../lambda/shared/secrets';
+import { PutSecretValueCommand, SecretsManagerClient, UpdateSecretVersionStageCommand } from '@aws-sdk/client-secrets-manager';
+import { Defaults } from '../../../lib/contract';
+import { SecretCache, SecretsManagerReader, SecretVersion, SecretVersionReader, usableVersions } from '../../../lambda/shared/secrets';
 import { Clock, newSigningSecret, SecretsFixture } from '../../support/inbox-fixture';
 
 const TTL_MS = 300_000;
 const MIN_REFRESH_MS = 30_000;
 
-const secrets = new SecretsFixture();
+/** The stand-in stamps versions' CreatedDate with this clock. */
+const standInClock = new Clock();
+const secrets = new SecretsFixture(standInClock.now);
 beforeAll(() => secrets.start());
 afterAll(() => secrets.stop());
 
@@ -25,23 +28,101 @@ class SwitchableReader implements SecretVersionReader {
   }
 }
 
+/** Stage and value only: what the cache tests are about. */
+const staged = (versions: readonly SecretVersion[] | undefined) => versions?.map(({ stage, value }) => ({ stage, value }));
+
 function cacheOver(reader: SecretVersionReader, clock: Clock): SecretCache {
   return new SecretCache(reader, { ttlMs: TTL_MS, minRefreshIntervalMs: MIN_REFRESH_MS }, clock.now);
 }
 
 describe('SecretsManagerReader', () => {
-  test('reads AWSCURRENT, and the new value after a rotation', async () => {
-    const { id, value } = await secrets.create();
-    const reader = new SecretsManagerReader(secrets.client);
-    expect(await reader.read(id)).toEqual([{ stage: 'AWSCURRENT', value }]);
+  const reader = () => new SecretsManagerReader(secrets.client);
 
-    const rotated = newSigningSecret();
-    await secrets.rotate(id, rotated);
-    expect(await reader.read(id)).toEqual([{ stage: 'AWSCURRENT', value: rotated }]);
+  test('reads AWSCURRENT with its version id and creation time', async () => {
+    const { id, value } = await secrets.create();
+    const stages = await secrets.stages(id);
+
+    expect(await reader().read(id)).toEqual([{ stage: 'AWSCURRENT', value, versionId: stages.AWSCURRENT, createdAt: standInClock.now() }]);
+  });
+
+  test('reads every version that may sign: AWSCURRENT, AWSPENDING and AWSPREVIOUS, each with its own creation time', async () => {
+    const { id, value: first } = await secrets.create();
+    const created = standInClock.now();
+    standInClock.advance(60_000);
+    const second = newSigningSecret();
+    await secrets.rotate(id, second);
+    standInClock.advance(60_000);
+    const third = newSigningSecret();
+    await secrets.client.send(new PutSecretValueCommand({ SecretId: id, SecretString: third, VersionStages: ['AWSPENDING'] }));
+    const stages = await secrets.stages(id);
+
+    expect(await reader().read(id)).toEqual([
+      { stage: 'AWSCURRENT', value: second, versionId: stages.AWSCURRENT, createdAt: created + 60_000 },
+      { stage: 'AWSPENDING', value: third, versionId: stages.AWSPENDING, createdAt: created + 120_000 },
+      { stage: 'AWSPREVIOUS', value: first, versionId: stages.AWSPREVIOUS, createdAt: created },
+    ]);
+  });
+
+  test('a version holding AWSCURRENT and AWSPENDING (the manual procedure, before its cleanup) is listed under both stages', async () => {
+    const { id } = await secrets.create();
+    const next = newSigningSecret();
+    const staged = await secrets.client.send(new PutSecretValueCommand({ SecretId: id, SecretString: next, VersionStages: ['AWSPENDING'] }));
+    const old = (await secrets.stages(id)).AWSCURRENT;
+    await secrets.client.send(new UpdateSecretVersionStageCommand({ SecretId: id, VersionStage: 'AWSCURRENT', MoveToVersionId: staged.VersionId, RemoveFromVersionId: old }));
+
+    const versions = await reader().read(id);
+
+    expect(versions.map(({ stage, versionId, value }) => [stage, versionId, value])).toEqual([
+      ['AWSCURRENT', staged.VersionId, next],
+      ['AWSPENDING', staged.VersionId, next],
+      ['AWSPREVIOUS', old, expect.any(String)],
+    ]);
+  });
+
+  test('the empty AWSPENDING version of a rotation just started is left out', async () => {
+    const { id, value } = await secrets.create();
+    const token = await secrets.startRotation(id, 'arn:aws:lambda:us-east-1:000000000000:function:rotator');
+    expect((await secrets.stages(id)).AWSPENDING).toBe(token);
+
+    expect(staged(await reader().read(id))).toEqual([{ stage: 'AWSCURRENT', value }]);
   });
 
   test('a secret that does not exist is an error naming the cause, not the secret value', async () => {
-    await expect(new SecretsManagerReader(secrets.client).read('no-such-secret')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+    await expect(reader().read('no-such-secret')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+  });
+});
+
+describe('usableVersions', () => {
+  const GRACE_S = 3_600;
+  const T0 = Date.UTC(2026, 8, 18, 10);
+  const version = (stage: string, versionId: string, createdAt: number): SecretVersion => ({ stage, versionId, createdAt, value: `whsec_${versionId}` });
+  const current = version('AWSCURRENT', 'v2', T0);
+  const previous = version('AWSPREVIOUS', 'v1', T0 - 86_400_000);
+  const pending = version('AWSPENDING', 'v3', T0 + 1_000);
+  const ids = (versions: SecretVersion[]) => versions.map((v) => `${v.stage}:${v.versionId}`);
+
+  test('AWSCURRENT and AWSPENDING always, AWSCURRENT first', () => {
+    expect(ids(usableVersions([pending, current], T0 + 365 * 86_400_000, GRACE_S))).toEqual(['AWSCURRENT:v2', 'AWSPENDING:v3']);
+  });
+
+  test('AWSPENDING on the AWSCURRENT version is not listed twice', () => {
+    expect(ids(usableVersions([current, { ...current, stage: 'AWSPENDING' }], T0, GRACE_S))).toEqual(['AWSCURRENT:v2']);
+  });
+
+  test('AWSPREVIOUS while now lies within the grace of the creation of AWSCURRENT, bounds included', () => {
+    expect(ids(usableVersions([current, previous], T0, GRACE_S))).toEqual(['AWSCURRENT:v2', 'AWSPREVIOUS:v1']);
+    expect(ids(usableVersions([current, pending, previous], T0 + GRACE_S * 1000, GRACE_S))).toEqual(['AWSCURRENT:v2', 'AWSPENDING:v3', 'AWSPREVIOUS:v1']);
+    expect(ids(usableVersions([current, pending, previous], T0 + GRACE_S * 1000 + 1, GRACE_S))).toEqual(['AWSCURRENT:v2', 'AWSPENDING:v3']);
+  });
+
+  test('the default grace is a day; a grace of zero drops AWSPREVIOUS as soon as the clock passes the creation', () => {
+    expect(Defaults.PREVIOUS_SECRET_GRACE_SECONDS).toBe(86_400);
+    expect(ids(usableVersions([current, previous], T0 + 86_400_000, Defaults.PREVIOUS_SECRET_GRACE_SECONDS))).toContain('AWSPREVIOUS:v1');
+    expect(ids(usableVersions([current, previous], T0 + 1, 0))).toEqual(['AWSCURRENT:v2']);
+  });
+
+  test('without AWSCURRENT nothing is usable', () => {
+    expect(usableVersions([pending, previous], T0, GRACE_S)).toEqual([]);
   });
 });
 
@@ -52,15 +133,15 @@ describe('SecretCache', () => {
     const clock = new Clock();
     const cache = cacheOver(reader, clock);
 
-    expect(await cache.versions(id)).toEqual([{ stage: 'AWSCURRENT', value }]);
+    expect(staged(await cache.versions(id))).toEqual([{ stage: 'AWSCURRENT', value }]);
     const rotated = newSigningSecret();
     await secrets.rotate(id, rotated);
     clock.advance(TTL_MS - 1);
-    expect(await cache.versions(id)).toEqual([{ stage: 'AWSCURRENT', value }]);
+    expect(staged(await cache.versions(id))).toEqual([{ stage: 'AWSCURRENT', value }]);
     expect(reader.reads).toBe(1);
 
     clock.advance(1);
-    expect(await cache.versions(id)).toEqual([{ stage: 'AWSCURRENT', value: rotated }]);
+    expect(staged(await cache.versions(id))).toEqual([{ stage: 'AWSCURRENT', value: rotated }, { stage: 'AWSPREVIOUS', value }]);
     expect(reader.reads).toBe(2);
   });
 
@@ -90,11 +171,12 @@ describe('SecretCache', () => {
     clock.advance(1);
     const rotated = newSigningSecret();
     await secrets.rotate(a.id, rotated);
-    expect(await cache.refreshAfterMiss(a.id)).toEqual([{ stage: 'AWSCURRENT', value: rotated }]);
+    const afterRotation = [{ stage: 'AWSCURRENT', value: rotated }, { stage: 'AWSPREVIOUS', value: a.value }];
+    expect(staged(await cache.refreshAfterMiss(a.id))).toEqual(afterRotation);
     expect(await cache.refreshAfterMiss(a.id)).toBeUndefined();
-    expect(await cache.versions(a.id)).toEqual([{ stage: 'AWSCURRENT', value: rotated }]);
+    expect(staged(await cache.versions(a.id))).toEqual(afterRotation);
     // The other secret has its own budget.
-    expect(await cache.refreshAfterMiss(b.id)).toEqual([{ stage: 'AWSCURRENT', value: b.value }]);
+    expect(staged(await cache.refreshAfterMiss(b.id))).toEqual([{ stage: 'AWSCURRENT', value: b.value }]);
     expect(reader.reads).toBe(4);
   });
 
@@ -107,9 +189,9 @@ describe('SecretCache', () => {
 
     reader.reachable = false;
     clock.advance(TTL_MS);
-    expect(await cache.versions(id)).toEqual([{ stage: 'AWSCURRENT', value }]);
+    expect(staged(await cache.versions(id))).toEqual([{ stage: 'AWSCURRENT', value }]);
     clock.advance(MIN_REFRESH_MS);
-    expect(await cache.refreshAfterMiss(id)).toEqual([{ stage: 'AWSCURRENT', value }]);
+    expect(staged(await cache.refreshAfterMiss(id))).toEqual([{ stage: 'AWSCURRENT', value }]);
     reader.destroy();
   });
 
@@ -121,7 +203,7 @@ describe('SecretCache', () => {
     reader.reachable = false;
     await expect(cache.versions(id)).rejects.toThrow();
     reader.reachable = true;
-    expect(await cache.versions(id)).toEqual([{ stage: 'AWSCURRENT', value }]);
+    expect(staged(await cache.versions(id))).toEqual([{ stage: 'AWSCURRENT', value }]);
     reader.destroy();
   });
 });
