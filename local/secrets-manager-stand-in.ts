@@ -3,6 +3,11 @@
  * exists on npm or Debian. It speaks the real wire protocol (awsJson1_1 over HTTP), so the real
  * SDK client talks to it unchanged, and it keeps version stages the way Secrets Manager does.
  * It implements only the operations the handlers use, and keeps everything in memory.
+ *
+ * Rotation: RotateSecret turns rotation on and stages an empty AWSPENDING version named by the
+ * request token, as Secrets Manager does; when an in-process function is attached for the
+ * rotation Lambda's ARN (the stand-in's stand-in for Lambda), the four steps run against it
+ * after the answer, as Secrets Manager runs them asynchronously. Otherwise a test drives them.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -10,10 +15,30 @@ import { AddressInfo } from 'node:net';
 
 interface Version {
   readonly id: string;
-  readonly value: string;
+  /** Absent for the empty AWSPENDING version a rotation starts with. */
+  value?: string;
   stages: Set<string>;
   readonly createdAt: number;
 }
+
+/** The event Secrets Manager invokes a rotation function with, one per step. */
+export interface RotationStepEvent {
+  readonly SecretId: string;
+  readonly ClientRequestToken: string;
+  readonly Step: 'createSecret' | 'setSecret' | 'testSecret' | 'finishSecret';
+}
+
+export type RotationFunction = (event: RotationStepEvent) => Promise<unknown>;
+
+/** How a rotation the stand-in drove ended: the step that failed, if any. */
+export interface RotationOutcome {
+  readonly secretArn: string;
+  readonly token: string;
+  readonly failedStep?: RotationStepEvent['Step'];
+  readonly error?: unknown;
+}
+
+const ROTATION_STEPS: readonly RotationStepEvent['Step'][] = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'];
 
 interface Secret {
   readonly arn: string;
@@ -35,7 +60,22 @@ type Request = Record<string, unknown>;
 
 export class SecretsManagerStandIn {
   private readonly secrets = new Map<string, Secret>();
+  private readonly rotationFunctions = new Map<string, RotationFunction>();
+  private readonly rotations: Promise<RotationOutcome>[] = [];
   private server?: Server;
+
+  /** `now` stamps each version's CreatedDate (a test passes its controllable clock). */
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Runs `fn` for the four steps of every rotation whose RotationLambdaARN is `lambdaArn`. */
+  attachRotationFunction(lambdaArn: string, fn: RotationFunction): void {
+    this.rotationFunctions.set(lambdaArn, fn);
+  }
+
+  /** Waits for the rotations started so far to end; returns how each one ended. */
+  rotationsSettled(): Promise<RotationOutcome[]> {
+    return Promise.all(this.rotations);
+  }
 
   /** Starts serving on 127.0.0.1 and returns the endpoint URL. */
   async start(port = 0): Promise<string> {
@@ -76,6 +116,8 @@ export class SecretsManagerStandIn {
         return this.putSecretValue(input);
       case 'UpdateSecretVersionStage':
         return this.updateSecretVersionStage(input);
+      case 'RotateSecret':
+        return this.rotateSecret(input);
       default:
         throw new StandInError('InvalidRequestException', `the stand-in does not implement ${operation}`);
     }
@@ -107,6 +149,7 @@ export class SecretsManagerStandIn {
       ARN: secret.arn,
       Name: secret.name,
       RotationEnabled: Boolean(secret.rotationLambdaArn),
+      RotationLambdaARN: secret.rotationLambdaArn,
       VersionIdsToStages: Object.fromEntries(
         secret.versions.filter((v) => v.stages.size > 0).map((v) => [v.id, [...v.stages]]),
       ),
@@ -115,9 +158,12 @@ export class SecretsManagerStandIn {
 
   private getSecretValue(input: Request): unknown {
     const secret = this.find(input);
+    // By id, by stage, or both (then the stage must be on that version); AWSCURRENT by default.
     const stage = typeof input.VersionStage === 'string' ? input.VersionStage : input.VersionId ? undefined : 'AWSCURRENT';
-    const version = secret.versions.find((v) => (stage ? v.stages.has(stage) : v.id === input.VersionId));
-    if (!version) {
+    const version = secret.versions.find(
+      (v) => (stage === undefined || v.stages.has(stage)) && (input.VersionId === undefined || v.id === input.VersionId),
+    );
+    if (!version || version.value === undefined) {
       throw new StandInError('ResourceNotFoundException', "Secrets Manager can't find the specified secret value for the version.");
     }
     return {
@@ -134,15 +180,22 @@ export class SecretsManagerStandIn {
     const secret = this.find(input);
     const token = String(input.ClientRequestToken ?? randomUUID());
     const stages = Array.isArray(input.VersionStages) ? input.VersionStages.map(String) : ['AWSCURRENT'];
+    const value = String(input.SecretString ?? '');
     const existing = secret.versions.find((v) => v.id === token);
-    if (existing) {
-      if (existing.value !== input.SecretString) {
+    if (existing && existing.value === undefined) {
+      // The empty AWSPENDING version of a rotation in progress: the rotation function fills it.
+      existing.value = value;
+      for (const stage of stages) this.moveStage(secret, existing, stage);
+    } else if (existing) {
+      // The same token with the same value is a repeat and changes nothing.
+      if (existing.value !== value) {
         throw new StandInError('ResourceExistsException', 'a version with this token already exists with another value');
       }
     } else {
-      this.addVersion(secret, token, String(input.SecretString ?? ''), stages);
+      this.addVersion(secret, token, value, stages);
     }
-    return { ARN: secret.arn, Name: secret.name, VersionId: token, VersionStages: stages };
+    const version = secret.versions.find((v) => v.id === token)!;
+    return { ARN: secret.arn, Name: secret.name, VersionId: token, VersionStages: [...version.stages] };
   }
 
   private updateSecretVersionStage(input: Request): unknown {
@@ -150,17 +203,56 @@ export class SecretsManagerStandIn {
     const stage = String(input.VersionStage ?? '');
     const from = secret.versions.find((v) => v.id === input.RemoveFromVersionId);
     const to = secret.versions.find((v) => v.id === input.MoveToVersionId);
+    if (input.RemoveFromVersionId !== undefined && !from?.stages.has(stage)) {
+      throw new StandInError('InvalidParameterException', `${stage} is not attached to the version named in RemoveFromVersionId`);
+    }
+    if (input.MoveToVersionId !== undefined && !to) {
+      throw new StandInError('ResourceNotFoundException', 'the version named in MoveToVersionId does not exist');
+    }
     const holder = secret.versions.find((v) => v.stages.has(stage));
-    if (holder && holder !== from && to) {
+    if (holder && holder !== from && holder !== to && to) {
       throw new StandInError('InvalidParameterException', `${stage} is attached to another version; name it in RemoveFromVersionId`);
     }
-    from?.stages.delete(stage);
+    // Moving a label takes it off its holder (and moving AWSCURRENT puts AWSPREVIOUS there).
     if (to) this.moveStage(secret, to, stage);
+    else from?.stages.delete(stage);
     return { ARN: secret.arn, Name: secret.name };
   }
 
-  private addVersion(secret: Secret, id: string, value: string, stages: string[]): void {
-    const version: Version = { id, value, stages: new Set(), createdAt: Date.now() };
+  private rotateSecret(input: Request): unknown {
+    const secret = this.find(input);
+    if (input.RotateImmediately === false) {
+      throw new StandInError('InvalidRequestException', 'the stand-in does not implement RotateImmediately=false');
+    }
+    const lambdaArn = typeof input.RotationLambdaARN === 'string' ? input.RotationLambdaARN : secret.rotationLambdaArn;
+    if (!lambdaArn) throw new StandInError('InvalidRequestException', 'no rotation function is configured for the secret');
+    const pending = secret.versions.find((v) => v.stages.has('AWSPENDING'));
+    if (pending && !pending.stages.has('AWSCURRENT')) {
+      throw new StandInError('InvalidRequestException', "A previous rotation isn't complete. That rotation will be reattempted.");
+    }
+    secret.rotationLambdaArn = lambdaArn;
+    const token = String(input.ClientRequestToken ?? randomUUID());
+    if (!secret.versions.some((v) => v.id === token)) this.addVersion(secret, token, undefined, ['AWSPENDING']);
+    const fn = this.rotationFunctions.get(lambdaArn);
+    if (fn) this.rotations.push(this.runRotation(fn, secret.arn, token));
+    return { ARN: secret.arn, Name: secret.name, VersionId: token };
+  }
+
+  /** The four steps in order, after the answer; a failed step ends the rotation there. */
+  private async runRotation(fn: RotationFunction, secretArn: string, token: string): Promise<RotationOutcome> {
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const step of ROTATION_STEPS) {
+      try {
+        await fn({ SecretId: secretArn, ClientRequestToken: token, Step: step });
+      } catch (error) {
+        return { secretArn, token, failedStep: step, error };
+      }
+    }
+    return { secretArn, token };
+  }
+
+  private addVersion(secret: Secret, id: string, value: string | undefined, stages: string[]): void {
+    const version: Version = { id, value, stages: new Set(), createdAt: this.now() };
     secret.versions.push(version);
     for (const stage of stages) this.moveStage(secret, version, stage);
   }

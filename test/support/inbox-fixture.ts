@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { AttributeValue, DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { CreateSecretCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateSecretCommand, DescribeSecretCommand, GetSecretValueCommand, PutSecretValueCommand, RotateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { AdapterKind, Defaults, InboxItemKind, ProviderRuntimeConfig } from '../../lib/contract';
@@ -135,9 +135,15 @@ export class LineCapture {
 
 /** The Secrets Manager stand-in, run in-process, with a real SDK client pointed at it. */
 export class SecretsFixture {
-  private readonly standIn = new SecretsManagerStandIn();
+  /** The stand-in itself: rotation functions attach to it in-process. */
+  readonly standIn: SecretsManagerStandIn;
   private endpointUrl?: string;
   private sdkClient?: SecretsManagerClient;
+
+  /** `now` stamps the versions' CreatedDate; pass a test's Clock to control the grace period. */
+  constructor(now?: () => number) {
+    this.standIn = new SecretsManagerStandIn(now);
+  }
 
   async start(): Promise<this> {
     this.endpointUrl = await this.standIn.start();
@@ -168,6 +174,29 @@ export class SecretsFixture {
   /** Makes `value` the new AWSCURRENT, as a rotation does. */
   async rotate(id: string, value: string): Promise<void> {
     await this.client.send(new PutSecretValueCommand({ SecretId: id, SecretString: value, VersionStages: ['AWSCURRENT'] }));
+  }
+
+  /** The secret's ARN, as Secrets Manager names it in rotation events. */
+  async arnOf(id: string): Promise<string> {
+    return (await this.client.send(new DescribeSecretCommand({ SecretId: id }))).ARN!;
+  }
+
+  /** Which version holds each staging label (DescribeSecret's VersionIdsToStages, inverted). */
+  async stages(id: string): Promise<Record<string, string>> {
+    const described = await this.client.send(new DescribeSecretCommand({ SecretId: id }));
+    const holders: Record<string, string> = {};
+    for (const [versionId, stages] of Object.entries(described.VersionIdsToStages ?? {})) for (const stage of stages) holders[stage] = versionId;
+    return holders;
+  }
+
+  /** The value of the version holding `stage`. */
+  async valueAt(id: string, stage: string): Promise<string> {
+    return (await this.client.send(new GetSecretValueCommand({ SecretId: id, VersionStage: stage }))).SecretString!;
+  }
+
+  /** Starts a rotation as Secrets Manager does (an empty AWSPENDING version); returns its token. */
+  async startRotation(id: string, rotationLambdaArn: string): Promise<string> {
+    return (await this.client.send(new RotateSecretCommand({ SecretId: id, RotationLambdaARN: rotationLambdaArn }))).VersionId!;
   }
 
   /** The real reader, counted: how often the handlers really went to Secrets Manager. */
