@@ -386,6 +386,32 @@ describe('signing secrets', () => {
   });
 });
 
+describe('secret rotation', () => {
+  test('each verified delivery counts the staged version it matched', async () => {
+    const next = newSigningSecret();
+    h.markSensitive(next);
+    await secrets.stagePending(h.secret.id, next);
+    const verifier = h.verifier();
+
+    expect(await h.deliver(answerlineBody(), verifier)).toEqual({ statusCode: 202, result: 'accepted' });
+    expect(await h.deliver(answerlineBody(), verifier, { secret: next })).toEqual({ statusCode: 202, result: 'accepted' });
+    expect(await h.deliver(answerlineBody(), verifier, { secret: newSigningSecret() })).toMatchObject({ statusCode: 400, result: 'bad_signature' });
+
+    expect(h.capture.metric(MetricName.MATCHED_CURRENT_SECRET, PROVIDER)).toBe(1);
+    expect(h.capture.metric(MetricName.MATCHED_PENDING_SECRET, PROVIDER)).toBe(1);
+    expect(h.capture.metric(MetricName.MATCHED_PREVIOUS_SECRET, PROVIDER)).toBe(0);
+    expect(h.capture.logs('delivery').map((record) => record.signedWith)).toEqual(['AWSCURRENT', 'AWSPENDING', undefined]);
+  });
+
+  test('a staged AWSPENDING value that is no signing secret is left out instead of failing every delivery', async () => {
+    await secrets.stagePending(h.secret.id, 'a value mistyped by hand, not whsec_ and base64');
+
+    expect(await h.deliver(answerlineBody())).toEqual({ statusCode: 202, result: 'accepted' });
+    expect(h.capture.metric(MetricName.SECRET_UNAVAILABLE)).toBe(0);
+    expect(h.capture.metric(MetricName.MATCHED_CURRENT_SECRET, PROVIDER)).toBe(1);
+  });
+});
+
 describe('logs carry no secrets and no content', () => {
   test('every outcome logs a reason code and hashes, never the body, the secret or the signature', async () => {
     const verifier = h.verifier();

@@ -176,6 +176,11 @@ export class SecretsFixture {
     await this.client.send(new PutSecretValueCommand({ SecretId: id, SecretString: value, VersionStages: ['AWSCURRENT'] }));
   }
 
+  /** Stages `value` as AWSPENDING beside AWSCURRENT, as an operator does; returns the new version id. */
+  async stagePending(id: string, value: string): Promise<string> {
+    return (await this.client.send(new PutSecretValueCommand({ SecretId: id, SecretString: value, VersionStages: ['AWSPENDING'] }))).VersionId!;
+  }
+
   /** The secret's ARN, as Secrets Manager names it in rotation events. */
   async arnOf(id: string): Promise<string> {
     return (await this.client.send(new DescribeSecretCommand({ SecretId: id }))).ARN!;
