@@ -8,15 +8,7 @@ import {
   verifyStandardWebhooks,
 } from '../../../lambda/shared/standard-webhooks';
 import { newSigningSecret } from '../../support/inbox-fixture';
-
-/** The official Standard Webhooks test vector. */
-const VECTOR = {
-  secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-  id: 'msg_p5jXN8AQM9LWM0D4loKWxJek',
-  timestamp: 1614265330,
-  payload: '{"test": 2432232314}',
-  signature: 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
-};
+import { STANDARD_WEBHOOKS_VECTOR as VECTOR } from '../../support/senders';
 
 const TOLERANCE = { pastSeconds: 300, futureSeconds: 300 };
 
