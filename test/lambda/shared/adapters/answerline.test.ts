@@ -1,0 +1,87 @@
+import { AdapterKind, MetricName } from '../../../../lib/contract';
+import { answerlineBody, newSigningSecret, taskIdOf } from '../../../support/inbox-fixture';
+import { PresetBench, presetContract, PresetSpec } from '../../../support/preset-contract';
+import { STANDARD_WEBHOOKS_VECTOR as VECTOR, standardWebhooksHeaders } from '../../../support/senders';
+
+const spec: PresetSpec = {
+  name: 'answerline',
+  adapter: AdapterKind.ANSWERLINE,
+  newSecret: newSigningSecret,
+  payload: (note) => JSON.parse(answerlineBody({ response: { result: { answer: note, confidence: 0.93 } } })),
+  // Answerline signs with the Standard Webhooks scheme (seed 000); a retry keeps its Webhook-Id.
+  sign: (body, secret, timestamp, retryOf) => standardWebhooksHeaders(body, secret, timestamp, retryOf?.['webhook-id']),
+  eventId: (body) => taskIdOf(body.toString('utf8')),
+  signatureHeader: 'webhook-signature',
+  timestampField: 'header webhook-timestamp',
+  malformed: [
+    ['a missing webhook-id', () => ({ 'webhook-id': undefined }), 'webhook-id'],
+    ['a missing webhook-timestamp', () => ({ 'webhook-timestamp': undefined }), 'webhook-timestamp'],
+    ['a fractional webhook-timestamp', (h) => ({ 'webhook-timestamp': `${h['webhook-timestamp']}.25` }), 'webhook-timestamp'],
+    ['a missing webhook-signature', () => ({ 'webhook-signature': undefined }), 'webhook-signature'],
+    ['a webhook-signature of garbage', () => ({ 'webhook-signature': 'v1,%%%not-base64%%%' }), 'webhook-signature'],
+  ],
+};
+
+const bench = PresetBench.use(spec);
+
+presetContract(bench);
+
+describe('the stable event id is task.id from the signed body, not webhook-id', () => {
+  test('a redelivery under a new webhook-id is a duplicate; another task under a reused webhook-id is a row of its own', async () => {
+    const body = Buffer.from(answerlineBody());
+    const first = await bench.deliver(body);
+    const redelivered = await bench.deliver(body);
+    const otherTask = Buffer.from(answerlineBody());
+    const reusedId = await bench.deliver(otherTask, { retryOf: first.headers });
+
+    expect([first, redelivered, reusedId].map((answer) => answer.result)).toEqual(['accepted', 'duplicate', 'accepted']);
+    expect(redelivered.headers['webhook-id']).not.toBe(first.headers['webhook-id']);
+    expect((await bench.h.inboxItems()).map((item) => item.pk).sort()).toEqual(
+      [bench.key(taskIdOf(body.toString())), bench.key(taskIdOf(otherTask.toString()))].sort(),
+    );
+    // The row keeps the webhook-id of the delivery that was first, for the delivery log.
+    expect((await bench.row(taskIdOf(body.toString())))!.meta).toMatchObject({ 'webhook-id': first.headers['webhook-id'] });
+  });
+
+  test.each([
+    ['no task', { response: { result: 'orphan' } }, 'task.id'],
+    ['a numeric task.id', { task: { id: 7, status: 'COMPLETED' } }, 'task.id'],
+    ['an empty task.id', { task: { id: '', status: 'COMPLETED' } }, 'task.id'],
+  ])('a verified body with %s is answered 400 naming the field; nothing is stored', async (_name, payload, field) => {
+    expect(await bench.deliver(bench.bytes(payload))).toMatchObject({ statusCode: 400, result: 'malformed', detail: expect.stringContaining(field) });
+    await bench.h.expectNothingAdmitted();
+  });
+});
+
+describe('test deliveries', () => {
+  test('"test": true from the dashboard is verified, answered 200, and stores and enqueues nothing', async () => {
+    const sample = bench.bytes({ test: true, task: { id: 'tsk_dashboard_sample', status: 'COMPLETED' }, response: { result: { answer: 'sample' } } });
+
+    expect(await bench.deliver(sample)).toMatchObject({ statusCode: 200, result: 'test' });
+    await bench.h.expectNothingAdmitted();
+    expect(bench.h.capture.metric(MetricName.TEST_DELIVERY, 'answerline')).toBe(1);
+  });
+
+  test('a forged test delivery is still a bad signature, not a test', async () => {
+    const sample = bench.bytes({ test: true, task: { id: 'tsk_dashboard_sample' } });
+    expect(await bench.deliver(sample, { secret: newSigningSecret() })).toMatchObject({ statusCode: 400, result: 'bad_signature' });
+  });
+
+  test.each([
+    ['"test": false', false],
+    ['"test": "true" (a string)', 'true'],
+    ['"test": 1', 1],
+  ])('%s is an ordinary delivery', (_name, value) => {
+    const body = bench.bytes({ ...JSON.parse(answerlineBody({ id: 'tsk_1' })), test: value });
+    expect(bench.adapter().adapter.admit({}, body)).toEqual({ kind: 'event', eventId: 'tsk_1' });
+  });
+});
+
+test('the official Standard Webhooks vector verifies under the Answerline scheme (same signature, other body rules)', () => {
+  const { adapter, keys } = bench.adapter(VECTOR.secret);
+  const headers = { 'webhook-id': VECTOR.id, 'webhook-timestamp': String(VECTOR.timestamp), 'webhook-signature': VECTOR.signature };
+
+  expect(adapter.verify(headers, Buffer.from(VECTOR.payload), keys, VECTOR.timestamp)).toEqual({ ok: true, key: keys[0] });
+  // Its body has no task: authentic, but no Answerline delivery.
+  expect(adapter.admit(headers, Buffer.from(VECTOR.payload))).toEqual({ kind: 'malformed', detail: expect.stringContaining('task.id') });
+});
