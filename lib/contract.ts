@@ -129,6 +129,24 @@ export const MetricName = {
   MATCHED_CURRENT_SECRET: 'MatchedCurrentSecret',
   MATCHED_PENDING_SECRET: 'MatchedPendingSecret',
   MATCHED_PREVIOUS_SECRET: 'MatchedPreviousSecret',
+  /** Submissions whose final result was fetched by polling the provider and fed into the inbox. */
+  RECOVERED: 'Recovered',
+  /** Submissions the provider does not know (404): unknown or no longer kept. */
+  UNKNOWN_SUBMISSIONS: 'UnknownSubmissions',
+  /** Polled submissions that are not final yet; checked again later. */
+  STILL_PENDING: 'StillPending',
+  /** Submissions past their horizon with no result (the alarm's metric; emitted every reconciler run). */
+  OVERDUE: 'OverdueSubmissions',
+  /** Reconciler runs ended early because the provider answered 429. */
+  POLL_RATE_LIMITED: 'PollRateLimited',
+  /** Polls that failed for another reason (network, 5xx). */
+  POLL_ERRORS: 'PollErrors',
+  /** Effects (events, user-code invocations) dispatched. */
+  EFFECTS_DISPATCHED: 'EffectsDispatched',
+  /** Effect dispatches that failed (the row is retried). */
+  EFFECT_FAILURES: 'EffectFailures',
+  /** Deliveries whose provider resource was missing or expired at the authoritative read. */
+  RESOURCE_UNAVAILABLE: 'ResourceUnavailable',
 } as const;
 
 /** Values the construct uses by default and a local run reuses. */
