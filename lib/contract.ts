@@ -215,6 +215,9 @@ export function hmacSchemeProblems(scheme: HmacRuntimeSettings): string[] {
   if (placeholders.filter((name) => name === 'body').length !== 1) problems.push('signedContent must contain {body} exactly once');
   if (placeholders.includes('timestamp') && !scheme.timestampHeader) problems.push('signedContent uses {timestamp} but no timestampHeader is set');
   if (placeholders.includes('id') && !scheme.idHeader) problems.push('signedContent uses {id} but no idHeader is set');
+  if (scheme.timestampHeader && !placeholders.includes('timestamp')) {
+    problems.push('timestampHeader is set but signedContent does not use {timestamp}: an unsigned timestamp proves no freshness');
+  }
   if (!scheme.idHeader === !scheme.idJsonPath) problems.push('exactly one of idHeader and idJsonPath is required');
   return problems;
 }

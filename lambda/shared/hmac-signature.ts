@@ -70,7 +70,8 @@ export function verifyHmac(
     if (timestamp === undefined) {
       return { ok: false, reason: 'malformed', detail: `header ${spec.timestampHeader} is missing or not Unix seconds` };
     }
-    values.timestamp = String(timestamp);
+    // Sign the header text as received: a sender may write it zero-padded.
+    values.timestamp = headers[spec.timestampHeader];
   }
   if (spec.idHeader) {
     values.id = headers[spec.idHeader];

@@ -464,9 +464,10 @@ describe('provider presets', () => {
           WebhookProvider.hmac({ name: 'no-body', signatureHeader: 'X-Sig', signedContent: '{timestamp}', idHeader: 'X-Id' }),
           WebhookProvider.hmac({ name: 'no-id', signatureHeader: 'X-Sig' }),
           WebhookProvider.hmac({ name: 'both-ids', signatureHeader: 'X-Sig', idHeader: 'X-Id', idJsonPath: 'id', signedContent: '{id}.{body}' }),
+          WebhookProvider.hmac({ name: 'unsigned-ts', signatureHeader: 'X-Sig', idHeader: 'X-Id', timestampHeader: 'X-Ts' }),
         ],
       }),
-    ).toThrow(/no-body: signedContent must contain \{body\} exactly once[\s\S]*no-body: signedContent uses \{timestamp\} but no timestampHeader[\s\S]*no-id: exactly one of idHeader and idJsonPath[\s\S]*both-ids: exactly one of idHeader and idJsonPath/);
+    ).toThrow(/no-body: signedContent must contain \{body\} exactly once[\s\S]*no-body: signedContent uses \{timestamp\} but no timestampHeader[\s\S]*no-id: exactly one of idHeader and idJsonPath[\s\S]*both-ids: exactly one of idHeader and idJsonPath[\s\S]*unsigned-ts: timestampHeader is set but signedContent does not use \{timestamp\}/);
   });
 });
 

@@ -76,6 +76,19 @@ describe('every scheme the generic adapter describes, signed independently with 
     expect(() => adapter.signingKeys([{ stage: 'AWSCURRENT', value: 'not base64 at all!' }])).toThrow();
   });
 
+  test('the timestamp is signed as the header text the sender wrote (zero-padded too)', () => {
+    const config = hmacConfig({ signatureHeader: 'X-Signature', signedContent: '{timestamp}.{body}', timestampHeader: 'X-Timestamp', idJsonPath: 'id' });
+    const adapter = adaptersFor([config]).get('hmac')!;
+    const secret = textSecret();
+    const keys = adapter.signingKeys([{ stage: 'AWSCURRENT', value: secret }]);
+    const body = Buffer.from('{"id":"evt_1"}');
+    const padded = `00${NOW}`;
+    const headers = { 'x-signature': hmacText('sha256', 'hex', secret, signedContent('{timestamp}.{body}', body, { timestamp: padded })), 'x-timestamp': padded };
+
+    expect(adapter.verify(headers, body, keys, NOW).ok).toBe(true);
+    expect(adapter.verify({ ...headers, 'x-timestamp': String(NOW) }, body, keys, NOW)).toMatchObject({ reason: 'bad_signature' });
+  });
+
   test('several signatures in one header (a secret roll), comma or space separated: any may match', () => {
     const config = hmacConfig({ signatureHeader: 'X-Signature', signaturePrefix: 'sha256=', idJsonPath: 'id' });
     const adapter = adaptersFor([config]).get('hmac')!;
