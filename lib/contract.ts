@@ -25,6 +25,10 @@ export const Env = {
   ROTATED_SECRETS: 'WEBHOOK_INBOX_ROTATED_SECRETS',
   BODY_BUCKET: 'WEBHOOK_INBOX_BODY_BUCKET',
   INLINE_BODY_BYTES: 'WEBHOOK_INBOX_INLINE_BODY_BYTES',
+  /** Name or ARN of the EventBridge bus the processor puts effect events on; unset: no events. */
+  EFFECT_BUS_NAME: 'WEBHOOK_INBOX_EFFECT_BUS',
+  /** ARN (or name) of the user's processing function, invoked with each effect; unset: none. */
+  EFFECT_FUNCTION_ARN: 'WEBHOOK_INBOX_EFFECT_FUNCTION',
 } as const;
 
 /** Attribute names of the inbox table. */
@@ -167,6 +171,15 @@ export const Defaults = {
   SWEEP_AFTER_SECONDS: 300,
   SWEEP_BATCH_SIZE: 100,
   PROCESSOR_BATCH_SIZE: 10,
+  /**
+   * A response, payload or fetched resource larger than this travels in an effect as a reference
+   * to the body bucket instead of inline, so that an effect stays far below EventBridge's 256 KB.
+   */
+  EFFECT_INLINE_BYTES: 64 * 1024,
+  /** How long the processor waits for a provider's resource at the authoritative read. */
+  AUTHORITATIVE_READ_TIMEOUT_SECONDS: 10,
+  /** The largest resource the authoritative read accepts (the rest is an error, retried). */
+  AUTHORITATIVE_READ_MAX_BYTES: 6_000_000,
 } as const;
 
 /** The adapters the runtime knows; a provider preset names one of these. */
@@ -238,7 +251,75 @@ export interface ProviderRuntimeConfig {
   readonly previousSecretGraceSeconds?: number;
   /** The scheme of the generic `hmac` adapter; absent for the presets. */
   readonly hmac?: HmacRuntimeSettings;
+  /** Fetch the provider's resource before a delivery's result is exposed; absent: no read. */
+  readonly authoritativeRead?: AuthoritativeReadSettings;
 }
+
+/**
+ * The authoritative read (seed 004): before a delivery's result is exposed, the processor GETs
+ * the provider's resource named by the delivery. 2xx: the resource travels in the effect.
+ * 404/410: the resource is missing or expired; the row's outcome is `unavailable`, no effect is
+ * sent and nothing is retried or generated again. Anything else is a failure, retried.
+ */
+export interface AuthoritativeReadSettings {
+  /** `https://` URL with `{id}` exactly once, e.g. `https://api.openai.com/v1/responses/{id}`. */
+  readonly urlTemplate: string;
+  /** Dotted path of the resource id in the delivery's JSON body, e.g. `data.id`. */
+  readonly idJsonPath: string;
+  /** ARN (or name) of the Secrets Manager secret whose AWSCURRENT value is the Bearer API key. */
+  readonly apiKeySecretId: string;
+}
+
+/** The placeholder of the resource id in an authoritative read's URL template. */
+export const RESOURCE_ID_PLACEHOLDER = '{id}';
+
+/** What is wrong with an authoritative read; empty when it is usable. Checked at synth and at cold start. */
+export function authoritativeReadProblems(settings: AuthoritativeReadSettings): string[] {
+  const problems: string[] = [];
+  const template = settings.urlTemplate ?? '';
+  if (template.split(RESOURCE_ID_PLACEHOLDER).length !== 2) problems.push('urlTemplate must contain {id} exactly once');
+  let url: URL | undefined;
+  try {
+    url = new URL(template.replace(RESOURCE_ID_PLACEHOLDER, 'id'));
+  } catch {
+    problems.push('urlTemplate is not a URL');
+  }
+  // Plain HTTP would send the API key in clear; only a loopback address (a local twin) may use it.
+  if (url && url.protocol !== 'https:' && !(url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))) {
+    problems.push('urlTemplate must be an https:// URL');
+  }
+  if (!settings.idJsonPath) problems.push('idJsonPath is required');
+  if (!settings.apiKeySecretId) problems.push('apiKeySecretId is required');
+  return problems;
+}
+
+/**
+ * The effects the processor sends (EventBridge events and invocations of the user's function):
+ * their `source`, their detail types, and the row metadata that marks a recovered delivery.
+ */
+export const EffectEvent = {
+  SOURCE: 'cdk-webhook-inbox',
+  /** The winner of a logical job changed (job providers: Answerline, Echonova `job.*`). */
+  JOB_RESULT_DECIDED: 'JobResultDecided',
+  /** An event of a provider without job semantics was processed (Stripe, GitHub, Standard Webhooks, ...). */
+  WEBHOOK_RECEIVED: 'WebhookReceived',
+  /** Row metadata (`meta`) key set to `true` on rows fed from a polled result, not a delivery. */
+  RECOVERED_META_KEY: 'webhook-inbox-recovered',
+} as const;
+
+/** What processing decided for a row (its `outcome` attribute). */
+export const RowOutcome = {
+  /** Its result became (or, on a retry, already was) the job's winner. */
+  WINNER: 'winner',
+  /** Another result of the job ranks higher. */
+  SUPERSEDED: 'superseded',
+  /** A job provider's delivery that reports no final result. */
+  NO_FINAL_RESULT: 'no_final_result',
+  /** A provider without job semantics: the event itself is the effect. */
+  EVENT: 'event',
+  /** The authoritative read found the resource missing or expired (404/410). */
+  UNAVAILABLE: 'unavailable',
+} as const;
 
 /** A secret the rotation function rotates, as the construct passes it (JSON array in an env var). */
 export interface RotatedSecretConfig {
@@ -250,3 +331,21 @@ export interface RotatedSecretConfig {
   /** A function that registers the new secret with the provider (the setSecret step). */
   readonly registerFunctionArn?: string;
 }
+
+/**
+ * Everything the ops CLI needs to act on one inbox. The construct publishes it as a stack output
+ * (`OPS_CONFIG_OUTPUT_DESCRIPTION`, JSON value); the local twin writes the same document.
+ */
+export interface OpsConfig {
+  readonly inboxName: string;
+  readonly inboxTable: string;
+  readonly resultsTable: string;
+  readonly workQueueUrl: string;
+  readonly deadLetterQueueUrl?: string;
+  readonly reconcilerFunctionName: string;
+  readonly bodyBucket?: string;
+  readonly providers: readonly string[];
+}
+
+/** The description of the stack output that carries an inbox's OpsConfig (one per inbox). */
+export const OPS_CONFIG_OUTPUT_DESCRIPTION = 'cdk-webhook-inbox ops configuration';

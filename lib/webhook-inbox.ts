@@ -14,7 +14,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Defaults, Env, METRIC_NAMESPACE, MetricDimension, MetricName, RotatedSecretConfig, TableSchema } from './contract';
+import { Defaults, Env, METRIC_NAMESPACE, MetricDimension, MetricName, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, RotatedSecretConfig, TableSchema } from './contract';
 import { createHandlerFunction } from './handler-function';
 import { WebhookProvider, WebhookProviderConfig } from './provider';
 import { providerProblems, providerRuntimeConfig } from './runtime-config';
@@ -443,6 +443,20 @@ export class WebhookInbox extends Construct {
     }
 
     new CfnOutput(this, 'EndpointUrl', { value: this.endpointUrl, description: 'Webhook inbox endpoint base URL' });
+    const opsConfig: OpsConfig = {
+      inboxName: this.inboxName,
+      inboxTable: this.inboxTable.tableName,
+      resultsTable: this.resultsTable.tableName,
+      workQueueUrl: this.workQueue.queueUrl,
+      deadLetterQueueUrl: this.deadLetterQueue?.queueUrl,
+      reconcilerFunctionName: this.reconcilerFunction.functionName,
+      bodyBucket: this.bodyBucket?.bucketName,
+      providers: this.providerConfigs.map((provider) => provider.name),
+    };
+    new CfnOutput(this, 'OpsConfig', {
+      value: Stack.of(this).toJsonString(opsConfig),
+      description: `${OPS_CONFIG_OUTPUT_DESCRIPTION} (${this.node.path})`,
+    });
     for (const provider of this.providerConfigs) {
       const suffix = pascalCase(provider.name);
       new CfnOutput(this, `${suffix}Url`, { value: this.urlFor(provider.name), description: `Webhook URL for ${provider.name}` });

@@ -9,7 +9,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { SignatureEncoding, WebhookInbox, WebhookInboxProps, WebhookProvider } from '../../lib';
-import { Env, METRIC_NAMESPACE } from '../../lib/contract';
+import { Env, METRIC_NAMESPACE, OPS_CONFIG_OUTPUT_DESCRIPTION } from '../../lib/contract';
 
 function build(props?: WebhookInboxProps): { stack: Stack; inbox: WebhookInbox; template: Template } {
   const stack = new Stack(new App(), 'Test', { env: { account: '111111111111', region: 'eu-west-1' } });
@@ -153,6 +153,16 @@ describe('WebhookInbox with defaults', () => {
     expect(byDescription['Signing secret of answerline']).toEqual({ Ref: resourceNamed(template, 'AWS::SecretsManager::Secret', 'InboxAnswerlineSigningSecret').id });
     expect(JSON.stringify(byDescription['Webhook URL for answerline'])).toContain('/hooks/answerline');
     expect(byDescription['Webhook inbox endpoint base URL']).toBeDefined();
+  });
+
+  test('publishes the ops configuration (tables, queues, reconciler) as one JSON output for the ops CLI', () => {
+    const output = Object.values(template.findOutputs('*')).find((o: any) => String(o.Description).startsWith(OPS_CONFIG_OUTPUT_DESCRIPTION)) as any;
+    expect(output.Description).toBe(`${OPS_CONFIG_OUTPUT_DESCRIPTION} (Test/Inbox)`);
+    const value = JSON.stringify(output.Value);
+    for (const prefix of ['InboxInboxTable', 'InboxResultsTable', 'InboxWorkQueue', 'InboxDeadLetterQueue', 'InboxReconciler', 'InboxBodyBucket']) {
+      expect(value).toContain(resourceNamed(template, prefix.includes('Table') ? 'AWS::DynamoDB::Table' : prefix.includes('Queue') ? 'AWS::SQS::Queue' : prefix.includes('Bucket') ? 'AWS::S3::Bucket' : 'AWS::Lambda::Function', prefix).id);
+    }
+    expect(value).toContain('\\"providers\\":[\\"answerline\\"]');
   });
 
   test('runs the reconciler every 5 minutes', () => {
