@@ -24,7 +24,7 @@ import {
   taskIdOf,
   uniqueName,
 } from '../support/inbox-fixture';
-import { LambdaInvokeStandIn } from '../support/lambda-invoke-stand-in';
+import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
 
 const ROTATOR_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:inbox-rotator';
 const REGISTER_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:register-answerline';

@@ -1,7 +1,8 @@
 /**
- * A STAND-IN for the Lambda Invoke API, for tests only: a node:http server on 127.0.0.1 that
- * speaks the REST protocol the real LambdaClient uses (`POST /2015-03-31/functions/{name}/
- * invocations`), so the SDK runs unchanged. Functions are in-process handlers; a handler that
+ * A STAND-IN for the Lambda Invoke API, for the tests and the local twin only (no emulator of it
+ * exists on npm or Debian): a node:http server on 127.0.0.1 that speaks the REST protocol the
+ * real LambdaClient uses (`POST /2015-03-31/functions/{name}/invocations`), so the SDK runs
+ * unchanged. Functions are in-process handlers; a handler that
  * throws answers as Lambda answers a function error: 200 with `X-Amz-Function-Error: Unhandled`
  * and the error document as the payload. An unknown function is a 404 ResourceNotFoundException.
  */
