@@ -53,6 +53,8 @@ export const InboxAttr = {
   PENDING_SHARD: 'pendingShard',
   PENDING_SINCE: 'pendingSince',
   COUNT: 'count',
+  /** Quarantined copies: when the latest repeat arrived (epoch ms); `receivedAt` keeps the first. */
+  LAST_SEEN_AT: 'lastSeenAt',
 } as const;
 
 /** Sort key values that tell the kinds of inbox items apart. */
@@ -345,6 +347,11 @@ export interface OpsConfig {
   readonly reconcilerFunctionName: string;
   readonly bodyBucket?: string;
   readonly providers: readonly string[];
+  /**
+   * Adapter kind (`AdapterKind`) of each provider, by provider name; lets `inspect` read a
+   * delivery's job the way the processor does. Absent: a provider named after its preset is assumed to be one.
+   */
+  readonly adapters?: Readonly<Record<string, string>>;
 }
 
 /** The description of the stack output that carries an inbox's OpsConfig (one per inbox). */

@@ -149,7 +149,7 @@ export class DynamoDbInboxStore implements InboxStore {
         Key: this.itemKey(key, `${InboxItemKind.QUARANTINE_PREFIX}${copy.digest}`),
         UpdateExpression:
           'SET #provider = :provider, #digest = :digest, #body = if_not_exists(#body, :body), #meta = :meta, ' +
-          '#receivedAt = if_not_exists(#receivedAt, :receivedAt), #expiresAt = :expiresAt ADD #count :one',
+          '#receivedAt = if_not_exists(#receivedAt, :receivedAt), #lastSeen = :receivedAt, #expiresAt = :expiresAt ADD #count :one',
         ExpressionAttributeNames: {
           '#provider': A.PROVIDER,
           '#digest': A.DIGEST,
@@ -158,6 +158,7 @@ export class DynamoDbInboxStore implements InboxStore {
           '#receivedAt': A.RECEIVED_AT,
           '#expiresAt': A.EXPIRES_AT,
           '#count': A.COUNT,
+          '#lastSeen': A.LAST_SEEN_AT,
         },
         ExpressionAttributeValues: {
           ':provider': S(copy.provider),
