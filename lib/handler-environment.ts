@@ -1,0 +1,66 @@
+import { Env, ProviderRuntimeConfig } from './contract';
+
+/**
+ * What the handlers are configured with, as plain values: CloudFormation tokens when the
+ * construct fills them in, real resource names when the local twin does. Both build each
+ * function's environment with `handlerEnvironments`, so the two can never drift apart.
+ */
+export interface InboxHandlerSettings {
+  readonly inboxName: string;
+  readonly inboxTable: string;
+  readonly resultsTable: string;
+  readonly workQueueUrl: string;
+  readonly providers: readonly ProviderRuntimeConfig[];
+  readonly maxBodyBytes: number;
+  /** Set when bodies larger than `inlineBodyBytes` go to a bucket. */
+  readonly bodyBucket?: string;
+  readonly inlineBodyBytes: number;
+  readonly retentionSeconds: number;
+  readonly secretCacheSeconds: number;
+  /** The processor's timeout: a claim's lease lasts as long. */
+  readonly leaseSeconds: number;
+  readonly maxReceiveCount: number;
+  readonly sweepAfterSeconds: number;
+  readonly sweepBatchSize: number;
+}
+
+export interface HandlerEnvironments {
+  readonly verifier: Record<string, string>;
+  readonly processor: Record<string, string>;
+  readonly reconciler: Record<string, string>;
+}
+
+export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvironments {
+  const providers = JSON.stringify(settings.providers);
+  const bodies: Record<string, string> = settings.bodyBucket
+    ? { [Env.BODY_BUCKET]: settings.bodyBucket, [Env.INLINE_BODY_BYTES]: String(settings.inlineBodyBytes) }
+    : {};
+  return {
+    verifier: {
+      [Env.INBOX_NAME]: settings.inboxName,
+      [Env.INBOX_TABLE]: settings.inboxTable,
+      [Env.WORK_QUEUE_URL]: settings.workQueueUrl,
+      [Env.PROVIDERS]: providers,
+      [Env.MAX_BODY_BYTES]: String(settings.maxBodyBytes),
+      ...bodies,
+      [Env.RETENTION_SECONDS]: String(settings.retentionSeconds),
+      [Env.SECRET_CACHE_SECONDS]: String(settings.secretCacheSeconds),
+    },
+    processor: {
+      [Env.INBOX_NAME]: settings.inboxName,
+      [Env.INBOX_TABLE]: settings.inboxTable,
+      [Env.RESULTS_TABLE]: settings.resultsTable,
+      [Env.PROVIDERS]: providers,
+      [Env.LEASE_SECONDS]: String(settings.leaseSeconds),
+      [Env.MAX_RECEIVE_COUNT]: String(settings.maxReceiveCount),
+      ...bodies,
+    },
+    reconciler: {
+      [Env.INBOX_NAME]: settings.inboxName,
+      [Env.INBOX_TABLE]: settings.inboxTable,
+      [Env.WORK_QUEUE_URL]: settings.workQueueUrl,
+      [Env.SWEEP_AFTER_SECONDS]: String(settings.sweepAfterSeconds),
+      [Env.SWEEP_BATCH_SIZE]: String(settings.sweepBatchSize),
+    },
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * Runs a shipped handler bundle the way Lambda does, for the local twin: each execution
+ * environment is its own process (`lambda-worker.cjs`) with the function's environment
+ * variables, loads the bundle once (cold start), serves one invocation at a time, and is
+ * replaced when it crashes or runs past its timeout. A pool of environments gives concurrency.
+ */
+import { ChildProcess, fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+
+export interface LambdaHostOptions {
+  /** The function's name, as handlers see it in their context. */
+  readonly functionName: string;
+  /** Path of the bundle (`assets/<name>/index.js`). */
+  readonly bundlePath: string;
+  /** The function's environment variables (on top of the twin's process environment). */
+  readonly environment: Record<string, string>;
+  /** How many execution environments may run at once. */
+  readonly concurrency?: number;
+  readonly timeoutMs?: number;
+}
+
+/** Fault to inject into one invocation: SIGKILL the environment after the n-th successful call of an AWS operation. */
+export interface CrashAfter {
+  /** The `X-Amz-Target` of the operation, e.g. `DynamoDB_20120810.PutItem`. */
+  readonly target: string;
+  readonly count?: number;
+}
+
+export class SandboxCrashedError extends Error {
+  override readonly name = 'SandboxCrashed';
+}
+
+export class InvocationTimeoutError extends Error {
+  override readonly name = 'InvocationTimeout';
+}
+
+/** The error a handler threw, carried across the process boundary. */
+export class HandlerError extends Error {
+  constructor(
+    readonly errorName: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HandlerError';
+  }
+}
+
+interface Sandbox {
+  readonly process: ChildProcess;
+  readonly ready: Promise<void>;
+  busy: boolean;
+}
+
+interface Waiter {
+  resolve(sandbox: Sandbox): void;
+}
+
+const WORKER = join(__dirname, 'lambda-worker.cjs');
+
+export class LambdaHost {
+  readonly stats = { invocations: 0, coldStarts: 0, crashes: 0, timeouts: 0 };
+  private readonly sandboxes = new Set<Sandbox>();
+  private readonly waiting: Waiter[] = [];
+  private stopped = false;
+
+  constructor(private readonly options: LambdaHostOptions) {}
+
+  /** Invokes the handler with `event` in a free environment (starting one if allowed). */
+  async invoke<T = unknown>(event: unknown, fault?: { crashAfter?: CrashAfter }): Promise<T> {
+    const sandbox = await this.acquire();
+    this.stats.invocations++;
+    const id = randomUUID();
+    const timeoutMs = this.options.timeoutMs ?? 30_000;
+    try {
+      return await new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          this.stats.timeouts++;
+          sandbox.process.kill('SIGKILL');
+          reject(new InvocationTimeoutError(`${this.options.functionName} timed out after ${timeoutMs} ms`));
+        }, timeoutMs);
+        const onMessage = (message: { type: string; id?: string; result?: T; error?: { name?: string; message?: string } }) => {
+          if (message.id !== id) return;
+          cleanup();
+          if (message.type === 'result') resolve(message.result as T);
+          else reject(new HandlerError(message.error?.name ?? 'Error', message.error?.message ?? ''));
+        };
+        const onExit = () => {
+          cleanup();
+          reject(new SandboxCrashedError(`${this.options.functionName}: the execution environment died during the invocation`));
+        };
+        const cleanup = () => {
+          clearTimeout(timer);
+          sandbox.process.off('message', onMessage);
+          sandbox.process.off('exit', onExit);
+        };
+        sandbox.process.on('message', onMessage);
+        sandbox.process.once('exit', onExit);
+        sandbox.process.send({ type: 'invoke', id, event, functionName: this.options.functionName, timeoutMs, crashAfter: fault?.crashAfter });
+      });
+    } finally {
+      this.release(sandbox);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.sandboxes].map((sandbox) => this.kill(sandbox)));
+  }
+
+  private async acquire(): Promise<Sandbox> {
+    for (const sandbox of this.sandboxes) {
+      if (!sandbox.busy && sandbox.process.exitCode === null && sandbox.process.signalCode === null) {
+        sandbox.busy = true;
+        await sandbox.ready;
+        return sandbox;
+      }
+    }
+    if (this.sandboxes.size < (this.options.concurrency ?? 1)) {
+      const sandbox = this.spawn();
+      sandbox.busy = true;
+      await sandbox.ready;
+      return sandbox;
+    }
+    const sandbox = await new Promise<Sandbox>((resolve) => this.waiting.push({ resolve }));
+    await sandbox.ready;
+    return sandbox;
+  }
+
+  private release(sandbox: Sandbox): void {
+    const alive = sandbox.process.exitCode === null && sandbox.process.signalCode === null;
+    const next = this.waiting.shift();
+    if (!next) {
+      sandbox.busy = false;
+      return;
+    }
+    if (alive) {
+      next.resolve(sandbox);
+    } else {
+      const replacement = this.spawn();
+      replacement.busy = true;
+      next.resolve(replacement);
+    }
+  }
+
+  private spawn(): Sandbox {
+    if (this.stopped) throw new Error(`${this.options.functionName} is stopped`);
+    this.stats.coldStarts++;
+    const child = fork(WORKER, [this.options.bundlePath], {
+      env: { ...process.env, ...this.options.environment, AWS_LAMBDA_FUNCTION_NAME: this.options.functionName },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
+    const ready = new Promise<void>((resolve, reject) => {
+      child.once('message', (message: { type: string; message?: string }) =>
+        message.type === 'ready' ? resolve() : reject(new Error(`${this.options.functionName} failed to start: ${message.message}`)),
+      );
+      child.once('exit', () => reject(new SandboxCrashedError(`${this.options.functionName}: the environment died while starting`)));
+    });
+    ready.catch(() => undefined);
+    const sandbox: Sandbox = { process: child, ready, busy: false };
+    this.sandboxes.add(sandbox);
+    child.once('exit', (_code, signal) => {
+      this.sandboxes.delete(sandbox);
+      if (signal === 'SIGKILL' && !this.stopped) this.stats.crashes++;
+    });
+    return sandbox;
+  }
+
+  private kill(sandbox: Sandbox): Promise<void> {
+    if (sandbox.process.exitCode !== null || sandbox.process.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      sandbox.process.once('exit', () => resolve());
+      sandbox.process.kill('SIGKILL');
+    });
+  }
+}
