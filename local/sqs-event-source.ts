@@ -85,3 +85,44 @@ function toRecord(message: Message, eventSourceARN: string): SQSRecord {
     awsRegion: process.env.AWS_REGION ?? 'us-east-1',
   };
 }
+
+export interface PollerOptions extends PollOptions {
+  /** Concurrent batches in flight (Lambda's maximum concurrency of the event source). */
+  readonly concurrency?: number;
+}
+
+export interface Poller {
+  readonly stats: { batches: number; received: number; failed: number; errors: number };
+  stop(): Promise<void>;
+}
+
+/**
+ * Polls continuously with long polls, like an event source mapping: each of `concurrency`
+ * loops receives a batch, runs the handler and deletes what succeeded. Receive errors (the
+ * queue is down) back off and retry.
+ */
+export function startPoller(client: SQSClient, queueUrl: string, handler: SqsHandler, options: PollerOptions = {}): Poller {
+  const stats = { batches: 0, received: 0, failed: 0, errors: 0 };
+  let running = true;
+  const loop = async (): Promise<void> => {
+    while (running) {
+      try {
+        const report = await pollOnce(client, queueUrl, handler, { waitTimeSeconds: 1, ...options });
+        if (report.received > 0) stats.batches++;
+        stats.received += report.received;
+        stats.failed += report.failed;
+      } catch {
+        stats.errors++;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  };
+  const loops = Array.from({ length: options.concurrency ?? 1 }, () => loop());
+  return {
+    stats,
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+    },
+  };
+}
