@@ -29,6 +29,16 @@ export const Env = {
   EFFECT_BUS_NAME: 'WEBHOOK_INBOX_EFFECT_BUS',
   /** ARN (or name) of the user's processing function, invoked with each effect; unset: none. */
   EFFECT_FUNCTION_ARN: 'WEBHOOK_INBOX_EFFECT_FUNCTION',
+  /** Reconciler: JSON array of `PollingRuntimeConfig`, one per provider polled for recorded submissions. */
+  POLLING: 'WEBHOOK_INBOX_POLLING',
+  /** Reconciler: the most due submissions one run checks. */
+  POLL_BATCH_SIZE: 'WEBHOOK_INBOX_POLL_BATCH_SIZE',
+  /**
+   * Apps that record submissions (`SubmissionLedger.fromEnvironment`): JSON object of provider
+   * name → horizon in seconds, so that a submission is first checked when its provider's
+   * lifecycle says its delivery should have arrived.
+   */
+  SUBMISSION_HORIZONS: 'WEBHOOK_INBOX_SUBMISSION_HORIZONS',
 } as const;
 
 /** Attribute names of the inbox table. */
@@ -55,12 +65,55 @@ export const InboxAttr = {
   COUNT: 'count',
   /** Quarantined copies: when the latest repeat arrived (epoch ms); `receivedAt` keeps the first. */
   LAST_SEEN_AT: 'lastSeenAt',
+  /** Delivery rows (and submissions recorded by id with a key): `<provider>#<idempotency key>`; the job-ref index. */
+  JOB_REF: 'jobRef',
+  /** Delivery rows: true when the row was fetched by polling the provider rather than delivered. */
+  RECOVERED: 'recovered',
+  /** Submission items: the provider's task (job) id, when known. */
+  TASK_ID: 'taskId',
+  /** Submission items: the idempotency key the task was created with, when known. */
+  IDEMPOTENCY_KEY: 'idempotencyKey',
+  /** Submission items: when the task was submitted, epoch milliseconds. */
+  SUBMITTED_AT: 'submittedAt',
+  /** Submission items: a `SubmissionState`. */
+  STATE: 'state',
+  /** Submission items: how many times the reconciler checked it. */
+  CHECKS: 'checks',
+  /** Submission items: the reason code of the last check. */
+  LAST_CHECK: 'lastCheck',
+  /** Submission items: when it was last checked, epoch milliseconds. */
+  CHECKED_AT: 'checkedAt',
+  /** Submission items: when it left AWAITING, epoch milliseconds. */
+  RESOLVED_AT: 'resolvedAt',
+  /** Submission items, while AWAITING: the awaiting index's sharded partition key. */
+  AWAIT_SHARD: 'awaitShard',
+  /** Submission items, while AWAITING: when it is next due for a check, epoch milliseconds. */
+  AWAIT_DUE_AT: 'awaitDueAt',
 } as const;
 
 /** Sort key values that tell the kinds of inbox items apart. */
 export const InboxItemKind = {
   DELIVERY: 'delivery',
   QUARANTINE_PREFIX: 'quarantine#',
+  /** A task recorded at submission (the ledger); its partition is `<provider>#<taskId>`, or `<provider>#key:<idempotencyKey>`. */
+  SUBMISSION: 'submission',
+} as const;
+
+/** What follows `<provider>#` in the partition key of a submission known only by its idempotency key. */
+export const SUBMISSION_KEY_ONLY_PREFIX = 'key:';
+
+/** The life of a submission item: AWAITING until it leaves the awaiting index in one of the other states. */
+export const SubmissionState = {
+  /** No result known yet; in the awaiting index. */
+  AWAITING: 'AWAITING',
+  /** Its result reached the inbox as a delivery (a key-only item: a result row for its key exists). */
+  DELIVERED: 'DELIVERED',
+  /** Its final result was fetched by polling and fed into the inbox. */
+  RECOVERED: 'RECOVERED',
+  /** The provider does not know it (404), or it expired while still awaiting. */
+  UNKNOWN: 'UNKNOWN',
+  /** Key-only: its task id became known through a submission recorded by id with the same key, which carries on. */
+  LINKED: 'LINKED',
 } as const;
 
 /** Attribute names of the results table (one item per logical job). */
@@ -88,6 +141,24 @@ export const PendingIndex = {
   SHARD_COUNT: 16,
 } as const;
 
+/**
+ * The sparse index of submissions still AWAITING a result, sorted by when each is next due.
+ * Sharded like the pending index; KEYS_ONLY (the table keys plus `awaitShard`/`awaitDueAt`).
+ */
+export const AwaitingIndex = {
+  NAME: 'awaiting',
+  SHARD_COUNT: 16,
+} as const;
+
+/**
+ * The sparse index of delivery rows (and of submissions recorded by id with a key) by job
+ * reference (`jobRef`), so that a submission known only by its idempotency key finds its task.
+ * KEYS_ONLY.
+ */
+export const JobRefIndex = {
+  NAME: 'jobRef',
+} as const;
+
 /** The shape of both tables, shared by the construct and by anything that creates them locally. */
 export const TableSchema = {
   inbox: {
@@ -98,6 +169,17 @@ export const TableSchema = {
       name: PendingIndex.NAME,
       partitionKey: InboxAttr.PENDING_SHARD,
       sortKey: InboxAttr.PENDING_SINCE,
+    },
+    /** Partition key S, sort key N, projection KEYS_ONLY. */
+    awaitingIndex: {
+      name: AwaitingIndex.NAME,
+      partitionKey: InboxAttr.AWAIT_SHARD,
+      sortKey: InboxAttr.AWAIT_DUE_AT,
+    },
+    /** Partition key S, no sort key, projection KEYS_ONLY. */
+    jobRefIndex: {
+      name: JobRefIndex.NAME,
+      partitionKey: InboxAttr.JOB_REF,
     },
   },
   results: {
@@ -182,7 +264,89 @@ export const Defaults = {
   AUTHORITATIVE_READ_TIMEOUT_SECONDS: 10,
   /** The largest resource the authoritative read accepts (the rest is an error, retried). */
   AUTHORITATIVE_READ_MAX_BYTES: 6_000_000,
+  /** The most due submissions one reconciler run checks. */
+  POLL_BATCH_SIZE: 50,
+  /** Timeout of one poll request to a provider. */
+  POLL_TIMEOUT_MS: 10_000,
 } as const;
+
+/**
+ * Answerline's task lifecycle (seed 000), from which its polling horizon derives: a task has
+ * 4 h from creation to start (then it fails with QUEUE_WAIT_EXCEEDED), 5 min from its first
+ * start to finish, and its delivery retries run for up to about 43 min after that.
+ */
+export const AnswerlineLifecycle = {
+  QUEUE_WAIT_SECONDS: 4 * 3600,
+  RUN_SECONDS: 5 * 60,
+  DELIVERY_RETRY_SECONDS: 43 * 60,
+  /** 14,400 + 300 + 2,580 = 17,280 s (4 h 48 min) after submission. */
+  HORIZON_SECONDS: 4 * 3600 + 5 * 60 + 43 * 60,
+} as const;
+
+/** Polling defaults per adapter kind. */
+export const PollingDefaults = {
+  answerline: {
+    taskUrlTemplate: 'https://api.answerline.dev/v1/async/task/{taskId}',
+    horizonSeconds: AnswerlineLifecycle.HORIZON_SECONDS,
+    /** A task can go from PROCESSING back to QUEUED; look again every 10 minutes. */
+    recheckSeconds: 600,
+  },
+  echonova: {
+    // Echonova documents no job lifecycle (seed 001), only its deliveries (3 attempts within
+    // about 45 s), and names no job URL: the template has no default, and the horizon is an
+    // assumption (an hour covers most jobs; set it for the account's longest).
+    horizonSeconds: 3600,
+    recheckSeconds: 300,
+  },
+  /** A provider without polling: its submissions are only checked for a delivery. */
+  ledgerOnly: {
+    horizonSeconds: AnswerlineLifecycle.HORIZON_SECONDS,
+    recheckSeconds: 900,
+  },
+} as const;
+
+/** The placeholders of a task in a polling URL template (Answerline says task, Echonova job). */
+export const TASK_ID_PLACEHOLDERS = ['{taskId}', '{jobId}'] as const;
+
+/** How the reconciler polls one provider (JSON array in `Env.POLLING`). */
+export interface PollingRuntimeConfig {
+  /** The provider's name, as in `ProviderRuntimeConfig.name`; its adapter picks the API client. */
+  readonly provider: string;
+  /** URL of one task: `{taskId}` or `{jobId}`, once, is replaced by the URL-encoded id. https, or http on loopback. */
+  readonly taskUrlTemplate: string;
+  /** ARN (or name) of the Secrets Manager secret whose AWSCURRENT value is the API key (sent as `Authorization: Bearer`). */
+  readonly apiKeySecretId: string;
+  /** Seconds after submission before a submission without a delivery is polled (and counts as overdue). */
+  readonly horizonSeconds: number;
+  /** Seconds between two checks of a submission that is not final yet. */
+  readonly recheckSeconds: number;
+  /** Timeout of one poll request, in milliseconds. @default Defaults.POLL_TIMEOUT_MS */
+  readonly timeoutMs?: number;
+}
+
+/** What is wrong with a provider's polling configuration; empty when it is usable. Checked at synth and at cold start. */
+export function pollingProblems(config: PollingRuntimeConfig): string[] {
+  const problems: string[] = [];
+  const template = config.taskUrlTemplate ?? '';
+  const placeholders = TASK_ID_PLACEHOLDERS.reduce((count, placeholder) => count + template.split(placeholder).length - 1, 0);
+  if (placeholders !== 1) problems.push('taskUrlTemplate must contain {taskId} (or {jobId}) exactly once');
+  let url: URL | undefined;
+  try {
+    url = new URL(TASK_ID_PLACEHOLDERS.reduce((text, placeholder) => text.replace(placeholder, 'id'), template));
+  } catch {
+    problems.push('taskUrlTemplate is not a URL');
+  }
+  // Plain HTTP would send the API key in clear; only a loopback address (a local twin) may use it.
+  if (url && url.protocol !== 'https:' && !(url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))) {
+    problems.push('taskUrlTemplate must be an https:// URL');
+  }
+  if (!config.apiKeySecretId) problems.push('apiKeySecretId is required');
+  for (const field of ['horizonSeconds', 'recheckSeconds'] as const) {
+    if (!(typeof config[field] === 'number' && Number.isSafeInteger(config[field]) && config[field] > 0)) problems.push(`${field} must be a positive whole number of seconds`);
+  }
+  if (config.timeoutMs !== undefined && !(Number.isSafeInteger(config.timeoutMs) && config.timeoutMs > 0)) problems.push('timeoutMs must be a positive integer');
+  return problems;
+}
 
 /** The adapters the runtime knows; a provider preset names one of these. */
 export const AdapterKind = {

@@ -43,6 +43,9 @@ export async function createTables(client: DynamoDBClient, names: InboxResourceN
         { AttributeName: inbox.sortKey, AttributeType: 'S' },
         { AttributeName: inbox.pendingIndex.partitionKey, AttributeType: 'S' },
         { AttributeName: inbox.pendingIndex.sortKey, AttributeType: 'N' },
+        { AttributeName: inbox.awaitingIndex.partitionKey, AttributeType: 'S' },
+        { AttributeName: inbox.awaitingIndex.sortKey, AttributeType: 'N' },
+        { AttributeName: inbox.jobRefIndex.partitionKey, AttributeType: 'S' },
       ],
       KeySchema: [
         { AttributeName: inbox.partitionKey, KeyType: 'HASH' },
@@ -55,6 +58,19 @@ export async function createTables(client: DynamoDBClient, names: InboxResourceN
             { AttributeName: inbox.pendingIndex.partitionKey, KeyType: 'HASH' },
             { AttributeName: inbox.pendingIndex.sortKey, KeyType: 'RANGE' },
           ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+        {
+          IndexName: inbox.awaitingIndex.name,
+          KeySchema: [
+            { AttributeName: inbox.awaitingIndex.partitionKey, KeyType: 'HASH' },
+            { AttributeName: inbox.awaitingIndex.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+        {
+          IndexName: inbox.jobRefIndex.name,
+          KeySchema: [{ AttributeName: inbox.jobRefIndex.partitionKey, KeyType: 'HASH' }],
           Projection: { ProjectionType: 'KEYS_ONLY' },
         },
       ],

@@ -1,5 +1,6 @@
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Env } from '../../lib/contract';
+import type { BodyLocation } from './inbox-store';
 
 /**
  * Where bodies (and results) too large for a DynamoDB item live. Objects are keyed by content
@@ -15,6 +16,22 @@ export interface BodyStore {
 /** The object of a delivery body. */
 export function bodyObjectKey(provider: string, digest: string): string {
   return `bodies/${provider}/${digest}`;
+}
+
+/**
+ * Where an accepted body goes: inline in its row, or, when a body store is configured and the
+ * body is larger than `inlineBodyBytes`, into the store first, so a row never points at a
+ * missing object. The verifier and the reconciler (polled results) place bodies alike.
+ */
+export async function placeBody(
+  bodies: BodyStore | undefined,
+  inlineBodyBytes: number | undefined,
+  provider: string,
+  digest: string,
+  body: Buffer,
+): Promise<BodyLocation> {
+  if (!bodies || body.length <= (inlineBodyBytes ?? Infinity)) return { body };
+  return { bodyRef: await bodies.put(bodyObjectKey(provider, digest), body) };
 }
 
 /** The object of a job result too large for the results table. */

@@ -35,6 +35,21 @@ export interface NewDelivery extends BodyLocation {
   readonly receivedAt: number;
   readonly meta: Record<string, string>;
   readonly expiresAt: number;
+  /** The provider's job reference (Answerline: `task.idempotencyKey`); kept as `<provider>#<jobRef>` in the job-ref index. */
+  readonly jobRef?: string;
+  /** Fetched by polling the provider (the reconciler), not delivered. */
+  readonly recovered?: boolean;
+}
+
+/** What a conflicting insert finds: the stored row's digest and whether polling fed it. */
+export interface OriginalRow {
+  readonly digest: string;
+  readonly recovered: boolean;
+}
+
+/** The job-ref index key of a provider's job reference. */
+export function jobRefKey(provider: string, jobRef: string): string {
+  return `${provider}#${jobRef}`;
 }
 
 /** A delivery row as stored. */
@@ -69,6 +84,8 @@ export interface InboxStore {
   insert(delivery: NewDelivery): Promise<boolean>;
   /** The body digest of an existing row, read without its body. */
   digestOf(key: string): Promise<string | undefined>;
+  /** The digest of an existing row and whether it was recovered by polling, read without its body. */
+  originalOf(key: string): Promise<OriginalRow | undefined>;
   /** Keeps an altered copy beside the original, counting repeats. */
   quarantine(key: string, copy: QuarantinedCopy): Promise<void>;
   /** Takes the lease on an unprocessed row; undefined when it is processed, leased or absent. */
@@ -117,6 +134,8 @@ export class DynamoDbInboxStore implements InboxStore {
             [A.EXPIRES_AT]: N(delivery.expiresAt),
             [A.PENDING_SHARD]: S(shardOf(key, PendingIndex.SHARD_COUNT)),
             [A.PENDING_SINCE]: N(delivery.receivedAt),
+            ...(delivery.jobRef ? { [A.JOB_REF]: S(jobRefKey(delivery.provider, delivery.jobRef)) } : {}),
+            ...(delivery.recovered ? { [A.RECOVERED]: { BOOL: true } } : {}),
           },
           ConditionExpression: 'attribute_not_exists(#pk)',
           ExpressionAttributeNames: { '#pk': A.PK },
@@ -140,6 +159,20 @@ export class DynamoDbInboxStore implements InboxStore {
       }),
     );
     return out.Item?.[A.DIGEST]?.S;
+  }
+
+  async originalOf(key: string): Promise<OriginalRow | undefined> {
+    const out = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: this.itemKey(key),
+        ConsistentRead: true,
+        ProjectionExpression: '#digest, #recovered',
+        ExpressionAttributeNames: { '#digest': A.DIGEST, '#recovered': A.RECOVERED },
+      }),
+    );
+    const digest = out.Item?.[A.DIGEST]?.S;
+    return digest === undefined ? undefined : { digest, recovered: out.Item?.[A.RECOVERED]?.BOOL === true };
   }
 
   async quarantine(key: string, copy: QuarantinedCopy): Promise<void> {

@@ -3,8 +3,8 @@ import { MetricName } from '../../lib/contract';
 import { ProviderAdapter } from '../shared/adapters';
 import { logReference, sha256Hex } from '../shared/digest';
 import { parseApiGatewayEvent, Reason, respond } from '../shared/http';
-import { bodyObjectKey, BodyStore } from '../shared/body-store';
-import { BodyLocation, deliveryKey, InboxStore } from '../shared/inbox-store';
+import { BodyStore, placeBody } from '../shared/body-store';
+import { deliveryKey, InboxStore } from '../shared/inbox-store';
 import { SecretCache, SecretStage, SecretVersion, usableVersions } from '../shared/secrets';
 import { Verdict } from '../shared/signing-key';
 import { LogFields, Telemetry } from '../shared/telemetry';
@@ -130,17 +130,29 @@ async function admit(
   const fields: LogFields = { eventRef: logReference(key), digest, signedWith: verdict.key.stage };
   try {
     // A large body is stored first, so a row never points at a missing object.
-    const location = await locateBody(adapter.name, digest, body, deps);
-    const inserted = await deps.inbox.insert({ provider: adapter.name, eventId: admission.eventId, ...location, digest, receivedAt: now, meta, expiresAt });
+    const location = await placeBody(deps.bodies, deps.inlineBodyBytes, adapter.name, digest, body);
+    const inserted = await deps.inbox.insert({
+      provider: adapter.name,
+      eventId: admission.eventId,
+      ...location,
+      digest,
+      receivedAt: now,
+      meta,
+      expiresAt,
+      ...(admission.jobRef ? { jobRef: admission.jobRef } : {}),
+    });
     if (!inserted) {
       // A level event's repeats carry other bodies legitimately (Echonova's spending.exhausted).
       if (admission.repeatable) return { reason: 'duplicate', fields };
-      const original = await deps.inbox.digestOf(key);
-      if (original === digest) return { reason: 'duplicate', fields };
+      const original = await deps.inbox.originalOf(key);
+      if (original?.digest === digest) return { reason: 'duplicate', fields };
       // The row vanished between the two reads (expired): let the sender retry into a clean insert.
       if (original === undefined) return { reason: 'store_error', fields: { ...fields, error: 'RowVanished' } };
+      // The reconciler fed this row from the provider's API after the deliveries were given up:
+      // the same result, serialized anew (Answerline's credits move on), not an altered copy.
+      if (original.recovered) return { reason: 'duplicate', fields: { ...fields, originalDigest: original.digest, recoveredByPoll: true } };
       await deps.inbox.quarantine(key, { provider: adapter.name, digest, ...location, meta, receivedAt: now, expiresAt });
-      return { reason: 'quarantined', fields: { ...fields, originalDigest: original } };
+      return { reason: 'quarantined', fields: { ...fields, originalDigest: original.digest } };
     }
   } catch (error) {
     return { reason: 'store_error', fields: { ...fields, error: errorName(error) } };
@@ -152,11 +164,6 @@ async function admit(
     return { reason: 'accepted', fields: { ...fields, enqueue: 'failed', error: errorName(error) } };
   }
   return { reason: 'accepted', fields };
-}
-
-async function locateBody(provider: string, digest: string, body: Buffer, deps: VerifierDependencies): Promise<BodyLocation> {
-  if (!deps.bodies || body.length <= (deps.inlineBodyBytes ?? Infinity)) return { body };
-  return { bodyRef: await deps.bodies.put(bodyObjectKey(provider, digest), body) };
 }
 
 /** Error names and codes only: messages can echo request content. */

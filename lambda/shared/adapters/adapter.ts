@@ -13,6 +13,12 @@ export type Admission =
        * other bodies, so a different digest is a duplicate, not an altered copy to quarantine.
        */
       readonly repeatable?: boolean;
+      /**
+       * The job reference the provider's body carries (Answerline: the exact `task.idempotencyKey`),
+       * read at no extra cost; the row keeps it as `<provider>#<jobRef>` so that a submission
+       * known only by that key finds its task.
+       */
+      readonly jobRef?: string;
     }
   | { readonly kind: 'test' }
   | { readonly kind: 'malformed'; readonly detail: string };

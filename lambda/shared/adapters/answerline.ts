@@ -1,7 +1,7 @@
 import { ProviderRuntimeConfig } from '../../../lib/contract';
 import { MalformedDeliveryError } from '../errors';
 import { decodeStandardWebhooksKey, STANDARD_WEBHOOKS_HEADERS, verifyStandardWebhooks } from '../standard-webhooks';
-import { buildAdapter, eventIdAtPath, FinalStatus, JobObservation, normalizeInstant, parseJsonObject, ProviderAdapter } from './adapter';
+import { Admission, buildAdapter, eventIdFrom, FinalStatus, JobObservation, normalizeInstant, parseJsonObject, ProviderAdapter, valueAtPath } from './adapter';
 
 const RESUBMISSION_SUFFIX = /-r\d+$/;
 const FINAL_STATUSES: readonly string[] = ['COMPLETED', 'FAILED'] satisfies FinalStatus[];
@@ -16,10 +16,28 @@ export function answerlineAdapter(config: ProviderRuntimeConfig): ProviderAdapte
     decodeKey: decodeStandardWebhooksKey,
     verify: (headers, body, keys, nowSeconds, tolerance) =>
       verifyStandardWebhooks(headers, body, keys, nowSeconds, tolerance, STANDARD_WEBHOOKS_HEADERS),
-    admit: (_headers, body) => (parseJsonObject(body)?.test === true ? { kind: 'test' } : eventIdAtPath(body, 'task.id')),
+    admit: (_headers, body) => admitAnswerlineTask(body),
     keptHeaders: [STANDARD_WEBHOOKS_HEADERS.id, STANDARD_WEBHOOKS_HEADERS.timestamp],
     observe: observeAnswerlineTask,
   });
+}
+
+const MAX_JOB_REF_LENGTH = 512;
+
+/**
+ * A delivery's (or a polled task's) admission: its `task.id`, and `task.idempotencyKey` as the
+ * job reference through which a submission known only by that key finds its task.
+ */
+export function admitAnswerlineTask(body: Buffer): Admission {
+  const parsed = parseJsonObject(body);
+  if (!parsed) return { kind: 'malformed', detail: 'body is not a JSON object' };
+  if (parsed.test === true) return { kind: 'test' };
+  const admission = eventIdFrom(valueAtPath(parsed, 'task.id'), 'task.id');
+  const key = valueAtPath(parsed, 'task.idempotencyKey');
+  // A key too long for an index key is not kept as a reference; the row is admitted all the same.
+  return admission.kind === 'event' && typeof key === 'string' && key !== '' && key.length <= MAX_JOB_REF_LENGTH
+    ? { ...admission, jobRef: key }
+    : admission;
 }
 
 /** The final result an Answerline delivery (or a polled task, which has the same shape) reports. */
