@@ -18,6 +18,8 @@ export interface LambdaHostOptions {
   /** How many execution environments may run at once. */
   readonly concurrency?: number;
   readonly timeoutMs?: number;
+  /** Where the function's log lines go (CloudWatch Logs, in AWS); the twin's own stdout by default. */
+  readonly logs?: NodeJS.WritableStream;
 }
 
 /** Fault to inject into one invocation: SIGKILL the environment after the n-th successful call of an AWS operation. */
@@ -148,9 +150,13 @@ export class LambdaHost {
     this.stats.coldStarts++;
     const child = fork(WORKER, [this.options.bundlePath], {
       env: { ...process.env, ...this.options.environment, AWS_LAMBDA_FUNCTION_NAME: this.options.functionName },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      stdio: ['ignore', this.options.logs ? 'pipe' : 'inherit', this.options.logs ? 'pipe' : 'inherit', 'ipc'],
       serialization: 'advanced',
     });
+    if (this.options.logs) {
+      child.stdout?.pipe(this.options.logs, { end: false });
+      child.stderr?.pipe(this.options.logs, { end: false });
+    }
     const ready = new Promise<void>((resolve, reject) => {
       child.once('message', (message: { type: string; message?: string }) =>
         message.type === 'ready' ? resolve() : reject(new Error(`${this.options.functionName} failed to start: ${message.message}`)),

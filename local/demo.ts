@@ -1,0 +1,147 @@
+/**
+ * The twin's demo: signed deliveries as Answerline and Echonova send them, with the awkward
+ * cases mixed in (duplicates, a test delivery, a forged signature, two results for one job in
+ * reverse order), then a summary read back from the tables.
+ */
+import { randomUUID } from 'node:crypto';
+import { AttributeValue, DynamoDBClient, ScanCommand, ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import { decodeStandardWebhooksSecret, signStandardWebhooks } from '../lambda/shared/standard-webhooks';
+import { signHmac } from '../lambda/shared/hmac-signature';
+import type { Twin } from './twin';
+
+type Log = (line: string) => void;
+
+interface Delivery {
+  readonly label: string;
+  readonly provider: string;
+  readonly body: string;
+  readonly headers: Record<string, string>;
+}
+
+export interface DemoSummary {
+  readonly answers: Record<string, number>;
+  readonly processed: number;
+  readonly winners: Array<{ job: string; taskId: string; status: string }>;
+}
+
+const ECHONOVA_SCHEME = {
+  signatureHeader: 'x-webhook-signature',
+  algorithm: 'sha256',
+  encoding: 'hex',
+  prefix: '',
+  signedContent: '{timestamp}.{body}',
+  timestampHeader: 'x-webhook-timestamp',
+} as const;
+
+export async function runDemo(twin: Twin, log: Log): Promise<DemoSummary> {
+  const deliveries = buildDeliveries(twin);
+  const answers: Record<string, number> = {};
+  log(`demo: sending ${deliveries.length} deliveries`);
+  for (const delivery of deliveries) {
+    const response = await fetch(twin.urls[delivery.provider], { method: 'POST', headers: delivery.headers, body: delivery.body });
+    const { result = `http_${response.status}` } = (await response.json().catch(() => ({}))) as { result?: string };
+    answers[result] = (answers[result] ?? 0) + 1;
+    log(`  ${String(response.status).padEnd(4)}${result.padEnd(15)}${delivery.provider.padEnd(11)}${delivery.label}`);
+  }
+  const accepted = answers.accepted ?? 0;
+  const dynamodb = new DynamoDBClient({ endpoint: twin.endpoints.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  try {
+    let processed = 0;
+    for (let waited = 0; waited < 60_000; waited += 250) {
+      processed = (await scan(dynamodb, twin.names.inboxTable)).filter((item) => item.sk?.S === 'delivery' && item.status?.S === 'PROCESSED').length;
+      if (processed >= accepted) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    log(`demo: ${processed} of ${accepted} accepted deliveries processed`);
+    const winners = (await scan(dynamodb, twin.names.resultsTable))
+      .map((item) => ({ job: item.pk!.S!, taskId: item.taskId!.S!, status: item.status!.S! }))
+      .sort((a, b) => a.job.localeCompare(b.job));
+    return { answers, processed, winners };
+  } finally {
+    dynamodb.destroy();
+  }
+}
+
+export function formatSummary(summary: DemoSummary): string {
+  const lines = ['', 'Summary', '-------'];
+  for (const [reason, count] of Object.entries(summary.answers).sort()) lines.push(`  ${reason.padEnd(16)}${count}`);
+  lines.push(`  ${'processed'.padEnd(16)}${summary.processed}`, '', 'Winners (one result per job, decided by rule)');
+  for (const winner of summary.winners) lines.push(`  ${winner.job.padEnd(36)}${winner.status.padEnd(11)}${winner.taskId}`);
+  return lines.join('\n');
+}
+
+function buildDeliveries(twin: Twin): Delivery[] {
+  const deliveries: Delivery[] = [];
+  if (twin.secrets.answerline) {
+    const secret = twin.secrets.answerline;
+    const sign = (label: string, body: string, key = secret) => answerline(label, body, key);
+    const tasks = Array.from({ length: 8 }, (_, i) => task(`tsk_${randomUUID().slice(0, 8)}`, `report-${i + 1}`, 'COMPLETED', hoursAgo(3)));
+    for (const body of tasks) deliveries.push(sign('result', body));
+    deliveries.push(sign('retry of a delivered result (duplicate)', tasks[0]), sign('retry of a delivered result (duplicate)', tasks[1]));
+    deliveries.push(sign('dashboard test delivery', JSON.stringify({ test: true, task: { id: 'tsk_test' } })));
+    deliveries.push(sign('forged: signed with the wrong secret', tasks[2], `whsec_${Buffer.from('not the secret').toString('base64')}`));
+    // One job, resubmitted after a failure: the newer COMPLETED result arrives first, the older FAILED one last.
+    deliveries.push(
+      sign('job "summary": resubmission -r1, COMPLETED, created later, arrives first', task('tsk_summary_r1', 'summary-r1', 'COMPLETED', hoursAgo(1))),
+      sign('job "summary": original, FAILED, created earlier, arrives last', task('tsk_summary', 'summary', 'FAILED', hoursAgo(2))),
+    );
+  }
+  if (twin.secrets.echonova) {
+    const secret = twin.secrets.echonova;
+    const jobs = Array.from({ length: 3 }, (_, i) => JSON.stringify({ jobId: `job_${randomUUID().slice(0, 8)}`, createdAt: hoursAgo(i + 1), audioUrl: 'https://example.invalid/a.mp3' }));
+    for (const body of jobs) deliveries.push(echonova('job.completed', body, secret));
+    deliveries.push(echonova('job.completed', jobs[0], secret, 'retry of a delivered job (duplicate)'));
+  }
+  return deliveries;
+}
+
+function answerline(label: string, body: string, secret: string): Delivery {
+  const id = `msg_${randomUUID()}`;
+  const timestamp = Math.floor(Date.now() / 1000);
+  return {
+    label,
+    provider: 'answerline',
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signStandardWebhooks(decodeStandardWebhooksSecret(secret), id, timestamp, Buffer.from(body)),
+    },
+  };
+}
+
+function echonova(event: string, body: string, secret: string, label = event): Delivery {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  return {
+    label,
+    provider: 'echonova',
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-webhook-event': event,
+      'x-webhook-timestamp': timestamp,
+      'x-webhook-signature': signHmac(Buffer.from(secret), ECHONOVA_SCHEME, Buffer.from(body), { timestamp }),
+    },
+  };
+}
+
+function task(id: string, idempotencyKey: string, status: string, createdAt: string): string {
+  const response = status === 'COMPLETED' ? { result: { answer: `answer for ${idempotencyKey}` } } : { error: { code: 'MODEL_ERROR' } };
+  return JSON.stringify({ task: { id, status, idempotencyKey, createdAt }, credits: { charged: 1 }, response });
+}
+
+function hoursAgo(hours: number): string {
+  return new Date(Date.now() - hours * 3_600_000).toISOString();
+}
+
+async function scan(client: DynamoDBClient, tableName: string): Promise<Array<Record<string, AttributeValue>>> {
+  const items: Array<Record<string, AttributeValue>> = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page: ScanCommandOutput = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}

@@ -1,0 +1,266 @@
+/**
+ * The local twin: the whole inbox on 127.0.0.1, with no AWS account. The emulators (dynalite for
+ * DynamoDB, fauxqs for SQS and S3) and the stand-ins (Secrets Manager, Lambda Invoke) start in
+ * this process; the tables, queues and bucket are created from the construct's own definitions;
+ * the SAME handler bundles that deploy to Lambda run in their own execution environments
+ * (processes) behind an API Gateway front door, an SQS event source and a schedule.
+ */
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
+import type { LocalOpsConfig } from '../cli/config';
+import { AdapterKind, Defaults, ProviderRuntimeConfig } from '../lib/contract';
+import { handlerEnvironments } from '../lib/handler-environment';
+import { startApiGateway } from './api-gateway';
+import { endpointTarget, FaultProxy } from './fault-proxy';
+import { LambdaHost } from './lambda-host';
+import { LambdaInvokeStandIn } from './lambda-invoke-stand-in';
+import { createBodyBucket, createQueues, createTables, InboxResourceNames, resourceNames } from './provision';
+import { SecretsManagerStandIn } from './secrets-manager-stand-in';
+import { Poller, startPoller } from './sqs-event-source';
+
+/** The providers the twin can serve by name, and the form of secret each expects. */
+export const TWIN_PROVIDERS: Readonly<Record<string, { adapter: string; secret: () => string }>> = {
+  answerline: { adapter: AdapterKind.ANSWERLINE, secret: () => `whsec_${randomBytes(24).toString('base64')}` },
+  echonova: { adapter: AdapterKind.ECHONOVA, secret: () => randomBytes(32).toString('hex') },
+  'standard-webhooks': { adapter: AdapterKind.STANDARD_WEBHOOKS, secret: () => `whsec_${randomBytes(24).toString('base64')}` },
+  stripe: { adapter: AdapterKind.STRIPE, secret: () => `whsec_${randomBytes(24).toString('hex')}` },
+  github: { adapter: AdapterKind.GITHUB, secret: () => randomBytes(20).toString('hex') },
+};
+
+/** Durations of the twin, compressed from the construct's defaults so that recovery is visible. */
+export interface TwinTiming {
+  /** The processor's timeout (and claim lease); the visibility timeout is six times it. */
+  readonly processorTimeoutSeconds: number;
+  /** A row unprocessed this long is re-enqueued by the reconciler. */
+  readonly sweepAfterSeconds: number;
+  /** How often the reconciler runs. */
+  readonly reconcileEverySeconds: number;
+}
+
+export const DEFAULT_TWIN_TIMING: TwinTiming = { processorTimeoutSeconds: 5, sweepAfterSeconds: 10, reconcileEverySeconds: 5 };
+
+export interface TwinOptions {
+  /** Port of the webhook endpoint; 0 picks a free one. */
+  readonly port?: number;
+  readonly providers?: readonly string[];
+  /** Signing secrets by provider; the others are generated. */
+  readonly secrets?: Readonly<Record<string, string>>;
+  /** Keep DynamoDB data in this folder across restarts. */
+  readonly dataDir?: string;
+  readonly timing?: TwinTiming;
+  readonly verifierConcurrency?: number;
+  readonly processorConcurrency?: number;
+  readonly maxReceiveCount?: number;
+  /** Where the twin writes the ops CLI's configuration and the functions' logs. */
+  readonly stateDir?: string;
+}
+
+export interface Twin {
+  /** The webhook URL of each provider. */
+  readonly urls: Readonly<Record<string, string>>;
+  readonly secrets: Readonly<Record<string, string>>;
+  readonly names: InboxResourceNames;
+  readonly workQueueUrl: string;
+  readonly deadLetterQueueUrl: string;
+  /** Emulator endpoints as clients outside the twin should use them (not behind the fault proxies). */
+  readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly s3?: string; readonly secretsManager: string; readonly lambda: string };
+  readonly hosts: { readonly verifier: LambdaHost; readonly processor: LambdaHost; readonly reconciler: LambdaHost };
+  /** Faults between the functions and their store and queue. */
+  readonly faults: { readonly dynamodb: FaultProxy; readonly sqs: FaultProxy };
+  readonly poller: Poller;
+  readonly opsConfigPath: string;
+  /** One file per function, as CloudWatch Logs keeps one log group per function. */
+  readonly logDir: string;
+  reconcileNow(): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+const INBOX_NAME = 'local-twin';
+const ASSETS = join(__dirname, '..', 'assets');
+/** With `dataDir`, bodies stay inline (fauxqs keeps objects in memory only), so the limit is an item's. */
+const PERSISTENT_MAX_BODY_BYTES = 350 * 1024;
+
+export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
+  const timing = options.timing ?? DEFAULT_TWIN_TIMING;
+  const providerNames = options.providers ?? ['answerline', 'echonova'];
+  for (const name of providerNames) {
+    if (!TWIN_PROVIDERS[name]) throw new Error(`unknown provider "${name}"; the twin serves ${Object.keys(TWIN_PROVIDERS).join(', ')}`);
+  }
+  const stops: Array<() => Promise<unknown>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  };
+  try {
+    const emulatorsModule: { startEmulators(o: { dataDir?: string }): Promise<EmulatorHandle> } = await import('./emulators.mjs' as string);
+    if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+    const emulators = await emulatorsModule.startEmulators({ dataDir: options.dataDir });
+    stops.push(() => emulators.stop());
+
+    const dynamodbProxy = new FaultProxy(endpointTarget(emulators.dynamodbEndpoint));
+    const sqsProxy = new FaultProxy(endpointTarget(emulators.sqsEndpoint));
+    const functionDynamodb = await dynamodbProxy.start();
+    const functionSqs = await sqsProxy.start();
+    stops.push(() => dynamodbProxy.stop(), () => sqsProxy.stop());
+
+    const secretsStandIn = new SecretsManagerStandIn();
+    const secretsEndpoint = await secretsStandIn.start();
+    stops.push(() => secretsStandIn.stop());
+    const invokeStandIn = new LambdaInvokeStandIn();
+    const lambdaEndpoint = await invokeStandIn.start();
+    stops.push(() => invokeStandIn.stop());
+
+    const region = 'us-east-1';
+    const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+    const names = resourceNames(INBOX_NAME);
+    const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region, credentials });
+    const sqs = new SQSClient({ endpoint: emulators.sqsEndpoint, region, credentials, useQueueUrlAsEndpoint: false });
+    const s3 = new S3Client({ endpoint: emulators.s3Endpoint, region, credentials, forcePathStyle: true });
+    const secretsClient = new SecretsManagerClient({ endpoint: secretsEndpoint, region, credentials });
+    stops.push(async () => [dynamodb, sqs, s3, secretsClient].forEach((client) => client.destroy()));
+    await createTables(dynamodb, names).catch((error: { name?: string }) => {
+      // Persisted data from an earlier run: the tables are already there.
+      if (error.name !== 'ResourceInUseException') throw error;
+    });
+    const queues = await createQueues(sqs, names, {
+      visibilityTimeoutSeconds: timing.processorTimeoutSeconds * Defaults.VISIBILITY_TIMEOUT_FACTOR,
+      maxReceiveCount: options.maxReceiveCount,
+    });
+    const useBucket = !options.dataDir;
+    if (useBucket) await createBodyBucket(s3, names);
+
+    const secrets: Record<string, string> = {};
+    const providers: ProviderRuntimeConfig[] = [];
+    for (const name of providerNames) {
+      secrets[name] = options.secrets?.[name] ?? TWIN_PROVIDERS[name].secret();
+      const { ARN } = await secretsClient.send(new CreateSecretCommand({ Name: `${INBOX_NAME}/${name}/signing-secret`, SecretString: secrets[name] }));
+      providers.push({
+        name,
+        adapter: TWIN_PROVIDERS[name].adapter,
+        secretId: ARN!,
+        tolerancePastSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
+        toleranceFutureSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
+      });
+    }
+
+    const environments = handlerEnvironments({
+      inboxName: INBOX_NAME,
+      inboxTable: names.inboxTable,
+      resultsTable: names.resultsTable,
+      workQueueUrl: queues.workQueueUrl,
+      providers,
+      maxBodyBytes: useBucket ? Defaults.MAX_BODY_BYTES : PERSISTENT_MAX_BODY_BYTES,
+      bodyBucket: useBucket ? names.bodyBucket : undefined,
+      inlineBodyBytes: Defaults.INLINE_BODY_BYTES,
+      retentionSeconds: Defaults.RETENTION_DAYS * 86_400,
+      secretCacheSeconds: Defaults.SECRET_CACHE_SECONDS,
+      leaseSeconds: timing.processorTimeoutSeconds,
+      maxReceiveCount: options.maxReceiveCount ?? Defaults.MAX_RECEIVE_COUNT,
+      sweepAfterSeconds: timing.sweepAfterSeconds,
+      sweepBatchSize: Defaults.SWEEP_BATCH_SIZE,
+    });
+    // What Lambda gives every function: a region, credentials, and here the local endpoints.
+    const awsEnvironment = {
+      AWS_REGION: region,
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      AWS_ENDPOINT_URL_DYNAMODB: functionDynamodb,
+      AWS_ENDPOINT_URL_SQS: functionSqs,
+      AWS_ENDPOINT_URL_S3: functionSqs,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
+      NODE_NO_WARNINGS: '1',
+    };
+    const stateDir = options.stateDir ?? join(process.cwd(), '.twin');
+    const logDir = join(stateDir, 'logs');
+    mkdirSync(logDir, { recursive: true });
+    const host = (name: 'verifier' | 'processor' | 'reconciler', concurrency: number, timeoutMs: number) => {
+      const logs = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
+      stops.push(() => new Promise((resolve) => logs.end(resolve)));
+      return new LambdaHost({
+        functionName: `${INBOX_NAME}-${name}`,
+        bundlePath: join(ASSETS, name, 'index.js'),
+        environment: { ...awsEnvironment, ...environments[name] },
+        concurrency,
+        timeoutMs,
+        logs,
+      });
+    };
+    const hosts = {
+      verifier: host('verifier', options.verifierConcurrency ?? 4, 10_000),
+      processor: host('processor', options.processorConcurrency ?? 2, timing.processorTimeoutSeconds * 1000),
+      reconciler: host('reconciler', 1, 60_000),
+    };
+    stops.push(() => Promise.all(Object.values(hosts).map((h) => h.stop())));
+
+    const api = await startApiGateway({
+      port: options.port,
+      routes: providerNames,
+      invoke: (event) => hosts.verifier.invoke<APIGatewayProxyStructuredResultV2>(event),
+    });
+    stops.push(() => api.stop());
+
+    const functionSqsClient = new SQSClient({ endpoint: emulators.sqsEndpoint, region, credentials, useQueueUrlAsEndpoint: false });
+    stops.push(async () => functionSqsClient.destroy());
+    const poller = startPoller(functionSqsClient, queues.workQueueUrl, (event) => hosts.processor.invoke<SQSBatchResponse>(event), {
+      batchSize: Defaults.PROCESSOR_BATCH_SIZE,
+      concurrency: options.processorConcurrency ?? 2,
+    });
+    stops.push(() => poller.stop());
+
+    const reconcileNow = () => hosts.reconciler.invoke({ source: 'aws.events', 'detail-type': 'Scheduled Event' });
+    invokeStandIn.deploy(`${INBOX_NAME}-reconciler`, () => reconcileNow());
+    const schedule = setInterval(() => void reconcileNow().catch(() => undefined), timing.reconcileEverySeconds * 1000);
+    stops.push(async () => clearInterval(schedule));
+
+    const opsConfigPath = join(stateDir, 'ops-config.json');
+    const opsConfig: LocalOpsConfig = {
+      inboxName: INBOX_NAME,
+      inboxTable: names.inboxTable,
+      resultsTable: names.resultsTable,
+      workQueueUrl: queues.workQueueUrl,
+      deadLetterQueueUrl: queues.deadLetterQueueUrl,
+      reconcilerFunctionName: `${INBOX_NAME}-reconciler`,
+      bodyBucket: useBucket ? names.bodyBucket : undefined,
+      providers: providerNames,
+      endpoints: { dynamodb: emulators.dynamodbEndpoint, sqs: emulators.sqsEndpoint, s3: emulators.s3Endpoint, lambda: lambdaEndpoint, region },
+    };
+    writeFileSync(opsConfigPath, `${JSON.stringify(opsConfig, null, 2)}\n`);
+
+    return {
+      urls: Object.fromEntries(providerNames.map((name) => [name, `${api.url}/hooks/${name}`])),
+      secrets,
+      names,
+      workQueueUrl: queues.workQueueUrl,
+      deadLetterQueueUrl: queues.deadLetterQueueUrl,
+      endpoints: {
+        dynamodb: emulators.dynamodbEndpoint,
+        sqs: emulators.sqsEndpoint,
+        s3: useBucket ? emulators.s3Endpoint : undefined,
+        secretsManager: secretsEndpoint,
+        lambda: lambdaEndpoint,
+      },
+      hosts,
+      faults: { dynamodb: dynamodbProxy, sqs: sqsProxy },
+      poller,
+      opsConfigPath,
+      logDir,
+      reconcileNow,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+interface EmulatorHandle {
+  readonly dynamodbEndpoint: string;
+  readonly sqsEndpoint: string;
+  readonly s3Endpoint: string;
+  stop(): Promise<void>;
+}
