@@ -1,8 +1,9 @@
 /**
  * Bundles every handler in `lambda/<name>/index.ts` into `assets/<name>/index.js` at package
- * build time, so that consumers of the construct need no bundler at synth time.
+ * build time, so that consumers of the construct need no bundler at synth time. The ops CLI
+ * (`cli/index.ts`) becomes `assets/cli/webhook-inbox.js`, the package's `bin`.
  */
-import { readdirSync, existsSync, rmSync } from 'node:fs';
+import { chmodSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { HANDLER_NODE_MAJOR } from '../lib/contract';
@@ -33,6 +34,31 @@ async function main(): Promise<void> {
     const bytes = Object.values(result.metafile.outputs).find((o) => o.entryPoint)?.bytes ?? 0;
     console.log(`bundled ${name}: ${(bytes / 1024).toFixed(0)} KiB`);
   }
+  await bundleCli();
+}
+
+/** The ops CLI runs on an operator's machine: the package's minimum Node.js, a shebang, executable. */
+async function bundleCli(): Promise<void> {
+  const outfile = join(root, 'assets', 'cli', 'webhook-inbox.js');
+  const result = await build({
+    entryPoints: [join(root, 'cli', 'index.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    legalComments: 'none',
+    banner: { js: '#!/usr/bin/env node' },
+    metafile: true,
+    logLevel: 'warning',
+    logOverride: { 'unsupported-dynamic-import': 'error', 'unsupported-require-call': 'error' },
+  });
+  chmodSync(outfile, 0o755);
+  const bytes = Object.values(result.metafile.outputs).find((o) => o.entryPoint)?.bytes ?? 0;
+  console.log(`bundled cli: ${(bytes / 1024).toFixed(0)} KiB`);
 }
 
 main().catch((error) => {

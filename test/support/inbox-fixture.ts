@@ -9,7 +9,7 @@ import { AttributeValue, DynamoDBClient, GetItemCommand, ScanCommand } from '@aw
 import { CreateSecretCommand, DescribeSecretCommand, GetSecretValueCommand, PutSecretValueCommand, RotateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { AdapterKind, Defaults, InboxItemKind, ProviderRuntimeConfig } from '../../lib/contract';
+import { AdapterKind, Defaults, InboxItemKind, OpsConfig, ProviderRuntimeConfig } from '../../lib/contract';
 import { createProcessor, ProcessorDependencies } from '../../lambda/processor/processor';
 import { createReconciler, ReconcilerDependencies } from '../../lambda/reconciler/reconciler';
 import { adaptersFor } from '../../lambda/shared/adapters';
@@ -523,6 +523,20 @@ export class InboxHarness {
       batchSize: Defaults.SWEEP_BATCH_SIZE,
       ...overrides,
     });
+  }
+
+  /** This inbox as the ops CLI sees it: the OpsConfig the construct publishes as a stack output. */
+  opsConfig(overrides: Partial<OpsConfig> = {}): OpsConfig {
+    return {
+      inboxName: INBOX_NAME,
+      inboxTable: this.names.inboxTable,
+      resultsTable: this.names.resultsTable,
+      workQueueUrl: this.workQueueUrl,
+      deadLetterQueueUrl: this.deadLetterQueueUrl,
+      reconcilerFunctionName: `${this.names.inboxTable}-reconciler`,
+      providers: [PROVIDER],
+      ...overrides,
+    };
   }
 
   /** A work queue whose URL names no queue: every enqueue fails as SQS fails it. */

@@ -1,0 +1,55 @@
+import { AttributeValue, DynamoDBClient, ScanCommand, ScanCommandInput } from '@aws-sdk/client-dynamodb';
+import { deliveryKey } from '../../lambda/shared/inbox-store';
+import { UsageError } from '../errors';
+
+/** An event named on the command line as `<provider>#<eventId>`. */
+export interface EventRef {
+  readonly provider: string;
+  readonly eventId: string;
+  /** The inbox key (partition key of its row). */
+  readonly key: string;
+}
+
+/** Parses `<provider>#<eventId>`; the event id may itself contain `#`. */
+export function parseEventRef(text: string | undefined, option = '--event'): EventRef {
+  if (text === undefined || text === '') throw new UsageError(`${option} <provider>#<eventId> is required`);
+  const at = text.indexOf('#');
+  if (at <= 0 || at === text.length - 1) throw new UsageError(`${option} ${text}: expected <provider>#<eventId>, e.g. answerline#tsk_123`);
+  const provider = text.slice(0, at);
+  const eventId = text.slice(at + 1);
+  return { provider, eventId, key: deliveryKey(provider, eventId) };
+}
+
+/** Epoch milliseconds as ISO-8601; undefined stays undefined. */
+export function iso(ms: number | undefined): string | undefined {
+  return ms === undefined || !Number.isFinite(ms) ? undefined : new Date(ms).toISOString();
+}
+
+export function numberAttr(value: AttributeValue | undefined): number | undefined {
+  return value?.N === undefined ? undefined : Number(value.N);
+}
+
+/** A whole-table Scan, page by page (ops commands only: never on a per-delivery or scheduled path). */
+export async function scanAll(
+  client: DynamoDBClient,
+  input: Omit<ScanCommandInput, 'ExclusiveStartKey'>,
+  onItems: (items: Record<string, AttributeValue>[]) => void | Promise<void>,
+): Promise<{ itemsRead: number; matched: number }> {
+  let itemsRead = 0;
+  let matched = 0;
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ ...input, ExclusiveStartKey: start }));
+    itemsRead += page.ScannedCount ?? 0;
+    matched += page.Count ?? 0;
+    await onItems(page.Items ?? []);
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return { itemsRead, matched };
+}
+
+/** Whether a DynamoDB error says the index does not exist (an inbox deployed before it was added). */
+export function isMissingIndex(error: unknown): boolean {
+  const { name, message } = (error ?? {}) as { name?: string; message?: string };
+  return name === 'ValidationException' && /index/i.test(message ?? '');
+}

@@ -1,0 +1,190 @@
+import { AttributeValue, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { AdapterKind, InboxAttr as A, InboxItemKind, OpsConfig, ResultAttr as R } from '../../lib/contract';
+import { adaptersFor } from '../../lambda/shared/adapters';
+import { resultKey } from '../../lambda/shared/results-store';
+import { OpsClients } from '../clients';
+import { OpsError } from '../errors';
+import { EventRef, iso, numberAttr } from './common';
+
+/** A delivery row without its body: what an operator may see. */
+export interface InspectedRow {
+  readonly key: string;
+  readonly provider: string;
+  readonly eventId: string;
+  readonly status: string;
+  readonly attempts: number;
+  readonly outcome?: string;
+  readonly digest: string;
+  readonly receivedAt?: string;
+  readonly processedAt?: string;
+  /** Pending since (pending index), when the row is not processed. */
+  readonly pendingSince?: string;
+  readonly leaseUntil?: string;
+  /** Provider headers kept at admission; the verifier already left out signatures and credentials. */
+  readonly meta: Readonly<Record<string, string>>;
+  readonly lastError?: string;
+  readonly body: { readonly where: 'inline' | 's3'; readonly bytes?: number; readonly reference?: string };
+}
+
+export interface InspectedCopy {
+  readonly digest: string;
+  readonly count: number;
+  readonly firstSeen?: string;
+  readonly lastSeen?: string;
+}
+
+/** The job a delivery reports a final result for, and the job's current winner. */
+export interface InspectedJob {
+  readonly jobKey: string;
+  /** Absent when the results table has no item for the job (not processed yet). */
+  readonly status?: string;
+  readonly taskId?: string;
+  /** True when the winner is this very delivery's result. */
+  readonly decidedByThisDelivery?: boolean;
+}
+
+export interface InspectReport {
+  readonly row: InspectedRow;
+  readonly quarantined: readonly InspectedCopy[];
+  /** Undefined when the delivery reports no final result of a job; `note` says why when it is unknown. */
+  readonly job?: InspectedJob;
+  readonly jobNote?: string;
+}
+
+/** Reads one event's row, its quarantined copies and its job's result. Never returns the body. */
+export async function inspect(clients: OpsClients, config: OpsConfig, event: EventRef): Promise<InspectReport> {
+  const out = await clients.dynamodb.send(
+    new GetItemCommand({
+      TableName: config.inboxTable,
+      Key: { [A.PK]: { S: event.key }, [A.SK]: { S: InboxItemKind.DELIVERY } },
+      ConsistentRead: true,
+    }),
+  );
+  const item = out.Item;
+  if (!item) {
+    throw new OpsError(
+      `unknown event ${event.key}: no row in ${config.inboxTable} (providers of inbox ${config.inboxName}: ${config.providers.join(', ') || 'none'}; rows expire after the retention period)`,
+    );
+  }
+  const [body, quarantined] = [await bodyInfo(clients, config, item), await copies(clients, config, event.key)];
+  const meta = Object.fromEntries(Object.entries(item[A.META]?.M ?? {}).map(([name, value]) => [name, value.S ?? '']));
+  const row: InspectedRow = {
+    key: event.key,
+    provider: item[A.PROVIDER]?.S ?? event.provider,
+    eventId: item[A.EVENT_ID]?.S ?? event.eventId,
+    status: item[A.STATUS]?.S ?? 'UNKNOWN',
+    attempts: numberAttr(item[A.ATTEMPTS]) ?? 0,
+    ...defined('outcome', item[A.OUTCOME]?.S),
+    digest: item[A.DIGEST]?.S ?? '',
+    ...defined('receivedAt', iso(numberAttr(item[A.RECEIVED_AT]))),
+    ...defined('processedAt', iso(numberAttr(item[A.PROCESSED_AT]))),
+    ...defined('pendingSince', iso(numberAttr(item[A.PENDING_SINCE]))),
+    ...defined('leaseUntil', iso(numberAttr(item[A.LEASE_UNTIL]))),
+    meta,
+    ...defined('lastError', item[A.LAST_ERROR]?.S),
+    body,
+  };
+  const { job, note } = await jobOf(clients, config, event.key, row, item);
+  return { row, quarantined, ...(job ? { job } : {}), ...(note ? { jobNote: note } : {}) };
+}
+
+function defined<K extends string, V>(name: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [name]: value }) as { [P in K]?: V };
+}
+
+async function bodyInfo(clients: OpsClients, config: OpsConfig, item: Record<string, AttributeValue>): Promise<InspectedRow['body']> {
+  const reference = item[A.BODY_REF]?.S;
+  if (reference === undefined) return { where: 'inline', bytes: item[A.BODY]?.B?.length ?? 0 };
+  if (!config.bodyBucket) return { where: 's3', reference };
+  const head = await clients.s3.send(new HeadObjectCommand({ Bucket: config.bodyBucket, Key: reference }));
+  return { where: 's3', reference, ...(head.ContentLength === undefined ? {} : { bytes: head.ContentLength }) };
+}
+
+/** The altered copies kept beside the row: one Query of the row's own partition. */
+async function copies(clients: OpsClients, config: OpsConfig, key: string): Promise<InspectedCopy[]> {
+  const result: InspectedCopy[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await clients.dynamodb.send(
+      new QueryCommand({
+        TableName: config.inboxTable,
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :quarantine)',
+        ProjectionExpression: '#digest, #count, #receivedAt, #lastSeen',
+        ExpressionAttributeNames: { '#pk': A.PK, '#sk': A.SK, '#digest': A.DIGEST, '#count': A.COUNT, '#receivedAt': A.RECEIVED_AT, '#lastSeen': A.LAST_SEEN_AT },
+        ExpressionAttributeValues: { ':pk': { S: key }, ':quarantine': { S: InboxItemKind.QUARANTINE_PREFIX } },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const copy of page.Items ?? []) result.push(quarantinedCopy(copy));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return result;
+}
+
+export function quarantinedCopy(item: Record<string, AttributeValue>): InspectedCopy {
+  return {
+    digest: item[A.DIGEST]?.S ?? '',
+    count: numberAttr(item[A.COUNT]) ?? 0,
+    ...defined('firstSeen', iso(numberAttr(item[A.RECEIVED_AT]))),
+    ...defined('lastSeen', iso(numberAttr(item[A.LAST_SEEN_AT]))),
+  };
+}
+
+/** The adapter kind serving a provider: the config's map, else a provider named after its preset. */
+export function adapterKindOf(config: OpsConfig, provider: string): string | undefined {
+  const kinds: readonly string[] = Object.values(AdapterKind);
+  return config.adapters?.[provider] ?? (kinds.includes(provider) ? provider : undefined);
+}
+
+/**
+ * The job this delivery reports a final result for, read the way the processor reads it (the
+ * provider's adapter on the stored body, in memory only), and the job's current winner.
+ */
+async function jobOf(
+  clients: OpsClients,
+  config: OpsConfig,
+  key: string,
+  row: InspectedRow,
+  item: Record<string, AttributeValue>,
+): Promise<{ job?: InspectedJob; note?: string }> {
+  const kind = adapterKindOf(config, row.provider);
+  if (!kind) return { note: `the adapter of provider ${row.provider} is not known to this CLI; job result not looked up` };
+  let observation;
+  try {
+    const adapter = adaptersFor([{ name: row.provider, adapter: kind, secretId: '-', tolerancePastSeconds: 0, toleranceFutureSeconds: 0 }]).get(row.provider)!;
+    observation = adapter.observe(await storedBody(clients, config, item), row.meta);
+  } catch (error) {
+    // Our own errors name the field, never a value.
+    return { note: `the body cannot be interpreted (${(error as Error).name}: ${(error as Error).message})` };
+  }
+  if (!observation) return {};
+  const out = await clients.dynamodb.send(
+    new GetItemCommand({
+      TableName: config.resultsTable,
+      Key: { [R.PK]: { S: resultKey(row.provider, observation.jobKey) } },
+      ConsistentRead: true,
+      ProjectionExpression: '#status, #taskId, #eventKey',
+      ExpressionAttributeNames: { '#status': R.STATUS, '#taskId': R.TASK_ID, '#eventKey': R.EVENT_KEY },
+    }),
+  );
+  const result = out.Item;
+  if (!result) return { job: { jobKey: observation.jobKey } };
+  return {
+    job: {
+      jobKey: observation.jobKey,
+      ...defined('status', result[R.STATUS]?.S),
+      ...defined('taskId', result[R.TASK_ID]?.S),
+      decidedByThisDelivery: result[R.EVENT_KEY]?.S === key,
+    },
+  };
+}
+
+async function storedBody(clients: OpsClients, config: OpsConfig, item: Record<string, AttributeValue>): Promise<Buffer> {
+  const reference = item[A.BODY_REF]?.S;
+  if (reference === undefined) return Buffer.from(item[A.BODY]?.B ?? []);
+  if (!config.bodyBucket) throw new OpsError('the row points at the body bucket, but the inbox configuration names none');
+  const out = await clients.s3.send(new GetObjectCommand({ Bucket: config.bodyBucket, Key: reference }));
+  return Buffer.from((await out.Body?.transformToByteArray()) ?? []);
+}

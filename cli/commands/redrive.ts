@@ -1,0 +1,71 @@
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { OpsConfig } from '../../lib/contract';
+import { OpsClients } from '../clients';
+import { OpsError } from '../errors';
+
+export interface RedriveOptions {
+  /** The most messages to move; absent: until the DLQ answers empty. */
+  readonly limit?: number;
+  /** Long-poll wait of each receive (an empty short poll of SQS can miss messages). */
+  readonly waitTimeSeconds?: number;
+}
+
+export interface RedriveReport {
+  readonly moved: number;
+  /** Messages received but not sent (SQS refused them); they reappear in the DLQ after its visibility timeout. */
+  readonly failed: number;
+}
+
+const SQS_BATCH = 10;
+/** Long enough to send and delete one batch; a crash leaves the batch to reappear in the DLQ. */
+const RECEIVE_VISIBILITY_SECONDS = 60;
+
+/**
+ * Moves dead-lettered work messages back to the work queue: receive a batch, send the same
+ * bodies, delete what was sent. A crash between send and delete leaves a duplicate message,
+ * which the processor's lease and the row's state make harmless. A DEAD row is claimable again
+ * (the processor claims any row not PROCESSED), so the next receive retries it from scratch.
+ */
+export async function redrive(clients: OpsClients, config: OpsConfig, options: RedriveOptions = {}): Promise<RedriveReport> {
+  const dlq = config.deadLetterQueueUrl;
+  if (!dlq) throw new OpsError(`inbox ${config.inboxName} has no dead-letter queue (its work queue was given without one)`);
+  const limit = options.limit ?? Infinity;
+  let moved = 0;
+  let failed = 0;
+  while (moved + failed < limit) {
+    const out = await clients.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: dlq,
+        MaxNumberOfMessages: Math.min(SQS_BATCH, limit - moved - failed),
+        WaitTimeSeconds: options.waitTimeSeconds ?? 1,
+        VisibilityTimeout: RECEIVE_VISIBILITY_SECONDS,
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    const messages = out.Messages ?? [];
+    if (messages.length === 0) break;
+    const sent = await clients.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: config.workQueueUrl,
+        Entries: messages.map((message, index) => ({
+          Id: String(index),
+          MessageBody: message.Body ?? '',
+          ...(message.MessageAttributes && Object.keys(message.MessageAttributes).length > 0 ? { MessageAttributes: message.MessageAttributes } : {}),
+        })),
+      }),
+    );
+    const done = (sent.Successful ?? []).map((entry) => messages[Number(entry.Id)]);
+    failed += messages.length - done.length;
+    if (done.length > 0) {
+      // A message whose delete fails stays in the DLQ as a duplicate of one already sent: harmless.
+      await clients.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: dlq,
+          Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle! })),
+        }),
+      );
+    }
+    moved += done.length;
+  }
+  return { moved, failed };
+}

@@ -1,0 +1,153 @@
+import { DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { InboxAttr as A, InboxItemKind, OpsConfig, PendingIndex } from '../../lib/contract';
+import { shardOf } from '../../lambda/shared/digest';
+import { isConditionalCheckFailed } from '../../lambda/shared/errors';
+import { SqsWorkQueue } from '../../lambda/shared/work-queue';
+import { OpsClients } from '../clients';
+import { EventRef, scanAll } from './common';
+
+/**
+ * What replay did with one row:
+ * - `enqueued`: it was not processed (RECEIVED, PROCESSING): only a work message was sent;
+ * - `reset`: it was PROCESSED (with --force) or DEAD: its status went back to RECEIVED, it
+ *   re-entered the pending index (so the sweep covers it), and a work message was sent;
+ * - `skipped`: it is PROCESSED and --force was not given;
+ * - `not_found`: no such row.
+ */
+export type ReplayAction = 'enqueued' | 'reset' | 'skipped' | 'not_found';
+
+export interface ReplayedRow {
+  readonly key: string;
+  /** The status the row had when replay looked at it. */
+  readonly status?: string;
+  readonly action: ReplayAction;
+}
+
+export interface ReplayReport {
+  readonly rows: readonly ReplayedRow[];
+  readonly enqueued: number;
+  readonly reset: number;
+  readonly skipped: number;
+  readonly notFound: number;
+  /** Items the time-range Scan read (absent for a single event). */
+  readonly itemsRead?: number;
+}
+
+export interface ReplayOptions {
+  readonly force?: boolean;
+  readonly now: number;
+}
+
+/** Replays one event's row. */
+export async function replayEvent(clients: OpsClients, config: OpsConfig, event: EventRef, options: ReplayOptions): Promise<ReplayReport> {
+  const out = await clients.dynamodb.send(
+    new GetItemCommand({
+      TableName: config.inboxTable,
+      Key: { [A.PK]: { S: event.key }, [A.SK]: { S: InboxItemKind.DELIVERY } },
+      ConsistentRead: true,
+      ProjectionExpression: '#status',
+      ExpressionAttributeNames: { '#status': A.STATUS },
+    }),
+  );
+  if (!out.Item) return summarize([{ key: event.key, action: 'not_found' }]);
+  return replayRows(clients, config, [{ key: event.key, status: out.Item[A.STATUS]?.S }], options);
+}
+
+/**
+ * Replays every delivery row received in [from, to). This reads the whole table (a Scan with a
+ * filter): an ops command, never a per-delivery or scheduled path; the report says how many
+ * items it read.
+ */
+export async function replayRange(
+  clients: OpsClients,
+  config: OpsConfig,
+  range: { readonly from: number; readonly to: number },
+  options: ReplayOptions,
+): Promise<ReplayReport> {
+  const candidates: { key: string; status?: string }[] = [];
+  const { itemsRead } = await scanAll(
+    clients.dynamodb,
+    {
+      TableName: config.inboxTable,
+      FilterExpression: '#sk = :delivery AND #receivedAt >= :from AND #receivedAt < :to',
+      ProjectionExpression: '#pk, #status, #receivedAt',
+      ExpressionAttributeNames: { '#pk': A.PK, '#sk': A.SK, '#status': A.STATUS, '#receivedAt': A.RECEIVED_AT },
+      ExpressionAttributeValues: {
+        ':delivery': { S: InboxItemKind.DELIVERY },
+        ':from': { N: String(range.from) },
+        ':to': { N: String(range.to) },
+      },
+    },
+    (items) => {
+      for (const item of items) candidates.push({ key: item[A.PK].S!, status: item[A.STATUS]?.S });
+    },
+  );
+  const report = await replayRows(clients, config, candidates, options);
+  return { ...report, itemsRead };
+}
+
+async function replayRows(
+  clients: OpsClients,
+  config: OpsConfig,
+  candidates: readonly { key: string; status?: string }[],
+  options: ReplayOptions,
+): Promise<ReplayReport> {
+  const rows: ReplayedRow[] = [];
+  for (const { key, status } of candidates) {
+    if (status === 'PROCESSED' && !options.force) {
+      rows.push({ key, status, action: 'skipped' });
+    } else if (status === 'PROCESSED' || status === 'DEAD') {
+      const reset = await resetRow(clients.dynamodb, config.inboxTable, key, status, options.now);
+      rows.push({ key, status, action: reset ? 'reset' : 'enqueued' });
+    } else {
+      rows.push({ key, status, action: 'enqueued' });
+    }
+  }
+  // Reset rows are back in the pending index first: if this enqueue fails, the sweep still finds them.
+  await new SqsWorkQueue(clients.sqs, config.workQueueUrl).enqueue(
+    rows.filter((row) => row.action === 'enqueued' || row.action === 'reset').map((row) => row.key),
+  );
+  return summarize(rows);
+}
+
+/**
+ * Puts a PROCESSED or DEAD row back to RECEIVED and into the pending index, in one conditional
+ * UpdateItem (the condition is the status seen, so a concurrent change wins). The row keeps its
+ * body, digest, attempts, outcome and processedAt; processing it again offers the same result
+ * under the same job and effect keys. False when the row changed meanwhile (it is enqueued all
+ * the same: the processor decides).
+ */
+async function resetRow(client: DynamoDBClient, tableName: string, key: string, seen: string, now: number): Promise<boolean> {
+  try {
+    await client.send(
+      new UpdateItemCommand({
+        TableName: tableName,
+        Key: { [A.PK]: { S: key }, [A.SK]: { S: InboxItemKind.DELIVERY } },
+        UpdateExpression: 'SET #status = :received, #shard = :shard, #since = :now REMOVE #owner, #until',
+        ConditionExpression: '#status = :seen',
+        ExpressionAttributeNames: {
+          '#status': A.STATUS,
+          '#shard': A.PENDING_SHARD,
+          '#since': A.PENDING_SINCE,
+          '#owner': A.LEASE_OWNER,
+          '#until': A.LEASE_UNTIL,
+        },
+        ExpressionAttributeValues: {
+          ':received': { S: 'RECEIVED' },
+          ':seen': { S: seen },
+          ':shard': { S: shardOf(key, PendingIndex.SHARD_COUNT) },
+          ':now': { N: String(now) },
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+function summarize(rows: ReplayedRow[]): ReplayReport {
+  const count = (action: ReplayAction) => rows.filter((row) => row.action === action).length;
+  return { rows, enqueued: count('enqueued') + count('reset'), reset: count('reset'), skipped: count('skipped'), notFound: count('not_found') };
+}

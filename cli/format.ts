@@ -1,0 +1,140 @@
+/** Plain-text rendering of the command reports: aligned columns, no colours, nothing secret. */
+import { InspectReport } from './commands/inspect';
+import { QuarantineReport } from './commands/quarantine';
+import { ReconcileReport } from './commands/reconcile';
+import { RedriveReport } from './commands/redrive';
+import { ReplayReport } from './commands/replay';
+import { BoundedCount, StatusReport } from './commands/status';
+
+/** Rows of cells as aligned columns (two spaces apart, trailing space trimmed). */
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+const bounded = (value: BoundedCount): string => `${value.atLeast ? '≥' : ''}${value.count}`;
+const items = (count: number): string => `${count} item${count === 1 ? '' : 's'}`;
+
+export function formatStatus(report: StatusReport): string {
+  const rows: string[][] = [
+    ['inbox', report.inboxName, ''],
+    ['work queue', `${report.workQueue.visible} visible, ${report.workQueue.inFlight} in flight`, 'approximate (SQS)'],
+    [
+      'dead-letter queue',
+      report.deadLetterQueue ? `${report.deadLetterQueue.visible} visible, ${report.deadLetterQueue.inFlight} in flight` : 'none configured',
+      report.deadLetterQueue && report.deadLetterQueue.visible + report.deadLetterQueue.inFlight > 0 ? 'remedy: webhook-inbox redrive' : '',
+    ],
+    [
+      'stranded rows',
+      bounded(report.stranded),
+      `pending > ${Math.round(report.stranded.olderThanSeconds / 60)} min (16 bounded index queries); the reconciler sweeps them`,
+    ],
+    [
+      'quarantined copies',
+      report.quarantined ? String(report.quarantined.count) : 'not counted (--skip-scan)',
+      report.quarantined ? `Scan read ${items(report.quarantined.itemsRead)}; list: webhook-inbox quarantine` : '',
+    ],
+    [
+      'overdue submissions',
+      report.submissions ? bounded(report.submissions.overdue) : 'n/a',
+      report.submissions
+        ? `due for a check now (past their horizon, no result) of ${bounded(report.submissions.awaiting)} awaiting`
+        : 'the inbox table has no awaiting index (no submission ledger)',
+    ],
+  ];
+  return table(rows);
+}
+
+export function formatRedrive(report: RedriveReport): string {
+  return (
+    `moved ${report.moved} message${report.moved === 1 ? '' : 's'} from the dead-letter queue to the work queue\n` +
+    (report.failed > 0 ? `${report.failed} could not be sent; they return to the dead-letter queue after its visibility timeout\n` : '')
+  );
+}
+
+export function formatReplay(report: ReplayReport): string {
+  const lines: string[] = [];
+  if (report.itemsRead !== undefined) lines.push(`Scan read ${items(report.itemsRead)}; ${report.rows.length} delivery rows in the range`);
+  if (report.rows.length > 0) {
+    lines.push(
+      table([
+        ['KEY', 'STATUS', 'ACTION'],
+        ...report.rows.map((row) => [row.key, row.status ?? '-', describeAction(row.action)]),
+      ]).trimEnd(),
+    );
+  }
+  lines.push(
+    `enqueued ${report.enqueued} (${report.reset} reset to RECEIVED), skipped ${report.skipped}` +
+      (report.notFound > 0 ? `, not found ${report.notFound}` : ''),
+  );
+  if (report.skipped > 0) lines.push('PROCESSED rows are skipped; --force processes them again (same job and effect keys)');
+  return lines.join('\n') + '\n';
+}
+
+function describeAction(action: string): string {
+  switch (action) {
+    case 'reset':
+      return 'reset to RECEIVED, enqueued';
+    case 'skipped':
+      return 'skipped (PROCESSED; use --force)';
+    case 'not_found':
+      return 'not found';
+    default:
+      return action;
+  }
+}
+
+export function formatInspect(report: InspectReport): string {
+  const { row } = report;
+  const body = `${row.body.bytes === undefined ? 'size unknown' : `${row.body.bytes} bytes`}, ${row.body.where === 'inline' ? 'inline in the row' : `in S3 (${row.body.reference})`}`;
+  const rows: string[][] = [
+    ['key', row.key],
+    ['provider', row.provider],
+    ['eventId', row.eventId],
+    ['status', row.status],
+    ['attempts', String(row.attempts)],
+    ['outcome', row.outcome ?? '-'],
+    ['digest', row.digest],
+    ['receivedAt', row.receivedAt ?? '-'],
+    ['processedAt', row.processedAt ?? '-'],
+    ...(row.pendingSince ? [['pendingSince', row.pendingSince]] : []),
+    ...(row.leaseUntil ? [['leaseUntil', row.leaseUntil]] : []),
+    ['lastError', row.lastError ?? '-'],
+    ['body', body],
+    ['meta', Object.keys(row.meta).length === 0 ? '-' : Object.entries(row.meta).map(([name, value]) => `${name}=${value}`).join(', ')],
+    ['job', jobLine(report)],
+  ];
+  let text = table(rows);
+  if (report.quarantined.length === 0) return text + 'quarantined copies: none\n';
+  text += `quarantined copies: ${report.quarantined.length}\n`;
+  text += table([
+    ['  DIGEST', 'COUNT', 'FIRST SEEN', 'LAST SEEN'],
+    ...report.quarantined.map((copy) => [`  ${copy.digest}`, String(copy.count), copy.firstSeen ?? '-', copy.lastSeen ?? '-']),
+  ]);
+  return text;
+}
+
+function jobLine(report: InspectReport): string {
+  if (report.jobNote) return report.jobNote;
+  const job = report.job;
+  if (!job) return '- (this delivery reports no final result of a job)';
+  if (job.status === undefined) return `${job.jobKey}: no result stored yet`;
+  return `${job.jobKey}: ${job.status}, task ${job.taskId ?? '-'} (${job.decidedByThisDelivery ? 'decided by this delivery' : 'decided by another delivery'})`;
+}
+
+export function formatReconcile(report: ReconcileReport): string {
+  return table(Object.entries(report).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
+}
+
+export function formatQuarantine(report: QuarantineReport): string {
+  const header = `Scan read ${items(report.itemsRead)}; ${report.copies.length} quarantined cop${report.copies.length === 1 ? 'y' : 'ies'}\n`;
+  if (report.copies.length === 0) return header;
+  return (
+    header +
+    table([
+      ['KEY', 'DIGEST', 'COUNT', 'FIRST SEEN', 'LAST SEEN'],
+      ...report.copies.map((copy) => [copy.key, copy.digest, String(copy.count), copy.firstSeen ?? '-', copy.lastSeen ?? '-']),
+    ])
+  );
+}

@@ -1,0 +1,315 @@
+/**
+ * The ops CLI's argv and IO layer: parse the command line (node:util parseArgs), find the
+ * inbox's configuration, build the SDK clients, run one command module, print its report.
+ * Everything here is injectable, so tests run it in-process as well as through the bundle.
+ */
+import { parseArgs } from 'node:util';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { OpsConfig } from '../lib/contract';
+import { createClients, createCloudFormationClient, destroyClients, OpsClients } from './clients';
+import { inspect } from './commands/inspect';
+import { listQuarantine } from './commands/quarantine';
+import { reconcile } from './commands/reconcile';
+import { redrive } from './commands/redrive';
+import { replayEvent, replayRange } from './commands/replay';
+import { status } from './commands/status';
+import { parseEventRef } from './commands/common';
+import { loadConfigFile, OpsEndpoints, selectOpsConfig, stackOutputs } from './config';
+import { ExitCode, OpsError, UsageError } from './errors';
+import { formatInspect, formatQuarantine, formatReconcile, formatRedrive, formatReplay, formatStatus } from './format';
+
+export const COMMANDS = ['status', 'redrive', 'replay', 'inspect', 'reconcile', 'quarantine'] as const;
+export type Command = (typeof COMMANDS)[number];
+
+const OPTIONS = {
+  stack: { type: 'string' },
+  inbox: { type: 'string' },
+  config: { type: 'string' },
+  region: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  limit: { type: 'string' },
+  event: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  force: { type: 'boolean' },
+  'skip-scan': { type: 'boolean' },
+} as const;
+
+type OptionName = keyof typeof OPTIONS;
+const GLOBAL_OPTIONS: readonly OptionName[] = ['stack', 'inbox', 'config', 'region', 'json', 'help'];
+const COMMAND_OPTIONS: Readonly<Record<Command, readonly OptionName[]>> = {
+  status: ['skip-scan'],
+  redrive: ['limit'],
+  replay: ['event', 'from', 'to', 'force'],
+  inspect: [],
+  reconcile: [],
+  quarantine: [],
+};
+
+const TARGET_HELP = `Target (one of):
+  --stack <name>      a deployed stack: its CloudFormation outputs name the inbox's resources
+  --inbox <path>      with --stack, when it holds several inboxes: the construct path (e.g. MyStack/Inbox),
+                      a trailing part of it, or the inbox name
+  --config <file>     a JSON file with the same configuration and optional endpoints (the local twin writes one)
+  --region <region>   AWS region (default: AWS_REGION / the SDK's configuration)
+  --json              print the report as JSON
+  -h, --help          this help`;
+
+export const USAGE = `webhook-inbox: operate a cdk-webhook-inbox (deployed, or the local twin)
+
+Usage: webhook-inbox <command> (--stack <name> [--inbox <path>] | --config <file>) [options]
+
+Commands:
+  status       backlog, dead letters, stranded rows, quarantined copies, overdue submissions
+  redrive      move dead-lettered messages back to the work queue            [--limit N]
+  replay       re-enqueue one event or every delivery in a time range
+               --event <provider>#<eventId> | --from <ISO> --to <ISO>       [--force]
+  inspect      one event's row (sanitized, never the body), its quarantined copies and job result
+               <provider>#<eventId>
+  reconcile    run the reconciler now and print its report
+  quarantine   list the quarantined altered duplicates
+
+${TARGET_HELP}
+
+Exit codes: 0 ok; 1 the command failed (AWS error, no such stack, inbox output or event, ...);
+2 usage error (unknown command or option, missing or malformed argument, which inbox is ambiguous).
+'webhook-inbox <command> --help' describes one command.
+`;
+
+export const COMMAND_HELP: Readonly<Record<Command, string>> = {
+  status: `Usage: webhook-inbox status <target> [--skip-scan] [--json]
+
+  work queue     messages visible and in flight (approximate, from SQS)
+  dead-letter    messages in the DLQ (remedy: webhook-inbox redrive)
+  stranded rows  rows in the pending index for more than 5 minutes: one bounded COUNT Query per
+                 shard (16), at most 1000 each ("≥" when a shard has more)
+  quarantined    altered duplicates kept beside their originals. This is a Scan of the whole
+                 inbox table with a filter (an ops command, never a per-delivery or scheduled
+                 path); the items it read are printed. --skip-scan leaves it out.
+  overdue        submissions in the awaiting index due for a check now, i.e. past their
+                 provider's horizon without a result (n/a when the table has no such index)
+`,
+  redrive: `Usage: webhook-inbox redrive <target> [--limit N] [--json]
+
+  Moves messages from the dead-letter queue back to the work queue, in batches of 10: receive,
+  send the same body, delete. Prints how many moved. A DEAD row is processed again from scratch
+  (the processor claims any row that is not PROCESSED); a duplicate message is harmless.
+  --limit N   move at most N messages (default: until the dead-letter queue is empty)
+`,
+  replay: `Usage: webhook-inbox replay <target> --event <provider>#<eventId> [--force] [--json]
+       webhook-inbox replay <target> --from <ISO-8601> --to <ISO-8601> [--force] [--json]
+
+  Re-enqueues inbox rows (sort key "delivery"). A row not yet processed is enqueued again; a DEAD
+  row goes back to RECEIVED (and into the pending index) and is enqueued. A PROCESSED row is
+  reported and skipped; with --force its status goes back to RECEIVED (one conditional
+  UpdateItem, which also puts it back in the pending index) and it is enqueued, so it is
+  processed again with the same job and effect keys.
+  --from/--to select rows by receivedAt, from inclusive, to exclusive. This is a Scan of the
+  whole inbox table with a filter (an ops command, never a per-delivery or scheduled path); the
+  items it read are printed.
+`,
+  inspect: `Usage: webhook-inbox inspect <target> <provider>#<eventId> [--json]
+
+  Prints the row without its body: key, provider, eventId, status, attempts, outcome, digest,
+  receivedAt and processedAt (ISO-8601), meta (provider headers kept at admission, already
+  sanitized), lastError, the body's size and whether it is inline or in S3; its quarantined
+  copies (digest, count, first and last seen); and its job's result (status, task id) when the
+  delivery reports one.
+`,
+  reconcile: `Usage: webhook-inbox reconcile <target> [--json]
+
+  Invokes the reconciler function (Lambda Invoke, RequestResponse), as its schedule does: the
+  sweep of stranded rows, then the submission ledger. Prints its report. Exit code 1 when the
+  function fails.
+`,
+  quarantine: `Usage: webhook-inbox quarantine <target> [--json]
+
+  Lists quarantined altered duplicates: key, digest, count, first and last seen. This is a Scan
+  of the whole inbox table with a filter on the sort key prefix (an ops command, never a
+  per-delivery or scheduled path); the items it read are printed. Bodies are never read.
+`,
+};
+
+export interface Io {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+export interface RunDependencies {
+  readonly io: Io;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly now?: () => number;
+  /** Builds the clients for the resolved target; tests may inject their own. */
+  readonly clients?: (endpoints: OpsEndpoints | undefined, region: string | undefined) => OpsClients;
+  readonly cloudFormation?: (region: string | undefined) => CloudFormationClient;
+}
+
+type Values = { [K in OptionName]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
+
+interface Parsed {
+  readonly command?: Command;
+  readonly values: Values;
+  readonly positionals: readonly string[];
+}
+
+/** Parses argv; a UsageError names what is wrong. */
+export function parseCommandLine(argv: readonly string[]): Parsed {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const values = parsed.values as Values;
+  const [first, ...positionals] = parsed.positionals;
+  if (first === undefined || first === 'help') {
+    const topic = first === 'help' ? positionals[0] : undefined;
+    if (topic !== undefined && !isCommand(topic)) throw new UsageError(`unknown command: ${topic}`);
+    return { ...(topic ? { command: topic } : {}), values: { ...values, help: true }, positionals: [] };
+  }
+  if (!isCommand(first)) throw new UsageError(`unknown command: ${first} (commands: ${COMMANDS.join(', ')})`);
+  if (values.help) return { command: first, values, positionals };
+  const allowed = new Set<OptionName>([...GLOBAL_OPTIONS, ...COMMAND_OPTIONS[first]]);
+  const stray = (Object.keys(values) as OptionName[]).filter((name) => values[name] !== undefined && !allowed.has(name));
+  if (stray.length > 0) throw new UsageError(`${first} does not take ${stray.map((name) => `--${name}`).join(', ')}`);
+  const expectedPositionals = first === 'inspect' ? 1 : 0;
+  if (positionals.length > expectedPositionals) throw new UsageError(`${first}: unexpected argument ${positionals[expectedPositionals]}`);
+  if (first === 'inspect' && positionals.length === 0) throw new UsageError('inspect needs the event: webhook-inbox inspect <target> <provider>#<eventId>');
+  return { command: first, values, positionals };
+}
+
+function isCommand(name: string): name is Command {
+  return (COMMANDS as readonly string[]).includes(name);
+}
+
+/** Runs one command line; returns the exit code. Never throws. */
+export async function run(argv: readonly string[], deps: RunDependencies): Promise<number> {
+  const { io } = deps;
+  let clients: OpsClients | undefined;
+  try {
+    const { command, values, positionals } = parseCommandLine(argv);
+    if (values.help || !command) {
+      io.stdout(command ? COMMAND_HELP[command] : USAGE);
+      return ExitCode.OK;
+    }
+    const action = prepare(command, values, positionals);
+    const target = await resolveTarget(values, deps);
+    clients = (deps.clients ?? createClients)(target.endpoints, values.region);
+    const report = await action(clients, target.config, deps.now ?? Date.now);
+    io.stdout(values.json ? `${JSON.stringify(report.data, null, 2)}\n` : report.text);
+    return report.exitCode ?? ExitCode.OK;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`webhook-inbox: ${error.message}\nRun 'webhook-inbox --help' for usage.\n`);
+      return ExitCode.USAGE;
+    }
+    io.stderr(`webhook-inbox: ${describe(error)}\n`);
+    return ExitCode.FAILURE;
+  } finally {
+    if (clients && !deps.clients) destroyClients(clients);
+  }
+}
+
+/** An error for an operator: ours as they are, AWS's with their name (the SDK's messages carry no secrets). */
+function describe(error: unknown): string {
+  if (error instanceof OpsError) return error.message;
+  const { name = 'Error', message = String(error) } = (error ?? {}) as { name?: string; message?: string };
+  return `${name}: ${message}`;
+}
+
+async function resolveTarget(values: Values, deps: RunDependencies): Promise<{ config: OpsConfig; endpoints?: OpsEndpoints }> {
+  if (values.stack !== undefined && values.config !== undefined) throw new UsageError('give either --stack or --config, not both');
+  if (values.config !== undefined) {
+    if (values.inbox !== undefined) throw new UsageError('--inbox chooses among the inboxes of a --stack; a --config file describes one inbox');
+    const { endpoints, ...config } = loadConfigFile(values.config);
+    return { config, ...(endpoints ? { endpoints } : {}) };
+  }
+  if (values.stack === undefined || values.stack === '') throw new UsageError('which inbox? give --stack <name> (a deployed stack) or --config <file> (e.g. the local twin)');
+  const cloudFormation = (deps.cloudFormation ?? createCloudFormationClient)(values.region);
+  try {
+    return { config: selectOpsConfig(await stackOutputs(cloudFormation, values.stack), values.stack, values.inbox) };
+  } finally {
+    if (!deps.cloudFormation) cloudFormation.destroy();
+  }
+}
+
+interface Report {
+  readonly data: unknown;
+  readonly text: string;
+  readonly exitCode?: number;
+}
+
+type Action = (clients: OpsClients, config: OpsConfig, now: () => number) => Promise<Report>;
+
+/** Checks the command's own arguments (before any AWS request) and returns what running it does. */
+export function prepare(command: Command, values: Values, positionals: readonly string[]): Action {
+  switch (command) {
+    case 'status':
+      return async (clients, config, now) => {
+        const report = await status(clients, config, { now: now(), skipScan: values['skip-scan'] });
+        return { data: report, text: formatStatus(report) };
+      };
+    case 'redrive': {
+      const limit = values.limit === undefined ? undefined : positiveInteger(values.limit, '--limit');
+      return async (clients, config) => {
+        const report = await redrive(clients, config, limit === undefined ? {} : { limit });
+        return { data: report, text: formatRedrive(report), ...(report.failed > 0 ? { exitCode: ExitCode.FAILURE } : {}) };
+      };
+    }
+    case 'replay': {
+      const force = values.force ?? false;
+      const hasRange = values.from !== undefined || values.to !== undefined;
+      if (values.event !== undefined && hasRange) throw new UsageError('replay takes either --event or --from/--to, not both');
+      if (values.event !== undefined) {
+        const event = parseEventRef(values.event);
+        return async (clients, config, now) => {
+          const report = await replayEvent(clients, config, event, { force, now: now() });
+          if (report.notFound > 0) throw new OpsError(`unknown event ${event.key}: no row in ${config.inboxTable}`);
+          return { data: report, text: formatReplay(report) };
+        };
+      }
+      if (!hasRange) throw new UsageError('replay needs --event <provider>#<eventId>, or --from <ISO> and --to <ISO>');
+      if (values.from === undefined || values.to === undefined) throw new UsageError('replay by time needs both --from and --to');
+      const from = instant(values.from, '--from');
+      const to = instant(values.to, '--to');
+      if (from >= to) throw new UsageError(`--from ${values.from} is not before --to ${values.to}`);
+      return async (clients, config, now) => {
+        const report = await replayRange(clients, config, { from, to }, { force, now: now() });
+        return { data: report, text: formatReplay(report) };
+      };
+    }
+    case 'inspect': {
+      const event = parseEventRef(positionals[0], 'inspect');
+      return async (clients, config) => {
+        const report = await inspect(clients, config, event);
+        return { data: report, text: formatInspect(report) };
+      };
+    }
+    case 'reconcile':
+      return async (clients, config) => {
+        const report = await reconcile(clients, config);
+        return { data: report, text: formatReconcile(report) };
+      };
+    case 'quarantine':
+      return async (clients, config) => {
+        const report = await listQuarantine(clients, config);
+        return { data: report, text: formatQuarantine(report) };
+      };
+  }
+}
+
+function positiveInteger(text: string, option: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1) throw new UsageError(`${option} ${text}: expected a positive whole number`);
+  return value;
+}
+
+/** An ISO-8601 instant with a date and a time (a bare date or a zone-less time is ambiguous: refused). */
+function instant(text: string, option: string): number {
+  const ms = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(text) || Number.isNaN(ms)) {
+    throw new UsageError(`${option} ${text}: expected an ISO-8601 instant with a zone, e.g. 2026-09-18T10:00:00Z`);
+  }
+  return ms;
+}
