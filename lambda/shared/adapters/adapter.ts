@@ -65,6 +65,12 @@ export interface ProviderAdapter {
    * cannot be interpreted.
    */
   observe(body: Buffer, meta: Readonly<Record<string, string>>): JobObservation | undefined;
+  /**
+   * Whether a stored delivery belongs to a job's lifecycle (Answerline tasks, Echonova `job.*`).
+   * Such deliveries cause an effect only when their job's winner changes; a delivery of any other
+   * kind (Stripe, GitHub, Standard Webhooks, Echonova `spending.*`) is an effect of its own.
+   */
+  reportsJob(meta: Readonly<Record<string, string>>): boolean;
 }
 
 /** What a signing key is made of: a stored value and the stage it came from. */
@@ -79,6 +85,8 @@ export interface AdapterParts {
   /** Provider headers worth keeping on the row (never a signature). */
   readonly keptHeaders: readonly string[];
   readonly observe?: ProviderAdapter['observe'];
+  /** Absent: no delivery of this provider belongs to a job. */
+  readonly reportsJob?: ProviderAdapter['reportsJob'];
 }
 
 const COMMON_KEPT_HEADERS = ['content-type', 'content-length', 'user-agent'];
@@ -95,6 +103,7 @@ export function buildAdapter(config: ProviderRuntimeConfig, parts: AdapterParts)
     admit: parts.admit,
     metadata: (headers) => pickHeaders(headers, kept),
     observe: parts.observe ?? (() => undefined),
+    reportsJob: parts.reportsJob ?? (() => false),
   };
 }
 

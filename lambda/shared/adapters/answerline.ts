@@ -19,6 +19,8 @@ export function answerlineAdapter(config: ProviderRuntimeConfig): ProviderAdapte
     admit: (_headers, body) => admitAnswerlineTask(body),
     keptHeaders: [STANDARD_WEBHOOKS_HEADERS.id, STANDARD_WEBHOOKS_HEADERS.timestamp],
     observe: observeAnswerlineTask,
+    // Every delivery is about a task: a non-final status is no result, and no effect either.
+    reportsJob: () => true,
   });
 }
 

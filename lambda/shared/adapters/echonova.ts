@@ -43,6 +43,7 @@ export function echonovaAdapter(config: ProviderRuntimeConfig): ProviderAdapter 
       if (!createdAt) throw new MalformedDeliveryError('createdAt', 'is not a timestamp');
       return { jobKey: event.jobId, taskId: event.jobId, status, createdAt, response: body.toString('utf8') };
     },
+    reportsJob: (meta) => (meta[EVENT_HEADER] ?? '').startsWith('job.'),
   });
 }
 
