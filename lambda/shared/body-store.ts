@@ -39,6 +39,11 @@ export function responseObjectKey(provider: string, digest: string): string {
   return `responses/${provider}/${digest}`;
 }
 
+/** The object of a provider resource (fetched by the authoritative read) too large for an effect. */
+export function resourceObjectKey(provider: string, digest: string): string {
+  return `resources/${provider}/${digest}`;
+}
+
 export class S3BodyStore implements BodyStore {
   constructor(
     private readonly client: S3Client,

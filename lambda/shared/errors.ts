@@ -14,6 +14,22 @@ export class ConfigurationError extends Error {
   }
 }
 
+/** An effect (an EventBridge event, an invocation of the user's function) was not accepted; the row is retried. */
+export class EffectDispatchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EffectDispatchError';
+  }
+}
+
+/** The provider's resource could not be read (other than missing or expired); the row is retried. */
+export class AuthoritativeReadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AuthoritativeReadError';
+  }
+}
+
 /** The AWS SDK marks a failed condition with this name. */
 export function isConditionalCheckFailed(error: unknown): boolean {
   return (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
