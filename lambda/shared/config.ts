@@ -1,4 +1,4 @@
-import { AdapterKind, Env, hmacSchemeProblems, ProviderRuntimeConfig } from '../../lib/contract';
+import { AdapterKind, authoritativeReadProblems, Env, hmacSchemeProblems, ProviderRuntimeConfig } from '../../lib/contract';
 import { ConfigurationError } from './errors';
 
 type Environment = Record<string, string | undefined>;
@@ -55,6 +55,11 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
     if (p.adapter === AdapterKind.HMAC) {
       const problems = p.hmac ? hmacSchemeProblems(p.hmac) : ['the scheme is missing'];
       if (problems.length > 0) throw new ConfigurationError(`${where}.hmac: ${problems.join('; ')}`);
+    }
+    if (p.authoritativeRead !== undefined) {
+      const read = p.authoritativeRead;
+      const problems = typeof read === 'object' && read !== null ? authoritativeReadProblems(read) : ['must be an object'];
+      if (problems.length > 0) throw new ConfigurationError(`${where}.authoritativeRead: ${problems.join('; ')}`);
     }
     return p as ProviderRuntimeConfig;
   });
