@@ -1,23 +1,42 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { Defaults, Env } from '../../lib/contract';
 import { adaptersFor } from '../shared/adapters';
+import { resourceReadersFor } from '../shared/authoritative-read';
 import { bodyStoreFromEnv } from '../shared/body-store';
 import { integerEnv, providersFromEnv, requiredEnv } from '../shared/config';
+import { effectSinkFromEnv } from '../shared/effect-sinks';
 import { DynamoDbInboxStore } from '../shared/inbox-store';
 import { DynamoDbResultsStore } from '../shared/results-store';
+import { SecretCache, SecretsManagerReader } from '../shared/secrets';
 import { Telemetry } from '../shared/telemetry';
 import { createProcessor } from './processor';
 
 const env = process.env;
 const dynamodb = new DynamoDBClient({});
+const providers = providersFromEnv(env);
+const inboxName = requiredEnv(env, Env.INBOX_NAME);
+const sink = effectSinkFromEnv(env);
+const MIN_SECRET_REFRESH_MS = 30_000;
 
 export const handler = createProcessor({
-  adapters: adaptersFor(providersFromEnv(env)),
+  adapters: adaptersFor(providers),
   inbox: new DynamoDbInboxStore(dynamodb, requiredEnv(env, Env.INBOX_TABLE)),
   results: new DynamoDbResultsStore(dynamodb, requiredEnv(env, Env.RESULTS_TABLE)),
   bodies: bodyStoreFromEnv(env),
   inlineBodyBytes: integerEnv(env, Env.INLINE_BODY_BYTES, Defaults.INLINE_BODY_BYTES),
-  telemetry: new Telemetry(requiredEnv(env, Env.INBOX_NAME), 'processor'),
+  effects: sink && { sink, inboxName, bodyBucket: env[Env.BODY_BUCKET] || undefined },
+  // API keys of the authoritative reads, cached like signing secrets; no client when none is configured.
+  resourceReaders: providers.some((provider) => provider.authoritativeRead)
+    ? resourceReadersFor(
+        providers,
+        new SecretCache(new SecretsManagerReader(new SecretsManagerClient({})), {
+          ttlMs: integerEnv(env, Env.SECRET_CACHE_SECONDS, Defaults.SECRET_CACHE_SECONDS) * 1000,
+          minRefreshIntervalMs: MIN_SECRET_REFRESH_MS,
+        }),
+      )
+    : undefined,
+  telemetry: new Telemetry(inboxName, 'processor'),
   now: Date.now,
   leaseMs: integerEnv(env, Env.LEASE_SECONDS, Defaults.PROCESSOR_TIMEOUT_SECONDS) * 1000,
   maxReceiveCount: integerEnv(env, Env.MAX_RECEIVE_COUNT, Defaults.MAX_RECEIVE_COUNT),

@@ -1,13 +1,27 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { MetricName } from '../../lib/contract';
-import { ProviderAdapter } from '../shared/adapters';
+import { MetricName, RowOutcome } from '../../lib/contract';
+import { JobObservation, ProviderAdapter } from '../shared/adapters';
+import { ResourceReader } from '../shared/authoritative-read';
 import { BodyStore, responseObjectKey } from '../shared/body-store';
 import { logReference, sha256Hex } from '../shared/digest';
+import { DispatchOutcome, EffectSink } from '../shared/effect-sinks';
+import { Effect, EffectAssembler, effectContent } from '../shared/effects';
 import { ConfigurationError } from '../shared/errors';
-import { BodyLocation, InboxStore } from '../shared/inbox-store';
-import { ResultsStore } from '../shared/results-store';
-import { Telemetry } from '../shared/telemetry';
+import { BodyLocation, InboxStore, StoredDelivery } from '../shared/inbox-store';
+import { OfferOutcome, ResultsStore } from '../shared/results-store';
+import { LogFields, Telemetry } from '../shared/telemetry';
 import { decodeWorkMessage } from '../shared/work-queue';
+
+/** Where effects go, and what they are built with. */
+export interface EffectsConfig {
+  readonly sink: EffectSink;
+  /** Named in every effect's detail. */
+  readonly inboxName: string;
+  /** The body bucket's name, named in a detail whose content travels by reference. */
+  readonly bodyBucket?: string;
+  /** Content larger than this travels by reference (default: Defaults.EFFECT_INLINE_BYTES). */
+  readonly inlineBytes?: number;
+}
 
 export interface ProcessorDependencies {
   readonly adapters: ReadonlyMap<string, ProviderAdapter>;
@@ -17,6 +31,10 @@ export interface ProcessorDependencies {
   readonly bodies?: BodyStore;
   /** Results larger than this go to the body store too. */
   readonly inlineBodyBytes?: number;
+  /** Effects of decided rows; absent: rows are decided and completed, nothing is sent. */
+  readonly effects?: EffectsConfig;
+  /** The authoritative read of each provider that configures one, by provider name. */
+  readonly resourceReaders?: ReadonlyMap<string, ResourceReader>;
   readonly telemetry: Telemetry;
   readonly now: () => number;
   /** How long a claim holds a row: the processor's timeout, so a crashed claim expires with it. */
@@ -30,26 +48,49 @@ class LeaseHeldError extends Error {
   override readonly name = 'LeaseHeldError';
 }
 
+type Outcome = (typeof RowOutcome)[keyof typeof RowOutcome];
+
+/** A row this invocation claimed and decided, waiting for its effect (if any) and its completion. */
+interface Decided {
+  readonly key: string;
+  readonly owner: string;
+  readonly receiveCount: number;
+  readonly fields: LogFields;
+  readonly row: StoredDelivery;
+  readonly outcome: Outcome;
+  readonly offer?: OfferOutcome;
+  readonly effect?: Effect;
+}
+
 /**
- * The processor: claim each row with a lease, project its result onto its job, mark it
- * processed. Records are independent: one failure is reported alone (partial batch response).
+ * The processor. Per row: claim (a lease) → observe → authoritative read (when configured) →
+ * decide (the results offer) → dispatch the effect → complete. The row is the outbox: until it
+ * is completed, a crash at any step leaves it unprocessed, and the retry (SQS redelivery after
+ * the visibility timeout, or the reconciler's sweep) derives the same effect with the same key
+ * and sends it. The effects of one SQS batch are dispatched together (PutEvents takes 10).
+ * Records are independent: one failure is reported alone (partial batch response).
  */
 export function createProcessor(deps: ProcessorDependencies) {
+  const assembler = deps.effects && new EffectAssembler({ ...deps.effects, bodies: deps.bodies });
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    const outcomes = await Promise.allSettled(event.Records.map((record) => processRecord(record, deps)));
+    const decided = await Promise.allSettled(event.Records.map((record) => decide(record, deps, assembler)));
+    const rows = decided.map((settled) => (settled.status === 'fulfilled' ? settled.value : undefined));
+    const dispatched = await dispatchEffects(rows, deps.effects?.sink);
+    const finished = await Promise.allSettled(rows.map((row, index) => (row ? finish(row, dispatched.get(index), deps) : Promise.resolve())));
     deps.telemetry.flush();
     return {
-      batchItemFailures: outcomes.flatMap((outcome, index) =>
-        outcome.status === 'rejected' ? [{ itemIdentifier: event.Records[index].messageId }] : [],
+      batchItemFailures: event.Records.flatMap((record, index) =>
+        decided[index].status === 'rejected' || finished[index].status === 'rejected' ? [{ itemIdentifier: record.messageId }] : [],
       ),
     };
   };
 }
 
-async function processRecord(record: SQSRecord, deps: ProcessorDependencies): Promise<void> {
+/** Claims the row and decides it; undefined when there is nothing to do. */
+async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler: EffectAssembler | undefined): Promise<Decided | undefined> {
   const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1);
   const key = decodeWorkMessage(record.body);
-  const fields = { eventRef: logReference(key), messageId: record.messageId, receiveCount };
+  const fields: LogFields = { eventRef: logReference(key), messageId: record.messageId, receiveCount };
   const owner = `${record.messageId}/${receiveCount}`;
   const row = await deps.inbox.claim(key, owner, deps.now(), deps.leaseMs);
   if (!row) {
@@ -59,44 +100,121 @@ async function processRecord(record: SQSRecord, deps: ProcessorDependencies): Pr
       // holder finishes it, or the lease expires and the sweep re-enqueues it.
       if (receiveCount >= deps.maxReceiveCount) {
         deps.telemetry.log('INFO', 'lease held by another worker; message dropped on its last receive', fields);
-        return;
+        return undefined;
       }
       deps.telemetry.log('INFO', 'lease held by another worker', fields);
       throw new LeaseHeldError('row is leased');
     }
     // Processed already (a duplicate message), or expired out of the inbox: nothing to do.
     deps.telemetry.log('INFO', 'row already settled', { ...fields, status: state?.status ?? 'absent' });
-    return;
+    return undefined;
   }
+  const claimed = { key, owner, receiveCount, fields, row };
   try {
     const adapter = deps.adapters.get(row.provider);
     if (!adapter) throw new ConfigurationError(`provider ${row.provider} is not configured`);
-    const observation = adapter.observe(await bodyOf(row, deps.bodies), row.meta);
-    let outcome = 'no_final_result';
-    if (observation) {
-      const responseRef = await storeLargeResponse(row.provider, observation.response, deps);
-      const won = await deps.results.offer({ provider: row.provider, eventKey: key, observation, responseRef, now: deps.now() });
-      outcome = won ? 'winner' : 'superseded';
-      if (won) deps.telemetry.count(MetricName.WINNER_CHANGED, row.provider);
+    const body = await bodyOf(row, deps.bodies);
+    const observation = adapter.observe(body, row.meta);
+    // A job's delivery with no final result exposes nothing: no read, no effect.
+    if (!observation && adapter.reportsJob(row.meta)) return { ...claimed, outcome: RowOutcome.NO_FINAL_RESULT };
+
+    // The authoritative read comes before anything is exposed. A missing or expired resource
+    // settles the row: no result, no effect, no retry, and never a new generation.
+    const reader = deps.resourceReaders?.get(row.provider);
+    const read = reader && (await reader.read(body));
+    if (read?.kind === 'unavailable') {
+      deps.telemetry.count(MetricName.RESOURCE_UNAVAILABLE, row.provider);
+      deps.telemetry.log('WARN', 'resource unavailable', { ...fields, provider: row.provider, httpStatus: read.status });
+      return { ...claimed, outcome: RowOutcome.UNAVAILABLE };
     }
+    const resource = read?.kind === 'found' ? read.text : undefined;
+
+    if (!observation) {
+      const effect = assembler && (await assembler.assemble({ row, content: effectContent(row, body, undefined, undefined, resource) }));
+      return { ...claimed, outcome: RowOutcome.EVENT, effect };
+    }
+    return { ...claimed, ...(await decideJob(row, body, observation, resource, key, deps, assembler)) };
+  } catch (error) {
+    await fail(claimed, error, deps);
+    throw error;
+  }
+}
+
+/**
+ * Offers the row's result to its job. A new winner, or this row's own earlier win that never
+ * reached completion, gets the winner's effect; a result that ranks lower gets none.
+ */
+async function decideJob(
+  row: StoredDelivery,
+  body: Buffer,
+  observation: JobObservation,
+  resource: string | undefined,
+  key: string,
+  deps: ProcessorDependencies,
+  assembler: EffectAssembler | undefined,
+): Promise<Pick<Decided, 'outcome' | 'offer' | 'effect'>> {
+  const responseRef = await storeLargeResponse(row.provider, observation.response, deps);
+  const offer = await deps.results.offer({ provider: row.provider, eventKey: key, observation, responseRef, now: deps.now() });
+  // Counted once per change, not again when a retry finds its own earlier win.
+  if (offer === 'won') deps.telemetry.count(MetricName.WINNER_CHANGED, row.provider);
+  if (offer === 'lost') return { outcome: RowOutcome.SUPERSEDED, offer };
+  const effect = assembler && (await assembler.assemble({ row, observation, content: effectContent(row, body, observation, responseRef, resource) }));
+  return { outcome: RowOutcome.WINNER, offer, effect };
+}
+
+/** Sends the effects of the batch's decided rows in one go; the outcome of each, by record index. */
+async function dispatchEffects(rows: readonly (Decided | undefined)[], sink: EffectSink | undefined): Promise<Map<number, DispatchOutcome>> {
+  const indexes = rows.flatMap((row, index) => (row?.effect ? [index] : []));
+  if (!sink || indexes.length === 0) return new Map();
+  let outcomes: DispatchOutcome[];
+  try {
+    outcomes = await sink.dispatch(indexes.map((index) => rows[index]!.effect!));
+  } catch (error) {
+    outcomes = indexes.map(() => ({ ok: false, error: error as Error }));
+  }
+  return new Map(indexes.map((index, position) => [index, outcomes[position]]));
+}
+
+/** Completes a decided row whose effect (if any) was accepted; releases it otherwise. */
+async function finish(decided: Decided, dispatched: DispatchOutcome | undefined, deps: ProcessorDependencies): Promise<void> {
+  const { key, owner, fields, row, outcome, effect } = decided;
+  try {
+    if (dispatched && !dispatched.ok) {
+      deps.telemetry.count(MetricName.EFFECT_FAILURES, row.provider);
+      throw dispatched.error;
+    }
+    if (dispatched) deps.telemetry.count(MetricName.EFFECTS_DISPATCHED, row.provider);
     if (!(await deps.inbox.complete(key, owner, outcome, deps.now()))) {
       deps.telemetry.log('WARN', 'lease lost before completion', fields);
     }
     deps.telemetry.count(MetricName.PROCESSED, row.provider);
-    deps.telemetry.log('INFO', 'processed', { ...fields, provider: row.provider, outcome, attempts: row.attempts });
-  } catch (error) {
-    const dead = receiveCount >= deps.maxReceiveCount;
-    const description = describe(error);
-    await deps.inbox.release(key, owner, description, dead, deps.now());
-    deps.telemetry.count(MetricName.PROCESSING_FAILED, row.provider);
-    if (dead) deps.telemetry.count(MetricName.DEAD_LETTERED, row.provider);
-    deps.telemetry.log(dead ? 'ERROR' : 'WARN', dead ? 'processing failed; dead-lettered' : 'processing failed', {
+    deps.telemetry.log('INFO', 'processed', {
       ...fields,
       provider: row.provider,
-      error: description,
+      outcome,
+      attempts: row.attempts,
+      ...(decided.offer ? { offer: decided.offer } : {}),
+      ...(effect ? { effect: effect.detailType, effectKey: effect.key } : {}),
     });
+  } catch (error) {
+    await fail(decided, error, deps);
     throw error;
   }
+}
+
+/** Gives a claimed row back with its error; on the last receive the row is DEAD (the message goes to the DLQ). */
+async function fail(claimed: Pick<Decided, 'key' | 'owner' | 'receiveCount' | 'fields' | 'row'>, error: unknown, deps: ProcessorDependencies): Promise<void> {
+  const { key, owner, receiveCount, fields, row } = claimed;
+  const dead = receiveCount >= deps.maxReceiveCount;
+  const description = describe(error);
+  await deps.inbox.release(key, owner, description, dead, deps.now());
+  deps.telemetry.count(MetricName.PROCESSING_FAILED, row.provider);
+  if (dead) deps.telemetry.count(MetricName.DEAD_LETTERED, row.provider);
+  deps.telemetry.log(dead ? 'ERROR' : 'WARN', dead ? 'processing failed; dead-lettered' : 'processing failed', {
+    ...fields,
+    provider: row.provider,
+    error: description,
+  });
 }
 
 /** The row's body, loaded from the body store when the row only points at it. */

@@ -1,4 +1,4 @@
-import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { ResultAttr as R } from '../../lib/contract';
 import { JobObservation } from './adapters/adapter';
 import { N, S } from './dynamo';
@@ -15,10 +15,20 @@ export interface ResultOffer {
   readonly now: number;
 }
 
+/**
+ * How an offer ended:
+ * - `won`: it beat the stored winner (or there was none) and is now the job's winner;
+ * - `already_won`: the stored winner is this very delivery's result, offered by an earlier attempt
+ *   that stopped before completing the row (a crash, a failed effect): the decision stands and its
+ *   effect must be sent again, with the same key;
+ * - `lost`: another delivery's result ranks at least as high.
+ */
+export type OfferOutcome = 'won' | 'already_won' | 'lost';
+
 /** The per-job results: the winner of each logical job under the conflict rule. */
 export interface ResultsStore {
-  /** Stores the offer if it beats the current winner; true when it became the winner. */
-  offer(offer: ResultOffer): Promise<boolean>;
+  /** Stores the offer if it beats the current winner; says whether it is (now or already) the winner. */
+  offer(offer: ResultOffer): Promise<OfferOutcome>;
 }
 
 /** The job's item in the results table. */
@@ -32,12 +42,13 @@ export class DynamoDbResultsStore implements ResultsStore {
     private readonly tableName: string,
   ) {}
 
-  async offer({ provider, eventKey, observation, responseRef, now }: ResultOffer): Promise<boolean> {
+  async offer({ provider, eventKey, observation, responseRef, now }: ResultOffer): Promise<OfferOutcome> {
+    const key = { [R.PK]: S(resultKey(provider, observation.jobKey)) };
     try {
       await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
-          Key: { [R.PK]: S(resultKey(provider, observation.jobKey)) },
+          Key: key,
           UpdateExpression:
             'SET #provider = :provider, #jobKey = :jobKey, #taskId = :taskId, #eventKey = :eventKey, #status = :status, ' +
             '#createdAt = :createdAt, #order = :order, #response = :response, #updatedAt = :now ' +
@@ -72,10 +83,22 @@ export class DynamoDbResultsStore implements ResultsStore {
           },
         }),
       );
-      return true;
+      return 'won';
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
+      if (!isConditionalCheckFailed(error)) throw error;
     }
+    // Only on this path: is the winner that stopped us our own earlier offer? (DynamoDB could
+    // return the item with the failure, but dynalite returns nothing, so read it.) The same
+    // delivery always makes the same observation, so its event key alone identifies it.
+    const out = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: key,
+        ConsistentRead: true,
+        ProjectionExpression: '#eventKey',
+        ExpressionAttributeNames: { '#eventKey': R.EVENT_KEY },
+      }),
+    );
+    return out.Item?.[R.EVENT_KEY]?.S === eventKey ? 'already_won' : 'lost';
   }
 }
