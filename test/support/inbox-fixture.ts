@@ -5,21 +5,30 @@
  * events, Standard Webhooks signatures, Answerline bodies) and read back what was stored.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { AttributeValue, DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { CreateSecretCommand, DescribeSecretCommand, GetSecretValueCommand, PutSecretValueCommand, RotateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { AdapterKind, Defaults, InboxItemKind, OpsConfig, ProviderRuntimeConfig } from '../../lib/contract';
-import { createProcessor, ProcessorDependencies } from '../../lambda/processor/processor';
+import { createProcessor, EffectsConfig, ProcessorDependencies } from '../../lambda/processor/processor';
 import { createReconciler, ReconcilerDependencies } from '../../lambda/reconciler/reconciler';
 import { adaptersFor } from '../../lambda/shared/adapters';
-import { deliveryKey, DynamoDbInboxStore } from '../../lambda/shared/inbox-store';
+import { resourceReadersFor } from '../../lambda/shared/authoritative-read';
+import { DispatchOutcome, EffectSink, EventBridgeSink, LambdaFunctionSink } from '../../lambda/shared/effect-sinks';
+import { Effect } from '../../lambda/shared/effects';
+import { deliveryKey, DynamoDbInboxStore, InboxStore } from '../../lambda/shared/inbox-store';
 import { DynamoDbResultsStore, resultKey } from '../../lambda/shared/results-store';
 import { SecretCache, SecretsManagerReader, SecretVersion, SecretVersionReader } from '../../lambda/shared/secrets';
 import { decodeStandardWebhooksSecret, signStandardWebhooks } from '../../lambda/shared/standard-webhooks';
 import { LineWriter, Telemetry } from '../../lambda/shared/telemetry';
 import { decodeWorkMessage, SqsWorkQueue } from '../../lambda/shared/work-queue';
 import { createVerifier, VerifierDependencies } from '../../lambda/verifier/verifier';
+import { EventBridgeStandIn } from '../../local/eventbridge-stand-in';
+import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
 import { createQueues, createTables, InboxResourceNames, QueueSettings, resourceNames } from '../../local/provision';
 import { SecretsManagerStandIn } from '../../local/secrets-manager-stand-in';
 import { pollOnce, drain, PollReport, SqsHandler } from '../../local/sqs-event-source';
@@ -500,17 +509,30 @@ export class InboxHarness {
     });
   }
 
-  processor(overrides: Partial<ProcessorDependencies> = {}): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  /**
+   * A processor for the Answerline provider, or the `providers` given (with the authoritative
+   * reads they configure, their API keys read from the stand-in through the real reader).
+   */
+  processor(
+    overrides: Partial<ProcessorDependencies> & { providers?: readonly ProviderRuntimeConfig[] } = {},
+  ): (event: SQSEvent) => Promise<SQSBatchResponse> {
+    const { providers = [this.providerConfig()], ...deps } = overrides;
     return createProcessor({
-      adapters: adaptersFor([this.providerConfig()]),
+      adapters: adaptersFor(providers),
+      resourceReaders: resourceReadersFor(providers, this.secretCache()),
       inbox: this.inbox,
       results: this.results,
       telemetry: this.capture.telemetry('processor', this.clock.now),
       now: this.clock.now,
       leaseMs: LEASE_MS,
       maxReceiveCount: Defaults.MAX_RECEIVE_COUNT,
-      ...overrides,
+      ...deps,
     });
+  }
+
+  /** The processor's effects configuration for `sink`, named after this inbox. */
+  effects(sink: EffectSink, options: Partial<EffectsConfig> = {}): EffectsConfig {
+    return { sink, inboxName: INBOX_NAME, ...options };
   }
 
   reconciler(overrides: Partial<ReconcilerDependencies> = {}): ReturnType<typeof createReconciler> {
@@ -586,9 +608,9 @@ export class InboxHarness {
     return out.Item && decodeItem(out.Item);
   }
 
-  async result(jobKey: string): Promise<Item | undefined> {
+  async result(jobKey: string, provider: string = PROVIDER): Promise<Item | undefined> {
     const out = await this.dynamodb.send(
-      new GetItemCommand({ TableName: this.names.resultsTable, Key: { pk: { S: resultKey(PROVIDER, jobKey) } }, ConsistentRead: true }),
+      new GetItemCommand({ TableName: this.names.resultsTable, Key: { pk: { S: resultKey(provider, jobKey) } }, ConsistentRead: true }),
     );
     return out.Item && decodeItem(out.Item);
   }
@@ -650,6 +672,183 @@ export class InboxHarness {
       if (polls >= maxPolls) throw new Error(`condition still false after ${maxPolls} polls`);
       await this.pollOnce(handler, 1);
     }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Effects: the EventBridge and Lambda Invoke stand-ins, a provider's API, a worker that crashes
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Where effects go in the tests: the EventBridge stand-in (PutEvents) and the Lambda Invoke
+ * stand-in (the user's processing function), each behind the real SDK client, so the sinks run
+ * exactly as they do in Lambda.
+ */
+export class EffectsFixture {
+  readonly eventBridge = new EventBridgeStandIn();
+  readonly lambda = new LambdaInvokeStandIn();
+  private eventBridgeUrl?: string;
+  private lambdaUrl?: string;
+  private readonly clients: { destroy(): void }[] = [];
+
+  async start(): Promise<this> {
+    [this.eventBridgeUrl, this.lambdaUrl] = await Promise.all([this.eventBridge.start(), this.lambda.start()]);
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const client of this.clients) client.destroy();
+    await Promise.all([this.eventBridge.stop(), this.lambda.stop()]);
+  }
+
+  /** What a handler configured only by its environment needs: `AWS_ENDPOINT_URL_*` for both stand-ins. */
+  get endpointEnv(): Record<string, string> {
+    return { AWS_ENDPOINT_URL_EVENTBRIDGE: this.eventBridgeUrl!, AWS_ENDPOINT_URL_LAMBDA: this.lambdaUrl! };
+  }
+
+  /**
+   * A real EventBridge client on the stand-in. `maxAttempts: 1` hands every injected failure to
+   * the processor instead of letting the SDK retry it away.
+   */
+  eventBridgeClient(maxAttempts = 1): EventBridgeClient {
+    const client = new EventBridgeClient({ endpoint: this.eventBridgeUrl, maxAttempts });
+    this.clients.push(client);
+    return client;
+  }
+
+  lambdaClient(maxAttempts = 1): LambdaClient {
+    const client = new LambdaClient({ endpoint: this.lambdaUrl, maxAttempts });
+    this.clients.push(client);
+    return client;
+  }
+
+  /** A new bus on the stand-in, and the real sink that puts effects on it. */
+  busSink(maxAttempts = 1): { bus: string; sink: EventBridgeSink } {
+    const bus = uniqueName('effects-bus');
+    this.eventBridge.createBus(bus);
+    return { bus, sink: new EventBridgeSink(this.eventBridgeClient(maxAttempts), bus) };
+  }
+
+  /** Deploys `handler` as the user's processing function; the real sink that invokes it. */
+  functionSink(handler: (payload: unknown) => unknown): { functionName: string; sink: LambdaFunctionSink } {
+    const functionName = this.deployFunction(handler);
+    return { functionName, sink: new LambdaFunctionSink(this.lambdaClient(), functionName) };
+  }
+
+  /** Deploys `handler` as a user's processing function; returns its ARN. */
+  deployFunction(handler: (payload: unknown) => unknown): string {
+    const functionName = `arn:aws:lambda:us-east-1:123456789012:function:${uniqueName('user-processing')}`;
+    this.lambda.deploy(functionName, handler);
+    return functionName;
+  }
+
+  /** The invocations of one function, in order. */
+  invocationsOf(functionName: string): unknown[] {
+    return this.lambda.invocations.filter((invocation) => invocation.functionName === functionName).map((invocation) => invocation.payload);
+  }
+}
+
+/** A request the fake provider API received. */
+export interface ProviderApiRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+}
+
+/**
+ * A provider's REST API on 127.0.0.1 (OpenAI's `GET /v1/responses/{id}`, say) for the
+ * authoritative read: it serves the resources it is given, answers a chosen status for an id,
+ * 404 for anything unknown, and records every request.
+ */
+export class FakeProviderApi {
+  readonly requests: ProviderApiRequest[] = [];
+  private readonly resources = new Map<string, string>();
+  private readonly statuses = new Map<string, number[]>();
+  private server?: Server;
+  private baseUrl?: string;
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      this.requests.push({ method: req.method ?? '', path: url.pathname, headers: req.headers });
+      const queued = this.statuses.get(url.pathname);
+      const status = queued?.shift() ?? (this.resources.has(url.pathname) ? 200 : 404);
+      const body = status === 200 ? this.resources.get(url.pathname)! : JSON.stringify({ error: { message: `status ${status}` } });
+      res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  get url(): string {
+    return this.baseUrl!;
+  }
+
+  /** Serves `body` (JSON text) at `path`. */
+  serve(path: string, body: string): void {
+    this.resources.set(path, body);
+  }
+
+  /** The next requests for `path` are answered with these statuses, in order, before the resource. */
+  answer(path: string, ...statuses: number[]): void {
+    this.statuses.set(path, [...(this.statuses.get(path) ?? []), ...statuses]);
+  }
+
+  requestsFor(path: string): ProviderApiRequest[] {
+    return this.requests.filter((request) => request.path === path);
+  }
+}
+
+/** What a dying worker throws: nothing it would do after this point happens. */
+export class WorkerCrashed extends Error {
+  override readonly name = 'WorkerCrashed';
+}
+
+/**
+ * One worker process that dies at a chosen step. The processor catches the crash like any error,
+ * but the stores it hands out drop every write after the crash (the release, the completion),
+ * so the row keeps its lease and the message comes back, exactly as after a real crash.
+ */
+export class CrashingWorker {
+  private crashed = false;
+
+  constructor(private readonly inner: InboxStore) {}
+
+  private crash(): never {
+    this.crashed = true;
+    throw new WorkerCrashed('the worker died');
+  }
+
+  /** The inbox as this worker sees it: the writes that settle a claimed row are lost after the crash. */
+  inbox(): InboxStore {
+    const lostAfterCrash = new Set<string | symbol>(['complete', 'release', 'touchPending']);
+    return new Proxy(this.inner, {
+      get: (target, property) => {
+        const value = Reflect.get(target, property, target) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => (this.crashed && lostAfterCrash.has(property) ? Promise.resolve(false) : value.apply(target, args));
+      },
+    });
+  }
+
+  /** A sink that dies before sending anything: the row is decided, its effect never left. */
+  crashBeforeSending(): EffectSink {
+    return { dispatch: async (): Promise<DispatchOutcome[]> => this.crash() };
+  }
+
+  /** A sink that sends through `sink`, then dies before the row is completed. */
+  crashAfterSending(sink: EffectSink): EffectSink {
+    return {
+      dispatch: async (effects: readonly Effect[]): Promise<DispatchOutcome[]> => {
+        await sink.dispatch(effects);
+        return this.crash();
+      },
+    };
   }
 }
 

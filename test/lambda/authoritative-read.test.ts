@@ -1,0 +1,181 @@
+/**
+ * The authoritative read (seed 004): a Standard Webhooks (OpenAI-style) `response.completed`
+ * event carries only `data.id`; before anything is exposed the processor GETs the resource from
+ * the provider's API (a loopback fake of it) with a Bearer key read from Secrets Manager (the
+ * stand-in). Present: the resource travels in the effect. Missing or expired (404/410): the row
+ * is settled `unavailable`, nothing is sent, nothing is retried. Anything else: retried.
+ */
+import { randomUUID } from 'node:crypto';
+import { S3Client } from '@aws-sdk/client-s3';
+import { AdapterKind, authoritativeReadProblems, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
+import { resourceObjectKey, S3BodyStore } from '../../lambda/shared/body-store';
+import { providersFromEnv } from '../../lambda/shared/config';
+import { RecordedEvent } from '../../local/eventbridge-stand-in';
+import { createBodyBucket } from '../../local/provision';
+import { answerOf, apiGatewayEvent, EffectsFixture, FakeProviderApi, InboxHarness, newSigningSecret, SecretsFixture, sha256Hex } from '../support/inbox-fixture';
+import { messageId, standardWebhooksHeaders } from '../support/senders';
+
+const PROVIDER = 'openai';
+const MAX_RECEIVE_COUNT = 3;
+
+const secrets = new SecretsFixture();
+const fx = new EffectsFixture();
+const api = new FakeProviderApi();
+let h: InboxHarness;
+let bus: string;
+let sink: ReturnType<EffectsFixture['busSink']>['sink'];
+let signingSecret: string;
+let apiKey: string;
+let config: ProviderRuntimeConfig;
+
+beforeAll(async () => {
+  await Promise.all([secrets.start(), fx.start(), api.start()]);
+});
+afterAll(async () => {
+  await Promise.all([secrets.stop(), fx.stop(), api.stop()]);
+});
+beforeEach(async () => {
+  h = await InboxHarness.create(secrets, 'authoritative', { queue: { visibilityTimeoutSeconds: 1, maxReceiveCount: MAX_RECEIVE_COUNT } });
+  ({ bus, sink } = fx.busSink());
+  signingSecret = newSigningSecret();
+  apiKey = `sk-test-${randomUUID()}`;
+  h.markSensitive(apiKey);
+  const apiKeySecret = await secrets.create(apiKey);
+  config = await h.addProvider(PROVIDER, AdapterKind.STANDARD_WEBHOOKS, signingSecret, {
+    authoritativeRead: { urlTemplate: `${api.url}/v1/responses/{id}`, idJsonPath: 'data.id', apiKeySecretId: apiKeySecret.id },
+  });
+});
+afterEach(() => {
+  h.expectLogsClean();
+  h.destroy();
+});
+
+const processor = (overrides: Parameters<InboxHarness['processor']>[0] = {}) =>
+  h.processor({ providers: [config], maxReceiveCount: MAX_RECEIVE_COUNT, effects: h.effects(sink), ...overrides });
+const events = (): RecordedEvent[] => fx.eventBridge.eventsOn(bus);
+
+/** Delivers an OpenAI-style `response.completed` event naming `responseId`; returns its inbox key. */
+async function deliverCompletion(responseId: string): Promise<string> {
+  const webhookId = messageId();
+  const body = JSON.stringify({ id: `evt_${randomUUID()}`, object: 'event', created_at: h.clock.seconds, type: 'response.completed', data: { id: responseId } });
+  const event = apiGatewayEvent(body, standardWebhooksHeaders(body, signingSecret, h.clock.seconds, webhookId), { path: `/hooks/${PROVIDER}` });
+  expect(answerOf(await h.verifier({ providers: [config] })(event))).toMatchObject({ statusCode: 202 });
+  return `${PROVIDER}#${webhookId}`;
+}
+
+/** A response resource as the provider keeps it, with content that must never reach a log. */
+function resource(id: string, extraBytes = 0): string {
+  const text = `output-${randomUUID()}`;
+  h.markSensitive(text);
+  return JSON.stringify({ id, object: 'response', status: 'completed', output: [{ type: 'message', content: [{ type: 'output_text', text }] }], padding: 'p'.repeat(extraBytes) });
+}
+
+test('the resource is present: it is fetched with the Bearer key and travels in the effect', async () => {
+  const id = `resp_${randomUUID()}`;
+  const stored = resource(id);
+  api.serve(`/v1/responses/${id}`, stored);
+  const key = await deliverCompletion(id);
+
+  expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
+
+  expect(api.requestsFor(`/v1/responses/${id}`)).toMatchObject([{ method: 'GET', headers: { authorization: `Bearer ${apiKey}` } }]);
+  expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'event' });
+  expect(events()).toHaveLength(1);
+  expect(events()[0]).toMatchObject({ detailType: 'WebhookReceived', detail: { provider: PROVIDER, eventKey: key, resource: JSON.parse(stored), payload: { type: 'response.completed', data: { id } } } });
+  expect(h.capture.metric(MetricName.RESOURCE_UNAVAILABLE, PROVIDER)).toBe(0);
+});
+
+test.each([404, 410])('the resource is gone (%i): the row is settled unavailable, nothing is sent, nothing is retried', async (status) => {
+  const id = `resp_${randomUUID()}`;
+  api.answer(`/v1/responses/${id}`, status);
+  const key = await deliverCompletion(id);
+  const handler = processor();
+
+  expect(await h.drain(handler)).toEqual({ received: 1, failed: 0 });
+
+  const row = await h.row(key);
+  expect(row).toMatchObject({ status: 'PROCESSED', outcome: 'unavailable' });
+  expect(row).not.toHaveProperty('pendingShard');
+  expect(events()).toEqual([]);
+  expect(h.capture.metric(MetricName.RESOURCE_UNAVAILABLE, PROVIDER)).toBe(1);
+  expect(h.capture.metric(MetricName.PROCESSING_FAILED, PROVIDER)).toBe(0);
+  expect(h.capture.logs('resource unavailable')).toMatchObject([{ httpStatus: status }]);
+  // No retry: the queue and the DLQ are empty, the sweep finds nothing, the provider was asked once.
+  h.clock.advance(60 * 60_000);
+  expect(await h.reconciler()()).toEqual({ swept: 0 });
+  expect(await h.takeMessages()).toEqual([]);
+  expect(await h.takeMessages(h.deadLetterQueueUrl)).toEqual([]);
+  expect(api.requestsFor(`/v1/responses/${id}`)).toHaveLength(1);
+});
+
+test.each([503, 429, 401])('the provider answers %i: the row is retried, and the effect sent once the resource is read', async (status) => {
+  const id = `resp_${randomUUID()}`;
+  const stored = resource(id);
+  api.serve(`/v1/responses/${id}`, stored);
+  api.answer(`/v1/responses/${id}`, status);
+  const key = await deliverCompletion(id);
+  const handler = processor();
+
+  expect(await h.pollOnce(handler)).toEqual({ received: 1, failed: 1 });
+  expect(await h.row(key)).toMatchObject({ status: 'RECEIVED', lastError: `AuthoritativeReadError: the provider answered ${status}` });
+  await h.pollUntil(handler, async () => (await h.row(key))?.status === 'PROCESSED');
+
+  expect(await h.row(key)).toMatchObject({ outcome: 'event', attempts: 2 });
+  expect(events().map((event) => event.detail.resource)).toEqual([JSON.parse(stored)]);
+  expect(api.requestsFor(`/v1/responses/${id}`)).toHaveLength(2);
+  expect(h.capture.metric(MetricName.RESOURCE_UNAVAILABLE, PROVIDER)).toBe(0);
+});
+
+test('a delivery without the id at the configured path fails with the path named, and is kept', async () => {
+  const webhookId = messageId();
+  const body = JSON.stringify({ id: 'evt_1', type: 'response.completed', data: {} });
+  const event = apiGatewayEvent(body, standardWebhooksHeaders(body, signingSecret, h.clock.seconds, webhookId), { path: `/hooks/${PROVIDER}` });
+  expect(answerOf(await h.verifier({ providers: [config] })(event))).toMatchObject({ statusCode: 202 });
+
+  expect(await h.pollOnce(processor())).toEqual({ received: 1, failed: 1 });
+
+  expect(await h.row(`${PROVIDER}#${webhookId}`)).toMatchObject({ status: 'RECEIVED', lastError: 'MalformedDeliveryError: data.id: is missing or not a string' });
+  expect(api.requests.filter((request) => request.path.includes('undefined'))).toEqual([]);
+});
+
+test('a large resource travels by reference to the body bucket', async () => {
+  const s3 = new S3Client({ forcePathStyle: true });
+  try {
+    await createBodyBucket(s3, h.names);
+    const bodies = new S3BodyStore(s3, h.names.bodyBucket);
+    const id = `resp_${randomUUID()}`;
+    const stored = resource(id, 300_000);
+    api.serve(`/v1/responses/${id}`, stored);
+    await deliverCompletion(id);
+
+    expect(await h.drain(processor({ bodies, effects: h.effects(sink, { bodyBucket: h.names.bodyBucket }) }))).toEqual({ received: 1, failed: 0 });
+
+    const { detail } = events()[0];
+    expect(detail).toMatchObject({ resourceRef: resourceObjectKey(PROVIDER, sha256Hex(stored)), bodyBucket: h.names.bodyBucket });
+    expect(detail).not.toHaveProperty('resource');
+    expect((await bodies.get(detail.resourceRef as string)).toString('utf8')).toBe(stored);
+  } finally {
+    s3.destroy();
+  }
+});
+
+describe('configuration', () => {
+  const valid = { urlTemplate: 'https://api.openai.com/v1/responses/{id}', idJsonPath: 'data.id', apiKeySecretId: 'openai-api-key' };
+
+  test.each([
+    ['a valid https template', valid, []],
+    ['a loopback http template (a local twin)', { ...valid, urlTemplate: 'http://127.0.0.1:8080/v1/responses/{id}' }, []],
+    ['plain http elsewhere', { ...valid, urlTemplate: 'http://api.openai.com/v1/responses/{id}' }, ['urlTemplate must be an https:// URL']],
+    ['no placeholder', { ...valid, urlTemplate: 'https://api.openai.com/v1/responses' }, ['urlTemplate must contain {id} exactly once']],
+    ['two placeholders', { ...valid, urlTemplate: 'https://api.openai.com/{id}/{id}' }, ['urlTemplate must contain {id} exactly once']],
+    ['not a URL', { ...valid, urlTemplate: 'responses/{id}' }, ['urlTemplate is not a URL']],
+    ['no path, no secret', { ...valid, idJsonPath: '', apiKeySecretId: '' }, ['idJsonPath is required', 'apiKeySecretId is required']],
+  ])('%s', (_label, settings, problems) => {
+    expect(authoritativeReadProblems(settings)).toEqual(problems);
+  });
+
+  test('the processor refuses a provider whose authoritative read is unusable at cold start', () => {
+    const providers = JSON.stringify([{ ...config, authoritativeRead: { ...valid, urlTemplate: 'http://example.com/{id}' } }]);
+    expect(() => providersFromEnv({ WEBHOOK_INBOX_PROVIDERS: providers })).toThrow(`WEBHOOK_INBOX_PROVIDERS[0].authoritativeRead: urlTemplate must be an https:// URL`);
+  });
+});
