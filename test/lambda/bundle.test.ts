@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { Env, MetricName } from '../../lib/contract';
-import { answerlineBody, answerOf, InboxHarness, INBOX_NAME, keyOf, LEASE_MS, PROVIDER, SecretsFixture, taskIdOf } from '../support/inbox-fixture';
+import { answerlineBody, answerOf, EffectsFixture, InboxHarness, INBOX_NAME, keyOf, LEASE_MS, PROVIDER, SecretsFixture, taskIdOf } from '../support/inbox-fixture';
 
 const ASSETS = join(__dirname, '..', '..', 'assets');
 
@@ -80,4 +80,30 @@ test('a signed delivery is accepted by the bundled verifier and processed by the
   expect(emfTotal(MetricName.PROCESSED)).toBe(1);
   expect(stdout.filter((line) => JSON.parse(line).provider === PROVIDER).length).toBeGreaterThan(0);
   for (const needle of h.sensitive) expect(stdout.filter((line) => line.includes(needle))).toEqual([]);
+});
+
+test('the bundled processor sends each effect to the user’s function, then to the bus its environment names', async () => {
+  const effects = await new EffectsFixture().start();
+  const configured = { [Env.EFFECT_BUS_NAME]: 'bundle-effects', [Env.EFFECT_FUNCTION_ARN]: '', ...effects.endpointEnv };
+  try {
+    effects.eventBridge.createBus('bundle-effects');
+    const invoked: unknown[] = [];
+    configured[Env.EFFECT_FUNCTION_ARN] = effects.deployFunction((payload) => invoked.push(payload));
+    Object.assign(process.env, configured);
+    const verifier = loadBundle<(event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>>('verifier');
+    const processor = loadBundle<(event: SQSEvent) => Promise<SQSBatchResponse>>('processor');
+    const body = answerlineBody({ idempotencyKey: 'job-bundle-effect' });
+    h.clock.set(Date.now());
+
+    expect(answerOf(await verifier(h.signed(body)))).toMatchObject({ statusCode: 202 });
+    expect(await h.drain(processor)).toEqual({ received: 1, failed: 0 });
+
+    const events = effects.eventBridge.eventsOn('bundle-effects');
+    expect(events).toMatchObject([{ source: 'cdk-webhook-inbox', detailType: 'JobResultDecided', detail: { inbox: INBOX_NAME, jobKey: 'job-bundle-effect', taskId: taskIdOf(body) } }]);
+    expect(invoked).toEqual([{ source: 'cdk-webhook-inbox', 'detail-type': 'JobResultDecided', time: expect.any(String), detail: events[0].detail }]);
+    expect(emfTotal(MetricName.EFFECTS_DISPATCHED)).toBe(1);
+  } finally {
+    for (const name of Object.keys(configured)) delete process.env[name];
+    await effects.stop();
+  }
 });
