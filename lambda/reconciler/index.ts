@@ -1,19 +1,45 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Defaults, Env } from '../../lib/contract';
-import { integerEnv, requiredEnv } from '../shared/config';
+import { bodyStoreFromEnv } from '../shared/body-store';
+import { integerEnv, providersFromEnv, requiredEnv } from '../shared/config';
 import { DynamoDbInboxStore } from '../shared/inbox-store';
+import { ledgerProvidersFor, pollingFromEnv } from '../shared/polling';
+import { SecretCache, SecretsManagerReader } from '../shared/secrets';
+import { DynamoDbSubmissionStore } from '../shared/submission-store';
 import { Telemetry } from '../shared/telemetry';
 import { SqsWorkQueue } from '../shared/work-queue';
 import { createReconciler } from './reconciler';
 
 const env = process.env;
+const dynamodb = new DynamoDBClient({});
+const inboxTable = requiredEnv(env, Env.INBOX_TABLE);
+const MIN_SECRET_REFRESH_MS = 30_000;
 
 export const handler = createReconciler({
-  inbox: new DynamoDbInboxStore(new DynamoDBClient({}), requiredEnv(env, Env.INBOX_TABLE)),
+  inbox: new DynamoDbInboxStore(dynamodb, inboxTable),
   queue: new SqsWorkQueue(new SQSClient({ useQueueUrlAsEndpoint: false }), requiredEnv(env, Env.WORK_QUEUE_URL)),
   telemetry: new Telemetry(requiredEnv(env, Env.INBOX_NAME), 'reconciler'),
   now: Date.now,
   sweepAfterMs: integerEnv(env, Env.SWEEP_AFTER_SECONDS, Defaults.SWEEP_AFTER_SECONDS) * 1000,
   batchSize: integerEnv(env, Env.SWEEP_BATCH_SIZE, Defaults.SWEEP_BATCH_SIZE),
+  ledger: {
+    submissions: new DynamoDbSubmissionStore(dynamodb, inboxTable),
+    // Without the providers, submissions are still checked for a delivery and counted overdue.
+    providers: env[Env.PROVIDERS]
+      ? ledgerProvidersFor(
+          providersFromEnv(env),
+          pollingFromEnv(env),
+          new SecretCache(new SecretsManagerReader(new SecretsManagerClient({})), {
+            ttlMs: integerEnv(env, Env.SECRET_CACHE_SECONDS, Defaults.SECRET_CACHE_SECONDS) * 1000,
+            minRefreshIntervalMs: MIN_SECRET_REFRESH_MS,
+          }),
+        )
+      : new Map(),
+    batchSize: integerEnv(env, Env.POLL_BATCH_SIZE, Defaults.POLL_BATCH_SIZE),
+    retentionSeconds: integerEnv(env, Env.RETENTION_SECONDS, Defaults.RETENTION_DAYS * 86_400),
+    bodies: bodyStoreFromEnv(env),
+    inlineBodyBytes: integerEnv(env, Env.INLINE_BODY_BYTES, Defaults.INLINE_BODY_BYTES),
+  },
 });

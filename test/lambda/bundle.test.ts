@@ -59,7 +59,7 @@ const emfTotal = (metric: string) =>
 test('a signed delivery is accepted by the bundled verifier and processed by the bundled processor', async () => {
   const verifier = loadBundle<(event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>>('verifier');
   const processor = loadBundle<(event: SQSEvent) => Promise<SQSBatchResponse>>('processor');
-  const reconciler = loadBundle<() => Promise<{ swept: number }>>('reconciler');
+  const reconciler = loadBundle<() => Promise<{ swept: number; checked: number; overdue: number }>>('reconciler');
   const body = answerlineBody({ idempotencyKey: 'job-bundle-r2' });
   // The bundle's clock is the real one.
   h.clock.set(Date.now());
@@ -72,7 +72,7 @@ test('a signed delivery is accepted by the bundled verifier and processed by the
 
   expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 1 });
   expect(await h.result('job-bundle')).toMatchObject({ taskId: taskIdOf(body), status: 'COMPLETED', version: 1 });
-  expect(await reconciler()).toEqual({ swept: 0 });
+  expect(await reconciler()).toMatchObject({ swept: 0, checked: 0, overdue: 0 });
 
   // What the bundles wrote to stdout is clean JSON: logs and EMF, no content, no secret.
   expect(emfTotal(MetricName.ACCEPTED)).toBe(1);

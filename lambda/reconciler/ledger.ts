@@ -1,0 +1,253 @@
+import { EffectEvent, MetricName, SubmissionState } from '../../lib/contract';
+import { BodyStore, placeBody } from '../shared/body-store';
+import { logReference, sha256Hex } from '../shared/digest';
+import { deliveryKey, InboxStore } from '../shared/inbox-store';
+import { LEDGER_ONLY_PROVIDER, LedgerProvider, PollResult } from '../shared/polling';
+import { splitKey, Submission, SubmissionStateName, SubmissionStore } from '../shared/submission-store';
+import { Telemetry } from '../shared/telemetry';
+import { WorkQueue } from '../shared/work-queue';
+
+export interface LedgerDependencies {
+  readonly submissions: SubmissionStore;
+  /** Every provider of the inbox by name: row keys, adapter, and poller when polled. */
+  readonly providers: ReadonlyMap<string, LedgerProvider>;
+  /** The most due submissions one run checks. */
+  readonly batchSize: number;
+  /** How long a recovered row is kept (its TTL), as a delivered row's. */
+  readonly retentionSeconds: number;
+  readonly bodies?: BodyStore;
+  readonly inlineBodyBytes?: number;
+}
+
+/** What one run did to the ledger. */
+export interface LedgerReport {
+  /** Due submissions examined. */
+  readonly checked: number;
+  readonly delivered: number;
+  readonly recovered: number;
+  readonly unknown: number;
+  readonly linked: number;
+  /** Polled and not final yet. */
+  readonly stillPending: number;
+  readonly pollErrors: number;
+  /** Providers that answered 429: polling them stopped for this run. */
+  readonly rateLimited: number;
+  /** Checked this run and still without a result (the OverdueSubmissions metric). */
+  readonly overdue: number;
+  /** Listed as due by an earlier horizon than their provider's: moved to it, not checked. */
+  readonly rescheduled: number;
+  /** Why the run stopped before its batch was done, if it did. */
+  readonly stopped?: 'time_budget';
+}
+
+interface Shared {
+  readonly deps: LedgerDependencies;
+  readonly inbox: InboxStore;
+  readonly queue: WorkQueue;
+  readonly telemetry: Telemetry;
+  readonly now: number;
+  readonly counts: Counts;
+}
+
+type Counts = { -readonly [K in Exclude<keyof LedgerReport, 'stopped'>]: number };
+
+/** How one due submission was settled this run, as a reason code. */
+type Outcome =
+  | { readonly kind: 'settled'; readonly state: SubmissionStateName; readonly lastCheck: string; readonly taskId?: string }
+  | { readonly kind: 'recheck'; readonly dueAt: number; readonly lastCheck: string }
+  | { readonly kind: 'rate_limited' };
+
+/** Keeps a run's polls inside the Lambda timeout: one more request must fit, with this to spare. */
+const TIME_BUDGET_MARGIN_MS = 5_000;
+/** A key-only submission looks at this many job-ref entries (one task per key; a few rows at most). */
+const JOB_REF_QUERY_LIMIT = 10;
+
+/**
+ * The ledger step of a reconciler run: each due submission (a bounded batch, earliest due
+ * first, from the sharded awaiting index) is settled, or checked again later. All progress
+ * lives in the items: every step is one conditional single-item write, so a run that stops
+ * anywhere is continued by the next without losing or repeating anything.
+ *
+ * - a delivery row exists → DELIVERED (RECOVERED when an earlier run fed it by polling);
+ * - key-only → resolved through the job-ref index (task id filled in): DELIVERED when a row
+ *   exists, LINKED when only a submission by id with the same key exists; else overdue;
+ * - else poll the provider: final → the same conditional insert as the verifier (row marked
+ *   recovered), enqueued → RECOVERED; 404 → UNKNOWN; not final → checked again after
+ *   `recheck`; 429 → that provider is not polled again this run; other errors → counted,
+ *   checked again next run.
+ */
+export async function reconcileLedger(
+  deps: LedgerDependencies,
+  context: { inbox: InboxStore; queue: WorkQueue; telemetry: Telemetry; now: number; remainingMs?: () => number },
+): Promise<LedgerReport> {
+  const counts: Counts = { checked: 0, delivered: 0, recovered: 0, unknown: 0, linked: 0, stillPending: 0, pollErrors: 0, rateLimited: 0, overdue: 0, rescheduled: 0 };
+  const shared: Shared = { deps, ...context, counts };
+  const throttled = new Set<string>();
+  let stopped: LedgerReport['stopped'];
+  // The alarm needs a data point every run, zero included.
+  context.telemetry.count(MetricName.OVERDUE, undefined, 0);
+
+  for (const due of await deps.submissions.findDue(context.now, deps.batchSize)) {
+    const { provider } = splitKey(due.key);
+    if (throttled.has(provider)) continue;
+    const ledger = deps.providers.get(provider) ?? LEDGER_ONLY_PROVIDER;
+    const budget = (ledger.poller?.timeoutMs ?? 0) + TIME_BUDGET_MARGIN_MS;
+    if (context.remainingMs && context.remainingMs() < budget) {
+      stopped = 'time_budget';
+      break;
+    }
+    const submission = await deps.submissions.get(due.key);
+    // The index lags the table a little: a submission settled a moment ago may still be listed.
+    if (!submission || submission.state !== SubmissionState.AWAITING) continue;
+
+    // Recorded with a shorter horizon than its provider's: not due yet, and not overdue either.
+    const horizonDue = ledger.poller ? submission.submittedAt + ledger.poller.horizonMs : 0;
+    if (horizonDue > context.now) {
+      if (await deps.submissions.reschedule(submission.key, horizonDue)) counts.rescheduled += 1;
+      continue;
+    }
+
+    counts.checked += 1;
+    const outcome = await check(submission, ledger, shared);
+    await apply(submission, outcome, ledger, shared);
+    if (outcome.kind === 'rate_limited') throttled.add(provider);
+  }
+  return { ...counts, ...(stopped ? { stopped } : {}) };
+}
+
+async function check(submission: Submission, ledger: LedgerProvider, shared: Shared): Promise<Outcome> {
+  const { now } = shared;
+  const recheckMs = ledger.poller?.recheckMs ?? LEDGER_ONLY_RECHECK_MS;
+  if (submission.expiresAt * 1000 <= now) return settled(SubmissionState.UNKNOWN, 'expired');
+
+  if (submission.taskId === undefined) return resolveByKey(submission, ledger, shared, recheckMs);
+
+  const row = await existingRow(submission.provider, submission.taskId, ledger, shared.inbox);
+  if (row) return settled(row.recovered ? SubmissionState.RECOVERED : SubmissionState.DELIVERED, row.recovered ? 'recovered' : 'delivered');
+  if (!ledger.poller || !ledger.adapter) return { kind: 'recheck', dueAt: now + recheckMs, lastCheck: 'no_delivery' };
+
+  const result = await ledger.poller.api.fetchTask(submission.taskId).catch((): PollResult => ({ kind: 'error', detail: 'client_error' }));
+  switch (result.kind) {
+    case 'final':
+      return feed(submission, result, ledger, shared);
+    case 'pending':
+      return { kind: 'recheck', dueAt: now + recheckMs, lastCheck: `pending:${result.status}` };
+    case 'not_found':
+      return settled(SubmissionState.UNKNOWN, 'not_found');
+    case 'rate_limited':
+      return { kind: 'rate_limited' };
+    case 'error':
+      // Due again at once, behind everything already due: a failing task never holds up the rest.
+      return { kind: 'recheck', dueAt: now, lastCheck: `error:${result.detail}` };
+  }
+}
+
+/** A provider without polling is checked for a delivery this often. */
+const LEDGER_ONLY_RECHECK_MS = 900_000;
+
+function settled(state: SubmissionStateName, lastCheck: string, taskId?: string): Outcome {
+  return { kind: 'settled', state, lastCheck, ...(taskId !== undefined ? { taskId } : {}) };
+}
+
+/** The delivery row of a task, if one exists: Answerline has one event id per task, Echonova one per final event. */
+async function existingRow(provider: string, taskId: string, ledger: LedgerProvider, inbox: InboxStore): Promise<{ recovered: boolean } | undefined> {
+  for (const eventId of ledger.profile.eventIdsOf(taskId)) {
+    const original = await inbox.originalOf(deliveryKey(provider, eventId));
+    if (original) return original;
+  }
+  return undefined;
+}
+
+/** A key-only submission: one query of the job-ref index finds its delivery, or a submission by id. */
+async function resolveByKey(submission: Submission, ledger: LedgerProvider, shared: Shared, recheckMs: number): Promise<Outcome> {
+  const entries = await shared.deps.submissions.findByJobRef(submission.provider, submission.idempotencyKey!, JOB_REF_QUERY_LIMIT);
+  const delivery = entries.find((entry) => entry.kind === 'delivery');
+  if (delivery) return settled(SubmissionState.DELIVERED, 'delivered_by_key', ledger.profile.taskIdOf(splitKey(delivery.key).rest));
+  const byId = entries.find((entry) => entry.kind === 'submission' && entry.key !== submission.key);
+  if (byId) return settled(SubmissionState.LINKED, 'linked_by_key', splitKey(byId.key).rest);
+  return { kind: 'recheck', dueAt: shared.now + recheckMs, lastCheck: 'awaiting_key' };
+}
+
+/**
+ * A final result goes through the same conditional insert as a delivery, marked recovered, then
+ * to the work queue. When the insert finds a row, a delivery (or an earlier run) won: fine.
+ */
+async function feed(submission: Submission, result: Extract<PollResult, { kind: 'final' }>, ledger: LedgerProvider, shared: Shared): Promise<Outcome> {
+  const { deps, now, inbox, queue, telemetry } = shared;
+  const adapter = ledger.adapter!;
+  const admission = adapter.admit(result.headers, result.body);
+  if (admission.kind !== 'event') return { kind: 'recheck', dueAt: now, lastCheck: 'error:unadmissible' };
+  const key = deliveryKey(submission.provider, admission.eventId);
+  const digest = sha256Hex(result.body);
+  const location = await placeBody(deps.bodies, deps.inlineBodyBytes, submission.provider, digest, result.body);
+  const inserted = await inbox.insert({
+    provider: submission.provider,
+    eventId: admission.eventId,
+    ...location,
+    digest,
+    receivedAt: now,
+    meta: { ...adapter.metadata(result.headers), [EffectEvent.RECOVERED_META_KEY]: 'true' },
+    expiresAt: Math.floor(now / 1000) + deps.retentionSeconds,
+    recovered: true,
+    ...(admission.jobRef ? { jobRef: admission.jobRef } : {}),
+  });
+  if (!inserted) {
+    const original = await inbox.originalOf(key);
+    return original?.recovered ? settled(SubmissionState.RECOVERED, 'recovered') : settled(SubmissionState.DELIVERED, 'delivered_during_poll');
+  }
+  try {
+    await queue.enqueue([key]);
+  } catch {
+    // The row is pending: the sweep enqueues it again.
+    telemetry.count(MetricName.ENQUEUE_FAILED, submission.provider);
+  }
+  return settled(SubmissionState.RECOVERED, 'recovered');
+}
+
+/** Writes the outcome (one conditional update) and counts it once, when the write took effect. */
+async function apply(submission: Submission, outcome: Outcome, ledger: LedgerProvider, shared: Shared): Promise<void> {
+  const { deps, now, telemetry, counts } = shared;
+  const { provider, key } = submission;
+  const fields = { provider, submissionRef: logReference(key), checks: submission.checks + 1 };
+  if (outcome.kind === 'rate_limited') {
+    // Left as it is: first in line next run.
+    counts.rateLimited += 1;
+    counts.overdue += 1;
+    telemetry.count(MetricName.POLL_RATE_LIMITED, provider);
+    telemetry.count(MetricName.OVERDUE, provider);
+    telemetry.log('WARN', 'submission', { ...fields, lastCheck: 'rate_limited' });
+    return;
+  }
+  if (outcome.kind === 'recheck') {
+    if (!(await deps.submissions.recheck(key, outcome.dueAt, outcome.lastCheck, now))) return;
+    counts.overdue += 1;
+    telemetry.count(MetricName.OVERDUE, provider);
+    if (outcome.lastCheck.startsWith('pending:')) {
+      counts.stillPending += 1;
+      telemetry.count(MetricName.STILL_PENDING, provider);
+    } else if (outcome.lastCheck.startsWith('error:')) {
+      counts.pollErrors += 1;
+      telemetry.count(MetricName.POLL_ERRORS, provider);
+    }
+    telemetry.log(outcome.lastCheck.startsWith('error:') ? 'WARN' : 'INFO', 'submission', { ...fields, lastCheck: outcome.lastCheck, polled: Boolean(ledger.poller) });
+    return;
+  }
+  if (!(await deps.submissions.settle(key, outcome.state, outcome.lastCheck, now, outcome.taskId))) return;
+  switch (outcome.state) {
+    case SubmissionState.DELIVERED:
+      counts.delivered += 1;
+      break;
+    case SubmissionState.RECOVERED:
+      counts.recovered += 1;
+      telemetry.count(MetricName.RECOVERED, provider);
+      break;
+    case SubmissionState.UNKNOWN:
+      counts.unknown += 1;
+      telemetry.count(MetricName.UNKNOWN_SUBMISSIONS, provider);
+      break;
+    case SubmissionState.LINKED:
+      counts.linked += 1;
+      break;
+  }
+  telemetry.log(outcome.state === SubmissionState.UNKNOWN ? 'WARN' : 'INFO', 'submission', { ...fields, state: outcome.state, lastCheck: outcome.lastCheck });
+}

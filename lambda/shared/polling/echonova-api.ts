@@ -1,0 +1,31 @@
+import { commonOutcome, getTask, isPollResult, jsonObject, PollResult, ProviderApi, TaskRequestOptions } from './provider-api';
+
+const FINAL_EVENTS: Readonly<Record<string, string>> = { completed: 'job.completed', failed: 'job.failed' };
+const PENDING_STATUSES: readonly string[] = ['queued', 'processing'];
+
+/**
+ * Echonova's job API. Seed 001 says only "poll the job endpoints" for jobs whose events were
+ * missed (a disabled webhook never resends), so this ASSUMES: `GET <job URL>` with
+ * `Authorization: Bearer <api key>` returns the job resource as a JSON object with `jobId`,
+ * `status` (queued | processing | completed | failed) and `createdAt`, and that resource is the
+ * body a `job.*` delivery carries. A completed or failed job is fed into the inbox as a
+ * `job.completed` or `job.failed` event (the event name is the delivery header the adapter keys
+ * and interprets rows by), so it lands on the same row a delivery would have.
+ */
+export class EchonovaApi implements ProviderApi {
+  constructor(private readonly options: TaskRequestOptions) {}
+
+  async fetchTask(jobId: string): Promise<PollResult> {
+    const answer = await getTask(jobId, this.options);
+    if (isPollResult(answer)) return answer;
+    const common = commonOutcome(answer);
+    if (common) return common;
+    const job = jsonObject(answer.body);
+    if (!job || typeof job.status !== 'string') return { kind: 'error', detail: 'malformed_response' };
+    if (job.jobId !== jobId) return { kind: 'error', detail: 'mismatched_task' };
+    const event = FINAL_EVENTS[job.status];
+    if (event) return { kind: 'final', body: answer.body, headers: { 'x-webhook-event': event } };
+    if (PENDING_STATUSES.includes(job.status)) return { kind: 'pending', status: job.status };
+    return { kind: 'error', detail: 'unexpected_status' };
+  }
+}
