@@ -1,0 +1,143 @@
+/**
+ * The submission ledger's client, for apps that submit tasks to a provider: record every task
+ * when you create it, so that the inbox's reconciler can poll for its result if the delivery
+ * never arrives (an outage longer than the provider's retries, a disabled webhook).
+ *
+ * ```ts
+ * const ledger = new SubmissionLedger({ client: new DynamoDBClient({}), tableName: process.env.WEBHOOK_INBOX_TABLE! });
+ * const task = await answerline.createTask({ ..., idempotencyKey });
+ * await ledger.recordSubmission({ provider: 'answerline', taskId: task.id, idempotencyKey });
+ * // The create timed out and its retry got 409 RESOURCE_CONFLICT: the task exists, its id is unknown.
+ * await ledger.recordSubmission({ provider: 'answerline', idempotencyKey });
+ * ```
+ *
+ * Each call is one conditional PutItem (IAM: `dynamodb:PutItem` on the inbox table). Recording
+ * the same submission again changes nothing and answers `already_recorded`, so a retried
+ * submission step may record again freely.
+ *
+ * Key-only and by-id records of the same key: each is its own item; nothing is rewritten at
+ * record time. The reconciler resolves a key-only record through the `jobRef` index: when the
+ * delivery (or a polled result) for that key is in the inbox, the record becomes DELIVERED with
+ * its task id filled in; when a record by id with the same key exists, it becomes LINKED to that
+ * task id, and the record by id carries on (polled, recovered). So recording by id later, once
+ * the id is known, is the way to have a key-only task polled.
+ *
+ * This module is outside `lib/` on purpose: `lib/` is compiled by jsii and stays free of AWS SDK
+ * types. Apps bring their own `@aws-sdk/client-dynamodb`.
+ */
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { AnswerlineLifecycle, Defaults, Env } from '../lib/contract';
+import { isConditionalCheckFailed } from '../lambda/shared/errors';
+import { recordSubmissionInput, submissionKey, submissionProblems } from '../lambda/shared/submission-store';
+
+export interface SubmissionLedgerOptions {
+  readonly client: DynamoDBClient;
+  /** The inbox table (the construct's `inboxTable.tableName`). */
+  readonly tableName: string;
+  /**
+   * Seconds after submission when each provider's task is first checked, by provider name: the
+   * horizons the inbox's reconciler is configured with. A shorter one makes the reconciler
+   * postpone the check to its own horizon; a longer one delays recovery.
+   * @default - `defaultHorizonSeconds` for every provider
+   */
+  readonly horizonSeconds?: Readonly<Record<string, number>>;
+  /** @default AnswerlineLifecycle.HORIZON_SECONDS (17,280 s) */
+  readonly defaultHorizonSeconds?: number;
+  /** How long a record is kept (its TTL), in seconds; longer than any horizon. @default 30 days */
+  readonly retentionSeconds?: number;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+export interface SubmissionRecord {
+  /** The provider's name in the inbox (its path segment, `/hooks/<provider>`). */
+  readonly provider: string;
+  /** The provider's task (job) id; omit it only when it is unknown. */
+  readonly taskId?: string;
+  /** The idempotency key the task was created with; required when the task id is unknown. */
+  readonly idempotencyKey?: string;
+  /** When the task was submitted. @default now */
+  readonly submittedAt?: Date | number;
+}
+
+export interface RecordedSubmission {
+  /** `already_recorded`: an earlier call recorded it; nothing was changed. */
+  readonly outcome: 'recorded' | 'already_recorded';
+  /** The record's partition key in the inbox table (`<provider>#<taskId>` or `<provider>#key:<idempotencyKey>`). */
+  readonly key: string;
+  /** When the reconciler first checks it, epoch milliseconds; absent when it was recorded before. */
+  readonly dueAt?: number;
+}
+
+/** A record that cannot be stored: the message names every problem. */
+export class InvalidSubmissionError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid submission: ${problems.join('; ')}`);
+    this.name = 'InvalidSubmissionError';
+  }
+}
+
+export class SubmissionLedger {
+  /**
+   * A ledger configured from the environment: `WEBHOOK_INBOX_TABLE` and, optionally,
+   * `WEBHOOK_INBOX_SUBMISSION_HORIZONS` (JSON object: provider name → seconds).
+   */
+  static fromEnvironment(client: DynamoDBClient, env: Record<string, string | undefined> = process.env): SubmissionLedger {
+    const tableName = env[Env.INBOX_TABLE];
+    if (!tableName) throw new Error(`environment variable ${Env.INBOX_TABLE} is not set`);
+    const raw = env[Env.SUBMISSION_HORIZONS];
+    let horizonSeconds: Record<string, number> | undefined;
+    if (raw) {
+      try {
+        horizonSeconds = JSON.parse(raw) as Record<string, number>;
+      } catch {
+        throw new Error(`environment variable ${Env.SUBMISSION_HORIZONS} is not valid JSON`);
+      }
+    }
+    return new SubmissionLedger({ client, tableName, ...(horizonSeconds ? { horizonSeconds } : {}) });
+  }
+
+  private readonly now: () => number;
+
+  constructor(private readonly options: SubmissionLedgerOptions) {
+    this.now = options.now ?? Date.now;
+    const horizons = [options.defaultHorizonSeconds, ...Object.values(options.horizonSeconds ?? {})];
+    if (horizons.some((value) => value !== undefined && !(Number.isFinite(value) && value >= 0))) {
+      throw new Error('horizon seconds must be non-negative numbers');
+    }
+  }
+
+  /** Records one submitted task; idempotent. Throws InvalidSubmissionError for a record that cannot be stored. */
+  async recordSubmission(record: SubmissionRecord): Promise<RecordedSubmission> {
+    const problems = submissionProblems(record);
+    const submittedAt = record.submittedAt === undefined ? this.now() : new Date(record.submittedAt).getTime();
+    if (!Number.isFinite(submittedAt)) problems.push('submittedAt is not a valid time');
+    if (problems.length > 0) throw new InvalidSubmissionError(problems);
+
+    const horizon = this.options.horizonSeconds?.[record.provider] ?? this.options.defaultHorizonSeconds ?? AnswerlineLifecycle.HORIZON_SECONDS;
+    const retention = this.options.retentionSeconds ?? Defaults.RETENTION_DAYS * 86_400;
+    const dueAt = submittedAt + horizon * 1000;
+    const identity = {
+      provider: record.provider,
+      ...(record.taskId !== undefined ? { taskId: record.taskId } : {}),
+      ...(record.idempotencyKey !== undefined ? { idempotencyKey: record.idempotencyKey } : {}),
+    };
+    const key = submissionKey(identity);
+    try {
+      await this.options.client.send(
+        new PutItemCommand(
+          recordSubmissionInput(this.options.tableName, {
+            ...identity,
+            submittedAt,
+            dueAt,
+            expiresAt: Math.floor(submittedAt / 1000) + Math.max(retention, horizon + 86_400),
+          }),
+        ),
+      );
+      return { outcome: 'recorded', key, dueAt };
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return { outcome: 'already_recorded', key };
+      throw error;
+    }
+  }
+}
