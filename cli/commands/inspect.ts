@@ -151,10 +151,22 @@ async function jobOf(
 ): Promise<{ job?: InspectedJob; note?: string }> {
   const kind = adapterKindOf(config, row.provider);
   if (!kind) return { note: `the adapter of provider ${row.provider} is not known to this CLI; job result not looked up` };
+  let adapter;
+  try {
+    adapter = adaptersFor([{ name: row.provider, adapter: kind, secretId: '-', tolerancePastSeconds: 0, toleranceFutureSeconds: 0 }]).get(row.provider)!;
+  } catch {
+    // The generic HMAC adapter cannot be built without its scheme; it reports no jobs anyway.
+    return {};
+  }
+  let body: Buffer;
+  try {
+    body = await storedBody(clients, config, item);
+  } catch (error) {
+    return { note: `the body could not be read to find its job (${(error as Error).name}: ${(error as Error).message})` };
+  }
   let observation;
   try {
-    const adapter = adaptersFor([{ name: row.provider, adapter: kind, secretId: '-', tolerancePastSeconds: 0, toleranceFutureSeconds: 0 }]).get(row.provider)!;
-    observation = adapter.observe(await storedBody(clients, config, item), row.meta);
+    observation = adapter.observe(body, row.meta);
   } catch (error) {
     // Our own errors name the field, never a value.
     return { note: `the body cannot be interpreted (${(error as Error).name}: ${(error as Error).message})` };

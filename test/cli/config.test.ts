@@ -9,6 +9,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { mockClient } from 'aws-sdk-client-mock';
 import { OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig } from '../../lib/contract';
 import { OpsClients } from '../../cli/clients';
+import { adapterKindOf } from '../../cli/commands/inspect';
 import { endpointProblems, inboxOutputs, loadConfigFile, opsConfigProblems, selectOpsConfig, StackOutput } from '../../cli/config';
 import { OpsError, UsageError } from '../../cli/errors';
 import { parseCommandLine, run } from '../../cli/main';
@@ -105,6 +106,16 @@ describe('config documents', () => {
     const partial = join(dir, 'partial.json');
     writeFileSync(partial, JSON.stringify({ inboxName: 'x', endpoints: { sqs: 'nope' } }));
     expect(() => loadConfigFile(partial)).toThrow(/inboxTable is missing; .*reconcilerFunctionName is missing; .*endpoints.sqs is not an http\(s\) URL/);
+  });
+});
+
+describe('adapterKindOf: how inspect reads a provider’s jobs', () => {
+  test('the OpsConfig’s map first, else a provider named after its preset', () => {
+    const withMap = { ...config('x'), providers: ['answerline', 'billing', 'custom'], adapters: { billing: 'stripe' } };
+    expect(adapterKindOf(withMap, 'answerline')).toBe('answerline');
+    expect(adapterKindOf(withMap, 'billing')).toBe('stripe');
+    expect(adapterKindOf(withMap, 'custom')).toBeUndefined();
+    expect(adapterKindOf(config('x'), 'echonova')).toBe('echonova');
   });
 });
 
