@@ -1,0 +1,490 @@
+/**
+ * The ops CLI's commands against the emulators: state seeded through the real handlers (the
+ * verifier, the processor, the reconciler), each command called directly and through `run`
+ * with a --config file naming the emulators' endpoints, as the local twin writes it.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { S3Client } from '@aws-sdk/client-s3';
+import { PendingIndex, TableSchema } from '../../lib/contract';
+import { S3BodyStore } from '../../lambda/shared/body-store';
+import { shardOf } from '../../lambda/shared/digest';
+import { recordSubmissionInput } from '../../lambda/shared/submission-store';
+import { createClients, destroyClients, OpsClients } from '../../cli/clients';
+import { inspect } from '../../cli/commands/inspect';
+import { parseEventRef } from '../../cli/commands/common';
+import { status } from '../../cli/commands/status';
+import { LocalOpsConfig } from '../../cli/config';
+import { run } from '../../cli/main';
+import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
+import { createBodyBucket } from '../../local/provision';
+import { answerlineBody, InboxHarness, keyOf, PROVIDER, SecretsFixture, sha256Hex, taskIdOf } from '../support/inbox-fixture';
+
+/** One receive fails a row for good; the next moves its message to the DLQ (a second later). */
+const QUEUE = { visibilityTimeoutSeconds: 1, maxReceiveCount: 1 };
+const MINUTE = 60_000;
+
+const secrets = new SecretsFixture();
+const lambda = new LambdaInvokeStandIn();
+let lambdaEndpoint: string;
+let dir: string;
+let h: InboxHarness;
+let clients: OpsClients;
+
+beforeAll(async () => {
+  await secrets.start();
+  lambdaEndpoint = await lambda.start();
+  dir = mkdtempSync(join(tmpdir(), 'webhook-inbox-cli-'));
+});
+afterAll(async () => {
+  await lambda.stop();
+  await secrets.stop();
+});
+beforeEach(async () => {
+  h = await InboxHarness.create(secrets, 'cli', { queue: QUEUE });
+  clients = createClients({ lambda: lambdaEndpoint });
+});
+afterEach(() => {
+  destroyClients(clients);
+  h.destroy();
+});
+
+/** The document the local twin writes for `--config`: the inbox's OpsConfig and the emulators' endpoints. */
+function configFile(overrides: Partial<LocalOpsConfig> = {}): string {
+  const env = process.env;
+  const document: LocalOpsConfig = {
+    ...h.opsConfig(),
+    endpoints: { dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB!, sqs: env.AWS_ENDPOINT_URL_SQS!, s3: env.AWS_ENDPOINT_URL_S3!, lambda: lambdaEndpoint, region: 'us-east-1' },
+    ...overrides,
+  };
+  const path = join(dir, `${randomUUID()}.json`);
+  writeFileSync(path, JSON.stringify(document));
+  return path;
+}
+
+/** Runs the CLI in-process against this test's inbox (or the --config given). */
+async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const args = argv.includes('--config') ? argv : [...argv, '--config', configFile()];
+  const code = await run(args, { io: { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) } });
+  return { code, stdout, stderr };
+}
+
+async function cliJson<T = any>(...argv: string[]): Promise<T> {
+  const result = await cli(...argv, '--json');
+  expect(result).toMatchObject({ code: 0, stderr: '' });
+  return JSON.parse(result.stdout) as T;
+}
+
+async function accept(body: string): Promise<string> {
+  expect(await h.deliver(body)).toMatchObject({ statusCode: 202 });
+  return keyOf(body);
+}
+
+/** Delivered `minutesAgo` (by the handlers' clock) and its work message lost: only the pending index knows it. */
+async function strand(body: string, minutesAgo: number): Promise<string> {
+  const now = h.clock.now();
+  h.clock.set(now - minutesAgo * MINUTE);
+  const key = await accept(body);
+  h.clock.set(now);
+  expect(await h.takeMessages()).toEqual([key]);
+  return key;
+}
+
+/** A processor whose results store is down: every row it claims fails. */
+const failingProcessor = () =>
+  h.processor({
+    maxReceiveCount: QUEUE.maxReceiveCount,
+    results: {
+      offer: async () => {
+        throw new Error('results store unavailable');
+      },
+    },
+  });
+
+async function depth(queueUrl: string): Promise<number> {
+  const out = await h.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
+  return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0);
+}
+
+/** Delivers the bodies, fails each for good (row DEAD) and waits until their messages are in the DLQ. */
+async function deadLetter(...bodies: string[]): Promise<string[]> {
+  const keys = [];
+  for (const body of bodies) keys.push(await accept(body));
+  const handler = failingProcessor();
+  await h.pollUntil(handler, async () => (await depth(h.deadLetterQueueUrl)) >= bodies.length, 8);
+  for (const key of keys) expect(await h.row(key)).toMatchObject({ status: 'DEAD', lastError: 'Error: results store unavailable' });
+  return keys;
+}
+
+/** A body with the same task id as `body` but other content: an altered duplicate. */
+function altered(body: string): string {
+  const parsed = JSON.parse(body);
+  return answerlineBody({ id: parsed.task.id, idempotencyKey: parsed.task.idempotencyKey });
+}
+
+describe('status', () => {
+  test('its counts match the seeded state: backlog, in flight, dead letters, stranded, quarantined, overdue', async () => {
+    await deadLetter(answerlineBody());
+    const processed = answerlineBody();
+    await accept(processed);
+    expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
+    // Two altered copies of the processed row, the first one twice.
+    const copy = altered(processed);
+    expect(await h.deliver(copy)).toMatchObject({ result: 'quarantined' });
+    expect(await h.deliver(copy)).toMatchObject({ result: 'quarantined' });
+    expect(await h.deliver(altered(processed))).toMatchObject({ result: 'quarantined' });
+    await strand(answerlineBody(), 10);
+    await strand(answerlineBody(), 2); // pending, but not for 5 minutes yet
+    await accept(answerlineBody());
+    await accept(answerlineBody());
+    // One message received and not deleted: in flight.
+    await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: h.workQueueUrl, MaxNumberOfMessages: 1, VisibilityTimeout: 60 }));
+    // Submissions: one past its horizon, one not due yet.
+    const now = Date.now();
+    for (const [taskId, dueAt] of [['tsk_overdue', now - MINUTE], ['tsk_fresh', now + 60 * MINUTE]] as const) {
+      await h.dynamodb.send(new PutItemCommand(recordSubmissionInput(h.names.inboxTable, { provider: PROVIDER, taskId, submittedAt: now - 5 * 60 * MINUTE, dueAt, expiresAt: Math.floor(now / 1000) + 86_400 })));
+    }
+
+    const report = await cliJson('status');
+    expect(report).toEqual({
+      inboxName: 'test-inbox',
+      workQueue: { visible: 1, inFlight: 1 },
+      deadLetterQueue: { visible: 1, inFlight: 0 },
+      stranded: { count: 1, atLeast: false, olderThanSeconds: 300 },
+      // 1 dead + 1 processed + 2 copies + 2 stranded + 2 new + 2 submissions
+      quarantined: { count: 2, itemsRead: 10 },
+      submissions: { awaiting: { count: 2, atLeast: false }, overdue: { count: 1, atLeast: false } },
+    });
+
+    const text = await cli('status');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^work queue +1 visible, 1 in flight/m);
+    expect(text.stdout).toMatch(/^dead-letter queue +1 visible, 0 in flight +remedy: webhook-inbox redrive$/m);
+    expect(text.stdout).toMatch(/^stranded rows +1 +pending > 5 min/m);
+    expect(text.stdout).toMatch(/^quarantined copies +2 +Scan read 10 items/m);
+    expect(text.stdout).toMatch(/^overdue submissions +1 +due for a check now .* of 2 awaiting$/m);
+
+    expect((await cliJson('status', '--skip-scan')).quarantined).toBeNull();
+  });
+
+  test('counts are bounded per shard and say so ("≥") when a shard has more', async () => {
+    // Three stranded rows in one shard of the pending index.
+    const ids: string[] = [];
+    for (let i = 0; ids.length < 3; i++) {
+      if (shardOf(`${PROVIDER}#tsk_bounded-${i}`, PendingIndex.SHARD_COUNT) === 'p03') ids.push(`tsk_bounded-${i}`);
+    }
+    for (const id of ids) await strand(answerlineBody({ id }), 10);
+
+    const config = h.opsConfig();
+    expect((await status(clients, config, { now: Date.now(), perShardLimit: 2 })).stranded).toEqual({ count: 2, atLeast: true, olderThanSeconds: 300 });
+    expect((await status(clients, config, { now: Date.now() })).stranded).toEqual({ count: 3, atLeast: false, olderThanSeconds: 300 });
+    expect(await cli('status')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^stranded rows +3 /m) });
+  });
+
+  test('an inbox table without the awaiting index (deployed before the ledger) reports submissions as n/a', async () => {
+    const { inbox } = TableSchema;
+    const legacy = `${h.names.inboxTable}-legacy`;
+    await h.dynamodb.send(
+      new CreateTableCommand({
+        TableName: legacy,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: inbox.partitionKey, AttributeType: 'S' },
+          { AttributeName: inbox.sortKey, AttributeType: 'S' },
+          { AttributeName: inbox.pendingIndex.partitionKey, AttributeType: 'S' },
+          { AttributeName: inbox.pendingIndex.sortKey, AttributeType: 'N' },
+        ],
+        KeySchema: [
+          { AttributeName: inbox.partitionKey, KeyType: 'HASH' },
+          { AttributeName: inbox.sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: inbox.pendingIndex.name,
+            KeySchema: [
+              { AttributeName: inbox.pendingIndex.partitionKey, KeyType: 'HASH' },
+              { AttributeName: inbox.pendingIndex.sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'KEYS_ONLY' },
+          },
+        ],
+      }),
+    );
+    const report = await status(clients, h.opsConfig({ inboxTable: legacy }), { now: Date.now() });
+    expect(report).toMatchObject({ stranded: { count: 0 }, quarantined: { count: 0, itemsRead: 0 }, submissions: null });
+    const text = await cli('status', '--config', configFile({ inboxTable: legacy }));
+    expect(text.stdout).toMatch(/^overdue submissions +n\/a +the inbox table has no awaiting index/m);
+  });
+});
+
+describe('redrive', () => {
+  test('moves DLQ messages back to the work queue (--limit bounds it); the DEAD rows are then processed', async () => {
+    const keys = await deadLetter(answerlineBody(), answerlineBody());
+    expect(await h.takeMessages()).toEqual([]);
+
+    expect(await cliJson('redrive', '--limit', '1')).toEqual({ moved: 1, failed: 0 });
+    expect(await depth(h.deadLetterQueueUrl)).toBe(1);
+    const second = await cli('redrive');
+    expect(second).toMatchObject({ code: 0, stdout: 'moved 1 message from the dead-letter queue to the work queue\n' });
+    expect(await depth(h.deadLetterQueueUrl)).toBe(0);
+    expect(await cli('redrive')).toMatchObject({ code: 0, stdout: 'moved 0 messages from the dead-letter queue to the work queue\n' });
+
+    expect(await h.drain(h.processor({ maxReceiveCount: QUEUE.maxReceiveCount }))).toEqual({ received: 2, failed: 0 });
+    for (const key of keys) expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
+    expect(await h.resultItems()).toHaveLength(2);
+  });
+
+  test('an inbox without a DLQ is an operational error', async () => {
+    const result = await cli('redrive', '--config', configFile({ deadLetterQueueUrl: undefined }));
+    expect(result).toEqual({ code: 1, stdout: '', stderr: 'webhook-inbox: inbox test-inbox has no dead-letter queue (its work queue was given without one)\n' });
+  });
+});
+
+describe('replay', () => {
+  test('one event: a row whose message was lost is enqueued and processed', async () => {
+    const key = await strand(answerlineBody(), 1);
+    const result = await cli('replay', '--event', key);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`${key}  RECEIVED  enqueued`);
+    expect(result.stdout).toContain('enqueued 1 (0 reset to RECEIVED), skipped 0');
+    expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
+    expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+  });
+
+  test('one event: PROCESSED is reported and skipped; --force processes it again with the same job result', async () => {
+    const body = answerlineBody();
+    const key = await accept(body);
+    expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
+    const jobKey = JSON.parse(body).task.idempotencyKey;
+    const decided = await h.result(jobKey);
+
+    const skipped = await cli('replay', '--event', key);
+    expect(skipped.code).toBe(0);
+    expect(skipped.stdout).toContain(`${key}  PROCESSED  skipped (PROCESSED; use --force)`);
+    expect(skipped.stdout).toContain('--force processes them again');
+    expect(await h.takeMessages()).toEqual([]);
+
+    expect(await cliJson('replay', '--event', key, '--force')).toEqual({
+      rows: [{ key, status: 'PROCESSED', action: 'reset' }],
+      enqueued: 1,
+      reset: 1,
+      skipped: 0,
+      notFound: 0,
+    });
+    const reset = await h.row(key);
+    expect(reset).toMatchObject({ status: 'RECEIVED', pendingShard: shardOf(key, PendingIndex.SHARD_COUNT) });
+    expect(reset!.pendingSince).toBeGreaterThan(Date.now() - MINUTE);
+
+    expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
+    const again = await h.row(key);
+    expect(again).toMatchObject({ status: 'PROCESSED', attempts: 2 });
+    expect(again).not.toHaveProperty('pendingShard');
+    // The same observation offered again changes nothing: the job's result stands as decided.
+    expect(await h.result(jobKey)).toEqual(decided);
+  });
+
+  test('an unknown event is exit 1; a malformed one is a usage error', async () => {
+    expect(await cli('replay', '--event', `${PROVIDER}#tsk_nope`)).toMatchObject({ code: 1, stderr: `webhook-inbox: unknown event ${PROVIDER}#tsk_nope: no row in ${h.names.inboxTable}\n` });
+    expect(await cli('replay', '--event', 'tsk_nope')).toMatchObject({ code: 2, stderr: expect.stringContaining('expected <provider>#<eventId>') });
+    expect(await cli('replay', '--event', `${PROVIDER}#x`, '--from', '2026-01-01T00:00:00Z')).toMatchObject({ code: 2 });
+  });
+
+  test('a time range [from, to): a Scan that says how many items it read; PROCESSED rows only with --force', async () => {
+    const t0 = Date.UTC(2026, 8, 18, 10, 0, 0);
+    const at = async (ms: number, body: string) => {
+      h.clock.set(ms);
+      return accept(body);
+    };
+    const first = await at(t0, answerlineBody());
+    expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
+    const second = await at(t0 + MINUTE, answerlineBody());
+    const outside = await at(t0 + 2 * MINUTE, answerlineBody());
+    expect(await h.takeMessages()).toEqual([second, outside]);
+    h.clock.set(Date.now());
+    const from = new Date(t0).toISOString();
+    const to = new Date(t0 + 2 * MINUTE).toISOString();
+
+    const plain = await cli('replay', '--from', from, '--to', to);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toContain('Scan read 3 items; 2 delivery rows in the range');
+    expect(plain.stdout).toMatch(new RegExp(`^${first} +PROCESSED +skipped \\(PROCESSED; use --force\\)$`, 'm'));
+    expect(plain.stdout).toMatch(new RegExp(`^${second} +RECEIVED +enqueued$`, 'm'));
+    expect(plain.stdout).toContain('enqueued 1 (0 reset to RECEIVED), skipped 1');
+    expect(await h.takeMessages()).toEqual([second]);
+
+    const forced = await cliJson('replay', '--from', from, '--to', to, '--force');
+    expect(forced).toMatchObject({ itemsRead: 3, enqueued: 2, reset: 1, skipped: 0 });
+    expect(new Set(forced.rows.map((row: { key: string }) => row.key))).toEqual(new Set([first, second]));
+    expect((await h.takeMessages()).sort()).toEqual([first, second].sort());
+    expect(await h.row(first)).toMatchObject({ status: 'RECEIVED' });
+    expect(await h.row(outside)).toMatchObject({ status: 'RECEIVED' });
+
+    expect(await cli('replay', '--from', to, '--to', from)).toMatchObject({ code: 2, stderr: expect.stringContaining('is not before --to') });
+    expect(await cli('replay', '--from', '2026-09-18', '--to', to)).toMatchObject({ code: 2, stderr: expect.stringContaining('expected an ISO-8601 instant with a zone') });
+  });
+});
+
+describe('inspect', () => {
+  test('prints the row sanitized, its quarantined copies and its job result, never the body or a secret', async () => {
+    const body = answerlineBody();
+    const key = await accept(body);
+    expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
+    const copy = altered(body);
+    expect(await h.deliver(copy)).toMatchObject({ result: 'quarantined' });
+    h.clock.advance(MINUTE);
+    expect(await h.deliver(copy)).toMatchObject({ result: 'quarantined' });
+    const row = await h.row(key);
+
+    const report = await cliJson('inspect', key);
+    expect(report).toEqual({
+      row: {
+        key,
+        provider: PROVIDER,
+        eventId: taskIdOf(body),
+        status: 'PROCESSED',
+        attempts: 1,
+        outcome: 'winner',
+        digest: sha256Hex(body),
+        receivedAt: new Date(row!.receivedAt as number).toISOString(),
+        processedAt: new Date(row!.processedAt as number).toISOString(),
+        meta: row!.meta,
+        body: { where: 'inline', bytes: Buffer.byteLength(body) },
+      },
+      quarantined: [
+        {
+          digest: sha256Hex(copy),
+          count: 2,
+          firstSeen: new Date(h.clock.now() - MINUTE).toISOString(),
+          lastSeen: new Date(h.clock.now()).toISOString(),
+        },
+      ],
+      job: { jobKey: JSON.parse(body).task.idempotencyKey, status: 'COMPLETED', taskId: taskIdOf(body), decidedByThisDelivery: true },
+    });
+    expect(Object.keys(report.row.meta)).toEqual(expect.arrayContaining(['webhook-id', 'webhook-timestamp']));
+
+    const text = await cli('inspect', key);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^status +PROCESSED$/m);
+    expect(text.stdout).toMatch(new RegExp(`^body +${Buffer.byteLength(body)} bytes, inline in the row$`, 'm'));
+    expect(text.stdout).toMatch(/^job +.*: COMPLETED, task tsk_.* \(decided by this delivery\)$/m);
+    expect(text.stdout).toContain(`quarantined copies: 1\n  DIGEST`);
+    expect(text.stdout).toContain(sha256Hex(copy));
+
+    // Neither output carries a body, a signature, the signing secret or any content of the bodies.
+    for (const output of [text.stdout, JSON.stringify(report)]) {
+      for (const needle of h.sensitive) expect(output).not.toContain(needle);
+      for (const content of [body, copy]) expect(output).not.toContain(JSON.parse(content).response.result.answer);
+      expect(output).not.toContain(h.secret.value);
+    }
+    expect(h.sensitive.size).toBeGreaterThanOrEqual(5);
+  });
+
+  test('a body in S3: its size and reference, and the job read from the stored object', async () => {
+    const s3 = new S3Client({ forcePathStyle: true });
+    try {
+      await createBodyBucket(s3, h.names);
+      const bodies = new S3BodyStore(s3, h.names.bodyBucket);
+      const body = answerlineBody({ response: { result: { answer: `answer-${randomUUID()} ${'x'.repeat(4096)}` } } });
+      expect(await h.deliver(body, h.verifier({ bodies, inlineBodyBytes: 1024 }))).toMatchObject({ statusCode: 202 });
+      const key = keyOf(body);
+      const config = h.opsConfig({ bodyBucket: h.names.bodyBucket });
+
+      const pending = await inspect(clients, config, parseEventRef(key));
+      expect(pending.row).toMatchObject({ status: 'RECEIVED', body: { where: 's3', bytes: Buffer.byteLength(body), reference: `bodies/${PROVIDER}/${sha256Hex(body)}` } });
+      expect(pending.row.pendingSince).toBeDefined();
+      expect(pending.job).toEqual({ jobKey: JSON.parse(body).task.idempotencyKey });
+
+      expect(await h.drain(h.processor({ bodies, inlineBodyBytes: 1024 }))).toEqual({ received: 1, failed: 0 });
+      const text = await cli('inspect', key, '--config', configFile({ bodyBucket: h.names.bodyBucket }));
+      expect(text.stdout).toContain(`${Buffer.byteLength(body)} bytes, in S3 (bodies/${PROVIDER}/${sha256Hex(body)})`);
+      expect(text.stdout).toMatch(/^job +.*: COMPLETED/m);
+      expect(text.stdout).not.toContain('x'.repeat(64));
+    } finally {
+      s3.destroy();
+    }
+  });
+
+  test('a dead row shows its error; an unknown event is exit 1 naming it', async () => {
+    const [key] = await deadLetter(answerlineBody());
+    expect(await cli('inspect', key)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^lastError +Error: results store unavailable$/m) });
+    // A body the adapter cannot read: the job is not known, and the note names the field only.
+    const poison = answerlineBody({ createdAt: 'not a date' });
+    const report = await inspect(clients, h.opsConfig(), parseEventRef(await accept(poison)));
+    expect(report.job).toBeUndefined();
+    expect(report.jobNote).toBe('the body cannot be interpreted (MalformedDeliveryError: task.createdAt: is not a timestamp)');
+    const unknown = await cli('inspect', `${PROVIDER}#tsk_nope`);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`unknown event ${PROVIDER}#tsk_nope: no row in ${h.names.inboxTable}`);
+  });
+});
+
+describe('reconcile', () => {
+  test('invokes the reconciler (RequestResponse) and prints its report', async () => {
+    const config = h.opsConfig();
+    lambda.deploy(config.reconcilerFunctionName, () => h.reconciler()());
+    const key = await strand(answerlineBody(), 10);
+
+    const result = await cli('reconcile');
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(/^swept +1$/m);
+    expect(lambda.invocations.at(-1)).toMatchObject({ functionName: config.reconcilerFunctionName, invocationType: 'RequestResponse' });
+    expect(await h.takeMessages()).toEqual([key]);
+    expect(await cliJson('reconcile')).toMatchObject({ swept: 0 });
+  });
+
+  test('a function error is exit 1 with its type and message', async () => {
+    const config = h.opsConfig({ reconcilerFunctionName: `${h.names.inboxTable}-broken-reconciler` });
+    lambda.deploy(config.reconcilerFunctionName, () => {
+      throw new TypeError('inbox table unreachable');
+    });
+    const result = await cli('reconcile', '--config', configFile(config));
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `webhook-inbox: the reconciler ${config.reconcilerFunctionName} failed (Unhandled): TypeError: inbox table unreachable\n`,
+    });
+    const missing = await cli('reconcile', '--config', configFile({ reconcilerFunctionName: 'no-such-function' }));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('ResourceNotFoundException');
+  });
+});
+
+describe('quarantine', () => {
+  test('lists the quarantined copies with counts and first/last seen; a Scan that says what it read', async () => {
+    const one = answerlineBody();
+    const two = answerlineBody();
+    await accept(one);
+    await accept(two);
+    const copyOne = altered(one);
+    const copyTwo = altered(two);
+    const start = h.clock.now();
+    expect(await h.deliver(copyOne)).toMatchObject({ result: 'quarantined' });
+    h.clock.advance(MINUTE);
+    expect(await h.deliver(copyTwo)).toMatchObject({ result: 'quarantined' });
+    h.clock.advance(MINUTE);
+    expect(await h.deliver(copyOne)).toMatchObject({ result: 'quarantined' });
+
+    expect(await cliJson('quarantine')).toEqual({
+      itemsRead: 4,
+      copies: [
+        { key: keyOf(one), digest: sha256Hex(copyOne), count: 2, firstSeen: new Date(start).toISOString(), lastSeen: new Date(start + 2 * MINUTE).toISOString() },
+        { key: keyOf(two), digest: sha256Hex(copyTwo), count: 1, firstSeen: new Date(start + MINUTE).toISOString(), lastSeen: new Date(start + MINUTE).toISOString() },
+      ],
+    });
+    const text = await cli('quarantine');
+    expect(text.stdout).toMatch(/^Scan read 4 items; 2 quarantined copies$/m);
+    expect(text.stdout).toMatch(new RegExp(`^${keyOf(one)} +${sha256Hex(copyOne)} +2 `, 'm'));
+    for (const needle of h.sensitive) expect(text.stdout).not.toContain(needle);
+  });
+
+  test('none: says so', async () => {
+    await accept(answerlineBody());
+    expect(await cli('quarantine')).toEqual({ code: 0, stdout: 'Scan read 1 item; 0 quarantined copies\n', stderr: '' });
+  });
+});
