@@ -1,2 +1,3 @@
+export * from './monitoring';
 export * from './provider';
 export * from './webhook-inbox';

@@ -15,7 +15,9 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { Defaults, Env, METRIC_NAMESPACE, MetricDimension, MetricName, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, RotatedSecretConfig, TableSchema } from './contract';
+import { createInboxDashboard } from './dashboard';
 import { createHandlerFunction } from './handler-function';
+import { WebhookInboxAlarmOptions, WebhookInboxAlarms, WebhookInboxDashboardOptions } from './monitoring';
 import { WebhookProvider, WebhookProviderConfig } from './provider';
 import { providerProblems, providerRuntimeConfig } from './runtime-config';
 
@@ -217,6 +219,18 @@ export interface WebhookInboxProps {
    * @default RetentionDays.ONE_MONTH
    */
   readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * The alarms (each with a runbook section), their thresholds and the topic they notify.
+   * @default - every alarm with its default threshold, notifying no topic
+   */
+  readonly alarms?: WebhookInboxAlarmOptions;
+
+  /**
+   * The CloudWatch dashboard of the pipeline.
+   * @default - a dashboard with a generated name
+   */
+  readonly dashboard?: WebhookInboxDashboardOptions;
 }
 
 /** Lambda's synchronous payload limit (6 MiB) less room for the event's headers and context. */
@@ -258,8 +272,12 @@ export class WebhookInbox extends Construct {
   public readonly reconcilerFunction: lambda.IFunction;
   /** The schedule that runs the reconciler. */
   public readonly reconcileRule: events.Rule;
-  /** The alarm raised when the dead-letter queue holds any message. */
+  /** The alarm raised when the dead-letter queue holds any message (`alarms.deadLetterQueueDepth`). */
   public readonly deadLetterAlarm?: cloudwatch.Alarm;
+  /** The inbox's alarms, each with a runbook section in `docs/RUNBOOK.md`. */
+  public readonly alarms: WebhookInboxAlarms;
+  /** The CloudWatch dashboard of the pipeline, unless disabled. */
+  public readonly dashboard?: cloudwatch.Dashboard;
   /** The inbox's name in metric dimensions and logs. */
   public readonly inboxName: string;
 
@@ -430,16 +448,10 @@ export class WebhookInbox extends Construct {
     }
     this.endpointUrl = this.api.apiEndpoint;
 
-    const dlq = this.deadLetterQueue;
-    if (dlq) {
-      this.deadLetterAlarm = new cloudwatch.Alarm(this, 'DeadLetterAlarm', {
-        alarmDescription: 'Webhook inbox: a work message exhausted its retries and waits in the dead-letter queue',
-        metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
+    this.alarms = new WebhookInboxAlarms(this, 'Alarms', { ...props.alarms, inbox: this });
+    this.deadLetterAlarm = this.alarms.deadLetterQueueDepth;
+    if (props.dashboard?.enabled ?? true) {
+      this.dashboard = createInboxDashboard(this, 'Dashboard', this, this.alarms.all, props.dashboard);
     }
 
     new CfnOutput(this, 'EndpointUrl', { value: this.endpointUrl, description: 'Webhook inbox endpoint base URL' });
@@ -553,6 +565,132 @@ export class WebhookInbox extends Construct {
   /** Rows the reconciler enqueued again. @default - sum over 5 minutes */
   public metricSwept(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.SWEPT, props);
+  }
+
+  /** Repeats of a stored delivery with the same body (answered 2xx, nothing stored). @default - sum over 5 minutes */
+  public metricDuplicates(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.DUPLICATE, props);
+  }
+
+  /** Verified test deliveries (answered 2xx, nothing stored). @default - sum over 5 minutes */
+  public metricTestDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.TEST_DELIVERY, props);
+  }
+
+  /** Deliveries refused for a signed timestamp outside the tolerance. @default - sum over 5 minutes */
+  public metricStaleTimestamps(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.STALE_TIMESTAMP, props);
+  }
+
+  /** Deliveries refused for a missing or garbled header or field. @default - sum over 5 minutes */
+  public metricMalformed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.MALFORMED, props);
+  }
+
+  /** Deliveries refused for a body over `maxBodySize`. @default - sum over 5 minutes */
+  public metricTooLarge(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.TOO_LARGE, props);
+  }
+
+  /** Deliveries answered 5xx because the signing secret could not be read. @default - sum over 5 minutes */
+  public metricSecretUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.SECRET_UNAVAILABLE, props);
+  }
+
+  /** Stored deliveries whose enqueue failed (the sweep enqueues them later). @default - sum over 5 minutes */
+  public metricEnqueueFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.ENQUEUE_FAILED, props);
+  }
+
+  /** Processed rows that became their job's result. @default - sum over 5 minutes */
+  public metricWinnerChanged(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.WINNER_CHANGED, props);
+  }
+
+  /** Deliveries verified with the current secret (AWSCURRENT). @default - sum over 5 minutes */
+  public metricCurrentSecretMatches(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.MATCHED_CURRENT_SECRET, props);
+  }
+
+  /** Deliveries verified with the staged secret (AWSPENDING) during a rotation. @default - sum over 5 minutes */
+  public metricPendingSecretMatches(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.MATCHED_PENDING_SECRET, props);
+  }
+
+  /** Submissions whose final result was fetched by polling the provider. @default - sum over 5 minutes */
+  public metricRecovered(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.RECOVERED, props);
+  }
+
+  /** Polled submissions the provider does not know (404: unknown or expired). @default - sum over 5 minutes */
+  public metricUnknownSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.UNKNOWN_SUBMISSIONS, props);
+  }
+
+  /** Polled submissions not final yet, checked again later. @default - sum over 5 minutes */
+  public metricStillPending(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.STILL_PENDING, props);
+  }
+
+  /**
+   * Submissions past their provider's lifecycle horizon without a result, as counted by each
+   * reconciler run (every run reports, zero included). @default - maximum over 5 minutes
+   */
+  public metricOverdueSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.OVERDUE, { statistic: 'Maximum', ...props });
+  }
+
+  /** Reconciler runs that stopped polling because the provider answered 429. @default - sum over 5 minutes */
+  public metricPollRateLimited(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.POLL_RATE_LIMITED, props);
+  }
+
+  /** Polls that failed (network, 5xx). @default - sum over 5 minutes */
+  public metricPollErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.POLL_ERRORS, props);
+  }
+
+  /** Effects dispatched (events, invocations of your code). @default - sum over 5 minutes */
+  public metricEffectsDispatched(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.EFFECTS_DISPATCHED, props);
+  }
+
+  /** Effect dispatches that failed (the row is retried). @default - sum over 5 minutes */
+  public metricEffectFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.EFFECT_FAILURES, props);
+  }
+
+  /** Deliveries whose provider resource was missing or expired at the authoritative read. @default - sum over 5 minutes */
+  public metricResourceUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.RESOURCE_UNAVAILABLE, props);
+  }
+
+  /** Messages waiting in the work queue (`AWS/SQS` `ApproximateNumberOfMessagesVisible`). @default - maximum over 5 minutes */
+  public metricWorkQueueDepth(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.workQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(5), ...props });
+  }
+
+  /** Age in seconds of the oldest work message (`AWS/SQS` `ApproximateAgeOfOldestMessage`). @default - maximum over 5 minutes */
+  public metricOldestMessageAge(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.workQueue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: Duration.minutes(5), ...props });
+  }
+
+  /**
+   * Messages in the dead-letter queue (`AWS/SQS` `ApproximateNumberOfMessagesVisible`); undefined
+   * when the dead-letter queue is unknown. @default - maximum over 1 minute
+   */
+  public metricDeadLetterQueueDepth(props?: cloudwatch.MetricOptions): cloudwatch.Metric | undefined {
+    return this.deadLetterQueue?.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(1), ...props });
+  }
+
+  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`). @default - sum over 5 minutes */
+  public metricVerifierServerErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.api.metricServerError({ statistic: 'Sum', period: Duration.minutes(5), ...props });
+  }
+
+  /** Failed reconciler invocations (`AWS/Lambda` `Errors`, dimension `FunctionName`). @default - sum over 5 minutes */
+  public metricReconcilerErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.reconcilerFunction.metricErrors({ statistic: 'Sum', period: Duration.minutes(5), ...props });
   }
 
   private createInboxTable(settings: InboxTableSettings = {}): dynamodb.Table {

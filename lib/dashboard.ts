@@ -1,0 +1,153 @@
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { Construct } from 'constructs';
+import { MetricName } from './contract';
+import type { WebhookInboxDashboardOptions } from './monitoring';
+import type { WebhookInbox } from './webhook-inbox';
+
+const FULL = 24;
+const HALF = 12;
+const THIRD = 8;
+const HEIGHT = 6;
+
+/**
+ * The pipeline on one dashboard, in the order a delivery travels: what the endpoint answered,
+ * the verifier, the work queue and its dead-letter queue, processing, the reconciler, effects,
+ * signing secrets, and the state of every alarm. Internal: WebhookInbox creates it.
+ */
+export function createInboxDashboard(
+  scope: Construct,
+  id: string,
+  inbox: WebhookInbox,
+  alarms: cloudwatch.IAlarm[],
+  options: WebhookInboxDashboardOptions = {},
+): cloudwatch.Dashboard {
+  const dashboard = new cloudwatch.Dashboard(scope, id, { dashboardName: options.dashboardName });
+  const count = (name: string, label: string) => inbox.metric(name, { label });
+  const lambdaHealth = (title: string, fn: WebhookInbox['verifierFunction']) =>
+    new cloudwatch.GraphWidget({
+      title,
+      width: THIRD,
+      height: HEIGHT,
+      left: [fn.metricErrors({ label: 'errors' }), fn.metricThrottles({ label: 'throttles' })],
+      right: [fn.metricDuration({ statistic: 'p99', label: 'duration p99' })],
+    });
+
+  dashboard.addWidgets(
+    new cloudwatch.TextWidget({
+      width: FULL,
+      height: 2,
+      markdown:
+        `# Webhook inbox ${inbox.inboxName}\n` +
+        'Deliveries → verifier → inbox table → work queue → processor → results; the reconciler sweeps stranded rows and polls overdue submissions. ' +
+        'Each alarm names its section of the runbook, `docs/RUNBOOK.md` in cdk-webhook-inbox.',
+    }),
+  );
+  if (alarms.length > 0) {
+    dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms, width: FULL, height: 3 }));
+  }
+  dashboard.addWidgets(
+    new cloudwatch.GraphWidget({
+      title: 'Deliveries by reason',
+      width: HALF,
+      height: HEIGHT,
+      stacked: true,
+      left: [
+        count(MetricName.ACCEPTED, 'accepted'),
+        count(MetricName.DUPLICATE, 'duplicate'),
+        count(MetricName.QUARANTINED, 'quarantined'),
+        count(MetricName.TEST_DELIVERY, 'test'),
+        count(MetricName.BAD_SIGNATURE, 'bad_signature'),
+        count(MetricName.STALE_TIMESTAMP, 'stale_timestamp'),
+        count(MetricName.MALFORMED, 'malformed'),
+        count(MetricName.TOO_LARGE, 'too_large'),
+        count(MetricName.STORE_ERROR, 'store_error'),
+        count(MetricName.SECRET_UNAVAILABLE, 'secret_unavailable'),
+      ],
+    }),
+    new cloudwatch.GraphWidget({
+      title: 'Endpoint (HTTP API)',
+      width: HALF,
+      height: HEIGHT,
+      left: [
+        inbox.api.metricLatency({ statistic: 'p50', label: 'latency p50' }),
+        inbox.api.metricLatency({ statistic: 'p99', label: 'latency p99' }),
+        inbox.api.metricIntegrationLatency({ statistic: 'p99', label: 'verifier p99' }),
+      ],
+      right: [inbox.api.metricClientError({ label: '4xx' }), inbox.metricVerifierServerErrors({ label: '5xx' })],
+    }),
+  );
+  const queueDepth = [inbox.metricWorkQueueDepth({ label: 'work queue visible' })];
+  const deadLetterDepth = inbox.metricDeadLetterQueueDepth({ label: 'DLQ visible' });
+  dashboard.addWidgets(
+    new cloudwatch.GraphWidget({
+      title: 'Work queue',
+      width: HALF,
+      height: HEIGHT,
+      left: queueDepth,
+      right: [inbox.metricOldestMessageAge({ label: 'oldest message age (s)' })],
+    }),
+    new cloudwatch.GraphWidget({
+      title: 'Dead deliveries',
+      width: HALF,
+      height: HEIGHT,
+      left: [...(deadLetterDepth ? [deadLetterDepth] : []), inbox.metricDeadLettered({ label: 'dead-lettered rows' })],
+    }),
+  );
+  dashboard.addWidgets(
+    new cloudwatch.GraphWidget({
+      title: 'Processing',
+      width: HALF,
+      height: HEIGHT,
+      left: [
+        inbox.metricProcessed({ label: 'processed' }),
+        inbox.metricProcessingFailures({ label: 'failed' }),
+        inbox.metricDeadLettered({ label: 'dead-lettered' }),
+        inbox.metricWinnerChanged({ label: 'winner changed' }),
+      ],
+    }),
+    new cloudwatch.GraphWidget({
+      title: 'Effects',
+      width: HALF,
+      height: HEIGHT,
+      left: [
+        inbox.metricEffectsDispatched({ label: 'dispatched' }),
+        inbox.metricEffectFailures({ label: 'failed' }),
+        inbox.metricResourceUnavailable({ label: 'resource unavailable' }),
+      ],
+    }),
+  );
+  dashboard.addWidgets(
+    new cloudwatch.GraphWidget({
+      title: 'Reconciler',
+      width: HALF,
+      height: HEIGHT,
+      left: [
+        inbox.metricSwept({ label: 'swept' }),
+        inbox.metricEnqueueFailures({ label: 'enqueue failed' }),
+        inbox.metricRecovered({ label: 'recovered' }),
+        inbox.metricUnknownSubmissions({ label: 'unknown' }),
+        inbox.metricStillPending({ label: 'pending' }),
+        inbox.metricPollRateLimited({ label: 'rate limited' }),
+        inbox.metricPollErrors({ label: 'poll errors' }),
+      ],
+      right: [inbox.metricOverdueSubmissions({ label: 'overdue (max)' })],
+    }),
+    new cloudwatch.GraphWidget({
+      title: 'Signing secrets',
+      width: HALF,
+      height: HEIGHT,
+      left: [
+        inbox.metricCurrentSecretMatches({ label: 'AWSCURRENT' }),
+        inbox.metricPendingSecretMatches({ label: 'AWSPENDING' }),
+        inbox.metricPreviousSecretMatches({ label: 'AWSPREVIOUS' }),
+        inbox.metricSignatureFailures({ label: 'bad signature' }),
+      ],
+    }),
+  );
+  dashboard.addWidgets(
+    lambdaHealth('Verifier function', inbox.verifierFunction),
+    lambdaHealth('Processor function', inbox.processorFunction),
+    lambdaHealth('Reconciler function', inbox.reconcilerFunction),
+  );
+  return dashboard;
+}

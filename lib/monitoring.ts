@@ -1,0 +1,359 @@
+import { Duration, Stack, Token } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import type { WebhookInbox } from './webhook-inbox';
+
+/** The alarms a WebhookInbox creates; name one in `disabled` to leave it out. */
+export enum InboxAlarm {
+  /** A work message exhausted its retries: the dead-letter queue holds it, or the processor dead-lettered its row. */
+  DEAD_DELIVERIES = 'DEAD_DELIVERIES',
+  /** A burst of deliveries whose signature matches no valid secret. */
+  SIGNATURE_FAILURES = 'SIGNATURE_FAILURES',
+  /** A repeat of a known event id arrived with a different body and was quarantined. */
+  QUARANTINED_DUPLICATES = 'QUARANTINED_DUPLICATES',
+  /** A recorded submission is past its provider's lifecycle horizon without a result. */
+  OVERDUE_SUBMISSIONS = 'OVERDUE_SUBMISSIONS',
+  /** The oldest message in the work queue has waited too long: processing is stalled or behind. */
+  OLDEST_MESSAGE_AGE = 'OLDEST_MESSAGE_AGE',
+  /** The endpoint answered 5xx: deliveries were not acknowledged and providers must retry. */
+  VERIFIER_SERVER_ERRORS = 'VERIFIER_SERVER_ERRORS',
+  /** The reconciler failed: stranded rows are not swept and submissions are not polled. */
+  RECONCILER_ERRORS = 'RECONCILER_ERRORS',
+}
+
+/** Alarm settings of a WebhookInbox: which alarms, their thresholds and where they notify. */
+export interface WebhookInboxAlarmOptions {
+  /**
+   * Whether any alarm is created; `false` creates none.
+   * @default true
+   */
+  readonly enabled?: boolean;
+
+  /**
+   * The topic every alarm notifies when it enters ALARM; an encrypted topic's key is granted to CloudWatch.
+   * @default - no notification: the alarms change state only
+   */
+  readonly topic?: sns.ITopic;
+
+  /**
+   * Alarms not to create.
+   * @default - none: every alarm is created
+   */
+  readonly disabled?: InboxAlarm[];
+
+  /**
+   * Deliveries with a bad signature within 5 minutes (`BadSignature`, sum) that raise the signature-failure alarm.
+   * @default 10
+   */
+  readonly signatureFailureThreshold?: number;
+
+  /**
+   * Altered duplicates quarantined within 5 minutes (`Quarantined`, sum) that raise the quarantine alarm.
+   * @default 1
+   */
+  readonly quarantinedThreshold?: number;
+
+  /**
+   * Overdue submissions one reconciler run reports for one provider (`OverdueSubmissions`, maximum over 15 minutes) that raise the overdue alarm.
+   * @default 1
+   */
+  readonly overdueSubmissionThreshold?: number;
+
+  /**
+   * The age of the oldest work message (`ApproximateAgeOfOldestMessage`, maximum over 5 minutes) that raises the backlog alarm.
+   * @default Duration.minutes(15)
+   */
+  readonly maxMessageAge?: Duration;
+
+  /**
+   * Responses with a 5xx status within 5 minutes (the HTTP API's `5xx`, sum) that raise the verifier alarm.
+   * @default 5
+   */
+  readonly verifierServerErrorThreshold?: number;
+
+  /**
+   * Failed reconciler invocations within 15 minutes (Lambda `Errors`, sum) that raise the reconciler alarm.
+   * @default 1
+   */
+  readonly reconcilerErrorThreshold?: number;
+}
+
+/** Properties of WebhookInboxAlarms. */
+export interface WebhookInboxAlarmsProps extends WebhookInboxAlarmOptions {
+  /** The inbox to watch. */
+  readonly inbox: WebhookInbox;
+}
+
+/** Dashboard settings of a WebhookInbox. */
+export interface WebhookInboxDashboardOptions {
+  /**
+   * Whether the dashboard is created.
+   * @default true
+   */
+  readonly enabled?: boolean;
+
+  /**
+   * The dashboard's name (unique in the account and region).
+   * @default - a name CloudFormation generates
+   */
+  readonly dashboardName?: string;
+}
+
+/** Where the runbook lives; every alarm description names its section. */
+const RUNBOOK = 'docs/RUNBOOK.md';
+
+/** The runbook section (anchor) of each alarm. */
+const RUNBOOK_SECTION: Readonly<Record<InboxAlarm, string>> = {
+  [InboxAlarm.DEAD_DELIVERIES]: 'dead-deliveries',
+  [InboxAlarm.SIGNATURE_FAILURES]: 'signature-failures',
+  [InboxAlarm.QUARANTINED_DUPLICATES]: 'quarantined-duplicates',
+  [InboxAlarm.OVERDUE_SUBMISSIONS]: 'overdue-submissions',
+  [InboxAlarm.OLDEST_MESSAGE_AGE]: 'oldest-message-age',
+  [InboxAlarm.VERIFIER_SERVER_ERRORS]: 'verifier-server-errors',
+  [InboxAlarm.RECONCILER_ERRORS]: 'reconciler-errors',
+};
+
+const DEFAULT_SIGNATURE_FAILURE_THRESHOLD = 10;
+const DEFAULT_MAX_MESSAGE_AGE_MINUTES = 15;
+const DEFAULT_VERIFIER_SERVER_ERROR_THRESHOLD = 5;
+/** SQS keeps a message at most 14 days: an older age can never be reached. */
+const MAX_MESSAGE_AGE_SECONDS = 14 * 24 * 3600;
+
+/**
+ * The alarms of a WebhookInbox, one per failure that needs a human, each with a runbook section
+ * (`docs/RUNBOOK.md`) named in its description. Count alarms treat missing data as not
+ * breaching (no data means nothing happened); periods and statistics are explicit.
+ *
+ * Dead deliveries are watched twice, because a dead-letter queue drained before CloudWatch samples
+ * it (by a redrive, a script, or a consumer) never shows a depth: `deadLetterQueueDepth` watches
+ * the queue and `deadLettered` the processor's own count of rows it dead-lettered. The composite
+ * `deadDeliveries` is in ALARM while either is, and is the one that notifies.
+ */
+export class WebhookInboxAlarms extends Construct {
+  /** Composite: the dead-letter queue holds a message, or the processor dead-lettered a row (notifies). */
+  public readonly deadDeliveries?: cloudwatch.CompositeAlarm;
+  /** The dead-letter queue holds a message (`ApproximateNumberOfMessagesVisible` ≥ 1); part of `deadDeliveries`, no action of its own. */
+  public readonly deadLetterQueueDepth?: cloudwatch.Alarm;
+  /** The processor dead-lettered a row (`DeadLettered` ≥ 1); part of `deadDeliveries`, no action of its own. */
+  public readonly deadLettered?: cloudwatch.Alarm;
+  /** Signature failures reached `signatureFailureThreshold` within 5 minutes. */
+  public readonly signatureFailures?: cloudwatch.Alarm;
+  /** An altered duplicate was quarantined. */
+  public readonly quarantinedDuplicates?: cloudwatch.Alarm;
+  /** A recorded submission is overdue: past its horizon without a result. */
+  public readonly overdueSubmissions?: cloudwatch.Alarm;
+  /** The oldest work message is older than `maxMessageAge`. */
+  public readonly oldestMessageAge?: cloudwatch.Alarm;
+  /** The endpoint answered 5xx `verifierServerErrorThreshold` times within 5 minutes. */
+  public readonly verifierServerErrors?: cloudwatch.Alarm;
+  /** The reconciler failed. */
+  public readonly reconcilerErrors?: cloudwatch.Alarm;
+  /** Every alarm created, composite included, for an alarm status widget or a monitoring facade. */
+  public readonly all: cloudwatch.IAlarm[];
+
+  private readonly inboxName: string;
+  private readonly stackName: string;
+
+  constructor(scope: Construct, id: string, props: WebhookInboxAlarmsProps) {
+    super(scope, id);
+    validateAlarmOptions(props);
+    const inbox = props.inbox;
+    this.inboxName = inbox.inboxName;
+    this.stackName = Stack.of(inbox).stackName;
+    const alarms: cloudwatch.IAlarm[] = [];
+    this.all = alarms;
+    if (props.enabled === false) return;
+
+    const wanted = (alarm: InboxAlarm) => !(props.disabled ?? []).includes(alarm);
+    const action = props.topic ? new SnsAction(props.topic) : undefined;
+    const notify = (alarm: cloudwatch.AlarmBase) => {
+      if (action) alarm.addAlarmAction(action);
+    };
+    if (props.topic?.masterKey) {
+      // CloudWatch publishes to an encrypted topic only if its key lets CloudWatch use it.
+      props.topic.masterKey.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    }
+    const atLeast = cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
+
+    if (wanted(InboxAlarm.DEAD_DELIVERIES)) {
+      const children: cloudwatch.Alarm[] = [];
+      const depth = inbox.metricDeadLetterQueueDepth({ statistic: 'Maximum', period: Duration.minutes(1) });
+      if (depth) {
+        this.deadLetterQueueDepth = this.alarm('DeadLetterQueueDepth', InboxAlarm.DEAD_DELIVERIES, depth, {
+          what: 'the dead-letter queue holds a work message that exhausted its retries',
+          threshold: 1,
+          comparisonOperator: atLeast,
+        });
+        children.push(this.deadLetterQueueDepth);
+      }
+      this.deadLettered = this.alarm(
+        'DeadLettered',
+        InboxAlarm.DEAD_DELIVERIES,
+        inbox.metricDeadLettered({ statistic: 'Sum', period: Duration.minutes(1) }),
+        {
+          what: "the processor dead-lettered a row (its last allowed attempt failed); seen even if the dead-letter queue was drained before it was sampled",
+          threshold: 1,
+          comparisonOperator: atLeast,
+        },
+      );
+      children.push(this.deadLettered);
+      alarms.push(...children);
+      this.deadDeliveries = new cloudwatch.CompositeAlarm(this, 'DeadDeliveries', {
+        alarmDescription: this.description(
+          InboxAlarm.DEAD_DELIVERIES,
+          'a delivery exhausted its retries (dead-letter queue not empty, or a row dead-lettered)',
+        ),
+        alarmRule: cloudwatch.AlarmRule.anyOf(...children.map((child) => cloudwatch.AlarmRule.fromAlarm(child, cloudwatch.AlarmState.ALARM))),
+      });
+      notify(this.deadDeliveries);
+      alarms.push(this.deadDeliveries);
+    }
+
+    if (wanted(InboxAlarm.SIGNATURE_FAILURES)) {
+      this.signatureFailures = this.alarm(
+        'SignatureFailures',
+        InboxAlarm.SIGNATURE_FAILURES,
+        inbox.metricSignatureFailures({ statistic: 'Sum', period: Duration.minutes(5) }),
+        {
+          what: 'deliveries whose signature matches no valid secret (a rotation out of order, or probing)',
+          threshold: props.signatureFailureThreshold ?? DEFAULT_SIGNATURE_FAILURE_THRESHOLD,
+          comparisonOperator: atLeast,
+        },
+      );
+      notify(this.signatureFailures);
+      alarms.push(this.signatureFailures);
+    }
+
+    if (wanted(InboxAlarm.QUARANTINED_DUPLICATES)) {
+      this.quarantinedDuplicates = this.alarm(
+        'QuarantinedDuplicates',
+        InboxAlarm.QUARANTINED_DUPLICATES,
+        inbox.metricQuarantined({ statistic: 'Sum', period: Duration.minutes(5) }),
+        {
+          what: 'a known event id arrived again with a different body; the original is kept, the copy quarantined',
+          threshold: props.quarantinedThreshold ?? 1,
+          comparisonOperator: atLeast,
+        },
+      );
+      notify(this.quarantinedDuplicates);
+      alarms.push(this.quarantinedDuplicates);
+    }
+
+    if (wanted(InboxAlarm.OVERDUE_SUBMISSIONS)) {
+      this.overdueSubmissions = this.alarm(
+        'OverdueSubmissions',
+        InboxAlarm.OVERDUE_SUBMISSIONS,
+        inbox.metricOverdueSubmissions({ statistic: 'Maximum', period: Duration.minutes(15) }),
+        {
+          what: "recorded submissions are past their provider's lifecycle horizon with no result",
+          threshold: props.overdueSubmissionThreshold ?? 1,
+          comparisonOperator: atLeast,
+        },
+      );
+      notify(this.overdueSubmissions);
+      alarms.push(this.overdueSubmissions);
+    }
+
+    if (wanted(InboxAlarm.OLDEST_MESSAGE_AGE)) {
+      const maxAge = props.maxMessageAge ?? Duration.minutes(DEFAULT_MAX_MESSAGE_AGE_MINUTES);
+      this.oldestMessageAge = this.alarm(
+        'OldestMessageAge',
+        InboxAlarm.OLDEST_MESSAGE_AGE,
+        inbox.metricOldestMessageAge({ statistic: 'Maximum', period: Duration.minutes(5) }),
+        {
+          what: `the oldest work message has waited ${maxAge.toHumanString()} or more: processing is stalled or behind`,
+          threshold: maxAge.toSeconds(),
+          comparisonOperator: atLeast,
+        },
+      );
+      notify(this.oldestMessageAge);
+      alarms.push(this.oldestMessageAge);
+    }
+
+    if (wanted(InboxAlarm.VERIFIER_SERVER_ERRORS)) {
+      this.verifierServerErrors = this.alarm(
+        'VerifierServerErrors',
+        InboxAlarm.VERIFIER_SERVER_ERRORS,
+        inbox.metricVerifierServerErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
+        {
+          what: 'the endpoint answered 5xx: deliveries were not acknowledged and providers must retry (some disable a failing webhook)',
+          threshold: props.verifierServerErrorThreshold ?? DEFAULT_VERIFIER_SERVER_ERROR_THRESHOLD,
+          comparisonOperator: atLeast,
+        },
+      );
+      notify(this.verifierServerErrors);
+      alarms.push(this.verifierServerErrors);
+    }
+
+    if (wanted(InboxAlarm.RECONCILER_ERRORS)) {
+      this.reconcilerErrors = this.alarm(
+        'ReconcilerErrors',
+        InboxAlarm.RECONCILER_ERRORS,
+        inbox.metricReconcilerErrors({ statistic: 'Sum', period: Duration.minutes(15) }),
+        {
+          what: 'the reconciler failed: stranded rows are not swept and submissions are not polled',
+          threshold: props.reconcilerErrorThreshold ?? 1,
+          comparisonOperator: atLeast,
+        },
+      );
+      notify(this.reconcilerErrors);
+      alarms.push(this.reconcilerErrors);
+    }
+  }
+
+  /** One metric alarm: a single datapoint decides, missing data is not breaching. */
+  private alarm(
+    id: string,
+    kind: InboxAlarm,
+    metric: cloudwatch.IMetric,
+    settings: { what: string; threshold: number; comparisonOperator: cloudwatch.ComparisonOperator },
+  ): cloudwatch.Alarm {
+    return new cloudwatch.Alarm(this, id, {
+      metric,
+      alarmDescription: this.description(kind, settings.what),
+      threshold: settings.threshold,
+      comparisonOperator: settings.comparisonOperator,
+      evaluationPeriods: 1,
+      datapointsToAlarm: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+  }
+
+  private description(kind: InboxAlarm, what: string): string {
+    return (
+      `Webhook inbox ${this.inboxName}: ${what}. ` +
+      `Runbook: see ${RUNBOOK}#${RUNBOOK_SECTION[kind]} (cdk-webhook-inbox). ` +
+      `Start with: npx webhook-inbox status --stack ${this.stackName}`
+    );
+  }
+}
+
+/** Collects every problem with the alarm options and throws them in one error. */
+function validateAlarmOptions(options: WebhookInboxAlarmOptions): void {
+  const problems: string[] = [];
+  const positive = (name: string, value: number | undefined) => {
+    if (value === undefined || Token.isUnresolved(value)) return;
+    if (!Number.isFinite(value) || value <= 0) problems.push(`alarms.${name}: must be a positive number, got ${value}`);
+  };
+  positive('signatureFailureThreshold', options.signatureFailureThreshold);
+  positive('quarantinedThreshold', options.quarantinedThreshold);
+  positive('overdueSubmissionThreshold', options.overdueSubmissionThreshold);
+  positive('verifierServerErrorThreshold', options.verifierServerErrorThreshold);
+  positive('reconcilerErrorThreshold', options.reconcilerErrorThreshold);
+  const age = options.maxMessageAge;
+  if (age && !Token.isUnresolved(age.toSeconds())) {
+    const seconds = age.toSeconds();
+    if (seconds < 60 || seconds > MAX_MESSAGE_AGE_SECONDS) {
+      problems.push(`alarms.maxMessageAge: must be from 1 minute to 14 days, got ${age.toHumanString()}`);
+    }
+  }
+  for (const alarm of options.disabled ?? []) {
+    if (!Object.values(InboxAlarm).includes(alarm)) problems.push(`alarms.disabled: unknown alarm "${alarm}"`);
+  }
+  if (problems.length > 0) {
+    throw new Error(`Invalid WebhookInbox alarms:\n- ${problems.join('\n- ')}`);
+  }
+}
