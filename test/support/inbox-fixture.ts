@@ -13,7 +13,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { AdapterKind, Defaults, InboxItemKind, OpsConfig, ProviderRuntimeConfig } from '../../lib/contract';
+import { AdapterKind, AnswerlineLifecycle, Defaults, InboxItemKind, OpsConfig, PollingDefaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../../lib/contract';
 import { createProcessor, EffectsConfig, ProcessorDependencies } from '../../lambda/processor/processor';
 import { createReconciler, ReconcilerDependencies } from '../../lambda/reconciler/reconciler';
 import { adaptersFor } from '../../lambda/shared/adapters';
@@ -32,6 +32,10 @@ import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
 import { createQueues, createTables, InboxResourceNames, QueueSettings, resourceNames } from '../../local/provision';
 import { SecretsManagerStandIn } from '../../local/secrets-manager-stand-in';
 import { pollOnce, drain, PollReport, SqsHandler } from '../../local/sqs-event-source';
+import { SubmissionLedger, SubmissionLedgerOptions } from '../../client';
+import { LedgerDependencies } from '../../lambda/reconciler/ledger';
+import { ledgerProvidersFor, ProviderApi } from '../../lambda/shared/polling';
+import { DynamoDbSubmissionStore } from '../../lambda/shared/submission-store';
 
 export const PROVIDER = 'answerline';
 export const HOOK_PATH = `/hooks/${PROVIDER}`;
@@ -569,6 +573,64 @@ export class InboxHarness {
   /** An inbox store whose DynamoDB endpoint refuses connections: the store is down. */
   unreachableInbox(): DynamoDbInboxStore {
     return new DynamoDbInboxStore(new DynamoDBClient({ endpoint: 'http://127.0.0.1:9', maxAttempts: 1 }), this.names.inboxTable);
+  }
+
+  // --- the submission ledger ----------------------------------------------------------------
+
+  /** The ledger's store, as the reconciler uses it. */
+  submissionStore(): DynamoDbSubmissionStore {
+    return new DynamoDbSubmissionStore(this.dynamodb, this.names.inboxTable);
+  }
+
+  /** The apps' client on this inbox's table and clock; Answerline's horizon for the Answerline provider. */
+  submissionLedger(options: Partial<SubmissionLedgerOptions> = {}): SubmissionLedger {
+    return new SubmissionLedger({
+      client: this.dynamodb,
+      tableName: this.names.inboxTable,
+      now: this.clock.now,
+      horizonSeconds: { [PROVIDER]: AnswerlineLifecycle.HORIZON_SECONDS },
+      ...options,
+    });
+  }
+
+  /** How the reconciler polls a (fake) provider API: its key stored in the stand-in, Answerline's defaults. */
+  async pollingConfig(apiKey: string, taskUrlTemplate: string, overrides: Partial<PollingRuntimeConfig> = {}): Promise<PollingRuntimeConfig> {
+    const { id } = await this.secrets.create(apiKey);
+    this.markSensitive(apiKey);
+    return {
+      provider: PROVIDER,
+      taskUrlTemplate,
+      apiKeySecretId: id,
+      horizonSeconds: PollingDefaults.answerline.horizonSeconds,
+      recheckSeconds: PollingDefaults.answerline.recheckSeconds,
+      ...overrides,
+    };
+  }
+
+  /**
+   * The reconciler's ledger step: the providers served (Answerline unless told), polled as
+   * `polling` says through the real HTTP clients (or the `apis` given).
+   */
+  ledger(
+    options: Partial<LedgerDependencies> & {
+      configs?: readonly ProviderRuntimeConfig[];
+      polling?: readonly PollingRuntimeConfig[];
+      apis?: ReadonlyMap<string, ProviderApi>;
+    } = {},
+  ): LedgerDependencies {
+    const { configs, polling, apis, ...deps } = options;
+    return {
+      submissions: this.submissionStore(),
+      providers: ledgerProvidersFor(configs ?? [this.providerConfig()], polling ?? [], this.secretCache(), apis),
+      batchSize: Defaults.POLL_BATCH_SIZE,
+      retentionSeconds: RETENTION_SECONDS,
+      ...deps,
+    };
+  }
+
+  /** A submission item, decoded. */
+  submission(key: string): Promise<Item | undefined> {
+    return this.row(key, InboxItemKind.SUBMISSION);
   }
 
   /** A signed delivery event for `body`, signed now (by the clock) with the inbox's secret. */

@@ -72,8 +72,27 @@ describe('test deliveries', () => {
     ['"test": "true" (a string)', 'true'],
     ['"test": 1', 1],
   ])('%s is an ordinary delivery', (_name, value) => {
-    const body = bench.bytes({ ...JSON.parse(answerlineBody({ id: 'tsk_1' })), test: value });
-    expect(bench.adapter().adapter.admit({}, body)).toEqual({ kind: 'event', eventId: 'tsk_1' });
+    const body = bench.bytes({ ...JSON.parse(answerlineBody({ id: 'tsk_1', idempotencyKey: 'job-1' })), test: value });
+    expect(bench.adapter().adapter.admit({}, body)).toEqual({ kind: 'event', eventId: 'tsk_1', jobRef: 'job-1' });
+  });
+});
+
+describe('the job reference: task.idempotencyKey as it came, kept on the row for submissions known only by their key', () => {
+  test.each([
+    ['a key', 'job-42-r1', 'job-42-r1'],
+    ['a null key', null, undefined],
+    ['an empty key', '', undefined],
+    ['a key too long for an index key', 'k'.repeat(513), undefined],
+  ])('%s', async (_name, key, jobRef) => {
+    const body = bench.bytes(JSON.parse(answerlineBody({ id: `tsk_ref_${jobRef ?? 'none'}`, idempotencyKey: key })));
+    const admission = bench.adapter().adapter.admit({}, body);
+    expect(admission).toEqual({ kind: 'event', eventId: `tsk_ref_${jobRef ?? 'none'}`, ...(jobRef !== undefined ? { jobRef } : {}) });
+  });
+
+  test('the verifier stores it as <provider>#<key> on the row (the jobRef index)', async () => {
+    const body = Buffer.from(answerlineBody({ id: 'tsk_with_ref', idempotencyKey: 'job-7-r2' }));
+    expect(await bench.deliver(body)).toMatchObject({ result: 'accepted' });
+    expect(await bench.row('tsk_with_ref')).toMatchObject({ jobRef: 'answerline#job-7-r2' });
   });
 });
 

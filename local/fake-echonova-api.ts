@@ -1,0 +1,60 @@
+/**
+ * A FAKE of Echonova's job endpoint, for the tests and the local twin: `GET /v1/jobs/{jobId}`
+ * with a Bearer API key. Seed 001 names no job URL and no job resource, so this serves what the
+ * reconciler's Echonova client assumes (see `lambda/shared/polling/echonova-api.ts`): a JSON
+ * object with `jobId`, `status` (queued | processing | completed | failed), `createdAt` and, once
+ * final, the result or the error. Unknown jobs answer 404; 429 and other failures can be injected.
+ */
+import { randomUUID } from 'node:crypto';
+import { FakeApiServer, idAfter, Route } from './fake-api-server';
+
+export const ECHONOVA_JOB_PATH = '/v1/jobs/';
+
+export interface FakeEchonovaJob {
+  readonly jobId: string;
+  readonly createdAt: string;
+  /** The statuses the next polls see, in order; the last one stays. */
+  statuses: string[];
+  /** Extra fields of the resource once final (`result`, `error`, ...). */
+  readonly outcome: Record<string, unknown>;
+}
+
+export class FakeEchonovaApi extends FakeApiServer {
+  private readonly jobs = new Map<string, FakeEchonovaJob>();
+
+  constructor(apiKey: string = `en_key_${randomUUID().replace(/-/g, '')}`) {
+    super(apiKey);
+  }
+
+  /** The reconciler's `taskUrlTemplate` for this fake. */
+  get jobUrlTemplate(): string {
+    return `${this.url}${ECHONOVA_JOB_PATH}{jobId}`;
+  }
+
+  addJob(job: { jobId?: string; status?: string | readonly string[]; createdAt?: string; outcome?: Record<string, unknown> } = {}): FakeEchonovaJob {
+    const stored: FakeEchonovaJob = {
+      jobId: job.jobId ?? `job_${randomUUID()}`,
+      createdAt: job.createdAt ?? new Date().toISOString(),
+      statuses: job.status === undefined ? ['queued'] : typeof job.status === 'string' ? [job.status] : [...job.status],
+      outcome: job.outcome ?? {},
+    };
+    this.jobs.set(stored.jobId, stored);
+    return stored;
+  }
+
+  protected routes(): Route[] {
+    return [{ match: idAfter(ECHONOVA_JOB_PATH), answer: (id) => this.jobAnswer(id!) }];
+  }
+
+  protected errorBody(status: number): unknown {
+    return { error: { status, message: `status ${status}` } };
+  }
+
+  private jobAnswer(jobId: string): { status: number; body: unknown } {
+    const job = this.jobs.get(jobId);
+    if (!job) return { status: 404, body: undefined };
+    const status = job.statuses.length > 1 ? job.statuses.shift()! : job.statuses[0];
+    const final = status === 'completed' || status === 'failed';
+    return { status: 200, body: { jobId: job.jobId, status, createdAt: job.createdAt, ...(final ? job.outcome : {}) } };
+  }
+}
