@@ -59,13 +59,15 @@ export function parseApiGatewayEvent(event: APIGatewayProxyEventV2, maxBodyBytes
     return { ok: false, reason: 'unknown_provider', detail: 'path is not /hooks/<provider>' };
   }
   const encoding = event.isBase64Encoded ? 'base64' : 'utf8';
-  const raw = event.body ?? '';
+  // API Gateway sends the body and header values as strings; anything else (a direct invocation's
+  // null or number) is no body or no header, never an exception.
+  const raw = typeof event.body === 'string' ? event.body : '';
   if (Buffer.byteLength(raw, encoding) > maxBodyBytes) {
     return { ok: false, reason: 'too_large', detail: `body exceeds ${maxBodyBytes} bytes`, provider };
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) {
-    if (value !== undefined) headers[name.toLowerCase()] = value;
+    if (typeof value === 'string') headers[name.toLowerCase()] = value;
   }
   return {
     ok: true,
