@@ -16,6 +16,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { Defaults, Env, METRIC_NAMESPACE, MetricDimension, MetricName, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, RotatedSecretConfig, TableSchema } from './contract';
 import { createInboxDashboard } from './dashboard';
+import { handlerEnvironments } from './handler-environment';
 import { createHandlerFunction } from './handler-function';
 import { WebhookInboxAlarmOptions, WebhookInboxAlarms, WebhookInboxDashboardOptions } from './monitoring';
 import { WebhookProvider, WebhookProviderConfig } from './provider';
@@ -326,14 +327,23 @@ export class WebhookInbox extends Construct {
     const maxBodyBytes = (props.maxBodySize ?? Size.bytes(Defaults.MAX_BODY_BYTES)).toBytes();
     const inlineBodyBytes = (props.inlineBodyLimit ?? Size.bytes(Defaults.INLINE_BODY_BYTES)).toBytes();
     this.bodyBucket = props.bodyBucket ?? (maxBodyBytes > inlineBodyBytes ? this.createBodyBucket(retention) : undefined);
-    const bodyEnvironment: Record<string, string> = this.bodyBucket
-      ? { [Env.BODY_BUCKET]: this.bodyBucket.bucketName, [Env.INLINE_BODY_BYTES]: String(inlineBodyBytes) }
-      : {};
 
-    const providersJson = JSON.stringify(
-      this.providerConfigs.map((provider) => providerRuntimeConfig(provider, this.secrets.get(provider.name)!.secretArn)),
-    );
-    const retentionSeconds = retention.toSeconds();
+    const environments = handlerEnvironments({
+      inboxName: this.inboxName,
+      inboxTable: this.inboxTable.tableName,
+      resultsTable: this.resultsTable.tableName,
+      workQueueUrl: this.workQueue.queueUrl,
+      providers: this.providerConfigs.map((provider) => providerRuntimeConfig(provider, this.secrets.get(provider.name)!.secretArn)),
+      maxBodyBytes,
+      bodyBucket: this.bodyBucket?.bucketName,
+      inlineBodyBytes,
+      retentionSeconds: retention.toSeconds(),
+      secretCacheSeconds: (props.secretCacheTtl ?? Duration.seconds(Defaults.SECRET_CACHE_SECONDS)).toSeconds(),
+      leaseSeconds: processorTimeout.toSeconds(),
+      maxReceiveCount,
+      sweepAfterSeconds: (props.sweepAfter ?? Duration.seconds(Defaults.SWEEP_AFTER_SECONDS)).toSeconds(),
+      sweepBatchSize: props.sweepBatchSize ?? Defaults.SWEEP_BATCH_SIZE,
+    });
 
     const verifier = createHandlerFunction(this, 'Verifier', {
       handler: 'verifier',
@@ -342,16 +352,7 @@ export class WebhookInbox extends Construct {
       timeout: Duration.seconds(10),
       logRetention,
       overrides: props.verifierFunctionProps,
-      environment: {
-        [Env.INBOX_NAME]: this.inboxName,
-        [Env.INBOX_TABLE]: this.inboxTable.tableName,
-        [Env.WORK_QUEUE_URL]: this.workQueue.queueUrl,
-        [Env.PROVIDERS]: providersJson,
-        [Env.MAX_BODY_BYTES]: String(maxBodyBytes),
-        ...bodyEnvironment,
-        [Env.RETENTION_SECONDS]: String(retentionSeconds),
-        [Env.SECRET_CACHE_SECONDS]: String((props.secretCacheTtl ?? Duration.seconds(Defaults.SECRET_CACHE_SECONDS)).toSeconds()),
-      },
+      environment: environments.verifier,
     });
     this.verifierFunction = verifier.function;
     this.grantTableActions(verifier.role, this.inboxTable, ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
@@ -366,15 +367,7 @@ export class WebhookInbox extends Construct {
       timeout: processorTimeout,
       logRetention,
       overrides: props.processorFunctionProps,
-      environment: {
-        [Env.INBOX_NAME]: this.inboxName,
-        [Env.INBOX_TABLE]: this.inboxTable.tableName,
-        [Env.RESULTS_TABLE]: this.resultsTable.tableName,
-        [Env.PROVIDERS]: providersJson,
-        [Env.LEASE_SECONDS]: String(processorTimeout.toSeconds()),
-        [Env.MAX_RECEIVE_COUNT]: String(maxReceiveCount),
-        ...bodyEnvironment,
-      },
+      environment: environments.processor,
     });
     this.processorFunction = processor.function;
     this.grantTableActions(processor.role, this.inboxTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
@@ -396,13 +389,7 @@ export class WebhookInbox extends Construct {
       timeout: Duration.seconds(60),
       logRetention,
       overrides: props.reconcilerFunctionProps,
-      environment: {
-        [Env.INBOX_NAME]: this.inboxName,
-        [Env.INBOX_TABLE]: this.inboxTable.tableName,
-        [Env.WORK_QUEUE_URL]: this.workQueue.queueUrl,
-        [Env.SWEEP_AFTER_SECONDS]: String((props.sweepAfter ?? Duration.seconds(Defaults.SWEEP_AFTER_SECONDS)).toSeconds()),
-        [Env.SWEEP_BATCH_SIZE]: String(props.sweepBatchSize ?? Defaults.SWEEP_BATCH_SIZE),
-      },
+      environment: environments.reconciler,
     });
     this.reconcilerFunction = reconciler.function;
     reconciler.role.addToPrincipalPolicy(
