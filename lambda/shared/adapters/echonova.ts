@@ -59,15 +59,27 @@ function admitEchonova(headers: Headers, body: Buffer): Admission {
   if (event.startsWith('spending.')) {
     const key = eventIdFrom(parsed.apiKeyId, 'apiKeyId');
     if (key.kind !== 'event') return key;
-    return { kind: 'event', eventId: `${key.eventId}:${event}:${billingCycle(parsed, headers)}`, repeatable: event === 'spending.exhausted' };
+    const cycle = billingCycle(parsed, headers);
+    if (typeof cycle !== 'string') return cycle;
+    return { kind: 'event', eventId: `${key.eventId}:${event}:${cycle}`, repeatable: event === 'spending.exhausted' };
   }
   return { kind: 'event', eventId: `${event}:${sha256Hex(body)}` };
 }
 
+/**
+ * Longest billing cycle a body may name. The cycle is part of the event id, hence of the inbox key,
+ * which DynamoDB caps at 2,048 bytes: with a 512-character apiKeyId and a 64-character event name
+ * the key stays under it. A longer cycle is malformed (a 400), never a store error retried forever.
+ */
+const MAX_CYCLE_LENGTH = 64;
+
 /** The body's billing cycle when it names one, else the UTC month of the signed timestamp. */
-function billingCycle(event: Record<string, unknown>, headers: Headers): string {
+function billingCycle(event: Record<string, unknown>, headers: Headers): string | Admission {
+  const field = event.billingCycle === undefined || event.billingCycle === null ? 'cycle' : 'billingCycle';
   const named = event.billingCycle ?? event.cycle;
-  if (typeof named === 'string' && named !== '') return named;
+  if (typeof named === 'string' && named !== '') {
+    return named.length <= MAX_CYCLE_LENGTH ? named : { kind: 'malformed', detail: `${field} is longer than ${MAX_CYCLE_LENGTH} characters` };
+  }
   const seconds = parseUnixSeconds(headers[TIMESTAMP_HEADER]) ?? 0;
   return new Date(seconds * 1000).toISOString().slice(0, 7);
 }
