@@ -1,4 +1,4 @@
-import { Env, ProviderRuntimeConfig } from './contract';
+import { Env, PollingRuntimeConfig, ProviderRuntimeConfig } from './contract';
 
 /**
  * What the handlers are configured with, as plain values: CloudFormation tokens when the
@@ -22,6 +22,13 @@ export interface InboxHandlerSettings {
   readonly maxReceiveCount: number;
   readonly sweepAfterSeconds: number;
   readonly sweepBatchSize: number;
+  /** How the reconciler polls providers for recorded submissions never delivered. */
+  readonly polling: readonly PollingRuntimeConfig[];
+  readonly pollBatchSize: number;
+  /** The bus the processor puts effects on, when it has one. */
+  readonly effectBusName?: string;
+  /** The user's processing function the processor invokes, when there is one. */
+  readonly effectFunctionArn?: string;
 }
 
 export interface HandlerEnvironments {
@@ -53,14 +60,23 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.PROVIDERS]: providers,
       [Env.LEASE_SECONDS]: String(settings.leaseSeconds),
       [Env.MAX_RECEIVE_COUNT]: String(settings.maxReceiveCount),
+      [Env.SECRET_CACHE_SECONDS]: String(settings.secretCacheSeconds),
       ...bodies,
+      ...(settings.effectBusName ? { [Env.EFFECT_BUS_NAME]: settings.effectBusName } : {}),
+      ...(settings.effectFunctionArn ? { [Env.EFFECT_FUNCTION_ARN]: settings.effectFunctionArn } : {}),
     },
     reconciler: {
       [Env.INBOX_NAME]: settings.inboxName,
       [Env.INBOX_TABLE]: settings.inboxTable,
       [Env.WORK_QUEUE_URL]: settings.workQueueUrl,
+      [Env.PROVIDERS]: providers,
       [Env.SWEEP_AFTER_SECONDS]: String(settings.sweepAfterSeconds),
       [Env.SWEEP_BATCH_SIZE]: String(settings.sweepBatchSize),
+      [Env.RETENTION_SECONDS]: String(settings.retentionSeconds),
+      [Env.SECRET_CACHE_SECONDS]: String(settings.secretCacheSeconds),
+      [Env.POLLING]: JSON.stringify(settings.polling),
+      [Env.POLL_BATCH_SIZE]: String(settings.pollBatchSize),
+      ...bodies,
     },
   };
 }

@@ -21,6 +21,47 @@ export interface SigningSecretRotation {
   readonly registerFunction?: lambda.IFunction;
 }
 
+/**
+ * Recovery by polling: the reconciler asks the provider for recorded submissions that have no
+ * delivery past their horizon, and feeds final results through the inbox as deliveries.
+ */
+export interface ProviderPolling {
+  /** The secret whose current value is the provider's API key (sent as `Authorization: Bearer`). */
+  readonly apiKeySecret: secretsmanager.ISecret;
+
+  /**
+   * URL of one task, with `{taskId}` (or `{jobId}`) where the id goes.
+   * @default - Answerline: `https://api.answerline.dev/v1/async/task/{taskId}`; required for Echonova
+   */
+  readonly taskUrlTemplate?: string;
+
+  /**
+   * How long after submission a task without a delivery is polled (and, still without a result, overdue).
+   * @default - Answerline: 4 h 48 min (4 h queue + 5 min run + 43 min of delivery retries); Echonova: 1 hour
+   */
+  readonly horizon?: Duration;
+
+  /**
+   * How often a task that is not final yet is asked about again.
+   * @default - Answerline: 10 minutes; Echonova: 5 minutes
+   */
+  readonly recheckInterval?: Duration;
+}
+
+/**
+ * The authoritative read (seed 004): before a delivery's result is exposed, fetch the provider's
+ * resource it names. A missing or expired resource (404/410) marks the row unavailable and
+ * never triggers a new generation.
+ */
+export interface AuthoritativeRead {
+  /** `https://` URL of the resource with `{id}` where its id goes, e.g. `https://api.openai.com/v1/responses/{id}`. */
+  readonly urlTemplate: string;
+  /** Dotted path of the resource id in the delivery's JSON body, e.g. `data.id`. */
+  readonly idJsonPath: string;
+  /** The secret whose current value is the API key (sent as `Authorization: Bearer`). */
+  readonly apiKeySecret: secretsmanager.ISecret;
+}
+
 /** Options every provider preset accepts. */
 export interface WebhookProviderOptions {
   /**
@@ -60,6 +101,18 @@ export interface WebhookProviderOptions {
    * @default - no automatic rotation: the operator stages the provider's new secret (README, "Rotating a signing secret")
    */
   readonly rotation?: SigningSecretRotation;
+
+  /**
+   * Recover results the provider gave up delivering by polling its API (Answerline, Echonova).
+   * @default - no polling: recorded submissions are only checked for a delivery, and counted overdue without one
+   */
+  readonly polling?: ProviderPolling;
+
+  /**
+   * Fetch the provider's resource before a delivery's result is exposed.
+   * @default - no read: the delivery's body is the result
+   */
+  readonly authoritativeRead?: AuthoritativeRead;
 }
 
 /** The HMAC hash function of a generic HMAC provider. */
@@ -170,6 +223,16 @@ export interface WebhookProviderConfig {
   readonly hmacScheme?: HmacProviderOptions;
   /** The form of secret the provider uses, for the placeholder and for rotation: `whsec` or `text`. */
   readonly secretFormat: string;
+  /**
+   * Recovery by polling.
+   * @default - none
+   */
+  readonly polling?: ProviderPolling;
+  /**
+   * The authoritative read.
+   * @default - none
+   */
+  readonly authoritativeRead?: AuthoritativeRead;
 }
 
 /**
@@ -252,6 +315,8 @@ class PresetProvider extends WebhookProvider {
       rotation: this.options.rotation,
       hmacScheme: this.hmacScheme,
       secretFormat: this.secretFormat,
+      polling: this.options.polling,
+      authoritativeRead: this.options.authoritativeRead,
     };
   }
 }

@@ -1,4 +1,14 @@
-import { HmacRuntimeSettings, hmacSchemeProblems, ProviderRuntimeConfig } from './contract';
+import { Duration } from 'aws-cdk-lib';
+import {
+  AdapterKind,
+  authoritativeReadProblems,
+  HmacRuntimeSettings,
+  hmacSchemeProblems,
+  PollingDefaults,
+  pollingProblems,
+  PollingRuntimeConfig,
+  ProviderRuntimeConfig,
+} from './contract';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProviderConfig } from './provider';
 
 /** The runtime form of a generic HMAC scheme: header names lower-cased, defaults filled in. */
@@ -18,8 +28,40 @@ export function hmacRuntimeSettings(options: HmacProviderOptions): HmacRuntimeSe
 
 /** Problems with a provider's configuration, each naming the provider. */
 export function providerProblems(provider: WebhookProviderConfig): string[] {
-  if (!provider.hmacScheme) return [];
-  return hmacSchemeProblems(hmacRuntimeSettings(provider.hmacScheme)).map((problem) => `providers: ${provider.name}: ${problem}`);
+  const runtime = providerRuntimeConfig(provider, 'secret');
+  const problems = [
+    ...(runtime.hmac ? hmacSchemeProblems(runtime.hmac).map((problem) => `hmac: ${problem}`) : []),
+    ...(runtime.authoritativeRead ? authoritativeReadProblems(runtime.authoritativeRead).map((problem) => `authoritativeRead: ${problem}`) : []),
+  ];
+  if (provider.polling) {
+    if (provider.adapter !== AdapterKind.ANSWERLINE && provider.adapter !== AdapterKind.ECHONOVA) {
+      problems.push('polling: only Answerline and Echonova can be polled');
+    } else {
+      problems.push(...pollingProblems(pollingRuntimeConfig(provider, provider.polling, 'secret')).map((problem) => `polling: ${problem}`));
+    }
+  }
+  return problems.map((problem) => `providers: ${provider.name}: ${problem}`);
+}
+
+/** How the reconciler polls a provider, the preset's defaults filled in. */
+export function pollingRuntimeConfig(
+  provider: WebhookProviderConfig,
+  polling: NonNullable<WebhookProviderConfig['polling']>,
+  apiKeySecretId: string,
+): PollingRuntimeConfig {
+  const defaults: { taskUrlTemplate?: string; horizonSeconds: number; recheckSeconds: number } =
+    provider.adapter === AdapterKind.ANSWERLINE ? PollingDefaults.answerline : PollingDefaults.echonova;
+  return {
+    provider: provider.name,
+    taskUrlTemplate: polling.taskUrlTemplate ?? defaults.taskUrlTemplate ?? '',
+    apiKeySecretId,
+    horizonSeconds: seconds(polling.horizon) ?? defaults.horizonSeconds,
+    recheckSeconds: seconds(polling.recheckInterval) ?? defaults.recheckSeconds,
+  };
+}
+
+function seconds(duration: Duration | undefined): number | undefined {
+  return duration?.toSeconds();
 }
 
 /** What the handlers are told about a provider (serialized into their environment). */
@@ -32,5 +74,14 @@ export function providerRuntimeConfig(provider: WebhookProviderConfig, secretId:
     toleranceFutureSeconds: provider.futureTolerance.toSeconds(),
     previousSecretGraceSeconds: provider.previousSecretGracePeriod.toSeconds(),
     ...(provider.hmacScheme ? { hmac: hmacRuntimeSettings(provider.hmacScheme) } : {}),
+    ...(provider.authoritativeRead
+      ? {
+          authoritativeRead: {
+            urlTemplate: provider.authoritativeRead.urlTemplate,
+            idJsonPath: provider.authoritativeRead.idJsonPath,
+            apiKeySecretId: provider.authoritativeRead.apiKeySecret.secretArn,
+          },
+        }
+      : {}),
   };
 }

@@ -14,13 +14,13 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Defaults, Env, METRIC_NAMESPACE, MetricDimension, MetricName, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, RotatedSecretConfig, TableSchema } from './contract';
+import { Defaults, EffectEvent, Env, METRIC_NAMESPACE, MetricDimension, MetricName, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, RotatedSecretConfig, TableSchema } from './contract';
 import { createInboxDashboard } from './dashboard';
 import { handlerEnvironments } from './handler-environment';
 import { createHandlerFunction } from './handler-function';
 import { WebhookInboxAlarmOptions, WebhookInboxAlarms, WebhookInboxDashboardOptions } from './monitoring';
 import { WebhookProvider, WebhookProviderConfig } from './provider';
-import { providerProblems, providerRuntimeConfig } from './runtime-config';
+import { pollingRuntimeConfig, providerProblems, providerRuntimeConfig } from './runtime-config';
 
 /** Settings of a table the inbox creates. */
 export interface InboxTableSettings {
@@ -222,6 +222,33 @@ export interface WebhookInboxProps {
   readonly logRetention?: logs.RetentionDays;
 
   /**
+   * The most recorded submissions one reconciler run checks (and polls the provider for).
+   * @default 50
+   */
+  readonly pollBatchSize?: number;
+
+  /**
+   * Publish each decided result (one event per change of a job's winner, one per event of providers
+   * without jobs) to an EventBridge bus, with a deterministic effect key.
+   * @default true
+   */
+  readonly publishEvents?: boolean;
+
+  /**
+   * The bus results are published to.
+   * @default - a new event bus
+   */
+  readonly eventBus?: events.IEventBus;
+
+  /**
+   * Your own processing code (any language): invoked synchronously with each decided result and
+   * its effect key; a failure is retried and, after `maxReceiveCount`, dead-lettered, never lost.
+   * Its run time counts against the processor's timeout.
+   * @default - no function: results are only published as events
+   */
+  readonly processingFunction?: lambda.IFunction;
+
+  /**
    * The alarms (each with a runbook section), their thresholds and the topic they notify.
    * @default - every alarm with its default threshold, notifying no topic
    */
@@ -281,6 +308,8 @@ export class WebhookInbox extends Construct {
   public readonly dashboard?: cloudwatch.Dashboard;
   /** The inbox's name in metric dimensions and logs. */
   public readonly inboxName: string;
+  /** The bus decided results are published to, unless `publishEvents` is false. */
+  public readonly eventBus?: events.IEventBus;
 
   private readonly providerConfigs: WebhookProviderConfig[];
   private readonly secrets = new Map<string, secretsmanager.ISecret>();
@@ -328,6 +357,11 @@ export class WebhookInbox extends Construct {
     const inlineBodyBytes = (props.inlineBodyLimit ?? Size.bytes(Defaults.INLINE_BODY_BYTES)).toBytes();
     this.bodyBucket = props.bodyBucket ?? (maxBodyBytes > inlineBodyBytes ? this.createBodyBucket(retention) : undefined);
 
+    if (props.publishEvents ?? true) {
+      this.eventBus = props.eventBus ?? new events.EventBus(this, 'EventBus', { description: 'Webhook inbox: decided results and events' });
+    }
+    const polled = this.providerConfigs.filter((provider) => provider.polling);
+
     const environments = handlerEnvironments({
       inboxName: this.inboxName,
       inboxTable: this.inboxTable.tableName,
@@ -343,6 +377,10 @@ export class WebhookInbox extends Construct {
       maxReceiveCount,
       sweepAfterSeconds: (props.sweepAfter ?? Duration.seconds(Defaults.SWEEP_AFTER_SECONDS)).toSeconds(),
       sweepBatchSize: props.sweepBatchSize ?? Defaults.SWEEP_BATCH_SIZE,
+      polling: polled.map((provider) => pollingRuntimeConfig(provider, provider.polling!, provider.polling!.apiKeySecret.secretArn)),
+      pollBatchSize: props.pollBatchSize ?? Defaults.POLL_BATCH_SIZE,
+      effectBusName: this.eventBus?.eventBusName,
+      effectFunctionArn: props.processingFunction?.functionArn,
     });
 
     const verifier = createHandlerFunction(this, 'Verifier', {
@@ -372,8 +410,12 @@ export class WebhookInbox extends Construct {
     this.processorFunction = processor.function;
     this.grantTableActions(processor.role, this.inboxTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     this.grantTableActions(processor.role, this.resultsTable, ['dynamodb:UpdateItem']);
-    this.grantObjects(processor.role, ['s3:GetObject'], 'bodies');
+    this.grantObjects(processor.role, ['s3:GetObject', 's3:PutObject'], 'bodies');
     this.grantObjects(processor.role, ['s3:PutObject'], 'responses');
+    this.grantObjects(processor.role, ['s3:PutObject'], 'resources');
+    if (this.eventBus) this.eventBus.grantPutEventsTo(processor.role);
+    props.processingFunction?.grantInvoke(processor.role);
+    for (const provider of this.providerConfigs) provider.authoritativeRead?.apiKeySecret.grantRead(processor.role);
     processor.function.addEventSource(
       new SqsEventSource(this.workQueue, {
         batchSize: props.processorBatchSize ?? Defaults.PROCESSOR_BATCH_SIZE,
@@ -384,22 +426,25 @@ export class WebhookInbox extends Construct {
 
     const reconciler = createHandlerFunction(this, 'Reconciler', {
       handler: 'reconciler',
-      description: 'Webhook inbox reconciler: re-enqueues stranded rows',
+      description: 'Webhook inbox reconciler: re-enqueues stranded rows and polls for undelivered results',
       memorySize: 256,
-      timeout: Duration.seconds(60),
+      timeout: Duration.minutes(2),
       logRetention,
       overrides: props.reconcilerFunctionProps,
       environment: environments.reconciler,
     });
     this.reconcilerFunction = reconciler.function;
+    const { pendingIndex, awaitingIndex, jobRefIndex } = TableSchema.inbox;
     reconciler.role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['dynamodb:Query'],
-        resources: [`${this.inboxTable.tableArn}/index/${TableSchema.inbox.pendingIndex.name}`],
+        resources: [pendingIndex, awaitingIndex, jobRefIndex].map((index) => `${this.inboxTable.tableArn}/index/${index.name}`),
       }),
     );
-    this.grantTableActions(reconciler.role, this.inboxTable, ['dynamodb:UpdateItem']);
+    this.grantTableActions(reconciler.role, this.inboxTable, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     this.grantSend(reconciler.role);
+    this.grantObjects(reconciler.role, ['s3:PutObject'], 'bodies');
+    for (const provider of polled) provider.polling!.apiKeySecret.grantRead(reconciler.role);
     this.reconcileRule = new events.Rule(this, 'ReconcileSchedule', {
       description: 'Runs the webhook inbox reconciler',
       schedule: props.reconcileSchedule ?? events.Schedule.rate(Duration.minutes(Defaults.SWEEP_EVERY_MINUTES)),
@@ -451,6 +496,7 @@ export class WebhookInbox extends Construct {
       reconcilerFunctionName: this.reconcilerFunction.functionName,
       bodyBucket: this.bodyBucket?.bucketName,
       providers: this.providerConfigs.map((provider) => provider.name),
+      adapters: Object.fromEntries(this.providerConfigs.map((provider) => [provider.name, provider.adapter])),
     };
     new CfnOutput(this, 'OpsConfig', {
       value: Stack.of(this).toJsonString(opsConfig),
@@ -483,6 +529,32 @@ export class WebhookInbox extends Construct {
   public grantReadResults(grantee: iam.IGrantable): iam.Grant {
     this.bodyBucket?.grantRead(grantee, 'responses/*');
     return this.resultsTable.grantReadData(grantee);
+  }
+
+  /**
+   * Lets a principal record submissions in the ledger (the `SubmissionLedger` client of
+   * `cdk-webhook-inbox/client`): PutItem on the inbox table.
+   */
+  public grantRecordSubmission(grantee: iam.IGrantable): iam.Grant {
+    return this.inboxTable.grant(grantee, 'dynamodb:PutItem');
+  }
+
+  /**
+   * A rule for each decided job result (`JobResultDecided`: once per change of a job's winner).
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  public onJobResult(id: string, options: events.OnEventOptions = {}): events.Rule {
+    return this.onEffect(id, EffectEvent.JOB_RESULT_DECIDED, options);
+  }
+
+  /**
+   * A rule for each processed event of providers without jobs (`WebhookReceived`: Stripe, GitHub, ...).
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  public onWebhookReceived(id: string, options: events.OnEventOptions = {}): events.Rule {
+    return this.onEffect(id, EffectEvent.WEBHOOK_RECEIVED, options);
   }
 
   /** Lets a principal read the inbox rows and their bodies (raw content: grant with care). */
@@ -680,6 +752,24 @@ export class WebhookInbox extends Construct {
     return this.reconcilerFunction.metricErrors({ statistic: 'Sum', period: Duration.minutes(5), ...props });
   }
 
+  private onEffect(id: string, detailType: string, options: events.OnEventOptions): events.Rule {
+    if (!this.eventBus) throw new Error(`${id}: this inbox publishes no events (publishEvents is false)`);
+    const rule = new events.Rule(this, id, {
+      eventBus: this.eventBus,
+      description: options.description,
+      ruleName: options.ruleName,
+      crossStackScope: options.crossStackScope,
+    });
+    rule.addEventPattern({
+      source: [EffectEvent.SOURCE],
+      detailType: [detailType],
+      detail: { inbox: [this.inboxName] },
+    });
+    if (options.eventPattern) rule.addEventPattern(options.eventPattern);
+    if (options.target) rule.addTarget(options.target);
+    return rule;
+  }
+
   private createInboxTable(settings: InboxTableSettings = {}): dynamodb.Table {
     const schema = TableSchema.inbox;
     const table = new dynamodb.Table(this, 'InboxTable', {
@@ -688,10 +778,18 @@ export class WebhookInbox extends Construct {
       sortKey: { name: schema.sortKey, type: dynamodb.AttributeType.STRING },
       timeToLiveAttribute: schema.ttlAttribute,
     });
+    // Sparse, keys-only indexes: only the items that carry their keys are in them.
+    for (const index of [schema.pendingIndex, schema.awaitingIndex]) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: dynamodb.AttributeType.NUMBER },
+        projectionType: dynamodb.ProjectionType.KEYS_ONLY,
+      });
+    }
     table.addGlobalSecondaryIndex({
-      indexName: schema.pendingIndex.name,
-      partitionKey: { name: schema.pendingIndex.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: schema.pendingIndex.sortKey, type: dynamodb.AttributeType.NUMBER },
+      indexName: schema.jobRefIndex.name,
+      partitionKey: { name: schema.jobRefIndex.partitionKey, type: dynamodb.AttributeType.STRING },
       projectionType: dynamodb.ProjectionType.KEYS_ONLY,
     });
     return table;
@@ -785,7 +883,7 @@ export class WebhookInbox extends Construct {
   }
 
   /** Exactly these actions on the body bucket's objects under one prefix (keys are digests, unknown at deploy time). */
-  private grantObjects(role: iam.IRole, actions: string[], prefix: 'bodies' | 'responses'): void {
+  private grantObjects(role: iam.IRole, actions: string[], prefix: 'bodies' | 'responses' | 'resources'): void {
     const bucket = this.bodyBucket;
     if (!bucket) return;
     role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects(`${prefix}/*`)] }));

@@ -14,9 +14,10 @@ import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secre
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
 import type { LocalOpsConfig } from '../cli/config';
-import { AdapterKind, Defaults, ProviderRuntimeConfig } from '../lib/contract';
+import { AdapterKind, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../lib/contract';
 import { handlerEnvironments } from '../lib/handler-environment';
 import { startApiGateway } from './api-gateway';
+import { EventBridgeStandIn } from './eventbridge-stand-in';
 import { endpointTarget, FaultProxy } from './fault-proxy';
 import { LambdaHost } from './lambda-host';
 import { LambdaInvokeStandIn } from './lambda-invoke-stand-in';
@@ -59,6 +60,8 @@ export interface TwinOptions {
   readonly maxReceiveCount?: number;
   /** Where the twin writes the ops CLI's configuration and the functions' logs. */
   readonly stateDir?: string;
+  /** How the reconciler polls providers (e.g. the fake provider APIs of a fault-injection run). */
+  readonly polling?: readonly PollingRuntimeConfig[];
 }
 
 export interface Twin {
@@ -73,6 +76,8 @@ export interface Twin {
   readonly hosts: { readonly verifier: LambdaHost; readonly processor: LambdaHost; readonly reconciler: LambdaHost };
   /** Faults between the functions and their store and queue. */
   readonly faults: { readonly dynamodb: FaultProxy; readonly sqs: FaultProxy };
+  /** The bus effects are published to, recording every event. */
+  readonly eventBridge: EventBridgeStandIn;
   readonly poller: Poller;
   readonly opsConfigPath: string;
   /** One file per function, as CloudWatch Logs keeps one log group per function. */
@@ -82,6 +87,7 @@ export interface Twin {
 }
 
 const INBOX_NAME = 'local-twin';
+const EVENT_BUS = `${INBOX_NAME}-bus`;
 const ASSETS = join(__dirname, '..', 'assets');
 /** With `dataDir`, bodies stay inline (fauxqs keeps objects in memory only), so the limit is an item's. */
 const PERSISTENT_MAX_BODY_BYTES = 350 * 1024;
@@ -111,6 +117,10 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     const secretsStandIn = new SecretsManagerStandIn();
     const secretsEndpoint = await secretsStandIn.start();
     stops.push(() => secretsStandIn.stop());
+    const eventBridge = new EventBridgeStandIn();
+    const eventBridgeEndpoint = await eventBridge.start();
+    eventBridge.createBus(EVENT_BUS);
+    stops.push(() => eventBridge.stop());
     const invokeStandIn = new LambdaInvokeStandIn();
     const lambdaEndpoint = await invokeStandIn.start();
     stops.push(() => invokeStandIn.stop());
@@ -163,6 +173,9 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       maxReceiveCount: options.maxReceiveCount ?? Defaults.MAX_RECEIVE_COUNT,
       sweepAfterSeconds: timing.sweepAfterSeconds,
       sweepBatchSize: Defaults.SWEEP_BATCH_SIZE,
+      polling: options.polling ?? [],
+      pollBatchSize: Defaults.POLL_BATCH_SIZE,
+      effectBusName: EVENT_BUS,
     });
     // What Lambda gives every function: a region, credentials, and here the local endpoints.
     const awsEnvironment = {
@@ -173,6 +186,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       AWS_ENDPOINT_URL_SQS: functionSqs,
       AWS_ENDPOINT_URL_S3: functionSqs,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: eventBridgeEndpoint,
       NODE_NO_WARNINGS: '1',
     };
     const stateDir = options.stateDir ?? join(process.cwd(), '.twin');
@@ -246,6 +260,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       },
       hosts,
       faults: { dynamodb: dynamodbProxy, sqs: sqsProxy },
+      eventBridge,
       poller,
       opsConfigPath,
       logDir,

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { App, Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -73,10 +74,10 @@ describe('WebhookInbox with defaults', () => {
   test('gives the functions their timeouts and sizes', () => {
     expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties).toMatchObject({ Timeout: 10, MemorySize: 512 });
     expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties).toMatchObject({ Timeout: 30, MemorySize: 512 });
-    expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties).toMatchObject({ Timeout: 60, MemorySize: 256 });
+    expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties).toMatchObject({ Timeout: 120, MemorySize: 256 });
   });
 
-  test('keeps the inbox in an on-demand, encrypted, recoverable table with a TTL and a sparse pending index', () => {
+  test('keeps the inbox in an on-demand, encrypted, recoverable table with a TTL and sparse keys-only indexes', () => {
     const { resource } = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable');
     expect(resource.DeletionPolicy).toBe('Retain');
     expect(resource.Properties).toMatchObject({
@@ -97,6 +98,15 @@ describe('WebhookInbox with defaults', () => {
           ],
           Projection: { ProjectionType: 'KEYS_ONLY' },
         },
+        {
+          IndexName: 'awaiting',
+          KeySchema: [
+            { AttributeName: 'awaitShard', KeyType: 'HASH' },
+            { AttributeName: 'awaitDueAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+        { IndexName: 'jobRef', KeySchema: [{ AttributeName: 'jobRef', KeyType: 'HASH' }], Projection: { ProjectionType: 'KEYS_ONLY' } },
       ],
     });
   });
@@ -224,9 +234,12 @@ describe('WebhookInbox with defaults', () => {
         'dynamodb:GetItem',
         'dynamodb:UpdateItem',
         'dynamodb:UpdateItem',
+        'events:PutEvents',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         's3:GetObject',
+        's3:PutObject',
+        's3:PutObject',
         's3:PutObject',
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
@@ -242,21 +255,25 @@ describe('WebhookInbox with defaults', () => {
     expect(statements.some((s) => [s.Action].flat().includes('dynamodb:PutItem'))).toBe(false);
   });
 
-  test('lets the reconciler query only the pending index, touch rows and send, nothing else', () => {
+  test('lets the reconciler query only its three indexes, keep the ledger, feed recovered rows and send, nothing else', () => {
     const statements = statementsOf(template, 'InboxReconcilerRole');
     expect(actionsOf(statements)).toEqual(
       [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
         'dynamodb:Query',
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
+        's3:PutObject',
         'sqs:SendMessage',
         'xray:PutTelemetryRecords',
         'xray:PutTraceSegments',
       ].sort(),
     );
-    const query = statements.find((s) => s.Action === 'dynamodb:Query');
-    expect(JSON.stringify(query.Resource)).toContain('/index/pending');
+    const query = JSON.stringify(statements.find((s) => s.Action === 'dynamodb:Query').Resource);
+    for (const index of ['/index/pending', '/index/awaiting', '/index/jobRef']) expect(query).toContain(index);
+    expect(query).not.toContain('/index/*');
   });
 
   test('passes the runtime its configuration through the contract variables', () => {
@@ -399,7 +416,7 @@ describe('large bodies', () => {
     expect(objects(statementsOf(template, 'InboxVerifierRole'), 's3:PutObject')).toContain('/bodies/*');
     expect(objects(statementsOf(template, 'InboxProcessorRole'), 's3:GetObject')).toContain('/bodies/*');
     expect(objects(statementsOf(template, 'InboxProcessorRole'), 's3:PutObject')).toContain('/responses/*');
-    expect(objects(statementsOf(template, 'InboxProcessorRole'), 's3:PutObject')).not.toContain('/bodies/*');
+    expect(objects(statementsOf(template, 'InboxProcessorRole'), 's3:PutObject')).toContain('/resources/*');
   });
 
   test('need no bucket when every accepted body fits a row', () => {
@@ -477,7 +494,7 @@ describe('provider presets', () => {
           WebhookProvider.hmac({ name: 'unsigned-ts', signatureHeader: 'X-Sig', idHeader: 'X-Id', timestampHeader: 'X-Ts' }),
         ],
       }),
-    ).toThrow(/no-body: signedContent must contain \{body\} exactly once[\s\S]*no-body: signedContent uses \{timestamp\} but no timestampHeader[\s\S]*no-id: exactly one of idHeader and idJsonPath[\s\S]*both-ids: exactly one of idHeader and idJsonPath[\s\S]*unsigned-ts: timestampHeader is set but signedContent does not use \{timestamp\}/);
+    ).toThrow(/no-body: hmac: signedContent must contain \{body\} exactly once[\s\S]*no-body: hmac: signedContent uses \{timestamp\} but no timestampHeader[\s\S]*no-id: hmac: exactly one of idHeader and idJsonPath[\s\S]*both-ids: hmac: exactly one of idHeader and idJsonPath[\s\S]*unsigned-ts: hmac: timestampHeader is set but signedContent does not use \{timestamp\}/);
   });
 });
 
@@ -521,6 +538,114 @@ describe('signing secret rotation', () => {
     const { template, inbox } = build();
     expect(inbox.rotatorFunction).toBeUndefined();
     template.resourceCountIs('AWS::SecretsManager::RotationSchedule', 0);
+  });
+});
+
+describe('recovery by polling, effects and the authoritative read', () => {
+  const apiKey = (stack: Stack, id: string) => secretsmanager.Secret.fromSecretNameV2(stack, id, `${id}/api-key`);
+
+  test('providers with polling reach the reconciler with their horizons; it may read only their API keys', () => {
+    const stack = new Stack(new App(), 'Polling');
+    new WebhookInbox(stack, 'Inbox', {
+      providers: [
+        WebhookProvider.answerline({ polling: { apiKeySecret: apiKey(stack, 'answerline') } }),
+        WebhookProvider.echonova({
+          polling: { apiKeySecret: apiKey(stack, 'echonova'), taskUrlTemplate: 'https://api.echonova.ai/v1/jobs/{jobId}', horizon: Duration.hours(2) },
+        }),
+        WebhookProvider.stripe(),
+      ],
+      pollBatchSize: 20,
+    });
+    const template = Template.fromStack(stack);
+    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables;
+    const polling = JSON.stringify(env[Env.POLLING]);
+    expect(polling).toContain('https://api.answerline.dev/v1/async/task/{taskId}');
+    expect(polling).toContain('\\"horizonSeconds\\":17280');
+    expect(polling).toContain('\\"horizonSeconds\\":7200');
+    expect(polling).not.toContain('stripe');
+    expect(env[Env.POLL_BATCH_SIZE]).toBe('20');
+    const secretReads = statementsOf(template, 'InboxReconcilerRole').filter((s) => JSON.stringify(s.Action).includes('secretsmanager:GetSecretValue'));
+    expect(JSON.stringify(secretReads)).toContain('secret:answerline/api-key');
+    expect(JSON.stringify(secretReads)).toContain('secret:echonova/api-key');
+    expect(JSON.stringify(statementsOf(template, 'InboxProcessorRole'))).not.toContain('api-key');
+  });
+
+  test('polling that cannot work is refused at synth', () => {
+    const stack = new Stack(new App(), 'BadPolling');
+    expect(
+      () =>
+        new WebhookInbox(stack, 'Inbox', {
+          providers: [
+            WebhookProvider.echonova({ polling: { apiKeySecret: apiKey(stack, 'echonova') } }),
+            WebhookProvider.answerline({ polling: { apiKeySecret: apiKey(stack, 'answerline'), taskUrlTemplate: 'http://api.example.com/{taskId}' } }),
+            WebhookProvider.stripe({ polling: { apiKeySecret: apiKey(stack, 'stripe') } }),
+          ],
+        }),
+    ).toThrow(/echonova: polling: taskUrlTemplate must contain[\s\S]*answerline: polling: taskUrlTemplate must be an https:\/\/ URL[\s\S]*stripe: polling: only Answerline and Echonova can be polled/);
+  });
+
+  test('results are published to a new bus the processor may put events on; onJobResult subscribes to this inbox’s', () => {
+    const stack = new Stack(new App(), 'Events');
+    const inbox = new WebhookInbox(stack, 'Inbox', { inboxName: 'answers' });
+    const target = new sqs.Queue(stack, 'Consumer');
+    inbox.onJobResult('Results', { target: new targets.SqsQueue(target) });
+    inbox.onWebhookReceived('Events');
+    const template = Template.fromStack(stack);
+    const bus = resourceNamed(template, 'AWS::Events::EventBus', 'InboxEventBus');
+    const put = statementsOf(template, 'InboxProcessorRole').find((s) => s.Action === 'events:PutEvents');
+    expect(put.Resource).toEqual({ 'Fn::GetAtt': [bus.id, 'Arn'] });
+    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables;
+    expect(env[Env.EFFECT_BUS_NAME]).toEqual({ Ref: bus.id });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: { Ref: bus.id },
+      EventPattern: { source: ['cdk-webhook-inbox'], 'detail-type': ['JobResultDecided'], detail: { inbox: ['answers'] } },
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [resourceNamed(template, 'AWS::SQS::Queue', 'Consumer').id, 'Arn'] } })],
+    });
+    template.hasResourceProperties('AWS::Events::Rule', { EventPattern: Match.objectLike({ 'detail-type': ['WebhookReceived'] }) });
+  });
+
+  test('the user’s processing function is invoked by the processor; without events there is no bus and no on* rule', () => {
+    const stack = new Stack(new App(), 'UserCode');
+    const handler = lambda.Function.fromFunctionAttributes(stack, 'UserCode', {
+      functionArn: 'arn:aws:lambda:eu-west-1:111111111111:function:process-results',
+      sameEnvironment: true,
+    });
+    const inbox = new WebhookInbox(stack, 'Inbox', { processingFunction: handler, publishEvents: false });
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::Events::EventBus', 0);
+    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables;
+    expect(env[Env.EFFECT_FUNCTION_ARN]).toBe('arn:aws:lambda:eu-west-1:111111111111:function:process-results');
+    expect(env[Env.EFFECT_BUS_NAME]).toBeUndefined();
+    expect(statementsOf(template, 'InboxProcessorRole').some((s) => s.Action === 'lambda:InvokeFunction' && JSON.stringify(s.Resource).includes('process-results'))).toBe(true);
+    expect(() => inbox.onJobResult('Nope')).toThrow(/publishes no events/);
+  });
+
+  test('an authoritative read reaches the processor, which may read its API key', () => {
+    const stack = new Stack(new App(), 'Read');
+    new WebhookInbox(stack, 'Inbox', {
+      providers: [
+        WebhookProvider.standardWebhooks({
+          name: 'openai',
+          authoritativeRead: { urlTemplate: 'https://api.openai.com/v1/responses/{id}', idJsonPath: 'data.id', apiKeySecret: apiKey(stack, 'openai') },
+        }),
+      ],
+    });
+    const template = Template.fromStack(stack);
+    const providers = JSON.stringify(resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables[Env.PROVIDERS]);
+    expect(providers).toContain('https://api.openai.com/v1/responses/{id}');
+    expect(providers).toContain('data.id');
+    expect(JSON.stringify(statementsOf(template, 'InboxProcessorRole'))).toContain('secret:openai/api-key');
+  });
+
+  test('grantRecordSubmission lets an app put ledger items in the inbox table, nothing more', () => {
+    const stack = new Stack(new App(), 'Ledger');
+    const inbox = new WebhookInbox(stack, 'Inbox');
+    const app = new iam.Role(stack, 'App', { assumedBy: new iam.AccountRootPrincipal() });
+    inbox.grantRecordSubmission(app);
+    const template = Template.fromStack(stack);
+    const statements = statementsOf(template, 'App');
+    expect(actionsOf(statements)).toEqual(['dynamodb:PutItem']);
+    expect(JSON.stringify(statements)).toContain(resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').id);
   });
 });
 
