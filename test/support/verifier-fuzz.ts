@@ -1,0 +1,1670 @@
+/**
+ * Property-based fuzzing of the verifier ("Bad input", issue 5), shared by the jest test
+ * (test/lambda/fuzz.test.ts, a few thousand cases) and the fuzz command (scripts/fuzz.ts, at
+ * least 100,000): one verifier serving every preset (Answerline, Echonova, Standard Webhooks
+ * with `webhook-*` and `svix-*` headers, Standard Webhooks `v1a` Ed25519, Stripe, GitHub and two
+ * generic HMAC schemes) against the emulators, the Secrets Manager stand-in and an S3 body store.
+ *
+ * A case is a plan (plain data, so fast-check can print and shrink it) that is materialized into
+ * API Gateway events at run time: most plans start from a delivery the provider would really
+ * send, signed independently with node:crypto, and then garble its headers, body, encoding,
+ * size, timestamp, signature list, path and event shape; the rest are fully random events. Ids
+ * come from a per-execution nonce, so every execution (shrinking included) is independent.
+ *
+ * Properties of every invocation:
+ * - the handler never throws and never answers 5xx (the store is up);
+ * - the answer's `result` is a documented reason with its documented status (HTTP_STATUS);
+ * - a 4xx answer's detail names a header, a field, the path or the size limit;
+ * - an unauthenticated delivery (wrong secret, no signature, altered bytes, another provider's
+ *   path, a random event) is never answered 2xx; where the plan pins the outcome down (an intact
+ *   signed delivery) the exact reason, and for a stored one the exact inbox key, are checked;
+ * - no log line carries a body, a secret or a signature (the fixture's capture, expectLogsClean).
+ * After a run, `audit()` checks the real table and queue: the inbox holds exactly the rows of the
+ * invocations answered accepted (one delivery row each) and quarantined (one quarantine item per
+ * altered digest), and the work queue exactly one message per accepted invocation.
+ */
+import { createHash, generateKeyPairSync, KeyObject, randomBytes, sign as signEd25519 } from 'node:crypto';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import * as fc from 'fast-check';
+import { AdapterKind, Defaults, InboxItemKind, ProviderRuntimeConfig } from '../../lib/contract';
+import { HmacAlgorithm, SecretEncoding, SignatureEncoding } from '../../lib/provider';
+import { hmacRuntimeSettings } from '../../lib/runtime-config';
+import { S3BodyStore } from '../../lambda/shared/body-store';
+import { logReference } from '../../lambda/shared/digest';
+import { HTTP_STATUS, Reason } from '../../lambda/shared/http';
+import { deliveryKey } from '../../lambda/shared/inbox-store';
+import { createBodyBucket } from '../../local/provision';
+import { apiGatewayEvent, InboxHarness, Item, LogRecord, newSigningSecret, SecretsFixture, sha256Hex, TOLERANCE_SECONDS } from './inbox-fixture';
+import { HeaderMap, hmacText, oddJson, signedContent, stripeSecret, textSecret, UNICODE_NOTE } from './senders';
+
+export const MAX_BODY_BYTES = Defaults.MAX_BODY_BYTES;
+export const INLINE_BODY_BYTES = Defaults.INLINE_BODY_BYTES;
+const BILLING_CYCLE = '2026-09';
+const MAX_CYCLE_LENGTH = 64;
+
+/** How an Echonova spending event names its billing cycle (the cycle is part of its event id). */
+export type CyclePlan = 'named' | 'alias' | 'long' | 'longest' | 'number' | 'missing';
+
+function cycleMembers(plan: CyclePlan): Record<string, unknown> {
+  switch (plan) {
+    case 'named':
+      return { billingCycle: BILLING_CYCLE };
+    case 'alias':
+      return { cycle: `${BILLING_CYCLE}-b` };
+    case 'long':
+      return { billingCycle: `${BILLING_CYCLE}-${'c'.repeat(3000)}` };
+    case 'longest':
+      return { billingCycle: '東'.repeat(MAX_CYCLE_LENGTH) };
+    case 'number':
+      return { billingCycle: 202609 };
+    case 'missing':
+      return {};
+  }
+}
+
+/** The cycle in the event id: the one named (when it is not too long), else the timestamp's UTC month. */
+function expectedCycle(plan: CyclePlan, timestamp: string): string | undefined {
+  switch (plan) {
+    case 'named':
+      return BILLING_CYCLE;
+    case 'alias':
+      return `${BILLING_CYCLE}-b`;
+    case 'long':
+      return undefined;
+    case 'longest':
+      return '東'.repeat(MAX_CYCLE_LENGTH);
+    default:
+      return new Date(Number(timestamp) * 1000).toISOString().slice(0, 7);
+  }
+}
+
+// =============================================================================================
+// Presets: how each provider signs, where its id is, which headers the verifier reads
+// =============================================================================================
+
+export const PRESETS = ['answerline', 'echonova', 'openai', 'ed25519', 'stripe', 'github', 'slack', 'acme'] as const;
+export type PresetName = (typeof PRESETS)[number];
+
+/** What a delivery is made of before it is signed. */
+interface Draft {
+  readonly preset: PresetName;
+  readonly style: string;
+  /** The id as planned: a string, or any JSON value where the body carries it. */
+  readonly id: unknown;
+  readonly note: string;
+  /** Echonova spending.*: how the body names its billing cycle. */
+  readonly cycle: CyclePlan;
+  /** The signed timestamp's text (Echonova's billing cycle falls back to its month). */
+  readonly timestamp: string;
+}
+
+interface Signer {
+  /** The stored secret value (for `v1a`, the public key). */
+  readonly stored: string;
+  /** Signs the content bytes with the real key, or with another one of the same kind. */
+  readonly sign: (content: Buffer, wrong: boolean) => string;
+}
+
+interface Preset {
+  readonly adapter: string;
+  readonly config?: Partial<ProviderRuntimeConfig>;
+  readonly styles: readonly string[];
+  /** Where the id lives: in the body (JSON path) or in a header. */
+  readonly idIn: 'body' | 'header';
+  /** Longest id the preset admits (a longer one is malformed). */
+  readonly maxIdLength: number;
+  readonly idPrefix: string;
+  /** Every header the verifier reads for this preset (verification and admission). */
+  readonly readHeaders: (style: string) => readonly string[];
+  readonly signatureHeader: (style: string) => string;
+  /** Header carrying the signed timestamp; undefined when none is signed (GitHub) or it sits in the signature (Stripe). */
+  readonly timestampHeader?: (style: string) => string;
+  readonly signsTimestamp: boolean;
+  readonly newSigner: () => Signer;
+  readonly payload: (draft: Draft) => Record<string, unknown>;
+  /** The signed headers of `body` (with any unsigned ones the sender adds). */
+  readonly headers: (draft: Draft, body: Buffer, timestamp: string, signature: (content: Buffer) => string) => HeaderMap;
+  /** Extra entries for the signature list that can never verify and never make the list unparsable. */
+  readonly extraEntry: (shape: number, bytes: Buffer) => string;
+  readonly listSeparator: string;
+  /** How the admission of an intact delivery is decided by the plan. */
+  readonly admission: (draft: Draft, bytes: Buffer, parses: boolean) => Admission;
+}
+
+type Admission = { kind: 'test' } | { kind: 'malformed' } | { kind: 'event'; eventId: string; repeatable: boolean } | { kind: 'unknown' };
+
+const validId = (id: unknown, max: number): id is string => typeof id === 'string' && id.length > 0 && id.length <= max;
+const idOrMalformed = (id: unknown, max: number, eventId: (id: string) => string = (x) => x, repeatable = false): Admission =>
+  validId(id, max) ? { kind: 'event', eventId: eventId(id), repeatable } : { kind: 'malformed' };
+
+/** Standard Webhooks v1 (HMAC-SHA256, base64) over `id.timestamp.body`, keyed by the whsec_ secret's bytes. */
+function whsecSigner(): Signer {
+  const secret = newSigningSecret();
+  const wrong = newSigningSecret();
+  const keyOf = (value: string) => Buffer.from(value.slice('whsec_'.length), 'base64');
+  return { stored: secret, sign: (content, useWrong) => `v1,${hmacText('sha256', 'base64', keyOf(useWrong ? wrong : secret), content)}` };
+}
+
+/** Standard Webhooks v1a: Ed25519 over `id.timestamp.body`; the inbox stores the public key (whpk_). */
+function ed25519Signer(): Signer {
+  const pair = generateKeyPairSync('ed25519');
+  const other = generateKeyPairSync('ed25519');
+  const raw = Buffer.from(pair.publicKey.export({ format: 'jwk' }).x!, 'base64url');
+  const signWith = (key: KeyObject, content: Buffer) => `v1a,${signEd25519(null, content, key).toString('base64')}`;
+  return { stored: `whpk_${raw.toString('base64')}`, sign: (content, useWrong) => signWith(useWrong ? other.privateKey : pair.privateKey, content) };
+}
+
+function textSigner(algorithm: 'sha256' | 'sha512', encoding: 'hex' | 'base64', prefix: string, newSecret: () => string = textSecret): Signer {
+  const secret = newSecret();
+  const wrong = newSecret();
+  return { stored: secret, sign: (content, useWrong) => `${prefix}${hmacText(algorithm, encoding, useWrong ? wrong : secret, content)}` };
+}
+
+/** A base64 secret stored with a whsec_ prefix (the generic scheme's `secretEncoding: base64`). */
+function base64Signer(): Signer {
+  const key = randomBytes(32);
+  const wrong = randomBytes(32);
+  return { stored: `whsec_${key.toString('base64')}`, sign: (content, useWrong) => hmacText('sha512', 'base64', useWrong ? wrong : key, content) };
+}
+
+const SW = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' };
+const SVIX = { id: 'svix-id', timestamp: 'svix-timestamp', signature: 'svix-signature' };
+const SW_ALL = [...Object.values(SW), ...Object.values(SVIX)];
+const swNames = (style: string) => (style === 'svix' ? SVIX : SW);
+
+const b64 = (bytes: Buffer, length: number) => Buffer.concat([bytes, bytes, bytes]).subarray(0, length).toString('base64');
+const hex = (bytes: Buffer, length: number) => Buffer.concat([bytes, bytes, bytes]).subarray(0, length).toString('hex');
+
+/** Standard Webhooks extras: wrong v1/v1a entries of the right shape, other versions, junk without spaces. */
+const swExtra = (shape: number, bytes: Buffer): string =>
+  [`v1,${b64(bytes, 32)}`, `v1a,${b64(bytes, 64)}`, `v2,${b64(bytes, 32)}`, 'v1,', `v1,${b64(bytes, 31)}`, 'junk', `v1,${b64(bytes, 32).replace(/=$/, '')}`][shape % 7];
+
+const standardWebhooksPreset = (newSigner: () => Signer, styles: readonly string[]): Preset => ({
+  adapter: AdapterKind.STANDARD_WEBHOOKS,
+  styles,
+  idIn: 'header',
+  maxIdLength: 256,
+  idPrefix: 'msg_',
+  readHeaders: () => SW_ALL,
+  signatureHeader: (style) => swNames(style).signature,
+  timestampHeader: (style) => swNames(style).timestamp,
+  signsTimestamp: true,
+  newSigner,
+  payload: (d) => ({ object: 'event', id: 'evt_fuzz', type: 'response.completed', created_at: 1789000000, data: { id: 'resp_fuzz', note: d.note } }),
+  headers: (d, body, timestamp, signature) => {
+    const names = swNames(d.style);
+    const id = typeof d.id === 'string' ? d.id : '';
+    return { [names.id]: id, [names.timestamp]: timestamp, [names.signature]: signature(signedContent('{id}.{timestamp}.{body}', body, { id, timestamp })) };
+  },
+  extraEntry: swExtra,
+  listSeparator: ' ',
+  admission: (d) => idOrMalformed(d.id, 256),
+});
+
+const PRESET: Record<PresetName, Preset> = {
+  answerline: {
+    adapter: AdapterKind.ANSWERLINE,
+    styles: ['task', 'task', 'test', 'test-as-text'],
+    idIn: 'body',
+    maxIdLength: 512,
+    idPrefix: 'tsk_',
+    readHeaders: () => Object.values(SW),
+    signatureHeader: () => SW.signature,
+    timestampHeader: () => SW.timestamp,
+    signsTimestamp: true,
+    newSigner: whsecSigner,
+    payload: (d) => ({
+      ...(d.style === 'test' ? { test: true } : d.style === 'test-as-text' ? { test: 'true' } : {}),
+      task: { id: d.id, status: 'COMPLETED', idempotencyKey: `job-${String(d.id).slice(0, 40)}`, createdAt: '2026-09-18T10:00:00.000Z' },
+      credits: { charged: 1, remaining: 499 },
+      response: { result: { answer: d.note, confidence: 0.93 } },
+    }),
+    headers: (_d, body, timestamp, signature) => {
+      // Answerline's webhook-id is not the inbox key (task.id is), but it is signed.
+      const id = `msg_${sha256Hex(body).slice(0, 24)}`;
+      return { [SW.id]: id, [SW.timestamp]: timestamp, [SW.signature]: signature(signedContent('{id}.{timestamp}.{body}', body, { id, timestamp })) };
+    },
+    extraEntry: swExtra,
+    listSeparator: ' ',
+    admission: (d, _bytes, parses) => (!parses ? { kind: 'malformed' } : d.style === 'test' ? { kind: 'test' } : idOrMalformed(d.id, 512)),
+  },
+  echonova: {
+    adapter: AdapterKind.ECHONOVA,
+    styles: ['job.completed', 'job.failed', 'spending.threshold', 'spending.exhausted', 'invoice.paid', 'bad event!'],
+    idIn: 'body',
+    maxIdLength: 512,
+    idPrefix: 'job_',
+    readHeaders: () => ['x-webhook-event', 'x-webhook-timestamp', 'x-webhook-signature'],
+    signatureHeader: () => 'x-webhook-signature',
+    timestampHeader: () => 'x-webhook-timestamp',
+    signsTimestamp: true,
+    newSigner: () => textSigner('sha256', 'hex', ''),
+    payload: (d) =>
+      d.style.startsWith('spending.')
+        ? { apiKeyId: d.id, ...cycleMembers(d.cycle), spentUsd: 12.5, note: d.note }
+        : d.style.startsWith('job.')
+          ? { jobId: d.id, status: d.style.slice(4), createdAt: '2026-09-18T10:00:00.000Z', transcript: d.note }
+          : { invoiceId: d.id, note: d.note },
+    headers: (d, body, timestamp, signature) => ({
+      'x-webhook-event': d.style,
+      'x-webhook-timestamp': timestamp,
+      'x-webhook-signature': signature(signedContent('{timestamp}.{body}', body, { timestamp })),
+    }),
+    extraEntry: (shape, bytes) => [hex(bytes, 32), hex(bytes, 31), 'sha256', hex(bytes, 32).toUpperCase()][shape % 4],
+    listSeparator: ',',
+    admission: (d, bytes, parses) => {
+      if (d.style === 'bad event!') return { kind: 'malformed' };
+      if (!parses) return { kind: 'malformed' };
+      if (d.style.startsWith('job.')) return idOrMalformed(d.id, 512, (id) => `${id}:${d.style}`);
+      if (d.style.startsWith('spending.')) {
+        // A timestamp the verifier refuses never gets this far; its month is nothing to expect.
+        if (!CANONICAL_SECONDS.test(d.timestamp)) return { kind: 'unknown' };
+        const cycle = expectedCycle(d.cycle, d.timestamp);
+        return validId(d.id, 512) && cycle === undefined ? { kind: 'malformed' } : idOrMalformed(d.id, 512, (id) => `${id}:${d.style}:${cycle}`, d.style === 'spending.exhausted');
+      }
+      return { kind: 'event', eventId: `${d.style}:${sha256Hex(bytes)}`, repeatable: false };
+    },
+  },
+  openai: standardWebhooksPreset(whsecSigner, ['webhook', 'svix']),
+  ed25519: standardWebhooksPreset(ed25519Signer, ['webhook', 'svix']),
+  stripe: {
+    adapter: AdapterKind.STRIPE,
+    styles: ['event'],
+    idIn: 'body',
+    maxIdLength: 512,
+    idPrefix: 'evt_',
+    readHeaders: () => ['stripe-signature'],
+    signatureHeader: () => 'stripe-signature',
+    signsTimestamp: true,
+    newSigner: () => textSigner('sha256', 'hex', '', stripeSecret),
+    payload: (d) => ({ id: d.id, object: 'event', type: 'charge.succeeded', data: { object: { id: 'ch_fuzz', amount: 500, description: d.note } } }),
+    headers: (_d, body, timestamp, signature) => ({ 'stripe-signature': `t=${timestamp},v1=${signature(signedContent('{timestamp}.{body}', body, { timestamp }))}` }),
+    extraEntry: (shape, bytes) => [`v1=${hex(bytes, 32)}`, `v0=${hex(bytes, 32)}`, `v1=${hex(bytes, 31)}`, 'scheme=x', 'junk', `v1=${hex(bytes, 32).toUpperCase()}`][shape % 6],
+    listSeparator: ',',
+    admission: (d, _bytes, parses) => (parses ? idOrMalformed(d.id, 512) : { kind: 'malformed' }),
+  },
+  github: {
+    adapter: AdapterKind.GITHUB,
+    styles: ['issues', 'push', 'ping'],
+    idIn: 'header',
+    maxIdLength: 512,
+    idPrefix: '',
+    readHeaders: () => ['x-hub-signature-256', 'x-github-event', 'x-github-delivery'],
+    signatureHeader: () => 'x-hub-signature-256',
+    signsTimestamp: false,
+    newSigner: () => textSigner('sha256', 'hex', 'sha256='),
+    payload: (d) => ({ action: 'opened', issue: { number: 42, title: d.note }, repository: { full_name: 'octo/hello' } }),
+    headers: (d, body, _timestamp, signature) => ({
+      'x-github-event': d.style,
+      'x-github-delivery': typeof d.id === 'string' ? d.id : '',
+      'x-github-hook-id': '492013017',
+      'x-hub-signature-256': signature(body),
+      'user-agent': 'GitHub-Hookshot/a1b2c3d',
+    }),
+    extraEntry: (shape, bytes) => [`sha256=${hex(bytes, 32)}`, `sha1=${hex(bytes, 20)}`, `sha256=${hex(bytes, 31)}`, 'sha256='][shape % 4],
+    listSeparator: ',',
+    admission: (d) => (d.style === 'ping' ? { kind: 'test' } : idOrMalformed(d.id, 512)),
+  },
+  slack: {
+    adapter: AdapterKind.HMAC,
+    config: {
+      hmac: hmacRuntimeSettings({
+        signatureHeader: 'X-Slack-Signature',
+        signaturePrefix: 'v0=',
+        signedContent: 'v0:{timestamp}:{body}',
+        timestampHeader: 'X-Slack-Request-Timestamp',
+        idJsonPath: 'event_id',
+      }),
+    },
+    styles: ['event_callback'],
+    idIn: 'body',
+    maxIdLength: 512,
+    idPrefix: 'Ev',
+    readHeaders: () => ['x-slack-signature', 'x-slack-request-timestamp'],
+    signatureHeader: () => 'x-slack-signature',
+    timestampHeader: () => 'x-slack-request-timestamp',
+    signsTimestamp: true,
+    newSigner: () => textSigner('sha256', 'hex', 'v0='),
+    payload: (d) => ({ token: 'x', team_id: 'T1', event_id: d.id, type: 'event_callback', event: { type: 'message', text: d.note } }),
+    headers: (_d, body, timestamp, signature) => ({
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': signature(signedContent('v0:{timestamp}:{body}', body, { timestamp })),
+    }),
+    extraEntry: (shape, bytes) => [`v0=${hex(bytes, 32)}`, `v1=${hex(bytes, 32)}`, `v0=${hex(bytes, 33)}`, 'v0='][shape % 4],
+    listSeparator: ',',
+    admission: (d, _bytes, parses) => (parses ? idOrMalformed(d.id, 512) : { kind: 'malformed' }),
+  },
+  acme: {
+    adapter: AdapterKind.HMAC,
+    config: {
+      hmac: hmacRuntimeSettings({
+        signatureHeader: 'X-Acme-Signature',
+        algorithm: HmacAlgorithm.SHA512,
+        signatureEncoding: SignatureEncoding.BASE64,
+        signedContent: '{id}.{timestamp}.{body}',
+        timestampHeader: 'X-Acme-Timestamp',
+        idHeader: 'X-Acme-Id',
+        secretEncoding: SecretEncoding.BASE64,
+      }),
+    },
+    styles: ['order'],
+    idIn: 'header',
+    maxIdLength: 256,
+    idPrefix: 'acme_',
+    readHeaders: () => ['x-acme-signature', 'x-acme-timestamp', 'x-acme-id'],
+    signatureHeader: () => 'x-acme-signature',
+    timestampHeader: () => 'x-acme-timestamp',
+    signsTimestamp: true,
+    newSigner: base64Signer,
+    payload: (d) => ({ kind: 'order.created', order: { sku: 'A-1', quantity: 3, note: d.note } }),
+    headers: (d, body, timestamp, signature) => {
+      const id = typeof d.id === 'string' ? d.id : '';
+      return { 'x-acme-id': id, 'x-acme-timestamp': timestamp, 'x-acme-signature': signature(signedContent('{id}.{timestamp}.{body}', body, { id, timestamp })) };
+    },
+    extraEntry: (shape, bytes) => [b64(bytes, 64), b64(bytes, 32), b64(bytes, 63), 'sha512'][shape % 4],
+    listSeparator: ',',
+    admission: (d) => idOrMalformed(d.id, 256),
+  },
+};
+
+/** Every header name any preset reads: a 4xx detail naming a header names one of these. */
+const KNOWN_HEADERS = new Set(PRESETS.flatMap((name) => PRESET[name].styles.flatMap((style) => PRESET[name].readHeaders(style))));
+/** Every body field an id is read from. */
+const KNOWN_FIELDS = ['task.id', 'jobId', 'apiKeyId', 'billingCycle', 'cycle', 'id', 'event_id'];
+
+// =============================================================================================
+// Plans: what fast-check generates and shrinks
+// =============================================================================================
+
+export type IdPlan =
+  | { readonly kind: 'nonce' }
+  | { readonly kind: 'length'; readonly length: number; readonly fill?: string }
+  | { readonly kind: 'unicode'; readonly suffix: string }
+  | { readonly kind: 'notString'; readonly value: unknown };
+
+export type JsonEdit =
+  | 'bom'
+  | 'duplicate-keys'
+  | 'big-numbers'
+  | 'deep'
+  | 'trailing-space'
+  | 'trailing-garbage'
+  | 'array'
+  | 'odd-layout'
+  | 'escaped'
+  | 'nan'
+  | 'proto-key';
+
+export type BodyPlan =
+  | { readonly kind: 'payload' }
+  | { readonly kind: 'edit'; readonly edit: JsonEdit; readonly depth: number }
+  | { readonly kind: 'size'; readonly size: number }
+  | { readonly kind: 'json'; readonly value: unknown }
+  | { readonly kind: 'bytes'; readonly bytes: Uint8Array }
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'deep'; readonly depth: number; readonly open: '[' | '{"a":' };
+
+export type TimestampPlan = { readonly kind: 'offset'; readonly seconds: number } | { readonly kind: 'text'; readonly template: string };
+
+export interface ExtraSignature {
+  readonly shape: number;
+  readonly seed: number;
+  readonly before: boolean;
+}
+
+export type HeaderRole = 'signature' | 'timestamp' | 'id' | 'read' | 'any';
+
+export type HeaderOp =
+  | { readonly kind: 'remove' }
+  | { readonly kind: 'duplicate'; readonly separator: ',' | ', ' }
+  | { readonly kind: 'garble'; readonly at: number; readonly char: string }
+  | { readonly kind: 'replace'; readonly value: string }
+  | { readonly kind: 'huge'; readonly length: number }
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'upper-name' }
+  | { readonly kind: 'pad' }
+  | { readonly kind: 'truncate'; readonly count: number }
+  | { readonly kind: 'null' };
+
+export type BodyOp =
+  | { readonly kind: 'flip'; readonly at: number; readonly bit: number }
+  | { readonly kind: 'truncate'; readonly count: number }
+  | { readonly kind: 'extend'; readonly bytes: Uint8Array }
+  | { readonly kind: 'bom' };
+
+export type Mutation =
+  | { readonly kind: 'header'; readonly role: HeaderRole; readonly index: number; readonly op: HeaderOp }
+  | { readonly kind: 'junk-header'; readonly name: string; readonly value: string }
+  | { readonly kind: 'body'; readonly op: BodyOp };
+
+export type EncodingPlan = 'utf8' | 'base64' | 'base64-junk' | 'base64-unpadded' | 'base64-spaced' | 'base64url' | 'latin1';
+
+export type PathPlan = 'own' | 'slash' | 'prefix' | 'double' | 'other' | 'upper' | 'encoded' | 'query' | 'bare' | 'missing';
+
+export interface ShapePlan {
+  readonly headers: 'object' | 'missing' | 'null';
+  readonly body: 'string' | 'null' | 'missing';
+  readonly context: boolean;
+  readonly base64Flag: boolean;
+  readonly extraFields: boolean;
+}
+
+export type FollowUp = 'replay' | 'retry' | 'altered' | 'concurrent';
+
+export interface DeliveryPlan {
+  readonly kind: 'delivery';
+  readonly preset: PresetName;
+  readonly style: number;
+  readonly note: string;
+  readonly id: IdPlan;
+  readonly body: BodyPlan;
+  readonly timestamp: TimestampPlan;
+  readonly signing: 'valid' | 'wrong-secret' | 'unsigned';
+  readonly extras: readonly ExtraSignature[];
+  readonly mutations: readonly Mutation[];
+  readonly encoding: EncodingPlan;
+  readonly path: PathPlan;
+  readonly shape: ShapePlan;
+  readonly followUp?: FollowUp;
+  /** Echonova spending.* only; default: named. */
+  readonly cycle?: CyclePlan;
+}
+
+export interface RandomPlan {
+  readonly kind: 'random';
+  readonly rawPath?: string;
+  readonly headers?: Readonly<Record<string, string>> | null;
+  /** A string as API Gateway sends it, or what a direct invocation may pass (null, a number, an object). */
+  readonly body?: unknown;
+  readonly isBase64Encoded?: boolean;
+  readonly context: boolean;
+}
+
+export type FuzzPlan = DeliveryPlan | RandomPlan;
+
+// --- arbitraries -----------------------------------------------------------------------------
+
+const NOW_TOKEN = '<now>';
+const UNICODE_BITS = ['🚀', '東京', 'é', 'e\u0301', '\u0000', '\u0001', '\u007f', '\u2028', '\ud800', '\udfff', '\ufffe', '\uffff', '\ufeff', '#', '"', '\\', ' ', '\t', '/', '%00', '\u202e', '\r\n'];
+const HEADER_NAMES = [...KNOWN_HEADERS, 'content-type', 'content-length', 'user-agent', 'host', 'x-github-hook-id'];
+
+const noteArb = fc.oneof(
+  { weight: 3, arbitrary: fc.string({ maxLength: 24 }) },
+  { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 16 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 16 }) },
+  { weight: 1, arbitrary: fc.constant(UNICODE_NOTE) },
+);
+
+const idArb: fc.Arbitrary<IdPlan> = fc.oneof(
+  { weight: 12, arbitrary: fc.constant({ kind: 'nonce' as const }) },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { kind: fc.constant('length' as const), length: fc.constantFrom(0, 1, 255, 256, 257, 511, 512, 513, 2048), fill: fc.constantFrom('x', '東', 'é') },
+      { requiredKeys: ['kind', 'length'] },
+    ),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('unicode' as const), suffix: fc.array(fc.constantFrom(...UNICODE_BITS), { minLength: 1, maxLength: 3 }).map((bits) => bits.join('')) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('notString' as const), value: fc.constantFrom<unknown>(undefined, null, 42, 1e400, true, [], ['tsk_1'], { id: 'x' }, '') }),
+  },
+);
+
+const bodyArb: fc.Arbitrary<BodyPlan> = fc.oneof(
+  { weight: 14, arbitrary: fc.constant({ kind: 'payload' as const }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('edit' as const),
+      edit: fc.constantFrom<JsonEdit>('bom', 'duplicate-keys', 'big-numbers', 'deep', 'trailing-space', 'trailing-garbage', 'array', 'odd-layout', 'escaped', 'nan', 'proto-key'),
+      depth: fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 1, max: 64 }) }, { weight: 2, arbitrary: fc.constant(1_000) }, { weight: 1, arbitrary: fc.constant(20_000) }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('size' as const),
+      // Around the inline limit (the row or S3) often; around the 6 MB limit rarely, as it is slow
+      // (BOUNDARY_PLANS always run those).
+      size: fc.oneof(
+        { weight: 150, arbitrary: fc.constantFrom(INLINE_BODY_BYTES - 1, INLINE_BODY_BYTES, INLINE_BODY_BYTES + 1) },
+        { weight: 1, arbitrary: fc.constantFrom(MAX_BODY_BYTES - 1, MAX_BODY_BYTES, MAX_BODY_BYTES + 1, MAX_BODY_BYTES + 4096) },
+      ),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('json' as const), value: fc.jsonValue({ maxDepth: 3 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('bytes' as const), bytes: fc.uint8Array({ maxLength: 96 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('text' as const), text: fc.string({ unit: 'binary', maxLength: 64 }) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'empty' as const }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('deep' as const),
+      depth: fc.oneof({ weight: 30, arbitrary: fc.constantFrom(10, 1_000) }, { weight: 1, arbitrary: fc.constant(100_000) }),
+      open: fc.constantFrom<'[' | '{"a":'>('[', '{"a":'),
+    }),
+  },
+);
+
+const timestampArb: fc.Arbitrary<TimestampPlan> = fc.oneof(
+  { weight: 12, arbitrary: fc.record({ kind: fc.constant('offset' as const), seconds: fc.integer({ min: -5, max: 5 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('offset' as const),
+      seconds: fc.oneof(fc.constantFrom(-TOLERANCE_SECONDS - 1, -TOLERANCE_SECONDS, TOLERANCE_SECONDS, TOLERANCE_SECONDS + 1), fc.integer({ min: -2 * TOLERANCE_SECONDS, max: 2 * TOLERANCE_SECONDS })),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('offset' as const), seconds: fc.oneof(fc.integer({ min: -4_000_000_000, max: -10_000 }), fc.integer({ min: 10_000, max: 2 ** 31 }), fc.constantFrom(-(2 ** 40), 2 ** 40, 1e12)) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('text' as const),
+      template: fc.oneof(
+        fc.constantFrom('', 'abc', '-1', `-${NOW_TOKEN}`, `${NOW_TOKEN}.5`, `${NOW_TOKEN}.0`, '1.7e9', '99999999999999999999', '1e3', ` ${NOW_TOKEN}`, `${NOW_TOKEN} `,
+          '0x6a', '\uff11\uff17\uff18\uff19', '\u0661\u0667\u0668\u0669', `00${NOW_TOKEN}`, `+${NOW_TOKEN}`, `${NOW_TOKEN},${NOW_TOKEN}`, 'NaN', 'Infinity', '0', `${NOW_TOKEN}000`),
+        fc.string({ maxLength: 14 }),
+      ),
+    }),
+  },
+);
+
+const headerOpArb: fc.Arbitrary<HeaderOp> = fc.oneof(
+  fc.constant({ kind: 'remove' as const }),
+  fc.record({ kind: fc.constant('duplicate' as const), separator: fc.constantFrom<',' | ', '>(',', ', ') }),
+  fc.record({ kind: fc.constant('garble' as const), at: fc.nat(), char: fc.oneof(fc.string({ minLength: 1, maxLength: 1 }), fc.constantFrom(...UNICODE_BITS)) }),
+  fc.record({ kind: fc.constant('replace' as const), value: fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 })) }),
+  fc.record({ kind: fc.constant('huge' as const), length: fc.constantFrom(1_000, 16_384, 100_000) }),
+  fc.constant({ kind: 'empty' as const }),
+  fc.constant({ kind: 'upper-name' as const }),
+  fc.constant({ kind: 'pad' as const }),
+  fc.record({ kind: fc.constant('truncate' as const), count: fc.integer({ min: 1, max: 8 }) }),
+  fc.constant({ kind: 'null' as const }),
+);
+
+const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('header' as const), role: fc.constantFrom<HeaderRole>('signature', 'timestamp', 'id', 'read', 'any'), index: fc.nat(), op: headerOpArb }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('junk-header' as const),
+      name: fc.oneof(fc.constantFrom(...HEADER_NAMES, 'Webhook-Signature', 'X-Fuzz', 'x-fuzz-extra'), fc.stringMatching(/^x-[a-z0-9-]{1,12}$/)),
+      value: fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: 'grapheme', maxLength: 8 })),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('body' as const),
+      op: fc.oneof(
+        fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
+        fc.record({ kind: fc.constant('truncate' as const), count: fc.integer({ min: 1, max: 16 }) }),
+        fc.record({ kind: fc.constant('extend' as const), bytes: fc.uint8Array({ minLength: 1, maxLength: 8 }) }),
+        fc.constant({ kind: 'bom' as const }),
+      ),
+    }),
+  },
+);
+
+const encodingArb: fc.Arbitrary<EncodingPlan> = fc.oneof(
+  { weight: 10, arbitrary: fc.constant<EncodingPlan>('utf8') },
+  { weight: 4, arbitrary: fc.constant<EncodingPlan>('base64') },
+  { weight: 2, arbitrary: fc.constantFrom<EncodingPlan>('base64-junk', 'base64-unpadded', 'base64-spaced', 'base64url', 'latin1') },
+);
+
+const pathArb: fc.Arbitrary<PathPlan> = fc.oneof(
+  { weight: 24, arbitrary: fc.constant<PathPlan>('own') },
+  { weight: 3, arbitrary: fc.constantFrom<PathPlan>('slash', 'prefix', 'double') },
+  { weight: 2, arbitrary: fc.constantFrom<PathPlan>('other', 'upper', 'encoded', 'query', 'bare', 'missing') },
+);
+
+const normalShape: ShapePlan = { headers: 'object', body: 'string', context: true, base64Flag: true, extraFields: false };
+const shapeArb: fc.Arbitrary<ShapePlan> = fc.oneof(
+  { weight: 30, arbitrary: fc.constant(normalShape) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      headers: fc.constantFrom<ShapePlan['headers']>('object', 'missing', 'null'),
+      body: fc.constantFrom<ShapePlan['body']>('string', 'null', 'missing'),
+      context: fc.boolean(),
+      base64Flag: fc.boolean(),
+      extraFields: fc.boolean(),
+    }),
+  },
+);
+
+const deliveryArb: fc.Arbitrary<DeliveryPlan> = fc.record(
+  {
+    kind: fc.constant('delivery' as const),
+    preset: fc.constantFrom(...PRESETS),
+    style: fc.nat({ max: 5 }),
+    note: noteArb,
+    id: idArb,
+    body: bodyArb,
+    timestamp: timestampArb,
+    signing: fc.oneof(
+      { weight: 8, arbitrary: fc.constant('valid' as const) },
+      { weight: 1, arbitrary: fc.constant('wrong-secret' as const) },
+      { weight: 1, arbitrary: fc.constant('unsigned' as const) },
+    ),
+    extras: fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(fc.record({ shape: fc.nat(), seed: fc.nat(), before: fc.boolean() }), { minLength: 1, maxLength: 4 }) }),
+    mutations: fc.oneof({ weight: 2, arbitrary: fc.constant([]) }, { weight: 5, arbitrary: fc.array(mutationArb, { minLength: 1, maxLength: 3 }) }),
+    encoding: encodingArb,
+    path: pathArb,
+    shape: shapeArb,
+    followUp: fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom<FollowUp>('replay', 'retry', 'altered', 'concurrent') }),
+    cycle: fc.oneof({ weight: 4, arbitrary: fc.constant<CyclePlan>('named') }, { weight: 1, arbitrary: fc.constantFrom<CyclePlan>('alias', 'long', 'longest', 'number', 'missing') }),
+  },
+  { requiredKeys: ['kind', 'preset', 'style', 'note', 'id', 'body', 'timestamp', 'signing', 'extras', 'mutations', 'encoding', 'path', 'shape'] },
+);
+
+const hex64Arb = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => Buffer.from(bytes).toString('hex'));
+const headerValueArb = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+  fc.base64String({ maxLength: 48 }).map((value) => `v1,${value}`),
+  fc.tuple(fc.integer({ min: 0, max: 2 ** 33 }), hex64Arb).map(([t, v]) => `t=${t},v1=${v}`),
+  hex64Arb.map((value) => `sha256=${value}`),
+  fc.integer({ min: 0, max: 2 ** 35 }).map(String),
+);
+
+const randomArb: fc.Arbitrary<RandomPlan> = fc.record(
+  {
+    kind: fc.constant('random' as const),
+    rawPath: fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom(...PRESETS.map((name) => `/hooks/${name}`), '/hooks/', '/', '', '/hooks/__proto__', '/hooks/constructor', '/hooks/hasOwnProperty', '/hooks/%00'),
+      fc.string({ unit: 'grapheme', maxLength: 12 }).map((name) => `/hooks/${name}`),
+    ),
+    headers: fc.oneof(
+      { weight: 6, arbitrary: fc.dictionary(fc.oneof(fc.constantFrom(...HEADER_NAMES), fc.string({ minLength: 1, maxLength: 12 })), headerValueArb, { maxKeys: 8 }) },
+      { weight: 1, arbitrary: fc.constant(null) },
+    ),
+    body: fc.oneof(
+      fc.string({ maxLength: 60 }),
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.base64String({ maxLength: 60 }),
+      fc.json({ maxDepth: 3 }),
+      fc.constantFrom<unknown>(null, 42, { a: 1 }, ['x'], true),
+    ),
+    isBase64Encoded: fc.boolean(),
+    context: fc.boolean(),
+  },
+  { requiredKeys: ['kind', 'context'] },
+);
+
+/** Every case: mostly deliveries mutated from validly signed ones, the rest fully random events. */
+export const fuzzPlanArb: fc.Arbitrary<FuzzPlan> = fc.oneof({ weight: 9, arbitrary: deliveryArb }, { weight: 1, arbitrary: randomArb });
+
+/** A validly signed, fresh, intact delivery of `preset`, changed by `overrides`. */
+export function deliveryPlan(preset: PresetName, overrides: Partial<DeliveryPlan> = {}): DeliveryPlan {
+  return {
+    kind: 'delivery',
+    preset,
+    style: 0,
+    note: 'a plain delivery',
+    id: { kind: 'nonce' },
+    body: { kind: 'payload' },
+    timestamp: { kind: 'offset', seconds: 0 },
+    signing: 'valid',
+    extras: [],
+    mutations: [],
+    encoding: 'utf8',
+    path: 'own',
+    shape: normalShape,
+    ...overrides,
+  };
+}
+
+/**
+ * Cases every run starts with, whatever the seed: the size limits (6 MB: the last byte accepted
+ * into S3, the first one refused, plain and base64-encoded; the inline limit), which generated
+ * cases reach only rarely because they are slow.
+ */
+export const BOUNDARY_PLANS: readonly FuzzPlan[] = [
+  ...[MAX_BODY_BYTES - 1, MAX_BODY_BYTES, MAX_BODY_BYTES + 1].flatMap((size) =>
+    (['utf8', 'base64'] as const).map((encoding) => deliveryPlan('answerline', { body: { kind: 'size', size }, encoding })),
+  ),
+  deliveryPlan('stripe', { body: { kind: 'size', size: MAX_BODY_BYTES }, signing: 'wrong-secret' }),
+  deliveryPlan('github', { body: { kind: 'size', size: MAX_BODY_BYTES + 1 }, path: 'upper' }),
+  ...[INLINE_BODY_BYTES, INLINE_BODY_BYTES + 1].map((size) => deliveryPlan('slack', { body: { kind: 'size', size }, followUp: 'altered' })),
+];
+
+/**
+ * Counterexamples the fuzzer found, shrunk, kept so that every run checks them first.
+ * - A header value that is not a string (a direct invocation's `null`; here `user-agent`, the
+ *   fifth header of the event) was kept by parseApiGatewayEvent, and the row's metadata then
+ *   called `.slice` on it: 500 internal_error for a validly signed delivery. Fixed in
+ *   lambda/shared/http.ts: only string header values are headers.
+ * - A body that is not a string (a direct invocation's number) made Buffer.byteLength throw:
+ *   500 internal_error. Fixed in lambda/shared/http.ts: only a string is a body.
+ * - An Echonova spending.* body naming a 3,000-character billing cycle: the cycle is part of the
+ *   event id, the key passed DynamoDB's 2,048-byte limit, and a validly signed delivery was
+ *   answered 503 store_error, retried until Echonova disables the webhook. Fixed in
+ *   lambda/shared/adapters/echonova.ts: a cycle over 64 characters is malformed (400).
+ */
+export const REGRESSION_PLANS: readonly FuzzPlan[] = [
+  deliveryPlan('answerline', { mutations: [{ kind: 'header', role: 'any', index: 4, op: { kind: 'null' } }] }),
+  deliveryPlan('github', { mutations: [{ kind: 'header', role: 'any', index: 4, op: { kind: 'null' } }], followUp: 'replay' }),
+  { kind: 'random', rawPath: '/hooks/stripe', headers: {}, body: 42, isBase64Encoded: false, context: true },
+  deliveryPlan('echonova', { style: 2, cycle: 'long' }),
+  deliveryPlan('echonova', { style: 3, cycle: 'longest', followUp: 'altered' }),
+  { kind: 'random', rawPath: '/hooks/openai', headers: { 'webhook-id': 'msg_1' }, body: { a: 1 }, isBase64Encoded: true, context: false },
+];
+
+/**
+ * The known open bug (SQS_REFUSED_CHARACTERS): accepted, stored, never enqueued. A violation only
+ * for a strict bench; the jest test keeps it as a failing test until work-queue.ts is fixed.
+ */
+export const KNOWN_BUG_PLANS: readonly (readonly [label: string, plan: FuzzPlan])[] = [
+  ['a Standard Webhooks webhook-id ending in U+FFFF', deliveryPlan('openai', { id: { kind: 'unicode', suffix: '\uffff' } })],
+  ['a Stripe event id ending in U+FFFE', deliveryPlan('stripe', { id: { kind: 'unicode', suffix: '\ufffe' } })],
+];
+
+// =============================================================================================
+// Materializing a plan into events, with what each one must be answered
+// =============================================================================================
+
+/** What an invocation must be answered, as far as the plan pins it down. */
+type Expectation =
+  | { readonly kind: 'any' }
+  /** Unauthenticated or foreign: any 4xx. */
+  | { readonly kind: 'reject' }
+  | { readonly kind: 'reason'; readonly reason: Reason }
+  /** Stored (accepted, duplicate or quarantined), the exact outcome decided by what this case stored before. */
+  | { readonly kind: 'event'; readonly key: string; readonly repeatable: boolean; readonly unique: boolean };
+
+interface Step {
+  readonly event: APIGatewayProxyEventV2;
+  readonly requestId: string;
+  /** False when the event has no requestContext (its log line then has no requestId). */
+  readonly hasContext: boolean;
+  /** The bytes the verifier reads from the event (API Gateway's decoding), and their digest. */
+  readonly received: Buffer;
+  readonly digest: string;
+  readonly expectation: Expectation;
+  readonly concurrentWithPrevious: boolean;
+  /** Content that must never appear in a log line. */
+  readonly needles: readonly string[];
+}
+
+interface Materialized {
+  readonly event: APIGatewayProxyEventV2;
+  readonly requestId: string;
+  readonly hasContext: boolean;
+  readonly received: Buffer;
+  readonly digest: string;
+  readonly expectation: Expectation;
+  readonly needles: string[];
+}
+
+const HOOK = (name: string) => `/hooks/${name}`;
+
+function hashBytes(seed: string | number, length: number): Buffer {
+  const chunks: Buffer[] = [];
+  for (let i = 0; chunks.length * 32 < length; i++) chunks.push(createHash('sha256').update(`${seed}:${i}`).digest());
+  return Buffer.concat(chunks).subarray(0, length);
+}
+
+/** The id a plan asks for, unique per execution (`nonce`) unless the plan says otherwise. */
+function planId(plan: IdPlan, prefix: string, nonce: string): unknown {
+  const base = `${prefix}${nonce}`;
+  switch (plan.kind) {
+    case 'nonce':
+      return base;
+    case 'length':
+      return (base + (plan.fill ?? 'x').repeat(Math.max(0, plan.length - base.length))).slice(0, plan.length);
+    case 'unicode':
+      return `${base}${plan.suffix}`;
+    case 'notString':
+      return plan.value;
+  }
+}
+
+/** A JSON object body as text, with `pad` making it exactly `size` bytes when asked. */
+function payloadText(value: Record<string, unknown>, size?: number): string {
+  if (size === undefined) return JSON.stringify(value);
+  const base = JSON.stringify({ ...value, pad: '' });
+  const room = size - Buffer.byteLength(base);
+  return room <= 0 ? base : `${base.slice(0, -2)}${'x'.repeat(room)}"}`;
+}
+
+/** Applies a JSON edge case to a payload; `parses`: the result is still a JSON object with the same members. */
+function editPayload(value: Record<string, unknown>, edit: JsonEdit, depth: number, idField: string | undefined): { text: string; parses: boolean } {
+  const text = JSON.stringify(value);
+  switch (edit) {
+    case 'bom':
+      return { text: `\ufeff${text}`, parses: false };
+    case 'duplicate-keys': {
+      // The same member twice: JSON.parse keeps the last one, which carries the planned value.
+      if (!idField || !(idField in value)) return { text: `{"dup":1,"dup":2,${text.slice(1)}`, parses: true };
+      return { text: `{${JSON.stringify(idField)}:"decoy-${'z'.repeat(8)}",${text.slice(1)}`, parses: true };
+    }
+    case 'big-numbers':
+      return { text: `{"big":123456789012345678901234567890,"huge":1e400,"tiny":1e-400,"neg":-0,"unsafe":9007199254740993,${text.slice(1)}`, parses: true };
+    case 'deep':
+      return { text: `{"deep":${'['.repeat(depth)}${']'.repeat(depth)},${text.slice(1)}`, parses: true };
+    case 'trailing-space':
+      return { text: ` \r\n\t${text} \n`, parses: true };
+    case 'trailing-garbage':
+      return { text: `${text}x`, parses: false };
+    case 'array':
+      return { text: `[${text}]`, parses: false };
+    case 'odd-layout':
+      return { text: oddJson(value), parses: true };
+    case 'escaped':
+      // Every non-ASCII character and some ASCII ones escaped: other bytes, the same value.
+      return { text: text.replace(/[^\x20-\x7e]|[/<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`), parses: true };
+    case 'nan':
+      return { text: `{"n":NaN,${text.slice(1)}`, parses: false };
+    case 'proto-key':
+      return { text: `{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},${text.slice(1)}`, parses: true };
+  }
+}
+
+function base64Variant(bytes: Buffer, encoding: EncodingPlan): string {
+  const text = bytes.toString('base64');
+  switch (encoding) {
+    case 'base64-junk':
+      return `${text.slice(0, Math.floor(text.length / 2))}*!${text.slice(Math.floor(text.length / 2))}`;
+    case 'base64-unpadded':
+      return text.replace(/=+$/, '');
+    case 'base64-spaced':
+      return text.replace(/(.{8})/g, '$1 ');
+    case 'base64url':
+      return bytes.toString('base64url');
+    default:
+      return text;
+  }
+}
+
+function timestampText(plan: TimestampPlan, nowSeconds: number, extraSeconds: number): string {
+  return plan.kind === 'offset' ? String(nowSeconds + plan.seconds + extraSeconds) : plan.template.split(NOW_TOKEN).join(String(nowSeconds + extraSeconds));
+}
+
+const CANONICAL_SECONDS = /^\d{1,12}$/;
+
+const WINDOW = 96;
+
+/**
+ * What a leaked value would put in a JSON log line: the value (raw and JSON-escaped) or, for a
+ * long one, windows of it (start, middle, end), which a whole or partial leak also contains.
+ */
+function needlesOf(...values: (string | undefined)[]): string[] {
+  return values.flatMap((value) => {
+    if (value === undefined) return [];
+    const parts = value.length <= 4 * WINDOW ? [value] : [0, Math.floor(value.length / 2), value.length - WINDOW].map((at) => value.slice(at, at + WINDOW));
+    return parts.flatMap((part) => [part, JSON.stringify(part).slice(1, -1)]);
+  });
+}
+
+function pathFor(plan: PathPlan, own: string, other: string): string | undefined {
+  switch (plan) {
+    case 'own':
+      return HOOK(own);
+    case 'slash':
+      return `${HOOK(own)}/`;
+    case 'prefix':
+      return `/prod${HOOK(own)}`;
+    case 'double':
+      return `${HOOK(other)}${HOOK(own)}`;
+    case 'other':
+      return HOOK(other);
+    case 'upper':
+      return HOOK(own.toUpperCase());
+    case 'encoded':
+      return HOOK(own.replace(/[aeiou]/, (c) => `%${c.charCodeAt(0).toString(16)}`));
+    case 'query':
+      return `${HOOK(own)}?x=1`;
+    case 'bare':
+      return '/hooks/';
+    case 'missing':
+      return undefined;
+  }
+}
+
+// =============================================================================================
+// The bench: one inbox serving every preset, the property, and the audit
+// =============================================================================================
+
+export interface FuzzStats {
+  cases: number;
+  invocations: number;
+  byReason: Record<string, number>;
+  byStatus: Record<string, number>;
+  byPreset: Record<string, number>;
+  exact: number;
+  rejectOnly: number;
+  acceptedStored: number;
+  quarantinedStored: number;
+  /** Accepted, stored, but not enqueued: the known open bug (SQS_REFUSED_CHARACTERS). */
+  knownUnqueueable: number;
+  violations: number;
+}
+
+export interface AuditReport {
+  readonly deliveryRows: number;
+  readonly expectedDeliveryRows: number;
+  readonly quarantineItems: number;
+  readonly expectedQuarantineItems: number;
+  readonly messages: number;
+  readonly expectedMessages: number;
+  /** Accepted rows the known open bug kept off the queue (not in expectedMessages). */
+  readonly knownUnqueueable: number;
+  readonly violations: readonly string[];
+}
+
+export interface FuzzBenchOptions {
+  /** Makes ids reproducible for a seed; anything unique per run. */
+  readonly salt: string;
+  readonly label?: string;
+  /** Count the known open bug below as a violation too (default: count and report it only). */
+  readonly strict?: boolean;
+}
+
+/**
+ * KNOWN OPEN BUG (lambda/shared/work-queue.ts, reported, not ours to fix here): a work message is
+ * `JSON.stringify({ key })`, which leaves U+FFFE and U+FFFF as they are; SQS refuses them
+ * (InvalidMessageContents), so an accepted delivery whose event id carries one is stored but
+ * never enqueued, and the reconciler's re-enqueue fails the same way: the row is stranded.
+ * fauxqs 1.9.2 also refuses every astral character (its check lacks the `u` flag), so locally an
+ * emoji in an id fails the same way. Escaping non-ASCII in the message (`\uXXXX`) fixes both.
+ */
+export const SQS_REFUSED_CHARACTERS = 'AWS.SimpleQueueService.InvalidMessageContents';
+const UNQUEUEABLE = /[\u{10000}-\u{10FFFF}\uFFFE\uFFFF]/u;
+
+/** Whether an event carries a character a queue message refuses (in a header, or in the body, raw or as JSON escapes). */
+function carriesUnqueueable(step: Step): boolean {
+  const headers = (step.event.headers ?? {}) as Record<string, unknown>;
+  const text = step.received.toString('utf8');
+  const unescaped = text.replace(/\\u([0-9a-fA-F]{4})/g, (_, code: string) => String.fromCharCode(parseInt(code, 16)));
+  return Object.values(headers).some((value) => typeof value === 'string' && UNQUEUEABLE.test(value)) || UNQUEUEABLE.test(text) || UNQUEUEABLE.test(unescaped);
+}
+
+export class FuzzBench {
+  readonly stats: FuzzStats = {
+    cases: 0,
+    invocations: 0,
+    byReason: {},
+    byStatus: {},
+    byPreset: {},
+    exact: 0,
+    rejectOnly: 0,
+    acceptedStored: 0,
+    quarantinedStored: 0,
+    knownUnqueueable: 0,
+    violations: 0,
+  };
+  /** eventRef → digest of every invocation answered accepted (one row, one message each). */
+  private readonly accepted = new Map<string, string>();
+  /** eventRef|digest of every altered copy answered quarantined. */
+  private readonly quarantined = new Set<string>();
+  /** eventRefs of accepted deliveries the known open bug kept off the queue. */
+  private readonly unqueueable = new Set<string>();
+  private readonly baseline: string[];
+  private executions = 0;
+
+  private constructor(
+    readonly h: InboxHarness,
+    private readonly signers: Record<PresetName, Signer>,
+    private readonly verifier: ReturnType<InboxHarness['verifier']>,
+    private readonly s3: S3Client,
+    private readonly options: FuzzBenchOptions,
+  ) {
+    this.baseline = [...h.sensitive];
+  }
+
+  /** One inbox on the emulators serving every preset, each with its own secret in the stand-in. */
+  static async create(secrets: SecretsFixture, options: FuzzBenchOptions): Promise<FuzzBench> {
+    const h = await InboxHarness.create(secrets, options.label ?? 'fuzz');
+    const s3 = new S3Client({ forcePathStyle: true });
+    await createBodyBucket(s3, h.names);
+    const signers = Object.fromEntries(PRESETS.map((name) => [name, PRESET[name].newSigner()])) as Record<PresetName, Signer>;
+    const providers = await Promise.all(PRESETS.map((name) => h.addProvider(name, PRESET[name].adapter, signers[name].stored, PRESET[name].config ?? {})));
+    const verifier = h.verifier({
+      providers,
+      bodies: new S3BodyStore(s3, h.names.bodyBucket),
+      inlineBodyBytes: INLINE_BODY_BYTES,
+      maxBodyBytes: MAX_BODY_BYTES,
+    });
+    return new FuzzBench(h, signers, verifier, s3, options);
+  }
+
+  destroy(): void {
+    this.s3.destroy();
+    this.h.destroy();
+  }
+
+  /** The property both entry points assert: one plan, its invocations, every check. */
+  property(): fc.IAsyncProperty<[FuzzPlan]> {
+    return fc.asyncProperty(fuzzPlanArb, (plan) => this.run(plan));
+  }
+
+  /** The cases every run starts with (fast-check's `examples`): boundaries, then regressions. */
+  static examples(): [FuzzPlan][] {
+    return [...BOUNDARY_PLANS, ...REGRESSION_PLANS].map((plan) => [plan]);
+  }
+
+  /** Runs one plan; throws an Error listing every violation (after tracking what was stored). */
+  async run(plan: FuzzPlan): Promise<void> {
+    const nonce = sha256Hex(`${this.options.salt}:${++this.executions}`).slice(0, 20);
+    const steps = plan.kind === 'random' ? [this.randomStep(plan, nonce)] : this.deliverySteps(plan, nonce);
+    this.stats.cases += 1;
+    if (plan.kind === 'delivery') this.stats.byPreset[plan.preset] = (this.stats.byPreset[plan.preset] ?? 0) + 1;
+
+    const { h } = this;
+    h.capture.clear();
+    h.sensitive.clear();
+    h.markSensitive(...this.baseline, ...steps.flatMap((step) => step.needles));
+
+    // Steps run in order; a step marked concurrent runs together with the one before it.
+    const outcomes: { response?: APIGatewayProxyStructuredResultV2; thrown?: unknown }[] = [];
+    const invoke = async (step: Step) => {
+      try {
+        return { response: await this.verifier(step.event) };
+      } catch (thrown) {
+        return { thrown };
+      }
+    };
+    for (let i = 0; i < steps.length; i++) {
+      if (steps[i + 1]?.concurrentWithPrevious) {
+        outcomes.push(...(await Promise.all([invoke(steps[i]), invoke(steps[i + 1])])));
+        i += 1;
+      } else {
+        outcomes.push(await invoke(steps[i]));
+      }
+    }
+
+    const violations: string[] = [];
+    try {
+      h.expectLogsClean();
+    } catch (error) {
+      violations.push(`a log line carries a body, a secret or a signature: ${String((error as Error).message).slice(0, 600)}`);
+    }
+    const logs = h.capture.logs('delivery');
+    const claimed = new Set<LogRecord>();
+    const answers = steps.map((step, i) => this.check(step, outcomes[i], logs, claimed, violations));
+    this.checkExpectations(steps, answers, violations);
+    h.capture.clear();
+
+    if (violations.length > 0) {
+      this.stats.violations += 1;
+      throw new Error(`${violations.length} violation(s):\n- ${violations.join('\n- ')}`);
+    }
+  }
+
+  /** The universal checks of one invocation, and the tracking of what it stored. */
+  private check(
+    step: Step,
+    outcome: { response?: APIGatewayProxyStructuredResultV2; thrown?: unknown },
+    logs: LogRecord[],
+    claimed: Set<LogRecord>,
+    violations: string[],
+  ): Answered | undefined {
+    this.stats.invocations += 1;
+    const label = `request ${step.requestId}`;
+    if (outcome.thrown !== undefined || !outcome.response) {
+      violations.push(`${label}: the handler threw ${(outcome.thrown as Error)?.name ?? outcome.thrown}: ${(outcome.thrown as Error)?.message ?? ''}`);
+      return undefined;
+    }
+    const { statusCode, body } = outcome.response;
+    let parsed: { result?: unknown; detail?: unknown };
+    try {
+      parsed = JSON.parse(String(body));
+    } catch {
+      violations.push(`${label}: the answer body is not JSON`);
+      return undefined;
+    }
+    const result = parsed.result as Reason;
+    const detail = typeof parsed.detail === 'string' ? parsed.detail : undefined;
+    // The answer goes back to whoever sent the request: it names fields, it echoes no content.
+    const echoed = step.needles.find((needle) => needle.length >= 16 && String(body).includes(needle));
+    if (echoed !== undefined) violations.push(`${label}: the answer echoes request content ${JSON.stringify(echoed.slice(0, 40))}`);
+    this.stats.byReason[result] = (this.stats.byReason[result] ?? 0) + 1;
+    this.stats.byStatus[String(statusCode)] = (this.stats.byStatus[String(statusCode)] ?? 0) + 1;
+
+    if (statusCode === undefined || statusCode >= 500) violations.push(`${label}: answered ${statusCode} ${result} (the store is up: never 5xx)`);
+    if (!Object.prototype.hasOwnProperty.call(HTTP_STATUS, result)) violations.push(`${label}: result ${JSON.stringify(result)} is not a documented reason`);
+    else if (HTTP_STATUS[result] !== statusCode) violations.push(`${label}: ${result} answered ${statusCode}, documented ${HTTP_STATUS[result]}`);
+    if (statusCode !== undefined && statusCode >= 400 && statusCode < 500 && !namesSomething(result, detail)) {
+      violations.push(`${label}: ${statusCode} ${result} detail ${JSON.stringify(detail)} names no header, field, path or limit`);
+    }
+
+    // A line is matched by request id, or (without a requestContext) by order among the lines without one.
+    const lines = step.hasContext
+      ? logs.filter((line) => line.requestId === step.requestId)
+      : [logs.find((line) => line.requestId === undefined && !claimed.has(line) && line.reason === result) ?? logs.find((line) => line.requestId === undefined && !claimed.has(line))].filter(
+          (line): line is LogRecord => line !== undefined,
+        );
+    for (const line of lines) claimed.add(line);
+    if (lines.length !== 1) {
+      violations.push(`${label}: ${lines.length} delivery log lines`);
+      return { result, statusCode: statusCode ?? 0 };
+    }
+    const line = lines[0];
+    if (line.reason !== result || line.status !== statusCode) violations.push(`${label}: logged ${line.reason}/${line.status}, answered ${result}/${statusCode}`);
+    const eventRef = typeof line.eventRef === 'string' ? line.eventRef : undefined;
+    // The queue is up too: an accepted delivery's enqueue must not fail.
+    if (line.enqueue !== undefined) {
+      if (!this.options.strict && line.error === SQS_REFUSED_CHARACTERS && carriesUnqueueable(step)) {
+        this.stats.knownUnqueueable += 1;
+        if (typeof line.eventRef === 'string') this.unqueueable.add(line.eventRef);
+      } else {
+        violations.push(`${label}: ${result}, but its enqueue failed (${String(line.error)}), the queue is up`);
+      }
+    }
+    if (result === 'accepted' || result === 'duplicate' || result === 'quarantined') {
+      const { digest } = step;
+      if (!eventRef || line.digest !== digest) violations.push(`${label}: ${result} logged eventRef ${eventRef} digest ${String(line.digest)}, received digest ${digest}`);
+    }
+    return { result, statusCode: statusCode ?? 0, eventRef };
+  }
+
+  /** Tracks stored rows (accepted first within a concurrent pair) and compares with the plan's expectations. */
+  private checkExpectations(steps: readonly Step[], answers: readonly (Answered | undefined)[], violations: string[]): void {
+    const order = steps.map((_, i) => i).sort((a, b) => rank(answers[a]) - rank(answers[b]) || a - b);
+    for (const i of order) {
+      const answer = answers[i];
+      if (!answer?.eventRef) continue;
+      const { digest } = steps[i];
+      const label = `request ${steps[i].requestId}`;
+      if (answer.result === 'accepted') {
+        if (this.accepted.has(answer.eventRef)) violations.push(`${label}: accepted a second time for ${answer.eventRef}`);
+        this.accepted.set(answer.eventRef, digest);
+        this.stats.acceptedStored += 1;
+      } else if (answer.result === 'duplicate') {
+        if (!this.accepted.has(answer.eventRef)) violations.push(`${label}: duplicate of ${answer.eventRef}, which was never accepted`);
+      } else if (answer.result === 'quarantined') {
+        const original = this.accepted.get(answer.eventRef);
+        if (original === undefined || original === digest) violations.push(`${label}: quarantined against ${original ?? 'no accepted row'}`);
+        if (!this.quarantined.has(`${answer.eventRef}|${digest}`)) this.stats.quarantinedStored += 1;
+        this.quarantined.add(`${answer.eventRef}|${digest}`);
+      }
+    }
+
+    // The plan's expectations, resolved against what this case stored before (ids are per case).
+    const seen = new Map<string, string>();
+    const expected: (Reason[] | undefined)[] = steps.map((step) => {
+      const e = step.expectation;
+      if (e.kind !== 'event') return undefined;
+      if (!e.unique) return ['accepted', 'duplicate', 'quarantined'];
+      const { digest } = step;
+      const before = seen.get(e.key);
+      if (before === undefined) seen.set(e.key, digest);
+      return [before === undefined ? 'accepted' : before === digest || e.repeatable ? 'duplicate' : 'quarantined'];
+    });
+    for (let i = 0; i < steps.length; i++) {
+      const { expectation: e, requestId } = steps[i];
+      const answer = answers[i];
+      if (!answer) continue;
+      const label = `request ${requestId}`;
+      if (e.kind === 'reject') {
+        this.stats.rejectOnly += 1;
+        if (answer.statusCode < 400 || answer.statusCode >= 500) violations.push(`${label}: an unauthenticated or foreign request was answered ${answer.statusCode} ${answer.result}`);
+      } else if (e.kind === 'reason') {
+        this.stats.exact += 1;
+        if (answer.result !== e.reason) violations.push(`${label}: answered ${answer.result}, expected ${e.reason}`);
+      } else if (e.kind === 'event') {
+        this.stats.exact += 1;
+        let allowed = expected[i]!;
+        // Two concurrent copies of a new event: one of them wins, whichever it is.
+        if (e.unique && (steps[i].concurrentWithPrevious || steps[i + 1]?.concurrentWithPrevious)) allowed = ['accepted', 'duplicate'];
+        if (!allowed.includes(answer.result)) violations.push(`${label}: answered ${answer.result}, expected ${allowed.join(' or ')}`);
+        if (allowed.includes(answer.result) && answer.eventRef !== logReference(e.key)) violations.push(`${label}: stored under ${answer.eventRef}, expected the key of ${JSON.stringify(e.key.slice(0, 80))}`);
+      }
+    }
+    const pair = steps.findIndex((step) => step.concurrentWithPrevious);
+    if (pair > 0 && steps[pair].expectation.kind === 'event' && (steps[pair].expectation as { unique: boolean }).unique) {
+      const results = [answers[pair - 1]?.result, answers[pair]?.result].sort();
+      if (results.join() !== 'accepted,duplicate') violations.push(`concurrent copies answered ${results.join(' and ')}, expected one accepted and one duplicate`);
+    }
+  }
+
+  // --- materializing -----------------------------------------------------------------------
+
+  private deliverySteps(plan: DeliveryPlan, nonce: string): Step[] {
+    const first = this.materialize(plan, nonce, 0, 0);
+    const steps: Step[] = [toStep(first, false)];
+    switch (plan.followUp) {
+      case 'replay':
+        steps.push(toStep(copyOf(first, `${first.requestId}-replay`), false));
+        break;
+      case 'concurrent':
+        steps.push(toStep(copyOf(first, `${first.requestId}-copy`), true));
+        break;
+      case 'retry':
+        steps.push(toStep(this.materialize(plan, nonce, 0, 7), false));
+        break;
+      case 'altered':
+        steps.push(toStep(this.materialize(plan, nonce, 1, 3), false));
+        break;
+      default:
+    }
+    return steps;
+  }
+
+  /** One event of a plan: `variant` changes the body's note (an altered copy), `laterSeconds` the signing time (a retry). */
+  private materialize(plan: DeliveryPlan, nonce: string, variant: number, laterSeconds: number): Materialized {
+    const preset = PRESET[plan.preset];
+    const style = preset.styles[plan.style % preset.styles.length];
+    const nowSeconds = this.h.clock.seconds;
+    const tsText = timestampText(plan.timestamp, nowSeconds, laterSeconds);
+    const draft: Draft = {
+      preset: plan.preset,
+      style,
+      id: planId(plan.id, preset.idPrefix, nonce),
+      note: variant === 0 ? plan.note : `${plan.note}#altered-${variant}`,
+      cycle: plan.cycle ?? 'named',
+      timestamp: tsText,
+    };
+    const otherPreset = PRESETS[(PRESETS.indexOf(plan.preset) + 1 + plan.style) % PRESETS.length];
+
+    // The body, and how admission goes when everything else is intact.
+    const payload = preset.payload(draft);
+    if (preset.idIn === 'body' && plan.id.kind === 'notString' && plan.id.value === undefined) deleteId(payload, plan.preset);
+    let signed: Buffer;
+    let admission: Admission;
+    const { body } = plan;
+    switch (body.kind) {
+      case 'payload':
+      case 'size': {
+        signed = Buffer.from(payloadText(payload, body.kind === 'size' ? body.size : undefined), 'utf8');
+        admission = preset.admission(draft, signed, true);
+        break;
+      }
+      case 'edit': {
+        const edited = editPayload(payload, body.edit, body.depth, idFieldOf(plan.preset));
+        signed = Buffer.from(edited.text, 'utf8');
+        admission = preset.admission(draft, signed, edited.parses);
+        break;
+      }
+      default: {
+        signed = rawBody(body);
+        // The body decides admission for body-keyed presets: unknown; header-keyed ones ignore it.
+        admission = preset.idIn === 'header' && plan.preset !== 'echonova' ? preset.admission(draft, signed, true) : { kind: 'unknown' };
+      }
+    }
+
+    // Signed headers, the signature list, then the mutations.
+    const signer = this.signers[plan.preset];
+    const signatureName = preset.signatureHeader(style);
+    const signedHeaders = preset.headers(draft, signed, tsText, (content) => signer.sign(content, plan.signing === 'wrong-secret'));
+    const signatureValue = signedHeaders[signatureName];
+    if (plan.extras.length > 0 && signatureValue !== undefined) {
+      const before = plan.extras.filter((x) => x.before).map((x) => preset.extraEntry(x.shape, hashBytes(x.seed, 64)));
+      const after = plan.extras.filter((x) => !x.before).map((x) => preset.extraEntry(x.shape, hashBytes(x.seed, 64)));
+      signedHeaders[signatureName] = [...before, signatureValue, ...after].join(preset.listSeparator);
+    }
+    if (plan.signing === 'unsigned') delete signedHeaders[signatureName];
+
+    const requestId = `fuzz-${nonce}-${variant}-${laterSeconds}`;
+    const path = pathFor(plan.path, plan.preset, otherPreset);
+    const event = apiGatewayEvent(signed, signedHeaders, { path: path ?? HOOK(plan.preset), requestId });
+    const headers = event.headers as Record<string, string | undefined | null>;
+    let bytes = signed;
+    let headersIntact = true;
+    const read = new Set(preset.readHeaders(style));
+    const needles = needlesOf(signed.toString('utf8'), signatureValue, signedHeaders[signatureName]);
+    for (const mutation of plan.mutations) {
+      if (mutation.kind === 'body') {
+        bytes = mutateBody(bytes, mutation.op);
+      } else if (mutation.kind === 'junk-header') {
+        headers[mutation.name] = mutation.value;
+        if (read.has(mutation.name.toLowerCase())) headersIntact = false;
+      } else {
+        const name = pickHeader(Object.keys(headers), mutation.role, mutation.index, preset, style);
+        if (name === undefined) continue;
+        const neutral = mutateHeader(headers, name, mutation.op);
+        if (!neutral && (read.has(name.toLowerCase()) || mutation.op.kind === 'null')) headersIntact = false;
+        if (name.toLowerCase() === signatureName) needles.push(...needlesOf(headers[name] ?? undefined));
+      }
+    }
+
+    // API Gateway's encoding of the body, then the event's shape.
+    let raw: string;
+    let base64 = false;
+    switch (plan.encoding) {
+      case 'utf8':
+        raw = bytes.toString('utf8');
+        break;
+      case 'latin1':
+        raw = bytes.toString('latin1');
+        break;
+      default:
+        raw = base64Variant(bytes, plan.encoding);
+        base64 = true;
+    }
+    const shaped = event as unknown as Record<string, unknown>;
+    shaped.body = raw;
+    shaped.isBase64Encoded = base64;
+    if (path === undefined) delete shaped.rawPath;
+    const { shape } = plan;
+    if (shape.headers === 'missing') delete shaped.headers;
+    if (shape.headers === 'null') shaped.headers = null;
+    if (shape.body === 'missing') delete shaped.body;
+    if (shape.body === 'null') shaped.body = null;
+    if (!shape.context) delete shaped.requestContext;
+    if (!shape.base64Flag && !base64) delete shaped.isBase64Encoded;
+    if (shape.extraFields) Object.assign(shaped, { cookies: ['a=b'], queryStringParameters: { x: '1' }, pathParameters: { provider: otherPreset }, stageVariables: null });
+
+    const finalRaw = typeof shaped.body === 'string' ? shaped.body : '';
+    const received = Buffer.from(finalRaw, base64 ? 'base64' : 'utf8');
+    needles.push(...needlesOf(finalRaw));
+
+    const expectation = this.expect({
+      plan,
+      preset,
+      style,
+      admission,
+      routed: routing(plan.path),
+      oversize: Buffer.byteLength(finalRaw, base64 ? 'base64' : 'utf8') > MAX_BODY_BYTES,
+      headersPresent: shape.headers === 'object',
+      authentic: plan.signing === 'valid' && received.equals(signed),
+      headersIntact,
+      tsText,
+      offset: plan.timestamp.kind === 'offset' ? plan.timestamp.seconds + laterSeconds : undefined,
+      id: draft.id,
+    });
+    return { event, requestId, hasContext: shape.context, received, digest: sha256Hex(received), expectation, needles };
+  }
+
+  /** What the plan pins down about the answer. */
+  private expect(c: {
+    plan: DeliveryPlan;
+    preset: Preset;
+    style: string;
+    admission: Admission;
+    routed: 'own' | 'other' | 'unknown' | 'none';
+    oversize: boolean;
+    headersPresent: boolean;
+    authentic: boolean;
+    headersIntact: boolean;
+    tsText: string;
+    offset?: number;
+    id: unknown;
+  }): Expectation {
+    const reason = (r: Reason): Expectation => ({ kind: 'reason', reason: r });
+    if (c.routed === 'none') return reason('unknown_provider');
+    if (c.oversize) return reason('too_large');
+    if (c.routed === 'unknown') return reason('unknown_provider');
+    if (c.routed === 'other') return { kind: 'reject' };
+    if (!c.headersPresent) return reason('malformed');
+    if (!c.headersIntact) return c.authentic ? { kind: 'any' } : { kind: 'reject' };
+    if (c.plan.signing === 'unsigned') return reason('malformed');
+
+    // Header shape is checked before any MAC: a header id or a timestamp the preset refuses.
+    // GitHub signs no timestamp: whatever the plan says about it does not matter there.
+    const timed = c.preset.signsTimestamp;
+    const textual = timed && c.plan.timestamp.kind === 'text';
+    const canonical = CANONICAL_SECONDS.test(c.tsText);
+    // Stripe trims the t= value and splits the header at commas; the others read the header as it is.
+    const refused = timed && !canonical && (c.plan.preset !== 'stripe' || (!/[, ]/.test(c.tsText) && c.tsText.trim() === c.tsText));
+    if (c.preset.idIn === 'header' && c.preset.maxIdLength === 256 && !validId(c.id, 256)) return reason('malformed');
+    if (refused) return reason('malformed');
+    if (!c.authentic) return textual ? { kind: 'reject' } : reason('bad_signature');
+    if (textual) return { kind: 'any' };
+    if (timed && (c.offset! < -TOLERANCE_SECONDS || c.offset! > TOLERANCE_SECONDS)) return reason('stale_timestamp');
+
+    switch (c.admission.kind) {
+      case 'test':
+        return reason('test');
+      case 'malformed':
+        return reason('malformed');
+      case 'unknown':
+        return { kind: 'any' };
+      case 'event':
+        return {
+          kind: 'event',
+          key: deliveryKey(c.plan.preset, c.admission.eventId),
+          repeatable: c.admission.repeatable,
+          // A short id (or a random body's id) may be another case's: stored, but not necessarily first.
+          unique: c.plan.id.kind !== 'length' || c.plan.id.length >= 16 || c.plan.preset === 'echonova' && c.style === 'invoice.paid',
+        };
+    }
+  }
+
+  private randomStep(plan: RandomPlan, nonce: string): Step {
+    const requestId = `fuzz-${nonce}-random`;
+    const event: Record<string, unknown> = { version: '2.0', routeKey: '$default', rawQueryString: '' };
+    if (plan.rawPath !== undefined) event.rawPath = plan.rawPath;
+    if (plan.headers !== undefined) event.headers = plan.headers === null ? null : { ...plan.headers };
+    if (plan.body !== undefined) event.body = plan.body;
+    if (plan.isBase64Encoded !== undefined) event.isBase64Encoded = plan.isBase64Encoded;
+    if (plan.context) event.requestContext = { requestId, http: { method: 'POST', path: plan.rawPath ?? '' }, timeEpoch: Date.now() };
+    const raw = typeof plan.body === 'string' ? plan.body : '';
+    const received = Buffer.from(raw, plan.isBase64Encoded ? 'base64' : 'utf8');
+    const headerValues = Object.values(plan.headers ?? {}).filter((value) => /signature|^v1|^t=|^sha256=/i.test(value));
+    return {
+      event: event as unknown as APIGatewayProxyEventV2,
+      requestId,
+      hasContext: plan.context,
+      received,
+      digest: sha256Hex(received),
+      // Nobody signed it: whatever it is, it is never admitted.
+      expectation: { kind: 'reject' },
+      concurrentWithPrevious: false,
+      needles: needlesOf(raw, ...headerValues),
+    };
+  }
+
+  // --- the audit ---------------------------------------------------------------------------
+
+  /** The real table and queue against everything the invocations were answered. */
+  async audit(): Promise<AuditReport> {
+    const violations: string[] = [];
+    const items: Item[] = await this.h.inboxItems();
+    const deliveries = items.filter((item) => item.sk === InboxItemKind.DELIVERY);
+    const quarantines = items.filter((item) => String(item.sk).startsWith(InboxItemKind.QUARANTINE_PREFIX));
+    for (const item of items) {
+      if (item.sk !== InboxItemKind.DELIVERY && !String(item.sk).startsWith(InboxItemKind.QUARANTINE_PREFIX)) violations.push(`unexpected item ${String(item.pk).slice(0, 60)} / ${String(item.sk)}`);
+    }
+    const stored = new Set<string>();
+    for (const row of deliveries) {
+      const ref = logReference(String(row.pk));
+      stored.add(ref);
+      const digest = this.accepted.get(ref);
+      if (digest === undefined) violations.push(`row ${ref} was stored but no invocation was answered accepted for it`);
+      else if (digest !== row.digest) violations.push(`row ${ref} holds digest ${String(row.digest)}, accepted ${digest}`);
+      if (row.status !== 'RECEIVED') violations.push(`row ${ref} is ${String(row.status)}`);
+    }
+    for (const ref of this.accepted.keys()) if (!stored.has(ref)) violations.push(`accepted ${ref} has no row`);
+    const quarantineKeys = new Set(quarantines.map((item) => `${logReference(String(item.pk))}|${String(item.sk).slice(InboxItemKind.QUARANTINE_PREFIX.length)}`));
+    for (const key of quarantineKeys) if (!this.quarantined.has(key)) violations.push(`quarantine item ${key} matches no invocation answered quarantined`);
+    for (const key of this.quarantined) if (!quarantineKeys.has(key)) violations.push(`quarantined ${key} has no quarantine item`);
+
+    const messages = await this.h.takeMessages();
+    const counts = new Map<string, number>();
+    for (const key of messages) counts.set(logReference(key), (counts.get(logReference(key)) ?? 0) + 1);
+    for (const [ref, count] of counts) {
+      if (!this.accepted.has(ref)) violations.push(`message for ${ref}, which was never accepted`);
+      else if (count !== 1) violations.push(`${count} messages for ${ref}`);
+    }
+    for (const ref of this.accepted.keys()) if (!counts.has(ref) && !this.unqueueable.has(ref)) violations.push(`accepted ${ref} has no message on the work queue`);
+    const dead = await this.h.takeMessages(this.h.deadLetterQueueUrl);
+    if (dead.length > 0) violations.push(`${dead.length} messages on the dead-letter queue`);
+
+    return {
+      deliveryRows: deliveries.length,
+      expectedDeliveryRows: this.accepted.size,
+      quarantineItems: quarantines.length,
+      expectedQuarantineItems: this.quarantined.size,
+      messages: messages.length,
+      expectedMessages: this.accepted.size - this.unqueueable.size,
+      knownUnqueueable: this.unqueueable.size,
+      violations: violations.slice(0, 50).concat(violations.length > 50 ? [`… and ${violations.length - 50} more`] : []),
+    };
+  }
+
+  /** The summary table the fuzz command prints. */
+  summary(elapsedMs: number, audit?: AuditReport): string {
+    const s = this.stats;
+    const rows: [string, string][] = [
+      ['cases', String(s.cases)],
+      ['invocations', String(s.invocations)],
+      ['elapsed', `${(elapsedMs / 1000).toFixed(1)} s (${((elapsedMs * 1000) / Math.max(1, s.invocations)).toFixed(0)} µs per invocation)`],
+      ['exact expectations', String(s.exact)],
+      ['must-reject expectations', String(s.rejectOnly)],
+      ['cases with violations', String(s.violations)],
+    ];
+    const table = (title: string, entries: [string, string | number][]) =>
+      [`${title}`, ...entries.map(([name, value]) => `  ${name.padEnd(24)} ${String(value).padStart(10)}`)].join('\n');
+    const sorted = (record: Record<string, number>) => Object.entries(record).sort((a, b) => b[1] - a[1]);
+    const parts = [
+      table('run', rows),
+      table('by reason', sorted(s.byReason).map(([reason, count]) => [`${reason} (${HTTP_STATUS[reason as Reason] ?? '?'})`, count])),
+      table('by status', sorted(s.byStatus)),
+      table('by preset (delivery cases)', sorted(s.byPreset)),
+    ];
+    if (audit) {
+      parts.push(
+        table('store (actual / expected)', [
+          ['delivery rows', `${audit.deliveryRows} / ${audit.expectedDeliveryRows}`],
+          ['quarantine items', `${audit.quarantineItems} / ${audit.expectedQuarantineItems}`],
+          ['work queue messages', `${audit.messages} / ${audit.expectedMessages}`],
+          ['known bug: not enqueued', `${audit.knownUnqueueable} (event id with U+FFFE/U+FFFF or, on fauxqs, an astral character)`],
+          ['audit violations', String(audit.violations.length)],
+        ]),
+      );
+    }
+    return parts.join('\n');
+  }
+}
+
+interface Answered {
+  readonly result: Reason;
+  readonly statusCode: number;
+  readonly eventRef?: string;
+}
+
+const rank = (answer: Answered | undefined) => (answer?.result === 'accepted' ? 0 : 1);
+
+function toStep(m: Materialized, concurrentWithPrevious: boolean): Step {
+  return { event: m.event, requestId: m.requestId, hasContext: m.hasContext, received: m.received, digest: m.digest, expectation: m.expectation, concurrentWithPrevious, needles: m.needles };
+}
+
+/** The same event sent again under another request id. */
+function copyOf(m: Materialized, requestId: string): Materialized {
+  const event = structuredClone(m.event);
+  if (event.requestContext) event.requestContext.requestId = requestId;
+  return { ...m, event, requestId };
+}
+
+/** A 4xx detail names what is at fault: a header the presets read, a body field, the body, the path or the limit. */
+function namesSomething(reason: Reason, detail: string | undefined): boolean {
+  if (!detail) return false;
+  if (reason === 'too_large') return detail.includes(String(MAX_BODY_BYTES));
+  if (reason === 'unknown_provider') return /\bpath\b/.test(detail);
+  const header = /^header ([a-z0-9-]+)\b/.exec(detail);
+  if (header) return KNOWN_HEADERS.has(header[1]);
+  return detail.startsWith('body ') || KNOWN_FIELDS.some((field) => detail.startsWith(`${field} `));
+}
+
+function routing(path: PathPlan): 'own' | 'other' | 'unknown' | 'none' {
+  if (path === 'own' || path === 'slash' || path === 'prefix' || path === 'double') return 'own';
+  if (path === 'other') return 'other';
+  return path === 'bare' || path === 'missing' ? 'none' : 'unknown';
+}
+
+function idFieldOf(preset: PresetName): string | undefined {
+  return { answerline: undefined, echonova: undefined, openai: undefined, ed25519: undefined, stripe: 'id', github: undefined, slack: 'event_id', acme: undefined }[preset];
+}
+
+/** Leaves the id out of a body-keyed payload (`notString: undefined` means missing). */
+function deleteId(payload: Record<string, unknown>, preset: PresetName): void {
+  if (preset === 'answerline') delete (payload.task as Record<string, unknown>).id;
+  for (const field of ['id', 'event_id', 'jobId', 'apiKeyId']) delete payload[field];
+}
+
+function rawBody(body: Exclude<BodyPlan, { kind: 'payload' | 'size' | 'edit' }>): Buffer {
+  switch (body.kind) {
+    case 'json':
+      return Buffer.from(JSON.stringify(body.value) ?? 'null', 'utf8');
+    case 'bytes':
+      return Buffer.from(body.bytes);
+    case 'text':
+      return Buffer.from(body.text, 'utf8');
+    case 'empty':
+      return Buffer.alloc(0);
+    case 'deep':
+      return Buffer.from(`${body.open.repeat(body.depth)}1${(body.open === '[' ? ']' : '}').repeat(body.depth)}`, 'utf8');
+  }
+}
+
+function mutateBody(bytes: Buffer, op: BodyOp): Buffer {
+  switch (op.kind) {
+    case 'flip': {
+      if (bytes.length === 0) return Buffer.from([1 << op.bit]);
+      const copy = Buffer.from(bytes);
+      copy[op.at % copy.length] ^= 1 << op.bit;
+      return copy;
+    }
+    case 'truncate':
+      return bytes.length === 0 ? Buffer.from('{') : bytes.subarray(0, Math.max(0, bytes.length - op.count));
+    case 'extend':
+      return Buffer.concat([bytes, Buffer.from(op.bytes)]);
+    case 'bom':
+      return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]);
+  }
+}
+
+/** The header a mutation targets, by role; undefined when the event has none of that role. */
+function pickHeader(names: readonly string[], role: HeaderRole, index: number, preset: Preset, style: string): string | undefined {
+  const signature = preset.signatureHeader(style);
+  const candidates =
+    role === 'signature'
+      ? [signature]
+      : role === 'timestamp'
+        ? [preset.timestampHeader?.(style) ?? signature]
+        : role === 'id'
+          ? preset.readHeaders(style).filter((name) => /-id$|delivery|event$/.test(name))
+          : role === 'read'
+            ? [...preset.readHeaders(style)]
+            : [...names];
+  const present = candidates.filter((name) => names.includes(name));
+  return present.length === 0 ? undefined : present[index % present.length];
+}
+
+/** Mutates one header in place; true when the change cannot alter the verdict (a renamed case). */
+function mutateHeader(headers: Record<string, string | undefined | null>, name: string, op: HeaderOp): boolean {
+  const value = headers[name] ?? '';
+  switch (op.kind) {
+    case 'remove':
+      delete headers[name];
+      return false;
+    case 'duplicate':
+      headers[name] = `${value}${op.separator}${value}`;
+      return false;
+    case 'garble': {
+      const at = value.length === 0 ? 0 : op.at % value.length;
+      headers[name] = `${value.slice(0, at)}${op.char}${value.slice(at + 1)}`;
+      return headers[name] === value;
+    }
+    case 'replace':
+      headers[name] = op.value;
+      return op.value === value;
+    case 'huge':
+      headers[name] = (value || 'x').repeat(Math.ceil(op.length / Math.max(1, value.length))).slice(0, op.length);
+      return false;
+    case 'empty':
+      headers[name] = '';
+      return value === '';
+    case 'upper-name': {
+      // API Gateway lowercases names; a sender's casing never matters.
+      delete headers[name];
+      headers[name.toUpperCase()] = value;
+      return true;
+    }
+    case 'pad':
+      headers[name] = ` ${value}\t`;
+      return false;
+    case 'truncate':
+      headers[name] = value.slice(0, Math.max(0, value.length - op.count));
+      return headers[name] === value;
+    case 'null':
+      headers[name] = null;
+      return false;
+  }
+}
