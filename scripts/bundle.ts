@@ -1,7 +1,8 @@
 /**
  * Bundles every handler in `lambda/<name>/index.ts` into `assets/<name>/index.js` at package
  * build time, so that consumers of the construct need no bundler at synth time. The ops CLI
- * (`cli/index.ts`) becomes `assets/cli/webhook-inbox.js`, the package's `bin`.
+ * (`cli/index.ts`) becomes `assets/cli/webhook-inbox.js`, the package's `bin`; the submission
+ * ledger client (`client/index.ts`) becomes `assets/client/index.js`, the `./client` export.
  */
 import { chmodSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,52 +14,42 @@ const handlers = readdirSync(join(root, 'lambda'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && existsSync(join(root, 'lambda', entry.name, 'index.ts')))
   .map((entry) => entry.name);
 
-async function main(): Promise<void> {
-  rmSync(join(root, 'assets'), { recursive: true, force: true });
-  for (const name of handlers) {
-    const result = await build({
-      entryPoints: [join(root, 'lambda', name, 'index.ts')],
-      outfile: join(root, 'assets', name, 'index.js'),
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: `node${HANDLER_NODE_MAJOR}`,
-      minify: true,
-      sourcemap: true,
-      sourcesContent: false,
-      legalComments: 'none',
-      metafile: true,
-      logLevel: 'warning',
-      logOverride: { 'unsupported-dynamic-import': 'error', 'unsupported-require-call': 'error' },
-    });
-    const bytes = Object.values(result.metafile.outputs).find((o) => o.entryPoint)?.bytes ?? 0;
-    console.log(`bundled ${name}: ${(bytes / 1024).toFixed(0)} KiB`);
-  }
-  await bundleCli();
-}
+type BuildOptions = Parameters<typeof build>[0];
 
-/** The ops CLI runs on an operator's machine: the package's minimum Node.js, a shebang, executable. */
-async function bundleCli(): Promise<void> {
-  const outfile = join(root, 'assets', 'cli', 'webhook-inbox.js');
+/** One esbuild bundle with the project's settings; returns the bundle's size in KiB. */
+async function bundle(entry: string, outfile: string, options: BuildOptions = {}): Promise<string> {
   const result = await build({
-    entryPoints: [join(root, 'cli', 'index.ts')],
-    outfile,
+    entryPoints: [join(root, entry)],
+    outfile: join(root, outfile),
     bundle: true,
     platform: 'node',
     format: 'cjs',
-    target: 'node20',
+    target: `node${HANDLER_NODE_MAJOR}`,
     minify: true,
     sourcemap: true,
     sourcesContent: false,
     legalComments: 'none',
-    banner: { js: '#!/usr/bin/env node' },
     metafile: true,
     logLevel: 'warning',
     logOverride: { 'unsupported-dynamic-import': 'error', 'unsupported-require-call': 'error' },
+    ...options,
   });
-  chmodSync(outfile, 0o755);
-  const bytes = Object.values(result.metafile.outputs).find((o) => o.entryPoint)?.bytes ?? 0;
-  console.log(`bundled cli: ${(bytes / 1024).toFixed(0)} KiB`);
+  const bytes = Object.values(result.metafile!.outputs).find((output) => output.entryPoint)?.bytes ?? 0;
+  return (bytes / 1024).toFixed(0);
+}
+
+async function main(): Promise<void> {
+  rmSync(join(root, 'assets'), { recursive: true, force: true });
+  for (const name of handlers) {
+    console.log(`bundled ${name}: ${await bundle(`lambda/${name}/index.ts`, `assets/${name}/index.js`)} KiB`);
+  }
+  // The ops CLI runs on an operator's machine: the package's minimum Node.js, a shebang, executable.
+  const cli = 'assets/cli/webhook-inbox.js';
+  console.log(`bundled cli: ${await bundle('cli/index.ts', cli, { target: 'node20', banner: { js: '#!/usr/bin/env node' } })} KiB`);
+  chmodSync(join(root, cli), 0o755);
+  // The ledger client runs in the user's app, with the user's AWS SDK (it takes their DynamoDBClient).
+  const client = await bundle('client/index.ts', 'assets/client/index.js', { target: 'node20', minify: false, external: ['@aws-sdk/*'] });
+  console.log(`bundled client: ${client} KiB`);
 }
 
 main().catch((error) => {
