@@ -1,4 +1,6 @@
-import { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { AttributeValue, DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { InboxAttr } from '../../lib/contract';
+import { allShards } from './digest';
 
 /** DynamoDB attribute values, written by hand to keep the handler bundles free of lib-dynamodb. */
 export const S = (value: string): AttributeValue => ({ S: value });
@@ -6,3 +8,52 @@ export const N = (value: number): AttributeValue => ({ N: String(value) });
 export const stringMap = (values: Record<string, string>): AttributeValue => ({
   M: Object.fromEntries(Object.entries(values).map(([name, value]) => [name, S(value)])),
 });
+
+/** One of the sharded sparse indexes (pending rows, awaiting submissions): which, and its attributes. */
+export interface ShardedIndex {
+  readonly tableName: string;
+  readonly indexName: string;
+  readonly shardCount: number;
+  readonly shardAttribute: string;
+  readonly sortAttribute: string;
+}
+
+/** An item of a sharded index: its table key, and its numeric sort value. */
+export interface ShardedEntry {
+  readonly key: string;
+  readonly sort: number;
+}
+
+/**
+ * The entries of a sharded index whose sort value is at most `bound` (strictly below when
+ * `inclusive` is false), lowest first, at most `limit`: one bounded Query per shard, in parallel,
+ * never a Scan.
+ */
+export async function queryShardedIndex(
+  client: DynamoDBClient,
+  index: ShardedIndex,
+  bound: number,
+  limit: number,
+  inclusive: boolean,
+): Promise<ShardedEntry[]> {
+  if (limit <= 0) return [];
+  const pages = await Promise.all(
+    allShards(index.shardCount).map((shard) =>
+      client.send(
+        new QueryCommand({
+          TableName: index.tableName,
+          IndexName: index.indexName,
+          KeyConditionExpression: `#shard = :shard AND #sort ${inclusive ? '<=' : '<'} :bound`,
+          ExpressionAttributeNames: { '#shard': index.shardAttribute, '#sort': index.sortAttribute },
+          ExpressionAttributeValues: { ':shard': S(shard), ':bound': N(bound) },
+          Limit: limit,
+        }),
+      ),
+    ),
+  );
+  return pages
+    .flatMap((page) => page.Items ?? [])
+    .map((item) => ({ key: item[InboxAttr.PK].S!, sort: Number(item[index.sortAttribute].N) }))
+    .sort((a, b) => a.sort - b.sort || (a.key < b.key ? -1 : 1))
+    .slice(0, limit);
+}

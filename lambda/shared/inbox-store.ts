@@ -3,12 +3,11 @@ import {
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
-  QueryCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { InboxAttr as A, InboxItemKind, PendingIndex } from '../../lib/contract';
-import { allShards, shardOf } from './digest';
-import { N, S, stringMap } from './dynamo';
+import { shardOf } from './digest';
+import { N, queryShardedIndex, S, stringMap } from './dynamo';
 import { isConditionalCheckFailed } from './errors';
 
 export type DeliveryStatus = 'RECEIVED' | 'PROCESSING' | 'PROCESSED' | 'DEAD';
@@ -322,26 +321,14 @@ export class DynamoDbInboxStore implements InboxStore {
   }
 
   async findStranded(cutoff: number, limit: number): Promise<string[]> {
-    const perShard = await Promise.all(
-      allShards(PendingIndex.SHARD_COUNT).map((shard) =>
-        this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: PendingIndex.NAME,
-            KeyConditionExpression: '#shard = :shard AND #since < :cutoff',
-            ExpressionAttributeNames: { '#shard': A.PENDING_SHARD, '#since': A.PENDING_SINCE },
-            ExpressionAttributeValues: { ':shard': S(shard), ':cutoff': N(cutoff) },
-            Limit: limit,
-          }),
-        ),
-      ),
+    const entries = await queryShardedIndex(
+      this.client,
+      { tableName: this.tableName, indexName: PendingIndex.NAME, shardCount: PendingIndex.SHARD_COUNT, shardAttribute: A.PENDING_SHARD, sortAttribute: A.PENDING_SINCE },
+      cutoff,
+      limit,
+      false,
     );
-    return perShard
-      .flatMap((page) => page.Items ?? [])
-      .map((item) => ({ key: item[A.PK].S!, since: Number(item[A.PENDING_SINCE].N) }))
-      .sort((a, b) => a.since - b.since)
-      .slice(0, limit)
-      .map((row) => row.key);
+    return entries.map((entry) => entry.key);
   }
 
   async touchPending(key: string, now: number): Promise<void> {

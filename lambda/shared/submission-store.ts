@@ -26,8 +26,8 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { AwaitingIndex, InboxAttr as A, InboxItemKind, JobRefIndex, SUBMISSION_KEY_ONLY_PREFIX, SubmissionState } from '../../lib/contract';
-import { allShards, shardOf } from './digest';
-import { N, S } from './dynamo';
+import { shardOf } from './digest';
+import { N, queryShardedIndex, S } from './dynamo';
 import { isConditionalCheckFailed } from './errors';
 import { jobRefKey } from './inbox-store';
 
@@ -171,26 +171,14 @@ export class DynamoDbSubmissionStore implements SubmissionStore {
   }
 
   async findDue(now: number, limit: number): Promise<DueSubmission[]> {
-    if (limit <= 0) return [];
-    const perShard = await Promise.all(
-      allShards(AwaitingIndex.SHARD_COUNT).map((shard) =>
-        this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: AwaitingIndex.NAME,
-            KeyConditionExpression: '#shard = :shard AND #due <= :now',
-            ExpressionAttributeNames: { '#shard': A.AWAIT_SHARD, '#due': A.AWAIT_DUE_AT },
-            ExpressionAttributeValues: { ':shard': S(shard), ':now': N(now) },
-            Limit: limit,
-          }),
-        ),
-      ),
+    const entries = await queryShardedIndex(
+      this.client,
+      { tableName: this.tableName, indexName: AwaitingIndex.NAME, shardCount: AwaitingIndex.SHARD_COUNT, shardAttribute: A.AWAIT_SHARD, sortAttribute: A.AWAIT_DUE_AT },
+      now,
+      limit,
+      true,
     );
-    return perShard
-      .flatMap((page) => page.Items ?? [])
-      .map((item) => ({ key: item[A.PK].S!, dueAt: Number(item[A.AWAIT_DUE_AT].N) }))
-      .sort((a, b) => a.dueAt - b.dueAt || (a.key < b.key ? -1 : 1))
-      .slice(0, limit);
+    return entries.map((entry) => ({ key: entry.key, dueAt: entry.sort }));
   }
 
   async get(key: string): Promise<Submission | undefined> {

@@ -8,8 +8,12 @@ export interface WorkQueue {
 
 const SQS_BATCH_LIMIT = 10;
 
+/**
+ * The message body of one inbox key. Every non-ASCII character is escaped (`\uXXXX`): SQS
+ * refuses some characters an event id may hold (U+FFFE, U+FFFF), and the JSON reads back the same.
+ */
 export function encodeWorkMessage(key: string): string {
-  return JSON.stringify({ key });
+  return JSON.stringify({ key }).replace(/[\u007f-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** The inbox key a work message carries; throws naming the field when the message is not ours. */

@@ -64,13 +64,14 @@ export function createVerifier(deps: VerifierDependencies) {
     let decision: Decision;
     try {
       const parsed = parseApiGatewayEvent(event, deps.maxBodyBytes);
-      provider = parsed.ok ? parsed.request.provider : parsed.provider;
-      const adapter = provider === undefined ? undefined : deps.adapters.get(provider);
-      if (!parsed.ok) {
-        decision = parsed;
-      } else if (!adapter) {
+      const named = parsed.ok ? parsed.request.provider : parsed.provider;
+      const adapter = named === undefined ? undefined : deps.adapters.get(named);
+      // Only a served provider names a metric dimension or a log field: a path is the sender's to choose.
+      provider = adapter?.name;
+      if (!adapter) {
         decision = { reason: 'unknown_provider', detail: 'no provider is served at this path' };
-        provider = undefined;
+      } else if (!parsed.ok) {
+        decision = parsed;
       } else {
         decision = await admit(adapter, parsed.request.headers, parsed.request.body, deps);
       }

@@ -9,7 +9,7 @@
  */
 import * as fc from 'fast-check';
 import { SecretsFixture } from '../support/inbox-fixture';
-import { FuzzBench, KNOWN_BUG_PLANS } from '../support/verifier-fuzz';
+import { FuzzBench } from '../support/verifier-fuzz';
 
 const NUM_RUNS = Number(process.env.FUZZ_RUNS ?? 3_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_918);
@@ -42,19 +42,4 @@ test('after the run the inbox holds exactly the rows answered accepted and quara
   expect(audit.quarantineItems).toBe(audit.expectedQuarantineItems);
   expect(audit.messages).toBe(audit.expectedMessages);
   expect(audit.deliveryRows).toBeGreaterThan(0);
-});
-
-describe('KNOWN OPEN BUG, lambda/shared/work-queue.ts (see SQS_REFUSED_CHARACTERS in verifier-fuzz.ts)', () => {
-  let strict: FuzzBench;
-  beforeAll(async () => {
-    strict = await FuzzBench.create(secrets, { salt: `jest-strict-${SEED}`, strict: true });
-  });
-  afterAll(() => strict?.destroy());
-
-  // test.failing: passes while the bug is there (accepted and stored, but SQS refuses the work
-  // message). When it starts failing, the bug is fixed: move the plans into REGRESSION_PLANS
-  // and drop the known-bug allowance in verifier-fuzz.ts.
-  test.failing.each(KNOWN_BUG_PLANS)('still open: %s is accepted but never enqueued', async (_label, plan) => {
-    await strict.run(plan);
-  });
 });
