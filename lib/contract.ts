@@ -324,22 +324,28 @@ export interface PollingRuntimeConfig {
   readonly timeoutMs?: number;
 }
 
+/**
+ * What is wrong with the URL of a provider API the handlers send an API key to: it must be
+ * https (plain HTTP would send the key in clear), or http on a loopback address (a local twin).
+ */
+function apiUrlProblems(field: string, url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [`${field} is not a URL`];
+  }
+  const loopback = parsed.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname);
+  return parsed.protocol === 'https:' || loopback ? [] : [`${field} must be an https:// URL`];
+}
+
 /** What is wrong with a provider's polling configuration; empty when it is usable. Checked at synth and at cold start. */
 export function pollingProblems(config: PollingRuntimeConfig): string[] {
   const problems: string[] = [];
   const template = config.taskUrlTemplate ?? '';
   const placeholders = TASK_ID_PLACEHOLDERS.reduce((count, placeholder) => count + template.split(placeholder).length - 1, 0);
   if (placeholders !== 1) problems.push('taskUrlTemplate must contain {taskId} (or {jobId}) exactly once');
-  let url: URL | undefined;
-  try {
-    url = new URL(TASK_ID_PLACEHOLDERS.reduce((text, placeholder) => text.replace(placeholder, 'id'), template));
-  } catch {
-    problems.push('taskUrlTemplate is not a URL');
-  }
-  // Plain HTTP would send the API key in clear; only a loopback address (a local twin) may use it.
-  if (url && url.protocol !== 'https:' && !(url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))) {
-    problems.push('taskUrlTemplate must be an https:// URL');
-  }
+  problems.push(...apiUrlProblems('taskUrlTemplate', TASK_ID_PLACEHOLDERS.reduce((text, placeholder) => text.replace(placeholder, 'id'), template)));
   if (!config.apiKeySecretId) problems.push('apiKeySecretId is required');
   for (const field of ['horizonSeconds', 'recheckSeconds'] as const) {
     if (!(typeof config[field] === 'number' && Number.isSafeInteger(config[field]) && config[field] > 0)) problems.push(`${field} must be a positive whole number of seconds`);
@@ -444,16 +450,7 @@ export function authoritativeReadProblems(settings: AuthoritativeReadSettings): 
   const problems: string[] = [];
   const template = settings.urlTemplate ?? '';
   if (template.split(RESOURCE_ID_PLACEHOLDER).length !== 2) problems.push('urlTemplate must contain {id} exactly once');
-  let url: URL | undefined;
-  try {
-    url = new URL(template.replace(RESOURCE_ID_PLACEHOLDER, 'id'));
-  } catch {
-    problems.push('urlTemplate is not a URL');
-  }
-  // Plain HTTP would send the API key in clear; only a loopback address (a local twin) may use it.
-  if (url && url.protocol !== 'https:' && !(url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))) {
-    problems.push('urlTemplate must be an https:// URL');
-  }
+  problems.push(...apiUrlProblems('urlTemplate', template.replace(RESOURCE_ID_PLACEHOLDER, 'id')));
   if (!settings.idJsonPath) problems.push('idJsonPath is required');
   if (!settings.apiKeySecretId) problems.push('apiKeySecretId is required');
   return problems;

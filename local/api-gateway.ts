@@ -8,9 +8,9 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { InvocationTimeoutError } from './lambda-host';
+import { closeServer, listenOnLoopback } from './loopback';
 
 export const API_GATEWAY_MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 export const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
@@ -33,12 +33,7 @@ export interface LocalApiGateway {
 export async function startApiGateway(options: ApiGatewayOptions): Promise<LocalApiGateway> {
   const routes = new Set(options.routes);
   const server: Server = createServer((req, res) => void serve(req, res, routes, options.invoke));
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { url: await listenOnLoopback(server, options.port), stop: () => closeServer(server) };
 }
 
 async function serve(

@@ -24,6 +24,15 @@ export async function startEmulators(options = {}) {
     sqsEndpoint: `http://127.0.0.1:${sqs.port}`,
     // fauxqs serves S3 (path-style) on the same port as SQS.
     s3Endpoint: `http://127.0.0.1:${sqs.port}`,
+    /** The variables that point AWS SDK clients at these emulators (the SDK reads them when a client is created). */
+    environment: {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${dynamodb.address().port}`,
+      AWS_ENDPOINT_URL_SQS: `http://127.0.0.1:${sqs.port}`,
+      AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${sqs.port}`,
+    },
     dynamodb,
     sqs,
     async stop() {

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from './loopback';
 
 const REGION = 'us-east-1';
 const ACCOUNT = '000000000000';
@@ -78,12 +78,11 @@ export class EventBridgeStandIn {
   /** Starts serving on 127.0.0.1 and returns the endpoint URL. */
   async start(port = 0): Promise<string> {
     this.server = createServer((req, res) => void this.serve(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return listenOnLoopback(this.server, port);
   }
 
   async stop(): Promise<void> {
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await closeServer(this.server);
   }
 
   /** Declares a custom event bus; returns its ARN (PutEvents accepts the name or the ARN). */

@@ -4,7 +4,8 @@
  * cut) and brought back, which is what a store or queue outage looks like from a client. The
  * emulator and its data are untouched.
  */
-import { AddressInfo, createServer, Server, Socket } from 'node:net';
+import { createServer, Server, Socket } from 'node:net';
+import { closeServer, listenOnLoopback } from './loopback';
 
 export class FaultProxy {
   private server?: Server;
@@ -33,8 +34,7 @@ export class FaultProxy {
       client.on('close', close);
       upstream.on('close', close);
     });
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return listenOnLoopback(this.server, port);
   }
 
   /** Cuts every connection and refuses new ones until `restore()`. */
@@ -53,7 +53,7 @@ export class FaultProxy {
 
   async stop(): Promise<void> {
     this.takeDown();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await closeServer(this.server);
   }
 
   private track(socket: Socket): void {

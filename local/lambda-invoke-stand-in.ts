@@ -7,7 +7,7 @@
  * and the error document as the payload. An unknown function is a 404 ResourceNotFoundException.
  */
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from './loopback';
 
 export type FunctionHandler = (payload: unknown) => Promise<unknown> | unknown;
 
@@ -27,12 +27,11 @@ export class LambdaInvokeStandIn {
   /** Starts serving on 127.0.0.1 and returns the endpoint URL. */
   async start(): Promise<string> {
     this.server = createServer((req, res) => void this.serve(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return listenOnLoopback(this.server);
   }
 
   async stop(): Promise<void> {
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await closeServer(this.server);
   }
 
   /** Deploys (or replaces) the function named by `functionName` (an ARN or a name). */

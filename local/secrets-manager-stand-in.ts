@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from './loopback';
 
 interface Version {
   readonly id: string;
@@ -80,12 +80,11 @@ export class SecretsManagerStandIn {
   /** Starts serving on 127.0.0.1 and returns the endpoint URL. */
   async start(port = 0): Promise<string> {
     this.server = createServer((req, res) => void this.serve(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return listenOnLoopback(this.server, port);
   }
 
   async stop(): Promise<void> {
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await closeServer(this.server);
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -103,7 +103,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
   try {
-    const emulatorsModule: { startEmulators(o: { dataDir?: string }): Promise<EmulatorHandle> } = await import('./emulators.mjs' as string);
+    const emulatorsModule: typeof import('./emulators.mjs') = await import('./emulators.mjs' as string);
     if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
     const emulators = await emulatorsModule.startEmulators({ dataDir: options.dataDir });
     stops.push(() => emulators.stop());
@@ -273,9 +273,3 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
   }
 }
 
-interface EmulatorHandle {
-  readonly dynamodbEndpoint: string;
-  readonly sqsEndpoint: string;
-  readonly s3Endpoint: string;
-  stop(): Promise<void>;
-}

@@ -14,13 +14,6 @@ import * as fc from 'fast-check';
 import { SecretsFixture } from '../test/support/inbox-fixture';
 import { FuzzBench } from '../test/support/verifier-fuzz';
 
-interface Emulators {
-  readonly dynamodbEndpoint: string;
-  readonly sqsEndpoint: string;
-  readonly s3Endpoint: string;
-  stop(): Promise<void>;
-}
-
 function argument(name: string): string | undefined {
   const at = process.argv.indexOf(`--${name}`);
   if (at >= 0) return process.argv[at + 1];
@@ -42,16 +35,9 @@ async function main(): Promise<number> {
 
   // The emulators first: the SDK clients read their endpoints from the environment when created.
   // emulators.mjs is ESM (fauxqs is ESM-only): a dynamic import, resolved from this file.
-  const { startEmulators } = (await import(new URL('../local/emulators.mjs', `file://${__filename}`).href)) as { startEmulators: () => Promise<Emulators> };
+  const { startEmulators } = (await import(new URL('../local/emulators.mjs', `file://${__filename}`).href)) as typeof import('../local/emulators.mjs');
   const emulators = await startEmulators();
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_ENDPOINT_URL_DYNAMODB: emulators.dynamodbEndpoint,
-    AWS_ENDPOINT_URL_SQS: emulators.sqsEndpoint,
-    AWS_ENDPOINT_URL_S3: emulators.s3Endpoint,
-  });
+  Object.assign(process.env, emulators.environment);
   // The fixture's log check (expectLogsClean) asserts with jest's `expect`, which runs outside jest too.
   Object.assign(globalThis, { expect });
 

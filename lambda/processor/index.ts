@@ -1,5 +1,4 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { Defaults, Env } from '../../lib/contract';
 import { adaptersFor } from '../shared/adapters';
 import { resourceReadersFor } from '../shared/authoritative-read';
@@ -8,7 +7,7 @@ import { integerEnv, providersFromEnv, requiredEnv } from '../shared/config';
 import { effectSinkFromEnv } from '../shared/effect-sinks';
 import { DynamoDbInboxStore } from '../shared/inbox-store';
 import { DynamoDbResultsStore } from '../shared/results-store';
-import { SecretCache, SecretsManagerReader } from '../shared/secrets';
+import { secretCacheFromEnv } from '../shared/secrets';
 import { Telemetry } from '../shared/telemetry';
 import { createProcessor } from './processor';
 
@@ -17,7 +16,6 @@ const dynamodb = new DynamoDBClient({});
 const providers = providersFromEnv(env);
 const inboxName = requiredEnv(env, Env.INBOX_NAME);
 const sink = effectSinkFromEnv(env);
-const MIN_SECRET_REFRESH_MS = 30_000;
 
 export const handler = createProcessor({
   adapters: adaptersFor(providers),
@@ -30,10 +28,7 @@ export const handler = createProcessor({
   resourceReaders: providers.some((provider) => provider.authoritativeRead)
     ? resourceReadersFor(
         providers,
-        new SecretCache(new SecretsManagerReader(new SecretsManagerClient({})), {
-          ttlMs: integerEnv(env, Env.SECRET_CACHE_SECONDS, Defaults.SECRET_CACHE_SECONDS) * 1000,
-          minRefreshIntervalMs: MIN_SECRET_REFRESH_MS,
-        }),
+        secretCacheFromEnv(env),
       )
     : undefined,
   telemetry: new Telemetry(inboxName, 'processor'),

@@ -1,12 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Defaults, Env } from '../../lib/contract';
 import { bodyStoreFromEnv } from '../shared/body-store';
 import { integerEnv, providersFromEnv, requiredEnv } from '../shared/config';
 import { DynamoDbInboxStore } from '../shared/inbox-store';
 import { ledgerProvidersFor, pollingFromEnv } from '../shared/polling';
-import { SecretCache, SecretsManagerReader } from '../shared/secrets';
+import { secretCacheFromEnv } from '../shared/secrets';
 import { DynamoDbSubmissionStore } from '../shared/submission-store';
 import { Telemetry } from '../shared/telemetry';
 import { SqsWorkQueue } from '../shared/work-queue';
@@ -15,7 +14,6 @@ import { createReconciler } from './reconciler';
 const env = process.env;
 const dynamodb = new DynamoDBClient({});
 const inboxTable = requiredEnv(env, Env.INBOX_TABLE);
-const MIN_SECRET_REFRESH_MS = 30_000;
 
 export const handler = createReconciler({
   inbox: new DynamoDbInboxStore(dynamodb, inboxTable),
@@ -31,10 +29,7 @@ export const handler = createReconciler({
       ? ledgerProvidersFor(
           providersFromEnv(env),
           pollingFromEnv(env),
-          new SecretCache(new SecretsManagerReader(new SecretsManagerClient({})), {
-            ttlMs: integerEnv(env, Env.SECRET_CACHE_SECONDS, Defaults.SECRET_CACHE_SECONDS) * 1000,
-            minRefreshIntervalMs: MIN_SECRET_REFRESH_MS,
-          }),
+          secretCacheFromEnv(env),
         )
       : new Map(),
     batchSize: integerEnv(env, Env.POLL_BATCH_SIZE, Defaults.POLL_BATCH_SIZE),

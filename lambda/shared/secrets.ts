@@ -1,4 +1,6 @@
 import { DescribeSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { Defaults, Env } from '../../lib/contract';
+import { integerEnv } from './config';
 
 /** The Secrets Manager staging labels of the versions that may sign deliveries. */
 export const SecretStage = {
@@ -155,4 +157,15 @@ export class SecretCache {
       });
     return entry.inFlight;
   }
+}
+
+/** The least time between two signature-miss refreshes of one secret, in every handler. */
+const MIN_SECRET_REFRESH_MS = 30_000;
+
+/** A cache of Secrets Manager reads with the TTL the construct configured. */
+export function secretCacheFromEnv(env: Record<string, string | undefined>): SecretCache {
+  return new SecretCache(new SecretsManagerReader(new SecretsManagerClient({})), {
+    ttlMs: integerEnv(env, Env.SECRET_CACHE_SECONDS, Defaults.SECRET_CACHE_SECONDS) * 1000,
+    minRefreshIntervalMs: MIN_SECRET_REFRESH_MS,
+  });
 }

@@ -1,25 +1,20 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Defaults, Env } from '../../lib/contract';
 import { adaptersFor } from '../shared/adapters';
 import { bodyStoreFromEnv } from '../shared/body-store';
 import { integerEnv, providersFromEnv, requiredEnv } from '../shared/config';
 import { DynamoDbInboxStore } from '../shared/inbox-store';
-import { SecretCache, SecretsManagerReader } from '../shared/secrets';
+import { secretCacheFromEnv } from '../shared/secrets';
 import { Telemetry } from '../shared/telemetry';
 import { SqsWorkQueue } from '../shared/work-queue';
 import { createVerifier } from './verifier';
 
 const env = process.env;
-const MIN_SECRET_REFRESH_MS = 30_000;
 
 export const handler = createVerifier({
   adapters: adaptersFor(providersFromEnv(env)),
-  secrets: new SecretCache(new SecretsManagerReader(new SecretsManagerClient({})), {
-    ttlMs: integerEnv(env, Env.SECRET_CACHE_SECONDS, Defaults.SECRET_CACHE_SECONDS) * 1000,
-    minRefreshIntervalMs: MIN_SECRET_REFRESH_MS,
-  }),
+  secrets: secretCacheFromEnv(env),
   inbox: new DynamoDbInboxStore(new DynamoDBClient({}), requiredEnv(env, Env.INBOX_TABLE)),
   queue: new SqsWorkQueue(new SQSClient({ useQueueUrlAsEndpoint: false }), requiredEnv(env, Env.WORK_QUEUE_URL)),
   bodies: bodyStoreFromEnv(env),
