@@ -143,7 +143,7 @@ export interface WebhookInboxProps {
 
   /**
    * Overrides for the reconciler function.
-   * @default - ARM64, 256 MB, 60 seconds, active tracing
+   * @default - ARM64, 256 MB, 2 minutes, active tracing
    */
   readonly reconcilerFunctionProps?: lambda.FunctionOptions;
 
