@@ -149,6 +149,8 @@ export class LambdaHost {
     if (this.stopped) throw new Error(`${this.options.functionName} is stopped`);
     this.stats.coldStarts++;
     const child = fork(WORKER, [this.options.bundlePath], {
+      // A plain Node.js process, as Lambda's: not the parent's flags (ts-node's loader costs ~0.5 s per cold start).
+      execArgv: [],
       env: { ...process.env, ...this.options.environment, AWS_LAMBDA_FUNCTION_NAME: this.options.functionName },
       stdio: ['ignore', this.options.logs ? 'pipe' : 'inherit', this.options.logs ? 'pipe' : 'inherit', 'ipc'],
       serialization: 'advanced',
