@@ -5,6 +5,7 @@
  * the tests and the local twin only: these are not the providers, only faithful little twins
  * of the endpoints the reconciler polls.
  */
+import { createHash } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 
@@ -37,6 +38,11 @@ export interface Route {
 
 export abstract class FakeApiServer {
   readonly requests: FakeApiRequest[] = [];
+  /**
+   * When set, the hex SHA-256 of every 200 answer's body is added here under the id its path
+   * names: what an auditor compares a recovered row's digest with.
+   */
+  servedDigests?: Map<string, Set<string>>;
   private readonly injected: Injected[] = [];
   private server?: Server;
   private base?: string;
@@ -111,7 +117,13 @@ export abstract class FakeApiServer {
     }
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       this.requests.push({ method: req.method ?? '', path, ...(id !== undefined ? { id } : {}), authorized, status });
-      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+      const text = JSON.stringify(body);
+      if (this.servedDigests && status === 200 && id !== undefined) {
+        const digests = this.servedDigests.get(id) ?? new Set<string>();
+        digests.add(createHash('sha256').update(text).digest('hex'));
+        this.servedDigests.set(id, digests);
+      }
+      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(text);
     };
     req.resume();
     if (!route) return send(404, this.errorBody(404));

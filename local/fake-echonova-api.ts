@@ -16,7 +16,7 @@ export interface FakeEchonovaJob {
   /** The statuses the next polls see, in order; the last one stays. */
   statuses: string[];
   /** Extra fields of the resource once final (`result`, `error`, ...). */
-  readonly outcome: Record<string, unknown>;
+  outcome: Record<string, unknown>;
 }
 
 export class FakeEchonovaApi extends FakeApiServer {
@@ -42,6 +42,28 @@ export class FakeEchonovaApi extends FakeApiServer {
     return stored;
   }
 
+  job(jobId: string): FakeEchonovaJob | undefined {
+    return this.jobs.get(jobId);
+  }
+
+  /** Moves a job on: the next polls see `status` (or walk the script), with `outcome` once final. */
+  setStatus(jobId: string, status: string | readonly string[], outcome?: Record<string, unknown>): void {
+    const job = this.jobs.get(jobId);
+    if (!job) throw new Error(`no job ${jobId}`);
+    job.statuses = typeof status === 'string' ? [status] : [...status];
+    if (outcome !== undefined) job.outcome = outcome;
+  }
+
+  /**
+   * The resource as a `job.*` delivery carries it (the status it is at now), byte for byte what
+   * a poll answers: the reconciler's Echonova client assumes the two are the same object.
+   */
+  resourceBody(jobId: string): string {
+    const job = this.jobs.get(jobId);
+    if (!job) throw new Error(`no job ${jobId}`);
+    return JSON.stringify(this.resource(job, job.statuses[0]));
+  }
+
   protected routes(): Route[] {
     return [{ match: idAfter(ECHONOVA_JOB_PATH), answer: (id) => this.jobAnswer(id!) }];
   }
@@ -54,7 +76,11 @@ export class FakeEchonovaApi extends FakeApiServer {
     const job = this.jobs.get(jobId);
     if (!job) return { status: 404, body: undefined };
     const status = job.statuses.length > 1 ? job.statuses.shift()! : job.statuses[0];
+    return { status: 200, body: this.resource(job, status) };
+  }
+
+  private resource(job: FakeEchonovaJob, status: string): Record<string, unknown> {
     const final = status === 'completed' || status === 'failed';
-    return { status: 200, body: { jobId: job.jobId, status, createdAt: job.createdAt, ...(final ? job.outcome : {}) } };
+    return { jobId: job.jobId, status, createdAt: job.createdAt, ...(final ? job.outcome : {}) };
   }
 }

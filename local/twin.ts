@@ -12,14 +12,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { LocalOpsConfig } from '../cli/config';
-import { AdapterKind, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../lib/contract';
+import { AdapterKind, AuthoritativeReadSettings, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../lib/contract';
 import { handlerEnvironments } from '../lib/handler-environment';
 import { startApiGateway } from './api-gateway';
 import { EventBridgeStandIn } from './eventbridge-stand-in';
 import { endpointTarget, FaultProxy } from './fault-proxy';
-import { LambdaHost } from './lambda-host';
+import { CrashAfter, LambdaHost } from './lambda-host';
 import { LambdaInvokeStandIn } from './lambda-invoke-stand-in';
 import { createBodyBucket, createQueues, createTables, InboxResourceNames, resourceNames } from './provision';
 import { SecretsManagerStandIn } from './secrets-manager-stand-in';
@@ -46,6 +46,17 @@ export interface TwinTiming {
 
 export const DEFAULT_TWIN_TIMING: TwinTiming = { processorTimeoutSeconds: 5, sweepAfterSeconds: 10, reconcileEverySeconds: 5 };
 
+/** A fault to inject into one invocation of a function. */
+export interface InvocationFault {
+  readonly crashAfter?: CrashAfter;
+}
+
+/**
+ * Wraps every invocation of a function, for fault injection: it may inject a fault through
+ * `invoke`, answer without invoking at all (the function unreachable), or observe the outcome.
+ */
+export type Interceptor<E, R> = (event: E, invoke: (fault?: InvocationFault) => Promise<R>) => Promise<R>;
+
 export interface TwinOptions {
   /** Port of the webhook endpoint; 0 picks a free one. */
   readonly port?: number;
@@ -62,6 +73,19 @@ export interface TwinOptions {
   readonly stateDir?: string;
   /** How the reconciler polls providers (e.g. the fake provider APIs of a fault-injection run). */
   readonly polling?: readonly PollingRuntimeConfig[];
+  /** The authoritative read of a provider, by provider name (e.g. against a fake resource API). */
+  readonly authoritativeReads?: Readonly<Record<string, AuthoritativeReadSettings>>;
+  /** More secrets to create in the Secrets Manager stand-in, name → value (API keys of polling and authoritative reads). */
+  readonly extraSecrets?: Readonly<Record<string, string>>;
+  /** The most stranded rows one reconciler run re-enqueues. @default Defaults.SWEEP_BATCH_SIZE */
+  readonly sweepBatchSize?: number;
+  /** The most due submissions one reconciler run checks. @default Defaults.POLL_BATCH_SIZE */
+  readonly pollBatchSize?: number;
+  /** Wrap the invocations of the verifier (through the API front door) and the processor (from the queue). */
+  readonly interceptors?: {
+    readonly verifier?: Interceptor<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
+    readonly processor?: Interceptor<SQSEvent, SQSBatchResponse>;
+  };
 }
 
 export interface Twin {
@@ -155,7 +179,11 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
         secretId: ARN!,
         tolerancePastSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
         toleranceFutureSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
+        ...(options.authoritativeReads?.[name] ? { authoritativeRead: options.authoritativeReads[name] } : {}),
       });
+    }
+    for (const [name, value] of Object.entries(options.extraSecrets ?? {})) {
+      await secretsClient.send(new CreateSecretCommand({ Name: name, SecretString: value }));
     }
 
     const environments = handlerEnvironments({
@@ -172,9 +200,9 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       leaseSeconds: timing.processorTimeoutSeconds,
       maxReceiveCount: options.maxReceiveCount ?? Defaults.MAX_RECEIVE_COUNT,
       sweepAfterSeconds: timing.sweepAfterSeconds,
-      sweepBatchSize: Defaults.SWEEP_BATCH_SIZE,
+      sweepBatchSize: options.sweepBatchSize ?? Defaults.SWEEP_BATCH_SIZE,
       polling: options.polling ?? [],
-      pollBatchSize: Defaults.POLL_BATCH_SIZE,
+      pollBatchSize: options.pollBatchSize ?? Defaults.POLL_BATCH_SIZE,
       effectBusName: EVENT_BUS,
     });
     // What Lambda gives every function: a region, credentials, and here the local endpoints.
@@ -214,13 +242,20 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     const api = await startApiGateway({
       port: options.port,
       routes: providerNames,
-      invoke: (event) => hosts.verifier.invoke<APIGatewayProxyStructuredResultV2>(event),
+      invoke: (event) => {
+        const invoke = (fault?: InvocationFault) => hosts.verifier.invoke<APIGatewayProxyStructuredResultV2>(event, fault);
+        return options.interceptors?.verifier ? options.interceptors.verifier(event, invoke) : invoke();
+      },
     });
     stops.push(() => api.stop());
 
     const functionSqsClient = new SQSClient({ endpoint: emulators.sqsEndpoint, region, credentials, useQueueUrlAsEndpoint: false });
     stops.push(async () => functionSqsClient.destroy());
-    const poller = startPoller(functionSqsClient, queues.workQueueUrl, (event) => hosts.processor.invoke<SQSBatchResponse>(event), {
+    const processorInvoke = (event: SQSEvent) => {
+      const invoke = (fault?: InvocationFault) => hosts.processor.invoke<SQSBatchResponse>(event, fault);
+      return options.interceptors?.processor ? options.interceptors.processor(event, invoke) : invoke();
+    };
+    const poller = startPoller(functionSqsClient, queues.workQueueUrl, processorInvoke, {
       batchSize: Defaults.PROCESSOR_BATCH_SIZE,
       concurrency: options.processorConcurrency ?? 2,
     });
