@@ -1,0 +1,202 @@
+/**
+ * What every section of the bench runs against: the emulators (dynalite, fauxqs), the Secrets
+ * Manager and EventBridge stand-ins, all on 127.0.0.1 and started here, and factories for real
+ * AWS SDK v3 clients pointed at them. Nothing is mocked.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { signStandardWebhooks, decodeStandardWebhooksSecret } from '../lambda/shared/standard-webhooks';
+import type { LineWriter } from '../lambda/shared/telemetry';
+import { EventBridgeStandIn } from '../local/eventbridge-stand-in';
+import { SecretsManagerStandIn } from '../local/secrets-manager-stand-in';
+import { apiGatewayEvent } from '../test/support/inbox-fixture';
+
+const REGION = 'us-east-1';
+
+/** Where the emulators listen, and how to stop them when this environment started them. */
+export interface EmulatorEndpoints {
+  readonly dynamodbEndpoint: string;
+  readonly sqsEndpoint: string;
+  stop(): Promise<void>;
+}
+const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export class BenchEnvironment {
+  private readonly clients: { destroy(): void }[] = [];
+
+  private constructor(
+    readonly emulators: EmulatorEndpoints,
+    readonly secretsStandIn: SecretsManagerStandIn,
+    readonly secretsEndpoint: string,
+    readonly eventBridge: EventBridgeStandIn,
+    readonly eventBridgeEndpoint: string,
+    /** True when this environment started the emulators and must stop them. */
+    private readonly ownsEmulators: boolean,
+  ) {}
+
+  /**
+   * Starts the stand-ins, and the emulators unless `emulators` are given (jest's global setup
+   * starts them once for the whole test run; `fromEnvironment` finds them).
+   */
+  static async start(emulators?: EmulatorEndpoints): Promise<BenchEnvironment> {
+    let owned = false;
+    if (!emulators) {
+      // emulators.mjs is ESM (fauxqs is ESM-only): a dynamic import, resolved from this file.
+      const module = (await import(new URL('../local/emulators.mjs', `file://${__filename}`).href)) as typeof import('../local/emulators.mjs');
+      emulators = await module.startEmulators();
+      owned = true;
+    }
+    const secrets = new SecretsManagerStandIn();
+    const secretsEndpoint = await secrets.start();
+    const eventBridge = new EventBridgeStandIn();
+    const eventBridgeEndpoint = await eventBridge.start();
+    return new BenchEnvironment(emulators, secrets, secretsEndpoint, eventBridge, eventBridgeEndpoint, owned);
+  }
+
+  /** The emulators the `AWS_ENDPOINT_URL_*` variables point at, started by someone else. */
+  static fromEnvironment(env: Record<string, string | undefined> = process.env): EmulatorEndpoints {
+    const dynamodbEndpoint = env.AWS_ENDPOINT_URL_DYNAMODB;
+    const sqsEndpoint = env.AWS_ENDPOINT_URL_SQS;
+    if (!dynamodbEndpoint || !sqsEndpoint) throw new Error('AWS_ENDPOINT_URL_DYNAMODB and AWS_ENDPOINT_URL_SQS must name running emulators');
+    return { dynamodbEndpoint, sqsEndpoint, stop: async () => undefined };
+  }
+
+  async stop(): Promise<void> {
+    for (const client of this.clients) client.destroy();
+    await this.eventBridge.stop();
+    await this.secretsStandIn.stop();
+    if (this.ownsEmulators) await this.emulators.stop();
+  }
+
+  private keep<C extends { destroy(): void }>(client: C): C {
+    this.clients.push(client);
+    return client;
+  }
+
+  dynamodb(endpoint = this.emulators.dynamodbEndpoint): DynamoDBClient {
+    return this.keep(new DynamoDBClient({ endpoint, region: REGION, credentials: CREDENTIALS }));
+  }
+
+  sqs(endpoint = this.emulators.sqsEndpoint): SQSClient {
+    return this.keep(new SQSClient({ endpoint, region: REGION, credentials: CREDENTIALS, useQueueUrlAsEndpoint: false }));
+  }
+
+  secretsManager(): SecretsManagerClient {
+    return this.keep(new SecretsManagerClient({ endpoint: this.secretsEndpoint, region: REGION, credentials: CREDENTIALS }));
+  }
+
+  events(endpoint = this.eventBridgeEndpoint): EventBridgeClient {
+    return this.keep(new EventBridgeClient({ endpoint, region: REGION, credentials: CREDENTIALS }));
+  }
+
+  /** A new Standard Webhooks signing secret in the stand-in; its id and value. */
+  async signingSecret(): Promise<{ id: string; value: string }> {
+    const value = `whsec_${randomBytes(32).toString('base64')}`;
+    const id = `bench/${randomUUID().slice(0, 8)}/signing-secret`;
+    const client = new SecretsManagerClient({ endpoint: this.secretsEndpoint, region: REGION, credentials: CREDENTIALS });
+    try {
+      await client.send(new CreateSecretCommand({ Name: id, SecretString: value }));
+    } finally {
+      client.destroy();
+    }
+    return { id, value };
+  }
+
+  /** A new bus on the EventBridge stand-in. */
+  bus(label: string): string {
+    const name = `bench-${label}-${randomUUID().slice(0, 8)}`;
+    this.eventBridge.createBus(name);
+    return name;
+  }
+}
+
+/** A short unique prefix for one run's tables and queues. */
+export function runPrefix(label: string): string {
+  return `bench-${label}-${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * An Answerline delivery body (seed 000: `task`, `credits`, `response`) of exactly `bytes` bytes,
+ * a COMPLETED task of its own job, so every delivery is accepted, decided and yields one effect.
+ */
+export function deliveryBody(bytes: number): string {
+  const id = randomUUID();
+  const make = (answer: string) =>
+    JSON.stringify({
+      task: {
+        id: `tsk_${id}`,
+        status: 'COMPLETED',
+        idempotencyKey: `job-${id}`,
+        createdAt: '2026-09-18T10:00:00.000Z',
+        startedAt: '2026-09-18T10:00:05.000Z',
+        finishedAt: '2026-09-18T10:00:09.000Z',
+      },
+      credits: { charged: 1, remaining: 499 },
+      response: { result: { answer, confidence: 0.93 } },
+    });
+  const bare = Buffer.byteLength(make(''));
+  if (bare > bytes) throw new Error(`a delivery cannot be smaller than ${bare} bytes`);
+  return make('a'.repeat(bytes - bare));
+}
+
+/** The Standard Webhooks headers of `body`, signed now. */
+export function signedHeaders(body: string, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
+  const id = `msg_${randomUUID().replace(/-/g, '')}`;
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(nowSeconds),
+    'webhook-signature': signStandardWebhooks(decodeStandardWebhooksSecret(secret), id, nowSeconds, Buffer.from(body, 'utf8')),
+  };
+}
+
+/** A faithful API Gateway HTTP API (payload 2.0) event of a signed delivery to `/hooks/answerline`. */
+export function signedDeliveryEvent(body: string, secret: string): APIGatewayProxyEventV2 {
+  return apiGatewayEvent(body, signedHeaders(body, secret), { path: '/hooks/answerline' });
+}
+
+/** The Lambda context a handler gets, with the timeout of its function. */
+export function lambdaContext(functionName: string, timeoutMs: number): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'bench',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/**
+ * Where the handlers' log lines go in the bench: built exactly as in Lambda, written with a
+ * system call to /dev/null (as Lambda's stdout is a pipe), and counted, so the bench knows how
+ * many bytes CloudWatch Logs would ingest.
+ */
+export class LogSink {
+  private fd: number | undefined = openSync('/dev/null', 'w');
+  bytes = 0;
+  lines = 0;
+
+  readonly write: LineWriter = (line) => {
+    const text = `${line}\n`;
+    this.bytes += Buffer.byteLength(text);
+    this.lines += 1;
+    if (this.fd !== undefined) writeSync(this.fd, text);
+  };
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
