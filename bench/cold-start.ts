@@ -1,0 +1,194 @@
+/**
+ * Cold start: each handler bundle (assets/<name>/index.js) by size and by module-load time in a
+ * fresh Node process, beside a naive handler (bench/naive-handler.cjs) that loads the same AWS
+ * SDK v3 clients unbundled from node_modules. Each sample is a new process that times only the
+ * `require` of the module (its top-level code included: clients and stores are built at load);
+ * the samples of the two alternate, and the figure is the median.
+ *
+ * What fills each bundle comes from esbuild's metafile, built in memory with the options of
+ * scripts/bundle.ts, grouped by package.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { AdapterKind, Defaults, Env, HANDLER_NODE_MAJOR } from '../lib/contract';
+import { handlerEnvironments } from '../lib/handler-environment';
+import { median } from './stats';
+
+const ROOT = join(__dirname, '..');
+export const HANDLERS = ['verifier', 'processor', 'reconciler', 'rotator'] as const;
+export type HandlerName = (typeof HANDLERS)[number];
+
+export interface BundleShare {
+  readonly name: string;
+  readonly kb: number;
+  readonly share: number;
+}
+
+export interface ColdStartRow {
+  readonly handler: HandlerName;
+  readonly bundleKb: number;
+  /** The SDK clients inside the bundle, which the naive handler loads too. */
+  readonly clients: string[];
+  /** Median module-load milliseconds. */
+  readonly bundleLoadMs: number;
+  readonly naiveLoadMs: number;
+  /** bundle ÷ naive. */
+  readonly ratio: number;
+  /**
+   * The same bundle with esbuild resolving packages' ES module builds first (`mainFields:
+   * ['module', 'main']`), so that it can tree-shake the SDK (it cannot in the CommonJS builds
+   * scripts/bundle.ts resolves today): its size and load time, measured the same way.
+   */
+  readonly treeShakenKb: number;
+  readonly treeShakenLoadMs: number;
+  /** What fills the bundle, largest first. */
+  readonly composition: BundleShare[];
+}
+
+export interface ColdStartResult {
+  readonly rows: ColdStartRow[];
+  readonly samples: number;
+  readonly conditions: string;
+}
+
+/** The environment a handler's module needs to load (the construct sets it; names only here). */
+function handlerEnvironment(name: HandlerName): Record<string, string> {
+  const environments = handlerEnvironments({
+    inboxName: 'bench',
+    inboxTable: 'bench-inbox',
+    resultsTable: 'bench-results',
+    workQueueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-work',
+    providers: [
+      {
+        name: 'answerline',
+        adapter: AdapterKind.ANSWERLINE,
+        secretId: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
+        tolerancePastSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
+        toleranceFutureSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
+      },
+    ],
+    maxBodyBytes: Defaults.MAX_BODY_BYTES,
+    bodyBucket: 'bench-bodies',
+    inlineBodyBytes: Defaults.INLINE_BODY_BYTES,
+    retentionSeconds: Defaults.RETENTION_DAYS * 86_400,
+    secretCacheSeconds: Defaults.SECRET_CACHE_SECONDS,
+    leaseSeconds: Defaults.PROCESSOR_TIMEOUT_SECONDS,
+    maxReceiveCount: Defaults.MAX_RECEIVE_COUNT,
+    sweepAfterSeconds: Defaults.SWEEP_AFTER_SECONDS,
+    sweepBatchSize: Defaults.SWEEP_BATCH_SIZE,
+    polling: [],
+    pollBatchSize: Defaults.POLL_BATCH_SIZE,
+    effectBusName: 'bench-bus',
+  });
+  if (name === 'rotator') {
+    const rotated = [{ secretId: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench', providerName: 'answerline', format: 'whsec' }];
+    return { [Env.INBOX_NAME]: 'bench', [Env.ROTATED_SECRETS]: JSON.stringify(rotated) };
+  }
+  return environments[name];
+}
+
+const LOADER = [
+  "const { performance } = require('node:perf_hooks');",
+  'const t0 = performance.now();',
+  'require(process.argv[1]);',
+  'process.stdout.write(JSON.stringify({ ms: performance.now() - t0 }));',
+].join('\n');
+
+/** Loads `modulePath` in a new Node process; the milliseconds its `require` took. */
+function loadOnce(modulePath: string, environment: Record<string, string>): number {
+  const out = spawnSync(process.execPath, ['-e', LOADER, modulePath], {
+    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', NODE_NO_WARNINGS: '1', ...environment },
+    encoding: 'utf8',
+    cwd: ROOT,
+  });
+  if (out.status !== 0) throw new Error(`loading ${modulePath} failed: ${out.stderr.slice(-600)}`);
+  return (JSON.parse(out.stdout) as { ms: number }).ms;
+}
+
+/** The bundle rebuilt in memory with scripts/bundle.ts's options, for its metafile. */
+async function composition(name: HandlerName): Promise<{ shares: BundleShare[]; clients: string[]; bytes: number }> {
+  const result = await rebuild(name, false);
+  const output = Object.values(result.metafile.outputs).find((entry) => entry.entryPoint)!;
+  const byPackage = new Map<string, number>();
+  for (const [path, input] of Object.entries(output.inputs)) {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+    let group = match ? match[1] : `our code (${path.split('/')[0]}/)`;
+    if (group.startsWith('@smithy/')) group = '@smithy/* (SDK runtime)';
+    else if (group.startsWith('@aws-sdk/') && !group.startsWith('@aws-sdk/client-')) group = '@aws-sdk/* (SDK core, credentials, middleware)';
+    byPackage.set(group, (byPackage.get(group) ?? 0) + input.bytesInOutput);
+  }
+  const total = [...byPackage.values()].reduce((sum, bytes) => sum + bytes, 0);
+  const shares = [...byPackage.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([group, bytes]) => ({ name: group, kb: bytes / 1024, share: bytes / total }));
+  const clients = [...byPackage.keys()].filter((group) => group.startsWith('@aws-sdk/client-')).map((group) => group.slice('@aws-sdk/'.length)).sort();
+  return { shares, clients, bytes: output.bytes };
+}
+
+/** The handler bundled with scripts/bundle.ts's options; with `moduleFirst`, resolving ES module builds first. */
+function rebuild(name: HandlerName, moduleFirst: boolean, outfile = join(ROOT, 'assets', name, 'index.js')) {
+  return build({
+    entryPoints: [join(ROOT, 'lambda', name, 'index.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: `node${HANDLER_NODE_MAJOR}`,
+    minify: true,
+    legalComments: 'none',
+    metafile: true,
+    write: moduleFirst,
+    outfile,
+    logLevel: 'silent',
+    ...(moduleFirst ? { mainFields: ['module', 'main'] } : {}),
+  });
+}
+
+export async function measureColdStart(samples: number): Promise<ColdStartResult> {
+  const naive = join(__dirname, 'naive-handler.cjs');
+  const scratch = mkdtempSync(join(tmpdir(), 'webhook-inbox-bench-bundles-'));
+  const rows: ColdStartRow[] = [];
+  for (const handler of HANDLERS) {
+    const bundle = join(ROOT, 'assets', handler, 'index.js');
+    if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run npm run bundle first`);
+    const { shares, clients } = await composition(handler);
+    const environment = handlerEnvironment(handler);
+    const shaken = join(scratch, `${handler}.js`);
+    await rebuild(handler, true, shaken);
+    const loads: Array<[path: string, environment: Record<string, string>, samples: number[]]> = [
+      [bundle, environment, []],
+      [naive, { NAIVE_CLIENTS: clients.join(',') }, []],
+      [shaken, environment, []],
+    ];
+    // One of each first, untimed: the files are then in the page cache for all.
+    for (const [path, env] of loads) loadOnce(path, env);
+    for (let i = 0; i < samples; i++) {
+      // The order rotates, so that none always runs first.
+      for (let k = 0; k < loads.length; k++) {
+        const [path, env, into] = loads[(i + k) % loads.length];
+        into.push(loadOnce(path, env));
+      }
+    }
+    const bundleLoadMs = median(loads[0][2]);
+    const naiveLoadMs = median(loads[1][2]);
+    rows.push({
+      handler,
+      bundleKb: statSync(bundle).size / 1024,
+      clients,
+      bundleLoadMs,
+      naiveLoadMs,
+      ratio: bundleLoadMs / naiveLoadMs,
+      treeShakenKb: statSync(shaken).size / 1024,
+      treeShakenLoadMs: median(loads[2][2]),
+      composition: shares.slice(0, 6),
+    });
+  }
+  rmSync(scratch, { recursive: true, force: true });
+  return {
+    rows,
+    samples,
+    conditions: `median of ${samples} fresh \`node\` processes each (alternating), timing the module's require (its top-level code included), files in the page cache; Node ${process.versions.node} here, Lambda runs Node ${HANDLER_NODE_MAJOR}`,
+  };
+}
