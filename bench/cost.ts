@@ -1,0 +1,191 @@
+/**
+ * Cost per million deliveries, from what the bench counted and measured: the requests each
+ * stage sent (bench/counting.ts), the DynamoDB request units of each request (bench/capacity.ts,
+ * from the items' sizes and the tables' indexes), the handlers' measured durations and the memory
+ * the construct configures, priced with bench/prices.ts.
+ *
+ * Work that runs on a schedule rather than per delivery (the reconciler's sweep every 5 minutes,
+ * a signing-secret read per cache TTL per warm environment) is amortized at a stated volume:
+ * MONTHLY_DELIVERIES per 30-day month. Fixed monthly charges (the secret itself, $0.40/month) are
+ * left out.
+ */
+import { API_GATEWAY_INCREMENT_BYTES, BILLING_CHUNK_BYTES, PRICES, PriceName } from './prices';
+import type { MeteredUnits } from './capacity';
+import type { OperationCount } from './counting';
+import type { PipelineRun } from './pipeline';
+import { Stage } from './receivers';
+import { Defaults } from '../lib/contract';
+
+/** The volume at which scheduled work is amortized. */
+export const MONTHLY_DELIVERIES = 1_000_000;
+const SECONDS_PER_MONTH = 30 * 86_400;
+/** Reconciler runs per month at the construct's schedule. */
+export const RECONCILER_RUNS_PER_MONTH = SECONDS_PER_MONTH / (Defaults.SWEEP_EVERY_MINUTES * 60);
+/** Secret reads per month by one warm environment with the construct's cache TTL. */
+export const SECRET_READS_PER_MONTH_PER_ENVIRONMENT = SECONDS_PER_MONTH / Defaults.SECRET_CACHE_SECONDS;
+/**
+ * Warm environments that read the signing secret at that volume: 1 M deliveries a month is about
+ * 0.4 a second, which one verifier environment serves; each further concurrent environment reads
+ * the secret on its own.
+ */
+export const SECRET_READING_ENVIRONMENTS = 1;
+
+/** Memory of each function, from lib/webhook-inbox.ts (ours); the comparison receiver gets the same. */
+export const MEMORY_MB = { edge: 512, processor: 512, reconciler: 256 } as const;
+
+export interface CostLine {
+  readonly item: string;
+  /** How many billed units one delivery uses. */
+  readonly perDelivery: number;
+  readonly unit: string;
+  readonly price: PriceName;
+  /** The price as a reader expects it written. */
+  readonly priceText: string;
+  /** US dollars per million deliveries. */
+  readonly usdPerMillion: number;
+  readonly note?: string;
+}
+
+export interface CostBreakdown {
+  readonly receiver: string;
+  readonly lines: CostLine[];
+  readonly usdPerMillion: number;
+}
+
+/** Everything the cost of one receiver is computed from. */
+export interface CostInputs {
+  readonly run: PipelineRun;
+  /** The run's counted requests, every stage (the reconciler's from one run after the load). */
+  readonly counts: readonly OperationCount[];
+  /** DynamoDB units per request, by stage and purpose, from the unit trace. */
+  readonly units: readonly MeteredUnits[];
+  /** Milliseconds of each edge invocation to bill (one delivery at a time). */
+  readonly edgeMs: readonly number[];
+  /** Bytes of the HTTP request a provider sends (body and headers). */
+  readonly requestBytes: number;
+}
+
+/** `unit` is singular; prices of small units read per million of them. */
+const line = (item: string, perDelivery: number, unit: string, price: PriceName, note?: string): CostLine => {
+  const usd = PRICES[price].usd;
+  const [head, tail] = unit.split(' (');
+  const plural = `${head}s${tail ? ` (${tail.replace(/\)$/, 's)')}` : ''}`;
+  const perMillion = String(Number((usd * 1e6).toPrecision(4))).replace(/^(\d+)$/, '$1.00').replace(/^(\d+\.\d)$/, '$10');
+  const priceText = usd >= 0.01 || /GB/.test(unit) ? `$${usd} per ${unit}` : `$${perMillion} per million ${plural}`;
+  return { item, perDelivery, unit, price, priceText, usdPerMillion: perDelivery * usd * 1e6, ...(note ? { note } : {}) };
+};
+
+/** Lambda bills duration per invocation, rounded up to the millisecond. */
+const billedSeconds = (ms: number): number => Math.ceil(ms) / 1000;
+
+/** Units per call of each metered purpose. */
+export function unitsPerCall(units: readonly MeteredUnits[]): Map<string, { wru: number; rru: number; indexWrites: number }> {
+  return new Map(
+    units.map((entry) => [
+      `${entry.stage}|${entry.operation}|${entry.purpose}`,
+      { wru: (entry.tableWru + entry.indexWru) / entry.calls, rru: entry.rru / entry.calls, indexWrites: entry.indexWrites / entry.calls },
+    ]),
+  );
+}
+
+/** Per-delivery request units of the counted DynamoDB requests of the given stages. */
+export function dynamodbUnits(
+  counts: readonly OperationCount[],
+  units: readonly MeteredUnits[],
+  stages: readonly string[],
+  perRequestOf: (entry: OperationCount) => number,
+): { wru: number; rru: number; missing: string[] } {
+  const table = unitsPerCall(units);
+  let wru = 0;
+  let rru = 0;
+  const missing: string[] = [];
+  for (const entry of counts) {
+    if (entry.service !== 'DynamoDB' || !stages.includes(entry.stage)) continue;
+    const per = table.get(`${entry.stage}|${entry.operation}|${entry.purpose}`);
+    if (!per) {
+      missing.push(`${entry.stage} ${entry.operation} (${entry.purpose})`);
+      continue;
+    }
+    wru += perRequestOf(entry) * per.wru;
+    rru += perRequestOf(entry) * per.rru;
+  }
+  return { wru, rru, missing };
+}
+
+export function costOf(inputs: CostInputs): CostBreakdown {
+  const { run, counts } = inputs;
+  const n = run.accepted;
+  const perDelivery = (entry: OperationCount) => entry.attempts / n;
+  // The reconciler's counts are of one run; it runs RECONCILER_RUNS_PER_MONTH times a month.
+  const reconcilerShare = RECONCILER_RUNS_PER_MONTH / MONTHLY_DELIVERIES;
+  const perRun = (entry: OperationCount) => entry.attempts * reconcilerShare;
+  const of = (stage: string) => counts.filter((entry) => entry.stage === stage);
+  const hasReconciler = run.reconcilerMs !== undefined;
+
+  const lines: CostLine[] = [];
+  lines.push(line('API Gateway HTTP API', Math.ceil(inputs.requestBytes / API_GATEWAY_INCREMENT_BYTES), 'request', 'apiGatewayHttpRequest'));
+
+  const batchesPerDelivery = run.batches.length / n;
+  const invocations = 1 + batchesPerDelivery + (hasReconciler ? reconcilerShare : 0);
+  lines.push(line('Lambda invocations', invocations, 'invocation', 'lambdaRequest', `edge 1, processor ${batchesPerDelivery.toFixed(3)} (batches of ${(n / run.batches.length).toFixed(1)})${hasReconciler ? `, reconciler ${reconcilerShare.toFixed(4)}` : ''}`));
+
+  const edgeGbs = (inputs.edgeMs.reduce((sum, ms) => sum + billedSeconds(ms), 0) / inputs.edgeMs.length) * (MEMORY_MB.edge / 1024);
+  const processorGbs = (run.batches.reduce((sum, batch) => sum + billedSeconds(batch.ms), 0) / n) * (MEMORY_MB.processor / 1024);
+  const reconcilerGbs = hasReconciler ? billedSeconds(run.reconcilerMs!) * (MEMORY_MB.reconciler / 1024) * reconcilerShare : 0;
+  lines.push(
+    line('Lambda duration (Arm)', edgeGbs + processorGbs + reconcilerGbs, 'GB-second', 'lambdaArmGbSecond', `edge ${(edgeGbs * 1000).toFixed(3)}, processor ${(processorGbs * 1000).toFixed(3)}, reconciler ${(reconcilerGbs * 1000).toFixed(4)} GB-ms`),
+  );
+
+  const perDeliveryStages = [Stage.EDGE, Stage.PROCESSOR, Stage.EVENT_SOURCE];
+  const delivered = dynamodbUnits(counts, inputs.units, perDeliveryStages, perDelivery);
+  const swept = dynamodbUnits(counts, inputs.units, [Stage.RECONCILER], perRun);
+  const missing = [...delivered.missing, ...swept.missing];
+  if (missing.length > 0) throw new Error(`no unit trace for ${missing.join(', ')}`);
+  lines.push(line('DynamoDB writes', delivered.wru + swept.wru, 'write request unit', 'dynamodbWriteRequestUnit', 'table and index writes, from item sizes'));
+  lines.push(line('DynamoDB reads', delivered.rru + swept.rru, 'read request unit', 'dynamodbReadRequestUnit', hasReconciler ? `sweep queries ${swept.rru.toFixed(4)}` : undefined));
+
+  // SQS bills each 64 KB chunk of a request's payload as one request.
+  const sqs = counts.filter((entry) => entry.service === 'SQS' && entry.stage !== Stage.RECONCILER);
+  const averageBatch = n / Math.max(1, run.batches.length);
+  const chunks = (entry: OperationCount) =>
+    entry.operation === 'SendMessage' ? Math.max(1, Math.ceil(run.messageBytes / BILLING_CHUNK_BYTES)) : entry.operation === 'ReceiveMessage' ? Math.max(1, Math.ceil((averageBatch * run.messageBytes) / BILLING_CHUNK_BYTES)) : 1;
+  const sqsRequests = sqs.reduce((sum, entry) => sum + perDelivery(entry) * chunks(entry), 0) + of(Stage.RECONCILER).filter((entry) => entry.service === 'SQS').reduce((sum, entry) => sum + perRun(entry), 0);
+  lines.push(line('SQS requests', sqsRequests, 'request (64 KB chunk)', 'sqsRequest', `message ${run.messageBytes} B`));
+
+  const events = run.processed / n;
+  lines.push(line('EventBridge events', events * Math.max(1, Math.ceil(run.effectBytes / BILLING_CHUNK_BYTES)), 'event (64 KB chunk)', 'eventBridgeEvent', `entry ${run.effectBytes} B; billed per event, not per PutEvents call`));
+
+  const secretCallsPerRead = of(Stage.SECRETS).reduce((sum, entry) => sum + entry.attempts, 0);
+  const secretCalls = (secretCallsPerRead * SECRET_READS_PER_MONTH_PER_ENVIRONMENT * SECRET_READING_ENVIRONMENTS) / MONTHLY_DELIVERIES;
+  lines.push(line('Secrets Manager API calls', secretCalls, 'API call', 'secretsManagerApiCall', `calls per read: ${secretCallsPerRead}; one read per ${Defaults.SECRET_CACHE_SECONDS} s per warm environment`));
+
+  lines.push(line('S3 requests', 0, 'request', 's3Put', `bodies up to ${Defaults.INLINE_BODY_BYTES / 1024} KiB stay in the row`));
+
+  const logBytes = (run.logBytes.edge + run.logBytes.processor) / n + (hasReconciler ? run.logBytes.reconciler * reconcilerShare : 0);
+  lines.push(line('CloudWatch Logs ingestion', logBytes / 1024 ** 3, 'GB', 'cloudWatchLogsIngestedGb', `${logBytes.toFixed(0)} B of log lines and EMF metrics per delivery`));
+
+  return { receiver: run.receiver, lines, usdPerMillion: lines.reduce((sum, entry) => sum + entry.usdPerMillion, 0) };
+}
+
+/** Requests per accepted delivery, by stage: per-delivery stages pro rata, scheduled ones amortized. */
+export interface StageRequests {
+  readonly edge: number;
+  readonly eventSource: number;
+  readonly processor: number;
+  /** The reconciler's requests per run, and per delivery at MONTHLY_DELIVERIES. */
+  readonly reconcilerPerRun: number;
+  readonly reconciler: number;
+  readonly secrets: number;
+  readonly total: number;
+}
+
+export function requestsByStage(counts: readonly OperationCount[], accepted: number): StageRequests {
+  const sum = (stage: string) => counts.filter((entry) => entry.stage === stage).reduce((total, entry) => total + entry.attempts, 0);
+  const edge = sum(Stage.EDGE) / accepted;
+  const eventSource = sum(Stage.EVENT_SOURCE) / accepted;
+  const processor = sum(Stage.PROCESSOR) / accepted;
+  const reconcilerPerRun = sum(Stage.RECONCILER);
+  const reconciler = (reconcilerPerRun * RECONCILER_RUNS_PER_MONTH) / MONTHLY_DELIVERIES;
+  const secrets = (sum(Stage.SECRETS) * SECRET_READS_PER_MONTH_PER_ENVIRONMENT * SECRET_READING_ENVIRONMENTS) / MONTHLY_DELIVERIES;
+  return { edge, eventSource, processor, reconcilerPerRun, reconciler, secrets, total: edge + eventSource + processor + reconciler + secrets };
+}

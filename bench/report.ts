@@ -1,0 +1,153 @@
+/** The bench's results as Markdown tables, ready to paste into the README. */
+import { BenchResults, sizeName } from './bench';
+import { MONTHLY_DELIVERIES } from './cost';
+import { dollars, fixed, times } from './stats';
+
+const mark = (met: boolean) => (met ? '✅ met' : '❌ missed');
+
+function table(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+export function renderMarkdown(results: BenchResults): string {
+  const { meta, latency, signature, coldStart, requests, cost, scaling, targets } = results;
+  const out: string[] = [];
+  out.push(
+    `Measured by \`${meta.command}\` on ${meta.startedAt.slice(0, 10)}: Node ${meta.node}, ${meta.cpus} × ${meta.cpuModel.trim()}, ` +
+      `load average ${meta.loadAverage.start[0]} at the start and ${meta.loadAverage.end[0]} at the end (a shared machine: compare the ratios, not the absolute times); ` +
+      `${meta.seconds.toFixed(0)} s in all. Everything runs on 127.0.0.1 against dynalite (DynamoDB), fauxqs (SQS) and the Secrets Manager and EventBridge stand-ins, through the real AWS SDK v3 clients.`,
+  );
+
+  out.push('\n**Targets**\n');
+  out.push(table(['Figure', 'Target', 'Measured', 'Result'], targets.map((t) => [t.figure, t.target, t.value, `${mark(t.met)}${t.why ? ` — ${t.why}` : ''}`])));
+
+  out.push('\n**Verifier latency vs its floor** (' + latency.conditions + ')\n');
+  out.push(
+    table(
+      ['Series', 'p50 ms', 'p99 ms', 'mean ms', 'vs floor (p50 / p99)'],
+      [
+        ['Floor: the conditional PutItem + SendMessage the verifier cannot avoid (same clients, same item)', fixed(latency.floor.p50), fixed(latency.floor.p99), fixed(latency.floor.mean), '1.00× / 1.00×'],
+        ['Our verifier (createVerifier, warm secret cache)', fixed(latency.verifier.p50), fixed(latency.verifier.p99), fixed(latency.verifier.mean), `${times(latency.ratioP50)} / ${times(latency.ratioP99)}`],
+        [
+          'Powertools receiver edge (4 requests), for reference',
+          fixed(latency.powertoolsEdge.p50),
+          fixed(latency.powertoolsEdge.p99),
+          fixed(latency.powertoolsEdge.mean),
+          `${times(latency.powertoolsEdge.p50 / latency.floor.p50)} / ${times(latency.powertoolsEdge.p99 / latency.floor.p99)}`,
+        ],
+      ],
+    ),
+  );
+
+  out.push('\n**Signature verification vs the reference libraries** (' + signature.conditions + ')\n');
+  out.push(
+    table(
+      ['Body', 'ours µs', 'standardwebhooks µs (no JSON parse)', 'ratio', 'ours + JSON.parse µs', 'svix µs (parses)', 'ratio'],
+      signature.rows.map((row) => [
+        sizeName(row.bytes),
+        fixed(row.oursUs, 1),
+        fixed(row.standardWebhooksUs, 1),
+        times(row.vsStandardWebhooks, 1),
+        fixed(row.oursWithParseUs, 1),
+        fixed(row.svixUs, 1),
+        times(row.vsSvix, 1),
+      ]),
+    ),
+  );
+
+  out.push('\n**Cold start** (' + coldStart.conditions + ')\n');
+  out.push(
+    table(
+      ['Handler', 'bundle KB', 'load ms', 'naive load ms (same SDK clients from node_modules)', 'ratio', 'ES-module-first bundle KB / load ms', 'largest parts of the bundle'],
+      coldStart.rows.map((row) => [
+        row.handler,
+        fixed(row.bundleKb, 0),
+        fixed(row.bundleLoadMs, 0),
+        `${fixed(row.naiveLoadMs, 0)} (${row.clients.join(', ')})`,
+        times(row.ratio),
+        `${fixed(row.treeShakenKb, 0)} / ${fixed(row.treeShakenLoadMs, 0)}`,
+        row.composition
+          .slice(0, 4)
+          .map((part) => `${part.name} ${fixed(part.kb, 0)} KB`)
+          .join(', '),
+      ]),
+    ),
+  );
+
+  out.push('\n**AWS requests per accepted delivery** (' + requests.conditions + ')\n');
+  const stageRow = (label: string, key: keyof typeof requests.ours.stages) => [label, fixed(requests.ours.stages[key], 3), fixed(requests.powertools.stages[key], 3)];
+  out.push(
+    table(
+      ['Stage', 'ours', 'Powertools receiver'],
+      [
+        stageRow('edge (verifier)', 'edge'),
+        stageRow('SQS event source (receive, delete; per message)', 'eventSource'),
+        stageRow('processor', 'processor'),
+        [`reconciler sweep (${requests.ours.stages.reconcilerPerRun} queries per run, amortized at ${MONTHLY_DELIVERIES.toLocaleString('en-US')} deliveries a month)`, fixed(requests.ours.stages.reconciler, 3), 'none'],
+        stageRow('signing-secret reads (amortized)', 'secrets'),
+        stageRow('**whole pipeline**', 'total'),
+      ],
+    ),
+  );
+  out.push('\n');
+  const operations = (figures: typeof requests.ours) =>
+    figures.operations
+      .filter((entry) => entry.stage !== 'reconciler' && entry.stage !== 'secrets')
+      .map((entry) => `${entry.stage}: ${entry.operation} (${entry.purpose}) ${fixed(entry.perDelivery, 3)}`)
+      .join('; ');
+  out.push(`Ours, by request: ${operations(requests.ours)}.  \nPowertools receiver, by request: ${operations(requests.powertools)}.`);
+
+  out.push('\n**Cost per million deliveries** (' + cost.conditions + ')\n');
+  const byItem = new Map(cost.powertools.lines.map((entry) => [entry.item, entry]));
+  out.push(
+    table(
+      ['Item', 'price', 'ours: per delivery', 'ours $/M', 'Powertools: per delivery', 'Powertools $/M'],
+      [
+        ...cost.ours.lines.map((entry) => {
+          const other = byItem.get(entry.item);
+          return [
+            entry.item,
+            entry.priceText,
+            `${fixed(entry.perDelivery, entry.perDelivery < 0.01 ? 6 : 3)}${entry.note ? ` (${entry.note})` : ''}`,
+            dollars(entry.usdPerMillion),
+            other ? `${fixed(other.perDelivery, other.perDelivery < 0.01 ? 6 : 3)}${other.note ? ` (${other.note})` : ''}` : '—',
+            other ? dollars(other.usdPerMillion) : '—',
+          ];
+        }),
+        ['**total**', '', '', `**${dollars(cost.ours.usdPerMillion)}**`, '', `**${dollars(cost.powertools.usdPerMillion)}** (ours ${times(cost.ratio)})`],
+      ],
+    ),
+  );
+
+  out.push(`\n**DynamoDB write units per request** (the unit trace: ${results.units.deliveries} deliveries each, every written item read before and after; table units ${results.units.dynaliteAgrees ? 'agree with' : 'DIFFER from'} dynalite's ConsumedCapacity)\n`);
+  const unitRows = (receiver: string, entries: typeof results.units.ours) =>
+    entries
+      .filter((entry) => entry.tableWru + entry.indexWru > 0)
+      .map((entry) => [
+        receiver,
+        `${entry.stage}: ${entry.operation} (${entry.purpose})`,
+        fixed(entry.itemBytes / entry.calls, 0),
+        fixed(entry.tableWru / entry.calls, 2),
+        `${fixed(entry.indexWru / entry.calls, 2)}${Object.keys(entry.indexes).length ? ` (${Object.keys(entry.indexes).join(', ')})` : ''}`,
+      ]);
+  out.push(table(['Receiver', 'Request', 'item bytes after', 'table WRU', 'index WRU'], [...unitRows('ours', results.units.ours), ...unitRows('Powertools', results.units.powertools)]));
+
+  out.push('\n**Scaling: the same figures at each load**\n');
+  out.push(
+    table(
+      ['Load', 'requests/delivery ours vs Powertools', 'edge requests ours', 'sweep queries per run', 'cost per million ours vs Powertools', 'twin throughput vs bare (deliveries/s)', 'ratio (rounds: lowest–highest)'],
+      scaling.map((scale) => [
+        `${scale.load} (${scale.deliveries.toLocaleString('en-US')})`,
+        `${fixed(scale.ours.stages.total, 3)} vs ${fixed(scale.powertools.stages.total, 3)}`,
+        fixed(scale.ours.stages.edge, 3),
+        String(scale.ours.stages.reconcilerPerRun),
+        `${dollars(scale.ours.cost.usdPerMillion)} vs ${dollars(scale.powertools.cost.usdPerMillion)}`,
+        `${fixed(scale.throughput.twin.perSecond, 0)} vs ${fixed(scale.throughput.bare.perSecond, 0)}`,
+        `${fixed(scale.throughput.ratio * 100, 0)}% (${fixed(Math.min(...scale.throughput.roundRatios) * 100, 0)}–${fixed(Math.max(...scale.throughput.roundRatios) * 100, 0)}%)`,
+      ]),
+    ),
+  );
+  out.push(`\nThroughput: ${results.throughput.conditions}.`);
+  return out.join('\n');
+}
