@@ -1,0 +1,134 @@
+/**
+ * The bench's counting and cost code on a tiny load. Structural assertions only: counts of
+ * requests, the shape of the results, never a time or a rate (the machine is shared; timing is
+ * the bench's business, not the tests').
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BenchResults } from '../../bench/bench';
+import { SECTIONS } from '../../bench/bench';
+import { CapacityMeter } from '../../bench/capacity';
+import { costOf, requestsByStage } from '../../bench/cost';
+import { RequestCounter } from '../../bench/counting';
+import { BenchEnvironment } from '../../bench/environment';
+import { runPipeline } from '../../bench/pipeline';
+import { PRICES } from '../../bench/prices';
+import { buildOurReceiver, buildPowertoolsReceiver, Stage } from '../../bench/receivers';
+
+const ROOT = join(__dirname, '..', '..');
+
+describe('the bench counts requests and prices them', () => {
+  let env: BenchEnvironment;
+
+  beforeAll(async () => {
+    env = await BenchEnvironment.start(BenchEnvironment.fromEnvironment());
+  });
+
+  afterAll(async () => {
+    await env.stop();
+  });
+
+  it('counts exactly one conditional PutItem and one SendMessage at the edge per accepted delivery', async () => {
+    const counter = new RequestCounter();
+    const receiver = await buildOurReceiver(env, { counter });
+    const run = await runPipeline(env, receiver, 6, { bodyBytes: 1024, edgeConcurrency: 2 });
+
+    expect(run).toMatchObject({ deliveries: 6, accepted: 6, processed: 6, deadLettered: 0 });
+    const edge = counter.stage(Stage.EDGE).map(({ operation, purpose, attempts }) => ({ operation, purpose, attempts }));
+    expect(edge).toEqual([
+      { operation: 'PutItem', purpose: 'conditional insert', attempts: 6 },
+      { operation: 'SendMessage', purpose: 'enqueue', attempts: 6 },
+    ]);
+    expect(requestsByStage(counter.all(), run.accepted).edge).toBe(2);
+    // Per record in the processor: claim, result offer, complete; the effects go out per batch.
+    const processor = Object.fromEntries(counter.stage(Stage.PROCESSOR).map((entry) => [entry.purpose, entry.attempts]));
+    expect(processor).toEqual({ claim: 6, 'result offer': 6, complete: 6, effects: run.batches.length });
+    // One sweep: one query per shard of the pending and the awaiting index, never a scan.
+    expect(counter.stage(Stage.RECONCILER).map((entry) => [entry.operation, entry.attempts])).toEqual([
+      ['Query', 16],
+      ['Query', 16],
+    ]);
+  });
+
+  it('counts four requests at the edge of the Powertools receiver', async () => {
+    const counter = new RequestCounter();
+    const receiver = await buildPowertoolsReceiver(env, { counter });
+    const run = await runPipeline(env, receiver, 4, { bodyBytes: 1024, edgeConcurrency: 1 });
+
+    expect(run).toMatchObject({ accepted: 4, processed: 4, deadLettered: 0 });
+    expect(Object.fromEntries(counter.stage(Stage.EDGE).map((entry) => [entry.purpose, entry.attempts]))).toEqual({
+      'idempotency record: INPROGRESS': 4,
+      'store the delivery': 4,
+      enqueue: 4,
+      'idempotency record: COMPLETED': 4,
+    });
+    expect(requestsByStage(counter.all(), run.accepted).edge).toBe(4);
+  });
+
+  it('meters write units from item sizes and indexes, as dynalite does for the table, and prices every line', async () => {
+    const counter = new RequestCounter();
+    const meter = new CapacityMeter(env.dynamodb());
+    const receiver = await buildOurReceiver(env, { counter, meter });
+    const run = await runPipeline(env, receiver, 3, { bodyBytes: 1024, edgeConcurrency: 1 });
+
+    const units = Object.fromEntries(meter.all().map((entry) => [entry.purpose, entry]));
+    // A 1 KiB body makes the row larger than 1 KB: 2 units a write; the insert also writes the
+    // sparse pending and job-ref indexes, the completion removes the row from the pending index.
+    expect(units['conditional insert']).toMatchObject({ calls: 3, tableWru: 6, indexWrites: 6, indexes: { pending: 3, jobRef: 3 } });
+    expect(units.claim).toMatchObject({ calls: 3, tableWru: 6, indexWrites: 0 });
+    expect(units.complete).toMatchObject({ calls: 3, indexWrites: 3, indexes: { pending: 3 } });
+    for (const entry of meter.all().filter((unit) => unit.operation !== 'Query')) expect(entry.dynaliteUnits).toBe(entry.tableWru);
+
+    const cost = costOf({ run, counts: counter.all(), units: meter.all(), edgeMs: run.edgeMs, requestBytes: 1500 });
+    expect(cost.lines.map((entry) => entry.price).every((price) => price in PRICES)).toBe(true);
+    for (const entry of cost.lines) expect(Number.isFinite(entry.usdPerMillion) && entry.usdPerMillion >= 0).toBe(true);
+    expect(cost.usdPerMillion).toBeCloseTo(
+      cost.lines.reduce((sum, entry) => sum + entry.usdPerMillion, 0),
+      9,
+    );
+    expect(cost.lines.find((entry) => entry.item === 'API Gateway HTTP API')?.perDelivery).toBe(1);
+  });
+});
+
+describe('npm run bench -- --quick', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-test-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes a results file with every section, counted as the targets say', async () => {
+    const out = join(dir, 'results.json');
+    const { code, stdout, stderr } = await run(process.execPath, [require.resolve('ts-node/dist/bin.js'), '--transpile-only', '-P', 'tsconfig.dev.json', 'bench/run.ts', '--quick', '--out', out]);
+    expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
+
+    const results = JSON.parse(readFileSync(out, 'utf8')) as BenchResults;
+    for (const section of [...SECTIONS, 'meta', 'units', 'targets']) expect(results).toHaveProperty(section);
+    expect(results.scaling.map((scale) => scale.deliveries)).toEqual([8, 32]);
+    for (const scale of results.scaling) {
+      expect(scale.ours.stages.edge).toBe(2);
+      expect(scale.powertools.stages.edge).toBe(4);
+      expect(scale.ours.run).toMatchObject({ accepted: scale.deliveries, processed: scale.deliveries, deadLettered: 0 });
+      expect(scale.throughput.twin.accepted).toBe(scale.deliveries);
+      expect(scale.ours.stages.reconcilerPerRun).toBe(32);
+    }
+    expect(results.signature.rows.map((row) => row.bytes)).toEqual([1024, 64 * 1024, 1024 * 1024]);
+    expect(results.coldStart.rows.map((row) => row.handler)).toEqual(['verifier', 'processor', 'reconciler', 'rotator']);
+    expect(results.units.dynaliteAgrees).toBe(true);
+    expect(results.targets.length).toBeGreaterThan(10);
+    // The Markdown tables the README carries.
+    expect(stdout).toContain('| Figure | Target | Measured | Result |');
+    expect(stdout).toContain('**Cost per million deliveries**');
+  }, 300_000);
+});
+
+function run(command: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr: stderr.slice(-4000) }));
+  });
+}
