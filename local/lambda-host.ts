@@ -52,6 +52,8 @@ interface Sandbox {
   readonly process: ChildProcess;
   readonly ready: Promise<void>;
   busy: boolean;
+  /** Killed (a timeout) but not reaped yet: never handed out again. */
+  killed?: boolean;
 }
 
 interface Waiter {
@@ -59,6 +61,8 @@ interface Waiter {
 }
 
 const WORKER = join(__dirname, 'lambda-worker.cjs');
+/** How long after the deadline the host kills an environment that did not kill itself. */
+const TIMEOUT_BACKSTOP_MS = 1_000;
 
 export class LambdaHost {
   readonly stats = { invocations: 0, coldStarts: 0, crashes: 0, timeouts: 0 };
@@ -74,13 +78,20 @@ export class LambdaHost {
     this.stats.invocations++;
     const id = randomUUID();
     const timeoutMs = this.options.timeoutMs ?? 30_000;
+    const started = Date.now();
+    const timedOut = () => {
+      this.stats.timeouts++;
+      return new InvocationTimeoutError(`${this.options.functionName} timed out after ${timeoutMs} ms`);
+    };
     try {
       return await new Promise<T>((resolve, reject) => {
+        // The environment kills itself at its deadline (lambda-worker.cjs); this is the backstop.
         const timer = setTimeout(() => {
-          this.stats.timeouts++;
+          sandbox.killed = true;
           sandbox.process.kill('SIGKILL');
-          reject(new InvocationTimeoutError(`${this.options.functionName} timed out after ${timeoutMs} ms`));
-        }, timeoutMs);
+          cleanup();
+          reject(timedOut());
+        }, timeoutMs + TIMEOUT_BACKSTOP_MS);
         const onMessage = (message: { type: string; id?: string; result?: T; error?: { name?: string; message?: string } }) => {
           if (message.id !== id) return;
           cleanup();
@@ -89,7 +100,11 @@ export class LambdaHost {
         };
         const onExit = () => {
           cleanup();
-          reject(new SandboxCrashedError(`${this.options.functionName}: the execution environment died during the invocation`));
+          reject(
+            Date.now() - started >= timeoutMs
+              ? timedOut()
+              : new SandboxCrashedError(`${this.options.functionName}: the execution environment died during the invocation`),
+          );
         };
         const cleanup = () => {
           clearTimeout(timer);
@@ -98,7 +113,13 @@ export class LambdaHost {
         };
         sandbox.process.on('message', onMessage);
         sandbox.process.once('exit', onExit);
-        sandbox.process.send({ type: 'invoke', id, event, functionName: this.options.functionName, timeoutMs, crashAfter: fault?.crashAfter });
+        // The environment can die between being handed out and this send (it killed itself after its
+        // last invocation's answer); the channel error then fails this invocation like a crash.
+        sandbox.process.send({ type: 'invoke', id, event, functionName: this.options.functionName, timeoutMs, crashAfter: fault?.crashAfter }, (error) => {
+          if (!error) return;
+          cleanup();
+          reject(new SandboxCrashedError(`${this.options.functionName}: the execution environment was gone before the invocation started`));
+        });
       });
     } finally {
       this.release(sandbox);
@@ -112,7 +133,7 @@ export class LambdaHost {
 
   private async acquire(): Promise<Sandbox> {
     for (const sandbox of this.sandboxes) {
-      if (!sandbox.busy && sandbox.process.exitCode === null && sandbox.process.signalCode === null) {
+      if (!sandbox.busy && this.alive(sandbox)) {
         sandbox.busy = true;
         await sandbox.ready;
         return sandbox;
@@ -129,8 +150,12 @@ export class LambdaHost {
     return sandbox;
   }
 
+  private alive(sandbox: Sandbox): boolean {
+    return !sandbox.killed && sandbox.process.connected && sandbox.process.exitCode === null && sandbox.process.signalCode === null;
+  }
+
   private release(sandbox: Sandbox): void {
-    const alive = sandbox.process.exitCode === null && sandbox.process.signalCode === null;
+    const alive = this.alive(sandbox);
     const next = this.waiting.shift();
     if (!next) {
       sandbox.busy = false;
@@ -167,6 +192,8 @@ export class LambdaHost {
     });
     ready.catch(() => undefined);
     const sandbox: Sandbox = { process: child, ready, busy: false };
+    // A send to an environment that just died reports through its callback; the exit handler cleans up.
+    child.on('error', () => undefined);
     this.sandboxes.add(sandbox);
     child.once('exit', (_code, signal) => {
       this.sandboxes.delete(sandbox);

@@ -32,6 +32,9 @@ process.on('message', async (message) => {
   if (message.type !== 'invoke') return;
   armed = message.crashAfter ? { target: message.crashAfter.target, remaining: message.crashAfter.count ?? 1 } : undefined;
   const deadline = Date.now() + message.timeoutMs;
+  // The function's timeout, enforced here as Lambda's runtime does, on this environment's own clock:
+  // it can never outlive a lease that started during the invocation, however late the host's timer fires.
+  const timeout = setTimeout(() => process.kill(process.pid, 'SIGKILL'), message.timeoutMs);
   const context = {
     awsRequestId: message.id,
     functionName: message.functionName,
@@ -43,6 +46,7 @@ process.on('message', async (message) => {
   } catch (error) {
     process.send({ type: 'error', id: message.id, error: { name: error && error.name, message: error && error.message } });
   } finally {
+    clearTimeout(timeout);
     armed = undefined;
   }
 });
