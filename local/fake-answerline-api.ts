@@ -38,6 +38,8 @@ export interface NewFakeTask {
 
 export class FakeAnswerlineApi extends FakeApiServer {
   private readonly tasks = new Map<string, FakeAnswerlineTask>();
+  /** Tasks whose current status is COMPLETED, kept as they move (the credits), so a body costs O(1). */
+  private completed = 0;
 
   constructor(apiKey: string = `al_key_${randomUUID().replace(/-/g, '')}`) {
     super(apiKey);
@@ -59,7 +61,9 @@ export class FakeAnswerlineApi extends FakeApiServer {
       response: task.response,
       polls: 0,
     };
+    this.forget(stored.id);
     this.tasks.set(stored.id, stored);
+    this.completed += stored.statuses[0] === 'COMPLETED' ? 1 : 0;
     return stored;
   }
 
@@ -71,12 +75,15 @@ export class FakeAnswerlineApi extends FakeApiServer {
   setStatus(id: string, status: string | readonly string[], response?: unknown): void {
     const task = this.tasks.get(id);
     if (!task) throw new Error(`no task ${id}`);
+    this.completed -= task.statuses[0] === 'COMPLETED' ? 1 : 0;
     task.statuses = typeof status === 'string' ? [status] : [...status];
+    this.completed += task.statuses[0] === 'COMPLETED' ? 1 : 0;
     if (response !== undefined) task.response = response;
   }
 
   /** The task is no longer kept: 404 from now on. */
   forget(id: string): void {
+    this.completed -= this.tasks.get(id)?.statuses[0] === 'COMPLETED' ? 1 : 0;
     this.tasks.delete(id);
   }
 
@@ -106,7 +113,9 @@ export class FakeAnswerlineApi extends FakeApiServer {
     const task = this.tasks.get(id);
     if (!task) return { status: 404, body: undefined };
     task.polls += 1;
+    const before = task.statuses[0];
     const status = task.statuses.length > 1 ? task.statuses.shift()! : task.statuses[0];
+    this.completed += (task.statuses[0] === 'COMPLETED' ? 1 : 0) - (before === 'COMPLETED' ? 1 : 0);
     return { status: 200, body: this.body(task, status) };
   }
 
@@ -131,7 +140,7 @@ export class FakeAnswerlineApi extends FakeApiServer {
 
   /** The account's credits at the time of a request: they move on as tasks complete. */
   private creditsRemaining(): number {
-    return 500 - [...this.tasks.values()].filter((task) => task.statuses[0] === 'COMPLETED').length;
+    return 500 - this.completed;
   }
 
   /** `GET /v1/async/status`: how many tasks are still queued or processing. */
