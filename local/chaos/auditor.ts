@@ -1,0 +1,492 @@
+/**
+ * The auditor of a fault-injection run. It trusts only the providers' own records (what each
+ * completed, every attempt, final states, the task stores the APIs served) and checks the inbox
+ * against them:
+ *
+ * - every completed result stored exactly once: one inbox row per event id, none missing (lost),
+ *   none that no provider completed (a test delivery, a forgery, a stale or replayed request);
+ * - processed exactly once: every result row PROCESSED, at most one `processed` log line per row,
+ *   each effect key dispatched once, except the documented same-key repeat after a worker died
+ *   after sending (counted apart);
+ * - the right winner per job, recomputed from the provider's record: the most recently created
+ *   COMPLETED task wins, a FAILED task never replaces a COMPLETED one;
+ * - no altered body accepted: each row's digest is the provider's original (or, for a row fed by
+ *   polling, a body the provider's API served), every altered copy quarantined;
+ * - poison rows DEAD with their message in the DLQ (dead-lettered, not lost);
+ * - missing resources settled as unavailable, with no effect;
+ * - no secret, body or signature in any line of the twin's logs.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { logReference } from '../../lambda/shared/digest';
+import { winnerOrder } from '../../lambda/shared/job-result';
+import type { AnswerlineTask } from '../providers/answerline';
+import type { EchonovaJob, EchonovaWebhook } from '../providers/echonova';
+import type { DeliveryRecord } from '../providers/sender';
+import type { StandardWebhooksEvent } from '../providers/standard-webhooks';
+import type { AdversaryKind, Plan, Provider } from './plan';
+
+/** The failure modes a run injects; each must occur at least once. */
+export const FAULT_KINDS = [
+  'crash_after_write',
+  'concurrent_duplicate',
+  'poison_delivery',
+  'store_outage',
+  'queue_outage',
+  'reverse_order',
+  'test_delivery',
+  'altered_duplicate',
+  'stale_timestamp',
+  'future_timestamp',
+  'forged_signature',
+  'replay',
+  'worker_crash',
+  'long_outage',
+  'endpoint_unavailable_answers',
+  'webhook_disabled',
+  'missing_resource',
+  'rate_limited_poll',
+] as const;
+
+export type FaultKind = (typeof FAULT_KINDS)[number] | 'worker_timeout' | 'webhook_reenabled';
+
+export interface AdversaryRecord {
+  readonly kind: AdversaryKind;
+  readonly provider: Provider;
+  /** The inbox key the request names. */
+  readonly eventKey: string;
+  readonly status?: number;
+  /** The phase of the run it was sent in (`calm`, `store_down`, ...). */
+  readonly during: string;
+}
+
+export interface InboxRow {
+  readonly key: string;
+  readonly status: string;
+  readonly digest: string;
+  readonly recovered: boolean;
+  readonly outcome?: string;
+}
+
+export interface DispatchedEffect {
+  readonly detailType: string;
+  readonly effectKey: string;
+  readonly eventKey: string;
+  readonly jobKey?: string;
+  readonly taskId?: string;
+  readonly status?: string;
+  readonly recovered: boolean;
+}
+
+/** Everything the run collected; the providers' records are the reference. */
+export interface Evidence {
+  readonly plan: Plan;
+  readonly faults: Partial<Record<FaultKind, number>>;
+  /** Every delivery of every provider, as the providers recorded them. */
+  readonly deliveries: readonly DeliveryRecord[];
+  /** HTTP requests the providers made. */
+  readonly attempts: number;
+  readonly answerlineTasks: readonly AnswerlineTask[];
+  readonly echonovaJobs: readonly EchonovaJob[];
+  readonly events: readonly StandardWebhooksEvent[];
+  readonly echonovaWebhook: EchonovaWebhook;
+  readonly adversary: readonly AdversaryRecord[];
+  /** Altered copies not sent because their original was never delivered. */
+  readonly alteredSkipped: number;
+  readonly rows: readonly InboxRow[];
+  readonly quarantined: readonly { key: string; digest: string; count: number }[];
+  readonly submissions: readonly { key: string; state: string }[];
+  readonly results: readonly { key: string; taskId: string; status: string }[];
+  /** The inbox keys of the messages found in the DLQ. */
+  readonly deadLettered: readonly string[];
+  readonly effects: readonly DispatchedEffect[];
+  /** Rows whose processing was interrupted after it may have sent the effect: their invocation died, or reported them failed. */
+  readonly interruptedRows: ReadonlySet<string>;
+  /** Digests of the bodies each provider's task API served, by task id. */
+  readonly servedDigests: Readonly<Record<string, ReadonlyMap<string, ReadonlySet<string>> | undefined>>;
+  readonly rateLimitedPolls: number;
+  readonly logDir: string;
+  readonly sensitive: { readonly texts: readonly string[]; readonly signatureTokens: ReadonlySet<string> };
+  readonly appStats: Readonly<Record<string, number>>;
+  readonly hostStats: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  readonly errors: readonly string[];
+  elapsedMs: number;
+}
+
+export const PROVIDERS: readonly Provider[] = ['answerline', 'echonova', 'standard-webhooks'];
+export type Column = Provider | 'total';
+
+export interface ChaosReport {
+  readonly seed: number;
+  readonly deliveries: number;
+  readonly elapsedMs: number;
+  readonly faults: Readonly<Record<string, number>>;
+  /** Figures by provider and in total, in display order. */
+  readonly figures: ReadonlyArray<{ readonly name: string; readonly values: Readonly<Record<Column, number>> }>;
+  readonly violations: readonly string[];
+  readonly notes: readonly string[];
+}
+
+const EXAMPLES = 5;
+/** The documented at-least-once case: a worker interrupted after sending; consumers dedupe by the key. */
+const REPEATED = 'effects repeated after an interrupted attempt (same key)';
+
+export function audit(evidence: Evidence): ChaosReport {
+  const violations: string[] = [];
+  const notes: string[] = [];
+  const figures = new Figures();
+  const violation = (what: string, examples: readonly string[] = []) =>
+    violations.push(examples.length ? `${what} (e.g. ${examples.slice(0, EXAMPLES).join(', ')})` : what);
+
+  const rows = new Map(evidence.rows.map((row) => [row.key, row]));
+  const providerOf = (key: string) => key.slice(0, key.indexOf('#')) as Provider;
+
+  // --- What the providers completed --------------------------------------------------------------
+  const originals = new Map<string, DeliveryRecord>();
+  for (const delivery of evidence.deliveries) {
+    const provider = delivery.provider as Provider;
+    figures.add('deliveries (provider messages)', provider);
+    figures.add(`  ${delivery.kind === 'result' ? 'results' : delivery.kind === 'poison' ? 'poison results' : delivery.kind === 'test' ? 'test deliveries' : 'altered copies'}`, provider);
+    figures.add(`  ${delivery.state} at the provider`, provider);
+    if (delivery.kind === 'result' || delivery.kind === 'poison') originals.set(delivery.eventKey, delivery);
+  }
+  figures.set('attempts (HTTP requests, adversary included)', 'total', evidence.attempts);
+
+  // --- Stored exactly once ---------------------------------------------------------------------------
+  const lost = [...originals.keys()].filter((key) => !rows.has(key));
+  for (const key of lost) figures.add('lost', providerOf(key));
+  figures.ensure('lost');
+  if (lost.length) violation(`${lost.length} completed results have no inbox row (lost)`, lost);
+  const unexpected = evidence.rows.filter((row) => !originals.has(row.key));
+  for (const row of unexpected) figures.add('rows no provider completed', providerOf(row.key));
+  figures.ensure('rows no provider completed');
+  if (unexpected.length) violation(`${unexpected.length} inbox rows match no completed result (a test, forged, stale or replayed request stored)`, unexpected.map((row) => row.key));
+
+  // --- Bodies: the provider's original, or what its API served ---------------------------------------
+  const alteredAccepted: string[] = [];
+  const notProcessed: string[] = [];
+  const poisonNotDead: string[] = [];
+  const deadLettered = new Set(evidence.deadLettered);
+  for (const [key, original] of originals) {
+    const row = rows.get(key);
+    if (!row) continue;
+    const provider = providerOf(key);
+    if (row.recovered) {
+      figures.add('recovered by polling', provider);
+      const served = evidence.servedDigests[provider]?.get(taskIdOf(provider, key));
+      if (!served?.has(row.digest)) alteredAccepted.push(key);
+    } else if (row.digest !== original.digest) {
+      alteredAccepted.push(key);
+    }
+    if (original.kind === 'poison') {
+      if (row.status === 'DEAD' && deadLettered.has(key)) figures.add('dead-lettered poison rows', provider);
+      else poisonNotDead.push(`${key}: ${row.status}${deadLettered.has(key) ? '' : ', not in the DLQ'}`);
+    } else if (row.status === 'PROCESSED') {
+      figures.add('processed', provider);
+    } else {
+      notProcessed.push(`${key}: ${row.status}`);
+    }
+  }
+  for (const name of ['processed', 'recovered by polling', 'dead-lettered poison rows']) figures.ensure(name);
+  for (const key of alteredAccepted) figures.add('altered bodies accepted', providerOf(key));
+  figures.ensure('altered bodies accepted');
+  if (alteredAccepted.length) violation(`${alteredAccepted.length} rows hold a body the provider never sent`, alteredAccepted);
+  if (notProcessed.length) violation(`${notProcessed.length} result rows are not PROCESSED`, notProcessed);
+  if (poisonNotDead.length) violation(`${poisonNotDead.length} poison rows did not end DEAD in the DLQ`, poisonNotDead);
+  const dlqOthers = evidence.deadLettered.filter((key) => originals.get(key)?.kind !== 'poison');
+  if (dlqOthers.length) notes.push(`${dlqOthers.length} DLQ messages of healthy rows (a message that died while its row was recovered by the sweep)`);
+
+  // Given up by the provider (dead after every attempt, or skipped by a disabled webhook): only polling brings them back.
+  for (const original of originals.values()) {
+    if (original.state === 'dead' || original.state === 'skipped') {
+      figures.add('results the provider gave up on', original.provider as Provider);
+      if (rows.has(original.eventKey) && !rows.get(original.eventKey)!.recovered) figures.add('  stored before the provider gave up', original.provider as Provider);
+    }
+  }
+  figures.ensure('results the provider gave up on');
+
+  // --- Altered duplicates: the first body kept, the altered one quarantined ---------------------------
+  const quarantined = new Map(evidence.quarantined.map((item) => [`${item.key} ${item.digest}`, item]));
+  const alteredDigests = new Set<string>();
+  const notQuarantined: string[] = [];
+  for (const altered of evidence.deliveries.filter((delivery) => delivery.kind === 'altered')) {
+    alteredDigests.add(`${altered.eventKey} ${altered.digest}`);
+    if (altered.state !== 'delivered') continue;
+    // A row fed by polling answers any later copy as a duplicate (its bytes were never the delivery's): documented.
+    if (rows.get(altered.eventKey)?.recovered) {
+      notes.push(`altered copy of ${altered.eventKey} answered as a duplicate: its row was fed by polling`);
+      continue;
+    }
+    if (!quarantined.has(`${altered.eventKey} ${altered.digest}`)) notQuarantined.push(altered.eventKey);
+  }
+  for (const item of evidence.quarantined) figures.add('quarantined', providerOf(item.key));
+  figures.ensure('quarantined');
+  if (notQuarantined.length) violation(`${notQuarantined.length} altered duplicates were not quarantined`, notQuarantined);
+  const falseQuarantine = evidence.quarantined.filter((item) => !alteredDigests.has(`${item.key} ${item.digest}`));
+  if (falseQuarantine.length) violation(`${falseQuarantine.length} quarantined copies are not altered ones (a retry or concurrent copy was taken for an altered body)`, falseQuarantine.map((item) => item.key));
+
+  // --- Test deliveries and the adversary -----------------------------------------------------------------
+  // A test delivery verifies and gets a 2xx; a 4xx would be a real one refused (5xx: an outage, retried).
+  const tests = evidence.deliveries.filter((delivery) => delivery.kind === 'test');
+  const refusedTests = tests.filter((delivery) => delivery.attempts.some((a) => a.status !== undefined && a.status >= 400 && a.status <= 499));
+  if (refusedTests.length) violation(`${refusedTests.length} test deliveries were refused with a 4xx`, refusedTests.map((d) => d.eventKey));
+  const deadTests = tests.filter((delivery) => delivery.state !== 'delivered').length;
+  if (deadTests) notes.push(`${deadTests} test deliveries died in an outage (nothing stored, as for any test delivery)`);
+  const refused = new Set(['stale', 'future', 'forged']);
+  const wrongAnswers: string[] = [];
+  let inconclusive = 0;
+  for (const record of evidence.adversary) {
+    if (record.during !== 'calm' && (record.status === undefined || record.status >= 500)) {
+      inconclusive++;
+      continue;
+    }
+    const ok = refused.has(record.kind) ? record.status === 400 : record.status !== undefined && record.status >= 200 && record.status <= 299;
+    if (!ok) wrongAnswers.push(`${record.kind} ${record.eventKey} → ${record.status ?? 'no answer'}`);
+  }
+  if (inconclusive) notes.push(`${inconclusive} adversarial requests were sent during an outage and answered 5xx`);
+  if (wrongAnswers.length) violation(`${wrongAnswers.length} stale, forged or replayed requests got the wrong answer`, wrongAnswers);
+
+  // --- The right winner per job --------------------------------------------------------------------------
+  const results = new Map(evidence.results.map((item) => [item.key, item]));
+  const winners = new Map<string, { provider: Provider; jobKey: string; taskId: string; status: string; order: string }>();
+  const offer = (provider: Provider, jobKey: string, taskId: string, status: 'COMPLETED' | 'FAILED', createdAt: string) => {
+    const order = winnerOrder({ status, createdAt: new Date(createdAt).toISOString(), taskId });
+    const key = `${provider}#${jobKey}`;
+    const current = winners.get(key);
+    if (!current || current.order < order) winners.set(key, { provider, jobKey, taskId, status, order });
+  };
+  for (const task of evidence.answerlineTasks) {
+    if (task.poison || (task.status !== 'COMPLETED' && task.status !== 'FAILED')) continue;
+    offer('answerline', task.jobKey, task.id, task.status, task.createdAt);
+  }
+  for (const job of evidence.echonovaJobs) {
+    if (job.status !== 'completed' && job.status !== 'failed') continue;
+    offer('echonova', job.jobId, job.jobId, job.status === 'completed' ? 'COMPLETED' : 'FAILED', job.createdAt);
+  }
+  const wrongWinners: string[] = [];
+  for (const [key, winner] of winners) {
+    const stored = results.get(key);
+    if (!stored || stored.taskId !== winner.taskId || stored.status !== winner.status) {
+      wrongWinners.push(`${key}: stored ${stored ? `${stored.taskId}/${stored.status}` : 'nothing'}, rule says ${winner.taskId}/${winner.status}`);
+      figures.add('wrong winners', winner.provider);
+    }
+  }
+  figures.ensure('wrong winners');
+  figures.set('jobs decided', 'answerline', [...winners.values()].filter((w) => w.provider === 'answerline').length);
+  figures.set('jobs decided', 'echonova', [...winners.values()].filter((w) => w.provider === 'echonova').length);
+  if (wrongWinners.length) violation(`${wrongWinners.length} jobs have the wrong winner`, wrongWinners);
+  const reversed = reverseOrderJobs(evidence.answerlineTasks);
+  figures.set('jobs whose results arrived in reverse order', 'answerline', reversed);
+
+  // --- Effects: once per intent --------------------------------------------------------------------------
+  const byEffectKey = new Map<string, DispatchedEffect[]>();
+  for (const effect of evidence.effects) byEffectKey.set(effect.effectKey, [...(byEffectKey.get(effect.effectKey) ?? []), effect]);
+  const twice: string[] = [];
+  for (const [, copies] of byEffectKey) {
+    if (copies.length < 2) continue;
+    const provider = providerOf(copies[0].eventKey);
+    if (copies.every((copy) => evidence.interruptedRows.has(copy.eventKey))) figures.add(REPEATED, provider, copies.length - 1);
+    else {
+      twice.push(copies[0].eventKey);
+      figures.add('processed twice', provider, copies.length - 1);
+    }
+  }
+  // A row completed twice logs `processed` twice.
+  const processedLines = countProcessedLines(evidence.logDir);
+  for (const key of originals.keys()) {
+    const lines = processedLines.get(logReference(key)) ?? 0;
+    if (lines > 1) {
+      twice.push(`${key} (${lines} completions)`);
+      figures.add('processed twice', providerOf(key), lines - 1);
+    }
+  }
+  figures.ensure('processed twice');
+  figures.ensure(REPEATED);
+  if (twice.length) violation(`${twice.length} rows were processed twice`, twice);
+
+  const effectsByEventKey = new Map<string, DispatchedEffect[]>();
+  for (const effect of evidence.effects) effectsByEventKey.set(effect.eventKey, [...(effectsByEventKey.get(effect.eventKey) ?? []), effect]);
+  const winnerEffects = new Set(evidence.effects.filter((e) => e.jobKey !== undefined).map((e) => `${providerOf(e.eventKey)}#${e.jobKey} ${e.taskId} ${e.status}`));
+  const missingEffects: string[] = [];
+  for (const [key, winner] of winners) {
+    if (!winnerEffects.has(`${key} ${winner.taskId} ${winner.status}`)) missingEffects.push(key);
+  }
+  const unavailableWrong: string[] = [];
+  for (const event of evidence.events) {
+    if (event.poison || !event.delivery) continue;
+    const key = event.delivery.eventKey;
+    const row = rows.get(key);
+    const sent = effectsByEventKey.get(key) ?? [];
+    if (event.missing) {
+      if (row && (row.outcome !== 'unavailable' || sent.length > 0)) unavailableWrong.push(`${key}: outcome ${row.outcome ?? 'none'}, ${sent.length} effects`);
+      else if (row) figures.add('missing resources settled unavailable', 'standard-webhooks');
+    } else if (row && sent.length === 0) {
+      missingEffects.push(key);
+    }
+  }
+  figures.ensure('missing resources settled unavailable');
+  const poisonEffects = [...originals.values()].filter((o) => o.kind === 'poison' && effectsByEventKey.has(o.eventKey)).map((o) => o.eventKey);
+  if (missingEffects.length) violation(`${missingEffects.length} decided results never had their effect dispatched`, missingEffects);
+  if (unavailableWrong.length) violation(`${unavailableWrong.length} deliveries of missing resources were not settled as unavailable without effect`, unavailableWrong);
+  if (poisonEffects.length) violation(`${poisonEffects.length} poison rows caused an effect`, poisonEffects);
+  for (const effect of evidence.effects) figures.add('effects dispatched', providerOf(effect.eventKey));
+  figures.ensure('effects dispatched');
+
+  // --- Logs: no secret, no body, no signature ----------------------------------------------------------------
+  const leaks = scanLogs(evidence.logDir, evidence.sensitive);
+  figures.set('log lines with a secret, body or signature', 'total', leaks.length);
+  if (leaks.length) violation(`${leaks.length} log lines carry a secret, a body or a signature`, leaks);
+
+  // --- The run itself --------------------------------------------------------------------------------------
+  if (evidence.errors.length) violation(`${evidence.errors.length} errors in the run's own actions`, evidence.errors);
+  // Counted from the records rather than at injection: realized reverse arrivals, disables, 429s served.
+  const derived: Partial<Record<FaultKind, number>> = {
+    reverse_order: reversed,
+    webhook_disabled: evidence.echonovaWebhook.disabledAt.length,
+    rate_limited_poll: evidence.rateLimitedPolls,
+  };
+  const faults: Record<string, number> = {};
+  for (const kind of [...FAULT_KINDS, 'worker_timeout', 'webhook_reenabled'] as const) faults[kind] = derived[kind] ?? evidence.faults[kind] ?? 0;
+  const notInjected = FAULT_KINDS.filter((kind) => faults[kind] === 0);
+  if (notInjected.length) notes.push(`fault kinds not injected this run: ${notInjected.join(', ')}`);
+  if (evidence.alteredSkipped) notes.push(`${evidence.alteredSkipped} altered copies not sent: their original was never delivered`);
+  const states = new Map<string, number>();
+  for (const submission of evidence.submissions) states.set(submission.state, (states.get(submission.state) ?? 0) + 1);
+  notes.push(`submissions: ${[...states].map(([name, count]) => `${name} ${count}`).join(', ') || 'none'}; app: ${JSON.stringify(evidence.appStats)}`);
+  notes.push(`hosts: ${Object.entries(evidence.hostStats).map(([name, stats]) => `${name} ${JSON.stringify(stats)}`).join('; ')}`);
+
+  return {
+    seed: evidence.plan.seed,
+    deliveries: evidence.plan.deliveries,
+    elapsedMs: evidence.elapsedMs,
+    faults,
+    figures: figures.rows(),
+    violations,
+    notes,
+  };
+}
+
+/** The task id behind an inbox key of a polled provider. */
+function taskIdOf(provider: Provider, key: string): string {
+  const eventId = key.slice(provider.length + 1);
+  return provider === 'echonova' ? eventId.replace(/:job\.[a-z]+$/, '') : eventId;
+}
+
+/** Jobs with several tasks whose older task's result reached the inbox after a newer one's. */
+function reverseOrderJobs(tasks: readonly AnswerlineTask[]): number {
+  const byJob = new Map<string, AnswerlineTask[]>();
+  for (const task of tasks) if (!task.poison && task.delivery) byJob.set(task.jobKey, [...(byJob.get(task.jobKey) ?? []), task]);
+  let reversed = 0;
+  for (const jobTasks of byJob.values()) {
+    if (jobTasks.length < 2) continue;
+    const arrival = (task: AnswerlineTask) => task.delivery!.attempts.find((a) => a.status !== undefined && a.status >= 200 && a.status <= 299)?.at;
+    const ordered = [...jobTasks].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    const times = ordered.map(arrival);
+    if (times.some((t, i) => i > 0 && t !== undefined && times[i - 1] !== undefined && t < times[i - 1]!)) reversed++;
+  }
+  return reversed;
+}
+
+function logFiles(logDir: string): string[] {
+  try {
+    return readdirSync(logDir)
+      .filter((name) => name.endsWith('.log'))
+      .map((name) => join(logDir, name));
+  } catch {
+    return [];
+  }
+}
+
+/** `processed` log lines of the processor, by event reference. */
+function countProcessedLines(logDir: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const file of logFiles(logDir).filter((path) => path.endsWith('processor.log'))) {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (!line.includes('"message":"processed"')) continue;
+      const ref = /"eventRef":"([^"]+)"/.exec(line)?.[1];
+      if (ref) counts.set(ref, (counts.get(ref) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
+
+const CONTENT_MARK = /pii_[0-9a-f]{16}/;
+const BASE64_MAC = /[A-Za-z0-9+/]{43}=/g;
+const HEX_MAC = /\b[0-9a-f]{64}\b/g;
+
+/** Lines (as `file:line: what`, never the content) that carry a secret, a body or a signature. */
+export function scanLogs(logDir: string, sensitive: Evidence['sensitive']): string[] {
+  const leaks: string[] = [];
+  for (const file of logFiles(logDir)) {
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines.forEach((line, index) => {
+      const where = `${file.slice(logDir.length + 1)}:${index + 1}`;
+      if (CONTENT_MARK.test(line)) leaks.push(`${where}: body content`);
+      else if (sensitive.texts.some((text) => text.length >= 16 && line.includes(text))) leaks.push(`${where}: a secret or API key`);
+      else if (/"(x-)?webhook-signature"\s*:/i.test(line)) leaks.push(`${where}: a signature header`);
+      else if ([...(line.match(BASE64_MAC) ?? []), ...(line.match(HEX_MAC) ?? [])].some((token) => sensitive.signatureTokens.has(token))) leaks.push(`${where}: a signature`);
+    });
+  }
+  return leaks;
+}
+
+/** Figures by provider, with a total, in the order first seen. */
+class Figures {
+  private readonly table = new Map<string, Record<Column, number>>();
+
+  add(name: string, provider: Provider, n = 1): void {
+    const row = this.row(name);
+    row[provider] += n;
+    row.total += n;
+  }
+
+  set(name: string, column: Column, value: number): void {
+    const row = this.row(name);
+    if (column !== 'total') row.total += value - row[column];
+    row[column] = value;
+  }
+
+  ensure(name: string): void {
+    this.row(name);
+  }
+
+  rows(): Array<{ name: string; values: Record<Column, number> }> {
+    return [...this.table].map(([name, values]) => ({ name, values }));
+  }
+
+  private row(name: string): Record<Column, number> {
+    let row = this.table.get(name);
+    if (!row) {
+      row = { answerline: 0, echonova: 0, 'standard-webhooks': 0, total: 0 };
+      this.table.set(name, row);
+    }
+    return row;
+  }
+}
+
+/** The report as a text table. */
+export function formatReport(report: ChaosReport): string {
+  const n = (value: number) => value.toLocaleString('en-US');
+  const width = Math.max(...report.figures.map((f) => f.name.length), 40) + 2;
+  const header = `${'figure'.padEnd(width)}${['answerline', 'echonova', 'std-webhooks', 'total'].map((c) => c.padStart(13)).join('')}`;
+  const lines = [
+    `chaos run: seed ${report.seed}, ${n(report.deliveries)} result deliveries planned, ${(report.elapsedMs / 1000).toFixed(1)} s`,
+    '',
+    header,
+    '-'.repeat(header.length),
+    ...report.figures.map(
+      (f) => `${f.name.padEnd(width)}${([...PROVIDERS, 'total'] as Column[]).map((c) => (f.values[c] === 0 && c !== 'total' ? '·' : n(f.values[c])).padStart(13)).join('')}`,
+    ),
+    '',
+    'faults injected',
+    '---------------',
+    ...Object.entries(report.faults).map(([kind, count]) => `${kind.replace(/_/g, ' ').padEnd(width)}${n(count).padStart(13)}`),
+    '',
+    `elapsed ${(report.elapsedMs / 1000).toFixed(1)} s`,
+    ...(report.notes.length ? ['', 'notes', ...report.notes.map((note) => `  - ${note}`)] : []),
+    '',
+    report.violations.length ? `VIOLATIONS (${report.violations.length})` : 'violations: none',
+    ...report.violations.map((v) => `  ✗ ${v}`),
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,295 @@
+/**
+ * The plan of a fault-injection run, drawn up front from the seed: what each simulated provider
+ * completes and when, which deliveries carry which fault, and when the store, the queue and the
+ * endpoint go down. Everything here depends on the seed and the options only, never on timing,
+ * so a run is repeatable from its seed (the interleaving of a live system still varies a little).
+ */
+import { ANSWERLINE_RETRY_WINDOW_MS, ANSWERLINE_RUN_MS } from '../providers/answerline';
+import { ECHONOVA_RETRY_WINDOW_MS } from '../providers/echonova';
+import { Random } from '../providers/random';
+
+/** The knobs of a run's timing, all derived from `speed`. */
+export interface ChaosProfile {
+  /** Provider time compression: provider time runs this many times faster than the wall clock. */
+  readonly factors: { readonly answerline: number; readonly echonova: number; readonly standardWebhooks: number };
+  /** Result deliveries the providers complete per second, on average. */
+  readonly ratePerSecond: number;
+  readonly processorTimeoutSeconds: number;
+  readonly sweepAfterSeconds: number;
+  readonly reconcileEverySeconds: number;
+  readonly maxReceiveCount: number;
+  /** The reconciler's polling horizon and recheck per provider, seconds (compressed lifecycles). */
+  readonly polling: { readonly answerline: { horizon: number; recheck: number }; readonly echonova: { horizon: number; recheck: number } };
+  readonly storeOutageMs: number;
+  readonly queueOutageMs: number;
+  /** Longer than Answerline's whole retry window (compressed), so that deliveries die. */
+  readonly longOutageMs: number;
+  /** How long after the endpoint recovers the operator enables a disabled Echonova webhook again. */
+  readonly reenableAfterMs: number;
+  /** Simulated run time of a task/job, real ms. */
+  readonly answerlineRunMs: number;
+  readonly echonovaRunMs: number;
+}
+
+/** An Echonova job runs up to a minute here (seed 001 documents no job lifecycle). */
+const ECHONOVA_RUN_MS = 60_000;
+
+export function chaosProfile(speed = 1, ratePerSecond?: number): ChaosProfile {
+  const factors = { answerline: 100 * speed, echonova: 10 * speed, standardWebhooks: 1000 * speed };
+  const processorTimeoutSeconds = speed >= 4 ? 1 : speed >= 2 ? 2 : 3;
+  const answerlineWindowMs = ANSWERLINE_RETRY_WINDOW_MS / factors.answerline;
+  return {
+    factors,
+    ratePerSecond: ratePerSecond ?? (speed >= 2 ? 40 : 70),
+    processorTimeoutSeconds,
+    // Beyond the visibility timeout (6 × the processor timeout), so that the sweep leaves rows
+    // the queue is still retrying alone.
+    sweepAfterSeconds: processorTimeoutSeconds * 6 + 6,
+    reconcileEverySeconds: speed >= 2 ? 1 : 2,
+    maxReceiveCount: 3,
+    polling: {
+      // Answerline: five minutes of run and ~43 minutes of delivery retries after the start (the
+      // four hours of queueing are not simulated: tasks start at once).
+      answerline: {
+        horizon: Math.ceil((ANSWERLINE_RUN_MS + ANSWERLINE_RETRY_WINDOW_MS) / factors.answerline / 1000) + 1,
+        recheck: Math.max(1, Math.ceil(600 / factors.answerline)),
+      },
+      echonova: {
+        horizon: Math.ceil((ECHONOVA_RUN_MS + ECHONOVA_RETRY_WINDOW_MS) / factors.echonova / 1000) + 1,
+        recheck: Math.max(1, Math.ceil(300 / factors.echonova)),
+      },
+    },
+    storeOutageMs: Math.round(4_000 / Math.sqrt(speed)),
+    queueOutageMs: Math.round(5_000 / Math.sqrt(speed)),
+    longOutageMs: Math.round(answerlineWindowMs * 1.25 + 2_000),
+    reenableAfterMs: 2_000,
+    answerlineRunMs: ANSWERLINE_RUN_MS / factors.answerline,
+    echonovaRunMs: ECHONOVA_RUN_MS / factors.echonova,
+  };
+}
+
+export interface PlannedTask {
+  readonly idempotencyKey: string;
+  /** When it is submitted, ms after the start. */
+  readonly createAt: number;
+  /** When it starts and finishes, ms after its creation. */
+  readonly startAfter: number;
+  readonly finishAfter: number;
+  readonly status: 'COMPLETED' | 'FAILED';
+  readonly poison: boolean;
+}
+
+export interface PlannedJob {
+  readonly key: string;
+  readonly tasks: readonly PlannedTask[];
+  /** Its older tasks finish after its newest one: results arrive in reverse order of creation. */
+  readonly reverse: boolean;
+}
+
+export interface PlannedEchonovaJob {
+  readonly label: string;
+  readonly createAt: number;
+  readonly startAfter: number;
+  readonly finishAfter: number;
+  readonly status: 'completed' | 'failed';
+}
+
+export interface PlannedEvent {
+  readonly label: string;
+  readonly at: number;
+  readonly missing: boolean;
+  readonly poison: boolean;
+}
+
+export type Provider = 'answerline' | 'echonova' | 'standard-webhooks';
+export type AdversaryKind = 'stale' | 'future' | 'forged' | 'replay';
+
+export interface Window {
+  readonly at: number;
+  readonly ms: number;
+}
+
+export interface Plan {
+  readonly seed: number;
+  readonly deliveries: number;
+  readonly profile: ChaosProfile;
+  /** When the last planned result is created, ms after the start. */
+  readonly windowMs: number;
+  readonly answerlineJobs: readonly PlannedJob[];
+  readonly echonovaJobs: readonly PlannedEchonovaJob[];
+  readonly events: readonly PlannedEvent[];
+  /** Answerline dashboard test deliveries. */
+  readonly tests: readonly { label: string; at: number }[];
+  /** Altered duplicates, by provider: the index of the result they alter, sent once its delivery is final. */
+  readonly altered: readonly { provider: Provider; index: number }[];
+  readonly adversary: readonly { kind: AdversaryKind; provider: Provider; at: number; label: string }[];
+  readonly storeOutage: Window;
+  readonly queueOutage: Window;
+  readonly longOutage: Window;
+  /** 429 Too Many Requests injected into a task API. */
+  readonly rateLimits: readonly { provider: 'answerline' | 'echonova'; at: number; times: number }[];
+  /** Labels of result deliveries whose first attempt is sent as concurrent identical copies, and how many. */
+  readonly concurrentCopies: ReadonlyMap<string, number>;
+  /** Labels of result deliveries whose first attempt kills the verifier right after its inbox write. */
+  readonly crashAfterWrite: ReadonlySet<string>;
+  /** One processor invocation in this many dies mid-batch. */
+  readonly workerCrashEvery: number;
+}
+
+/** Share of the result deliveries per provider. */
+const SHARES = { answerline: 0.45, echonova: 0.25, standardWebhooks: 0.3 };
+
+export function makePlan(seed: number, deliveries: number, profile: ChaosProfile): Plan {
+  const random = new Random(seed).stream('plan');
+  const windowMs = Math.max(Math.round((deliveries / profile.ratePerSecond) * 1000), minimumWindowMs(profile));
+  // The faults, in order: store down, queue down, then the endpoint down for longer than the retry window.
+  const storeOutage = { at: Math.round(windowMs * 0.15), ms: profile.storeOutageMs };
+  const queueOutage = { at: Math.max(Math.round(windowMs * 0.3), storeOutage.at + storeOutage.ms + 3_000), ms: profile.queueOutageMs };
+  const longOutage = { at: Math.max(Math.round(windowMs * 0.5), queueOutage.at + queueOutage.ms + 3_000), ms: profile.longOutageMs };
+  const inOutage = (t: number) => [storeOutage, queueOutage, longOutage].some((w) => t >= w.at - 500 && t <= w.at + w.ms + 1_500);
+  /** A time outside the outages, within the first `share` of the window. */
+  const calmTime = (share = 1) => {
+    for (;;) {
+      const t = Math.round(random.between(500, windowMs * share));
+      if (!inOutage(t)) return t;
+    }
+  };
+
+  const answerlineTasks = Math.round(deliveries * SHARES.answerline);
+  const echonovaCount = Math.round(deliveries * SHARES.echonova);
+  const eventCount = deliveries - answerlineTasks - echonovaCount;
+  const poisonTasks = Math.max(2, Math.round(deliveries * 0.001));
+  const poisonEvents = Math.max(1, Math.round(deliveries * 0.0005));
+
+  const answerlineJobs: PlannedJob[] = [];
+  let planned = 0;
+  for (let i = 0; planned < answerlineTasks - poisonTasks; i++) {
+    const roll = random.next();
+    const size = Math.min(roll < 0.7 ? 1 : roll < 0.9 ? 2 : 3, answerlineTasks - poisonTasks - planned);
+    const key = `job-${i}`;
+    const start = Math.round(random.between(0, windowMs));
+    const reverse = size > 1 && random.chance(0.3);
+    const tasks: PlannedTask[] = [];
+    let createAt = start;
+    for (let k = 0; k < size; k++) {
+      const newest = k === size - 1;
+      const startAfter = Math.round(random.between(20, 200));
+      const finishAfter = startAfter + Math.round(random.between(0.05, 0.6) * profile.answerlineRunMs);
+      // The newest task completes most often; an older one failed (hence the resubmission) or completed too.
+      const status = random.chance(newest ? 0.85 : 0.35) ? 'COMPLETED' : 'FAILED';
+      tasks.push({ idempotencyKey: k === 0 ? key : `${key}-r${k}`, createAt, startAfter, finishAfter, status, poison: false });
+      createAt += Math.round(random.between(150, 600));
+    }
+    if (reverse) {
+      // The older tasks finish after the newest one: their results arrive last.
+      const newest = tasks[size - 1];
+      const newestDone = newest.createAt + newest.finishAfter;
+      for (let k = 0; k < size - 1; k++) {
+        const task = tasks[k];
+        tasks[k] = { ...task, finishAfter: newestDone - task.createAt + Math.round((size - 1 - k) * random.between(800, 1_500)) };
+      }
+    }
+    answerlineJobs.push({ key, tasks, reverse });
+    planned += size;
+  }
+  // Poison goes early: it takes maxReceiveCount visibility timeouts to reach the DLQ.
+  for (let i = 0; i < poisonTasks; i++) {
+    const createAt = calmTime(0.4);
+    answerlineJobs.push({
+      key: `poison-${i}`,
+      tasks: [{ idempotencyKey: `poison-${i}`, createAt, startAfter: 50, finishAfter: 300, status: 'COMPLETED', poison: true }],
+      reverse: false,
+    });
+  }
+
+  const echonovaJobs: PlannedEchonovaJob[] = Array.from({ length: echonovaCount }, (_, i) => {
+    const startAfter = Math.round(random.between(20, 200));
+    return {
+      label: `en-${i}`,
+      createAt: Math.round(random.between(0, windowMs)),
+      startAfter,
+      finishAfter: startAfter + Math.round(random.between(0.02, 0.5) * profile.echonovaRunMs),
+      status: random.chance(0.85) ? 'completed' : 'failed',
+    };
+  });
+
+  const events: PlannedEvent[] = Array.from({ length: eventCount }, (_, i) => {
+    const poison = i < poisonEvents;
+    return { label: `sw-${i}`, at: poison ? calmTime(0.4) : Math.round(random.between(0, windowMs)), missing: !poison && random.chance(0.03), poison };
+  });
+
+  const tests = Array.from({ length: Math.max(3, Math.round(deliveries * 0.003)) }, (_, i) => ({ label: `test-${i}`, at: calmTime() }));
+
+  const alteredPer = Math.max(1, Math.round(deliveries * 0.001));
+  const altered: { provider: Provider; index: number }[] = [];
+  for (let i = 0; i < alteredPer; i++) {
+    altered.push({ provider: 'answerline', index: random.int(answerlineJobs.length - poisonTasks) });
+    altered.push({ provider: 'echonova', index: random.int(echonovaJobs.length) });
+    altered.push({ provider: 'standard-webhooks', index: poisonEvents + random.int(events.length - poisonEvents) });
+  }
+
+  const adversary: Array<Plan['adversary'][number]> = [];
+  const providers: Provider[] = ['answerline', 'echonova', 'standard-webhooks'];
+  const adversaryCounts: Record<AdversaryKind, number> = {
+    stale: Math.max(3, Math.round(deliveries * 0.002)),
+    future: Math.max(3, Math.round(deliveries * 0.001)),
+    forged: Math.max(3, Math.round(deliveries * 0.002)),
+    replay: Math.max(3, Math.round(deliveries * 0.003)),
+  };
+  for (const kind of Object.keys(adversaryCounts) as AdversaryKind[]) {
+    for (let i = 0; i < adversaryCounts[kind]; i++) {
+      // Replays repeat something already delivered: not in the first tenth of the run.
+      const at = kind === 'replay' ? Math.max(calmTime(), Math.round(windowMs * 0.1)) : calmTime();
+      adversary.push({ kind, provider: providers[i % providers.length], at, label: `${kind}-${i}` });
+    }
+  }
+
+  const rateLimits: Plan['rateLimits'] = [
+    // When the deliveries that died in the long outage come due for polling.
+    ...[0.2, 0.5, 0.8].map((share) => ({
+      provider: 'answerline' as const,
+      at: longOutage.at + profile.polling.answerline.horizon * 1000 + Math.round(longOutage.ms * share),
+      times: 2,
+    })),
+    { provider: 'echonova', at: longOutage.at + profile.polling.echonova.horizon * 1000 + Math.round(longOutage.ms * 0.5), times: 2 },
+  ];
+
+  // Labels of result deliveries (`answerline:<key>`, `echonova:<label>`, `standard-webhooks:<label>`), in plan order.
+  const resultLabels = [
+    ...answerlineJobs.flatMap((job) => job.tasks.filter((task) => !task.poison).map((task) => `answerline:${task.idempotencyKey}`)),
+    ...echonovaJobs.map((job) => `echonova:${job.label}`),
+    ...events.filter((event) => !event.poison).map((event) => `standard-webhooks:${event.label}`),
+  ];
+  const pickLabels = (share: number, minimum: number, stream: string) => {
+    const pool = new Random(seed).stream(stream).shuffle([...resultLabels]);
+    return pool.slice(0, Math.max(minimum, Math.round(resultLabels.length * share)));
+  };
+  const concurrentCopies = new Map(pickLabels(0.02, 3, 'concurrent').map((label, i) => [label, 2 + (i % 2)] as const));
+  const crashAfterWrite = new Set(pickLabels(0.007, 5, 'crash-after-write'));
+
+  return {
+    seed,
+    deliveries,
+    profile,
+    windowMs,
+    answerlineJobs,
+    echonovaJobs,
+    events,
+    tests,
+    altered,
+    adversary,
+    storeOutage,
+    queueOutage,
+    longOutage,
+    rateLimits,
+    concurrentCopies,
+    crashAfterWrite,
+    // Some sixty crashes in a default run, a dozen in a small one (each costs a cold start).
+    workerCrashEvery: Math.min(100, Math.max(20, Math.round(deliveries / 150))),
+  };
+}
+
+/** Room for the three outages one after the other, with calm between them. */
+function minimumWindowMs(profile: ChaosProfile): number {
+  return Math.round((profile.storeOutageMs + profile.queueOutageMs + profile.longOutageMs + 8_000) / 0.7);
+}
