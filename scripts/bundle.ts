@@ -25,6 +25,8 @@ async function bundle(entry: string, outfile: string, options: BuildOptions = {}
     platform: 'node',
     format: 'cjs',
     target: `node${HANDLER_NODE_MAJOR}`,
+    // The AWS SDK's ES module builds tree-shake; its CommonJS builds (node's default) do not.
+    mainFields: ['module', 'main'],
     minify: true,
     sourcemap: true,
     sourcesContent: false,

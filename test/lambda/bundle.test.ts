@@ -1,12 +1,15 @@
 /**
- * The shipped bundles (`assets/<handler>/index.js`, built by `npm run bundle`), loaded the way
- * Lambda loads them: configured only through the environment the construct sets, talking to
- * the emulators and the Secrets Manager stand-in through the SDK bundled inside them.
+ * The shipped bundles (`assets/<handler>/index.js`, built by `npm run bundle`), run the way
+ * Lambda runs them: each in its own process (an execution environment of the local twin, plain
+ * Node.js, not jest's module registry), configured only through the environment the construct
+ * sets, talking to the emulators and the stand-ins through the SDK bundled inside them.
  */
 import { existsSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { Env, MetricName } from '../../lib/contract';
+import { LambdaHost } from '../../local/lambda-host';
 import { answerlineBody, answerOf, EffectsFixture, InboxHarness, INBOX_NAME, keyOf, LEASE_MS, PROVIDER, SecretsFixture, taskIdOf } from '../support/inbox-fixture';
 
 const ASSETS = join(__dirname, '..', '..', 'assets');
@@ -15,6 +18,9 @@ const secrets = new SecretsFixture();
 let h: InboxHarness;
 /** Lines the bundled handlers write to stdout (their logs and EMF documents). */
 const stdout: string[] = [];
+const logs = new PassThrough();
+logs.on('data', (chunk: Buffer) => stdout.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+const hosts: LambdaHost[] = [];
 
 beforeAll(async () => {
   for (const handler of ['verifier', 'processor', 'reconciler']) {
@@ -32,25 +38,22 @@ beforeAll(async () => {
     [Env.LEASE_SECONDS]: String(LEASE_MS / 1000),
     [Env.MAX_RECEIVE_COUNT]: '2',
   });
-  jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout.push(...String(chunk).split('\n').filter(Boolean));
-    return true;
-  });
 });
 
 afterAll(async () => {
-  jest.restoreAllMocks();
+  await Promise.all(hosts.map((host) => host.stop()));
   h?.destroy();
   await secrets.stop();
 });
 
-/** Loads a bundle in a fresh module registry, after the environment is set, as a cold start does. */
+/**
+ * A bundle in its own execution environment, which starts (a cold start, reading the environment
+ * as it is then) at its first invocation.
+ */
 function loadBundle<T>(handler: string): T {
-  let loaded: { handler: T } | undefined;
-  jest.isolateModules(() => {
-    loaded = require(join(ASSETS, handler, 'index.js')) as { handler: T };
-  });
-  return loaded!.handler;
+  const host = new LambdaHost({ functionName: handler, bundlePath: join(ASSETS, handler, 'index.js'), environment: { NODE_NO_WARNINGS: '1' }, logs });
+  hosts.push(host);
+  return ((event?: unknown) => host.invoke(event)) as T;
 }
 
 const emfTotal = (metric: string) =>
