@@ -49,6 +49,8 @@ export const InboxAttr = {
   EVENT_ID: 'eventId',
   BODY: 'body',
   BODY_REF: 'bodyRef',
+  /** Set to `deflate-raw` when an inline body is stored deflated. */
+  BODY_ENCODING: 'bodyEncoding',
   DIGEST: 'digest',
   RECEIVED_AT: 'receivedAt',
   META: 'meta',

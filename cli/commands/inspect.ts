@@ -1,6 +1,7 @@
 import { AttributeValue, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { AdapterKind, InboxAttr as A, InboxItemKind, OpsConfig, ResultAttr as R } from '../../lib/contract';
+import { inlineBodyOf } from '../../lambda/shared/inline-body';
 import { adaptersFor } from '../../lambda/shared/adapters';
 import { resultKey } from '../../lambda/shared/results-store';
 import { OpsClients } from '../clients';
@@ -95,7 +96,7 @@ function defined<K extends string, V>(name: K, value: V | undefined): { [P in K]
 
 async function bodyInfo(clients: OpsClients, config: OpsConfig, item: Record<string, AttributeValue>): Promise<InspectedRow['body']> {
   const reference = item[A.BODY_REF]?.S;
-  if (reference === undefined) return { where: 'inline', bytes: item[A.BODY]?.B?.length ?? 0 };
+  if (reference === undefined) return { where: 'inline', bytes: inlineBodyOf(item).length };
   if (!config.bodyBucket) return { where: 's3', reference };
   const head = await clients.s3.send(new HeadObjectCommand({ Bucket: config.bodyBucket, Key: reference }));
   return { where: 's3', reference, ...(head.ContentLength === undefined ? {} : { bytes: head.ContentLength }) };
@@ -195,7 +196,7 @@ async function jobOf(
 
 async function storedBody(clients: OpsClients, config: OpsConfig, item: Record<string, AttributeValue>): Promise<Buffer> {
   const reference = item[A.BODY_REF]?.S;
-  if (reference === undefined) return Buffer.from(item[A.BODY]?.B ?? []);
+  if (reference === undefined) return inlineBodyOf(item);
   if (!config.bodyBucket) throw new OpsError('the row points at the body bucket, but the inbox configuration names none');
   const out = await clients.s3.send(new GetObjectCommand({ Bucket: config.bodyBucket, Key: reference }));
   return Buffer.from((await out.Body?.transformToByteArray()) ?? []);

@@ -8,6 +8,7 @@ import {
 import { InboxAttr as A, InboxItemKind, PendingIndex } from '../../lib/contract';
 import { shardOf } from './digest';
 import { N, queryShardedIndex, S, stringMap } from './dynamo';
+import { inlineBodyAttributes, inlineBodyOf } from './inline-body';
 import { isConditionalCheckFailed } from './errors';
 
 export type DeliveryStatus = 'RECEIVED' | 'PROCESSING' | 'PROCESSED' | 'DEAD';
@@ -124,7 +125,7 @@ export class DynamoDbInboxStore implements InboxStore {
             ...this.itemKey(key),
             [A.PROVIDER]: S(delivery.provider),
             [A.EVENT_ID]: S(delivery.eventId),
-            ...Object.fromEntries([bodyAttribute(delivery)]),
+            ...bodyAttributes(delivery),
             [A.DIGEST]: S(delivery.digest),
             [A.RECEIVED_AT]: N(delivery.receivedAt),
             [A.META]: stringMap(delivery.meta),
@@ -175,17 +176,19 @@ export class DynamoDbInboxStore implements InboxStore {
   }
 
   async quarantine(key: string, copy: QuarantinedCopy): Promise<void> {
+    // The item is keyed by the copy's digest, so its body attributes are the same on every repeat.
+    const body = Object.entries(bodyAttributes(copy));
     await this.client.send(
       new UpdateItemCommand({
         TableName: this.tableName,
         Key: this.itemKey(key, `${InboxItemKind.QUARANTINE_PREFIX}${copy.digest}`),
         UpdateExpression:
-          'SET #provider = :provider, #digest = :digest, #body = if_not_exists(#body, :body), #meta = :meta, ' +
+          `SET #provider = :provider, #digest = :digest, ${body.map((_, i) => `#body${i} = :body${i}`).join(', ')}, #meta = :meta, ` +
           '#receivedAt = if_not_exists(#receivedAt, :receivedAt), #lastSeen = :receivedAt, #expiresAt = :expiresAt ADD #count :one',
         ExpressionAttributeNames: {
           '#provider': A.PROVIDER,
           '#digest': A.DIGEST,
-          '#body': bodyAttribute(copy)[0],
+          ...Object.fromEntries(body.map(([name], i) => [`#body${i}`, name])),
           '#meta': A.META,
           '#receivedAt': A.RECEIVED_AT,
           '#expiresAt': A.EXPIRES_AT,
@@ -195,7 +198,7 @@ export class DynamoDbInboxStore implements InboxStore {
         ExpressionAttributeValues: {
           ':provider': S(copy.provider),
           ':digest': S(copy.digest),
-          ':body': bodyAttribute(copy)[1],
+          ...Object.fromEntries(body.map(([, value], i) => [`:body${i}`, value])),
           ':meta': stringMap(copy.meta),
           ':receivedAt': N(copy.receivedAt),
           ':expiresAt': N(copy.expiresAt),
@@ -350,9 +353,9 @@ export class DynamoDbInboxStore implements InboxStore {
   }
 }
 
-/** The row attribute that holds a body: the bytes, or the body store's reference to them. */
-function bodyAttribute(location: BodyLocation): [string, AttributeValue] {
-  return location.bodyRef !== undefined ? [A.BODY_REF, S(location.bodyRef)] : [A.BODY, { B: location.body ?? Buffer.alloc(0) }];
+/** The row attributes that hold a body: the bytes (deflated when smaller), or the body store's reference to them. */
+function bodyAttributes(location: BodyLocation): Record<string, AttributeValue> {
+  return location.bodyRef !== undefined ? { [A.BODY_REF]: S(location.bodyRef) } : inlineBodyAttributes(location.body ?? Buffer.alloc(0));
 }
 
 function toStoredDelivery(item: Record<string, AttributeValue>): StoredDelivery {
@@ -360,7 +363,7 @@ function toStoredDelivery(item: Record<string, AttributeValue>): StoredDelivery 
     key: item[A.PK].S!,
     provider: item[A.PROVIDER].S!,
     eventId: item[A.EVENT_ID].S!,
-    ...(item[A.BODY_REF]?.S ? { bodyRef: item[A.BODY_REF].S } : { body: Buffer.from(item[A.BODY]?.B ?? []) }),
+    ...(item[A.BODY_REF]?.S ? { bodyRef: item[A.BODY_REF].S } : { body: inlineBodyOf(item) }),
     digest: item[A.DIGEST].S!,
     receivedAt: Number(item[A.RECEIVED_AT].N),
     meta: Object.fromEntries(Object.entries(item[A.META]?.M ?? {}).map(([name, value]) => [name, value.S ?? ''])),

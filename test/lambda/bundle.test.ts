@@ -4,28 +4,18 @@
  * Node.js, not jest's module registry), configured only through the environment the construct
  * sets, talking to the emulators and the stand-ins through the SDK bundled inside them.
  */
-import { existsSync } from 'node:fs';
-import { PassThrough } from 'node:stream';
-import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { Env, MetricName } from '../../lib/contract';
-import { LambdaHost } from '../../local/lambda-host';
+import { BundleHost } from '../support/bundle-host';
 import { answerlineBody, answerOf, EffectsFixture, InboxHarness, INBOX_NAME, keyOf, LEASE_MS, PROVIDER, SecretsFixture, taskIdOf } from '../support/inbox-fixture';
-
-const ASSETS = join(__dirname, '..', '..', 'assets');
 
 const secrets = new SecretsFixture();
 let h: InboxHarness;
+const bundles = new BundleHost();
 /** Lines the bundled handlers write to stdout (their logs and EMF documents). */
-const stdout: string[] = [];
-const logs = new PassThrough();
-logs.on('data', (chunk: Buffer) => stdout.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
-const hosts: LambdaHost[] = [];
+const stdout = bundles.lines;
 
 beforeAll(async () => {
-  for (const handler of ['verifier', 'processor', 'reconciler']) {
-    if (!existsSync(join(ASSETS, handler, 'index.js'))) throw new Error(`assets/${handler}/index.js is missing: run \`npm run bundle\` first`);
-  }
   await secrets.start();
   h = await InboxHarness.create(secrets, 'bundle', { queue: { visibilityTimeoutSeconds: 1 } });
   Object.assign(process.env, {
@@ -41,20 +31,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(hosts.map((host) => host.stop()));
+  await bundles.stop();
   h?.destroy();
   await secrets.stop();
 });
 
-/**
- * A bundle in its own execution environment, which starts (a cold start, reading the environment
- * as it is then) at its first invocation.
- */
-function loadBundle<T>(handler: string): T {
-  const host = new LambdaHost({ functionName: handler, bundlePath: join(ASSETS, handler, 'index.js'), environment: { NODE_NO_WARNINGS: '1' }, logs });
-  hosts.push(host);
-  return ((event?: unknown) => host.invoke(event)) as T;
-}
+const loadBundle = <T>(handler: string): T => bundles.handler<T>(handler);
 
 const emfTotal = (metric: string) =>
   stdout.map((line) => JSON.parse(line) as Record<string, unknown>).filter((doc) => '_aws' in doc).reduce((sum, doc) => sum + Number(doc[metric] ?? 0), 0);

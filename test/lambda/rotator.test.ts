@@ -3,8 +3,6 @@
  * the register function), through the real SDK clients; and the verifier during a rotation and
  * during the manual procedure for providers that generate the secret themselves.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { PutSecretValueCommand, UpdateSecretVersionStageCommand } from '@aws-sdk/client-secrets-manager';
 import type { SecretsManagerRotationEvent } from 'aws-lambda';
@@ -25,6 +23,7 @@ import {
   uniqueName,
 } from '../support/inbox-fixture';
 import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
+import { BundleHost } from '../support/bundle-host';
 
 const ROTATOR_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:inbox-rotator';
 const REGISTER_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:register-answerline';
@@ -534,10 +533,7 @@ describe('the manual procedure, for providers that generate the secret themselve
 });
 
 describe('the shipped bundle', () => {
-  const BUNDLE = join(__dirname, '..', '..', 'assets', 'rotator', 'index.js');
-
   test('rotates a secret configured only through the environment, with the SDKs bundled inside it', async () => {
-    if (!existsSync(BUNDLE)) throw new Error('assets/rotator/index.js is missing: run `npm run bundle` first');
     const s = await rotatedSecret();
     const oldVersion = (await secrets.stages(s.id)).AWSCURRENT;
     const env = {
@@ -546,17 +542,10 @@ describe('the shipped bundle', () => {
       [Env.INBOX_NAME]: INBOX_NAME,
       [Env.ROTATED_SECRETS]: JSON.stringify([s.config]),
     };
-    const stdout: string[] = [];
-    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      stdout.push(...String(chunk).split('\n').filter(Boolean));
-      return true;
-    });
+    const bundles = new BundleHost();
+    const stdout = bundles.lines;
     try {
-      Object.assign(process.env, env);
-      let handler: Rotator | undefined;
-      jest.isolateModules(() => {
-        handler = (require(BUNDLE) as { handler: Rotator }).handler;
-      });
+      const handler = bundles.handler<Rotator>('rotator', env);
       const token = await secrets.startRotation(s.id, ROTATOR_ARN);
       for (const step of ['createSecret', 'setSecret', 'testSecret', 'finishSecret'] as const) await handler!(event(s.arn, token, step));
 
@@ -567,8 +556,7 @@ describe('the shipped bundle', () => {
       expect(logged.map((record) => record.outcome)).toEqual(['created', 'registered', 'valid', 'promoted']);
       expect(stdout.filter((line) => line.includes(current) || line.includes(s.value))).toEqual([]);
     } finally {
-      write.mockRestore();
-      for (const name of Object.keys(env)) delete process.env[name];
+      await bundles.stop();
     }
   });
 });

@@ -6,8 +6,6 @@
  * of `local/` over real HTTP.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { AdapterKind, AnswerlineLifecycle, Defaults, EffectEvent, Env, MetricName, PollingDefaults, PollingRuntimeConfig, SubmissionState } from '../../lib/contract';
 import { InvalidSubmissionError } from '../../client';
 import { LedgerDependencies } from '../../lambda/reconciler/ledger';
@@ -16,6 +14,7 @@ import { InboxStore } from '../../lambda/shared/inbox-store';
 import { SubmissionStore } from '../../lambda/shared/submission-store';
 import { FakeAnswerlineApi } from '../../local/fake-answerline-api';
 import { FakeEchonovaApi } from '../../local/fake-echonova-api';
+import { BundleHost } from '../support/bundle-host';
 import { apiGatewayEvent, answerOf, Clock, InboxHarness, PROVIDER, SecretsFixture } from '../support/inbox-fixture';
 import { echonovaHeaders, textSecret } from '../support/senders';
 
@@ -493,8 +492,6 @@ function bind<T extends object>(instance: T): { [K in keyof T]: T[K] } {
 }
 
 test('the bundled reconciler, configured only through its environment, polls and recovers', async () => {
-  const bundle = join(__dirname, '..', '..', 'assets', 'reconciler', 'index.js');
-  if (!existsSync(bundle)) throw new Error('assets/reconciler/index.js is missing: run `npm run bundle` first');
   // The bundle runs on the real clock: the task was submitted a horizon ago by that clock.
   const ledger = h.submissionLedger({ now: () => Date.now() - HORIZON_MS - 1_000 });
   const due = api.addTask({ status: 'COMPLETED' });
@@ -510,25 +507,13 @@ test('the bundled reconciler, configured only through its environment, polls and
     [Env.POLLING]: JSON.stringify([polling]),
     [Env.POLL_BATCH_SIZE]: '10',
   };
-  const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
-  const stdout: string[] = [];
-  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout.push(...String(chunk).split('\n').filter(Boolean));
-    return true;
-  });
+  const bundles = new BundleHost();
+  const stdout = bundles.lines;
   try {
-    Object.assign(process.env, env);
-    let handler: ((event?: unknown, context?: unknown) => Promise<Record<string, unknown>>) | undefined;
-    jest.isolateModules(() => {
-      handler = (require(bundle) as { handler: typeof handler }).handler;
-    });
-    expect(await handler!({}, { getRemainingTimeInMillis: () => 60_000 })).toMatchObject({ checked: 1, recovered: 1, overdue: 0 });
+    const handler = bundles.handler<(event?: unknown) => Promise<Record<string, unknown>>>('reconciler', env);
+    expect(await handler({})).toMatchObject({ checked: 1, recovered: 1, overdue: 0 });
   } finally {
-    spy.mockRestore();
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    await bundles.stop();
   }
   expect(await h.row(rowKey(due.id))).toMatchObject({ recovered: true, status: 'RECEIVED' });
   expect(await h.takeMessages()).toEqual([rowKey(due.id)]);

@@ -13,7 +13,8 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { AdapterKind, AnswerlineLifecycle, Defaults, InboxItemKind, OpsConfig, PollingDefaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../../lib/contract';
+import { AdapterKind, AnswerlineLifecycle, Defaults, InboxAttr, InboxItemKind, OpsConfig, PollingDefaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../../lib/contract';
+import { inlineBodyOf } from '../../lambda/shared/inline-body';
 import { createProcessor, EffectsConfig, ProcessorDependencies } from '../../lambda/processor/processor';
 import { createReconciler, ReconcilerDependencies } from '../../lambda/reconciler/reconciler';
 import { adaptersFor } from '../../lambda/shared/adapters';
@@ -386,8 +387,11 @@ export function keyOf(body: string): string {
 export type Item = Record<string, unknown>;
 
 /** Plain values from DynamoDB attributes (binary as Buffer, numbers as number). */
+/** An item as plain values; an inline body as the exact bytes received (inflated when stored deflated). */
 export function decodeItem(item: Record<string, AttributeValue>): Item {
-  return Object.fromEntries(Object.entries(item).map(([name, value]) => [name, decodeValue(value)]));
+  const decoded = Object.fromEntries(Object.entries(item).map(([name, value]) => [name, decodeValue(value)]));
+  if (item[InboxAttr.BODY]) decoded[InboxAttr.BODY] = inlineBodyOf(item);
+  return decoded;
 }
 
 function decodeValue(value: AttributeValue): unknown {

@@ -1,0 +1,43 @@
+/**
+ * Runs the shipped bundles (`assets/<handler>/index.js`) as Lambda does: each in its own process
+ * (an execution environment of the local twin: plain Node.js, not jest's module registry),
+ * configured only through its environment, its stdout collected as CloudWatch Logs would be.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { LambdaHost } from '../../local/lambda-host';
+
+const ASSETS = join(__dirname, '..', '..', 'assets');
+
+export class BundleHost {
+  /** Every line the bundles wrote (their logs and EMF documents). */
+  readonly lines: string[] = [];
+  private readonly logs = new PassThrough();
+  private readonly hosts: LambdaHost[] = [];
+
+  constructor() {
+    this.logs.on('data', (chunk: Buffer) => this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+  }
+
+  /**
+   * A bundle's handler. Its environment starts at its first invocation (a cold start), from this
+   * process's environment plus `environment`.
+   */
+  handler<T>(name: string, environment: Record<string, string> = {}): T {
+    const bundlePath = join(ASSETS, name, 'index.js');
+    if (!existsSync(bundlePath)) throw new Error(`assets/${name}/index.js is missing: run \`npm run bundle\` first`);
+    const host = new LambdaHost({ functionName: name, bundlePath, environment: { NODE_NO_WARNINGS: '1', ...environment }, logs: this.logs });
+    this.hosts.push(host);
+    return ((event?: unknown) => host.invoke(event)) as T;
+  }
+
+  /** The JSON lines the bundles wrote, parsed. */
+  records(): Array<Record<string, unknown>> {
+    return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.hosts.map((host) => host.stop()));
+  }
+}
