@@ -123,6 +123,8 @@ export interface ChaosReport {
   readonly faults: Readonly<Record<string, number>>;
   /** Figures by provider and in total, in display order. */
   readonly figures: ReadonlyArray<{ readonly name: string; readonly values: Readonly<Record<Column, number>> }>;
+  /** The handlers' own metrics (their EMF log lines), summed over the run. */
+  readonly metrics: Readonly<Record<string, number>>;
   readonly violations: readonly string[];
   readonly notes: readonly string[];
 }
@@ -143,6 +145,9 @@ export function audit(evidence: Evidence): ChaosReport {
 
   // --- What the providers completed --------------------------------------------------------------
   const originals = new Map<string, DeliveryRecord>();
+  for (const name of ['deliveries (provider messages)', '  results', '  poison results', '  test deliveries', '  altered copies', '  delivered at the provider', '  dead at the provider', '  skipped at the provider']) {
+    figures.ensure(name);
+  }
   for (const delivery of evidence.deliveries) {
     const provider = delivery.provider as Provider;
     figures.add('deliveries (provider messages)', provider);
@@ -331,6 +336,17 @@ export function audit(evidence: Evidence): ChaosReport {
   if (poisonEffects.length) violation(`${poisonEffects.length} poison rows caused an effect`, poisonEffects);
   for (const effect of evidence.effects) figures.add('effects dispatched', providerOf(effect.eventKey));
   figures.ensure('effects dispatched');
+  const wrongFlag = evidence.effects.filter((effect) => rows.has(effect.eventKey) && rows.get(effect.eventKey)!.recovered !== effect.recovered).map((e) => e.eventKey);
+  if (wrongFlag.length) violation(`${wrongFlag.length} effects say recovered when their row was delivered, or the reverse`, wrongFlag);
+
+  // --- The handlers' own count: what an operator's dashboard would show ------------------------------------
+  const metrics = emfTotals(evidence.logDir);
+  const recoveredRows = evidence.rows.filter((row) => row.recovered).length;
+  if ((metrics.Recovered ?? 0) !== recoveredRows) violation(`the reconciler counted ${metrics.Recovered ?? 0} results recovered by polling, the inbox holds ${recoveredRows}`);
+  const poisonRows = [...originals.values()].filter((o) => o.kind === 'poison').length;
+  if ((metrics.DeadLettered ?? 0) < poisonRows) violation(`the processor counted ${metrics.DeadLettered ?? 0} rows dead-lettered, fewer than the ${poisonRows} poison rows`);
+  const quarantineCount = evidence.quarantined.reduce((sum, item) => sum + item.count, 0);
+  if ((metrics.Quarantined ?? 0) !== quarantineCount) notes.push(`the verifier counted ${metrics.Quarantined ?? 0} quarantined copies, the quarantine items ${quarantineCount}`);
 
   // --- Logs: no secret, no body, no signature ----------------------------------------------------------------
   const leaks = scanLogs(evidence.logDir, evidence.sensitive);
@@ -361,6 +377,7 @@ export function audit(evidence: Evidence): ChaosReport {
     elapsedMs: evidence.elapsedMs,
     faults,
     figures: figures.rows(),
+    metrics,
     violations,
     notes,
   };
@@ -396,6 +413,43 @@ function logFiles(logDir: string): string[] {
     return [];
   }
 }
+
+/** Every metric of the handlers' embedded-metric-format lines, summed (per-provider documents add up to the inbox's). */
+function emfTotals(logDir: string): Record<string, number> {
+  const totals: Record<string, number> = {};
+  for (const file of logFiles(logDir)) {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (!line.startsWith('{"_aws"')) continue;
+      const document = JSON.parse(line) as { _aws: { CloudWatchMetrics: Array<{ Metrics: Array<{ Name: string }> }> } } & Record<string, unknown>;
+      for (const { Name } of document._aws.CloudWatchMetrics.flatMap((entry) => entry.Metrics)) {
+        totals[Name] = (totals[Name] ?? 0) + Number(document[Name] ?? 0);
+      }
+    }
+  }
+  return totals;
+}
+
+/** The metrics the report shows, in order. */
+const REPORTED_METRICS = [
+  'Accepted',
+  'Duplicate',
+  'Quarantined',
+  'TestDelivery',
+  'BadSignature',
+  'StaleTimestamp',
+  'StoreError',
+  'EnqueueFailed',
+  'Swept',
+  'Processed',
+  'ProcessingFailed',
+  'DeadLettered',
+  'WinnerChanged',
+  'EffectsDispatched',
+  'ResourceUnavailable',
+  'Recovered',
+  'PollRateLimited',
+  'PollErrors',
+];
 
 /** `processed` log lines of the processor, by event reference. */
 function countProcessedLines(logDir: string): Map<string, number> {
@@ -481,6 +535,10 @@ export function formatReport(report: ChaosReport): string {
     'faults injected',
     '---------------',
     ...Object.entries(report.faults).map(([kind, count]) => `${kind.replace(/_/g, ' ').padEnd(width)}${n(count).padStart(13)}`),
+    '',
+    'metrics the handlers emitted',
+    '----------------------------',
+    ...REPORTED_METRICS.map((name) => `${name.padEnd(width)}${n(report.metrics[name] ?? 0).padStart(13)}`),
     '',
     `elapsed ${(report.elapsedMs / 1000).toFixed(1)} s`,
     ...(report.notes.length ? ['', 'notes', ...report.notes.map((note) => `  - ${note}`)] : []),

@@ -27,6 +27,7 @@ import { SimulatedStandardWebhooks, STANDARD_WEBHOOKS } from '../providers/stand
 import { InvocationFault, startTwin, Twin } from '../twin';
 import { AdversaryRecord, audit, ChaosReport, Evidence, FaultKind } from './auditor';
 import { AdversaryKind, chaosProfile, makePlan, Provider } from './plan';
+import { Timeline } from './timeline';
 
 export interface ChaosOptions {
   readonly seed: number;
@@ -239,28 +240,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
     // --- The timeline -------------------------------------------------------------------------
     const t0 = Date.now();
-    const work: Promise<unknown>[] = [];
-    const timers: NodeJS.Timeout[] = [];
-    const at = (ms: number, action: () => Promise<unknown> | void) =>
-      work.push(
-        new Promise<void>((resolve) => {
-          timers.push(
-            setTimeout(() => {
-              Promise.resolve()
-                .then(action)
-                .catch((error: unknown) => state.errors.push(`${(error as Error).name}: ${(error as Error).message}`))
-                .finally(resolve);
-            }, Math.max(0, t0 + ms - Date.now())),
-          );
-        }),
-      );
+    // The plan's clock stands still while the providers cannot get their first attempts out, or the
+    // work queue is deep: the pace adapts to the machine instead of piling up a backlog that the
+    // sweep would only enqueue again.
+    const timeline = new Timeline(
+      () => senders.reduce((sum, sender) => sum + sender.unsent, 0) > BACKLOG_LIMIT || state.queueDepth > QUEUE_DEPTH_LIMIT,
+      (error) => state.errors.push(`${(error as Error).name}: ${(error as Error).message}`),
+    );
+    const at = (ms: number, action: () => Promise<unknown> | unknown) => timeline.at(ms, action);
     const later = <T>(ms: number, action: () => Promise<T> | T): Promise<T> => sleep(ms).then(action);
-    // New work waits while the providers cannot get their first attempts out, or the work queue is
-    // deep (the twin is behind): the plan's pace adapts to the machine instead of piling up a
-    // backlog that the sweep would only enqueue again.
-    const gate = async () => {
-      while (senders.reduce((sum, sender) => sum + sender.unsent, 0) > BACKLOG_LIMIT || state.queueDepth > QUEUE_DEPTH_LIMIT) await sleep(50);
-    };
     const depth = setInterval(() => {
       sqs!
         .send(new GetQueueAttributesCommand({ QueueUrl: twin!.workQueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }))
@@ -305,7 +293,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     plan.answerlineJobs.forEach((job, index) => {
       job.tasks.forEach((planned, k) => {
         at(planned.createAt, async () => {
-          await gate();
           const task = await app.submitAnswerline(planned.idempotencyKey, { poison: planned.poison });
           await later(planned.startAfter, () => answerline.startTask(task.id));
           const delivery = await later(planned.finishAfter - planned.startAfter, () => {
@@ -321,7 +308,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     });
     plan.echonovaJobs.forEach((planned, index) => {
       at(planned.createAt, async () => {
-        await gate();
         const job = await app.submitEchonova(planned.label);
         await later(planned.startAfter, () => echonova.startJob(job.jobId));
         const delivery = await later(planned.finishAfter - planned.startAfter, () => {
@@ -335,7 +321,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     });
     plan.events.forEach((planned, index) => {
       at(planned.at, async () => {
-        await gate();
         const { event, delivered: done } = standardWebhooks.emit(planned.label, { missing: planned.missing, poison: planned.poison });
         arm(`standard-webhooks:${planned.label}`, () => event.delivery);
         if (planned.poison) faults.add('poison_delivery');
@@ -406,36 +391,34 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const reenable = () => {
       if (echonova.enableWebhook()) faults.add('webhook_reenabled');
     };
-    at(plan.storeOutage.at, () => {
+    // Each outage lasts its length in real time, whatever the plan's clock does meanwhile.
+    at(plan.storeOutage.at, async () => {
       faults.add('store_outage');
       state.storeDown = true;
       twin!.faults.dynamodb.takeDown();
       log(`chaos: store down for ${plan.storeOutage.ms} ms`);
-    });
-    at(plan.storeOutage.at + plan.storeOutage.ms, () => {
+      await sleep(plan.storeOutage.ms);
       twin!.faults.dynamodb.restore();
       state.storeDown = false;
+      await later(profile.reenableAfterMs, reenable);
     });
-    at(plan.storeOutage.at + plan.storeOutage.ms + profile.reenableAfterMs, reenable);
-    at(plan.queueOutage.at, () => {
+    at(plan.queueOutage.at, async () => {
       faults.add('queue_outage');
       state.queueDown = true;
       twin!.faults.sqs.takeDown();
       log(`chaos: queue down for ${plan.queueOutage.ms} ms`);
-    });
-    at(plan.queueOutage.at + plan.queueOutage.ms, () => {
+      await sleep(plan.queueOutage.ms);
       twin!.faults.sqs.restore();
       state.queueDown = false;
     });
-    at(plan.longOutage.at, () => {
+    at(plan.longOutage.at, async () => {
       faults.add('long_outage');
       state.endpointDown = true;
       log(`chaos: endpoint down for ${plan.longOutage.ms} ms (longer than the retry windows)`);
-    });
-    at(plan.longOutage.at + plan.longOutage.ms, () => {
+      await sleep(plan.longOutage.ms);
       state.endpointDown = false;
+      await later(profile.reenableAfterMs, reenable);
     });
-    at(plan.longOutage.at + plan.longOutage.ms + profile.reenableAfterMs, reenable);
     for (const limit of plan.rateLimits) {
       at(limit.at, () => (limit.provider === 'answerline' ? answerlineApi : echonovaApi).rateLimit({ times: limit.times, retryAfterSeconds: 1 }));
     }
@@ -446,13 +429,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const progress = setInterval(() => {
       const sent = senders.reduce((sum, sender) => sum + sender.deliveries.length, 0);
       const outstanding = senders.reduce((sum, sender) => sum + sender.outstanding, 0);
-      log(`chaos: +${((Date.now() - t0) / 1000).toFixed(0)} s  ${sent} deliveries queued, ${outstanding} pending at the providers, ${state.queueDepth} in the work queue, ${twin!.eventBridge.events.length} effects`);
+      log(
+        `chaos: +${((Date.now() - t0) / 1000).toFixed(0)} s (plan ${(timeline.planMs / 1000).toFixed(0)} s)  ${sent} deliveries queued, ${outstanding} pending at the providers, ${state.queueDepth} in the work queue, ${twin!.eventBridge.events.length} effects`,
+      );
     }, 10_000);
     state.phase = () => (state.endpointDown ? 'endpoint_down' : state.storeDown ? 'store_down' : state.queueDown ? 'queue_down' : 'calm');
     state.anyOutage = () => state.endpointDown || state.storeDown || state.queueDown;
 
     try {
-      await Promise.all(work);
+      await timeline.run();
       await Promise.all(senders.map((sender) => sender.idle()));
       log(`chaos: providers done after ${((Date.now() - t0) / 1000).toFixed(0)} s; waiting for the inbox to settle`);
 
@@ -484,9 +469,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       clearInterval(watch);
       clearInterval(progress);
       clearInterval(depth);
-      timers.forEach(clearTimeout);
+      timeline.stop();
     }
-    // Let in-flight processing finish what it started.
+    // Let in-flight work finish what it started: one more reconciler run waits behind the one in
+    // progress (one environment), so every run's metrics are flushed.
+    await twin.reconcileNow().catch(() => undefined);
     await sleep(1_000);
 
     // --- Evidence -----------------------------------------------------------------------------

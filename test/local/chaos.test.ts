@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChaosReport, FAULT_KINDS, formatReport, scanLogs } from '../../local/chaos/auditor';
+import { audit, ChaosReport, Evidence, FAULT_KINDS, formatReport, scanLogs } from '../../local/chaos/auditor';
 import { chaosProfile, makePlan } from '../../local/chaos/plan';
 import { standardWebhooksSignature } from '../../local/providers/signing';
 import { STANDARD_WEBHOOKS_VECTOR } from '../support/senders';
@@ -112,6 +112,75 @@ describe('the chaos run\'s parts', () => {
       expect(leaks).toEqual(['verifier.log:2: a signature', 'verifier.log:3: body content', 'verifier.log:4: a secret or API key', 'verifier.log:5: a signature header']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the auditor', () => {
+  it('flags a lost result, a wrong winner, an altered body and an effect sent twice', () => {
+    const logDir = mkdtempSync(join(tmpdir(), 'chaos-audit-'));
+    try {
+      const delivery = (id: string, body: string) => ({
+        provider: 'answerline',
+        id: `msg_${id}`,
+        eventKey: `answerline#${id}`,
+        kind: 'result' as const,
+        body: Buffer.from(body),
+        digest: `digest-of-${id}`,
+        queuedAt: 0,
+        state: 'delivered' as const,
+        attempts: [{ at: 1, status: 202, ms: 1, copies: 1 }],
+      });
+      const task = (id: string, idempotencyKey: string, createdAt: string) => ({
+        id,
+        idempotencyKey,
+        jobKey: idempotencyKey.replace(/-r\d+$/, ''),
+        createdAt,
+        status: 'COMPLETED',
+        poison: false,
+        delivery: delivery(id, id),
+      });
+      const tasks = [task('t1', 'job-1', '2026-01-01T10:00:00.000Z'), task('t2', 'job-1-r1', '2026-01-01T10:01:00.000Z'), task('t3', 'job-2', '2026-01-01T10:02:00.000Z')];
+      const effect = { detailType: 'JobResultDecided', effectKey: 'k1', eventKey: 'answerline#t1', jobKey: 'job-1', taskId: 't1', status: 'COMPLETED', recovered: false };
+      const found = audit({
+        plan: makePlan(1, 50, chaosProfile(4)),
+        faults: {},
+        deliveries: tasks.map((t) => t.delivery),
+        attempts: 3,
+        answerlineTasks: tasks as unknown as Evidence['answerlineTasks'],
+        echonovaJobs: [],
+        events: [],
+        echonovaWebhook: { enabled: true, consecutiveFailures: 0, disabledAt: [], enabledAt: [] },
+        adversary: [],
+        alteredSkipped: 0,
+        // t1 holds other bytes than the provider sent; t3 was never stored.
+        rows: [
+          { key: 'answerline#t1', status: 'PROCESSED', digest: 'something-else', recovered: false, outcome: 'winner' },
+          { key: 'answerline#t2', status: 'PROCESSED', digest: 'digest-of-t2', recovered: false, outcome: 'superseded' },
+        ],
+        quarantined: [],
+        submissions: [],
+        // The rule says t2 (the newer COMPLETED task); the store says t1.
+        results: [{ key: 'answerline#job-1', taskId: 't1', status: 'COMPLETED' }],
+        deadLettered: [],
+        effects: [effect, effect],
+        interruptedRows: new Set(),
+        servedDigests: {},
+        rateLimitedPolls: 0,
+        logDir,
+        sensitive: { texts: [], signatureTokens: new Set() },
+        appStats: {},
+        hostStats: {},
+        errors: [],
+        elapsedMs: 0,
+      });
+      const text = found.violations.join('\n');
+      expect(text).toMatch(/1 completed results have no inbox row \(lost\).*answerline#t3/);
+      expect(text).toMatch(/jobs have the wrong winner.*answerline#job-1: stored t1\/COMPLETED, rule says t2\/COMPLETED/);
+      expect(text).toMatch(/1 rows hold a body the provider never sent.*answerline#t1/);
+      expect(text).toMatch(/1 rows were processed twice.*answerline#t1/);
+    } finally {
+      rmSync(logDir, { recursive: true, force: true });
     }
   });
 });
