@@ -12,11 +12,16 @@ export const DEFLATE_RAW = 'deflate-raw';
 
 /** Bodies this small are not worth a compressor's time. */
 const MIN_COMPRESSED_BYTES = 256;
+/**
+ * A 4 KB window and a small state: inline bodies are at most 64 KiB, and zlib's defaults (32 KB
+ * window, 256 KB of state) cost four times the time on a 1 KiB body to save nothing.
+ */
+const DEFLATE_OPTIONS = { windowBits: 12, memLevel: 4 };
 
 /** The row attributes of an inline body: the bytes, and their encoding when deflated. */
 export function inlineBodyAttributes(body: Buffer): Record<string, AttributeValue> {
   if (body.length >= MIN_COMPRESSED_BYTES) {
-    const deflated = deflateRawSync(body);
+    const deflated = deflateRawSync(body, DEFLATE_OPTIONS);
     if (deflated.length < body.length) return { [A.BODY]: { B: deflated }, [A.BODY_ENCODING]: { S: DEFLATE_RAW } };
   }
   return { [A.BODY]: { B: body } };
