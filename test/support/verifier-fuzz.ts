@@ -787,15 +787,8 @@ interface Step {
   readonly needles: readonly string[];
 }
 
-interface Materialized {
-  readonly event: APIGatewayProxyEventV2;
-  readonly requestId: string;
-  readonly hasContext: boolean;
-  readonly received: Buffer;
-  readonly digest: string;
-  readonly expectation: Expectation;
-  readonly needles: string[];
-}
+/** A step before its place in the sequence is known. */
+type Materialized = Omit<Step, 'concurrentWithPrevious'>;
 
 const HOOK = (name: string) => `/hooks/${name}`;
 
@@ -1501,7 +1494,7 @@ interface Answered {
 const rank = (answer: Answered | undefined) => (answer?.result === 'accepted' ? 0 : 1);
 
 function toStep(m: Materialized, concurrentWithPrevious: boolean): Step {
-  return { event: m.event, requestId: m.requestId, hasContext: m.hasContext, received: m.received, digest: m.digest, expectation: m.expectation, concurrentWithPrevious, needles: m.needles };
+  return { ...m, concurrentWithPrevious };
 }
 
 /** The same event sent again under another request id. */
