@@ -1,6 +1,7 @@
 import { Duration, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
@@ -22,6 +23,8 @@ export enum InboxAlarm {
   VERIFIER_SERVER_ERRORS = 'VERIFIER_SERVER_ERRORS',
   /** The reconciler failed: stranded rows are not swept and submissions are not polled. */
   RECONCILER_ERRORS = 'RECONCILER_ERRORS',
+  /** The reconciler was not invoked at all: its schedule is disabled or deleted, or it is throttled. */
+  RECONCILER_NOT_RUNNING = 'RECONCILER_NOT_RUNNING',
 }
 
 /** Alarm settings of a WebhookInbox: which alarms, their thresholds and where they notify. */
@@ -79,6 +82,12 @@ export interface WebhookInboxAlarmOptions {
    * @default 1
    */
   readonly reconcilerErrorThreshold?: number;
+
+  /**
+   * How long the reconciler may go without an invocation (Lambda `Invocations`, sum) before the not-running alarm; a whole number of minutes, at least twice the schedule's rate.
+   * @default - 1 hour, or three times the reconcile schedule's rate if that is longer
+   */
+  readonly maxReconcilerSilence?: Duration;
 }
 
 /** Properties of WebhookInboxAlarms. */
@@ -114,6 +123,7 @@ const RUNBOOK_SECTION: Readonly<Record<InboxAlarm, string>> = {
   [InboxAlarm.OLDEST_MESSAGE_AGE]: 'oldest-message-age',
   [InboxAlarm.VERIFIER_SERVER_ERRORS]: 'verifier-server-errors',
   [InboxAlarm.RECONCILER_ERRORS]: 'reconciler-errors',
+  [InboxAlarm.RECONCILER_NOT_RUNNING]: 'reconciler-not-running',
 };
 
 const DEFAULT_SIGNATURE_FAILURE_THRESHOLD = 10;
@@ -121,6 +131,10 @@ const DEFAULT_MAX_MESSAGE_AGE_MINUTES = 15;
 const DEFAULT_VERIFIER_SERVER_ERROR_THRESHOLD = 5;
 /** SQS keeps a message at most 14 days: an older age can never be reached. */
 const MAX_MESSAGE_AGE_SECONDS = 14 * 24 * 3600;
+const DEFAULT_RECONCILER_SILENCE_SECONDS = 3600;
+/** The longest period of a single-datapoint CloudWatch alarm. */
+const MAX_ALARM_PERIOD_SECONDS = 24 * 3600;
+const RATE_UNIT_SECONDS: Readonly<Record<string, number>> = { minute: 60, minutes: 60, hour: 3600, hours: 3600, day: 86400, days: 86400 };
 
 /**
  * The alarms of a WebhookInbox, one per failure that needs a human, each with a runbook section
@@ -151,6 +165,8 @@ export class WebhookInboxAlarms extends Construct {
   public readonly verifierServerErrors?: cloudwatch.Alarm;
   /** The reconciler failed. */
   public readonly reconcilerErrors?: cloudwatch.Alarm;
+  /** The reconciler was not invoked within `maxReconcilerSilence`. */
+  public readonly reconcilerNotRunning?: cloudwatch.Alarm;
   /** Every alarm created, composite included, for an alarm status widget or a monitoring facade. */
   public readonly all: cloudwatch.IAlarm[];
 
@@ -159,8 +175,8 @@ export class WebhookInboxAlarms extends Construct {
 
   constructor(scope: Construct, id: string, props: WebhookInboxAlarmsProps) {
     super(scope, id);
-    validateAlarmOptions(props);
     const inbox = props.inbox;
+    validateAlarmOptions(props, inbox.reconcileSchedule);
     this.inboxName = inbox.inboxName;
     this.stackName = Stack.of(inbox).stackName;
     const alarms: cloudwatch.IAlarm[] = [];
@@ -302,14 +318,37 @@ export class WebhookInboxAlarms extends Construct {
       notify(this.reconcilerErrors);
       alarms.push(this.reconcilerErrors);
     }
+
+    if (wanted(InboxAlarm.RECONCILER_NOT_RUNNING)) {
+      const silence = props.maxReconcilerSilence ?? defaultReconcilerSilence(inbox.reconcileSchedule);
+      this.reconcilerNotRunning = this.alarm(
+        'ReconcilerNotRunning',
+        InboxAlarm.RECONCILER_NOT_RUNNING,
+        inbox.metricReconcilerInvocations({ statistic: 'Sum', period: silence }),
+        {
+          what: `the reconciler was not invoked for ${silence.toHumanString()}: its schedule is disabled or gone, or it is throttled`,
+          threshold: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+          // No datapoint at all is exactly the failure this alarm is for.
+          treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+        },
+      );
+      notify(this.reconcilerNotRunning);
+      alarms.push(this.reconcilerNotRunning);
+    }
   }
 
-  /** One metric alarm: a single datapoint decides, missing data is not breaching. */
+  /** One metric alarm: a single datapoint decides, missing data is not breaching unless told. */
   private alarm(
     id: string,
     kind: InboxAlarm,
     metric: cloudwatch.IMetric,
-    settings: { what: string; threshold: number; comparisonOperator: cloudwatch.ComparisonOperator },
+    settings: {
+      what: string;
+      threshold: number;
+      comparisonOperator: cloudwatch.ComparisonOperator;
+      treatMissingData?: cloudwatch.TreatMissingData;
+    },
   ): cloudwatch.Alarm {
     return new cloudwatch.Alarm(this, id, {
       metric,
@@ -318,7 +357,7 @@ export class WebhookInboxAlarms extends Construct {
       comparisonOperator: settings.comparisonOperator,
       evaluationPeriods: 1,
       datapointsToAlarm: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      treatMissingData: settings.treatMissingData ?? cloudwatch.TreatMissingData.NOT_BREACHING,
     });
   }
 
@@ -331,8 +370,21 @@ export class WebhookInboxAlarms extends Construct {
   }
 }
 
+/** The interval of a `rate(...)` schedule in seconds; undefined for a cron expression or a token. */
+function rateSeconds(schedule: events.Schedule): number | undefined {
+  const match = /^rate\((\d+) (minutes?|hours?|days?)\)$/.exec(schedule.expressionString);
+  return match ? Number(match[1]) * RATE_UNIT_SECONDS[match[2]] : undefined;
+}
+
+/** An hour, or three runs of a slower schedule: a single late or failed trigger does not page. */
+function defaultReconcilerSilence(schedule: events.Schedule): Duration {
+  const rate = rateSeconds(schedule);
+  const seconds = Math.max(DEFAULT_RECONCILER_SILENCE_SECONDS, rate === undefined ? 0 : 3 * rate);
+  return Duration.seconds(Math.min(seconds, MAX_ALARM_PERIOD_SECONDS));
+}
+
 /** Collects every problem with the alarm options and throws them in one error. */
-function validateAlarmOptions(options: WebhookInboxAlarmOptions): void {
+function validateAlarmOptions(options: WebhookInboxAlarmOptions, reconcileSchedule: events.Schedule): void {
   const problems: string[] = [];
   const positive = (name: string, value: number | undefined) => {
     if (value === undefined || Token.isUnresolved(value)) return;
@@ -348,6 +400,18 @@ function validateAlarmOptions(options: WebhookInboxAlarmOptions): void {
     const seconds = age.toSeconds();
     if (seconds < 60 || seconds > MAX_MESSAGE_AGE_SECONDS) {
       problems.push(`alarms.maxMessageAge: must be from 1 minute to 14 days, got ${age.toHumanString()}`);
+    }
+  }
+  const silence = options.maxReconcilerSilence;
+  if (silence && !Token.isUnresolved(silence.toSeconds())) {
+    const seconds = silence.toSeconds();
+    const rate = rateSeconds(reconcileSchedule);
+    if (seconds % 60 !== 0 || seconds < 120 || seconds > MAX_ALARM_PERIOD_SECONDS) {
+      problems.push(`alarms.maxReconcilerSilence: must be a whole number of minutes from 2 minutes to 1 day, got ${silence.toHumanString()}`);
+    } else if (rate !== undefined && seconds < 2 * rate) {
+      problems.push(
+        `alarms.maxReconcilerSilence: must be at least twice the reconcile schedule's rate (${reconcileSchedule.expressionString}), got ${silence.toHumanString()}`,
+      );
     }
   }
   for (const alarm of options.disabled ?? []) {

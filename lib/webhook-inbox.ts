@@ -300,6 +300,8 @@ export class WebhookInbox extends Construct {
   public readonly reconcilerFunction: lambda.IFunction;
   /** The schedule that runs the reconciler. */
   public readonly reconcileRule: events.Rule;
+  /** When the reconciler runs (`reconcileSchedule`, or its default). */
+  public readonly reconcileSchedule: events.Schedule;
   /** The alarm raised when the dead-letter queue holds any message (`alarms.deadLetterQueueDepth`). */
   public readonly deadLetterAlarm?: cloudwatch.Alarm;
   /** The inbox's alarms, each with a runbook section in `docs/RUNBOOK.md`. */
@@ -445,9 +447,10 @@ export class WebhookInbox extends Construct {
     this.grantSend(reconciler.role);
     this.grantObjects(reconciler.role, ['s3:PutObject'], 'bodies');
     for (const provider of polled) provider.polling!.apiKeySecret.grantRead(reconciler.role);
+    this.reconcileSchedule = props.reconcileSchedule ?? events.Schedule.rate(Duration.minutes(Defaults.SWEEP_EVERY_MINUTES));
     this.reconcileRule = new events.Rule(this, 'ReconcileSchedule', {
       description: 'Runs the webhook inbox reconciler',
-      schedule: props.reconcileSchedule ?? events.Schedule.rate(Duration.minutes(Defaults.SWEEP_EVERY_MINUTES)),
+      schedule: this.reconcileSchedule,
       targets: [new targets.LambdaFunction(reconciler.function, { retryAttempts: 2 })],
     });
 
@@ -750,6 +753,11 @@ export class WebhookInbox extends Construct {
   /** Failed reconciler invocations (`AWS/Lambda` `Errors`, dimension `FunctionName`). @default - sum over 5 minutes */
   public metricReconcilerErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.reconcilerFunction.metricErrors({ statistic: 'Sum', period: Duration.minutes(5), ...props });
+  }
+
+  /** Reconciler invocations, failed ones included (`AWS/Lambda` `Invocations`, dimension `FunctionName`). @default - sum over 5 minutes */
+  public metricReconcilerInvocations(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.reconcilerFunction.metricInvocations({ statistic: 'Sum', period: Duration.minutes(5), ...props });
   }
 
   private onEffect(id: string, detailType: string, options: events.OnEventOptions): events.Rule {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -73,6 +74,7 @@ const ALL_METRIC_ALARMS = [
   'OldestMessageAge',
   'VerifierServerErrors',
   'ReconcilerErrors',
+  'ReconcilerNotRunning',
 ];
 
 describe('alarms with defaults', () => {
@@ -94,7 +96,10 @@ describe('alarms with defaults', () => {
     ['OldestMessageAge', 'AWS/SQS', 'ApproximateAgeOfOldestMessage', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [work, 'QueueName'] } }], 'Maximum', 300, 900, true, 'oldest-message-age'],
     ['VerifierServerErrors', 'AWS/ApiGateway', '5xx', [{ Name: 'ApiId', Value: { Ref: api } }], 'Sum', 300, 5, true, 'verifier-server-errors'],
     ['ReconcilerErrors', 'AWS/Lambda', 'Errors', [{ Name: 'FunctionName', Value: { Ref: reconciler } }], 'Sum', 900, 1, true, 'reconciler-errors'],
+    ['ReconcilerNotRunning', 'AWS/Lambda', 'Invocations', [{ Name: 'FunctionName', Value: { Ref: reconciler } }], 'Sum', 3600, 1, true, 'reconciler-not-running'],
   ];
+  /** Alarms on an absence: fewer than the threshold, and no data at all is the failure. */
+  const ABSENCE_ALARMS = new Set(['ReconcilerNotRunning']);
 
   test('creates one metric alarm per failure and one composite for dead deliveries', () => {
     template.resourceCountIs('AWS::CloudWatch::Alarm', ALL_METRIC_ALARMS.length);
@@ -110,10 +115,11 @@ describe('alarms with defaults', () => {
     expect(alarm.Statistic).toBe(statistic);
     expect(alarm.Period).toBe(period);
     expect(alarm.Threshold).toBe(threshold);
-    expect(alarm.ComparisonOperator).toBe('GreaterThanOrEqualToThreshold');
+    const absence = ABSENCE_ALARMS.has(name);
+    expect(alarm.ComparisonOperator).toBe(absence ? 'LessThanThreshold' : 'GreaterThanOrEqualToThreshold');
     expect(alarm.EvaluationPeriods).toBe(1);
     expect(alarm.DatapointsToAlarm).toBe(1);
-    expect(alarm.TreatMissingData).toBe('notBreaching');
+    expect(alarm.TreatMissingData).toBe(absence ? 'breaching' : 'notBreaching');
     expect(alarm.ExtendedStatistic).toBeUndefined();
     expect(alarm.Metrics).toBeUndefined();
     if (notifies) expect(alarm.AlarmActions).toEqual([topic]);
@@ -265,6 +271,25 @@ describe('alarm options', () => {
     expect(inbox.alarms.deadDeliveries).toBeDefined();
     expect(alarmNamed(template, 'OldestMessageAge').Dimensions).toEqual([{ Name: 'QueueName', Value: 'existing-work' }]);
     template.resourceCountIs('AWS::CloudWatch::Alarm', ALL_METRIC_ALARMS.length - 1);
+  });
+
+  test('the not-running alarm waits three runs of a slow schedule, an hour for a fast one, or what it is told', () => {
+    const slow = build({ reconcileSchedule: events.Schedule.rate(Duration.hours(2)) });
+    expect(alarmNamed(slow.template, 'ReconcilerNotRunning').Period).toBe(6 * 3600);
+    expect(alarmNamed(slow.template, 'ReconcilerNotRunning').AlarmDescription).toContain('not invoked for 6 hours');
+    const cron = build({ reconcileSchedule: events.Schedule.cron({ minute: '*/10' }) });
+    expect(alarmNamed(cron.template, 'ReconcilerNotRunning').Period).toBe(3600);
+    const told = build({ alarms: { maxReconcilerSilence: Duration.minutes(20) } });
+    expect(alarmNamed(told.template, 'ReconcilerNotRunning').Period).toBe(1200);
+    expect(told.inbox.alarms.reconcilerNotRunning).toBeDefined();
+  });
+
+  test('a reconciler silence shorter than two runs, or not whole minutes, is refused', () => {
+    expect(() => build({ reconcileSchedule: events.Schedule.rate(Duration.minutes(30)), alarms: { maxReconcilerSilence: Duration.minutes(45) } })).toThrow(
+      /alarms\.maxReconcilerSilence: must be at least twice the reconcile schedule's rate \(rate\(30 minutes\)\), got 45 minutes/,
+    );
+    expect(() => build({ alarms: { maxReconcilerSilence: Duration.seconds(150) } })).toThrow(/alarms\.maxReconcilerSilence: must be a whole number of minutes/);
+    expect(() => build({ alarms: { maxReconcilerSilence: Duration.days(2) } })).toThrow(/alarms\.maxReconcilerSilence: .*got 2 days/);
   });
 
   test('invalid thresholds are refused with one error naming each', () => {
@@ -423,6 +448,9 @@ describe('metric methods', () => {
     expect(stack.resolve(dlq.dimensions)).toEqual({ QueueName: stack.resolve(inbox.deadLetterQueue!.queueName) });
     const errors = inbox.metricReconcilerErrors();
     expect([errors.namespace, errors.metricName, errors.statistic]).toEqual(['AWS/Lambda', 'Errors', 'Sum']);
+    const invocations = inbox.metricReconcilerInvocations();
+    expect([invocations.namespace, invocations.metricName, invocations.statistic]).toEqual(['AWS/Lambda', 'Invocations', 'Sum']);
+    expect(stack.resolve(invocations.dimensions)).toEqual({ FunctionName: stack.resolve(inbox.reconcilerFunction.functionName) });
     expect(stack.resolve(errors.dimensions)).toEqual({ FunctionName: stack.resolve(inbox.reconcilerFunction.functionName) });
     const server = inbox.metricVerifierServerErrors({ period: Duration.minutes(1) });
     expect([server.namespace, server.metricName, server.statistic, server.period.toSeconds()]).toEqual(['AWS/ApiGateway', '5xx', 'Sum', 60]);
