@@ -219,6 +219,8 @@ export const MetricName = {
   MATCHED_CURRENT_SECRET: 'MatchedCurrentSecret',
   MATCHED_PENDING_SECRET: 'MatchedPendingSecret',
   MATCHED_PREVIOUS_SECRET: 'MatchedPreviousSecret',
+  /** Bad-signature deliveries while a staged secret version (AWSPENDING, AWSPREVIOUS) held a value that does not decode as a key. */
+  UNUSABLE_SECRET_VERSION: 'UnusableSecretVersion',
   /** Submissions whose final result was fetched by polling the provider and fed into the inbox. */
   RECOVERED: 'Recovered',
   /** Submissions the provider does not know (404): unknown or no longer kept. */

@@ -141,6 +141,7 @@ export function createInboxDashboard(
         inbox.metricPendingSecretMatches({ label: 'AWSPENDING' }),
         inbox.metricPreviousSecretMatches({ label: 'AWSPREVIOUS' }),
         inbox.metricSignatureFailures({ label: 'bad signature' }),
+        inbox.metricUnusableSecretVersions({ label: 'bad signature, a staged value unusable' }),
       ],
     }),
   );

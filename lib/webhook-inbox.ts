@@ -609,6 +609,15 @@ export class WebhookInbox extends Construct {
     return this.metric(MetricName.MATCHED_PREVIOUS_SECRET, props);
   }
 
+  /**
+   * Deliveries refused for a bad signature while a staged version (AWSPENDING, AWSPREVIOUS) held a
+   * value that does not decode as this provider's key: a mistyped secret, which signs nothing.
+   * @default - sum over 5 minutes
+   */
+  public metricUnusableSecretVersions(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.UNUSABLE_SECRET_VERSION, props);
+  }
+
   /** Rows processed. @default - sum over 5 minutes */
   public metricProcessed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.PROCESSED, props);

@@ -95,25 +95,52 @@ export function createVerifier(deps: VerifierDependencies) {
   };
 }
 
+interface VerificationAttempt {
+  readonly verdict: Verdict;
+  /** Stages whose value was left out because it does not decode as a key. */
+  readonly undecodableStages: readonly string[];
+}
+
+/** Verifies against the keys the staged values make, telling which values could not make one. */
+function verifyAgainst(
+  adapter: ProviderAdapter,
+  headers: Record<string, string | undefined>,
+  body: Buffer,
+  nowSeconds: number,
+  versions: readonly SecretVersion[],
+): VerificationAttempt {
+  const keys = adapter.signingKeys(versions);
+  const decoded = new Set(keys.map((key) => key.stage));
+  return {
+    verdict: adapter.verify(headers, body, keys, nowSeconds),
+    undecodableStages: versions.filter((version) => !decoded.has(version.stage)).map((version) => version.stage),
+  };
+}
+
 async function admit(
   adapter: ProviderAdapter,
   headers: Record<string, string | undefined>,
   body: Buffer,
   deps: VerifierDependencies,
 ): Promise<Decision> {
-  let verdict: Verdict;
+  let attempt: VerificationAttempt;
   try {
     const nowSeconds = Math.floor(deps.now() / 1000);
-    // AWSCURRENT, AWSPENDING, and AWSPREVIOUS within the provider's grace after a rotation.
-    const keysOf = (versions: readonly SecretVersion[]) => adapter.signingKeys(usableVersions(versions, deps.now(), adapter.previousSecretGraceSeconds));
-    verdict = adapter.verify(headers, body, keysOf(await deps.secrets.versions(adapter.secretId)), nowSeconds);
-    if (!verdict.ok && verdict.reason === 'bad_signature') {
+    const verifyWith = (versions: readonly SecretVersion[]) => verifyAgainst(adapter, headers, body, nowSeconds, usableVersions(versions, deps.now(), adapter.previousSecretGraceSeconds));
+    attempt = verifyWith(await deps.secrets.versions(adapter.secretId));
+    if (!attempt.verdict.ok && attempt.verdict.reason === 'bad_signature') {
       // The secret may have changed since it was cached: read it again, at a bounded rate.
       const refreshed = await deps.secrets.refreshAfterMiss(adapter.secretId);
-      if (refreshed) verdict = adapter.verify(headers, body, keysOf(refreshed), nowSeconds);
+      if (refreshed) attempt = verifyWith(refreshed);
     }
   } catch (error) {
     return { reason: 'secret_unavailable', fields: { error: errorName(error) } };
+  }
+  const verdict = attempt.verdict;
+  if (!verdict.ok && verdict.reason === 'bad_signature' && attempt.undecodableStages.length > 0) {
+    // A mistyped AWSPENDING looks exactly like forgery from outside: say which value is at fault.
+    deps.telemetry.count(MetricName.UNUSABLE_SECRET_VERSION, adapter.name);
+    return { reason: verdict.reason, detail: verdict.detail, fields: { unusableSecretStages: attempt.undecodableStages.join(',') } };
   }
   if (!verdict.ok) return { reason: verdict.reason, detail: verdict.detail };
   const matched = MATCHED_METRIC_OF[verdict.key.stage];

@@ -409,6 +409,20 @@ describe('secret rotation', () => {
     expect(await h.deliver(answerlineBody())).toEqual({ statusCode: 202, result: 'accepted' });
     expect(h.capture.metric(MetricName.SECRET_UNAVAILABLE)).toBe(0);
     expect(h.capture.metric(MetricName.MATCHED_CURRENT_SECRET, PROVIDER)).toBe(1);
+    expect(h.capture.metric(MetricName.UNUSABLE_SECRET_VERSION, PROVIDER)).toBe(0);
+
+    // A provider that switched to its new secret now fails: the answer stays bad_signature, the log says why.
+    expect(await h.deliver(answerlineBody(), undefined, { secret: newSigningSecret() })).toMatchObject({ statusCode: 400, result: 'bad_signature' });
+    expect(h.capture.metric(MetricName.UNUSABLE_SECRET_VERSION, PROVIDER)).toBe(1);
+    expect(h.capture.metric(MetricName.BAD_SIGNATURE, PROVIDER)).toBe(1);
+    expect(h.capture.logs('delivery').map((record) => record.unusableSecretStages)).toEqual([undefined, 'AWSPENDING']);
+  });
+
+  test('a bad signature with every staged value usable names no secret stage', async () => {
+    await secrets.stagePending(h.secret.id, newSigningSecret());
+    expect(await h.deliver(answerlineBody(), undefined, { secret: newSigningSecret() })).toMatchObject({ statusCode: 400, result: 'bad_signature' });
+    expect(h.capture.metric(MetricName.UNUSABLE_SECRET_VERSION, PROVIDER)).toBe(0);
+    expect(h.capture.logs('delivery')[0].unusableSecretStages).toBeUndefined();
   });
 });
 
