@@ -73,14 +73,17 @@ export interface EffectDetail {
   readonly bodyBucket?: string;
 }
 
-/** The key of a job's winner: provider, job, winning task and status. */
-export function jobEffectKey(provider: string, observation: Pick<JobObservation, 'jobKey' | 'taskId' | 'status'>): string {
-  return sha256Hex(JSON.stringify([EffectEvent.JOB_RESULT_DECIDED, provider, observation.jobKey, observation.taskId, observation.status]));
+/**
+ * The key of a job's winner: inbox, provider, job, winning task and status. The inbox is part of
+ * every key, so two inboxes with a provider of the same name can share one bus and one consumer.
+ */
+export function jobEffectKey(inbox: string, provider: string, observation: Pick<JobObservation, 'jobKey' | 'taskId' | 'status'>): string {
+  return sha256Hex(JSON.stringify([EffectEvent.JOB_RESULT_DECIDED, inbox, provider, observation.jobKey, observation.taskId, observation.status]));
 }
 
-/** The key of one event of a provider without job semantics: provider and stable event id. */
-export function eventEffectKey(provider: string, eventId: string): string {
-  return sha256Hex(JSON.stringify([EffectEvent.WEBHOOK_RECEIVED, provider, eventId]));
+/** The key of one event of a provider without job semantics: inbox, provider and stable event id. */
+export function eventEffectKey(inbox: string, provider: string, eventId: string): string {
+  return sha256Hex(JSON.stringify([EffectEvent.WEBHOOK_RECEIVED, inbox, provider, eventId]));
 }
 
 /** EventBridge's limit on one PutEvents entry, and on a whole PutEvents request. */
@@ -141,7 +144,9 @@ export class EffectAssembler {
       schemaVersion: 1,
       inbox: this.options.inboxName,
       provider: row.provider,
-      effectKey: observation ? jobEffectKey(row.provider, observation) : eventEffectKey(row.provider, row.eventId),
+      effectKey: observation
+        ? jobEffectKey(this.options.inboxName, row.provider, observation)
+        : eventEffectKey(this.options.inboxName, row.provider, row.eventId),
       eventKey: row.key,
       eventId: row.eventId,
       receivedAt: new Date(row.receivedAt).toISOString(),

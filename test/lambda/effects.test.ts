@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
 import { AdapterKind, EffectEvent, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
-import { answerlineBody, apiGatewayEvent, answerOf, CrashingWorker, EffectsFixture, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, sha256Hex, taskIdOf } from '../support/inbox-fixture';
+import { answerlineBody, apiGatewayEvent, answerOf, CrashingWorker, EffectsFixture, INBOX_NAME, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, sha256Hex, taskIdOf } from '../support/inbox-fixture';
 import { adaptersFor } from '../../lambda/shared/adapters';
 import { responseObjectKey, S3BodyStore } from '../../lambda/shared/body-store';
 import { SequentialSinks } from '../../lambda/shared/effect-sinks';
@@ -52,9 +52,10 @@ const events = (): RecordedEvent[] => fx.eventBridge.eventsOn(bus);
 const effectKeys = (): string[] => events().map((event) => event.detail.effectKey as string);
 
 /** The key of a job's winner, computed here from its definition: sha256 of the JSON array. */
+// The documented formulas (docs/EFFECTS.md), written out rather than imported.
 const jobKeyOf = (provider: string, jobKey: string, taskId: string, status: string) =>
-  sha256Hex(JSON.stringify(['JobResultDecided', provider, jobKey, taskId, status]));
-const eventKeyOf = (provider: string, eventId: string) => sha256Hex(JSON.stringify(['WebhookReceived', provider, eventId]));
+  sha256Hex(JSON.stringify(['JobResultDecided', INBOX_NAME, provider, jobKey, taskId, status]));
+const eventKeyOf = (provider: string, eventId: string) => sha256Hex(JSON.stringify(['WebhookReceived', INBOX_NAME, provider, eventId]));
 
 async function accept(...bodies: string[]): Promise<void> {
   for (const body of bodies) expect(await h.deliver(body)).toMatchObject({ statusCode: 202 });
