@@ -88,7 +88,7 @@ export function verifyStandardWebhooks(
   if (timestamp === undefined) {
     return { ok: false, reason: 'malformed', detail: `header ${names.timestamp} is missing or not Unix seconds` };
   }
-  const entries = (headers[names.signature] ?? '').split(' ');
+  const entries = signatureEntries(headers[names.signature]);
   const v1 = signaturesOf(entries, 'v1,', V1_SIGNATURE);
   const v1a = signaturesOf(entries, 'v1a,', V1A_SIGNATURE);
   if (v1.length === 0 && v1a.length === 0) {
@@ -109,6 +109,15 @@ export function verifyStandardWebhooks(
     }
   }
   return { ok: false, reason: 'bad_signature', detail: `header ${names.signature} matches no signing secret` };
+}
+
+/**
+ * The entries of a signature header: space-separated, as the specification writes them; a comma
+ * before a version tag also separates them, because API Gateway joins a header sent twice with
+ * commas (`v1,AAA,v1,BBB`; some clients join with `, `) and base64 never holds a comma.
+ */
+function signatureEntries(header: string | undefined): string[] {
+  return (header ?? '').split(/,? +|,(?=v1a?,)/);
 }
 
 function signaturesOf(entries: readonly string[], version: string, shape: RegExp): Buffer[] {

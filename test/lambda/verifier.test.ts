@@ -1,3 +1,5 @@
+import { request } from 'node:http';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { MetricName, PendingIndex } from '../../lib/contract';
 import { shardOf } from '../../lambda/shared/digest';
 import { SecretCache } from '../../lambda/shared/secrets';
@@ -17,6 +19,7 @@ import {
   taskIdOf,
   TOLERANCE_SECONDS,
 } from '../support/inbox-fixture';
+import { startApiGateway } from '../../local/api-gateway';
 
 const secrets = new SecretsFixture();
 let h: InboxHarness;
@@ -188,6 +191,28 @@ describe('signature lists and raw bytes', () => {
 
     expect(answerOf(await h.verifier()(event))).toEqual({ statusCode: 202, result: 'accepted' });
     expect(await h.inboxItems()).toHaveLength(1);
+  });
+
+  test('a signature header sent twice over HTTP, joined with a comma by API Gateway, verifies', async () => {
+    const body = answerlineBody();
+    const signed = h.signed(body);
+    const forged = signatureHeaders(body, { secret: newSigningSecret(), timestamp: h.clock.seconds })['webhook-signature'];
+    const events: APIGatewayProxyEventV2[] = [];
+    const verifier = h.verifier();
+    const api = await startApiGateway({ routes: [PROVIDER], invoke: (event) => (events.push(event), verifier(event)) });
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const headers = { ...signed.headers, 'content-type': 'application/json', 'webhook-signature': [forged, signed.headers['webhook-signature']!] };
+        const req = request(`${api.url}/hooks/${PROVIDER}`, { method: 'POST', headers }, (res) => resolve(res.resume().statusCode!));
+        req.on('error', reject).end(body);
+      });
+
+      expect(events[0].headers['webhook-signature']).toBe(`${forged},${signed.headers['webhook-signature']}`);
+      expect(status).toBe(202);
+      expect(await h.inboxItems()).toHaveLength(1);
+    } finally {
+      await api.stop();
+    }
   });
 
   test('a base64-encoded API Gateway body verifies and is stored byte-exactly, non-ASCII, emoji and invalid UTF-8 included', async () => {

@@ -99,6 +99,15 @@ describe('verification', () => {
     expect(verifyStandardWebhooks(headersFor('msg_1', now, good), body, keys, now, TOLERANCE)).toEqual({ ok: true, key: keys[1] });
   });
 
+  test('a signature header sent twice, joined with a comma by API Gateway, is read as two entries', () => {
+    const forged = signStandardWebhooks(decodeStandardWebhooksSecret(newSigningSecret()), 'msg_1', now, body);
+
+    expect(verifyStandardWebhooks(headersFor('msg_1', now, `${forged},${good}`), body, [keyOf(secret)], now, TOLERANCE).ok).toBe(true);
+    expect(verifyStandardWebhooks(headersFor('msg_1', now, `${good},v1a,abc ${forged}`), body, [keyOf(secret)], now, TOLERANCE).ok).toBe(true);
+    expect(verifyStandardWebhooks(headersFor('msg_1', now, `${forged}, ${good}`), body, [keyOf(secret)], now, TOLERANCE).ok).toBe(true);
+    expect(verifyStandardWebhooks(headersFor('msg_1', now, `${forged},${forged}`), body, [keyOf(secret)], now, TOLERANCE)).toMatchObject({ reason: 'bad_signature' });
+  });
+
   test('the id and the timestamp are signed: changing either breaks the signature', () => {
     expect(verifyStandardWebhooks(headersFor('msg_2', now, good), body, [keyOf(secret)], now, TOLERANCE)).toMatchObject({ reason: 'bad_signature' });
     expect(verifyStandardWebhooks(headersFor('msg_1', now + 1, good), body, [keyOf(secret)], now, TOLERANCE)).toMatchObject({ reason: 'bad_signature' });
