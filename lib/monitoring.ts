@@ -84,7 +84,7 @@ export interface WebhookInboxAlarmOptions {
   readonly reconcilerErrorThreshold?: number;
 
   /**
-   * How long the reconciler may go without an invocation (Lambda `Invocations`, sum) before the not-running alarm; a whole number of minutes, at least twice the schedule's rate.
+   * How long the reconciler may go without an invocation (Lambda `Invocations`, sum) before the not-running alarm; a whole number of minutes up to 7 days, at least twice the schedule's rate.
    * @default - 1 hour, or three times the reconcile schedule's rate if that is longer
    */
   readonly maxReconcilerSilence?: Duration;
@@ -132,8 +132,8 @@ const DEFAULT_VERIFIER_SERVER_ERROR_THRESHOLD = 5;
 /** SQS keeps a message at most 14 days: an older age can never be reached. */
 const MAX_MESSAGE_AGE_SECONDS = 14 * 24 * 3600;
 const DEFAULT_RECONCILER_SILENCE_SECONDS = 3600;
-/** The longest period of a single-datapoint CloudWatch alarm. */
-const MAX_ALARM_PERIOD_SECONDS = 24 * 3600;
+/** The longest period of a single-datapoint alarm (PutMetricAlarm: Period × EvaluationPeriods ≤ 7 days). */
+const MAX_ALARM_PERIOD_SECONDS = 7 * 24 * 3600;
 const RATE_UNIT_SECONDS: Readonly<Record<string, number>> = { minute: 60, minutes: 60, hour: 3600, hours: 3600, day: 86400, days: 86400 };
 
 /**
@@ -407,7 +407,7 @@ function validateAlarmOptions(options: WebhookInboxAlarmOptions, reconcileSchedu
     const seconds = silence.toSeconds();
     const rate = rateSeconds(reconcileSchedule);
     if (seconds % 60 !== 0 || seconds < 120 || seconds > MAX_ALARM_PERIOD_SECONDS) {
-      problems.push(`alarms.maxReconcilerSilence: must be a whole number of minutes from 2 minutes to 1 day, got ${silence.toHumanString()}`);
+      problems.push(`alarms.maxReconcilerSilence: must be a whole number of minutes from 2 minutes to 7 days, got ${silence.toHumanString()}`);
     } else if (rate !== undefined && seconds < 2 * rate) {
       problems.push(
         `alarms.maxReconcilerSilence: must be at least twice the reconcile schedule's rate (${reconcileSchedule.expressionString}), got ${silence.toHumanString()}`,
