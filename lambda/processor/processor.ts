@@ -125,6 +125,12 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
     if (read?.kind === 'unavailable') {
       deps.telemetry.count(MetricName.RESOURCE_UNAVAILABLE, row.provider);
       deps.telemetry.log('WARN', 'resource unavailable', { ...fields, provider: row.provider, httpStatus: read.status });
+      // An earlier attempt read the resource and decided this job's winner, then stopped before
+      // completing (a crash, a failed dispatch): that decision stands, so its effect goes out
+      // without the resource rather than never.
+      if (observation && (await deps.results.winnerOf(row.provider, observation.jobKey)) === key) {
+        return { ...claimed, ...(await decideJob(row, body, observation, { resourceUnavailable: true }, key, deps, assembler)) };
+      }
       return { ...claimed, outcome: RowOutcome.UNAVAILABLE };
     }
     const resource = read?.kind === 'found' ? read.text : undefined;
@@ -133,7 +139,7 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
       const effect = assembler && (await assembler.assemble({ row, content: effectContent(row, body, undefined, undefined, resource) }));
       return { ...claimed, outcome: RowOutcome.EVENT, effect };
     }
-    return { ...claimed, ...(await decideJob(row, body, observation, resource, key, deps, assembler)) };
+    return { ...claimed, ...(await decideJob(row, body, observation, { resource }, key, deps, assembler)) };
   } catch (error) {
     await fail(claimed, error, deps);
     throw error;
@@ -148,7 +154,7 @@ async function decideJob(
   row: StoredDelivery,
   body: Buffer,
   observation: JobObservation,
-  resource: string | undefined,
+  read: { readonly resource?: string; readonly resourceUnavailable?: boolean },
   key: string,
   deps: ProcessorDependencies,
   assembler: EffectAssembler | undefined,
@@ -158,7 +164,14 @@ async function decideJob(
   // Counted once per change, not again when a retry finds its own earlier win.
   if (offer === 'won') deps.telemetry.count(MetricName.WINNER_CHANGED, row.provider);
   if (offer === 'lost') return { outcome: RowOutcome.SUPERSEDED, offer };
-  const effect = assembler && (await assembler.assemble({ row, observation, content: effectContent(row, body, observation, responseRef, resource) }));
+  const effect =
+    assembler &&
+    (await assembler.assemble({
+      row,
+      observation,
+      content: effectContent(row, body, observation, responseRef, read.resource),
+      resourceUnavailable: read.resourceUnavailable,
+    }));
   return { outcome: RowOutcome.WINNER, offer, effect };
 }
 

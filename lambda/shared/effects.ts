@@ -68,6 +68,11 @@ export interface EffectDetail {
   /** The provider's resource as fetched, parsed when it is JSON, else its text. */
   readonly resource?: unknown;
   readonly resourceRef?: string;
+  /**
+   * True when an earlier attempt decided this job's winner with the resource in hand, and the
+   * read on the retry found it gone (404/410): the decision stands, its effect goes without it.
+   */
+  readonly resourceUnavailable?: boolean;
 
   /** The bucket the `*Ref` keys name; set when one is. */
   readonly bodyBucket?: string;
@@ -114,6 +119,8 @@ export interface EffectSpec {
   /** Set for a job's winner; absent for an event of a provider without job semantics. */
   readonly observation?: JobObservation;
   readonly content: Partial<Record<ContentName, EffectContent>>;
+  /** The authoritative read found the resource gone after the decision was taken. */
+  readonly resourceUnavailable?: boolean;
 }
 
 export interface EffectAssemblerOptions {
@@ -138,7 +145,7 @@ export class EffectAssembler {
     this.maxEntryBytes = options.maxEntryBytes ?? EVENTBRIDGE_MAX_ENTRY_BYTES;
   }
 
-  async assemble({ row, observation, content }: EffectSpec): Promise<Effect> {
+  async assemble({ row, observation, content, resourceUnavailable }: EffectSpec): Promise<Effect> {
     const detailType = observation ? EffectEvent.JOB_RESULT_DECIDED : EffectEvent.WEBHOOK_RECEIVED;
     const base: EffectDetail = {
       schemaVersion: 1,
@@ -155,6 +162,7 @@ export class EffectAssembler {
       ...(observation
         ? { jobKey: observation.jobKey, taskId: observation.taskId, status: observation.status, createdAt: observation.createdAt }
         : {}),
+      ...(resourceUnavailable ? { resourceUnavailable } : {}),
     };
     const names = (Object.keys(content) as ContentName[]).filter((name) => content[name] !== undefined);
     // Each piece inline when small; the rest by reference.

@@ -29,6 +29,8 @@ export type OfferOutcome = 'won' | 'already_won' | 'lost';
 export interface ResultsStore {
   /** Stores the offer if it beats the current winner; says whether it is (now or already) the winner. */
   offer(offer: ResultOffer): Promise<OfferOutcome>;
+  /** The inbox key of the delivery whose result is the job's winner now; undefined when it has none. */
+  winnerOf(provider: string, jobKey: string): Promise<string | undefined>;
 }
 
 /** The job's item in the results table. */
@@ -90,15 +92,19 @@ export class DynamoDbResultsStore implements ResultsStore {
     // Only on this path: is the winner that stopped us our own earlier offer? (DynamoDB could
     // return the item with the failure, but dynalite returns nothing, so read it.) The same
     // delivery always makes the same observation, so its event key alone identifies it.
+    return (await this.winnerOf(provider, observation.jobKey)) === eventKey ? 'already_won' : 'lost';
+  }
+
+  async winnerOf(provider: string, jobKey: string): Promise<string | undefined> {
     const out = await this.client.send(
       new GetItemCommand({
         TableName: this.tableName,
-        Key: key,
+        Key: { [R.PK]: S(resultKey(provider, jobKey)) },
         ConsistentRead: true,
         ProjectionExpression: '#eventKey',
         ExpressionAttributeNames: { '#eventKey': R.EVENT_KEY },
       }),
     );
-    return out.Item?.[R.EVENT_KEY]?.S === eventKey ? 'already_won' : 'lost';
+    return out.Item?.[R.EVENT_KEY]?.S;
   }
 }

@@ -104,6 +104,9 @@ const failingProcessor = () =>
       offer: async () => {
         throw new Error('results store unavailable');
       },
+      winnerOf: async () => {
+        throw new Error('results store unavailable');
+      },
     },
   });
 

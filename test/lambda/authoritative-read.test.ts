@@ -12,7 +12,7 @@ import { resourceObjectKey, S3BodyStore } from '../../lambda/shared/body-store';
 import { providersFromEnv } from '../../lambda/shared/config';
 import { RecordedEvent } from '../../local/eventbridge-stand-in';
 import { createBodyBucket } from '../../local/provision';
-import { answerOf, apiGatewayEvent, EffectsFixture, FakeProviderApi, InboxHarness, newSigningSecret, SecretsFixture, sha256Hex } from '../support/inbox-fixture';
+import { answerlineBody, answerOf, apiGatewayEvent, EffectsFixture, FakeProviderApi, InboxHarness, newSigningSecret, SecretsFixture, sha256Hex } from '../support/inbox-fixture';
 import { messageId, standardWebhooksHeaders } from '../support/senders';
 
 const PROVIDER = 'openai';
@@ -124,6 +124,61 @@ test.each([503, 429, 401])('the provider answers %i: the row is retried, and the
   expect(events().map((event) => event.detail.resource)).toEqual([JSON.parse(stored)]);
   expect(api.requestsFor(`/v1/responses/${id}`)).toHaveLength(2);
   expect(h.capture.metric(MetricName.RESOURCE_UNAVAILABLE, PROVIDER)).toBe(0);
+});
+
+describe('a job provider with an authoritative read', () => {
+  const JOBS = 'tasks';
+  let jobs: ProviderRuntimeConfig;
+
+  beforeEach(async () => {
+    jobs = await h.addProvider(JOBS, AdapterKind.ANSWERLINE, signingSecret, {
+      authoritativeRead: { urlTemplate: `${api.url}/v1/tasks/{id}`, idJsonPath: 'task.id', apiKeySecretId: config.authoritativeRead!.apiKeySecretId },
+    });
+  });
+  const jobProcessor = () => h.processor({ providers: [jobs], maxReceiveCount: MAX_RECEIVE_COUNT, effects: h.effects(sink) });
+
+  /** Delivers a COMPLETED Answerline task; returns its id, job and inbox key. */
+  async function deliverTask(): Promise<{ taskId: string; jobKey: string; key: string }> {
+    const body = answerlineBody();
+    const { id: taskId, idempotencyKey: jobKey } = JSON.parse(body).task;
+    const event = apiGatewayEvent(body, standardWebhooksHeaders(body, signingSecret, h.clock.seconds, messageId()), { path: `/hooks/${JOBS}` });
+    expect(answerOf(await h.verifier({ providers: [jobs] })(event))).toMatchObject({ statusCode: 202 });
+    return { taskId, jobKey, key: `${JOBS}#${taskId}` };
+  }
+
+  test('gone at the first read: no result is recorded, no effect, the row settled unavailable', async () => {
+    const { taskId, jobKey, key } = await deliverTask();
+    api.answer(`/v1/tasks/${taskId}`, 404);
+
+    expect(await h.drain(jobProcessor())).toEqual({ received: 1, failed: 0 });
+
+    expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'unavailable' });
+    expect(await h.result(jobKey, JOBS)).toBeUndefined();
+    expect(events()).toEqual([]);
+  });
+
+  test('gone on a retry after the winner was decided: the decision stands and its effect goes out without the resource', async () => {
+    const { taskId, jobKey, key } = await deliverTask();
+    api.serve(`/v1/tasks/${taskId}`, resource(taskId));
+    const handler = jobProcessor();
+    // The first attempt reads the resource and wins the job, then EventBridge refuses the effect.
+    fx.eventBridge.failNextCalls(1);
+    expect(await h.pollOnce(handler)).toEqual({ received: 1, failed: 1 });
+    expect(await h.result(jobKey, JOBS)).toMatchObject({ taskId, eventKey: key });
+    expect(events()).toEqual([]);
+
+    // By the retry the provider has dropped the resource.
+    api.answer(`/v1/tasks/${taskId}`, 404);
+    await h.pollUntil(handler, async () => (await h.row(key))?.status === 'PROCESSED');
+
+    expect(await h.row(key)).toMatchObject({ outcome: 'winner', attempts: 2 });
+    expect(events()).toHaveLength(1);
+    expect(events()[0]).toMatchObject({ detailType: 'JobResultDecided', detail: { eventKey: key, taskId, status: 'COMPLETED', resourceUnavailable: true } });
+    expect(events()[0].detail).not.toHaveProperty('resource');
+    expect(h.capture.logs('processed')).toMatchObject([{ outcome: 'winner', offer: 'already_won' }]);
+    expect(h.capture.metric(MetricName.RESOURCE_UNAVAILABLE, JOBS)).toBe(1);
+    expect(api.requestsFor(`/v1/tasks/${taskId}`)).toHaveLength(2);
+  });
 });
 
 test('a delivery without the id at the configured path fails with the path named, and is kept', async () => {
