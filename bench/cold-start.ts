@@ -9,11 +9,11 @@
  * scripts/bundle.ts, grouped by package.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { AdapterKind, Defaults, Env, HANDLER_NODE_MAJOR } from '../lib/contract';
+import { bundleOptions } from '../scripts/bundle-options';
 import { handlerEnvironments } from '../lib/handler-environment';
 import { median } from './stats';
 
@@ -37,13 +37,6 @@ export interface ColdStartRow {
   readonly naiveLoadMs: number;
   /** bundle ÷ naive. */
   readonly ratio: number;
-  /**
-   * The same bundle with esbuild resolving packages' ES module builds first (`mainFields:
-   * ['module', 'main']`), so that it can tree-shake the SDK (it cannot in the CommonJS builds
-   * scripts/bundle.ts resolves today): its size and load time, measured the same way.
-   */
-  readonly treeShakenKb: number;
-  readonly treeShakenLoadMs: number;
   /** What fills the bundle, largest first. */
   readonly composition: BundleShare[];
 }
@@ -110,8 +103,8 @@ function loadOnce(modulePath: string, environment: Record<string, string>): numb
 
 /** The bundle rebuilt in memory with scripts/bundle.ts's options, for its metafile. */
 async function composition(name: HandlerName): Promise<{ shares: BundleShare[]; clients: string[]; bytes: number }> {
-  const result = await rebuild(name, false);
-  const output = Object.values(result.metafile.outputs).find((entry) => entry.entryPoint)!;
+  const result = await rebuild(name);
+  const output = Object.values(result.metafile!.outputs).find((entry) => entry.entryPoint)!;
   const byPackage = new Map<string, number>();
   for (const [path, input] of Object.entries(output.inputs)) {
     const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
@@ -128,44 +121,26 @@ async function composition(name: HandlerName): Promise<{ shares: BundleShare[]; 
   return { shares, clients, bytes: output.bytes };
 }
 
-/** The handler bundled with scripts/bundle.ts's options; with `moduleFirst`, resolving ES module builds first. */
-function rebuild(name: HandlerName, moduleFirst: boolean, outfile = join(ROOT, 'assets', name, 'index.js')) {
-  return build({
-    entryPoints: [join(ROOT, 'lambda', name, 'index.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: `node${HANDLER_NODE_MAJOR}`,
-    minify: true,
-    legalComments: 'none',
-    metafile: true,
-    write: moduleFirst,
-    outfile,
-    logLevel: 'silent',
-    ...(moduleFirst ? { mainFields: ['module', 'main'] } : {}),
-  });
+/** The handler rebuilt in memory with scripts/bundle.ts's own options, for its metafile. */
+function rebuild(name: HandlerName) {
+  return build({ ...bundleOptions(`lambda/${name}/index.ts`, `assets/${name}/index.js`), write: false, sourcemap: false, logLevel: 'silent' });
 }
 
 export async function measureColdStart(samples: number): Promise<ColdStartResult> {
   const naive = join(__dirname, 'naive-handler.cjs');
-  const scratch = mkdtempSync(join(tmpdir(), 'webhook-inbox-bench-bundles-'));
   const rows: ColdStartRow[] = [];
   for (const handler of HANDLERS) {
     const bundle = join(ROOT, 'assets', handler, 'index.js');
     if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run npm run bundle first`);
     const { shares, clients } = await composition(handler);
-    const environment = handlerEnvironment(handler);
-    const shaken = join(scratch, `${handler}.js`);
-    await rebuild(handler, true, shaken);
     const loads: Array<[path: string, environment: Record<string, string>, samples: number[]]> = [
-      [bundle, environment, []],
+      [bundle, handlerEnvironment(handler), []],
       [naive, { NAIVE_CLIENTS: clients.join(',') }, []],
-      [shaken, environment, []],
     ];
     // One of each first, untimed: the files are then in the page cache for all.
     for (const [path, env] of loads) loadOnce(path, env);
     for (let i = 0; i < samples; i++) {
-      // The order rotates, so that none always runs first.
+      // The order alternates, so that neither always runs first.
       for (let k = 0; k < loads.length; k++) {
         const [path, env, into] = loads[(i + k) % loads.length];
         into.push(loadOnce(path, env));
@@ -180,12 +155,9 @@ export async function measureColdStart(samples: number): Promise<ColdStartResult
       bundleLoadMs,
       naiveLoadMs,
       ratio: bundleLoadMs / naiveLoadMs,
-      treeShakenKb: statSync(shaken).size / 1024,
-      treeShakenLoadMs: median(loads[2][2]),
       composition: shares.slice(0, 6),
     });
   }
-  rmSync(scratch, { recursive: true, force: true });
   return {
     rows,
     samples,

@@ -59,14 +59,13 @@ export function renderMarkdown(results: BenchResults): string {
   out.push('\n**Cold start** (' + coldStart.conditions + ')\n');
   out.push(
     table(
-      ['Handler', 'bundle KB', 'load ms', 'naive load ms (same SDK clients from node_modules)', 'ratio', 'ES-module-first bundle KB / load ms', 'largest parts of the bundle'],
+      ['Handler', 'bundle KB', 'load ms', 'naive load ms (same SDK clients from node_modules)', 'ratio', 'largest parts of the bundle'],
       coldStart.rows.map((row) => [
         row.handler,
         fixed(row.bundleKb, 0),
         fixed(row.bundleLoadMs, 0),
         `${fixed(row.naiveLoadMs, 0)} (${row.clients.join(', ')})`,
         times(row.ratio),
-        `${fixed(row.treeShakenKb, 0)} / ${fixed(row.treeShakenLoadMs, 0)}`,
         row.composition
           .slice(0, 4)
           .map((part) => `${part.name} ${fixed(part.kb, 0)} KB`)

@@ -6,36 +6,16 @@
  */
 import { chmodSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { HANDLER_NODE_MAJOR } from '../lib/contract';
+import { build, BuildOptions } from 'esbuild';
+import { bundleOptions, ROOT as root } from './bundle-options';
 
-const root = join(__dirname, '..');
 const handlers = readdirSync(join(root, 'lambda'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && existsSync(join(root, 'lambda', entry.name, 'index.ts')))
   .map((entry) => entry.name);
 
-type BuildOptions = Parameters<typeof build>[0];
-
 /** One esbuild bundle with the project's settings; returns the bundle's size in KiB. */
 async function bundle(entry: string, outfile: string, options: BuildOptions = {}): Promise<string> {
-  const result = await build({
-    entryPoints: [join(root, entry)],
-    outfile: join(root, outfile),
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: `node${HANDLER_NODE_MAJOR}`,
-    // The AWS SDK's ES module builds tree-shake; its CommonJS builds (node's default) do not.
-    mainFields: ['module', 'main'],
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    legalComments: 'none',
-    metafile: true,
-    logLevel: 'warning',
-    logOverride: { 'unsupported-dynamic-import': 'error', 'unsupported-require-call': 'error' },
-    ...options,
-  });
+  const result = await build(bundleOptions(entry, outfile, options));
   const bytes = Object.values(result.metafile!.outputs).find((output) => output.entryPoint)?.bytes ?? 0;
   return (bytes / 1024).toFixed(0);
 }

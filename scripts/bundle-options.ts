@@ -1,0 +1,30 @@
+import { join } from 'node:path';
+import type { BuildOptions } from 'esbuild';
+import { HANDLER_NODE_MAJOR } from '../lib/contract';
+
+export const ROOT = join(__dirname, '..');
+
+/**
+ * The esbuild options of every shipped bundle (scripts/bundle.ts), shared with the bench, which
+ * rebuilds the handlers in memory to read what fills them.
+ */
+export function bundleOptions(entry: string, outfile: string, options: BuildOptions = {}): BuildOptions {
+  return {
+    entryPoints: [join(ROOT, entry)],
+    outfile: join(ROOT, outfile),
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: `node${HANDLER_NODE_MAJOR}`,
+    // The AWS SDK's ES module builds tree-shake; its CommonJS builds (node's default) do not.
+    mainFields: ['module', 'main'],
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    legalComments: 'none',
+    metafile: true,
+    logLevel: 'warning',
+    logOverride: { 'unsupported-dynamic-import': 'error', 'unsupported-require-call': 'error' },
+    ...options,
+  };
+}
