@@ -126,6 +126,7 @@ async function admit(
   let attempt: VerificationAttempt;
   try {
     const nowSeconds = Math.floor(deps.now() / 1000);
+    // AWSCURRENT, AWSPENDING, and AWSPREVIOUS within the provider's grace after a rotation.
     const verifyWith = (versions: readonly SecretVersion[]) => verifyAgainst(adapter, headers, body, nowSeconds, usableVersions(versions, deps.now(), adapter.previousSecretGraceSeconds));
     attempt = verifyWith(await deps.secrets.versions(adapter.secretId));
     if (!attempt.verdict.ok && attempt.verdict.reason === 'bad_signature') {
