@@ -358,6 +358,9 @@ export function pollingProblems(config: PollingRuntimeConfig): string[] {
   return problems;
 }
 
+/** A provider's name: its path segment `/hooks/<name>` and its key namespace. Checked at synth, at cold start and by the ledger client. */
+export const PROVIDER_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
 /** The adapters the runtime knows; a provider preset names one of these. */
 export const AdapterKind = {
   ANSWERLINE: 'answerline',

@@ -185,8 +185,11 @@ export class WebhookInboxAlarms extends Construct {
 
     const wanted = (alarm: InboxAlarm) => !(props.disabled ?? []).includes(alarm);
     const action = props.topic ? new SnsAction(props.topic) : undefined;
-    const notify = (alarm: cloudwatch.AlarmBase) => {
+    /** An alarm that pages: it notifies the topic (if any) and is listed in `all`. */
+    const paging = <T extends cloudwatch.AlarmBase>(alarm: T): T => {
       if (action) alarm.addAlarmAction(action);
+      alarms.push(alarm);
+      return alarm;
     };
     if (props.topic?.masterKey) {
       // CloudWatch publishes to an encrypted topic only if its key lets CloudWatch use it.
@@ -224,117 +227,116 @@ export class WebhookInboxAlarms extends Construct {
         ),
         alarmRule: cloudwatch.AlarmRule.anyOf(...children.map((child) => cloudwatch.AlarmRule.fromAlarm(child, cloudwatch.AlarmState.ALARM))),
       });
-      notify(this.deadDeliveries);
-      alarms.push(this.deadDeliveries);
+      paging(this.deadDeliveries);
     }
 
     if (wanted(InboxAlarm.SIGNATURE_FAILURES)) {
-      this.signatureFailures = this.alarm(
-        'SignatureFailures',
-        InboxAlarm.SIGNATURE_FAILURES,
-        inbox.metricSignatureFailures({ statistic: 'Sum', period: Duration.minutes(5) }),
-        {
-          what: 'deliveries whose signature matches no valid secret (a rotation out of order, or probing)',
-          threshold: props.signatureFailureThreshold ?? DEFAULT_SIGNATURE_FAILURE_THRESHOLD,
-          comparisonOperator: atLeast,
-        },
+      this.signatureFailures = paging(
+        this.alarm(
+          'SignatureFailures',
+          InboxAlarm.SIGNATURE_FAILURES,
+          inbox.metricSignatureFailures({ statistic: 'Sum', period: Duration.minutes(5) }),
+          {
+            what: 'deliveries whose signature matches no valid secret (a rotation out of order, or probing)',
+            threshold: props.signatureFailureThreshold ?? DEFAULT_SIGNATURE_FAILURE_THRESHOLD,
+            comparisonOperator: atLeast,
+          },
+        ),
       );
-      notify(this.signatureFailures);
-      alarms.push(this.signatureFailures);
     }
 
     if (wanted(InboxAlarm.QUARANTINED_DUPLICATES)) {
-      this.quarantinedDuplicates = this.alarm(
-        'QuarantinedDuplicates',
-        InboxAlarm.QUARANTINED_DUPLICATES,
-        inbox.metricQuarantined({ statistic: 'Sum', period: Duration.minutes(5) }),
-        {
-          what: 'a known event id arrived again with a different body; the original is kept, the copy quarantined',
-          threshold: props.quarantinedThreshold ?? 1,
-          comparisonOperator: atLeast,
-        },
+      this.quarantinedDuplicates = paging(
+        this.alarm(
+          'QuarantinedDuplicates',
+          InboxAlarm.QUARANTINED_DUPLICATES,
+          inbox.metricQuarantined({ statistic: 'Sum', period: Duration.minutes(5) }),
+          {
+            what: 'a known event id arrived again with a different body; the original is kept, the copy quarantined',
+            threshold: props.quarantinedThreshold ?? 1,
+            comparisonOperator: atLeast,
+          },
+        ),
       );
-      notify(this.quarantinedDuplicates);
-      alarms.push(this.quarantinedDuplicates);
     }
 
     if (wanted(InboxAlarm.OVERDUE_SUBMISSIONS)) {
-      this.overdueSubmissions = this.alarm(
-        'OverdueSubmissions',
-        InboxAlarm.OVERDUE_SUBMISSIONS,
-        inbox.metricOverdueSubmissions({ statistic: 'Maximum', period: Duration.minutes(15) }),
-        {
-          what: "recorded submissions are past their provider's lifecycle horizon with no result",
-          threshold: props.overdueSubmissionThreshold ?? 1,
-          comparisonOperator: atLeast,
-        },
+      this.overdueSubmissions = paging(
+        this.alarm(
+          'OverdueSubmissions',
+          InboxAlarm.OVERDUE_SUBMISSIONS,
+          inbox.metricOverdueSubmissions({ statistic: 'Maximum', period: Duration.minutes(15) }),
+          {
+            what: "recorded submissions are past their provider's lifecycle horizon with no result",
+            threshold: props.overdueSubmissionThreshold ?? 1,
+            comparisonOperator: atLeast,
+          },
+        ),
       );
-      notify(this.overdueSubmissions);
-      alarms.push(this.overdueSubmissions);
     }
 
     if (wanted(InboxAlarm.OLDEST_MESSAGE_AGE)) {
       const maxAge = props.maxMessageAge ?? Duration.minutes(DEFAULT_MAX_MESSAGE_AGE_MINUTES);
-      this.oldestMessageAge = this.alarm(
-        'OldestMessageAge',
-        InboxAlarm.OLDEST_MESSAGE_AGE,
-        inbox.metricOldestMessageAge({ statistic: 'Maximum', period: Duration.minutes(5) }),
-        {
-          what: `the oldest work message has waited ${maxAge.toHumanString()} or more: processing is stalled or behind`,
-          threshold: maxAge.toSeconds(),
-          comparisonOperator: atLeast,
-        },
+      this.oldestMessageAge = paging(
+        this.alarm(
+          'OldestMessageAge',
+          InboxAlarm.OLDEST_MESSAGE_AGE,
+          inbox.metricOldestMessageAge({ statistic: 'Maximum', period: Duration.minutes(5) }),
+          {
+            what: `the oldest work message has waited ${maxAge.toHumanString()} or more: processing is stalled or behind`,
+            threshold: maxAge.toSeconds(),
+            comparisonOperator: atLeast,
+          },
+        ),
       );
-      notify(this.oldestMessageAge);
-      alarms.push(this.oldestMessageAge);
     }
 
     if (wanted(InboxAlarm.VERIFIER_SERVER_ERRORS)) {
-      this.verifierServerErrors = this.alarm(
-        'VerifierServerErrors',
-        InboxAlarm.VERIFIER_SERVER_ERRORS,
-        inbox.metricVerifierServerErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
-        {
-          what: 'the endpoint answered 5xx: deliveries were not acknowledged and providers must retry (some disable a failing webhook)',
-          threshold: props.verifierServerErrorThreshold ?? DEFAULT_VERIFIER_SERVER_ERROR_THRESHOLD,
-          comparisonOperator: atLeast,
-        },
+      this.verifierServerErrors = paging(
+        this.alarm(
+          'VerifierServerErrors',
+          InboxAlarm.VERIFIER_SERVER_ERRORS,
+          inbox.metricVerifierServerErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
+          {
+            what: 'the endpoint answered 5xx: deliveries were not acknowledged and providers must retry (some disable a failing webhook)',
+            threshold: props.verifierServerErrorThreshold ?? DEFAULT_VERIFIER_SERVER_ERROR_THRESHOLD,
+            comparisonOperator: atLeast,
+          },
+        ),
       );
-      notify(this.verifierServerErrors);
-      alarms.push(this.verifierServerErrors);
     }
 
     if (wanted(InboxAlarm.RECONCILER_ERRORS)) {
-      this.reconcilerErrors = this.alarm(
-        'ReconcilerErrors',
-        InboxAlarm.RECONCILER_ERRORS,
-        inbox.metricReconcilerErrors({ statistic: 'Sum', period: Duration.minutes(15) }),
-        {
-          what: 'the reconciler failed: stranded rows are not swept and submissions are not polled',
-          threshold: props.reconcilerErrorThreshold ?? 1,
-          comparisonOperator: atLeast,
-        },
+      this.reconcilerErrors = paging(
+        this.alarm(
+          'ReconcilerErrors',
+          InboxAlarm.RECONCILER_ERRORS,
+          inbox.metricReconcilerErrors({ statistic: 'Sum', period: Duration.minutes(15) }),
+          {
+            what: 'the reconciler failed: stranded rows are not swept and submissions are not polled',
+            threshold: props.reconcilerErrorThreshold ?? 1,
+            comparisonOperator: atLeast,
+          },
+        ),
       );
-      notify(this.reconcilerErrors);
-      alarms.push(this.reconcilerErrors);
     }
 
     if (wanted(InboxAlarm.RECONCILER_NOT_RUNNING)) {
       const silence = props.maxReconcilerSilence ?? defaultReconcilerSilence(inbox.reconcileSchedule);
-      this.reconcilerNotRunning = this.alarm(
-        'ReconcilerNotRunning',
-        InboxAlarm.RECONCILER_NOT_RUNNING,
-        inbox.metricReconcilerInvocations({ statistic: 'Sum', period: silence }),
-        {
-          what: `the reconciler was not invoked for ${silence.toHumanString()}: its schedule is disabled or gone, or it is throttled`,
-          threshold: 1,
-          comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-          // No datapoint at all is exactly the failure this alarm is for.
-          treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-        },
+      this.reconcilerNotRunning = paging(
+        this.alarm(
+          'ReconcilerNotRunning',
+          InboxAlarm.RECONCILER_NOT_RUNNING,
+          inbox.metricReconcilerInvocations({ statistic: 'Sum', period: silence }),
+          {
+            what: `the reconciler was not invoked for ${silence.toHumanString()}: its schedule is disabled or gone, or it is throttled`,
+            threshold: 1,
+            comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+            // No datapoint at all is exactly the failure this alarm is for.
+            treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+          },
+        ),
       );
-      notify(this.reconcilerNotRunning);
-      alarms.push(this.reconcilerNotRunning);
     }
   }
 

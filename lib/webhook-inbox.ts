@@ -14,7 +14,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Defaults, EffectEvent, Env, METRIC_NAMESPACE, MetricDimension, MetricName, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, RotatedSecretConfig, TableSchema } from './contract';
+import { Defaults, EffectEvent, Env, METRIC_NAMESPACE, MetricDimension, MetricName, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, PROVIDER_NAME_PATTERN, RotatedSecretConfig, TableSchema } from './contract';
 import { createInboxDashboard } from './dashboard';
 import { handlerEnvironments } from './handler-environment';
 import { createHandlerFunction } from './handler-function';
@@ -265,7 +265,6 @@ export interface WebhookInboxProps {
 const LAMBDA_BODY_LIMIT_BYTES = 6 * 1024 * 1024 - 64 * 1024;
 /** DynamoDB's item limit is 400 KB; the row's other attributes need room beside the body. */
 const INLINE_BODY_LIMIT_BYTES = 350 * 1024;
-const PROVIDER_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /**
  * A webhook receiver that never loses an acknowledged delivery, never processes one twice and is
@@ -942,7 +941,7 @@ function validateProps(props: WebhookInboxProps, providers: WebhookProviderConfi
   const problems: string[] = [];
   const names = new Set<string>();
   for (const provider of providers) {
-    if (!PROVIDER_NAME.test(provider.name)) {
+    if (!PROVIDER_NAME_PATTERN.test(provider.name)) {
       problems.push(`providers: "${provider.name}" is not a valid name (lower-case letters, digits, hyphens; at most 63)`);
     }
     if (names.has(provider.name)) problems.push(`providers: "${provider.name}" is served twice`);

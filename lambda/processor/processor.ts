@@ -126,10 +126,12 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
       deps.telemetry.count(MetricName.RESOURCE_UNAVAILABLE, row.provider);
       deps.telemetry.log('WARN', 'resource unavailable', { ...fields, provider: row.provider, httpStatus: read.status });
       // An earlier attempt read the resource and decided this job's winner, then stopped before
-      // completing (a crash, a failed dispatch): that decision stands, so its effect goes out
-      // without the resource rather than never.
+      // completing (a crash, a failed dispatch): that decision stands (the results table holds
+      // it; no new offer), so its effect goes out without the resource rather than never.
       if (observation && (await deps.results.winnerOf(row.provider, observation.jobKey)) === key) {
-        return { ...claimed, ...(await decideJob(row, body, observation, { resourceUnavailable: true }, key, deps, assembler)) };
+        const responseRef = await storeLargeResponse(row.provider, observation.response, deps);
+        const effect = await winnerEffect(row, body, observation, responseRef, { resourceUnavailable: true }, assembler);
+        return { ...claimed, outcome: RowOutcome.WINNER, offer: 'already_won', effect };
       }
       return { ...claimed, outcome: RowOutcome.UNAVAILABLE };
     }
@@ -139,7 +141,7 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
       const effect = assembler && (await assembler.assemble({ row, content: effectContent(row, body, undefined, undefined, resource) }));
       return { ...claimed, outcome: RowOutcome.EVENT, effect };
     }
-    return { ...claimed, ...(await decideJob(row, body, observation, { resource }, key, deps, assembler)) };
+    return { ...claimed, ...(await decideJob(row, body, observation, resource, key, deps, assembler)) };
   } catch (error) {
     await fail(claimed, error, deps);
     throw error;
@@ -154,7 +156,7 @@ async function decideJob(
   row: StoredDelivery,
   body: Buffer,
   observation: JobObservation,
-  read: { readonly resource?: string; readonly resourceUnavailable?: boolean },
+  resource: string | undefined,
   key: string,
   deps: ProcessorDependencies,
   assembler: EffectAssembler | undefined,
@@ -164,15 +166,27 @@ async function decideJob(
   // Counted once per change, not again when a retry finds its own earlier win.
   if (offer === 'won') deps.telemetry.count(MetricName.WINNER_CHANGED, row.provider);
   if (offer === 'lost') return { outcome: RowOutcome.SUPERSEDED, offer };
-  const effect =
+  return { outcome: RowOutcome.WINNER, offer, effect: await winnerEffect(row, body, observation, responseRef, { resource }, assembler) };
+}
+
+/** The effect of a job's winner; `resourceUnavailable` when the read found the resource gone after the decision. */
+async function winnerEffect(
+  row: StoredDelivery,
+  body: Buffer,
+  observation: JobObservation,
+  responseRef: string | undefined,
+  read: { readonly resource?: string; readonly resourceUnavailable?: boolean },
+  assembler: EffectAssembler | undefined,
+): Promise<Effect | undefined> {
+  return (
     assembler &&
-    (await assembler.assemble({
+    assembler.assemble({
       row,
       observation,
       content: effectContent(row, body, observation, responseRef, read.resource),
       resourceUnavailable: read.resourceUnavailable,
-    }));
-  return { outcome: RowOutcome.WINNER, offer, effect };
+    })
+  );
 }
 
 /** Sends the effects of the batch's decided rows in one go; the outcome of each, by record index. */

@@ -1,4 +1,4 @@
-import { EffectEvent, MetricName, SubmissionState } from '../../lib/contract';
+import { EffectEvent, MetricName, PollingDefaults, SubmissionState } from '../../lib/contract';
 import { BodyStore, placeBody } from '../shared/body-store';
 import { logReference, sha256Hex } from '../shared/digest';
 import { deliveryKey, InboxStore } from '../shared/inbox-store';
@@ -143,7 +143,7 @@ async function check(submission: Submission, ledger: LedgerProvider, shared: Sha
 }
 
 /** A provider without polling is checked for a delivery this often. */
-const LEDGER_ONLY_RECHECK_MS = 900_000;
+const LEDGER_ONLY_RECHECK_MS = PollingDefaults.ledgerOnly.recheckSeconds * 1000;
 
 function settled(state: SubmissionStateName, lastCheck: string, taskId?: string): Outcome {
   return { kind: 'settled', state, lastCheck, ...(taskId !== undefined ? { taskId } : {}) };

@@ -1,4 +1,4 @@
-import { AdapterKind, authoritativeReadProblems, Env, hmacSchemeProblems, ProviderRuntimeConfig } from '../../lib/contract';
+import { AdapterKind, authoritativeReadProblems, Env, hmacSchemeProblems, PROVIDER_NAME_PATTERN, ProviderRuntimeConfig } from '../../lib/contract';
 import { ConfigurationError } from './errors';
 
 type Environment = Record<string, string | undefined>;
@@ -26,8 +26,6 @@ export function integerEnv(env: Environment, name: string, fallback?: number): n
   return value;
 }
 
-const PROVIDER_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
-
 /** Parses and validates the providers the construct serialized into the environment. */
 export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
   const raw = requiredEnv(env, Env.PROVIDERS);
@@ -43,7 +41,7 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
   return parsed.map((entry, index) => {
     const p = entry as Partial<ProviderRuntimeConfig>;
     const where = `${Env.PROVIDERS}[${index}]`;
-    if (typeof p.name !== 'string' || !PROVIDER_NAME.test(p.name)) throw new ConfigurationError(`${where}.name is invalid`);
+    if (typeof p.name !== 'string' || !PROVIDER_NAME_PATTERN.test(p.name)) throw new ConfigurationError(`${where}.name is invalid`);
     if (typeof p.adapter !== 'string') throw new ConfigurationError(`${where}.adapter is missing`);
     if (typeof p.secretId !== 'string' || p.secretId === '') throw new ConfigurationError(`${where}.secretId is missing`);
     for (const field of ['tolerancePastSeconds', 'toleranceFutureSeconds'] as const) {

@@ -82,8 +82,6 @@ export interface QuarantinedCopy extends BodyLocation {
 export interface InboxStore {
   /** Writes a new row; false when a row with this key already exists (nothing is changed). */
   insert(delivery: NewDelivery): Promise<boolean>;
-  /** The body digest of an existing row, read without its body. */
-  digestOf(key: string): Promise<string | undefined>;
   /** The digest of an existing row and whether it was recovered by polling, read without its body. */
   originalOf(key: string): Promise<OriginalRow | undefined>;
   /** Keeps an altered copy beside the original, counting repeats. */
@@ -146,19 +144,6 @@ export class DynamoDbInboxStore implements InboxStore {
       if (isConditionalCheckFailed(error)) return false;
       throw error;
     }
-  }
-
-  async digestOf(key: string): Promise<string | undefined> {
-    const out = await this.client.send(
-      new GetItemCommand({
-        TableName: this.tableName,
-        Key: this.itemKey(key),
-        ConsistentRead: true,
-        ProjectionExpression: '#digest',
-        ExpressionAttributeNames: { '#digest': A.DIGEST },
-      }),
-    );
-    return out.Item?.[A.DIGEST]?.S;
   }
 
   async originalOf(key: string): Promise<OriginalRow | undefined> {

@@ -25,7 +25,7 @@ import {
   QueryCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { AwaitingIndex, InboxAttr as A, InboxItemKind, JobRefIndex, SUBMISSION_KEY_ONLY_PREFIX, SubmissionState } from '../../lib/contract';
+import { AwaitingIndex, InboxAttr as A, InboxItemKind, JobRefIndex, PROVIDER_NAME_PATTERN, SUBMISSION_KEY_ONLY_PREFIX, SubmissionState } from '../../lib/contract';
 import { shardOf } from './digest';
 import { N, queryShardedIndex, S } from './dynamo';
 import { isConditionalCheckFailed } from './errors';
@@ -73,13 +73,12 @@ export interface JobRefEntry {
   readonly kind: 'delivery' | 'submission';
 }
 
-const PROVIDER_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const MAX_ID_LENGTH = 512;
 
 /** What is wrong with a submission's identity; empty when it can be recorded. */
 export function submissionProblems(identity: SubmissionIdentity): string[] {
   const problems: string[] = [];
-  if (typeof identity.provider !== 'string' || !PROVIDER_NAME.test(identity.provider)) problems.push('provider must be a provider name (a-z, 0-9, -)');
+  if (typeof identity.provider !== 'string' || !PROVIDER_NAME_PATTERN.test(identity.provider)) problems.push('provider must be a provider name (a-z, 0-9, -)');
   if (identity.taskId === undefined && identity.idempotencyKey === undefined) problems.push('taskId or idempotencyKey is required');
   for (const field of ['taskId', 'idempotencyKey'] as const) {
     const value = identity[field];

@@ -101,7 +101,7 @@ interface VerificationAttempt {
   readonly undecodableStages: readonly string[];
 }
 
-/** Verifies against the keys the staged values make, telling which values could not make one. */
+/** Verifies against the keys the staged values make; after a bad signature, tells which values could not make one. */
 function verifyAgainst(
   adapter: ProviderAdapter,
   headers: Record<string, string | undefined>,
@@ -110,11 +110,11 @@ function verifyAgainst(
   versions: readonly SecretVersion[],
 ): VerificationAttempt {
   const keys = adapter.signingKeys(versions);
+  const verdict = adapter.verify(headers, body, keys, nowSeconds);
+  // Off the accepted path: only a bad signature asks which staged value was left out.
+  if (verdict.ok || verdict.reason !== 'bad_signature' || keys.length === versions.length) return { verdict, undecodableStages: [] };
   const decoded = new Set(keys.map((key) => key.stage));
-  return {
-    verdict: adapter.verify(headers, body, keys, nowSeconds),
-    undecodableStages: versions.filter((version) => !decoded.has(version.stage)).map((version) => version.stage),
-  };
+  return { verdict, undecodableStages: versions.filter((version) => !decoded.has(version.stage)).map((version) => version.stage) };
 }
 
 async function admit(

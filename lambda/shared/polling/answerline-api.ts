@@ -1,4 +1,5 @@
-import { commonOutcome, getTask, isPollResult, jsonObject, PollResult, ProviderApi, TaskRequestOptions } from './provider-api';
+import { parseJsonObject } from '../adapters/adapter';
+import { commonOutcome, getTask, isPollResult, PollResult, ProviderApi, TaskRequestOptions } from './provider-api';
 
 const FINAL_STATUSES: readonly string[] = ['COMPLETED', 'FAILED'];
 
@@ -16,7 +17,7 @@ export class AnswerlineApi implements ProviderApi {
     if (isPollResult(answer)) return answer;
     const common = commonOutcome(answer);
     if (common) return common;
-    const task = jsonObject(answer.body)?.task as Record<string, unknown> | undefined;
+    const task = parseJsonObject(answer.body)?.task as Record<string, unknown> | undefined;
     if (typeof task !== 'object' || task === null || typeof task.status !== 'string') return { kind: 'error', detail: 'malformed_response' };
     // Never feed another task's result under this id.
     if (task.id !== taskId) return { kind: 'error', detail: 'mismatched_task' };

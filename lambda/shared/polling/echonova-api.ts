@@ -1,4 +1,5 @@
-import { commonOutcome, getTask, isPollResult, jsonObject, PollResult, ProviderApi, TaskRequestOptions } from './provider-api';
+import { parseJsonObject } from '../adapters/adapter';
+import { commonOutcome, getTask, isPollResult, PollResult, ProviderApi, TaskRequestOptions } from './provider-api';
 
 const FINAL_EVENTS: Readonly<Record<string, string>> = { completed: 'job.completed', failed: 'job.failed' };
 const PENDING_STATUSES: readonly string[] = ['queued', 'processing'];
@@ -20,7 +21,7 @@ export class EchonovaApi implements ProviderApi {
     if (isPollResult(answer)) return answer;
     const common = commonOutcome(answer);
     if (common) return common;
-    const job = jsonObject(answer.body);
+    const job = parseJsonObject(answer.body);
     if (!job || typeof job.status !== 'string') return { kind: 'error', detail: 'malformed_response' };
     if (job.jobId !== jobId) return { kind: 'error', detail: 'mismatched_task' };
     const event = FINAL_EVENTS[job.status];

@@ -60,9 +60,6 @@ const API_CLIENTS: Readonly<Record<string, (options: TaskRequestOptions) => Prov
   [AdapterKind.ECHONOVA]: (options) => new EchonovaApi(options),
 };
 
-/** Adapter kinds that can be polled. */
-export const POLLABLE_ADAPTERS: readonly string[] = Object.keys(API_CLIENTS);
-
 /** Parses and validates the polling configuration the construct serialized; empty when unset. */
 export function pollingFromEnv(env: Record<string, string | undefined>): PollingRuntimeConfig[] {
   const raw = env[Env.POLLING];

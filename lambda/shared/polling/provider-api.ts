@@ -110,16 +110,6 @@ export function commonOutcome(answer: HttpAnswer): PollResult | undefined {
   return { kind: 'error', detail: `http_${answer.status}` };
 }
 
-/** Parses a JSON object answer; undefined when it is not one. */
-export function jsonObject(body: Buffer): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(body.toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 async function get(url: string, key: string, options: TaskRequestOptions): Promise<HttpAnswer | PollResult> {
   const maxBytes = options.maxBytes ?? Defaults.MAX_BODY_BYTES;
   try {
