@@ -14,7 +14,7 @@ import { OperationCount, perDelivery, PerDelivery, RequestCounter } from './coun
 import { BenchEnvironment, deliveryBody, signedDeliveryEvent } from './environment';
 import { LatencyResult, measureLatency } from './latency';
 import { PipelineRun, runPipeline } from './pipeline';
-import { buildOurReceiver, buildPowertoolsReceiver, ReceiverName, Stage } from './receivers';
+import { ReceiverName, RECEIVERS, Stage } from './receivers';
 import { measureSignatures, SignatureResult } from './signature';
 import { mean } from './stats';
 import { measureThroughput, replayShapes, ThroughputResult } from './throughput';
@@ -53,12 +53,15 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   pipeline: { edgeConcurrency: 4, processorConcurrency: 2 },
 };
 
-/** A tiny load for the structural test: every section runs, no figure is worth keeping. */
+/**
+ * A tiny load for the structural test: every section runs, no figure is worth keeping. The same
+ * body and signature sizes as the defaults, so the test checks the shape the real run produces.
+ */
 export const QUICK_OPTIONS: BenchOptions = {
+  ...DEFAULT_OPTIONS,
   scales: [8, 32],
-  bodyBytes: 1024,
   latency: { iterations: 20, warmup: 5 },
-  signature: { sizes: [1024, 64 * 1024, 1024 * 1024], batchMs: 2, rounds: 2, warmupRounds: 1 },
+  signature: { ...DEFAULT_OPTIONS.signature, batchMs: 2, rounds: 2, warmupRounds: 1 },
   coldStartSamples: 1,
   unitTraceDeliveries: 4,
   throughput: { senders: 4, verifierConcurrency: 1, processorConcurrency: 1, warmup: 4 },
@@ -143,7 +146,7 @@ export async function runBench(env: BenchEnvironment, options: BenchOptions = DE
     let shapes;
     for (const name of ['ours', 'powertools'] as const) {
       const counter = new RequestCounter();
-      const receiver = await (name === 'ours' ? buildOurReceiver : buildPowertoolsReceiver)(env, { counter }, `${name}-${deliveries}`);
+      const receiver = await RECEIVERS[name](env, { counter }, `${name}-${deliveries}`);
       const run = await runPipeline(env, receiver, deliveries, { bodyBytes: options.bodyBytes, ...options.pipeline });
       if (run.accepted !== deliveries || run.processed !== deliveries || run.deadLettered !== 0) {
         throw new Error(`${name}: ${run.accepted} accepted, ${run.processed} processed, ${run.deadLettered} dead-lettered of ${deliveries}`);
@@ -217,7 +220,7 @@ async function unitTrace(env: BenchEnvironment, options: BenchOptions): Promise<
   const traced: Partial<Record<ReceiverName, MeteredUnits[]>> = {};
   for (const name of ['ours', 'powertools'] as const) {
     const meter = new CapacityMeter(env.dynamodb());
-    const receiver = await (name === 'ours' ? buildOurReceiver : buildPowertoolsReceiver)(env, { counter: new RequestCounter(), meter }, `${name}-units`);
+    const receiver = await RECEIVERS[name](env, { counter: new RequestCounter(), meter }, `${name}-units`);
     await runPipeline(env, receiver, options.unitTraceDeliveries, { bodyBytes: options.bodyBytes, edgeConcurrency: 1, processorConcurrency: 1 });
     traced[name] = meter.all();
   }

@@ -13,11 +13,10 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { AdapterKind, Defaults, Env, HANDLER_NODE_MAJOR } from '../lib/contract';
-import { bundleOptions } from '../scripts/bundle-options';
+import { bundleOptions, ROOT } from '../scripts/bundle-options';
 import { handlerEnvironments } from '../lib/handler-environment';
 import { median } from './stats';
 
-const ROOT = join(__dirname, '..');
 export const HANDLERS = ['verifier', 'processor', 'reconciler', 'rotator'] as const;
 export type HandlerName = (typeof HANDLERS)[number];
 
@@ -49,7 +48,12 @@ export interface ColdStartResult {
 
 /** The environment a handler's module needs to load (the construct sets it; names only here). */
 function handlerEnvironment(name: HandlerName): Record<string, string> {
-  const environments = handlerEnvironments({
+  // The rotator is not one of the inbox's handlers: lib/webhook-inbox.ts gives it its own two variables.
+  if (name === 'rotator') {
+    const rotated = [{ secretId: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench', providerName: 'answerline', format: 'whsec' }];
+    return { [Env.INBOX_NAME]: 'bench', [Env.ROTATED_SECRETS]: JSON.stringify(rotated) };
+  }
+  return handlerEnvironments({
     inboxName: 'bench',
     inboxTable: 'bench-inbox',
     resultsTable: 'bench-results',
@@ -75,12 +79,7 @@ function handlerEnvironment(name: HandlerName): Record<string, string> {
     polling: [],
     pollBatchSize: Defaults.POLL_BATCH_SIZE,
     effectBusName: 'bench-bus',
-  });
-  if (name === 'rotator') {
-    const rotated = [{ secretId: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench', providerName: 'answerline', format: 'whsec' }];
-    return { [Env.INBOX_NAME]: 'bench', [Env.ROTATED_SECRETS]: JSON.stringify(rotated) };
-  }
-  return environments[name];
+  })[name];
 }
 
 const LOADER = [
@@ -101,9 +100,9 @@ function loadOnce(modulePath: string, environment: Record<string, string>): numb
   return (JSON.parse(out.stdout) as { ms: number }).ms;
 }
 
-/** The bundle rebuilt in memory with scripts/bundle.ts's options, for its metafile. */
-async function composition(name: HandlerName): Promise<{ shares: BundleShare[]; clients: string[]; bytes: number }> {
-  const result = await rebuild(name);
+/** What fills the bundle, from the metafile of an in-memory rebuild with scripts/bundle.ts's own options. */
+async function composition(name: HandlerName): Promise<{ shares: BundleShare[]; clients: string[] }> {
+  const result = await build(bundleOptions(`lambda/${name}/index.ts`, `assets/${name}/index.js`, { write: false, sourcemap: false, logLevel: 'silent' }));
   const output = Object.values(result.metafile!.outputs).find((entry) => entry.entryPoint)!;
   const byPackage = new Map<string, number>();
   for (const [path, input] of Object.entries(output.inputs)) {
@@ -118,12 +117,7 @@ async function composition(name: HandlerName): Promise<{ shares: BundleShare[]; 
     .sort((a, b) => b[1] - a[1])
     .map(([group, bytes]) => ({ name: group, kb: bytes / 1024, share: bytes / total }));
   const clients = [...byPackage.keys()].filter((group) => group.startsWith('@aws-sdk/client-')).map((group) => group.slice('@aws-sdk/'.length)).sort();
-  return { shares, clients, bytes: output.bytes };
-}
-
-/** The handler rebuilt in memory with scripts/bundle.ts's own options, for its metafile. */
-function rebuild(name: HandlerName) {
-  return build({ ...bundleOptions(`lambda/${name}/index.ts`, `assets/${name}/index.js`), write: false, sourcemap: false, logLevel: 'silent' });
+  return { shares, clients };
 }
 
 export async function measureColdStart(samples: number): Promise<ColdStartResult> {

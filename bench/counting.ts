@@ -143,19 +143,10 @@ export class RequestCounter {
     return this.all().filter((entry) => entry.stage === stage);
   }
 
-  /** Total calls (or attempts) of a stage. */
-  total(stage: string, what: 'calls' | 'attempts' = 'attempts'): number {
-    return this.stage(stage).reduce((sum, entry) => sum + entry[what], 0);
-  }
-
   /** A copy of the first input sent for (stage, purpose), if any. */
   capturedInput(stage: string, purpose: string): Record<string, unknown> | undefined {
     const input = this.captured.get(`${stage}|${purpose}`);
     return input && structuredClone(input);
-  }
-
-  reset(): void {
-    this.counts.clear();
   }
 }
 

@@ -10,11 +10,10 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { signStandardWebhooks, decodeStandardWebhooksSecret } from '../lambda/shared/standard-webhooks';
 import type { LineWriter } from '../lambda/shared/telemetry';
 import { EventBridgeStandIn } from '../local/eventbridge-stand-in';
 import { SecretsManagerStandIn } from '../local/secrets-manager-stand-in';
-import { apiGatewayEvent } from '../test/support/inbox-fixture';
+import { answerlineBody, apiGatewayEvent, signatureHeaders } from '../test/support/inbox-fixture';
 
 const REGION = 'us-east-1';
 
@@ -126,19 +125,7 @@ export function runPrefix(label: string): string {
  */
 export function deliveryBody(bytes: number): string {
   const id = randomUUID();
-  const make = (answer: string) =>
-    JSON.stringify({
-      task: {
-        id: `tsk_${id}`,
-        status: 'COMPLETED',
-        idempotencyKey: `job-${id}`,
-        createdAt: '2026-09-18T10:00:00.000Z',
-        startedAt: '2026-09-18T10:00:05.000Z',
-        finishedAt: '2026-09-18T10:00:09.000Z',
-      },
-      credits: { charged: 1, remaining: 499 },
-      response: { result: { answer, confidence: 0.93 } },
-    });
+  const make = (answer: string) => answerlineBody({ id: `tsk_${id}`, idempotencyKey: `job-${id}`, response: { result: { answer, confidence: 0.93 } } });
   const bare = Buffer.byteLength(make(''));
   if (bare > bytes) throw new Error(`a delivery cannot be smaller than ${bare} bytes`);
   return make('a'.repeat(bytes - bare));
@@ -146,12 +133,7 @@ export function deliveryBody(bytes: number): string {
 
 /** The Standard Webhooks headers of `body`, signed now. */
 export function signedHeaders(body: string, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
-  const id = `msg_${randomUUID().replace(/-/g, '')}`;
-  return {
-    'webhook-id': id,
-    'webhook-timestamp': String(nowSeconds),
-    'webhook-signature': signStandardWebhooks(decodeStandardWebhooksSecret(secret), id, nowSeconds, Buffer.from(body, 'utf8')),
-  };
+  return signatureHeaders(body, { secret, timestamp: nowSeconds });
 }
 
 /** A faithful API Gateway HTTP API (payload 2.0) event of a signed delivery to `/hooks/answerline`. */

@@ -14,7 +14,7 @@ import { encodeWorkMessage } from '../lambda/shared/work-queue';
 import { RequestCounter } from './counting';
 import { BenchEnvironment, deliveryBody, signedDeliveryEvent } from './environment';
 import { buildOurReceiver, buildPowertoolsReceiver, Receiver, Stage } from './receivers';
-import { percentile } from './stats';
+import { mean, percentile } from './stats';
 
 export interface LatencyOptions {
   readonly iterations: number;
@@ -40,7 +40,7 @@ export interface LatencyResult {
 }
 
 function series(values: number[]): LatencySeries {
-  return { p50: percentile(values, 50), p99: percentile(values, 99), mean: values.reduce((a, b) => a + b, 0) / values.length, samples: values.length };
+  return { p50: percentile(values, 50), p99: percentile(values, 99), mean: mean(values), samples: values.length };
 }
 
 /** The milliseconds of every timed edge invocation (the cost model bills these). */

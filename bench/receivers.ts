@@ -38,7 +38,7 @@ import { DynamoDbSubmissionStore } from '../lambda/shared/submission-store';
 import { Telemetry } from '../lambda/shared/telemetry';
 import { SqsWorkQueue } from '../lambda/shared/work-queue';
 import { createVerifier } from '../lambda/verifier/verifier';
-import { createQueues, createTables, resourceNames } from '../local/provision';
+import { createQueues, createTables, InboxResourceNames, resourceNames } from '../local/provision';
 import { CapacityMeter } from './capacity';
 import { RequestCounter, SdkClient } from './counting';
 import { BenchEnvironment, lambdaContext, LogSink, runPrefix } from './environment';
@@ -93,18 +93,35 @@ export const PROVIDER = 'answerline';
 const INBOX_NAME = 'bench-inbox';
 const RETENTION_SECONDS = Defaults.RETENTION_DAYS * 86_400;
 
+type SharedParts = Pick<Receiver, 'signingSecret' | 'queueUrl' | 'deadLetterQueueUrl' | 'bus' | 'eventSourceSqs' | 'logs'>;
+
+/** What both receivers build alike once their tables exist; `secretId` names their signing secret. */
+async function sharedParts(env: BenchEnvironment, instruments: Instruments, names: InboxResourceNames, label: string): Promise<{ secretId: string; parts: SharedParts }> {
+  const queues = await createQueues(env.sqs(), names);
+  const secret = await env.signingSecret();
+  return {
+    secretId: secret.id,
+    parts: {
+      signingSecret: secret.value,
+      queueUrl: queues.workQueueUrl,
+      deadLetterQueueUrl: queues.deadLetterQueueUrl,
+      bus: env.bus(label),
+      eventSourceSqs: instrument(env.sqs(), Stage.EVENT_SOURCE, instruments),
+      logs: { edge: new LogSink(), processor: new LogSink(), reconciler: new LogSink() },
+    },
+  };
+}
+
 /** Our receiver: the shipped handler factories, wired as their `index.ts` wires them. */
 export async function buildOurReceiver(env: BenchEnvironment, instruments: Instruments, label = 'ours'): Promise<Receiver> {
   const names = resourceNames(runPrefix(label));
-  const admin = env.dynamodb();
-  await createTables(admin, names);
-  const queues = await createQueues(env.sqs(), names);
-  const secret = await env.signingSecret();
-  const bus = env.bus(label);
+  await createTables(env.dynamodb(), names);
+  const { secretId, parts } = await sharedParts(env, instruments, names, label);
+  const { bus, logs } = parts;
   const provider: ProviderRuntimeConfig = {
     name: PROVIDER,
     adapter: AdapterKind.ANSWERLINE,
-    secretId: secret.id,
+    secretId,
     tolerancePastSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
     toleranceFutureSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
   };
@@ -113,7 +130,6 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
       ttlMs: Defaults.SECRET_CACHE_SECONDS * 1000,
       minRefreshIntervalMs: 30_000,
     });
-  const logs = { edge: new LogSink(), processor: new LogSink(), reconciler: new LogSink() };
 
   // verifier/index.ts
   const edgeDynamodb = instrument(env.dynamodb(), Stage.EDGE, instruments);
@@ -123,7 +139,7 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
     adapters: adaptersFor([provider]),
     secrets: verifierSecrets,
     inbox: new DynamoDbInboxStore(edgeDynamodb, names.inboxTable),
-    queue: new SqsWorkQueue(edgeSqs, queues.workQueueUrl),
+    queue: new SqsWorkQueue(edgeSqs, parts.queueUrl),
     telemetry: new Telemetry(INBOX_NAME, 'verifier', logs.edge.write),
     now: Date.now,
     maxBodyBytes: Defaults.MAX_BODY_BYTES,
@@ -148,7 +164,7 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
   const reconcilerInbox = new DynamoDbInboxStore(reconcilerDynamodb, names.inboxTable);
   const reconciler = createReconciler({
     inbox: reconcilerInbox,
-    queue: new SqsWorkQueue(instrument(env.sqs(), Stage.RECONCILER, instruments), queues.workQueueUrl),
+    queue: new SqsWorkQueue(instrument(env.sqs(), Stage.RECONCILER, instruments), parts.queueUrl),
     telemetry: new Telemetry(INBOX_NAME, 'reconciler', logs.reconciler.write),
     now: Date.now,
     sweepAfterMs: Defaults.SWEEP_AFTER_SECONDS * 1000,
@@ -162,19 +178,14 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
   });
 
   return {
+    ...parts,
     name: 'ours',
     edge: verifier,
     processor,
     reconciler: () => reconciler(undefined, lambdaContext('bench-reconciler', 120_000)),
     warm: async () => {
-      await verifierSecrets.versions(secret.id);
+      await verifierSecrets.versions(secretId);
     },
-    signingSecret: secret.value,
-    queueUrl: queues.workQueueUrl,
-    deadLetterQueueUrl: queues.deadLetterQueueUrl,
-    bus,
-    eventSourceSqs: instrument(env.sqs(), Stage.EVENT_SOURCE, instruments),
-    logs,
     edgeClients: { dynamodb: edgeDynamodb, sqs: edgeSqs },
   };
 }
@@ -219,11 +230,8 @@ const PROCESSOR_TIMEOUT_MS = Defaults.PROCESSOR_TIMEOUT_SECONDS * 1000;
 export async function buildPowertoolsReceiver(env: BenchEnvironment, instruments: Instruments, label = 'powertools'): Promise<Receiver> {
   const prefix = runPrefix(label);
   const tables = await createPowertoolsTables(env.dynamodb(), prefix);
-  const queues = await createQueues(env.sqs(), resourceNames(prefix));
-  const secret = await env.signingSecret();
-  const bus = env.bus(label);
-  const logs = { edge: new LogSink(), processor: new LogSink(), reconciler: new LogSink() };
-  const signingSecret = cachedSecret(instrument(env.secretsManager(), Stage.SECRETS, instruments), secret.id);
+  const { secretId, parts } = await sharedParts(env, instruments, resourceNames(prefix), label);
+  const signingSecret = cachedSecret(instrument(env.secretsManager(), Stage.SECRETS, instruments), secretId);
 
   // The edge: verify, then (idempotently, by task id) store the delivery and enqueue it.
   const edgeDynamodb = instrument(env.dynamodb(), Stage.EDGE, instruments);
@@ -239,7 +247,7 @@ export async function buildPowertoolsReceiver(env: BenchEnvironment, instruments
           Item: { id: { S: `${PROVIDER}#${taskId}` }, body: { S: body }, receivedAt: { N: String(Date.now()) }, webhookId: { S: event.headers['webhook-id'] ?? '' } },
         }),
       );
-      await edgeSqs.send(new SendMessageCommand({ QueueUrl: queues.workQueueUrl, MessageBody: body }));
+      await edgeSqs.send(new SendMessageCommand({ QueueUrl: parts.queueUrl, MessageBody: body }));
       return { statusCode: 202, headers: { 'content-type': 'application/json' }, body: '{"result":"accepted"}' };
     },
     { persistenceStore: new DynamoDBPersistenceLayer({ tableName: tables.idempotency, awsSdkV3Client: edgeDynamodb }), config: edgeIdempotency, keyPrefix: `${prefix}-edge` },
@@ -294,7 +302,7 @@ export async function buildPowertoolsReceiver(env: BenchEnvironment, instruments
         new PutEventsCommand({
           Entries: [
             {
-              EventBusName: bus,
+              EventBusName: parts.bus,
               Source: EffectEvent.SOURCE,
               DetailType: EffectEvent.JOB_RESULT_DECIDED,
               Detail: JSON.stringify({ provider: PROVIDER, eventKey, jobKey: observation.jobKey, taskId: observation.taskId, status: observation.status, createdAt: observation.createdAt, response: JSON.parse(observation.response) as unknown }),
@@ -315,18 +323,13 @@ export async function buildPowertoolsReceiver(env: BenchEnvironment, instruments
   };
 
   return {
+    ...parts,
     name: 'powertools',
     edge,
     processor,
     warm: async () => {
       await signingSecret();
     },
-    signingSecret: secret.value,
-    queueUrl: queues.workQueueUrl,
-    deadLetterQueueUrl: queues.deadLetterQueueUrl,
-    bus,
-    eventSourceSqs: instrument(env.sqs(), Stage.EVENT_SOURCE, instruments),
-    logs,
     edgeClients: { dynamodb: edgeDynamodb, sqs: edgeSqs },
   };
 }

@@ -19,7 +19,8 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { Defaults } from '../lib/contract';
 import { SigningKey } from '../lambda/shared/signing-key';
-import { decodeStandardWebhooksSecret, signStandardWebhooks, verifyStandardWebhooks } from '../lambda/shared/standard-webhooks';
+import { decodeStandardWebhooksSecret, verifyStandardWebhooks } from '../lambda/shared/standard-webhooks';
+import { signedHeaders } from './environment';
 import { median } from './stats';
 
 export interface SignatureOptions {
@@ -65,21 +66,16 @@ export function measureSignatures(options: SignatureOptions): SignatureResult {
   const rows: SignatureRow[] = [];
   for (const bytes of options.sizes) {
     const body = jsonBody(bytes);
-    const id = `msg_${randomUUID().replace(/-/g, '')}`;
     const now = Math.floor(Date.now() / 1000);
-    const headers = {
-      'webhook-id': id,
-      'webhook-timestamp': String(now),
-      'webhook-signature': signStandardWebhooks(keys[0].bytes, id, now, Buffer.from(body, 'utf8')),
+    const headers = signedHeaders(body, secret, now);
+    const ours = () => {
+      const verdict = verifyStandardWebhooks(headers, Buffer.from(body, 'utf8'), keys, now, TOLERANCE);
+      if (!verdict.ok) throw new Error(`our check rejected the delivery: ${verdict.detail}`);
     };
     const candidates: Record<string, () => unknown> = {
-      ours: () => {
-        const verdict = verifyStandardWebhooks(headers, Buffer.from(body, 'utf8'), keys, now, TOLERANCE);
-        if (!verdict.ok) throw new Error(`our check rejected the delivery: ${verdict.detail}`);
-      },
+      ours,
       oursWithParse: () => {
-        const verdict = verifyStandardWebhooks(headers, Buffer.from(body, 'utf8'), keys, now, TOLERANCE);
-        if (!verdict.ok) throw new Error(`our check rejected the delivery: ${verdict.detail}`);
+        ours();
         return JSON.parse(body) as unknown;
       },
       standardWebhooks: () => standardWebhooks.verify(body, headers, { jsonParse: false }),

@@ -121,7 +121,8 @@ export async function measureThroughput(env: BenchEnvironment, shapes: ReplaySha
     await sendThroughTwin(twin, options.warmup, options);
     await bare.run(Math.min(options.warmup, 50));
     bare.clearCounts();
-    const coldStarts = twin.hosts.verifier.stats.coldStarts + twin.hosts.processor.stats.coldStarts;
+    const coldStarts = () => twin.hosts.verifier.stats.coldStarts + twin.hosts.processor.stats.coldStarts;
+    const warmupColdStarts = coldStarts();
     // Rounds of the two, in the order bare-twin, twin-bare, bare-twin …: a change of load on the
     // machine during the measurement weighs on both alike.
     const rounds = throughputRounds(options.deliveries);
@@ -137,12 +138,13 @@ export async function measureThroughput(env: BenchEnvironment, shapes: ReplaySha
     const bareRate = total(bareRuns);
     const bareRequests = Object.fromEntries(Object.entries(bare.counts).map(([name, count]) => [name, count / options.deliveries]));
     const ratios = twinRuns.map((run, index) => run.perSecond / bareRuns[index].perSecond);
+    const accepted = twinRuns.reduce((sum, run) => sum + run.accepted, 0);
     return {
       twin: {
         ...twinRate,
-        accepted: twinRuns.reduce((sum, run) => sum + run.accepted, 0),
-        acceptedPerSecond: (twinRuns.reduce((sum, run) => sum + run.accepted, 0) / twinRuns.reduce((sum, run) => sum + run.acceptedMs, 0)) * 1000,
-        coldStarts: twin.hosts.verifier.stats.coldStarts + twin.hosts.processor.stats.coldStarts - coldStarts,
+        accepted,
+        acceptedPerSecond: (accepted / twinRuns.reduce((sum, run) => sum + run.acceptedMs, 0)) * 1000,
+        coldStarts: coldStarts() - warmupColdStarts,
       },
       bare: bareRate,
       ratio: twinRate.perSecond / bareRate.perSecond,
