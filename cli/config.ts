@@ -81,16 +81,15 @@ export function inboxOutputs(outputs: readonly StackOutput[], stackName: string)
     .map((output) => {
       const rest = output.Description!.slice(OPS_CONFIG_OUTPUT_DESCRIPTION.length).trim();
       const path = /^\((.*)\)$/.exec(rest)?.[1] ?? '';
+      const where = `stack ${stackName}: output ${output.OutputKey ?? '?'} (${path || 'no path'})`;
       let value: unknown;
       try {
         value = JSON.parse(output.OutputValue ?? '');
       } catch {
-        throw new OpsError(`stack ${stackName}: output ${output.OutputKey ?? '?'} (${path || 'no path'}) is not JSON`);
+        throw new OpsError(`${where} is not JSON`);
       }
       const problems = opsConfigProblems(value);
-      if (problems.length > 0) {
-        throw new OpsError(`stack ${stackName}: output ${output.OutputKey ?? '?'} (${path || 'no path'}): ${problems.join('; ')}`);
-      }
+      if (problems.length > 0) throw new OpsError(`${where}: ${problems.join('; ')}`);
       return { path, config: value as OpsConfig };
     });
 }

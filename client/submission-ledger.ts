@@ -117,11 +117,7 @@ export class SubmissionLedger {
     const horizon = this.options.horizonSeconds?.[record.provider] ?? this.options.defaultHorizonSeconds ?? AnswerlineLifecycle.HORIZON_SECONDS;
     const retention = this.options.retentionSeconds ?? Defaults.RETENTION_DAYS * 86_400;
     const dueAt = submittedAt + horizon * 1000;
-    const identity = {
-      provider: record.provider,
-      ...(record.taskId !== undefined ? { taskId: record.taskId } : {}),
-      ...(record.idempotencyKey !== undefined ? { idempotencyKey: record.idempotencyKey } : {}),
-    };
+    const identity = { provider: record.provider, taskId: record.taskId, idempotencyKey: record.idempotencyKey };
     const key = submissionKey(identity);
     try {
       await this.options.client.send(

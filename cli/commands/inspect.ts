@@ -1,8 +1,9 @@
 import { AttributeValue, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { AdapterKind, InboxAttr as A, InboxItemKind, OpsConfig, ResultAttr as R } from '../../lib/contract';
 import { inlineBodyOf } from '../../lambda/shared/inline-body';
 import { adaptersFor } from '../../lambda/shared/adapters';
+import { S3BodyStore } from '../../lambda/shared/body-store';
 import { resultKey } from '../../lambda/shared/results-store';
 import { OpsClients } from '../clients';
 import { OpsError } from '../errors';
@@ -68,7 +69,7 @@ export async function inspect(clients: OpsClients, config: OpsConfig, event: Eve
       `unknown event ${event.key}: no row in ${config.inboxTable} (providers of inbox ${config.inboxName}: ${config.providers.join(', ') || 'none'}; rows expire after the retention period)`,
     );
   }
-  const [body, quarantined] = [await bodyInfo(clients, config, item), await copies(clients, config, event.key)];
+  const [body, quarantined] = await Promise.all([bodyInfo(clients, config, item), copies(clients, config, event.key)]);
   const meta = Object.fromEntries(Object.entries(item[A.META]?.M ?? {}).map(([name, value]) => [name, value.S ?? '']));
   const row: InspectedRow = {
     key: event.key,
@@ -198,6 +199,5 @@ async function storedBody(clients: OpsClients, config: OpsConfig, item: Record<s
   const reference = item[A.BODY_REF]?.S;
   if (reference === undefined) return inlineBodyOf(item);
   if (!config.bodyBucket) throw new OpsError('the row points at the body bucket, but the inbox configuration names none');
-  const out = await clients.s3.send(new GetObjectCommand({ Bucket: config.bodyBucket, Key: reference }));
-  return Buffer.from((await out.Body?.transformToByteArray()) ?? []);
+  return new S3BodyStore(clients.s3, config.bodyBucket).get(reference);
 }

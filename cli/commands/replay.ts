@@ -1,7 +1,8 @@
-import { DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { InboxAttr as A, InboxItemKind, OpsConfig, PendingIndex } from '../../lib/contract';
 import { shardOf } from '../../lambda/shared/digest';
 import { isConditionalCheckFailed } from '../../lambda/shared/errors';
+import { DynamoDbInboxStore } from '../../lambda/shared/inbox-store';
 import { SqsWorkQueue } from '../../lambda/shared/work-queue';
 import { OpsClients } from '../clients';
 import { EventRef, scanAll } from './common';
@@ -40,17 +41,9 @@ export interface ReplayOptions {
 
 /** Replays one event's row. */
 export async function replayEvent(clients: OpsClients, config: OpsConfig, event: EventRef, options: ReplayOptions): Promise<ReplayReport> {
-  const out = await clients.dynamodb.send(
-    new GetItemCommand({
-      TableName: config.inboxTable,
-      Key: { [A.PK]: { S: event.key }, [A.SK]: { S: InboxItemKind.DELIVERY } },
-      ConsistentRead: true,
-      ProjectionExpression: '#status',
-      ExpressionAttributeNames: { '#status': A.STATUS },
-    }),
-  );
-  if (!out.Item) return summarize([{ key: event.key, action: 'not_found' }]);
-  return replayRows(clients, config, [{ key: event.key, status: out.Item[A.STATUS]?.S }], options);
+  const row = await new DynamoDbInboxStore(clients.dynamodb, config.inboxTable).status(event.key);
+  if (!row) return summarize([{ key: event.key, action: 'not_found' }]);
+  return replayRows(clients, config, [{ key: event.key, status: row.status }], options);
 }
 
 /**

@@ -2,6 +2,7 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { AwaitingIndex, Defaults, InboxAttr as A, InboxItemKind, OpsConfig, PendingIndex } from '../../lib/contract';
 import { allShards } from '../../lambda/shared/digest';
+import { ShardedIndex } from '../../lambda/shared/dynamo';
 import { OpsClients } from '../clients';
 import { isMissingIndex, scanAll } from './common';
 
@@ -48,14 +49,12 @@ export async function status(clients: OpsClients, config: OpsConfig, options: St
   const [workQueue, deadLetterQueue, stranded, quarantined, submissions] = await Promise.all([
     queueDepth(clients.sqs, config.workQueueUrl),
     config.deadLetterQueueUrl ? queueDepth(clients.sqs, config.deadLetterQueueUrl) : Promise.resolve(null),
-    countIndex(clients.dynamodb, config.inboxTable, {
-      index: PendingIndex.NAME,
-      shards: allShards(PendingIndex.SHARD_COUNT),
-      shardAttr: A.PENDING_SHARD,
-      sortAttr: A.PENDING_SINCE,
-      before: options.now - STRANDED_AFTER_SECONDS * 1000,
+    countIndex(
+      clients.dynamodb,
+      { tableName: config.inboxTable, indexName: PendingIndex.NAME, shardCount: PendingIndex.SHARD_COUNT, shardAttribute: A.PENDING_SHARD, sortAttribute: A.PENDING_SINCE },
       limit,
-    }),
+      options.now - STRANDED_AFTER_SECONDS * 1000,
+    ),
     options.skipScan ? Promise.resolve(null) : countQuarantined(clients.dynamodb, config.inboxTable),
     countSubmissions(clients.dynamodb, config.inboxTable, options.now, limit),
   ]);
@@ -82,29 +81,22 @@ async function queueDepth(client: SQSClient, queueUrl: string): Promise<QueueDep
   };
 }
 
-interface IndexCount {
-  readonly index: string;
-  readonly shards: readonly string[];
-  readonly shardAttr: string;
-  readonly sortAttr: string;
-  /** Count only entries whose sort key is below this (strictly); absent: all. */
-  readonly before?: number;
-  readonly limit: number;
-}
-
-/** One Query per shard, `Select: COUNT`, at most `limit` entries each: bounded whatever the inbox size. */
-async function countIndex(client: DynamoDBClient, tableName: string, q: IndexCount): Promise<BoundedCount> {
+/**
+ * One Query per shard, `Select: COUNT`, at most `limit` entries each: bounded whatever the inbox
+ * size. `before`: count only entries whose sort key is below it (strictly); absent: all.
+ */
+async function countIndex(client: DynamoDBClient, index: ShardedIndex, limit: number, before?: number): Promise<BoundedCount> {
   const pages = await Promise.all(
-    q.shards.map((shard) =>
+    allShards(index.shardCount).map((shard) =>
       client.send(
         new QueryCommand({
-          TableName: tableName,
-          IndexName: q.index,
-          KeyConditionExpression: q.before === undefined ? '#shard = :shard' : '#shard = :shard AND #sort < :before',
-          ExpressionAttributeNames: { '#shard': q.shardAttr, ...(q.before === undefined ? {} : { '#sort': q.sortAttr }) },
-          ExpressionAttributeValues: { ':shard': { S: shard }, ...(q.before === undefined ? {} : { ':before': { N: String(q.before) } }) },
+          TableName: index.tableName,
+          IndexName: index.indexName,
+          KeyConditionExpression: before === undefined ? '#shard = :shard' : '#shard = :shard AND #sort < :before',
+          ExpressionAttributeNames: { '#shard': index.shardAttribute, ...(before === undefined ? {} : { '#sort': index.sortAttribute }) },
+          ExpressionAttributeValues: { ':shard': { S: shard }, ...(before === undefined ? {} : { ':before': { N: String(before) } }) },
           Select: 'COUNT',
-          Limit: q.limit,
+          Limit: limit,
         }),
       ),
     ),
@@ -140,18 +132,9 @@ async function countSubmissions(
   now: number,
   limit: number,
 ): Promise<{ awaiting: BoundedCount; overdue: BoundedCount } | null> {
-  const base = {
-    index: AwaitingIndex.NAME,
-    shards: allShards(AwaitingIndex.SHARD_COUNT),
-    shardAttr: A.AWAIT_SHARD,
-    sortAttr: A.AWAIT_DUE_AT,
-    limit,
-  };
+  const index: ShardedIndex = { tableName, indexName: AwaitingIndex.NAME, shardCount: AwaitingIndex.SHARD_COUNT, shardAttribute: A.AWAIT_SHARD, sortAttribute: A.AWAIT_DUE_AT };
   try {
-    const [awaiting, overdue] = await Promise.all([
-      countIndex(client, tableName, base),
-      countIndex(client, tableName, { ...base, before: now + 1 }),
-    ]);
+    const [awaiting, overdue] = await Promise.all([countIndex(client, index, limit), countIndex(client, index, limit, now + 1)]);
     return { awaiting, overdue };
   } catch (error) {
     if (isMissingIndex(error)) return null;
