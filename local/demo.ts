@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { AttributeValue, DynamoDBClient, ScanCommand, ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import { decodeStandardWebhooksSecret, signStandardWebhooks } from '../lambda/shared/standard-webhooks';
 import { signHmac } from '../lambda/shared/hmac-signature';
-import type { Twin } from './twin';
+import { LOCAL_AWS, Twin } from './twin';
 
 type Log = (line: string) => void;
 
@@ -44,7 +44,7 @@ export async function runDemo(twin: Twin, log: Log): Promise<DemoSummary> {
     log(`  ${String(response.status).padEnd(4)}${result.padEnd(15)}${delivery.provider.padEnd(11)}${delivery.label}`);
   }
   const accepted = answers.accepted ?? 0;
-  const dynamodb = new DynamoDBClient({ endpoint: twin.endpoints.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const dynamodb = new DynamoDBClient({ endpoint: twin.endpoints.dynamodb, ...LOCAL_AWS });
   try {
     let processed = 0;
     for (let waited = 0; waited < 60_000; waited += 250) {

@@ -19,19 +19,22 @@ export async function startEmulators(options = {}) {
     dynamodb.listen(options.dynamodbPort ?? 0, '127.0.0.1', resolve);
   });
   const sqs = await startFauxqs({ port: options.sqsPort ?? 0, host: '127.0.0.1', logger: false });
+  const dynamodbEndpoint = `http://127.0.0.1:${dynamodb.address().port}`;
+  const sqsEndpoint = `http://127.0.0.1:${sqs.port}`;
+  // fauxqs serves S3 (path-style) on the same port as SQS.
+  const s3Endpoint = sqsEndpoint;
   return {
-    dynamodbEndpoint: `http://127.0.0.1:${dynamodb.address().port}`,
-    sqsEndpoint: `http://127.0.0.1:${sqs.port}`,
-    // fauxqs serves S3 (path-style) on the same port as SQS.
-    s3Endpoint: `http://127.0.0.1:${sqs.port}`,
+    dynamodbEndpoint,
+    sqsEndpoint,
+    s3Endpoint,
     /** The variables that point AWS SDK clients at these emulators (the SDK reads them when a client is created). */
     environment: {
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${dynamodb.address().port}`,
-      AWS_ENDPOINT_URL_SQS: `http://127.0.0.1:${sqs.port}`,
-      AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${sqs.port}`,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint,
+      AWS_ENDPOINT_URL_SQS: sqsEndpoint,
+      AWS_ENDPOINT_URL_S3: s3Endpoint,
     },
     dynamodb,
     sqs,

@@ -9,7 +9,7 @@
  * differs byte for byte from the delivery of the same result.
  */
 import { randomUUID } from 'node:crypto';
-import { FakeApiServer, idAfter, Route } from './fake-api-server';
+import { FakeApiServer, idAfter, nextStatus, Route, statusScript } from './fake-api-server';
 
 export const ANSWERLINE_TASK_PATH = '/v1/async/task/';
 
@@ -52,7 +52,7 @@ export class FakeAnswerlineApi extends FakeApiServer {
 
   /** Adds a task (QUEUED unless told otherwise); returns it. */
   addTask(task: NewFakeTask = {}): FakeAnswerlineTask {
-    const statuses = task.status === undefined ? ['QUEUED'] : typeof task.status === 'string' ? [task.status] : [...task.status];
+    const statuses = task.status === undefined ? ['QUEUED'] : statusScript(task.status);
     const stored: FakeAnswerlineTask = {
       id: task.id ?? `tsk_${randomUUID()}`,
       idempotencyKey: task.idempotencyKey === undefined ? `job-${randomUUID()}` : task.idempotencyKey,
@@ -76,7 +76,7 @@ export class FakeAnswerlineApi extends FakeApiServer {
     const task = this.tasks.get(id);
     if (!task) throw new Error(`no task ${id}`);
     this.completed -= task.statuses[0] === 'COMPLETED' ? 1 : 0;
-    task.statuses = typeof status === 'string' ? [status] : [...status];
+    task.statuses = statusScript(status);
     this.completed += task.statuses[0] === 'COMPLETED' ? 1 : 0;
     if (response !== undefined) task.response = response;
   }
@@ -114,7 +114,7 @@ export class FakeAnswerlineApi extends FakeApiServer {
     if (!task) return { status: 404, body: undefined };
     task.polls += 1;
     const before = task.statuses[0];
-    const status = task.statuses.length > 1 ? task.statuses.shift()! : task.statuses[0];
+    const status = nextStatus(task.statuses);
     this.completed += (task.statuses[0] === 'COMPLETED' ? 1 : 0) - (before === 'COMPLETED' ? 1 : 0);
     return { status: 200, body: this.body(task, status) };
   }

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from './loopback';
 
 /** A request the fake received, and what it answered. */
 export interface FakeApiRequest {
@@ -67,16 +67,13 @@ export abstract class FakeApiServer {
 
   async start(port = 0): Promise<string> {
     this.server = createServer((req, res) => this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.base = await listenOnLoopback(this.server, port);
     return this.base;
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    this.server?.closeAllConnections();
+    await closeServer(this.server);
   }
 
   get url(): string {
@@ -141,6 +138,16 @@ export abstract class FakeApiServer {
     const answer = route.answer(id);
     send(answer.status, answer.status === 200 ? answer.body : this.errorBody(answer.status));
   }
+}
+
+/** A status, or the script of statuses the next polls walk through, as that script. */
+export function statusScript(status: string | readonly string[]): string[] {
+  return typeof status === 'string' ? [status] : [...status];
+}
+
+/** The status the next poll sees: the script moves on one step, and its last status stays. */
+export function nextStatus(statuses: string[]): string {
+  return statuses.length > 1 ? statuses.shift()! : statuses[0];
 }
 
 /** The id in `<prefix><id>` (URL-decoded), when the path has that shape and nothing after. */

@@ -6,7 +6,7 @@
  * final, the result or the error. Unknown jobs answer 404; 429 and other failures can be injected.
  */
 import { randomUUID } from 'node:crypto';
-import { FakeApiServer, idAfter, Route } from './fake-api-server';
+import { FakeApiServer, idAfter, nextStatus, Route, statusScript } from './fake-api-server';
 
 export const ECHONOVA_JOB_PATH = '/v1/jobs/';
 
@@ -35,7 +35,7 @@ export class FakeEchonovaApi extends FakeApiServer {
     const stored: FakeEchonovaJob = {
       jobId: job.jobId ?? `job_${randomUUID()}`,
       createdAt: job.createdAt ?? new Date().toISOString(),
-      statuses: job.status === undefined ? ['queued'] : typeof job.status === 'string' ? [job.status] : [...job.status],
+      statuses: job.status === undefined ? ['queued'] : statusScript(job.status),
       outcome: job.outcome ?? {},
     };
     this.jobs.set(stored.jobId, stored);
@@ -50,7 +50,7 @@ export class FakeEchonovaApi extends FakeApiServer {
   setStatus(jobId: string, status: string | readonly string[], outcome?: Record<string, unknown>): void {
     const job = this.jobs.get(jobId);
     if (!job) throw new Error(`no job ${jobId}`);
-    job.statuses = typeof status === 'string' ? [status] : [...status];
+    job.statuses = statusScript(status);
     if (outcome !== undefined) job.outcome = outcome;
   }
 
@@ -75,7 +75,7 @@ export class FakeEchonovaApi extends FakeApiServer {
   private jobAnswer(jobId: string): { status: number; body: unknown } {
     const job = this.jobs.get(jobId);
     if (!job) return { status: 404, body: undefined };
-    const status = job.statuses.length > 1 ? job.statuses.shift()! : job.statuses[0];
+    const status = nextStatus(job.statuses);
     return { status: 200, body: this.resource(job, status) };
   }
 

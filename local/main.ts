@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { formatSummary, runDemo } from './demo';
-import { startTwin, TWIN_PROVIDERS } from './twin';
+import { LOCAL_AWS, startTwin, TWIN_PROVIDERS } from './twin';
 
 const USAGE = `usage: npm start -- [--no-demo] [--once] [--port N] [--provider NAME ...] [--secret NAME=VALUE ...] [--data DIR]
   --no-demo          only serve
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
       endpoints: twin.urls,
       secrets: twin.secrets,
       emulators: twin.endpoints,
-      region: 'us-east-1',
+      region: LOCAL_AWS.region,
       tables: { inbox: twin.names.inboxTable, results: twin.names.resultsTable },
       queues: { work: twin.workQueueUrl, deadLetter: twin.deadLetterQueueUrl },
       bucket: twin.endpoints.s3 ? twin.names.bodyBucket : undefined,

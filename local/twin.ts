@@ -110,6 +110,9 @@ export interface Twin {
   stop(): Promise<void>;
 }
 
+/** The region and credentials of every client of the twin's emulators and stand-ins (they accept any). */
+export const LOCAL_AWS = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+
 const INBOX_NAME = 'local-twin';
 const EVENT_BUS = `${INBOX_NAME}-bus`;
 const ASSETS = join(__dirname, '..', 'assets');
@@ -149,8 +152,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     const lambdaEndpoint = await invokeStandIn.start();
     stops.push(() => invokeStandIn.stop());
 
-    const region = 'us-east-1';
-    const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+    const { region, credentials } = LOCAL_AWS;
     const names = resourceNames(INBOX_NAME);
     const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region, credentials });
     const sqs = new SQSClient({ endpoint: emulators.sqsEndpoint, region, credentials, useQueueUrlAsEndpoint: false });
@@ -249,13 +251,12 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     });
     stops.push(() => api.stop());
 
-    const functionSqsClient = new SQSClient({ endpoint: emulators.sqsEndpoint, region, credentials, useQueueUrlAsEndpoint: false });
-    stops.push(async () => functionSqsClient.destroy());
     const processorInvoke = (event: SQSEvent) => {
       const invoke = (fault?: InvocationFault) => hosts.processor.invoke<SQSBatchResponse>(event, fault);
       return options.interceptors?.processor ? options.interceptors.processor(event, invoke) : invoke();
     };
-    const poller = startPoller(functionSqsClient, queues.workQueueUrl, processorInvoke, {
+    // The event source mapping polls from AWS's side: the twin's own client, not behind the functions' fault proxy.
+    const poller = startPoller(sqs, queues.workQueueUrl, processorInvoke, {
       batchSize: Defaults.PROCESSOR_BATCH_SIZE,
       concurrency: options.processorConcurrency ?? 2,
     });

@@ -22,7 +22,7 @@ import { logReference } from '../../lambda/shared/digest';
 import { winnerOrder } from '../../lambda/shared/job-result';
 import type { AnswerlineTask } from '../providers/answerline';
 import type { EchonovaJob, EchonovaWebhook } from '../providers/echonova';
-import type { DeliveryRecord } from '../providers/sender';
+import { DeliveryRecord, isSuccess } from '../providers/sender';
 import type { StandardWebhooksEvent } from '../providers/standard-webhooks';
 import type { AdversaryKind, Plan, Provider } from './plan';
 
@@ -245,7 +245,7 @@ export function audit(evidence: Evidence): ChaosReport {
       inconclusive++;
       continue;
     }
-    const ok = refused.has(record.kind) ? record.status === 400 : record.status !== undefined && record.status >= 200 && record.status <= 299;
+    const ok = refused.has(record.kind) ? record.status === 400 : isSuccess(record.status);
     if (!ok) wrongAnswers.push(`${record.kind} ${record.eventKey} → ${record.status ?? 'no answer'}`);
   }
   if (inconclusive) notes.push(`${inconclusive} adversarial requests were sent during an outage and answered 5xx`);
@@ -296,8 +296,10 @@ export function audit(evidence: Evidence): ChaosReport {
       figures.add('processed twice', provider, copies.length - 1);
     }
   }
+  // Read once: the effects, metrics and leak checks all scan the same files.
+  const logs = readLogs(evidence.logDir);
   // A row completed twice logs `processed` twice.
-  const processedLines = countProcessedLines(evidence.logDir);
+  const processedLines = countProcessedLines(logs);
   for (const key of originals.keys()) {
     const lines = processedLines.get(logReference(key)) ?? 0;
     if (lines > 1) {
@@ -340,7 +342,7 @@ export function audit(evidence: Evidence): ChaosReport {
   if (wrongFlag.length) violation(`${wrongFlag.length} effects say recovered when their row was delivered, or the reverse`, wrongFlag);
 
   // --- The handlers' own count: what an operator's dashboard would show ------------------------------------
-  const metrics = emfTotals(evidence.logDir);
+  const metrics = emfTotals(logs);
   const recoveredRows = evidence.rows.filter((row) => row.recovered).length;
   if ((metrics.Recovered ?? 0) !== recoveredRows) violation(`the reconciler counted ${metrics.Recovered ?? 0} results recovered by polling, the inbox holds ${recoveredRows}`);
   const poisonRows = [...originals.values()].filter((o) => o.kind === 'poison').length;
@@ -349,7 +351,7 @@ export function audit(evidence: Evidence): ChaosReport {
   if ((metrics.Quarantined ?? 0) !== quarantineCount) notes.push(`the verifier counted ${metrics.Quarantined ?? 0} quarantined copies, the quarantine items ${quarantineCount}`);
 
   // --- Logs: no secret, no body, no signature ----------------------------------------------------------------
-  const leaks = scanLogs(evidence.logDir, evidence.sensitive);
+  const leaks = scanLogs(evidence.logDir, evidence.sensitive, logs);
   figures.set('log lines with a secret, body or signature', 'total', leaks.length);
   if (leaks.length) violation(`${leaks.length} log lines carry a secret, a body or a signature`, leaks);
 
@@ -396,7 +398,7 @@ function reverseOrderJobs(tasks: readonly AnswerlineTask[]): number {
   let reversed = 0;
   for (const jobTasks of byJob.values()) {
     if (jobTasks.length < 2) continue;
-    const arrival = (task: AnswerlineTask) => task.delivery!.attempts.find((a) => a.status !== undefined && a.status >= 200 && a.status <= 299)?.at;
+    const arrival = (task: AnswerlineTask) => task.delivery!.attempts.find((a) => isSuccess(a.status))?.at;
     const ordered = [...jobTasks].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     const times = ordered.map(arrival);
     if (times.some((t, i) => i > 0 && t !== undefined && times[i - 1] !== undefined && t < times[i - 1]!)) reversed++;
@@ -404,21 +406,28 @@ function reverseOrderJobs(tasks: readonly AnswerlineTask[]): number {
   return reversed;
 }
 
-function logFiles(logDir: string): string[] {
+interface LogFile {
+  /** The file's name within the folder. */
+  readonly name: string;
+  readonly lines: readonly string[];
+}
+
+/** The lines of each `.log` file in the folder (none when it does not exist). */
+function readLogs(logDir: string): LogFile[] {
+  let names: string[];
   try {
-    return readdirSync(logDir)
-      .filter((name) => name.endsWith('.log'))
-      .map((name) => join(logDir, name));
+    names = readdirSync(logDir).filter((name) => name.endsWith('.log'));
   } catch {
     return [];
   }
+  return names.map((name) => ({ name, lines: readFileSync(join(logDir, name), 'utf8').split('\n') }));
 }
 
 /** Every metric of the handlers' embedded-metric-format lines, summed (per-provider documents add up to the inbox's). */
-function emfTotals(logDir: string): Record<string, number> {
+function emfTotals(logs: readonly LogFile[]): Record<string, number> {
   const totals: Record<string, number> = {};
-  for (const file of logFiles(logDir)) {
-    for (const line of readFileSync(file, 'utf8').split('\n')) {
+  for (const { lines } of logs) {
+    for (const line of lines) {
       if (!line.startsWith('{"_aws"')) continue;
       const document = JSON.parse(line) as { _aws: { CloudWatchMetrics: Array<{ Metrics: Array<{ Name: string }> }> } } & Record<string, unknown>;
       for (const { Name } of document._aws.CloudWatchMetrics.flatMap((entry) => entry.Metrics)) {
@@ -452,10 +461,10 @@ const REPORTED_METRICS = [
 ];
 
 /** `processed` log lines of the processor, by event reference. */
-function countProcessedLines(logDir: string): Map<string, number> {
+function countProcessedLines(logs: readonly LogFile[]): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const file of logFiles(logDir).filter((path) => path.endsWith('processor.log'))) {
-    for (const line of readFileSync(file, 'utf8').split('\n')) {
+  for (const { lines } of logs.filter((file) => file.name.endsWith('processor.log'))) {
+    for (const line of lines) {
       if (!line.includes('"message":"processed"')) continue;
       const ref = /"eventRef":"([^"]+)"/.exec(line)?.[1];
       if (ref) counts.set(ref, (counts.get(ref) ?? 0) + 1);
@@ -469,12 +478,11 @@ const BASE64_MAC = /[A-Za-z0-9+/]{43}=/g;
 const HEX_MAC = /\b[0-9a-f]{64}\b/g;
 
 /** Lines (as `file:line: what`, never the content) that carry a secret, a body or a signature. */
-export function scanLogs(logDir: string, sensitive: Evidence['sensitive']): string[] {
+export function scanLogs(logDir: string, sensitive: Evidence['sensitive'], logs: readonly LogFile[] = readLogs(logDir)): string[] {
   const leaks: string[] = [];
-  for (const file of logFiles(logDir)) {
-    const lines = readFileSync(file, 'utf8').split('\n');
+  for (const { name, lines } of logs) {
     lines.forEach((line, index) => {
-      const where = `${file.slice(logDir.length + 1)}:${index + 1}`;
+      const where = `${name}:${index + 1}`;
       if (CONTENT_MARK.test(line)) leaks.push(`${where}: body content`);
       else if (sensitive.texts.some((text) => text.length >= 16 && line.includes(text))) leaks.push(`${where}: a secret or API key`);
       else if (/"(x-)?webhook-signature"\s*:/i.test(line)) leaks.push(`${where}: a signature header`);

@@ -24,7 +24,7 @@ import { Random } from '../providers/random';
 import { DeliveryRecord, RetryingSender, SenderHooks, SignedRequest, sleep } from '../providers/sender';
 import { signatureTokens, unixSeconds } from '../providers/signing';
 import { SimulatedStandardWebhooks, STANDARD_WEBHOOKS } from '../providers/standard-webhooks';
-import { InvocationFault, startTwin, Twin } from '../twin';
+import { InvocationFault, LOCAL_AWS, startTwin, Twin } from '../twin';
 import { AdversaryRecord, audit, ChaosReport, Evidence, FaultKind } from './auditor';
 import { AdversaryKind, chaosProfile, makePlan, Provider } from './plan';
 import { Timeline } from './timeline';
@@ -54,8 +54,6 @@ const PUT_EVENTS = 'AWSEvents.PutEvents';
 const BACKLOG_LIMIT = 120;
 /** Messages in the work queue beyond which new work waits. */
 const QUEUE_DEPTH_LIMIT = 300;
-const REGION = 'us-east-1';
-const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const API_KEY_SECRETS = {
   answerline: 'chaos/answerline/api-key',
   echonova: 'chaos/echonova/api-key',
@@ -142,7 +140,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
             faults.add('endpoint_unavailable_answers');
             return { statusCode: 503, headers: { 'content-type': 'application/json' }, body: '{"message":"Service Unavailable"}' };
           }
-          const signature = event.headers?.['webhook-signature'] ?? event.headers?.['x-webhook-signature'];
+          const signature = signatureOf(event.headers);
           if (signature && state.armedWrites.delete(signature)) {
             try {
               return await invoke({ crashAfter: { target: PUT_ITEM } });
@@ -184,8 +182,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       },
     });
     const endpoints = twin.endpoints;
-    dynamodb = new DynamoDBClient({ endpoint: endpoints.dynamodb, region: REGION, credentials: CREDENTIALS });
-    sqs = new SQSClient({ endpoint: endpoints.sqs, region: REGION, credentials: CREDENTIALS, useQueueUrlAsEndpoint: false });
+    dynamodb = new DynamoDBClient({ endpoint: endpoints.dynamodb, ...LOCAL_AWS });
+    sqs = new SQSClient({ endpoint: endpoints.sqs, ...LOCAL_AWS, useQueueUrlAsEndpoint: false });
 
     // What every provider's sender reports: the signature of each attempt (no log line may carry
     // one), the attempt to capture for replays, the concurrent copies and the armed crashes.
@@ -196,7 +194,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         state.lastRequest.set(delivery.id, request);
         if (attempt === 1 && state.copies.has(delivery.id)) faults.add('concurrent_duplicate');
         if (attempt === 1 && state.crashOnFirstAttempt.delete(delivery.id)) {
-          const signature = request.headers['webhook-signature'] ?? request.headers['x-webhook-signature'];
+          const signature = signatureOf(request.headers);
           if (signature) state.armedWrites.add(signature);
         }
       },
@@ -591,6 +589,11 @@ class RunState {
   readonly errors: string[] = [];
   phase: () => string = () => 'calm';
   anyOutage: () => boolean = () => false;
+}
+
+/** The signature header of a request (either scheme): what pairs an armed attempt with its verifier invocation. */
+function signatureOf(headers: Readonly<Record<string, string | undefined>> | undefined): string | undefined {
+  return headers?.['webhook-signature'] ?? headers?.['x-webhook-signature'];
 }
 
 function workKey(body: string): string | undefined {

@@ -116,8 +116,7 @@ export class SimulatedEchonova {
     const body = Buffer.from(this.options.api.resourceBody(jobId));
     const delivery = this.sender.newDelivery({ id: `${jobId}:${event}`, eventKey: `${ECHONOVA}#${jobId}:${event}`, kind: 'result', body });
     job.delivery = delivery;
-    if (!this.webhook.enabled) return Promise.resolve(this.sender.skip(delivery));
-    return this.sender.deliver(delivery, () => this.signAt(event, unixSeconds(), body)).then((done) => this.settle(done));
+    return this.send(delivery, event, body);
   }
 
   /** A contract anomaly: the job's event sent again with other bytes. */
@@ -127,8 +126,7 @@ export class SimulatedEchonova {
     const original = JSON.parse(job.delivery!.body.toString('utf8')) as Record<string, unknown>;
     const body = Buffer.from(JSON.stringify({ ...original, result: { transcript: `pii_${job.random.hex(16)}`, altered: true } }));
     const delivery = this.sender.newDelivery({ id: `${jobId}:${event}:altered`, eventKey: `${ECHONOVA}#${jobId}:${event}`, kind: 'altered', body });
-    if (!this.webhook.enabled) return Promise.resolve(this.sender.skip(delivery));
-    return this.sender.deliver(delivery, () => this.signAt(event, unixSeconds(), body)).then((done) => this.settle(done));
+    return this.send(delivery, event, body);
   }
 
   /** Saving "Enable" in the portal: the webhook is enabled and its counter reset. Missed events stay missed. */
@@ -142,6 +140,12 @@ export class SimulatedEchonova {
 
   signAt(event: string, timestampSeconds: number, body: Buffer, secret = this.options.secret): SignedRequest {
     return { headers: echonovaHeaders(secret, event, timestampSeconds, body), body };
+  }
+
+  /** Delivers through the webhook (the outcome counts toward the disable rule), or skips it while the webhook is disabled. */
+  private send(delivery: DeliveryRecord, event: string, body: Buffer): Promise<DeliveryRecord> {
+    if (!this.webhook.enabled) return Promise.resolve(this.sender.skip(delivery));
+    return this.sender.deliver(delivery, () => this.signAt(event, unixSeconds(), body)).then((done) => this.settle(done));
   }
 
   /** The disable rule: consecutive failed deliveries per webhook, not attempts. */

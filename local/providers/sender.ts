@@ -100,6 +100,11 @@ export interface HttpOutcome {
   readonly ms: number;
 }
 
+/** A 2xx answer: what ends a delivery. */
+export function isSuccess(status: number | undefined): boolean {
+  return status !== undefined && status >= 200 && status <= 299;
+}
+
 export function sha256Hex(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
@@ -169,7 +174,7 @@ export class RetryingSender {
         if (attempt > 1) await sleep(realMs(schedule.waitBeforeMs(attempt, random), this.factor));
         const outcome = await this.attempt(record, attempt, sign);
         if (attempt === 1) this.waitingFirst--;
-        if (outcome.status !== undefined && outcome.status >= 200 && outcome.status <= 299) {
+        if (isSuccess(outcome.status)) {
           record.state = 'delivered';
           this.stats.delivered++;
           return record;
@@ -218,7 +223,7 @@ export class RetryingSender {
       const at = Date.now();
       this.stats.attempts++;
       const outcomes = await Promise.all(Array.from({ length: copies }, () => this.post(request, this.options.schedule.timeoutMs)));
-      const success = outcomes.find((o) => o.status !== undefined && o.status >= 200 && o.status <= 299);
+      const success = outcomes.find((o) => isSuccess(o.status));
       const chosen = success ?? outcomes[0];
       record.attempts.push({
         at,
