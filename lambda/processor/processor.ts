@@ -242,6 +242,9 @@ async function fail(claimed: Pick<Decided, 'key' | 'owner' | 'receiveCount' | 'f
     provider: row.provider,
     error: description,
   });
+  // The row is DEAD now: its count goes out with its log line, not at the end of the batch,
+  // which a timeout or a crash on a later row would never reach.
+  if (dead) deps.telemetry.flush();
 }
 
 /** The row's body, loaded from the body store when the row only points at it. */

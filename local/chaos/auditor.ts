@@ -102,6 +102,8 @@ export interface Evidence {
   readonly effects: readonly DispatchedEffect[];
   /** Rows whose processing was interrupted after it may have sent the effect: their invocation died, or reported them failed. */
   readonly interruptedRows: ReadonlySet<string>;
+  /** Rows whose processor invocation died (a crash or a timeout). */
+  readonly killedRows: ReadonlySet<string>;
   /** Digests of the bodies each provider's task API served, by task id. */
   readonly servedDigests: Readonly<Record<string, ReadonlyMap<string, ReadonlySet<string>> | undefined>>;
   readonly rateLimitedPolls: number;
@@ -299,7 +301,7 @@ export function audit(evidence: Evidence): ChaosReport {
   // Read once: the effects, metrics and leak checks all scan the same files.
   const logs = readLogs(evidence.logDir);
   // A row completed twice logs `processed` twice.
-  const processedLines = countProcessedLines(logs);
+  const processedLines = countLinesByEvent(logs, 'processed');
   for (const key of originals.keys()) {
     const lines = processedLines.get(logReference(key)) ?? 0;
     if (lines > 1) {
@@ -345,8 +347,16 @@ export function audit(evidence: Evidence): ChaosReport {
   const metrics = emfTotals(logs);
   const recoveredRows = evidence.rows.filter((row) => row.recovered).length;
   if ((metrics.Recovered ?? 0) !== recoveredRows) violation(`the reconciler counted ${metrics.Recovered ?? 0} results recovered by polling, the inbox holds ${recoveredRows}`);
-  const poisonRows = [...originals.values()].filter((o) => o.kind === 'poison').length;
-  if ((metrics.DeadLettered ?? 0) < poisonRows) violation(`the processor counted ${metrics.DeadLettered ?? 0} rows dead-lettered, fewer than the ${poisonRows} poison rows`);
+  // A row's dead-letter count goes out with its log line, right after the DEAD write: only an
+  // invocation that died in between (a crash or timeout of that very batch) loses both.
+  const deadLines = countLinesByEvent(logs, 'processing failed; dead-lettered');
+  const deadLineTotal = [...deadLines.values()].reduce((sum, n) => sum + n, 0);
+  if ((metrics.DeadLettered ?? 0) !== deadLineTotal) violation(`the processor counted ${metrics.DeadLettered ?? 0} rows dead-lettered but logged ${deadLineTotal}`);
+  const poisonKeys = [...originals.values()].filter((o) => o.kind === 'poison').map((o) => o.eventKey);
+  const uncounted = poisonKeys.filter((key) => !deadLines.has(logReference(key)));
+  const uncountedUnexplained = uncounted.filter((key) => !evidence.killedRows.has(key));
+  if (uncountedUnexplained.length) violation(`${uncountedUnexplained.length} poison rows died without the processor counting them`, uncountedUnexplained);
+  if (uncounted.length > uncountedUnexplained.length) notes.push(`${uncounted.length - uncountedUnexplained.length} poison rows died in an invocation killed before it counted them`);
   const quarantineCount = evidence.quarantined.reduce((sum, item) => sum + item.count, 0);
   if ((metrics.Quarantined ?? 0) !== quarantineCount) notes.push(`the verifier counted ${metrics.Quarantined ?? 0} quarantined copies, the quarantine items ${quarantineCount}`);
 
@@ -460,12 +470,13 @@ const REPORTED_METRICS = [
   'PollErrors',
 ];
 
-/** `processed` log lines of the processor, by event reference. */
-function countProcessedLines(logs: readonly LogFile[]): Map<string, number> {
+/** The processor's log lines with `message`, by event reference. */
+function countLinesByEvent(logs: readonly LogFile[], message: string): Map<string, number> {
   const counts = new Map<string, number>();
+  const marker = `"message":${JSON.stringify(message)}`;
   for (const { lines } of logs.filter((file) => file.name.endsWith('processor.log'))) {
     for (const line of lines) {
-      if (!line.includes('"message":"processed"')) continue;
+      if (!line.includes(marker)) continue;
       const ref = /"eventRef":"([^"]+)"/.exec(line)?.[1];
       if (ref) counts.set(ref, (counts.get(ref) ?? 0) + 1);
     }

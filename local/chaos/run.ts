@@ -174,6 +174,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           } catch (error) {
             for (const key of keys) state.interruptedRows.add(key);
             if (error instanceof SandboxCrashedError || error instanceof InvocationTimeoutError) {
+              for (const key of keys) state.killedRows.add(key);
               faults.add(fault && error instanceof SandboxCrashedError ? 'worker_crash' : 'worker_timeout');
             }
             throw error;
@@ -514,6 +515,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         recovered: event.detail.recovered === true,
       })),
       interruptedRows: state.interruptedRows,
+      killedRows: state.killedRows,
       servedDigests: {
         [ANSWERLINE]: answerlineApi.servedDigests,
         [ECHONOVA]: echonovaApi.servedDigests,
@@ -582,6 +584,8 @@ class RunState {
   readonly copies = new Map<string, number>();
   /** Inbox keys of rows whose processing was interrupted: their invocation died, or reported them failed. */
   readonly interruptedRows = new Set<string>();
+  /** Inbox keys of rows whose processor invocation died (a crash or a timeout). */
+  readonly killedRows = new Set<string>();
   readonly signatureTokens = new Set<string>();
   readonly lastRequest = new Map<string, SignedRequest>();
   /** Inbox keys of the messages taken from the DLQ. */

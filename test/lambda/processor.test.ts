@@ -1,4 +1,5 @@
 import { MetricName } from '../../lib/contract';
+import type { DispatchOutcome, EffectSink } from '../../lambda/shared/effect-sinks';
 import { answerlineBody, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, taskIdOf } from '../support/inbox-fixture';
 
 /** Redelivery after a failure takes one visibility timeout: keep it short. */
@@ -147,6 +148,25 @@ describe('one malformed row never blocks its batch', () => {
     expect(h.capture.metric(MetricName.DEAD_LETTERED, PROVIDER)).toBe(1);
     expect(h.capture.metric(MetricName.PROCESSING_FAILED, PROVIDER)).toBe(MAX_RECEIVE_COUNT);
     expect(h.capture.logs('processing failed; dead-lettered')).toHaveLength(1);
+  });
+
+  test('a row that dies is counted at once, not when its batch ends (a timeout or crash may end it first)', async () => {
+    await accept(poison, answerlineBody());
+    // The batch's effects go out after every row is decided, and well before the batch ends.
+    let deadCountedAtDispatch: number | undefined;
+    const sink: EffectSink = {
+      dispatch: async (effects) => {
+        deadCountedAtDispatch = h.capture.metric(MetricName.DEAD_LETTERED, PROVIDER);
+        return effects.map((): DispatchOutcome => ({ ok: true }));
+      },
+    };
+
+    expect(await h.pollOnce(h.processor({ maxReceiveCount: 1, effects: h.effects(sink) }))).toEqual({ received: 2, failed: 1 });
+
+    expect(await h.row(keyOf(poison))).toMatchObject({ status: 'DEAD' });
+    expect(deadCountedAtDispatch).toBe(1);
+    expect(h.capture.metric(MetricName.DEAD_LETTERED, PROVIDER)).toBe(1);
+    expect(h.capture.metric(MetricName.PROCESSED, PROVIDER)).toBe(1);
   });
 
   test('a failed row restarts its pending clock, so the sweep leaves it to the queue’s retries', async () => {

@@ -16,6 +16,7 @@ import { audit, ChaosReport, Evidence, FAULT_KINDS, formatReport, scanLogs } fro
 import { chaosProfile, makePlan } from '../../local/chaos/plan';
 import { standardWebhooksSignature } from '../../local/providers/signing';
 import { STANDARD_WEBHOOKS_VECTOR } from '../support/senders';
+import { logReference } from '../../lambda/shared/digest';
 
 const SEED = 20_261_129;
 const ROOT = join(__dirname, '..', '..');
@@ -117,70 +118,112 @@ describe('the chaos run\'s parts', () => {
 });
 
 describe('the auditor', () => {
+  let logDir: string;
+  beforeEach(() => {
+    logDir = mkdtempSync(join(tmpdir(), 'chaos-audit-'));
+  });
+  afterEach(() => rmSync(logDir, { recursive: true, force: true }));
+
+  const delivery = (id: string, body: string, kind: 'result' | 'poison' = 'result') => ({
+    provider: 'answerline',
+    id: `msg_${id}`,
+    eventKey: `answerline#${id}`,
+    kind,
+    body: Buffer.from(body),
+    digest: `digest-of-${id}`,
+    queuedAt: 0,
+    state: 'delivered' as const,
+    attempts: [{ at: 1, status: 202, ms: 1, copies: 1 }],
+  });
+  const task = (id: string, idempotencyKey: string, createdAt: string, poison = false) => ({
+    id,
+    idempotencyKey,
+    jobKey: idempotencyKey.replace(/-r\d+$/, ''),
+    createdAt,
+    status: 'COMPLETED',
+    poison,
+    delivery: delivery(id, id, poison ? 'poison' : 'result'),
+  });
+  const effectOf = (id: string, jobKey: string) => ({ detailType: 'JobResultDecided', effectKey: `k-${id}`, eventKey: `answerline#${id}`, jobKey, taskId: id, status: 'COMPLETED', recovered: false });
+
+  /** Evidence of a run that sent `tasks`, with everything else empty unless given. */
+  function evidenceOf(tasks: ReturnType<typeof task>[], rest: Partial<Evidence>): Evidence {
+    return {
+      plan: makePlan(1, 50, chaosProfile(4)),
+      faults: {},
+      deliveries: tasks.map((t) => t.delivery),
+      attempts: tasks.length,
+      answerlineTasks: tasks as unknown as Evidence['answerlineTasks'],
+      echonovaJobs: [],
+      events: [],
+      echonovaWebhook: { enabled: true, consecutiveFailures: 0, disabledAt: [], enabledAt: [] },
+      adversary: [],
+      alteredSkipped: 0,
+      rows: [],
+      quarantined: [],
+      submissions: [],
+      results: [],
+      deadLettered: [],
+      effects: [],
+      interruptedRows: new Set(),
+      killedRows: new Set(),
+      servedDigests: {},
+      rateLimitedPolls: 0,
+      logDir,
+      sensitive: { texts: [], signatureTokens: new Set() },
+      appStats: {},
+      hostStats: {},
+      errors: [],
+      elapsedMs: 0,
+      ...rest,
+    };
+  }
+
   it('flags a lost result, a wrong winner, an altered body and an effect sent twice', () => {
-    const logDir = mkdtempSync(join(tmpdir(), 'chaos-audit-'));
-    try {
-      const delivery = (id: string, body: string) => ({
-        provider: 'answerline',
-        id: `msg_${id}`,
-        eventKey: `answerline#${id}`,
-        kind: 'result' as const,
-        body: Buffer.from(body),
-        digest: `digest-of-${id}`,
-        queuedAt: 0,
-        state: 'delivered' as const,
-        attempts: [{ at: 1, status: 202, ms: 1, copies: 1 }],
-      });
-      const task = (id: string, idempotencyKey: string, createdAt: string) => ({
-        id,
-        idempotencyKey,
-        jobKey: idempotencyKey.replace(/-r\d+$/, ''),
-        createdAt,
-        status: 'COMPLETED',
-        poison: false,
-        delivery: delivery(id, id),
-      });
-      const tasks = [task('t1', 'job-1', '2026-01-01T10:00:00.000Z'), task('t2', 'job-1-r1', '2026-01-01T10:01:00.000Z'), task('t3', 'job-2', '2026-01-01T10:02:00.000Z')];
-      const effect = { detailType: 'JobResultDecided', effectKey: 'k1', eventKey: 'answerline#t1', jobKey: 'job-1', taskId: 't1', status: 'COMPLETED', recovered: false };
-      const found = audit({
-        plan: makePlan(1, 50, chaosProfile(4)),
-        faults: {},
-        deliveries: tasks.map((t) => t.delivery),
-        attempts: 3,
-        answerlineTasks: tasks as unknown as Evidence['answerlineTasks'],
-        echonovaJobs: [],
-        events: [],
-        echonovaWebhook: { enabled: true, consecutiveFailures: 0, disabledAt: [], enabledAt: [] },
-        adversary: [],
-        alteredSkipped: 0,
+    const tasks = [task('t1', 'job-1', '2026-01-01T10:00:00.000Z'), task('t2', 'job-1-r1', '2026-01-01T10:01:00.000Z'), task('t3', 'job-2', '2026-01-01T10:02:00.000Z')];
+    const effect = effectOf('t1', 'job-1');
+    const found = audit(
+      evidenceOf(tasks, {
         // t1 holds other bytes than the provider sent; t3 was never stored.
         rows: [
           { key: 'answerline#t1', status: 'PROCESSED', digest: 'something-else', recovered: false, outcome: 'winner' },
           { key: 'answerline#t2', status: 'PROCESSED', digest: 'digest-of-t2', recovered: false, outcome: 'superseded' },
         ],
-        quarantined: [],
-        submissions: [],
         // The rule says t2 (the newer COMPLETED task); the store says t1.
         results: [{ key: 'answerline#job-1', taskId: 't1', status: 'COMPLETED' }],
-        deadLettered: [],
         effects: [effect, effect],
-        interruptedRows: new Set(),
-        servedDigests: {},
-        rateLimitedPolls: 0,
-        logDir,
-        sensitive: { texts: [], signatureTokens: new Set() },
-        appStats: {},
-        hostStats: {},
-        errors: [],
-        elapsedMs: 0,
-      });
-      const text = found.violations.join('\n');
-      expect(text).toMatch(/1 completed results have no inbox row \(lost\).*answerline#t3/);
-      expect(text).toMatch(/jobs have the wrong winner.*answerline#job-1: stored t1\/COMPLETED, rule says t2\/COMPLETED/);
-      expect(text).toMatch(/1 rows hold a body the provider never sent.*answerline#t1/);
-      expect(text).toMatch(/1 rows were processed twice.*answerline#t1/);
-    } finally {
-      rmSync(logDir, { recursive: true, force: true });
-    }
+      }),
+    );
+    const text = found.violations.join('\n');
+    expect(text).toMatch(/1 completed results have no inbox row \(lost\).*answerline#t3/);
+    expect(text).toMatch(/jobs have the wrong winner.*answerline#job-1: stored t1\/COMPLETED, rule says t2\/COMPLETED/);
+    expect(text).toMatch(/1 rows hold a body the provider never sent.*answerline#t1/);
+    expect(text).toMatch(/1 rows were processed twice.*answerline#t1/);
+  });
+
+  it('flags a dead row the processor never counted, unless its invocation was killed before it could', () => {
+    const tasks = [task('p1', 'job-1', '2026-01-01T10:00:00.000Z', true), task('p2', 'job-2', '2026-01-01T10:01:00.000Z', true)];
+    const deadLine = (id: string) => JSON.stringify({ level: 'ERROR', handler: 'processor', message: 'processing failed; dead-lettered', eventRef: logReference(`answerline#${id}`) });
+    const deadCount = (n: number) =>
+      JSON.stringify({ _aws: { Timestamp: 0, CloudWatchMetrics: [{ Namespace: 'WebhookInbox', Dimensions: [['Inbox']], Metrics: [{ Name: 'DeadLettered', Unit: 'Count' }] }] }, Inbox: 'i', DeadLettered: n });
+    const auditWith = (lines: string[], killedRows: Set<string>) => {
+      writeFileSync(join(logDir, 'processor.log'), `${lines.join('\n')}\n`);
+      return audit(
+        evidenceOf(tasks, {
+          rows: tasks.map((t) => ({ key: t.delivery.eventKey, status: 'DEAD', digest: t.delivery.digest, recovered: false })),
+          deadLettered: tasks.map((t) => t.delivery.eventKey),
+          killedRows,
+        }),
+      );
+    };
+
+    expect(auditWith([deadLine('p1'), deadCount(1), deadLine('p2'), deadCount(1)], new Set()).violations).toEqual([]);
+    // p2 is DEAD and in the DLQ, but nothing counted it, and nothing killed its invocation.
+    expect(auditWith([deadLine('p1'), deadCount(1)], new Set()).violations.join('\n')).toMatch(/1 poison rows died without the processor counting them.*answerline#p2/);
+    const killed = auditWith([deadLine('p1'), deadCount(1)], new Set(['answerline#p2']));
+    expect(killed.violations).toEqual([]);
+    expect(killed.notes).toContain('1 poison rows died in an invocation killed before it counted them');
+    // The metric and the log lines are written together: they must agree.
+    expect(auditWith([deadLine('p1'), deadLine('p2'), deadCount(1)], new Set()).violations).toEqual(['the processor counted 1 rows dead-lettered but logged 2']);
   });
 });
