@@ -9,15 +9,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { hideSdkNodeVersionWarning } from '../cli/node-warnings';
 import { BenchOptions, DEFAULT_OPTIONS, QUICK_OPTIONS, runBench } from './bench';
 import { BenchEnvironment } from './environment';
 import { renderMarkdown } from './report';
 
-// The AWS SDK warns on Node 20 that its future versions need Node 22; Lambda runs Node 24.
-process.removeAllListeners('warning');
-process.on('warning', (warning) => {
-  if (!warning.message.startsWith('NodeVersionSupportWarning')) console.warn(warning);
-});
+hideSdkNodeVersionWarning();
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

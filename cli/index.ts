@@ -3,15 +3,11 @@
  * assets/cli/webhook-inbox.js and published as the package's `bin`.
  */
 import { run } from './main';
+import { hideSdkNodeVersionWarning } from './node-warnings';
 
 export type { LocalOpsConfig, OpsEndpoints } from './config';
 
-// The bundled AWS SDK warns on Node 20 that its future versions need Node 22; this bundle pins
-// its SDK, so the warning says nothing about this CLI. Other warnings are printed as usual.
-process.removeAllListeners('warning');
-process.on('warning', (warning) => {
-  if (!warning.message.startsWith('NodeVersionSupportWarning')) process.stderr.write(`${warning.name}: ${warning.message}\n`);
-});
+hideSdkNodeVersionWarning();
 
 run(process.argv.slice(2), {
   io: { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) },

@@ -7,6 +7,7 @@
 import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { hideSdkNodeVersionWarning } from '../cli/node-warnings';
 import { formatReport } from './chaos/auditor';
 import { runChaos } from './chaos/run';
 
@@ -19,11 +20,7 @@ const USAGE = `usage: npm run chaos -- [--seed N] [--deliveries N] [--speed X] [
   --report FILE      also write the report as JSON to FILE
   --drain-seconds N  how long to wait for the inbox to settle once the providers are done (default 180)`;
 
-// The AWS SDK warns on Node 20 that future versions need Node 22; Lambda runs Node 24.
-process.removeAllListeners('warning');
-process.on('warning', (warning) => {
-  if (!warning.message.startsWith('NodeVersionSupportWarning')) console.warn(warning);
-});
+hideSdkNodeVersionWarning();
 
 async function main(): Promise<number> {
   let args;

@@ -4,7 +4,8 @@
  * reverse order), then a summary read back from the tables.
  */
 import { randomUUID } from 'node:crypto';
-import { AttributeValue, DynamoDBClient, ScanCommand, ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { scanItems } from '../cli/commands/common';
 import { decodeStandardWebhooksSecret, signStandardWebhooks } from '../lambda/shared/standard-webhooks';
 import { signHmac } from '../lambda/shared/hmac-signature';
 import { LOCAL_AWS, Twin } from './twin';
@@ -48,12 +49,12 @@ export async function runDemo(twin: Twin, log: Log): Promise<DemoSummary> {
   try {
     let processed = 0;
     for (let waited = 0; waited < 60_000; waited += 250) {
-      processed = (await scan(dynamodb, twin.names.inboxTable)).filter((item) => item.sk?.S === 'delivery' && item.status?.S === 'PROCESSED').length;
+      processed = (await scanItems(dynamodb, { TableName: twin.names.inboxTable })).filter((item) => item.sk?.S === 'delivery' && item.status?.S === 'PROCESSED').length;
       if (processed >= accepted) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     log(`demo: ${processed} of ${accepted} accepted deliveries processed`);
-    const winners = (await scan(dynamodb, twin.names.resultsTable))
+    const winners = (await scanItems(dynamodb, { TableName: twin.names.resultsTable }))
       .map((item) => ({ job: item.pk!.S!, taskId: item.taskId!.S!, status: item.status!.S! }))
       .sort((a, b) => a.job.localeCompare(b.job));
     return { answers, processed, winners };
@@ -135,13 +136,3 @@ function hoursAgo(hours: number): string {
   return new Date(Date.now() - hours * 3_600_000).toISOString();
 }
 
-async function scan(client: DynamoDBClient, tableName: string): Promise<Array<Record<string, AttributeValue>>> {
-  const items: Array<Record<string, AttributeValue>> = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page: ScanCommandOutput = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}

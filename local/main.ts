@@ -4,6 +4,7 @@
  * until interrupted (or exits after the demo with `--once`).
  */
 import { parseArgs } from 'node:util';
+import { hideSdkNodeVersionWarning } from '../cli/node-warnings';
 import { formatSummary, runDemo } from './demo';
 import { LOCAL_AWS, startTwin, TWIN_PROVIDERS } from './twin';
 
@@ -15,11 +16,7 @@ const USAGE = `usage: npm start -- [--no-demo] [--once] [--port N] [--provider N
   --secret NAME=VAL  use this signing secret for a provider (default: generated)
   --data DIR         keep DynamoDB data in DIR across restarts`;
 
-// The AWS SDK warns on Node 20 that future versions need Node 22; Lambda runs Node 24.
-process.removeAllListeners('warning');
-process.on('warning', (warning) => {
-  if (!warning.message.startsWith('NodeVersionSupportWarning')) console.warn(warning);
-});
+hideSdkNodeVersionWarning();
 
 async function main(): Promise<void> {
   let args;

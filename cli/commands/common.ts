@@ -48,6 +48,15 @@ export async function scanAll(
   return { itemsRead, matched };
 }
 
+/** Every item of a whole-table Scan (the twin's demo and audit; ops commands stream with `scanAll`). */
+export async function scanItems(client: DynamoDBClient, input: Omit<ScanCommandInput, 'ExclusiveStartKey'>): Promise<Record<string, AttributeValue>[]> {
+  const items: Record<string, AttributeValue>[] = [];
+  await scanAll(client, input, (page) => {
+    items.push(...page);
+  });
+  return items;
+}
+
 /** Whether a DynamoDB error says the index does not exist (an inbox deployed before it was added). */
 export function isMissingIndex(error: unknown): boolean {
   const { name, message } = (error ?? {}) as { name?: string; message?: string };

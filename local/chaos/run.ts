@@ -10,8 +10,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AttributeValue, DynamoDBClient, ScanCommand, ScanCommandInput } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { scanItems } from '../../cli/commands/common';
 import { InboxAttr, InboxItemKind, ResultAttr } from '../../lib/contract';
 import { FakeAnswerlineApi } from '../fake-answerline-api';
 import { FakeEchonovaApi } from '../fake-echonova-api';
@@ -476,8 +477,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await sleep(1_000);
 
     // --- Evidence -----------------------------------------------------------------------------
-    const items = await scanAll(dynamodb, { TableName: twin.names.inboxTable, ProjectionExpression: '#pk, #sk, #status, #digest, #recovered, #outcome, #count, #state', ExpressionAttributeNames: { '#pk': InboxAttr.PK, '#sk': InboxAttr.SK, '#status': InboxAttr.STATUS, '#digest': InboxAttr.DIGEST, '#recovered': InboxAttr.RECOVERED, '#outcome': InboxAttr.OUTCOME, '#count': InboxAttr.COUNT, '#state': InboxAttr.STATE } });
-    const results = await scanAll(dynamodb, { TableName: twin.names.resultsTable, ProjectionExpression: '#pk, #taskId, #status', ExpressionAttributeNames: { '#pk': ResultAttr.PK, '#taskId': ResultAttr.TASK_ID, '#status': ResultAttr.STATUS } });
+    const items = await scanItems(dynamodb, { TableName: twin.names.inboxTable, ProjectionExpression: '#pk, #sk, #status, #digest, #recovered, #outcome, #count, #state', ExpressionAttributeNames: { '#pk': InboxAttr.PK, '#sk': InboxAttr.SK, '#status': InboxAttr.STATUS, '#digest': InboxAttr.DIGEST, '#recovered': InboxAttr.RECOVERED, '#outcome': InboxAttr.OUTCOME, '#count': InboxAttr.COUNT, '#state': InboxAttr.STATE } });
+    const results = await scanItems(dynamodb, { TableName: twin.names.resultsTable, ProjectionExpression: '#pk, #taskId, #status', ExpressionAttributeNames: { '#pk': ResultAttr.PK, '#taskId': ResultAttr.TASK_ID, '#status': ResultAttr.STATUS } });
     state.deadLettered.push(...(await drainQueue(sqs, twin.deadLetterQueueUrl)));
     const evidence: Evidence = {
       plan,
@@ -620,20 +621,10 @@ function expectedKeys(senders: readonly RetryingSender[]): Map<string, 'result' 
   return expected;
 }
 
-async function scanAll(client: DynamoDBClient, input: ScanCommandInput): Promise<Array<Record<string, AttributeValue>>> {
-  const items: Array<Record<string, AttributeValue>> = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(new ScanCommand({ ...input, ExclusiveStartKey: start }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
 
 /** The status of every delivery row, by key. */
 async function scanDeliveryStates(client: DynamoDBClient, tableName: string): Promise<Map<string, string>> {
-  const items = await scanAll(client, {
+  const items = await scanItems(client, {
     TableName: tableName,
     ProjectionExpression: '#pk, #sk, #status',
     ExpressionAttributeNames: { '#pk': InboxAttr.PK, '#sk': InboxAttr.SK, '#status': InboxAttr.STATUS },
