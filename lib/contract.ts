@@ -318,7 +318,7 @@ export interface PollingRuntimeConfig {
   readonly provider: string;
   /** URL of one task: `{taskId}` or `{jobId}`, once, is replaced by the URL-encoded id. https, or http on loopback. */
   readonly taskUrlTemplate: string;
-  /** ARN (or name) of the Secrets Manager secret whose AWSCURRENT value is the API key (sent as `Authorization: Bearer`). */
+  /** ARN (or name) of the Secrets Manager secret whose AWSCURRENT value is the API key, text or JSON `{"apiKey": "…"}` (sent as `Authorization: Bearer`). */
   readonly apiKeySecretId: string;
   /** Seconds after submission before a submission without a delivery is polled (and counts as overdue). */
   readonly horizonSeconds: number;
@@ -445,7 +445,7 @@ export interface AuthoritativeReadSettings {
   readonly urlTemplate: string;
   /** Dotted path of the resource id in the delivery's JSON body, e.g. `data.id`. */
   readonly idJsonPath: string;
-  /** ARN (or name) of the Secrets Manager secret whose AWSCURRENT value is the Bearer API key. */
+  /** ARN (or name) of the Secrets Manager secret whose AWSCURRENT value is the Bearer API key (text, or JSON `{"apiKey": "…"}`). */
   readonly apiKeySecretId: string;
 }
 

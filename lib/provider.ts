@@ -26,7 +26,7 @@ export interface SigningSecretRotation {
  * delivery past their horizon, and feeds final results through the inbox as deliveries.
  */
 export interface ProviderPolling {
-  /** The secret whose current value is the provider's API key (sent as `Authorization: Bearer`). */
+  /** The secret whose current value is the provider's API key, as text or JSON `{"apiKey": "…"}` (sent as `Authorization: Bearer`). */
   readonly apiKeySecret: secretsmanager.ISecret;
 
   /**
@@ -58,7 +58,7 @@ export interface AuthoritativeRead {
   readonly urlTemplate: string;
   /** Dotted path of the resource id in the delivery's JSON body, e.g. `data.id`. */
   readonly idJsonPath: string;
-  /** The secret whose current value is the API key (sent as `Authorization: Bearer`). */
+  /** The secret whose current value is the API key, as text or JSON `{"apiKey": "…"}` (sent as `Authorization: Bearer`). */
   readonly apiKeySecret: secretsmanager.ISecret;
 }
 

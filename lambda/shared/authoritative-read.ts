@@ -1,7 +1,8 @@
 import { AuthoritativeReadSettings, Defaults, ProviderRuntimeConfig, RESOURCE_ID_PLACEHOLDER } from '../../lib/contract';
 import { parseJsonObject, valueAtPath } from './adapters/adapter';
+import { ApiKeySource } from './api-key';
 import { AuthoritativeReadError, MalformedDeliveryError } from './errors';
-import { SecretCache, SecretStage } from './secrets';
+import { SecretCache } from './secrets';
 
 /**
  * The authoritative read (seed 004): a webhook says that something changed, not that the output
@@ -28,23 +29,28 @@ export interface HttpResourceReaderOptions {
 const UNAVAILABLE_STATUSES: readonly number[] = [404, 410];
 const MAX_RESOURCE_ID_LENGTH = 512;
 
-/** GETs `urlTemplate` with the id from the body, authenticated by a Bearer key from Secrets Manager. */
+/**
+ * GETs `urlTemplate` with the id from the body, authenticated by a Bearer key from Secrets Manager
+ * (plain text or `{"apiKey": …}`, as for polling).
+ */
 export class HttpResourceReader implements ResourceReader {
+  private readonly apiKeys: ApiKeySource;
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
 
   constructor(
     private readonly settings: AuthoritativeReadSettings,
-    private readonly secrets: SecretCache,
+    secrets: SecretCache,
     options: HttpResourceReaderOptions = {},
   ) {
+    this.apiKeys = new ApiKeySource(secrets, settings.apiKeySecretId);
     this.timeoutMs = options.timeoutMs ?? Defaults.AUTHORITATIVE_READ_TIMEOUT_SECONDS * 1000;
     this.maxBytes = options.maxBytes ?? Defaults.AUTHORITATIVE_READ_MAX_BYTES;
   }
 
   async read(body: Buffer): Promise<ResourceRead> {
     const url = this.settings.urlTemplate.replace(RESOURCE_ID_PLACEHOLDER, encodeURIComponent(resourceIdOf(body, this.settings.idJsonPath)));
-    const apiKey = await this.apiKey();
+    const apiKey = await this.apiKeys.key();
     let response: Response;
     try {
       response = await fetch(url, {
@@ -64,17 +70,10 @@ export class HttpResourceReader implements ResourceReader {
     if (response.status < 200 || response.status > 299) {
       await response.body?.cancel();
       // A rejected key may have been rotated: read the secret again (rate-limited) for the retry.
-      if (response.status === 401 || response.status === 403) await this.secrets.refreshAfterMiss(this.settings.apiKeySecretId).catch(() => undefined);
+      if (response.status === 401 || response.status === 403) await this.apiKeys.refreshed().catch(() => undefined);
       throw new AuthoritativeReadError(`the provider answered ${response.status}`);
     }
     return { kind: 'found', text: await this.text(response) };
-  }
-
-  private async apiKey(): Promise<string> {
-    const versions = await this.secrets.versions(this.settings.apiKeySecretId);
-    const current = versions.find((version) => version.stage === SecretStage.CURRENT)?.value.trim();
-    if (!current) throw new AuthoritativeReadError('the API key secret has no AWSCURRENT value');
-    return current;
   }
 
   /** The body as text, refusing more than `maxBytes`. */

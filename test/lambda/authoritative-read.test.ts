@@ -85,6 +85,18 @@ test('the resource is present: it is fetched with the Bearer key and travels in 
   expect(h.capture.metric(MetricName.RESOURCE_UNAVAILABLE, PROVIDER)).toBe(0);
 });
 
+test('an API key stored as JSON {"apiKey": …}, the format polling reads too, is sent as the key itself', async () => {
+  await secrets.rotate(config.authoritativeRead!.apiKeySecretId, JSON.stringify({ apiKey }));
+  const id = `resp_${randomUUID()}`;
+  api.serve(`/v1/responses/${id}`, resource(id));
+  const key = await deliverCompletion(id);
+
+  expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
+
+  expect(api.requestsFor(`/v1/responses/${id}`)).toMatchObject([{ headers: { authorization: `Bearer ${apiKey}` } }]);
+  expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'event' });
+});
+
 test.each([404, 410])('the resource is gone (%i): the row is settled unavailable, nothing is sent, nothing is retried', async (status) => {
   const id = `resp_${randomUUID()}`;
   api.answer(`/v1/responses/${id}`, status);

@@ -1,10 +1,11 @@
 import { AdapterKind, Defaults, Env, PollingRuntimeConfig, pollingProblems, ProviderRuntimeConfig } from '../../../lib/contract';
 import { adaptersFor, ProviderAdapter } from '../adapters';
+import { ApiKeySource } from '../api-key';
 import { ConfigurationError } from '../errors';
 import { SecretCache } from '../secrets';
 import { AnswerlineApi } from './answerline-api';
 import { EchonovaApi } from './echonova-api';
-import { ApiKeySource, ProviderApi, TaskRequestOptions } from './provider-api';
+import { ProviderApi, TaskRequestOptions } from './provider-api';
 
 export * from './provider-api';
 export { AnswerlineApi } from './answerline-api';
