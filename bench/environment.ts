@@ -13,9 +13,8 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { LineWriter } from '../lambda/shared/telemetry';
 import { EventBridgeStandIn } from '../local/eventbridge-stand-in';
 import { SecretsManagerStandIn } from '../local/secrets-manager-stand-in';
+import { LOCAL_AWS } from '../local/twin';
 import { answerlineBody, apiGatewayEvent, signatureHeaders } from '../test/support/inbox-fixture';
-
-const REGION = 'us-east-1';
 
 /** Where the emulators listen, and how to stop them when this environment started them. */
 export interface EmulatorEndpoints {
@@ -23,7 +22,6 @@ export interface EmulatorEndpoints {
   readonly sqsEndpoint: string;
   stop(): Promise<void>;
 }
-const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export class BenchEnvironment {
   private readonly clients: { destroy(): void }[] = [];
@@ -78,31 +76,26 @@ export class BenchEnvironment {
   }
 
   dynamodb(endpoint = this.emulators.dynamodbEndpoint): DynamoDBClient {
-    return this.keep(new DynamoDBClient({ endpoint, region: REGION, credentials: CREDENTIALS }));
+    return this.keep(new DynamoDBClient({ endpoint, ...LOCAL_AWS }));
   }
 
   sqs(endpoint = this.emulators.sqsEndpoint): SQSClient {
-    return this.keep(new SQSClient({ endpoint, region: REGION, credentials: CREDENTIALS, useQueueUrlAsEndpoint: false }));
+    return this.keep(new SQSClient({ endpoint, ...LOCAL_AWS, useQueueUrlAsEndpoint: false }));
   }
 
   secretsManager(): SecretsManagerClient {
-    return this.keep(new SecretsManagerClient({ endpoint: this.secretsEndpoint, region: REGION, credentials: CREDENTIALS }));
+    return this.keep(new SecretsManagerClient({ endpoint: this.secretsEndpoint, ...LOCAL_AWS }));
   }
 
   events(endpoint = this.eventBridgeEndpoint): EventBridgeClient {
-    return this.keep(new EventBridgeClient({ endpoint, region: REGION, credentials: CREDENTIALS }));
+    return this.keep(new EventBridgeClient({ endpoint, ...LOCAL_AWS }));
   }
 
   /** A new Standard Webhooks signing secret in the stand-in; its id and value. */
   async signingSecret(): Promise<{ id: string; value: string }> {
     const value = `whsec_${randomBytes(32).toString('base64')}`;
     const id = `bench/${randomUUID().slice(0, 8)}/signing-secret`;
-    const client = new SecretsManagerClient({ endpoint: this.secretsEndpoint, region: REGION, credentials: CREDENTIALS });
-    try {
-      await client.send(new CreateSecretCommand({ Name: id, SecretString: value }));
-    } finally {
-      client.destroy();
-    }
+    await this.secretsManager().send(new CreateSecretCommand({ Name: id, SecretString: value }));
     return { id, value };
   }
 

@@ -191,6 +191,7 @@ export class WebhookInboxAlarms extends Construct {
       alarms.push(alarm);
       return alarm;
     };
+    const pagingAlarm = (...args: Parameters<WebhookInboxAlarms['alarm']>) => paging(this.alarm(...args));
     if (props.topic?.masterKey) {
       // CloudWatch publishes to an encrypted topic only if its key lets CloudWatch use it.
       props.topic.masterKey.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
@@ -231,111 +232,97 @@ export class WebhookInboxAlarms extends Construct {
     }
 
     if (wanted(InboxAlarm.SIGNATURE_FAILURES)) {
-      this.signatureFailures = paging(
-        this.alarm(
-          'SignatureFailures',
-          InboxAlarm.SIGNATURE_FAILURES,
-          inbox.metricSignatureFailures({ statistic: 'Sum', period: Duration.minutes(5) }),
-          {
-            what: 'deliveries whose signature matches no valid secret (a rotation out of order, or probing)',
-            threshold: props.signatureFailureThreshold ?? DEFAULT_SIGNATURE_FAILURE_THRESHOLD,
-            comparisonOperator: atLeast,
-          },
-        ),
+      this.signatureFailures = pagingAlarm(
+        'SignatureFailures',
+        InboxAlarm.SIGNATURE_FAILURES,
+        inbox.metricSignatureFailures({ statistic: 'Sum', period: Duration.minutes(5) }),
+        {
+          what: 'deliveries whose signature matches no valid secret (a rotation out of order, or probing)',
+          threshold: props.signatureFailureThreshold ?? DEFAULT_SIGNATURE_FAILURE_THRESHOLD,
+          comparisonOperator: atLeast,
+        },
       );
     }
 
     if (wanted(InboxAlarm.QUARANTINED_DUPLICATES)) {
-      this.quarantinedDuplicates = paging(
-        this.alarm(
-          'QuarantinedDuplicates',
-          InboxAlarm.QUARANTINED_DUPLICATES,
-          inbox.metricQuarantined({ statistic: 'Sum', period: Duration.minutes(5) }),
-          {
-            what: 'a known event id arrived again with a different body; the original is kept, the copy quarantined',
-            threshold: props.quarantinedThreshold ?? 1,
-            comparisonOperator: atLeast,
-          },
-        ),
+      this.quarantinedDuplicates = pagingAlarm(
+        'QuarantinedDuplicates',
+        InboxAlarm.QUARANTINED_DUPLICATES,
+        inbox.metricQuarantined({ statistic: 'Sum', period: Duration.minutes(5) }),
+        {
+          what: 'a known event id arrived again with a different body; the original is kept, the copy quarantined',
+          threshold: props.quarantinedThreshold ?? 1,
+          comparisonOperator: atLeast,
+        },
       );
     }
 
     if (wanted(InboxAlarm.OVERDUE_SUBMISSIONS)) {
-      this.overdueSubmissions = paging(
-        this.alarm(
-          'OverdueSubmissions',
-          InboxAlarm.OVERDUE_SUBMISSIONS,
-          inbox.metricOverdueSubmissions({ statistic: 'Maximum', period: Duration.minutes(15) }),
-          {
-            what: "recorded submissions are past their provider's lifecycle horizon with no result",
-            threshold: props.overdueSubmissionThreshold ?? 1,
-            comparisonOperator: atLeast,
-          },
-        ),
+      this.overdueSubmissions = pagingAlarm(
+        'OverdueSubmissions',
+        InboxAlarm.OVERDUE_SUBMISSIONS,
+        inbox.metricOverdueSubmissions({ statistic: 'Maximum', period: Duration.minutes(15) }),
+        {
+          what: "recorded submissions are past their provider's lifecycle horizon with no result",
+          threshold: props.overdueSubmissionThreshold ?? 1,
+          comparisonOperator: atLeast,
+        },
       );
     }
 
     if (wanted(InboxAlarm.OLDEST_MESSAGE_AGE)) {
       const maxAge = props.maxMessageAge ?? Duration.minutes(DEFAULT_MAX_MESSAGE_AGE_MINUTES);
-      this.oldestMessageAge = paging(
-        this.alarm(
-          'OldestMessageAge',
-          InboxAlarm.OLDEST_MESSAGE_AGE,
-          inbox.metricOldestMessageAge({ statistic: 'Maximum', period: Duration.minutes(5) }),
-          {
-            what: `the oldest work message has waited ${maxAge.toHumanString()} or more: processing is stalled or behind`,
-            threshold: maxAge.toSeconds(),
-            comparisonOperator: atLeast,
-          },
-        ),
+      this.oldestMessageAge = pagingAlarm(
+        'OldestMessageAge',
+        InboxAlarm.OLDEST_MESSAGE_AGE,
+        inbox.metricOldestMessageAge({ statistic: 'Maximum', period: Duration.minutes(5) }),
+        {
+          what: `the oldest work message has waited ${maxAge.toHumanString()} or more: processing is stalled or behind`,
+          threshold: maxAge.toSeconds(),
+          comparisonOperator: atLeast,
+        },
       );
     }
 
     if (wanted(InboxAlarm.VERIFIER_SERVER_ERRORS)) {
-      this.verifierServerErrors = paging(
-        this.alarm(
-          'VerifierServerErrors',
-          InboxAlarm.VERIFIER_SERVER_ERRORS,
-          inbox.metricVerifierServerErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
-          {
-            what: 'the endpoint answered 5xx: deliveries were not acknowledged and providers must retry (some disable a failing webhook)',
-            threshold: props.verifierServerErrorThreshold ?? DEFAULT_VERIFIER_SERVER_ERROR_THRESHOLD,
-            comparisonOperator: atLeast,
-          },
-        ),
+      this.verifierServerErrors = pagingAlarm(
+        'VerifierServerErrors',
+        InboxAlarm.VERIFIER_SERVER_ERRORS,
+        inbox.metricVerifierServerErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
+        {
+          what: 'the endpoint answered 5xx: deliveries were not acknowledged and providers must retry (some disable a failing webhook)',
+          threshold: props.verifierServerErrorThreshold ?? DEFAULT_VERIFIER_SERVER_ERROR_THRESHOLD,
+          comparisonOperator: atLeast,
+        },
       );
     }
 
     if (wanted(InboxAlarm.RECONCILER_ERRORS)) {
-      this.reconcilerErrors = paging(
-        this.alarm(
-          'ReconcilerErrors',
-          InboxAlarm.RECONCILER_ERRORS,
-          inbox.metricReconcilerErrors({ statistic: 'Sum', period: Duration.minutes(15) }),
-          {
-            what: 'the reconciler failed: stranded rows are not swept and submissions are not polled',
-            threshold: props.reconcilerErrorThreshold ?? 1,
-            comparisonOperator: atLeast,
-          },
-        ),
+      this.reconcilerErrors = pagingAlarm(
+        'ReconcilerErrors',
+        InboxAlarm.RECONCILER_ERRORS,
+        inbox.metricReconcilerErrors({ statistic: 'Sum', period: Duration.minutes(15) }),
+        {
+          what: 'the reconciler failed: stranded rows are not swept and submissions are not polled',
+          threshold: props.reconcilerErrorThreshold ?? 1,
+          comparisonOperator: atLeast,
+        },
       );
     }
 
     if (wanted(InboxAlarm.RECONCILER_NOT_RUNNING)) {
       const silence = props.maxReconcilerSilence ?? defaultReconcilerSilence(inbox.reconcileSchedule);
-      this.reconcilerNotRunning = paging(
-        this.alarm(
-          'ReconcilerNotRunning',
-          InboxAlarm.RECONCILER_NOT_RUNNING,
-          inbox.metricReconcilerInvocations({ statistic: 'Sum', period: silence }),
-          {
-            what: `the reconciler was not invoked for ${silence.toHumanString()}: its schedule is disabled or gone, or it is throttled`,
-            threshold: 1,
-            comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-            // No datapoint at all is exactly the failure this alarm is for.
-            treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-          },
-        ),
+      this.reconcilerNotRunning = pagingAlarm(
+        'ReconcilerNotRunning',
+        InboxAlarm.RECONCILER_NOT_RUNNING,
+        inbox.metricReconcilerInvocations({ statistic: 'Sum', period: silence }),
+        {
+          what: `the reconciler was not invoked for ${silence.toHumanString()}: its schedule is disabled or gone, or it is throttled`,
+          threshold: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+          // No datapoint at all is exactly the failure this alarm is for.
+          treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+        },
       );
     }
   }

@@ -63,7 +63,7 @@ export class FakeAnswerlineApi extends FakeApiServer {
     };
     this.forget(stored.id);
     this.tasks.set(stored.id, stored);
-    this.completed += stored.statuses[0] === 'COMPLETED' ? 1 : 0;
+    this.completed += completes(stored);
     return stored;
   }
 
@@ -75,15 +75,15 @@ export class FakeAnswerlineApi extends FakeApiServer {
   setStatus(id: string, status: string | readonly string[], response?: unknown): void {
     const task = this.tasks.get(id);
     if (!task) throw new Error(`no task ${id}`);
-    this.completed -= task.statuses[0] === 'COMPLETED' ? 1 : 0;
+    this.completed -= completes(task);
     task.statuses = statusScript(status);
-    this.completed += task.statuses[0] === 'COMPLETED' ? 1 : 0;
+    this.completed += completes(task);
     if (response !== undefined) task.response = response;
   }
 
   /** The task is no longer kept: 404 from now on. */
   forget(id: string): void {
-    this.completed -= this.tasks.get(id)?.statuses[0] === 'COMPLETED' ? 1 : 0;
+    this.completed -= completes(this.tasks.get(id));
     this.tasks.delete(id);
   }
 
@@ -113,9 +113,9 @@ export class FakeAnswerlineApi extends FakeApiServer {
     const task = this.tasks.get(id);
     if (!task) return { status: 404, body: undefined };
     task.polls += 1;
-    const before = task.statuses[0];
+    const before = completes(task);
     const status = nextStatus(task.statuses);
-    this.completed += (task.statuses[0] === 'COMPLETED' ? 1 : 0) - (before === 'COMPLETED' ? 1 : 0);
+    this.completed += completes(task) - before;
     return { status: 200, body: this.body(task, status) };
   }
 
@@ -148,4 +148,9 @@ export class FakeAnswerlineApi extends FakeApiServer {
     const current = [...this.tasks.values()].map((task) => task.statuses[0]);
     return { queuedTasks: current.filter((s) => s === 'QUEUED').length, processingTasks: current.filter((s) => s === 'PROCESSING').length };
   }
+}
+
+/** 1 when the task's current status is COMPLETED (what the account's credits count), else 0. */
+function completes(task: FakeAnswerlineTask | undefined): number {
+  return task?.statuses[0] === 'COMPLETED' ? 1 : 0;
 }

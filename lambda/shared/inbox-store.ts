@@ -8,8 +8,8 @@ import {
 import { InboxAttr as A, InboxItemKind, PendingIndex } from '../../lib/contract';
 import { shardOf } from './digest';
 import { N, queryShardedIndex, S, stringMap } from './dynamo';
-import { inlineBodyAttributes, inlineBodyOf } from './inline-body';
 import { isConditionalCheckFailed } from './errors';
+import { inlineBodyAttributes, inlineBodyOf } from './inline-body';
 
 export type DeliveryStatus = 'RECEIVED' | 'PROCESSING' | 'PROCESSED' | 'DEAD';
 

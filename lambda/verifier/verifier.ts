@@ -138,12 +138,13 @@ async function admit(
     return { reason: 'secret_unavailable', fields: { error: errorName(error) } };
   }
   const verdict = attempt.verdict;
-  if (!verdict.ok && verdict.reason === 'bad_signature' && attempt.undecodableStages.length > 0) {
-    // A mistyped AWSPENDING looks exactly like forgery from outside: say which value is at fault.
+  if (!verdict.ok) {
+    // Only a bad signature names undecodable stages: a mistyped AWSPENDING looks exactly like
+    // forgery from outside, so say which value is at fault.
+    if (attempt.undecodableStages.length === 0) return { reason: verdict.reason, detail: verdict.detail };
     deps.telemetry.count(MetricName.UNUSABLE_SECRET_VERSION, adapter.name);
     return { reason: verdict.reason, detail: verdict.detail, fields: { unusableSecretStages: attempt.undecodableStages.join(',') } };
   }
-  if (!verdict.ok) return { reason: verdict.reason, detail: verdict.detail };
   const matched = MATCHED_METRIC_OF[verdict.key.stage];
   if (matched) deps.telemetry.count(matched, adapter.name);
 

@@ -18,6 +18,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MetricName } from '../../lib/contract';
 import { logReference } from '../../lambda/shared/digest';
 import { winnerOrder } from '../../lambda/shared/job-result';
 import type { AnswerlineTask } from '../providers/answerline';
@@ -286,8 +287,7 @@ export function audit(evidence: Evidence): ChaosReport {
   figures.set('jobs whose results arrived in reverse order', 'answerline', reversed);
 
   // --- Effects: once per intent --------------------------------------------------------------------------
-  const byEffectKey = new Map<string, DispatchedEffect[]>();
-  for (const effect of evidence.effects) byEffectKey.set(effect.effectKey, [...(byEffectKey.get(effect.effectKey) ?? []), effect]);
+  const byEffectKey = groupBy(evidence.effects, (effect) => effect.effectKey);
   const twice: string[] = [];
   for (const [, copies] of byEffectKey) {
     if (copies.length < 2) continue;
@@ -313,8 +313,7 @@ export function audit(evidence: Evidence): ChaosReport {
   figures.ensure(REPEATED);
   if (twice.length) violation(`${twice.length} rows were processed twice`, twice);
 
-  const effectsByEventKey = new Map<string, DispatchedEffect[]>();
-  for (const effect of evidence.effects) effectsByEventKey.set(effect.eventKey, [...(effectsByEventKey.get(effect.eventKey) ?? []), effect]);
+  const effectsByEventKey = groupBy(evidence.effects, (effect) => effect.eventKey);
   const winnerEffects = new Set(evidence.effects.filter((e) => e.jobKey !== undefined).map((e) => `${providerOf(e.eventKey)}#${e.jobKey} ${e.taskId} ${e.status}`));
   const missingEffects: string[] = [];
   for (const [key, winner] of winners) {
@@ -345,20 +344,21 @@ export function audit(evidence: Evidence): ChaosReport {
 
   // --- The handlers' own count: what an operator's dashboard would show ------------------------------------
   const metrics = emfTotals(logs);
+  const counted = (name: string) => metrics[name] ?? 0;
   const recoveredRows = evidence.rows.filter((row) => row.recovered).length;
-  if ((metrics.Recovered ?? 0) !== recoveredRows) violation(`the reconciler counted ${metrics.Recovered ?? 0} results recovered by polling, the inbox holds ${recoveredRows}`);
+  if (counted(MetricName.RECOVERED) !== recoveredRows) violation(`the reconciler counted ${counted(MetricName.RECOVERED)} results recovered by polling, the inbox holds ${recoveredRows}`);
   // A row's dead-letter count goes out with its log line, right after the DEAD write: only an
   // invocation that died in between (a crash or timeout of that very batch) loses both.
   const deadLines = countLinesByEvent(logs, 'processing failed; dead-lettered');
   const deadLineTotal = [...deadLines.values()].reduce((sum, n) => sum + n, 0);
-  if ((metrics.DeadLettered ?? 0) !== deadLineTotal) violation(`the processor counted ${metrics.DeadLettered ?? 0} rows dead-lettered but logged ${deadLineTotal}`);
+  if (counted(MetricName.DEAD_LETTERED) !== deadLineTotal) violation(`the processor counted ${counted(MetricName.DEAD_LETTERED)} rows dead-lettered but logged ${deadLineTotal}`);
   const poisonKeys = [...originals.values()].filter((o) => o.kind === 'poison').map((o) => o.eventKey);
   const uncounted = poisonKeys.filter((key) => !deadLines.has(logReference(key)));
   const uncountedUnexplained = uncounted.filter((key) => !evidence.killedRows.has(key));
   if (uncountedUnexplained.length) violation(`${uncountedUnexplained.length} poison rows died without the processor counting them`, uncountedUnexplained);
   if (uncounted.length > uncountedUnexplained.length) notes.push(`${uncounted.length - uncountedUnexplained.length} poison rows died in an invocation killed before it counted them`);
   const quarantineCount = evidence.quarantined.reduce((sum, item) => sum + item.count, 0);
-  if ((metrics.Quarantined ?? 0) !== quarantineCount) notes.push(`the verifier counted ${metrics.Quarantined ?? 0} quarantined copies, the quarantine items ${quarantineCount}`);
+  if (counted(MetricName.QUARANTINED) !== quarantineCount) notes.push(`the verifier counted ${counted(MetricName.QUARANTINED)} quarantined copies, the quarantine items ${quarantineCount}`);
 
   // --- Logs: no secret, no body, no signature ----------------------------------------------------------------
   const leaks = scanLogs(evidence.logDir, evidence.sensitive, logs);
@@ -403,8 +403,10 @@ function taskIdOf(provider: Provider, key: string): string {
 
 /** Jobs with several tasks whose older task's result reached the inbox after a newer one's. */
 function reverseOrderJobs(tasks: readonly AnswerlineTask[]): number {
-  const byJob = new Map<string, AnswerlineTask[]>();
-  for (const task of tasks) if (!task.poison && task.delivery) byJob.set(task.jobKey, [...(byJob.get(task.jobKey) ?? []), task]);
+  const byJob = groupBy(
+    tasks.filter((task) => !task.poison && task.delivery),
+    (task) => task.jobKey,
+  );
   let reversed = 0;
   for (const jobTasks of byJob.values()) {
     if (jobTasks.length < 2) continue;
@@ -414,6 +416,17 @@ function reverseOrderJobs(tasks: readonly AnswerlineTask[]): number {
     if (times.some((t, i) => i > 0 && t !== undefined && times[i - 1] !== undefined && t < times[i - 1]!)) reversed++;
   }
   return reversed;
+}
+
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
 }
 
 interface LogFile {
@@ -450,24 +463,24 @@ function emfTotals(logs: readonly LogFile[]): Record<string, number> {
 
 /** The metrics the report shows, in order. */
 const REPORTED_METRICS = [
-  'Accepted',
-  'Duplicate',
-  'Quarantined',
-  'TestDelivery',
-  'BadSignature',
-  'StaleTimestamp',
-  'StoreError',
-  'EnqueueFailed',
-  'Swept',
-  'Processed',
-  'ProcessingFailed',
-  'DeadLettered',
-  'WinnerChanged',
-  'EffectsDispatched',
-  'ResourceUnavailable',
-  'Recovered',
-  'PollRateLimited',
-  'PollErrors',
+  MetricName.ACCEPTED,
+  MetricName.DUPLICATE,
+  MetricName.QUARANTINED,
+  MetricName.TEST_DELIVERY,
+  MetricName.BAD_SIGNATURE,
+  MetricName.STALE_TIMESTAMP,
+  MetricName.STORE_ERROR,
+  MetricName.ENQUEUE_FAILED,
+  MetricName.SWEPT,
+  MetricName.PROCESSED,
+  MetricName.PROCESSING_FAILED,
+  MetricName.DEAD_LETTERED,
+  MetricName.WINNER_CHANGED,
+  MetricName.EFFECTS_DISPATCHED,
+  MetricName.RESOURCE_UNAVAILABLE,
+  MetricName.RECOVERED,
+  MetricName.POLL_RATE_LIMITED,
+  MetricName.POLL_ERRORS,
 ];
 
 /** The processor's log lines with `message`, by event reference. */

@@ -14,6 +14,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { scanItems } from '../../cli/commands/common';
 import { InboxAttr, InboxItemKind, ResultAttr } from '../../lib/contract';
+import { decodeWorkMessage } from '../../lambda/shared/work-queue';
 import { FakeAnswerlineApi } from '../fake-answerline-api';
 import { FakeEchonovaApi } from '../fake-echonova-api';
 import { FakeResponsesApi } from '../fake-responses-api';
@@ -22,7 +23,7 @@ import { ANSWERLINE, SimulatedAnswerline } from '../providers/answerline';
 import { SimulatedApp } from '../providers/app';
 import { ECHONOVA, SimulatedEchonova } from '../providers/echonova';
 import { Random } from '../providers/random';
-import { DeliveryRecord, RetryingSender, SenderHooks, SignedRequest, sleep } from '../providers/sender';
+import { DeliveryRecord, RetryingSender, SenderHooks, SignedRequest, SimulatedProviderOptions, sleep } from '../providers/sender';
 import { signatureTokens, unixSeconds } from '../providers/signing';
 import { SimulatedStandardWebhooks, STANDARD_WEBHOOKS } from '../providers/standard-webhooks';
 import { InvocationFault, LOCAL_AWS, startTwin, Twin } from '../twin';
@@ -201,34 +202,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         }
       },
     });
-    const concurrency = 12;
-    const answerline = new SimulatedAnswerline({
-      url: twin.urls[ANSWERLINE],
-      secret: secrets.answerline,
-      api: answerlineApi,
-      random: random.stream('answerline'),
-      factor: profile.factors.answerline,
-      concurrency,
+    // Every provider: its endpoint, secret and random stream, its pace, 12 delivery workers, the run's hooks.
+    const providerOptions = (provider: Provider, factor: number): SimulatedProviderOptions => ({
+      url: twin!.urls[provider],
+      secret: secrets[provider],
+      random: random.stream(provider),
+      factor,
+      concurrency: 12,
       hooks: hooks(),
     });
-    const echonova = new SimulatedEchonova({
-      url: twin.urls[ECHONOVA],
-      secret: secrets.echonova,
-      api: echonovaApi,
-      random: random.stream('echonova'),
-      factor: profile.factors.echonova,
-      concurrency,
-      hooks: hooks(),
-    });
-    const standardWebhooks = new SimulatedStandardWebhooks({
-      url: twin.urls[STANDARD_WEBHOOKS],
-      secret: secrets['standard-webhooks'],
-      resources: responsesApi,
-      random: random.stream('standard-webhooks'),
-      factor: profile.factors.standardWebhooks,
-      concurrency,
-      hooks: hooks(),
-    });
+    const answerline = new SimulatedAnswerline({ ...providerOptions(ANSWERLINE, profile.factors.answerline), api: answerlineApi });
+    const echonova = new SimulatedEchonova({ ...providerOptions(ECHONOVA, profile.factors.echonova), api: echonovaApi });
+    const standardWebhooks = new SimulatedStandardWebhooks({ ...providerOptions(STANDARD_WEBHOOKS, profile.factors.standardWebhooks), resources: responsesApi });
     senders.push(answerline.sender, echonova.sender, standardWebhooks.sender);
     const app = new SimulatedApp({
       dynamodb,
@@ -442,7 +427,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       log(`chaos: providers done after ${((Date.now() - t0) / 1000).toFixed(0)} s; waiting for the inbox to settle`);
 
       // --- Drain: every completed result stored and settled ------------------------------------
-      const expected = expectedKeys([answerline.sender, echonova.sender, standardWebhooks.sender]);
+      const expected = expectedKeys(senders);
       const deadline = Date.now() + (options.drainTimeoutMs ?? 180_000);
       let lastWaiting = '';
       for (;;) {
@@ -601,10 +586,10 @@ function signatureOf(headers: Readonly<Record<string, string | undefined>> | und
   return headers?.['webhook-signature'] ?? headers?.['x-webhook-signature'];
 }
 
+/** The inbox key a work message carries; undefined for anything that is not one. */
 function workKey(body: string): string | undefined {
   try {
-    const key = (JSON.parse(body) as { key?: unknown }).key;
-    return typeof key === 'string' ? key : undefined;
+    return decodeWorkMessage(body);
   } catch {
     return undefined;
   }
@@ -620,7 +605,6 @@ function expectedKeys(senders: readonly RetryingSender[]): Map<string, 'result' 
   }
   return expected;
 }
-
 
 /** The status of every delivery row, by key. */
 async function scanDeliveryStates(client: DynamoDBClient, tableName: string): Promise<Map<string, string>> {

@@ -16,7 +16,7 @@
  */
 import { FakeAnswerlineApi } from '../fake-answerline-api';
 import { Random } from './random';
-import { DeliveryRecord, RetryingSender, RetrySchedule, SenderHooks, SignedRequest } from './sender';
+import { DeliveryRecord, providerSender, RetryingSender, RetrySchedule, SignedRequest, SimulatedProviderOptions } from './sender';
 import { standardWebhooksHeaders, unixSeconds } from './signing';
 
 export const ANSWERLINE = 'answerline';
@@ -53,41 +53,19 @@ export interface AnswerlineTask {
   readonly random: Random;
 }
 
-export interface SimulatedAnswerlineOptions {
-  /** The inbox endpoint (`/hooks/answerline`). */
-  readonly url: string;
-  /** The signing secret, `whsec_…`. */
-  readonly secret: string;
+export interface SimulatedAnswerlineOptions extends SimulatedProviderOptions {
   /** The task API the app and the reconciler poll. */
   readonly api: FakeAnswerlineApi;
-  readonly random: Random;
-  /** Time compression of the retry schedule. */
-  readonly factor: number;
-  readonly concurrency?: number;
-  readonly hooks?: SenderHooks;
 }
 
 export class SimulatedAnswerline {
-  readonly name = ANSWERLINE;
   readonly tasks = new Map<string, AnswerlineTask>();
   readonly sender: RetryingSender;
   private readonly random: Random;
 
   constructor(private readonly options: SimulatedAnswerlineOptions) {
     this.random = options.random;
-    this.sender = new RetryingSender({
-      provider: ANSWERLINE,
-      url: options.url,
-      schedule: ANSWERLINE_SCHEDULE,
-      factor: options.factor,
-      random: options.random.stream('answerline-jitter'),
-      concurrency: options.concurrency,
-      hooks: options.hooks,
-    });
-  }
-
-  get secret(): string {
-    return this.options.secret;
+    this.sender = providerSender(ANSWERLINE, ANSWERLINE_SCHEDULE, options, 'answerline-jitter');
   }
 
   /** `POST /v1/async/task`: a QUEUED task; its id is what the app records in the ledger. */
@@ -131,7 +109,7 @@ export class SimulatedAnswerline {
     const body = Buffer.from(this.options.api.deliveryBody(id));
     const delivery = this.sender.newDelivery({ id: messageId(task.random), eventKey: `${ANSWERLINE}#${id}`, kind: task.poison ? 'poison' : 'result', body });
     task.delivery = delivery;
-    return this.sender.deliver(delivery, (attempt) => this.signed(delivery.id, body, attempt), task.random);
+    return this.sender.deliver(delivery, () => this.signAt(delivery.id, unixSeconds(), body), task.random);
   }
 
   /** A dashboard test delivery: verified, acknowledged, never stored. */
@@ -140,7 +118,7 @@ export class SimulatedAnswerline {
     const taskId = `tsk_test_${random.hex(12)}`;
     const body = Buffer.from(JSON.stringify({ test: true, task: { id: taskId, status: 'COMPLETED', idempotencyKey: 'dashboard-test', createdAt: new Date().toISOString() } }));
     const delivery = this.sender.newDelivery({ id: messageId(random), eventKey: `${ANSWERLINE}#${taskId}`, kind: 'test', body });
-    return this.sender.deliver(delivery, (attempt) => this.signed(delivery.id, body, attempt));
+    return this.sender.deliver(delivery, () => this.signAt(delivery.id, unixSeconds(), body));
   }
 
   /**
@@ -152,16 +130,12 @@ export class SimulatedAnswerline {
     const original = JSON.parse(task.delivery!.body.toString('utf8')) as Record<string, unknown>;
     const body = Buffer.from(JSON.stringify({ ...original, response: { result: { answer: `pii_${task.random.hex(16)}`, altered: true } } }));
     const delivery = this.sender.newDelivery({ id: messageId(task.random), eventKey: `${ANSWERLINE}#${task.id}`, kind: 'altered', body });
-    return this.sender.deliver(delivery, (attempt) => this.signed(delivery.id, body, attempt));
+    return this.sender.deliver(delivery, () => this.signAt(delivery.id, unixSeconds(), body));
   }
 
   /** A request as Answerline would sign it at `timestampSeconds` (with `secret`, by default the real one). */
   signAt(messageId: string, timestampSeconds: number, body: Buffer, secret = this.options.secret): SignedRequest {
     return { headers: standardWebhooksHeaders(secret, messageId, timestampSeconds, body), body };
-  }
-
-  private signed(messageId: string, body: Buffer, _attempt: number): SignedRequest {
-    return this.signAt(messageId, unixSeconds(), body);
   }
 
   private task(id: string): AnswerlineTask {

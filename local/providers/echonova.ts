@@ -14,7 +14,7 @@
  */
 import { FakeEchonovaApi } from '../fake-echonova-api';
 import { Random } from './random';
-import { DeliveryRecord, RetryingSender, RetrySchedule, SenderHooks, SignedRequest } from './sender';
+import { DeliveryRecord, providerSender, RetryingSender, RetrySchedule, SignedRequest, SimulatedProviderOptions } from './sender';
 import { echonovaHeaders, unixSeconds } from './signing';
 
 export const ECHONOVA = 'echonova';
@@ -51,37 +51,17 @@ export interface EchonovaWebhook {
   readonly enabledAt: number[];
 }
 
-export interface SimulatedEchonovaOptions {
-  readonly url: string;
-  /** The signing secret (text). */
-  readonly secret: string;
+export interface SimulatedEchonovaOptions extends SimulatedProviderOptions {
   readonly api: FakeEchonovaApi;
-  readonly random: Random;
-  readonly factor: number;
-  readonly concurrency?: number;
-  readonly hooks?: SenderHooks;
 }
 
 export class SimulatedEchonova {
-  readonly name = ECHONOVA;
   readonly jobs = new Map<string, EchonovaJob>();
   readonly sender: RetryingSender;
   readonly webhook: EchonovaWebhook = { enabled: true, consecutiveFailures: 0, disabledAt: [], enabledAt: [] };
 
   constructor(private readonly options: SimulatedEchonovaOptions) {
-    this.sender = new RetryingSender({
-      provider: ECHONOVA,
-      url: options.url,
-      schedule: ECHONOVA_SCHEDULE,
-      factor: options.factor,
-      random: options.random.stream('echonova-sender'),
-      concurrency: options.concurrency,
-      hooks: options.hooks,
-    });
-  }
-
-  get secret(): string {
-    return this.options.secret;
+    this.sender = providerSender(ECHONOVA, ECHONOVA_SCHEDULE, options, 'echonova-sender');
   }
 
   /** Submits a job (label: the app's own name for it, from which its id derives). */

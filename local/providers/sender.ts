@@ -94,6 +94,32 @@ export interface SenderOptions {
   readonly hooks?: SenderHooks;
 }
 
+/** What every simulated provider is given: where it delivers, its signing secret, its randomness and pace. */
+export interface SimulatedProviderOptions {
+  /** The inbox endpoint (`/hooks/<provider>`). */
+  readonly url: string;
+  /** The signing secret, as the provider holds it. */
+  readonly secret: string;
+  readonly random: Random;
+  /** Time compression of the retry schedule. */
+  readonly factor: number;
+  readonly concurrency?: number;
+  readonly hooks?: SenderHooks;
+}
+
+/** A simulated provider's sender, its jitter drawn from `options.random`'s stream `stream`. */
+export function providerSender(provider: string, schedule: RetrySchedule, options: SimulatedProviderOptions, stream: string): RetryingSender {
+  return new RetryingSender({
+    provider,
+    url: options.url,
+    schedule,
+    factor: options.factor,
+    random: options.random.stream(stream),
+    concurrency: options.concurrency,
+    hooks: options.hooks,
+  });
+}
+
 export interface HttpOutcome {
   readonly status?: number;
   readonly error?: string;

@@ -15,7 +15,7 @@
  */
 import { FakeResponsesApi } from '../fake-responses-api';
 import { Random } from './random';
-import { DeliveryRecord, RetryingSender, RetrySchedule, SenderHooks, SignedRequest } from './sender';
+import { DeliveryRecord, providerSender, RetryingSender, RetrySchedule, SignedRequest, SimulatedProviderOptions } from './sender';
 import { standardWebhooksHeaders, unixSeconds } from './signing';
 
 export const STANDARD_WEBHOOKS = 'standard-webhooks';
@@ -44,36 +44,17 @@ export interface StandardWebhooksEvent {
   readonly random: Random;
 }
 
-export interface SimulatedStandardWebhooksOptions {
-  readonly url: string;
-  /** The signing secret, `whsec_…`. */
-  readonly secret: string;
+export interface SimulatedStandardWebhooksOptions extends SimulatedProviderOptions {
+  /** The resource API the receiver's authoritative read fetches from. */
   readonly resources: FakeResponsesApi;
-  readonly random: Random;
-  readonly factor: number;
-  readonly concurrency?: number;
-  readonly hooks?: SenderHooks;
 }
 
 export class SimulatedStandardWebhooks {
-  readonly name = STANDARD_WEBHOOKS;
   readonly events = new Map<string, StandardWebhooksEvent>();
   readonly sender: RetryingSender;
 
   constructor(private readonly options: SimulatedStandardWebhooksOptions) {
-    this.sender = new RetryingSender({
-      provider: STANDARD_WEBHOOKS,
-      url: options.url,
-      schedule: STANDARD_WEBHOOKS_SCHEDULE,
-      factor: options.factor,
-      random: options.random.stream('standard-webhooks-sender'),
-      concurrency: options.concurrency,
-      hooks: options.hooks,
-    });
-  }
-
-  get secret(): string {
-    return this.options.secret;
+    this.sender = providerSender(STANDARD_WEBHOOKS, STANDARD_WEBHOOKS_SCHEDULE, options, 'standard-webhooks-sender');
   }
 
   /**

@@ -386,8 +386,7 @@ export function keyOf(body: string): string {
 
 export type Item = Record<string, unknown>;
 
-/** Plain values from DynamoDB attributes (binary as Buffer, numbers as number). */
-/** An item as plain values; an inline body as the exact bytes received (inflated when stored deflated). */
+/** Plain values from DynamoDB attributes (binary as Buffer, numbers as number); an inline body as the exact bytes received (inflated when stored deflated). */
 export function decodeItem(item: Record<string, AttributeValue>): Item {
   const decoded = Object.fromEntries(Object.entries(item).map(([name, value]) => [name, decodeValue(value)]));
   if (item[InboxAttr.BODY]) decoded[InboxAttr.BODY] = inlineBodyOf(item);
