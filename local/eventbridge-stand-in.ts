@@ -13,10 +13,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from './local-aws';
 import { closeServer, listenOnLoopback } from './loopback';
 
-const REGION = 'us-east-1';
-const ACCOUNT = '000000000000';
 const MAX_ENTRIES = 10;
 const MAX_REQUEST_BYTES = 256 * 1024;
 
@@ -194,7 +193,7 @@ function entrySize(entry: Entry): number {
 }
 
 function busArn(name: string): string {
-  return `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${name}`;
+  return `arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT}:event-bus/${name}`;
 }
 
 function busName(nameOrArn: string): string {

@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from './local-aws';
 import { closeServer, listenOnLoopback } from './loopback';
 
 interface Version {
@@ -122,9 +123,17 @@ export class SecretsManagerStandIn {
     }
   }
 
+  /** The ARN of a secret named by its name or ARN; undefined when there is none. */
+  arnOf(secretId: string): string | undefined {
+    return this.lookup(secretId)?.arn;
+  }
+
+  private lookup(id: string): Secret | undefined {
+    return this.secrets.get(id) ?? [...this.secrets.values()].find((s) => s.arn === id);
+  }
+
   private find(input: Request): Secret {
-    const id = String(input.SecretId ?? '');
-    const secret = this.secrets.get(id) ?? [...this.secrets.values()].find((s) => s.arn === id);
+    const secret = this.lookup(String(input.SecretId ?? ''));
     if (!secret) throw new StandInError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
     return secret;
   }
@@ -133,7 +142,7 @@ export class SecretsManagerStandIn {
     const name = String(input.Name ?? '');
     if (!name) throw new StandInError('InvalidParameterException', 'Name is required');
     if (this.secrets.has(name)) throw new StandInError('ResourceExistsException', `the secret ${name} already exists`);
-    const arn = `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-${randomUUID().slice(0, 6)}`;
+    const arn = `arn:aws:secretsmanager:${LOCAL_REGION}:${LOCAL_ACCOUNT}:secret:${name}-${randomUUID().slice(0, 6)}`;
     const secret: Secret = { arn, name, versions: [] };
     this.secrets.set(name, secret);
     if (typeof input.SecretString === 'string') {

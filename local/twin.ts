@@ -21,6 +21,7 @@ import { EventBridgeStandIn } from './eventbridge-stand-in';
 import { endpointTarget, FaultProxy } from './fault-proxy';
 import { CrashAfter, LambdaHost } from './lambda-host';
 import { LambdaInvokeStandIn } from './lambda-invoke-stand-in';
+import { LOCAL_AWS } from './local-aws';
 import { createBodyBucket, createQueues, createTables, InboxResourceNames, resourceNames } from './provision';
 import { SecretsManagerStandIn } from './secrets-manager-stand-in';
 import { Poller, startPoller } from './sqs-event-source';
@@ -110,8 +111,7 @@ export interface Twin {
   stop(): Promise<void>;
 }
 
-/** The region and credentials of every client of the twin's emulators and stand-ins (they accept any). */
-export const LOCAL_AWS = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+export { LOCAL_AWS } from './local-aws';
 
 const INBOX_NAME = 'local-twin';
 const EVENT_BUS = `${INBOX_NAME}-bus`;

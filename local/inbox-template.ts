@@ -1,0 +1,164 @@
+/**
+ * Synthesizes the template a `WebhookInbox` deploys for a given runtime configuration (the
+ * providers as the handlers are configured with them, the body bucket, the bus, the user's
+ * function, rotation), with the user-supplied pieces (API keys, the processing and registration
+ * functions) imported by their local ARNs, as a user's app passes its own resources. The handler
+ * tests and the local twin take each function's IAM policy from it: what they enforce is what the
+ * construct deploys.
+ */
+import { App, Duration, Size, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { IConstruct } from 'constructs';
+import { AdapterKind, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../lib/contract';
+import { WebhookInbox } from '../lib/webhook-inbox';
+import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProvider, WebhookProviderOptions } from '../lib/provider';
+import type { Template } from './iam/template-policies';
+
+/** The roles of an inbox whose calls are judged by IAM: its functions', and an app's with `grantRecordSubmission`. */
+export type InboxRole = 'verifier' | 'processor' | 'reconciler' | 'rotator' | 'app';
+
+export interface InboxTemplateSpec {
+  readonly account: string;
+  readonly region: string;
+  /** The providers, as the handlers are configured; every secret id in them is the secret's ARN. */
+  readonly providers: readonly ProviderRuntimeConfig[];
+  readonly polling?: readonly PollingRuntimeConfig[];
+  /** Whether bodies too large for a row go to a bucket. */
+  readonly bodyBucket?: boolean;
+  /** Whether effects go to an event bus. */
+  readonly eventBus?: boolean;
+  /** ARN of the user's processing function, when effects go to one. */
+  readonly processingFunctionArn?: string;
+  /** Providers whose signing secret the rotator rotates, with the ARN of the function that registers the new secret. */
+  readonly rotation?: { readonly providers: readonly string[]; readonly registerFunctionArn?: string };
+}
+
+/** The template and the logical ids of what a local run stands in for. */
+export interface SynthesizedInbox {
+  readonly template: Template;
+  readonly logicalIds: {
+    readonly inboxTable: string;
+    readonly resultsTable: string;
+    readonly workQueue: string;
+    readonly deadLetterQueue: string;
+    readonly bodyBucket?: string;
+    readonly eventBus?: string;
+    /** Each provider's signing secret, by provider name. */
+    readonly signingSecrets: Readonly<Record<string, string>>;
+    readonly roles: Readonly<Partial<Record<InboxRole, string>>>;
+  };
+}
+
+const STACK_NAME = 'LocalInbox';
+
+export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
+  // Assets stay where they are: only the template is read.
+  const app = new App({ context: { 'aws:cdk:disable-asset-staging': true } });
+  const stack = new Stack(app, STACK_NAME, { env: { account: spec.account, region: spec.region } });
+  const imported = new Map<string, secretsmanager.ISecret>();
+  const secret = (arn: string) => {
+    let found = imported.get(arn);
+    if (!found) {
+      found = secretsmanager.Secret.fromSecretCompleteArn(stack, `Imported${imported.size}`, arn);
+      imported.set(arn, found);
+    }
+    return found;
+  };
+  const registerFunction = spec.rotation?.registerFunctionArn ? lambda.Function.fromFunctionArn(stack, 'RegisterFunction', spec.rotation.registerFunctionArn) : undefined;
+  const providers = spec.providers.map((config) => {
+    const polling = spec.polling?.find((entry) => entry.provider === config.name);
+    const options: WebhookProviderOptions = {
+      name: config.name,
+      pastTolerance: Duration.seconds(config.tolerancePastSeconds),
+      futureTolerance: Duration.seconds(config.toleranceFutureSeconds),
+      previousSecretGracePeriod: Duration.seconds(config.previousSecretGraceSeconds ?? Defaults.PREVIOUS_SECRET_GRACE_SECONDS),
+      ...(config.authoritativeRead
+        ? {
+            authoritativeRead: {
+              urlTemplate: config.authoritativeRead.urlTemplate,
+              idJsonPath: config.authoritativeRead.idJsonPath,
+              apiKeySecret: secret(config.authoritativeRead.apiKeySecretId),
+            },
+          }
+        : {}),
+      ...(polling
+        ? {
+            polling: {
+              apiKeySecret: secret(polling.apiKeySecretId),
+              taskUrlTemplate: polling.taskUrlTemplate,
+              horizon: Duration.seconds(polling.horizonSeconds),
+              recheckInterval: Duration.seconds(polling.recheckSeconds),
+            },
+          }
+        : {}),
+      ...(spec.rotation?.providers.includes(config.name) ? { rotation: { registerFunction } } : {}),
+    };
+    return providerFor(config, options);
+  });
+  const inbox = new WebhookInbox(stack, 'Inbox', {
+    providers,
+    publishEvents: spec.eventBus ?? false,
+    // Without a bucket, every body must fit a row: the construct then creates none.
+    ...(spec.bodyBucket ? {} : { maxBodySize: Size.bytes(Defaults.INLINE_BODY_BYTES) }),
+    ...(spec.processingFunctionArn ? { processingFunction: lambda.Function.fromFunctionArn(stack, 'ProcessingFunction', spec.processingFunctionArn) } : {}),
+    dashboard: { enabled: false },
+  });
+  const appRole = new iam.Role(stack, 'App', { assumedBy: new iam.AccountRootPrincipal() });
+  inbox.grantRecordSubmission(appRole);
+
+  const id = (construct: IConstruct | undefined) => (construct ? stack.getLogicalId(construct.node.defaultChild as never) : undefined);
+  const roleId = (role: iam.IRole | undefined) => id(role as unknown as IConstruct | undefined);
+  const logicalIds: SynthesizedInbox['logicalIds'] = {
+    inboxTable: id(inbox.inboxTable)!,
+    resultsTable: id(inbox.resultsTable)!,
+    workQueue: id(inbox.workQueue)!,
+    deadLetterQueue: id(inbox.deadLetterQueue)!,
+    ...(inbox.bodyBucket ? { bodyBucket: id(inbox.bodyBucket) } : {}),
+    ...(inbox.eventBus ? { eventBus: id(inbox.eventBus) } : {}),
+    signingSecrets: Object.fromEntries(spec.providers.map((config) => [config.name, id(inbox.signingSecretFor(config.name))!])),
+    roles: {
+      verifier: roleId(inbox.verifierFunction.role),
+      processor: roleId(inbox.processorFunction.role),
+      reconciler: roleId(inbox.reconcilerFunction.role),
+      ...(inbox.rotatorFunction ? { rotator: roleId(inbox.rotatorFunction.role) } : {}),
+      app: roleId(appRole),
+    },
+  };
+  const template = app.synth({ validateOnSynthesis: false }).getStackByName(STACK_NAME).template as Template;
+  return { template, logicalIds };
+}
+
+function providerFor(config: ProviderRuntimeConfig, options: WebhookProviderOptions): WebhookProvider {
+  switch (config.adapter) {
+    case AdapterKind.ANSWERLINE:
+      return WebhookProvider.answerline(options);
+    case AdapterKind.ECHONOVA:
+      return WebhookProvider.echonova(options);
+    case AdapterKind.STANDARD_WEBHOOKS:
+      return WebhookProvider.standardWebhooks(options);
+    case AdapterKind.STRIPE:
+      return WebhookProvider.stripe(options);
+    case AdapterKind.GITHUB:
+      return WebhookProvider.github(options);
+    case AdapterKind.HMAC: {
+      const scheme = config.hmac!;
+      const hmac: HmacProviderOptions = {
+        ...options,
+        signatureHeader: scheme.signatureHeader,
+        algorithm: scheme.algorithm as HmacAlgorithm,
+        signatureEncoding: scheme.encoding as SignatureEncoding,
+        signaturePrefix: scheme.prefix,
+        signedContent: scheme.signedContent,
+        timestampHeader: scheme.timestampHeader,
+        idHeader: scheme.idHeader,
+        idJsonPath: scheme.idJsonPath,
+        secretEncoding: scheme.secretEncoding as SecretEncoding,
+      };
+      return WebhookProvider.hmac(hmac);
+    }
+    default:
+      throw new Error(`provider ${config.name}: unknown adapter ${config.adapter}`);
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * The local IAM gateway denies what AWS would deny. Each role of a synthesized inbox calls the
+ * emulators and stand-ins through it with real SDK clients: the calls its template grants go
+ * through; an action not granted, a resource outside the grant, an index not granted, a bucket
+ * prefix not granted, an explicit deny, an unknown key and a request the gateway cannot read are
+ * refused with the error the SDK raises in AWS.
+ */
+import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { AdapterKind, Defaults, PollingDefaults, ProviderRuntimeConfig } from '../../lib/contract';
+import { EventBridgeStandIn } from '../../local/eventbridge-stand-in';
+import { IamGateway, LocalCredentials } from '../../local/iam/gateway';
+import { inboxBinding, registerInboxRoles } from '../../local/iam/inbox-roles';
+import { InboxRole, synthesizeInbox } from '../../local/inbox-template';
+import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
+import { LOCAL_ACCOUNT, LOCAL_AWS, LOCAL_REGION, OPERATOR_ACCESS_KEY } from '../../local/local-aws';
+import { createBodyBucket, createQueues, createTables, resourceNames } from '../../local/provision';
+import { SecretsManagerStandIn } from '../../local/secrets-manager-stand-in';
+
+const secretsStandIn = new SecretsManagerStandIn();
+const eventBridge = new EventBridgeStandIn();
+const lambdaStandIn = new LambdaInvokeStandIn();
+const names = resourceNames(`iam-${Date.now().toString(36)}`);
+const BUS = `${names.inboxTable}-bus`;
+const PROCESSING_FUNCTION = `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${names.inboxTable}-user`;
+let gateway: IamGateway;
+let endpoint: string;
+let credentials: Partial<Record<InboxRole, LocalCredentials>>;
+let workQueueUrl: string;
+let signingSecretArn: string;
+let apiKeyArn: string;
+const clients: { destroy(): void }[] = [];
+
+/** Real SDK clients of one role, all pointed at the gateway. */
+function as(role: InboxRole | LocalCredentials) {
+  const config = { endpoint, region: LOCAL_REGION, credentials: typeof role === 'string' ? credentials[role]! : role, maxAttempts: 1 };
+  const made = {
+    dynamodb: new DynamoDBClient(config),
+    sqs: new SQSClient({ ...config, useQueueUrlAsEndpoint: false }),
+    s3: new S3Client({ ...config, forcePathStyle: true }),
+    secrets: new SecretsManagerClient(config),
+    events: new EventBridgeClient(config),
+    lambda: new LambdaClient(config),
+  };
+  clients.push(...Object.values(made));
+  return made;
+}
+
+const key = (pk: string, sk = 'delivery') => ({ pk: { S: pk }, sk: { S: sk } });
+
+async function denial(call: Promise<unknown>): Promise<{ name: string; message: string }> {
+  try {
+    await call;
+  } catch (error) {
+    return { name: (error as Error).name, message: (error as Error).message };
+  }
+  throw new Error('the call was allowed');
+}
+
+beforeAll(async () => {
+  const emulators = { dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB!, sqs: process.env.AWS_ENDPOINT_URL_SQS! };
+  const [secretsEndpoint, eventsEndpoint, lambdaEndpoint] = await Promise.all([secretsStandIn.start(), eventBridge.start(), lambdaStandIn.start()]);
+  const admin = { dynamodb: new DynamoDBClient({ ...LOCAL_AWS, endpoint: emulators.dynamodb }), sqs: new SQSClient({ ...LOCAL_AWS, endpoint: emulators.sqs, useQueueUrlAsEndpoint: false }), s3: new S3Client({ ...LOCAL_AWS, endpoint: emulators.sqs, forcePathStyle: true }), secrets: new SecretsManagerClient({ ...LOCAL_AWS, endpoint: secretsEndpoint }) };
+  clients.push(...Object.values(admin));
+  await createTables(admin.dynamodb, names);
+  const queues = await createQueues(admin.sqs, names);
+  workQueueUrl = queues.workQueueUrl;
+  await createBodyBucket(admin.s3, names);
+  signingSecretArn = (await admin.secrets.send(new CreateSecretCommand({ Name: `${names.inboxTable}/answerline`, SecretString: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }))).ARN!;
+  apiKeyArn = (await admin.secrets.send(new CreateSecretCommand({ Name: `${names.inboxTable}/api-key`, SecretString: 'key' }))).ARN!;
+  eventBridge.createBus(BUS);
+  lambdaStandIn.deploy(PROCESSING_FUNCTION, () => ({ ok: true }));
+
+  const provider: ProviderRuntimeConfig = {
+    name: 'answerline',
+    adapter: AdapterKind.ANSWERLINE,
+    secretId: signingSecretArn,
+    tolerancePastSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
+    toleranceFutureSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
+  };
+  const synthesized = synthesizeInbox({
+    account: LOCAL_ACCOUNT,
+    region: LOCAL_REGION,
+    providers: [provider],
+    polling: [{ provider: 'answerline', taskUrlTemplate: 'http://127.0.0.1:9/v1/async/task/{taskId}', apiKeySecretId: apiKeyArn, horizonSeconds: PollingDefaults.answerline.horizonSeconds, recheckSeconds: 600 }],
+    bodyBucket: true,
+    eventBus: true,
+    processingFunctionArn: PROCESSING_FUNCTION,
+  });
+  gateway = new IamGateway({
+    upstreams: { dynamodb: emulators.dynamodb, sqs: emulators.sqs, s3: emulators.sqs, secretsmanager: secretsEndpoint, events: eventsEndpoint, lambda: lambdaEndpoint },
+    account: LOCAL_ACCOUNT,
+    region: LOCAL_REGION,
+    secretArn: (id) => secretsStandIn.arnOf(id),
+    operatorKeys: [OPERATOR_ACCESS_KEY],
+  });
+  endpoint = await gateway.start();
+  const binding = inboxBinding(
+    synthesized,
+    { inboxTable: names.inboxTable, resultsTable: names.resultsTable, workQueueUrl, deadLetterQueueUrl: queues.deadLetterQueueUrl, bodyBucket: names.bodyBucket, eventBusName: BUS, signingSecretArns: { answerline: signingSecretArn } },
+    LOCAL_ACCOUNT,
+    LOCAL_REGION,
+  );
+  credentials = registerInboxRoles(gateway, synthesized, binding, LOCAL_ACCOUNT);
+});
+
+afterAll(async () => {
+  for (const client of clients) client.destroy();
+  await gateway?.stop();
+  await Promise.all([secretsStandIn.stop(), eventBridge.stop(), lambdaStandIn.stop()]);
+});
+
+describe('what the template grants goes through', () => {
+  test('the verifier writes and reads its rows, enqueues, reads its signing secret and stores a body', async () => {
+    const verifier = as('verifier');
+    await verifier.dynamodb.send(new PutItemCommand({ TableName: names.inboxTable, Item: { ...key('answerline#granted'), status: { S: 'RECEIVED' } } }));
+    expect((await verifier.dynamodb.send(new GetItemCommand({ TableName: names.inboxTable, Key: key('answerline#granted') }))).Item?.status?.S).toBe('RECEIVED');
+    await verifier.sqs.send(new SendMessageCommand({ QueueUrl: workQueueUrl, MessageBody: '{"key":"answerline#granted"}' }));
+    expect((await verifier.secrets.send(new GetSecretValueCommand({ SecretId: signingSecretArn }))).SecretString).toMatch(/^whsec_/);
+    await verifier.s3.send(new PutObjectCommand({ Bucket: names.bodyBucket, Key: 'bodies/answerline/abc', Body: 'x' }));
+    expect(gateway.denialsOf('verifier')).toEqual([]);
+  });
+
+  test('the processor receives from the queue, publishes on its bus and invokes the processing function', async () => {
+    const processor = as('processor');
+    await processor.sqs.send(new ReceiveMessageCommand({ QueueUrl: workQueueUrl, WaitTimeSeconds: 0 }));
+    const put = await processor.events.send(new PutEventsCommand({ Entries: [{ EventBusName: BUS, Source: 'cdk-webhook-inbox', DetailType: 'WebhookReceived', Detail: '{}' }] }));
+    expect(put.FailedEntryCount).toBe(0);
+    const invoked = await processor.lambda.send(new InvokeCommand({ FunctionName: PROCESSING_FUNCTION, Payload: Buffer.from('{}') }));
+    expect(invoked.StatusCode).toBe(200);
+    expect(gateway.denialsOf('processor')).toEqual([]);
+  });
+
+  test('the reconciler queries the pending index and reads the polling API key', async () => {
+    const reconciler = as('reconciler');
+    await reconciler.dynamodb.send(
+      new QueryCommand({ TableName: names.inboxTable, IndexName: 'pending', KeyConditionExpression: 'pendingShard = :s', ExpressionAttributeValues: { ':s': { S: 'p00' } } }),
+    );
+    expect((await reconciler.secrets.send(new GetSecretValueCommand({ SecretId: apiKeyArn }))).SecretString).toBe('key');
+  });
+
+  test('operators are let through without evaluation', async () => {
+    const operator = as(LOCAL_AWS.credentials);
+    await operator.dynamodb.send(new DeleteItemCommand({ TableName: names.inboxTable, Key: key('answerline#operator') }));
+  });
+});
+
+describe('what the template does not grant is refused as AWS refuses it', () => {
+  test('an action not granted: the verifier cannot delete a row', async () => {
+    const refused = await denial(as('verifier').dynamodb.send(new DeleteItemCommand({ TableName: names.inboxTable, Key: key('answerline#granted') })));
+    expect(refused.name).toBe('AccessDeniedException');
+    expect(refused.message).toMatch(
+      new RegExp(`^User: arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/\\w+/verifier is not authorized to perform: dynamodb:DeleteItem on resource: arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:table/${names.inboxTable} because no identity-based policy allows the dynamodb:DeleteItem action$`),
+    );
+  });
+
+  test('a resource outside the grant: the verifier cannot write the results table', async () => {
+    const refused = await denial(as('verifier').dynamodb.send(new PutItemCommand({ TableName: names.resultsTable, Item: { pk: { S: 'answerline#job' } } })));
+    expect(refused.name).toBe('AccessDeniedException');
+    expect(refused.message).toContain(`table/${names.resultsTable} because`);
+  });
+
+  test('an index not granted: only the reconciler queries the inbox indexes', async () => {
+    const query = new QueryCommand({ TableName: names.inboxTable, IndexName: 'pending', KeyConditionExpression: 'pendingShard = :s', ExpressionAttributeValues: { ':s': { S: 'p00' } } });
+    const refused = await denial(as('processor').dynamodb.send(query));
+    expect(refused.message).toContain(`table/${names.inboxTable}/index/pending because no identity-based policy allows the dynamodb:Query action`);
+  });
+
+  test('a bucket prefix not granted: the verifier stores bodies, not responses', async () => {
+    const refused = await denial(as('verifier').s3.send(new PutObjectCommand({ Bucket: names.bodyBucket, Key: 'responses/answerline/abc', Body: 'x' })));
+    expect(refused.name).toBe('AccessDenied');
+    expect(refused.message).toContain(`arn:aws:s3:::${names.bodyBucket}/responses/answerline/abc`);
+  });
+
+  test('a secret not granted, a bus not granted, a function not granted, a queue action not granted', async () => {
+    const verifier = as('verifier');
+    expect((await denial(verifier.secrets.send(new GetSecretValueCommand({ SecretId: apiKeyArn })))).name).toBe('AccessDeniedException');
+    expect((await denial(verifier.events.send(new PutEventsCommand({ Entries: [{ EventBusName: BUS, Source: 's', DetailType: 'd', Detail: '{}' }] })))).name).toBe('AccessDeniedException');
+    expect((await denial(verifier.lambda.send(new InvokeCommand({ FunctionName: PROCESSING_FUNCTION })))).name).toBe('AccessDeniedException');
+    expect((await denial(verifier.sqs.send(new ReceiveMessageCommand({ QueueUrl: workQueueUrl })))).name).toBe('AccessDenied');
+    const processor = as('processor');
+    const otherBus = await denial(processor.events.send(new PutEventsCommand({ Entries: [{ EventBusName: 'default', Source: 's', DetailType: 'd', Detail: '{}' }] })));
+    expect(otherBus.message).toContain(`event-bus/default because`);
+  });
+
+  test('an explicit deny wins over an allow', async () => {
+    const denied = gateway.register({
+      name: 'explicit',
+      roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/Explicit`,
+      policies: [
+        {
+          name: 'mixed',
+          document: {
+            Version: '2012-10-17',
+            Statement: [
+              { Effect: 'Allow', Action: 'dynamodb:*', Resource: '*' },
+              { Effect: 'Deny', Action: 'dynamodb:GetItem', Resource: `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:table/${names.inboxTable}` },
+            ],
+          },
+        },
+      ],
+    });
+    const refused = await denial(as(denied).dynamodb.send(new GetItemCommand({ TableName: names.inboxTable, Key: key('answerline#granted') })));
+    expect(refused.message).toContain('with an explicit deny in an identity-based policy');
+  });
+
+  test('an explicit deny in the queue\'s resource policy wins over the role\'s allow', async () => {
+    const queueArn = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${names.workQueue}`;
+    const insecure = gateway.register({
+      name: 'insecure',
+      roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/Insecure`,
+      policies: [{ name: 'send', document: { Statement: [{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn }] } }],
+      resourcePolicies: new Map([
+        [queueArn, { Statement: [{ Effect: 'Deny', Principal: { AWS: '*' }, Action: 'sqs:*', Resource: queueArn, Condition: { Bool: { 'aws:SecureTransport': 'true' } } }] }],
+      ]),
+    });
+    const refused = await denial(as(insecure).sqs.send(new SendMessageCommand({ QueueUrl: workQueueUrl, MessageBody: 'x' })));
+    expect(refused.message).toContain('with an explicit deny in a resource-based policy');
+  });
+
+  test('an unknown access key is refused, and a request the gateway cannot read is refused, never let through', async () => {
+    const stranger = as({ accessKeyId: 'AKIAUNKNOWN', secretAccessKey: 'x' });
+    expect((await denial(stranger.dynamodb.send(new GetItemCommand({ TableName: names.inboxTable, Key: key('a') })))).name).toBe('UnrecognizedClientException');
+    const transact = new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: names.inboxTable, Item: key('answerline#t') } }] });
+    const refused = await denial(as('verifier').dynamodb.send(transact));
+    expect(refused.message).toContain('does not understand this request');
+  });
+});
