@@ -1,8 +1,9 @@
 /**
  * Synthesizes the template a `WebhookInbox` deploys for a given runtime configuration (the
  * providers as the handlers are configured with them, the body bucket, the bus, the user's
- * function, rotation), with the user-supplied pieces (API keys, the processing and registration
- * functions) imported by their local ARNs, as a user's app passes its own resources. The handler
+ * function, rotation). The user-supplied pieces (API key secrets, the processing and
+ * registration functions) are resources of the same stack, as in a user's app, so that every
+ * resource the policies name is a logical id a local run binds to its own stand-in. The handler
  * tests and the local twin take each function's IAM policy from it: what they enforce is what the
  * construct deploys.
  */
@@ -22,17 +23,20 @@ export type InboxRole = 'verifier' | 'processor' | 'reconciler' | 'rotator' | 'a
 export interface InboxTemplateSpec {
   readonly account: string;
   readonly region: string;
-  /** The providers, as the handlers are configured; every secret id in them is the secret's ARN. */
+  /**
+   * The providers, as the handlers are configured. Signing secrets are the construct's own; the
+   * API key secret ids of authoritative reads and polling only tell which providers share one.
+   */
   readonly providers: readonly ProviderRuntimeConfig[];
   readonly polling?: readonly PollingRuntimeConfig[];
   /** Whether bodies too large for a row go to a bucket. */
   readonly bodyBucket?: boolean;
   /** Whether effects go to an event bus. */
   readonly eventBus?: boolean;
-  /** ARN of the user's processing function, when effects go to one. */
-  readonly processingFunctionArn?: string;
-  /** Providers whose signing secret the rotator rotates, with the ARN of the function that registers the new secret. */
-  readonly rotation?: { readonly providers: readonly string[]; readonly registerFunctionArn?: string };
+  /** Whether effects go to the user's processing function. */
+  readonly processingFunction?: boolean;
+  /** Providers whose signing secret the rotator rotates, and whether a function registers each new secret. */
+  readonly rotation?: { readonly providers: readonly string[]; readonly registerFunction?: boolean };
 }
 
 /** The template and the logical ids of what a local run stands in for. */
@@ -47,6 +51,10 @@ export interface SynthesizedInbox {
     readonly eventBus?: string;
     /** Each provider's signing secret, by provider name. */
     readonly signingSecrets: Readonly<Record<string, string>>;
+    /** The API key secrets of authoritative reads and polling, by the secret id the spec named. */
+    readonly apiKeySecrets: Readonly<Record<string, string>>;
+    readonly processingFunction?: string;
+    readonly registerFunction?: string;
     readonly roles: Readonly<Partial<Record<InboxRole, string>>>;
   };
 }
@@ -57,16 +65,19 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
   // Assets stay where they are: only the template is read.
   const app = new App({ context: { 'aws:cdk:disable-asset-staging': true } });
   const stack = new Stack(app, STACK_NAME, { env: { account: spec.account, region: spec.region } });
-  const imported = new Map<string, secretsmanager.ISecret>();
-  const secret = (arn: string) => {
-    let found = imported.get(arn);
+  const apiKeys = new Map<string, secretsmanager.Secret>();
+  const secret = (secretId: string) => {
+    let found = apiKeys.get(secretId);
     if (!found) {
-      found = secretsmanager.Secret.fromSecretCompleteArn(stack, `Imported${imported.size}`, arn);
-      imported.set(arn, found);
+      found = new secretsmanager.Secret(stack, `ApiKey${apiKeys.size}`);
+      apiKeys.set(secretId, found);
     }
     return found;
   };
-  const registerFunction = spec.rotation?.registerFunctionArn ? lambda.Function.fromFunctionArn(stack, 'RegisterFunction', spec.rotation.registerFunctionArn) : undefined;
+  const userFunction = (id: string) =>
+    new lambda.Function(stack, id, { runtime: lambda.Runtime.NODEJS_LATEST, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => ({});') });
+  const registerFunction = spec.rotation?.registerFunction ? userFunction('RegisterFunction') : undefined;
+  const processingFunction = spec.processingFunction ? userFunction('ProcessingFunction') : undefined;
   const providers = spec.providers.map((config) => {
     const polling = spec.polling?.find((entry) => entry.provider === config.name);
     const options: WebhookProviderOptions = {
@@ -102,7 +113,7 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
     publishEvents: spec.eventBus ?? false,
     // Without a bucket, every body must fit a row: the construct then creates none.
     ...(spec.bodyBucket ? {} : { maxBodySize: Size.bytes(Defaults.INLINE_BODY_BYTES) }),
-    ...(spec.processingFunctionArn ? { processingFunction: lambda.Function.fromFunctionArn(stack, 'ProcessingFunction', spec.processingFunctionArn) } : {}),
+    ...(processingFunction ? { processingFunction } : {}),
     dashboard: { enabled: false },
   });
   const appRole = new iam.Role(stack, 'App', { assumedBy: new iam.AccountRootPrincipal() });
@@ -118,6 +129,9 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
     ...(inbox.bodyBucket ? { bodyBucket: id(inbox.bodyBucket) } : {}),
     ...(inbox.eventBus ? { eventBus: id(inbox.eventBus) } : {}),
     signingSecrets: Object.fromEntries(spec.providers.map((config) => [config.name, id(inbox.signingSecretFor(config.name))!])),
+    apiKeySecrets: Object.fromEntries([...apiKeys].map(([secretId, created]) => [secretId, id(created)!])),
+    ...(processingFunction ? { processingFunction: id(processingFunction) } : {}),
+    ...(registerFunction ? { registerFunction: id(registerFunction) } : {}),
     roles: {
       verifier: roleId(inbox.verifierFunction.role),
       processor: roleId(inbox.processorFunction.role),

@@ -19,8 +19,8 @@ import { Decision, PolicyEvaluator, PolicyPrincipal } from './evaluator';
 import type { NamedPolicy, PolicyDocument } from './template-policies';
 
 export interface IamGatewayOptions {
-  /** Where each service really is. */
-  readonly upstreams: Partial<Record<ServiceName, string>>;
+  /** Where each service really is (more can be added with `useUpstream`). */
+  readonly upstreams?: Partial<Record<ServiceName, string>>;
   readonly account: string;
   readonly region: string;
   /** The ARN of a secret named by name or ARN (the Secrets Manager stand-in knows). */
@@ -64,16 +64,30 @@ export class IamGateway {
   private readonly evaluator: PolicyEvaluator;
   private readonly operators: ReadonlySet<string>;
   private readonly schemas = new Map<string, Promise<TableKeys | undefined>>();
-  private readonly dynamodb?: DynamoDBClient;
+  private readonly upstreams = new Map<ServiceName, string>();
+  private secretArn?: (secretId: string) => string | undefined;
+  private dynamodb?: DynamoDBClient;
   private server?: Server;
 
   constructor(private readonly options: IamGatewayOptions) {
     this.evaluator = new PolicyEvaluator(options.account);
     this.operators = new Set(options.operatorKeys ?? []);
-    const dynamodb = options.upstreams.dynamodb;
-    if (dynamodb) {
-      this.dynamodb = new DynamoDBClient({ endpoint: dynamodb, region: options.region, credentials: { accessKeyId: 'iam-gateway', secretAccessKey: 'iam-gateway' } });
+    this.secretArn = options.secretArn;
+    for (const [service, url] of Object.entries(options.upstreams ?? {}) as [ServiceName, string][]) this.useUpstream(service, url);
+  }
+
+  /** Where requests of a service go from now on. */
+  useUpstream(service: ServiceName, url: string): void {
+    this.upstreams.set(service, url);
+    if (service === 'dynamodb') {
+      this.dynamodb?.destroy();
+      this.dynamodb = new DynamoDBClient({ endpoint: url, region: this.options.region, credentials: { accessKeyId: 'iam-gateway', secretAccessKey: 'iam-gateway' } });
     }
+  }
+
+  /** How secret names are turned into ARNs from now on. */
+  useSecretArns(secretArn: (secretId: string) => string | undefined): void {
+    this.secretArn = secretArn;
   }
 
   /** Registers a role; requests signed with the returned credentials are judged by its policies. */
@@ -113,7 +127,7 @@ export class IamGateway {
     const request: WireRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: await readBody(req) };
     const credential = credentialOf(request);
     const service = credential?.service as ServiceName | undefined;
-    const upstream = service && this.options.upstreams[service];
+    const upstream = service && this.upstreams.get(service);
     if (!credential || !upstream) {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('local IAM gateway: an unsigned request, or a service with no upstream here');
       return;
@@ -161,7 +175,7 @@ export class IamGateway {
     return {
       account: this.options.account,
       region: this.options.region,
-      secretArn: (id) => this.options.secretArn?.(id),
+      secretArn: (id) => this.secretArn?.(id),
       partitionKeyOf: (table, index) => this.partitionKeyOf(table, index),
       needsLeadingKeys: principal !== undefined && this.evaluator.refersTo(principal, 'dynamodb:LeadingKeys'),
     };

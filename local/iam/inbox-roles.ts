@@ -18,6 +18,10 @@ export interface LocalInboxResources {
   readonly eventBusName?: string;
   /** Each provider's signing secret ARN, by provider name. */
   readonly signingSecretArns: Readonly<Record<string, string>>;
+  /** The API key secrets' ARNs, by the secret id the template spec named. */
+  readonly apiKeySecretArns?: Readonly<Record<string, string>>;
+  readonly processingFunctionArn?: string;
+  readonly registerFunctionArn?: string;
 }
 
 export function inboxBinding(synthesized: SynthesizedInbox, local: LocalInboxResources, account: string, region: string): TemplateBinding {
@@ -41,6 +45,13 @@ export function inboxBinding(synthesized: SynthesizedInbox, local: LocalInboxRes
     const arn = local.signingSecretArns[provider];
     if (arn) resources[logicalId] = { ref: arn };
   }
+  for (const [secretId, logicalId] of Object.entries(ids.apiKeySecrets)) {
+    const arn = local.apiKeySecretArns?.[secretId];
+    if (arn) resources[logicalId] = { ref: arn };
+  }
+  const fn = (arn: string): BoundResource => ({ ref: arn.split(':').pop()!, attributes: { Arn: arn } });
+  if (ids.processingFunction && local.processingFunctionArn) resources[ids.processingFunction] = fn(local.processingFunctionArn);
+  if (ids.registerFunction && local.registerFunctionArn) resources[ids.registerFunction] = fn(local.registerFunctionArn);
   for (const logicalId of Object.values(ids.roles)) {
     if (logicalId) resources[logicalId] = { ref: logicalId, attributes: { Arn: roleArn(account, logicalId) } };
   }

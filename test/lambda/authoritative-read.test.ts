@@ -23,7 +23,7 @@ const fx = new EffectsFixture();
 const api = new FakeProviderApi();
 let h: InboxHarness;
 let bus: string;
-let sink: ReturnType<EffectsFixture['busSink']>['sink'];
+let sink: ReturnType<InboxHarness['busSink']>['sink'];
 let signingSecret: string;
 let apiKey: string;
 let config: ProviderRuntimeConfig;
@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   h = await InboxHarness.create(secrets, 'authoritative', { queue: { visibilityTimeoutSeconds: 1, maxReceiveCount: MAX_RECEIVE_COUNT } });
-  ({ bus, sink } = fx.busSink());
+  ({ bus, sink } = h.busSink(fx));
   signingSecret = newSigningSecret();
   apiKey = `sk-test-${randomUUID()}`;
   h.markSensitive(apiKey);

@@ -24,7 +24,7 @@ const secrets = new SecretsFixture();
 const fx = new EffectsFixture();
 let h: InboxHarness;
 let bus: string;
-let busSink: ReturnType<EffectsFixture['busSink']>['sink'];
+let busSink: ReturnType<InboxHarness['busSink']>['sink'];
 
 beforeAll(async () => {
   await Promise.all([secrets.start(), fx.start()]);
@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   h = await InboxHarness.create(secrets, 'effects', { queue: QUEUE });
-  ({ bus, sink: busSink } = fx.busSink());
+  ({ bus, sink: busSink } = h.busSink(fx));
 });
 afterEach(() => {
   h.expectLogsClean();
@@ -261,7 +261,7 @@ describe('the row is the outbox: an intent is never lost and never becomes a sec
 
 describe('the user’s own processing function', () => {
   test('receives the normalized event and its effect key, in the EventBridge event shape', async () => {
-    const { functionName, sink } = fx.functionSink(() => ({ ok: true }));
+    const { functionName, sink } = h.functionSink(fx, () => ({ ok: true }));
     const body = task('tsk_u', 'job-u', 'COMPLETED', '2026-09-18T10:00:00.000Z');
 
     await deliverInOrder([body], processor({ effects: h.effects(new SequentialSinks([sink, busSink])) }));
@@ -289,7 +289,7 @@ describe('the user’s own processing function', () => {
 
   test('fails twice, then succeeds: invoked three times with one key, the bus event sent once, after the success', async () => {
     let calls = 0;
-    const { functionName, sink } = fx.functionSink(() => {
+    const { functionName, sink } = h.functionSink(fx, () => {
       calls += 1;
       if (calls <= 2) throw Object.assign(new Error('downstream is down'), { name: 'DownstreamUnavailable' });
       return { ok: true };
@@ -309,7 +309,7 @@ describe('the user’s own processing function', () => {
   });
 
   test('fails every time: after maxReceiveCount the message is in the DLQ and the row DEAD with its error, body intact', async () => {
-    const { functionName, sink } = fx.functionSink(() => {
+    const { functionName, sink } = h.functionSink(fx, () => {
       throw Object.assign(new Error(`secret-ish detail ${randomUUID()}`), { name: 'DownstreamUnavailable' });
     });
     const body = task('tsk_x', 'job-x', 'COMPLETED', '2026-09-18T10:00:00.000Z');

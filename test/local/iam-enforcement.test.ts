@@ -89,7 +89,7 @@ beforeAll(async () => {
     polling: [{ provider: 'answerline', taskUrlTemplate: 'http://127.0.0.1:9/v1/async/task/{taskId}', apiKeySecretId: apiKeyArn, horizonSeconds: PollingDefaults.answerline.horizonSeconds, recheckSeconds: 600 }],
     bodyBucket: true,
     eventBus: true,
-    processingFunctionArn: PROCESSING_FUNCTION,
+    processingFunction: true,
   });
   gateway = new IamGateway({
     upstreams: { dynamodb: emulators.dynamodb, sqs: emulators.sqs, s3: emulators.sqs, secretsmanager: secretsEndpoint, events: eventsEndpoint, lambda: lambdaEndpoint },
@@ -101,7 +101,7 @@ beforeAll(async () => {
   endpoint = await gateway.start();
   const binding = inboxBinding(
     synthesized,
-    { inboxTable: names.inboxTable, resultsTable: names.resultsTable, workQueueUrl, deadLetterQueueUrl: queues.deadLetterQueueUrl, bodyBucket: names.bodyBucket, eventBusName: BUS, signingSecretArns: { answerline: signingSecretArn } },
+    { inboxTable: names.inboxTable, resultsTable: names.resultsTable, workQueueUrl, deadLetterQueueUrl: queues.deadLetterQueueUrl, bodyBucket: names.bodyBucket, eventBusName: BUS, signingSecretArns: { answerline: signingSecretArn }, apiKeySecretArns: { [apiKeyArn]: apiKeyArn }, processingFunctionArn: PROCESSING_FUNCTION },
     LOCAL_ACCOUNT,
     LOCAL_REGION,
   );

@@ -3,14 +3,15 @@
  * jest's globalSetup), the Secrets Manager stand-in, real AWS SDK v3 clients and real stores.
  * Nothing here is a mock: the helpers only build faithful inputs (API Gateway payload 2.0
  * events, Standard Webhooks signatures, Answerline bodies) and read back what was stored.
+ * The handlers they build call AWS under their own roles, through the local IAM gateway, with
+ * the policies the construct's template gives them (`./iam-fixture`); the test's own reads and
+ * writes are an operator's.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { AttributeValue, DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { CreateSecretCommand, DescribeSecretCommand, GetSecretValueCommand, PutSecretValueCommand, RotateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { LambdaClient } from '@aws-sdk/client-lambda';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { AdapterKind, AnswerlineLifecycle, Defaults, InboxAttr, InboxItemKind, OpsConfig, PollingDefaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../../lib/contract';
@@ -37,6 +38,9 @@ import { SubmissionLedger, SubmissionLedgerOptions } from '../../client';
 import { LedgerDependencies } from '../../lambda/reconciler/ledger';
 import { ledgerProvidersFor, ProviderApi } from '../../lambda/shared/polling';
 import { DynamoDbSubmissionStore } from '../../lambda/shared/submission-store';
+import { S3BodyStore } from '../../lambda/shared/body-store';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../local/local-aws';
+import { fixtureGateway, iamReady, InboxRole, InboxStructure, LocalInbox, RoleClients } from './iam-fixture';
 
 export const PROVIDER = 'answerline';
 export const HOOK_PATH = `/hooks/${PROVIDER}`;
@@ -162,6 +166,7 @@ export class SecretsFixture {
   async start(): Promise<this> {
     this.endpointUrl = await this.standIn.start();
     this.sdkClient = new SecretsManagerClient({ endpoint: this.endpointUrl });
+    fixtureGateway().useSecrets(this.endpointUrl, (id) => this.standIn.arnOf(id));
     return this;
   }
 
@@ -429,6 +434,9 @@ export class InboxHarness {
   /** Everything that must never appear in a log line: secrets, bodies, signatures. */
   readonly sensitive = new Set<string>();
   private defaultVerifier?: ReturnType<typeof createVerifier>;
+  /** The bus and the processing function effects go to, once a test made them (`busSink`, `functionSink`). */
+  private effectTargets: { eventBusName?: string; processingFunctionArn?: string } = {};
+  private eventSourceClient?: SQSClient;
 
   private constructor(
     readonly names: InboxResourceNames,
@@ -445,6 +453,7 @@ export class InboxHarness {
   }
 
   static async create(secrets: SecretsFixture, label: string, options: HarnessOptions = {}): Promise<InboxHarness> {
+    await iamReady();
     const names = resourceNames(uniqueName(label));
     const dynamodb = new DynamoDBClient({});
     const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
@@ -484,8 +493,60 @@ export class InboxHarness {
     };
   }
 
-  secretCache(reader: SecretVersionReader = new SecretsManagerReader(this.secrets.client), minRefreshIntervalMs = 30_000): SecretCache {
+  /** A secret cache on the clock; the reader reads as the verifier by default. */
+  secretCache(reader: SecretVersionReader = this.secretReader(this.as('verifier').secretsManager), minRefreshIntervalMs = 30_000): SecretCache {
     return new SecretCache(reader, { ttlMs: Defaults.SECRET_CACHE_SECONDS * 1000, minRefreshIntervalMs }, this.clock.now);
+  }
+
+  /** The real Secrets Manager reader over a role's client, counted: how often a handler really went to Secrets Manager. */
+  countingReader(role: InboxRole = 'verifier', structure?: InboxStructure): CountingReader {
+    return new CountingReader(this.secretReader(this.as(role, structure).secretsManager));
+  }
+
+  private secretReader(client: SecretsManagerClient): SecretVersionReader {
+    return new SecretsManagerReader(client);
+  }
+
+  /**
+   * Real SDK clients of one of this inbox's roles, judged by the policies its template gives
+   * for `structure` (the Answerline provider by default), bound to this inbox's resources.
+   */
+  as(role: InboxRole, structure: InboxStructure = { providers: [this.providerConfig()] }, maxAttempts?: number): RoleClients {
+    return fixtureGateway().clientsAs(role, structure, this.localResources(), maxAttempts);
+  }
+
+  /** The local resources that stand for this inbox's template. */
+  private localResources(): LocalInbox {
+    return {
+      inboxTable: this.names.inboxTable,
+      resultsTable: this.names.resultsTable,
+      workQueueUrl: this.workQueueUrl,
+      deadLetterQueueUrl: this.deadLetterQueueUrl,
+      bodyBucket: this.names.bodyBucket,
+      ...this.effectTargets,
+    };
+  }
+
+  /** The body bucket (the test creates it) as a role's body store. */
+  bodyStore(role: InboxRole, structure?: InboxStructure): S3BodyStore {
+    return new S3BodyStore(this.as(role, structure).s3, this.names.bodyBucket);
+  }
+
+  /**
+   * A new bus on the effects stand-in, and the sink that puts the processor's effects on it
+   * with the processor's client. `maxAttempts: 1` hands every injected failure to the processor.
+   */
+  busSink(effects: EffectsFixture, maxAttempts = 1): { bus: string; sink: EventBridgeSink } {
+    const bus = effects.createBus();
+    this.effectTargets = { ...this.effectTargets, eventBusName: bus };
+    return { bus, sink: new EventBridgeSink(this.as('processor', undefined, maxAttempts).eventBridge, bus) };
+  }
+
+  /** Deploys `handler` as the user's processing function; the sink that invokes it with the processor's client. */
+  functionSink(effects: EffectsFixture, handler: (payload: unknown) => unknown): { functionName: string; sink: LambdaFunctionSink } {
+    const functionName = effects.deployFunction(handler);
+    this.effectTargets = { ...this.effectTargets, processingFunctionArn: functionName };
+    return { functionName, sink: new LambdaFunctionSink(this.as('processor', undefined, 1).lambda, functionName) };
   }
 
   /**
@@ -502,12 +563,13 @@ export class InboxHarness {
   verifier(
     overrides: Partial<VerifierDependencies> & { secretId?: string; providers?: readonly ProviderRuntimeConfig[] } = {},
   ): ReturnType<typeof createVerifier> {
-    const { secretId, providers, ...deps } = overrides;
+    const { secretId, providers = [this.providerConfig(secretId)], ...deps } = overrides;
+    const clients = this.as('verifier', { providers });
     return createVerifier({
-      adapters: adaptersFor(providers ?? [this.providerConfig(secretId)]),
-      secrets: this.secretCache(),
-      inbox: this.inbox,
-      queue: this.queue,
+      adapters: adaptersFor(providers),
+      secrets: this.secretCache(this.secretReader(clients.secretsManager)),
+      inbox: new DynamoDbInboxStore(clients.dynamodb, this.names.inboxTable),
+      queue: new SqsWorkQueue(clients.sqs, this.workQueueUrl),
       telemetry: this.capture.telemetry('verifier', this.clock.now),
       now: this.clock.now,
       maxBodyBytes: Defaults.MAX_BODY_BYTES,
@@ -524,11 +586,12 @@ export class InboxHarness {
     overrides: Partial<ProcessorDependencies> & { providers?: readonly ProviderRuntimeConfig[] } = {},
   ): (event: SQSEvent) => Promise<SQSBatchResponse> {
     const { providers = [this.providerConfig()], ...deps } = overrides;
+    const clients = this.as('processor', { providers });
     return createProcessor({
       adapters: adaptersFor(providers),
-      resourceReaders: resourceReadersFor(providers, this.secretCache()),
-      inbox: this.inbox,
-      results: this.results,
+      resourceReaders: resourceReadersFor(providers, this.secretCache(this.secretReader(clients.secretsManager))),
+      inbox: new DynamoDbInboxStore(clients.dynamodb, this.names.inboxTable),
+      results: new DynamoDbResultsStore(clients.dynamodb, this.names.resultsTable),
       telemetry: this.capture.telemetry('processor', this.clock.now),
       now: this.clock.now,
       leaseMs: LEASE_MS,
@@ -543,9 +606,10 @@ export class InboxHarness {
   }
 
   reconciler(overrides: Partial<ReconcilerDependencies> = {}): ReturnType<typeof createReconciler> {
+    const clients = this.as('reconciler');
     return createReconciler({
-      inbox: this.inbox,
-      queue: this.queue,
+      inbox: new DynamoDbInboxStore(clients.dynamodb, this.names.inboxTable),
+      queue: new SqsWorkQueue(clients.sqs, this.workQueueUrl),
       telemetry: this.capture.telemetry('reconciler', this.clock.now),
       now: this.clock.now,
       sweepAfterMs: Defaults.SWEEP_AFTER_SECONDS * 1000,
@@ -588,7 +652,8 @@ export class InboxHarness {
   /** The apps' client on this inbox's table and clock; Answerline's horizon for the Answerline provider. */
   submissionLedger(options: Partial<SubmissionLedgerOptions> = {}): SubmissionLedger {
     return new SubmissionLedger({
-      client: this.dynamodb,
+      // An app granted grantRecordSubmission, as the README shows.
+      client: this.as('app').dynamodb,
       tableName: this.names.inboxTable,
       now: this.clock.now,
       horizonSeconds: { [PROVIDER]: AnswerlineLifecycle.HORIZON_SECONDS },
@@ -621,10 +686,11 @@ export class InboxHarness {
       apis?: ReadonlyMap<string, ProviderApi>;
     } = {},
   ): LedgerDependencies {
-    const { configs, polling, apis, ...deps } = options;
+    const { configs = [this.providerConfig()], polling = [], apis, ...deps } = options;
+    const clients = this.as('reconciler', { providers: configs, polling });
     return {
-      submissions: this.submissionStore(),
-      providers: ledgerProvidersFor(configs ?? [this.providerConfig()], polling ?? [], this.secretCache(), apis),
+      submissions: new DynamoDbSubmissionStore(clients.dynamodb, this.names.inboxTable),
+      providers: ledgerProvidersFor(configs, polling, this.secretCache(this.secretReader(clients.secretsManager)), apis),
       batchSize: Defaults.POLL_BATCH_SIZE,
       retentionSeconds: RETENTION_SECONDS,
       ...deps,
@@ -721,11 +787,16 @@ export class InboxHarness {
 
   /** Polls the work queue until a receive comes back empty. */
   drain(handler: SqsHandler): Promise<PollReport> {
-    return drain(this.sqs, this.workQueueUrl, handler);
+    return drain(this.eventSource(), this.workQueueUrl, handler);
   }
 
   pollOnce(handler: SqsHandler, waitTimeSeconds = 0): Promise<PollReport> {
-    return pollOnce(this.sqs, this.workQueueUrl, handler, { waitTimeSeconds });
+    return pollOnce(this.eventSource(), this.workQueueUrl, handler, { waitTimeSeconds });
+  }
+
+  /** The SQS event source mapping polls with the processor's execution role, as in AWS. */
+  private eventSource(): SQSClient {
+    return (this.eventSourceClient ??= this.as('processor').sqs);
   }
 
   /**
@@ -754,15 +825,14 @@ export class EffectsFixture {
   readonly lambda = new LambdaInvokeStandIn();
   private eventBridgeUrl?: string;
   private lambdaUrl?: string;
-  private readonly clients: { destroy(): void }[] = [];
 
   async start(): Promise<this> {
     [this.eventBridgeUrl, this.lambdaUrl] = await Promise.all([this.eventBridge.start(), this.lambda.start()]);
+    fixtureGateway().useEffects(this.eventBridgeUrl, this.lambdaUrl);
     return this;
   }
 
   async stop(): Promise<void> {
-    for (const client of this.clients) client.destroy();
     await Promise.all([this.eventBridge.stop(), this.lambda.stop()]);
   }
 
@@ -771,38 +841,16 @@ export class EffectsFixture {
     return { AWS_ENDPOINT_URL_EVENTBRIDGE: this.eventBridgeUrl!, AWS_ENDPOINT_URL_LAMBDA: this.lambdaUrl! };
   }
 
-  /**
-   * A real EventBridge client on the stand-in. `maxAttempts: 1` hands every injected failure to
-   * the processor instead of letting the SDK retry it away.
-   */
-  eventBridgeClient(maxAttempts = 1): EventBridgeClient {
-    const client = new EventBridgeClient({ endpoint: this.eventBridgeUrl, maxAttempts });
-    this.clients.push(client);
-    return client;
-  }
-
-  lambdaClient(maxAttempts = 1): LambdaClient {
-    const client = new LambdaClient({ endpoint: this.lambdaUrl, maxAttempts });
-    this.clients.push(client);
-    return client;
-  }
-
-  /** A new bus on the stand-in, and the real sink that puts effects on it. */
-  busSink(maxAttempts = 1): { bus: string; sink: EventBridgeSink } {
+  /** A new bus on the stand-in; its name. The processor's sink on it: `InboxHarness.busSink`. */
+  createBus(): string {
     const bus = uniqueName('effects-bus');
     this.eventBridge.createBus(bus);
-    return { bus, sink: new EventBridgeSink(this.eventBridgeClient(maxAttempts), bus) };
-  }
-
-  /** Deploys `handler` as the user's processing function; the real sink that invokes it. */
-  functionSink(handler: (payload: unknown) => unknown): { functionName: string; sink: LambdaFunctionSink } {
-    const functionName = this.deployFunction(handler);
-    return { functionName, sink: new LambdaFunctionSink(this.lambdaClient(), functionName) };
+    return bus;
   }
 
   /** Deploys `handler` as a user's processing function; returns its ARN. */
   deployFunction(handler: (payload: unknown) => unknown): string {
-    const functionName = `arn:aws:lambda:us-east-1:123456789012:function:${uniqueName('user-processing')}`;
+    const functionName = `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${uniqueName('user-processing')}`;
     this.lambda.deploy(functionName, handler);
     return functionName;
   }

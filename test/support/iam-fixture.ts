@@ -1,0 +1,214 @@
+/**
+ * IAM in the handler tests, as AWS enforces it: every AWS call a handler makes goes through the
+ * local IAM gateway (`local/iam/`) with the credentials of its own role, and is decided against
+ * that role's policy in the template the construct synthesizes for the providers in use, bound to
+ * the test's own tables, queues, bucket, bus, functions and secrets. A call the template does not
+ * grant fails as it would in AWS; and since a handler may swallow an error (an enqueue that fails
+ * after the write committed is still a 202), every refusal also fails the test that caused it,
+ * unless the test says it expects it (`expectAccessDenied`).
+ *
+ * One gateway per test file: the emulators are its upstreams from the start, the Secrets Manager
+ * and EventBridge/Lambda stand-ins from when their fixtures start.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { PollingRuntimeConfig, ProviderRuntimeConfig } from '../../lib/contract';
+import { Denial, IamGateway, LocalCredentials } from '../../local/iam/gateway';
+import { inboxBinding, LocalInboxResources, registerInboxRoles } from '../../local/iam/inbox-roles';
+import { InboxRole, InboxTemplateSpec, SynthesizedInbox, synthesizeInbox } from '../../local/inbox-template';
+import { LOCAL_ACCOUNT, LOCAL_REGION, OPERATOR_ACCESS_KEY } from '../../local/local-aws';
+
+export type { InboxRole };
+
+/** Real SDK clients of one role, every one pointed at the gateway. */
+export interface RoleClients {
+  readonly dynamodb: DynamoDBClient;
+  readonly sqs: SQSClient;
+  readonly s3: S3Client;
+  readonly secretsManager: SecretsManagerClient;
+  readonly eventBridge: EventBridgeClient;
+  readonly lambda: LambdaClient;
+}
+
+/** What shapes an inbox's policies: its providers, how they are polled, which secrets rotate. */
+export interface InboxStructure {
+  readonly providers: readonly ProviderRuntimeConfig[];
+  readonly polling?: readonly PollingRuntimeConfig[];
+  readonly rotation?: { readonly providers: readonly string[]; readonly registerFunction?: boolean };
+}
+
+/** The local resources a test's inbox uses; secrets are named by their ids as the handlers are configured. */
+export interface LocalInbox extends Omit<LocalInboxResources, 'signingSecretArns' | 'apiKeySecretArns'> {}
+
+class FixtureGateway {
+  readonly gateway = new IamGateway({
+    account: LOCAL_ACCOUNT,
+    region: LOCAL_REGION,
+    upstreams: { dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB, sqs: process.env.AWS_ENDPOINT_URL_SQS, s3: process.env.AWS_ENDPOINT_URL_S3 },
+    operatorKeys: [OPERATOR_ACCESS_KEY],
+  });
+  readonly endpoint = this.gateway.start();
+  private url?: string;
+  private secretArn: (secretId: string) => string | undefined = () => undefined;
+  private readonly clients: { destroy(): void }[] = [];
+  private checked = 0;
+  private expected = 0;
+
+  constructor() {
+    void this.endpoint.then((url) => (this.url = url));
+    this.gateway.useSecretArns((id) => this.secretArn(id));
+  }
+
+  useSecrets(endpoint: string, arnOf: (secretId: string) => string | undefined): void {
+    this.gateway.useUpstream('secretsmanager', endpoint);
+    this.secretArn = arnOf;
+  }
+
+  useEffects(eventBridge: string, lambda: string): void {
+    this.gateway.useUpstream('events', eventBridge);
+    this.gateway.useUpstream('lambda', lambda);
+  }
+
+  /** Clients of `role` in the inbox `structure` describes, bound to `local`. */
+  clientsAs(role: InboxRole, structure: InboxStructure, local: LocalInbox, maxAttempts?: number): RoleClients {
+    if (!this.url) throw new Error('the IAM gateway is not listening yet: await ready() first');
+    const { spec, apiKeys } = templateSpec(structure);
+    const synthesized = synthesizedFor(spec);
+    const arn = (secretId: string) => this.secretArn(secretId) ?? secretId;
+    const binding = inboxBinding(
+      synthesized,
+      {
+        ...local,
+        signingSecretArns: Object.fromEntries(structure.providers.map((provider) => [provider.name, arn(provider.secretId)])),
+        apiKeySecretArns: Object.fromEntries([...apiKeys].map(([secretId, label]) => [label, arn(secretId)])),
+      },
+      LOCAL_ACCOUNT,
+      LOCAL_REGION,
+    );
+    const credentials = registerInboxRoles(this.gateway, synthesized, binding, LOCAL_ACCOUNT)[role];
+    if (!credentials) throw new Error(`the inbox has no ${role} role (rotation needs a rotated provider)`);
+    return this.clientsWith(credentials, maxAttempts);
+  }
+
+  clientsWith(credentials: LocalCredentials, maxAttempts?: number): RoleClients {
+    const config = { endpoint: this.url, region: LOCAL_REGION, credentials, ...(maxAttempts ? { maxAttempts } : {}) };
+    const clients: RoleClients = {
+      dynamodb: new DynamoDBClient(config),
+      sqs: new SQSClient({ ...config, useQueueUrlAsEndpoint: false }),
+      s3: new S3Client({ ...config, forcePathStyle: true }),
+      secretsManager: new SecretsManagerClient(config),
+      eventBridge: new EventBridgeClient(config),
+      lambda: new LambdaClient(config),
+    };
+    this.clients.push(...Object.values(clients));
+    return clients;
+  }
+
+  /** The refusals since the last check; those a test declared expected are not reported. */
+  takeUnexpected(): Denial[] {
+    const fresh = this.gateway.denials.slice(this.checked);
+    this.checked = this.gateway.denials.length;
+    const expected = Math.min(this.expected, fresh.length);
+    this.expected = 0;
+    return fresh.slice(expected);
+  }
+
+  expect(count: number): void {
+    this.expected += count;
+  }
+
+  async stop(): Promise<void> {
+    for (const client of this.clients) client.destroy();
+    await this.gateway.stop();
+  }
+}
+
+let shared: FixtureGateway | undefined;
+
+/** This test file's gateway (started on first use). */
+export function fixtureGateway(): FixtureGateway {
+  shared ??= new FixtureGateway();
+  return shared;
+}
+
+/** Waits until the gateway listens; handler builders need it. */
+export async function iamReady(): Promise<void> {
+  await fixtureGateway().endpoint;
+}
+
+/** The refusals of the current test so far (they are then no longer reported as unexpected). */
+export function takeDenials(): Denial[] {
+  return shared ? shared.gateway.denials.slice() : [];
+}
+
+/** The current test causes `count` refusals on purpose (a test of a missing grant). */
+export function expectAccessDenied(count = 1): void {
+  fixtureGateway().expect(count);
+}
+
+afterEach(() => {
+  const unexpected = shared?.takeUnexpected() ?? [];
+  if (unexpected.length > 0) {
+    throw new Error(`the local IAM gateway refused ${unexpected.length} call(s) the template does not grant:\n${unexpected.map((denial) => `- ${denial.message}`).join('\n')}`);
+  }
+});
+
+afterAll(async () => {
+  await shared?.stop();
+  shared = undefined;
+});
+
+// --- templates ------------------------------------------------------------------------------
+
+const templates = new Map<string, SynthesizedInbox>();
+
+/** One synthesis per structure and test file (a synthesis takes 0.1 to 3 s). */
+function synthesizedFor(spec: InboxTemplateSpec): SynthesizedInbox {
+  const key = JSON.stringify(spec);
+  let found = templates.get(key);
+  if (!found) {
+    found = synthesizeInbox(spec);
+    templates.set(key, found);
+  }
+  return found;
+}
+
+/**
+ * The template spec of a structure, with the API key secrets named by their order (so that
+ * inboxes of the same shape share one synthesis) and the secret ids behind those names. The
+ * harness's inbox has a bucket, a bus and a processing function: each grant is bound to the
+ * test's own resource when it has one, and names nothing local otherwise.
+ */
+function templateSpec(structure: InboxStructure): { spec: InboxTemplateSpec; apiKeys: Map<string, string> } {
+  const apiKeys = new Map<string, string>();
+  const label = (secretId: string) => {
+    if (!apiKeys.has(secretId)) apiKeys.set(secretId, `api-key-${apiKeys.size}`);
+    return apiKeys.get(secretId)!;
+  };
+  // Only what shapes the policies is kept: secrets by their order, no local URL.
+  const providers = structure.providers.map((provider) => ({
+    ...provider,
+    secretId: '',
+    ...(provider.authoritativeRead
+      ? { authoritativeRead: { ...provider.authoritativeRead, urlTemplate: 'https://resources.example/{id}', apiKeySecretId: label(provider.authoritativeRead.apiKeySecretId) } }
+      : {}),
+  }));
+  const polling = structure.polling?.map((entry) => ({ ...entry, taskUrlTemplate: 'https://tasks.example/{taskId}', apiKeySecretId: label(entry.apiKeySecretId) }));
+  return {
+    spec: {
+      account: LOCAL_ACCOUNT,
+      region: LOCAL_REGION,
+      providers,
+      ...(polling ? { polling } : {}),
+      ...(structure.rotation ? { rotation: structure.rotation } : {}),
+      bodyBucket: true,
+      eventBus: true,
+      processingFunction: true,
+    },
+    apiKeys,
+  };
+}
