@@ -410,7 +410,8 @@ export class WebhookInbox extends Construct {
     });
     this.processorFunction = processor.function;
     this.grantTableActions(processor.role, this.inboxTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
-    this.grantTableActions(processor.role, this.resultsTable, ['dynamodb:UpdateItem']);
+    // GetItem: a losing offer and a retried winner read the job's stored winner.
+    this.grantTableActions(processor.role, this.resultsTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     this.grantObjects(processor.role, ['s3:GetObject', 's3:PutObject'], 'bodies');
     this.grantObjects(processor.role, ['s3:PutObject'], 'responses');
     this.grantObjects(processor.role, ['s3:PutObject'], 'resources');

@@ -227,10 +227,11 @@ describe('WebhookInbox with defaults', () => {
     expect(send.Resource).toEqual({ 'Fn::GetAtt': [resourceNamed(template, 'AWS::SQS::Queue', 'InboxWorkQueue').id, 'Arn'] });
   });
 
-  test('lets the processor claim inbox rows and write results, nothing else', () => {
+  test('lets the processor claim inbox rows and read and write results, nothing else', () => {
     const statements = statementsOf(template, 'InboxProcessorRole');
     expect(actionsOf(statements)).toEqual(
       [
+        'dynamodb:GetItem',
         'dynamodb:GetItem',
         'dynamodb:UpdateItem',
         'dynamodb:UpdateItem',
@@ -251,7 +252,8 @@ describe('WebhookInbox with defaults', () => {
       ].sort(),
     );
     const results = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxResultsTable').id;
-    expect(statements.some((s) => s.Action === 'dynamodb:UpdateItem' && s.Resource['Fn::GetAtt']?.[0] === results)).toBe(true);
+    const onResults = statements.find((s) => s.Resource['Fn::GetAtt']?.[0] === results);
+    expect(onResults.Action).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(statements.some((s) => [s.Action].flat().includes('dynamodb:PutItem'))).toBe(false);
   });
 
