@@ -128,8 +128,9 @@ export class SecretsManagerStandIn {
     return this.lookup(secretId)?.arn;
   }
 
+  /** By name, full ARN or partial ARN (the full one without its random suffix), as Secrets Manager finds secrets. */
   private lookup(id: string): Secret | undefined {
-    return this.secrets.get(id) ?? [...this.secrets.values()].find((s) => s.arn === id);
+    return this.secrets.get(id) ?? [...this.secrets.values()].find((s) => s.arn === id || s.arn.slice(0, -7) === id);
   }
 
   private find(input: Request): Secret {

@@ -11,7 +11,6 @@ import { CreateTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { S3Client } from '@aws-sdk/client-s3';
 import { PendingIndex, TableSchema } from '../../lib/contract';
-import { S3BodyStore } from '../../lambda/shared/body-store';
 import { shardOf } from '../../lambda/shared/digest';
 import { recordSubmissionInput } from '../../lambda/shared/submission-store';
 import { createClients, destroyClients, OpsClients } from '../../cli/clients';
@@ -392,9 +391,8 @@ describe('inspect', () => {
     const s3 = new S3Client({ forcePathStyle: true });
     try {
       await createBodyBucket(s3, h.names);
-      const bodies = new S3BodyStore(s3, h.names.bodyBucket);
       const body = answerlineBody({ response: { result: { answer: `answer-${randomUUID()} ${'x'.repeat(4096)}` } } });
-      expect(await h.deliver(body, h.verifier({ bodies, inlineBodyBytes: 1024 }))).toMatchObject({ statusCode: 202 });
+      expect(await h.deliver(body, h.verifier({ bodies: h.bodyStore('verifier'), inlineBodyBytes: 1024 }))).toMatchObject({ statusCode: 202 });
       const key = keyOf(body);
       const config = h.opsConfig({ bodyBucket: h.names.bodyBucket });
 
@@ -403,7 +401,7 @@ describe('inspect', () => {
       expect(pending.row.pendingSince).toBeDefined();
       expect(pending.job).toEqual({ jobKey: JSON.parse(body).task.idempotencyKey });
 
-      expect(await h.drain(h.processor({ bodies, inlineBodyBytes: 1024 }))).toEqual({ received: 1, failed: 0 });
+      expect(await h.drain(h.processor({ bodies: h.bodyStore('processor'), inlineBodyBytes: 1024 }))).toEqual({ received: 1, failed: 0 });
       const text = await cli('inspect', key, '--config', configFile({ bodyBucket: h.names.bodyBucket }));
       expect(text.stdout).toContain(`${Buffer.byteLength(body)} bytes, in S3 (bodies/${PROVIDER}/${sha256Hex(body)})`);
       expect(text.stdout).toMatch(/^job +.*: COMPLETED/m);

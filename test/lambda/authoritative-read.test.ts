@@ -215,7 +215,7 @@ test('a large resource travels by reference to the body bucket', async () => {
     api.serve(`/v1/responses/${id}`, stored);
     await deliverCompletion(id);
 
-    expect(await h.drain(processor({ bodies, effects: h.effects(sink, { bodyBucket: h.names.bodyBucket }) }))).toEqual({ received: 1, failed: 0 });
+    expect(await h.drain(processor({ bodies: h.bodyStore('processor', { providers: [config] }), effects: h.effects(sink, { bodyBucket: h.names.bodyBucket }) }))).toEqual({ received: 1, failed: 0 });
 
     const { detail } = events()[0];
     expect(detail).toMatchObject({ resourceRef: resourceObjectKey(PROVIDER, sha256Hex(stored)), bodyBucket: h.names.bodyBucket });

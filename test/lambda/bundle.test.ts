@@ -19,7 +19,6 @@ beforeAll(async () => {
   await secrets.start();
   h = await InboxHarness.create(secrets, 'bundle', { queue: { visibilityTimeoutSeconds: 1 } });
   Object.assign(process.env, {
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
     [Env.INBOX_NAME]: INBOX_NAME,
     [Env.INBOX_TABLE]: h.names.inboxTable,
     [Env.RESULTS_TABLE]: h.names.resultsTable,
@@ -36,7 +35,8 @@ afterAll(async () => {
   await secrets.stop();
 });
 
-const loadBundle = <T>(handler: string): T => bundles.handler<T>(handler);
+/** A bundle in its own process, calling AWS as its role through the IAM gateway. */
+const loadBundle = <T>(handler: 'verifier' | 'processor' | 'reconciler'): T => bundles.handler<T>(handler, h.environmentAs(handler));
 
 const emfTotal = (metric: string) =>
   stdout.map((line) => JSON.parse(line) as Record<string, unknown>).filter((doc) => '_aws' in doc).reduce((sum, doc) => sum + Number(doc[metric] ?? 0), 0);
@@ -69,11 +69,12 @@ test('a signed delivery is accepted by the bundled verifier and processed by the
 
 test('the bundled processor sends each effect to the user’s function, then to the bus its environment names', async () => {
   const effects = await new EffectsFixture().start();
-  const configured = { [Env.EFFECT_BUS_NAME]: 'bundle-effects', [Env.EFFECT_FUNCTION_ARN]: '', ...effects.endpointEnv };
+  const configured = { [Env.EFFECT_BUS_NAME]: 'bundle-effects', [Env.EFFECT_FUNCTION_ARN]: '' };
   try {
     effects.eventBridge.createBus('bundle-effects');
     const invoked: unknown[] = [];
     configured[Env.EFFECT_FUNCTION_ARN] = effects.deployFunction((payload) => invoked.push(payload));
+    h.useEffectTargets({ eventBusName: 'bundle-effects', processingFunctionArn: configured[Env.EFFECT_FUNCTION_ARN] });
     Object.assign(process.env, configured);
     const verifier = loadBundle<(event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>>('verifier');
     const processor = loadBundle<(event: SQSEvent) => Promise<SQSBatchResponse>>('processor');

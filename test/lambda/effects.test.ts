@@ -417,7 +417,7 @@ describe('content too large for an event travels by reference to the body bucket
     const verifier = h.verifier({ bodies, inlineBodyBytes: 64 * 1024 });
     expect(await h.deliver(body, verifier)).toMatchObject({ statusCode: 202 });
 
-    await h.drain(processor({ bodies, inlineBodyBytes: 64 * 1024, effects: h.effects(busSink, { bodyBucket: h.names.bodyBucket }) }));
+    await h.drain(processor({ bodies: h.bodyStore('processor'), inlineBodyBytes: 64 * 1024, effects: h.effects(busSink, { bodyBucket: h.names.bodyBucket }) }));
 
     const result = await h.result('job-large');
     expect(events()).toHaveLength(1);
@@ -433,7 +433,7 @@ describe('content too large for an event travels by reference to the body bucket
     const body = withAnswer(150_000, 'job-mid');
     await accept(body);
     // The results table keeps up to 300 KB inline; an event carries at most 64 KB of it.
-    await h.drain(processor({ bodies, inlineBodyBytes: 300_000, effects: h.effects(busSink, { bodyBucket: h.names.bodyBucket }) }));
+    await h.drain(processor({ bodies: h.bodyStore('processor'), inlineBodyBytes: 300_000, effects: h.effects(busSink, { bodyBucket: h.names.bodyBucket }) }));
 
     const response = JSON.stringify(JSON.parse(body).response);
     expect(await h.result('job-mid')).toMatchObject({ response });

@@ -28,8 +28,8 @@ afterEach(() => {
   h.destroy();
 });
 
-const verifier = () => h.verifier({ bodies, inlineBodyBytes: INLINE_BODY_BYTES, maxBodyBytes: MAX_BODY_BYTES });
-const processor = () => h.processor({ bodies, inlineBodyBytes: INLINE_BODY_BYTES });
+const verifier = () => h.verifier({ bodies: h.bodyStore('verifier'), inlineBodyBytes: INLINE_BODY_BYTES, maxBodyBytes: MAX_BODY_BYTES });
+const processor = () => h.processor({ bodies: h.bodyStore('processor'), inlineBodyBytes: INLINE_BODY_BYTES });
 
 /** An Answerline delivery whose answer makes the whole body exactly `bytes` long. */
 function bodyOfSize(bytes: number, idempotencyKey: string): string {

@@ -3,10 +3,9 @@
  * the register function), through the real SDK clients; and the verifier during a rotation and
  * during the manual procedure for providers that generate the secret themselves.
  */
-import { LambdaClient } from '@aws-sdk/client-lambda';
 import { PutSecretValueCommand, UpdateSecretVersionStageCommand } from '@aws-sdk/client-secrets-manager';
 import type { SecretsManagerRotationEvent } from 'aws-lambda';
-import { Defaults, Env, MetricName, RotatedSecretConfig } from '../../lib/contract';
+import { AdapterKind, Defaults, Env, MetricName, RotatedSecretConfig } from '../../lib/contract';
 import { createRotator, isValidSecret, LambdaRegistrar, RotationError, rotatedSecretsFromEnv, SecretRegistration } from '../../lambda/rotator/rotator';
 import { decodeStandardWebhooksSecret } from '../../lambda/shared/standard-webhooks';
 import {
@@ -24,6 +23,8 @@ import {
 } from '../support/inbox-fixture';
 import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
 import { BundleHost } from '../support/bundle-host';
+import { fixtureGateway, iamReady, InboxStructure, LocalInbox } from '../support/iam-fixture';
+import { resourceNames } from '../../local/provision';
 
 const ROTATOR_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:inbox-rotator';
 const REGISTER_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:register-answerline';
@@ -34,7 +35,6 @@ const clock = new Clock();
 /** The stand-in stamps versions with the test clock, so the grace period runs on it too. */
 const secrets = new SecretsFixture(clock.now);
 const lambda = new LambdaInvokeStandIn();
-let lambdaClient: LambdaClient;
 let lambdaEndpoint: string;
 /** What the provider's register function was given, in order. */
 let registered: SecretRegistration[];
@@ -42,10 +42,10 @@ let registered: SecretRegistration[];
 beforeAll(async () => {
   await secrets.start();
   lambdaEndpoint = await lambda.start();
-  lambdaClient = new LambdaClient({ endpoint: lambdaEndpoint });
+  fixtureGateway().gateway.useUpstream('lambda', lambdaEndpoint);
+  await iamReady();
 });
 afterAll(async () => {
-  lambdaClient.destroy();
   await lambda.stop();
   await secrets.stop();
 });
@@ -71,10 +71,31 @@ async function rotatedSecret(options: { format?: 'whsec' | 'text'; register?: bo
   return { ...created, arn, config, capture, rotate };
 }
 
+/**
+ * The rotator's own clients: its role in the template of an inbox whose providers' secrets are
+ * `rotated` (the register function each names bound to that ARN), through the IAM gateway.
+ */
+function rotatorRole(rotated: RotatedSecretConfig[]): [structure: InboxStructure, local: LocalInbox] {
+  const providers = rotated.map((config) => ({
+    name: config.providerName,
+    adapter: config.format === 'whsec' ? AdapterKind.ANSWERLINE : AdapterKind.GITHUB,
+    secretId: config.secretId,
+    tolerancePastSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
+    toleranceFutureSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
+  }));
+  const registerFunctionArn = rotated.find((config) => config.registerFunctionArn)?.registerFunctionArn;
+  const unused = resourceNames('rotator-only');
+  return [
+    { providers, rotation: { providers: providers.map((provider) => provider.name), registerFunction: registerFunctionArn !== undefined } },
+    { inboxTable: unused.inboxTable, resultsTable: unused.resultsTable, workQueueUrl: unused.workQueue, deadLetterQueueUrl: unused.deadLetterQueue, registerFunctionArn },
+  ];
+}
+
 function rotatorFor(rotated: RotatedSecretConfig[], capture = new LineCapture()): Rotator {
+  const clients = fixtureGateway().clientsAs('rotator', ...rotatorRole(rotated));
   return createRotator({
-    secretsManager: secrets.client,
-    registrar: new LambdaRegistrar(lambdaClient),
+    secretsManager: clients.secretsManager,
+    registrar: new LambdaRegistrar(clients.lambda),
     rotated,
     telemetry: capture.telemetry('rotator', clock.now),
   });
@@ -537,8 +558,7 @@ describe('the shipped bundle', () => {
     const s = await rotatedSecret();
     const oldVersion = (await secrets.stages(s.id)).AWSCURRENT;
     const env = {
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-      AWS_ENDPOINT_URL_LAMBDA: lambdaEndpoint,
+      ...fixtureGateway().environmentAs('rotator', ...rotatorRole([s.config])),
       [Env.INBOX_NAME]: INBOX_NAME,
       [Env.ROTATED_SECRETS]: JSON.stringify([s.config]),
     };

@@ -75,7 +75,30 @@ class FixtureGateway {
 
   /** Clients of `role` in the inbox `structure` describes, bound to `local`. */
   clientsAs(role: InboxRole, structure: InboxStructure, local: LocalInbox, maxAttempts?: number): RoleClients {
-    if (!this.url) throw new Error('the IAM gateway is not listening yet: await ready() first');
+    return this.clientsWith(this.credentialsAs(role, structure, local), maxAttempts);
+  }
+
+  /**
+   * What Lambda gives a function of `role`: its role's credentials, the region, and here every
+   * AWS endpoint pointed at the gateway (for a shipped bundle in its own process).
+   */
+  environmentAs(role: InboxRole, structure: InboxStructure, local: LocalInbox): Record<string, string> {
+    const credentials = this.credentialsAs(role, structure, local);
+    const url = this.listening();
+    return {
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      ...Object.fromEntries(['DYNAMODB', 'SQS', 'S3', 'SECRETS_MANAGER', 'EVENTBRIDGE', 'LAMBDA'].map((service) => [`AWS_ENDPOINT_URL_${service}`, url])),
+    };
+  }
+
+  private listening(): string {
+    if (!this.url) throw new Error('the IAM gateway is not listening yet: await iamReady() first');
+    return this.url;
+  }
+
+  private credentialsAs(role: InboxRole, structure: InboxStructure, local: LocalInbox): LocalCredentials {
     const { spec, apiKeys } = templateSpec(structure);
     const synthesized = synthesizedFor(spec);
     const arn = (secretId: string) => this.secretArn(secretId) ?? secretId;
@@ -91,11 +114,11 @@ class FixtureGateway {
     );
     const credentials = registerInboxRoles(this.gateway, synthesized, binding, LOCAL_ACCOUNT)[role];
     if (!credentials) throw new Error(`the inbox has no ${role} role (rotation needs a rotated provider)`);
-    return this.clientsWith(credentials, maxAttempts);
+    return credentials;
   }
 
-  clientsWith(credentials: LocalCredentials, maxAttempts?: number): RoleClients {
-    const config = { endpoint: this.url, region: LOCAL_REGION, credentials, ...(maxAttempts ? { maxAttempts } : {}) };
+  private clientsWith(credentials: LocalCredentials, maxAttempts?: number): RoleClients {
+    const config = { endpoint: this.listening(), region: LOCAL_REGION, credentials, ...(maxAttempts ? { maxAttempts } : {}) };
     const clients: RoleClients = {
       dynamodb: new DynamoDBClient(config),
       sqs: new SQSClient({ ...config, useQueueUrlAsEndpoint: false }),
@@ -138,11 +161,6 @@ export function fixtureGateway(): FixtureGateway {
 /** Waits until the gateway listens; handler builders need it. */
 export async function iamReady(): Promise<void> {
   await fixtureGateway().endpoint;
-}
-
-/** The refusals of the current test so far (they are then no longer reported as unexpected). */
-export function takeDenials(): Denial[] {
-  return shared ? shared.gateway.denials.slice() : [];
 }
 
 /** The current test causes `count` refusals on purpose (a test of a missing grant). */

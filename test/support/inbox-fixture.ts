@@ -515,6 +515,16 @@ export class InboxHarness {
     return fixtureGateway().clientsAs(role, structure, this.localResources(), maxAttempts);
   }
 
+  /** A shipped bundle's environment as one of this inbox's roles (credentials, region, endpoints at the gateway). */
+  environmentAs(role: InboxRole, structure: InboxStructure = { providers: [this.providerConfig()] }): Record<string, string> {
+    return fixtureGateway().environmentAs(role, structure, this.localResources());
+  }
+
+  /** The bus and the processing function this inbox's effects go to (the template's are bound to them). */
+  useEffectTargets(targets: { eventBusName?: string; processingFunctionArn?: string }): void {
+    this.effectTargets = { ...this.effectTargets, ...targets };
+  }
+
   /** The local resources that stand for this inbox's template. */
   private localResources(): LocalInbox {
     return {
@@ -538,14 +548,14 @@ export class InboxHarness {
    */
   busSink(effects: EffectsFixture, maxAttempts = 1): { bus: string; sink: EventBridgeSink } {
     const bus = effects.createBus();
-    this.effectTargets = { ...this.effectTargets, eventBusName: bus };
+    this.useEffectTargets({ eventBusName: bus });
     return { bus, sink: new EventBridgeSink(this.as('processor', undefined, maxAttempts).eventBridge, bus) };
   }
 
   /** Deploys `handler` as the user's processing function; the sink that invokes it with the processor's client. */
   functionSink(effects: EffectsFixture, handler: (payload: unknown) => unknown): { functionName: string; sink: LambdaFunctionSink } {
     const functionName = effects.deployFunction(handler);
-    this.effectTargets = { ...this.effectTargets, processingFunctionArn: functionName };
+    this.useEffectTargets({ processingFunctionArn: functionName });
     return { functionName, sink: new LambdaFunctionSink(this.as('processor', undefined, 1).lambda, functionName) };
   }
 
