@@ -185,11 +185,12 @@ export function createRotator(deps: RotatorDependencies) {
     let outcome: string;
     try {
       if (!STEPS.includes(step)) throw new RotationError(`unknown rotation step "${String(step)}"`);
-      // The secret and the token must be in the state a rotation leaves them in.
-      const metadata = await sm.send(new DescribeSecretCommand({ SecretId: secretId }));
-      const config = configFor(deps.rotated, secretId, metadata);
+      // Decided from the event alone: the role may read only the secrets it rotates.
+      const config = configFor(deps.rotated, secretId);
       if (!config) throw new RotationError('the secret is not one this function rotates');
       provider = config.providerName;
+      // The secret and the token must be in the state a rotation leaves them in.
+      const metadata = await sm.send(new DescribeSecretCommand({ SecretId: secretId }));
       if (!metadata.RotationEnabled) throw new RotationError('rotation is not enabled for the secret');
       const stages = metadata.VersionIdsToStages ?? {};
       const tokenStages = stages[token];
@@ -211,18 +212,14 @@ export function createRotator(deps: RotatorDependencies) {
 }
 
 /**
- * The configuration of the secret a rotation event names. Secrets Manager passes the full ARN;
- * the construct may know the secret by its full ARN, a partial ARN (no random suffix) or name.
+ * The configuration of the secret a rotation event names. Secrets Manager passes the full ARN
+ * (`…:secret:<name>-<6 random characters>`); the construct may know the secret by its full ARN, a
+ * partial ARN (no random suffix) or its name, and each of those can be read off the full ARN.
  */
-function configFor(rotated: readonly RotatedSecretConfig[], eventSecretId: string, metadata: DescribeSecretCommandOutput): RotatedSecretConfig | undefined {
-  const arn = metadata.ARN ?? eventSecretId;
-  return rotated.find(
-    (config) =>
-      config.secretId === eventSecretId ||
-      config.secretId === arn ||
-      (metadata.Name !== undefined && config.secretId === metadata.Name) ||
-      (config.secretId.startsWith('arn:') && arn.length === config.secretId.length + 7 && arn.startsWith(`${config.secretId}-`)),
-  );
+function configFor(rotated: readonly RotatedSecretConfig[], eventSecretId: string): RotatedSecretConfig | undefined {
+  const partialArn = /^arn:[^:]+:secretsmanager:[^:]*:[^:]*:secret:.+-[A-Za-z0-9]{6}$/.test(eventSecretId) ? eventSecretId.slice(0, -7) : undefined;
+  const name = partialArn?.slice(partialArn.indexOf(':secret:') + ':secret:'.length);
+  return rotated.find((config) => config.secretId === eventSecretId || (partialArn !== undefined && (config.secretId === partialArn || config.secretId === name)));
 }
 
 const FORMATS: readonly string[] = ['whsec', 'text'] satisfies RotatedSecretConfig['format'][];
