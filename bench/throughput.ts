@@ -115,6 +115,8 @@ export async function measureThroughput(env: BenchEnvironment, shapes: ReplaySha
     timing: TWIN_TIMING,
     verifierConcurrency: options.verifierConcurrency,
     processorConcurrency: options.processorConcurrency,
+    // The bare replay it is compared with makes the same emulator calls directly: the local IAM check would be ours alone.
+    enforceIam: false,
   });
   const bare = await BareReplay.start(env, twin, shapes, options);
   try {

@@ -3,7 +3,9 @@
  * DynamoDB, fauxqs for SQS and S3) and the stand-ins (Secrets Manager, Lambda Invoke) start in
  * this process; the tables, queues and bucket are created from the construct's own definitions;
  * the SAME handler bundles that deploy to Lambda run in their own execution environments
- * (processes) behind an API Gateway front door, an SQS event source and a schedule.
+ * (processes) behind an API Gateway front door, an SQS event source and a schedule. Each
+ * function calls AWS with its own role's credentials through the IAM gateway, which enforces
+ * the role's policy from the template the construct synthesizes for this configuration.
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
@@ -17,11 +19,14 @@ import type { LocalOpsConfig } from '../cli/config';
 import { AdapterKind, AuthoritativeReadSettings, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../lib/contract';
 import { handlerEnvironments } from '../lib/handler-environment';
 import { startApiGateway } from './api-gateway';
+import { IamGateway, LocalCredentials } from './iam/gateway';
+import { inboxBinding, registerInboxRoles } from './iam/inbox-roles';
+import { InboxRole, synthesizeInbox } from './inbox-template';
 import { EventBridgeStandIn } from './eventbridge-stand-in';
 import { endpointTarget, FaultProxy } from './fault-proxy';
 import { CrashAfter, LambdaHost } from './lambda-host';
 import { LambdaInvokeStandIn } from './lambda-invoke-stand-in';
-import { LOCAL_AWS } from './local-aws';
+import { LOCAL_ACCOUNT, LOCAL_AWS, LOCAL_REGION, OPERATOR_ACCESS_KEY } from './local-aws';
 import { createBodyBucket, createQueues, createTables, InboxResourceNames, resourceNames } from './provision';
 import { SecretsManagerStandIn } from './secrets-manager-stand-in';
 import { Poller, startPoller } from './sqs-event-source';
@@ -82,6 +87,11 @@ export interface TwinOptions {
   readonly sweepBatchSize?: number;
   /** The most due submissions one reconciler run checks. @default Defaults.POLL_BATCH_SIZE */
   readonly pollBatchSize?: number;
+  /**
+   * Enforce each function's IAM policy from the synthesized template (the IAM gateway).
+   * @default true
+   */
+  readonly enforceIam?: boolean;
   /** Wrap the invocations of the verifier (through the API front door) and the processor (from the queue). */
   readonly interceptors?: {
     readonly verifier?: Interceptor<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
@@ -103,6 +113,8 @@ export interface Twin {
   readonly faults: { readonly dynamodb: FaultProxy; readonly sqs: FaultProxy };
   /** The bus effects are published to, recording every event. */
   readonly eventBridge: EventBridgeStandIn;
+  /** The IAM gateway every function calls AWS through, and the credentials of each role (`app`: an app granted grantRecordSubmission); absent with `enforceIam: false`. */
+  readonly iam?: { readonly gateway: IamGateway; readonly endpoint: string; readonly credentials: Readonly<Partial<Record<InboxRole, LocalCredentials>>> };
   readonly poller: Poller;
   readonly opsConfigPath: string;
   /** One file per function, as CloudWatch Logs keeps one log group per function. */
@@ -135,12 +147,6 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     const emulators = await emulatorsModule.startEmulators({ dataDir: options.dataDir });
     stops.push(() => emulators.stop());
 
-    const dynamodbProxy = new FaultProxy(endpointTarget(emulators.dynamodbEndpoint));
-    const sqsProxy = new FaultProxy(endpointTarget(emulators.sqsEndpoint));
-    const functionDynamodb = await dynamodbProxy.start();
-    const functionSqs = await sqsProxy.start();
-    stops.push(() => dynamodbProxy.stop(), () => sqsProxy.stop());
-
     const secretsStandIn = new SecretsManagerStandIn();
     const secretsEndpoint = await secretsStandIn.start();
     stops.push(() => secretsStandIn.stop());
@@ -151,6 +157,32 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     const invokeStandIn = new LambdaInvokeStandIn();
     const lambdaEndpoint = await invokeStandIn.start();
     stops.push(() => invokeStandIn.stop());
+
+    // Every function reaches AWS through the IAM gateway; DynamoDB, SQS and S3 through a fault proxy in front of it.
+    const enforceIam = options.enforceIam ?? true;
+    const gateway = enforceIam
+      ? new IamGateway({
+          upstreams: {
+            dynamodb: emulators.dynamodbEndpoint,
+            sqs: emulators.sqsEndpoint,
+            s3: emulators.s3Endpoint,
+            secretsmanager: secretsEndpoint,
+            events: eventBridgeEndpoint,
+            lambda: lambdaEndpoint,
+          },
+          account: LOCAL_ACCOUNT,
+          region: LOCAL_REGION,
+          secretArn: (id) => secretsStandIn.arnOf(id),
+          operatorKeys: [OPERATOR_ACCESS_KEY],
+        })
+      : undefined;
+    const gatewayEndpoint = await gateway?.start();
+    if (gateway) stops.push(() => gateway.stop());
+    const dynamodbProxy = new FaultProxy(endpointTarget(gatewayEndpoint ?? emulators.dynamodbEndpoint));
+    const sqsProxy = new FaultProxy(endpointTarget(gatewayEndpoint ?? emulators.sqsEndpoint));
+    const functionDynamodb = await dynamodbProxy.start();
+    const functionSqs = await sqsProxy.start();
+    stops.push(() => dynamodbProxy.stop(), () => sqsProxy.stop());
 
     const { region, credentials } = LOCAL_AWS;
     const names = resourceNames(INBOX_NAME);
@@ -188,6 +220,9 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       await secretsClient.send(new CreateSecretCommand({ Name: name, SecretString: value }));
     }
 
+    const polling = options.polling ?? [];
+    const roles = gateway ? twinRoles(gateway, { providers, polling, useBucket, names, queues, arnOf: (id) => secretsStandIn.arnOf(id) ?? id }) : {};
+
     const environments = handlerEnvironments({
       inboxName: INBOX_NAME,
       inboxTable: names.inboxTable,
@@ -203,21 +238,25 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       maxReceiveCount: options.maxReceiveCount ?? Defaults.MAX_RECEIVE_COUNT,
       sweepAfterSeconds: timing.sweepAfterSeconds,
       sweepBatchSize: options.sweepBatchSize ?? Defaults.SWEEP_BATCH_SIZE,
-      polling: options.polling ?? [],
+      polling,
       pollBatchSize: options.pollBatchSize ?? Defaults.POLL_BATCH_SIZE,
       effectBusName: EVENT_BUS,
     });
-    // What Lambda gives every function: a region, credentials, and here the local endpoints.
-    const awsEnvironment = {
-      AWS_REGION: region,
-      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: functionDynamodb,
-      AWS_ENDPOINT_URL_SQS: functionSqs,
-      AWS_ENDPOINT_URL_S3: functionSqs,
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
-      AWS_ENDPOINT_URL_EVENTBRIDGE: eventBridgeEndpoint,
-      NODE_NO_WARNINGS: '1',
+    // What Lambda gives every function: a region, its role's credentials, and here the local endpoints.
+    const awsEnvironment = (role: InboxRole) => {
+      const own = roles[role] ?? credentials;
+      return {
+        AWS_REGION: region,
+        AWS_ACCESS_KEY_ID: own.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: own.secretAccessKey,
+        AWS_ENDPOINT_URL_DYNAMODB: functionDynamodb,
+        AWS_ENDPOINT_URL_SQS: functionSqs,
+        AWS_ENDPOINT_URL_S3: functionSqs,
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: gatewayEndpoint ?? secretsEndpoint,
+        AWS_ENDPOINT_URL_EVENTBRIDGE: gatewayEndpoint ?? eventBridgeEndpoint,
+        AWS_ENDPOINT_URL_LAMBDA: gatewayEndpoint ?? lambdaEndpoint,
+        NODE_NO_WARNINGS: '1',
+      };
     };
     const stateDir = options.stateDir ?? join(process.cwd(), '.twin');
     const logDir = join(stateDir, 'logs');
@@ -228,7 +267,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       return new LambdaHost({
         functionName: `${INBOX_NAME}-${name}`,
         bundlePath: join(ASSETS, name, 'index.js'),
-        environment: { ...awsEnvironment, ...environments[name] },
+        environment: { ...awsEnvironment(name), ...environments[name] },
         concurrency,
         timeoutMs,
         logs,
@@ -255,8 +294,12 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       const invoke = (fault?: InvocationFault) => hosts.processor.invoke<SQSBatchResponse>(event, fault);
       return options.interceptors?.processor ? options.interceptors.processor(event, invoke) : invoke();
     };
-    // The event source mapping polls from AWS's side: the twin's own client, not behind the functions' fault proxy.
-    const poller = startPoller(sqs, queues.workQueueUrl, processorInvoke, {
+    // The event source mapping polls from AWS's side (not behind the functions' fault proxy), with the processor's role.
+    const eventSource = gateway
+      ? new SQSClient({ endpoint: gatewayEndpoint, region, credentials: roles.processor!, useQueueUrlAsEndpoint: false })
+      : sqs;
+    if (eventSource !== sqs) stops.push(async () => eventSource.destroy());
+    const poller = startPoller(eventSource, queues.workQueueUrl, processorInvoke, {
       batchSize: Defaults.PROCESSOR_BATCH_SIZE,
       concurrency: options.processorConcurrency ?? 2,
     });
@@ -297,6 +340,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       hosts,
       faults: { dynamodb: dynamodbProxy, sqs: sqsProxy },
       eventBridge,
+      ...(gateway ? { iam: { gateway, endpoint: gatewayEndpoint!, credentials: roles } } : {}),
       poller,
       opsConfigPath,
       logDir,
@@ -309,3 +353,38 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
   }
 }
 
+
+/**
+ * The twin's roles, registered with the IAM gateway: the template the construct synthesizes for
+ * the twin's providers, polling, bucket and bus, bound to the twin's own resources.
+ */
+function twinRoles(
+  gateway: IamGateway,
+  twin: {
+    providers: readonly ProviderRuntimeConfig[];
+    polling: readonly PollingRuntimeConfig[];
+    useBucket: boolean;
+    names: InboxResourceNames;
+    queues: { workQueueUrl: string; deadLetterQueueUrl: string };
+    arnOf: (secretId: string) => string;
+  },
+): Partial<Record<InboxRole, LocalCredentials>> {
+  const synthesized = synthesizeInbox({ account: LOCAL_ACCOUNT, region: LOCAL_REGION, providers: twin.providers, polling: twin.polling, bodyBucket: twin.useBucket, eventBus: true });
+  const apiKeys = [...twin.providers.flatMap((provider) => (provider.authoritativeRead ? [provider.authoritativeRead.apiKeySecretId] : [])), ...twin.polling.map((entry) => entry.apiKeySecretId)];
+  const binding = inboxBinding(
+    synthesized,
+    {
+      inboxTable: twin.names.inboxTable,
+      resultsTable: twin.names.resultsTable,
+      workQueueUrl: twin.queues.workQueueUrl,
+      deadLetterQueueUrl: twin.queues.deadLetterQueueUrl,
+      ...(twin.useBucket ? { bodyBucket: twin.names.bodyBucket } : {}),
+      eventBusName: EVENT_BUS,
+      signingSecretArns: Object.fromEntries(twin.providers.map((provider) => [provider.name, twin.arnOf(provider.secretId)])),
+      apiKeySecretArns: Object.fromEntries(apiKeys.map((secretId) => [secretId, twin.arnOf(secretId)])),
+    },
+    LOCAL_ACCOUNT,
+    LOCAL_REGION,
+  );
+  return registerInboxRoles(gateway, synthesized, binding, LOCAL_ACCOUNT);
+}

@@ -112,6 +112,8 @@ export interface Evidence {
   readonly sensitive: { readonly texts: readonly string[]; readonly signatureTokens: ReadonlySet<string> };
   readonly appStats: Readonly<Record<string, number>>;
   readonly hostStats: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  /** Calls the IAM gateway refused (each function's role policy from the template), and how many it judged, by principal. */
+  readonly iam: { readonly denials: readonly { principal: string; message: string }[]; readonly evaluated: Readonly<Record<string, number>> };
   readonly errors: readonly string[];
   elapsedMs: number;
 }
@@ -364,6 +366,11 @@ export function audit(evidence: Evidence): ChaosReport {
   const leaks = scanLogs(evidence.logDir, evidence.sensitive, logs);
   figures.set('log lines with a secret, body or signature', 'total', leaks.length);
   if (leaks.length) violation(`${leaks.length} log lines carry a secret, a body or a signature`, leaks);
+
+  // --- IAM: every call a function made was one its role's policy allows ----------------------------------------
+  figures.set('AWS calls judged by the IAM gateway', 'total', Object.values(evidence.iam.evaluated).reduce((sum, n) => sum + n, 0));
+  figures.set('AWS calls denied (a grant the template lacks)', 'total', evidence.iam.denials.length);
+  if (evidence.iam.denials.length) violation(`${evidence.iam.denials.length} AWS calls were denied by the functions' own role policies`, evidence.iam.denials.map((denial) => denial.message));
 
   // --- The run itself --------------------------------------------------------------------------------------
   if (evidence.errors.length) violation(`${evidence.errors.length} errors in the run's own actions`, evidence.errors);

@@ -93,6 +93,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   let twin: Twin | undefined;
   const senders: RetryingSender[] = [];
   let dynamodb: DynamoDBClient | undefined;
+  let appDynamodb: DynamoDBClient | undefined;
   let sqs: SQSClient | undefined;
   try {
     twin = await startTwin({
@@ -186,6 +187,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     });
     const endpoints = twin.endpoints;
     dynamodb = new DynamoDBClient({ endpoint: endpoints.dynamodb, ...LOCAL_AWS });
+    // The app records submissions under a role granted grantRecordSubmission, as the README shows.
+    appDynamodb = twin.iam ? new DynamoDBClient({ endpoint: twin.iam.endpoint, region: LOCAL_AWS.region, credentials: twin.iam.credentials.app! }) : dynamodb;
     sqs = new SQSClient({ endpoint: endpoints.sqs, ...LOCAL_AWS, useQueueUrlAsEndpoint: false });
 
     // What every provider's sender reports: the signature of each attempt (no log line may carry
@@ -216,7 +219,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const standardWebhooks = new SimulatedStandardWebhooks({ ...providerOptions(STANDARD_WEBHOOKS, profile.factors.standardWebhooks), resources: responsesApi });
     senders.push(answerline.sender, echonova.sender, standardWebhooks.sender);
     const app = new SimulatedApp({
-      dynamodb,
+      dynamodb: appDynamodb,
       tableName: twin.names.inboxTable,
       horizonSeconds: { [ANSWERLINE]: profile.polling.answerline.horizon, [ECHONOVA]: profile.polling.echonova.horizon },
       answerline,
@@ -514,6 +517,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       },
       appStats: app.stats,
       hostStats: { verifier: twin.hosts.verifier.stats, processor: twin.hosts.processor.stats, reconciler: twin.hosts.reconciler.stats },
+      iam: { denials: twin.iam?.gateway.denials ?? [], evaluated: Object.fromEntries(twin.iam?.gateway.evaluated ?? []) },
       errors: state.errors,
       elapsedMs: 0,
     };
@@ -530,8 +534,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const stopping = twin;
     twin = undefined;
     if (stopping) await stopping.stop();
+    if (appDynamodb !== dynamodb) appDynamodb?.destroy();
     dynamodb?.destroy();
     sqs?.destroy();
+    appDynamodb = undefined;
     dynamodb = undefined;
     sqs = undefined;
     await Promise.all([answerlineApi.stop(), echonovaApi.stop(), responsesApi.stop()]);

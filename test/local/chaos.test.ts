@@ -79,6 +79,12 @@ describe('fault-injection run', () => {
     expect(figure('dead-lettered poison rows')).toBe(figure('  poison results'));
     expect(figure('lost')).toBe(0);
   });
+
+  it('ran every function under its own role policy: every AWS call judged, none denied', () => {
+    const figure = (name: string) => report.figures.find((f) => f.name === name)?.values.total ?? 0;
+    expect(figure('AWS calls judged by the IAM gateway')).toBeGreaterThan(1000);
+    expect(figure('AWS calls denied (a grant the template lacks)')).toBe(0);
+  });
 });
 
 describe('the chaos run\'s parts', () => {
@@ -173,6 +179,7 @@ describe('the auditor', () => {
       rateLimitedPolls: 0,
       logDir,
       sensitive: { texts: [], signatureTokens: new Set() },
+      iam: { denials: [], evaluated: {} },
       appStats: {},
       hostStats: {},
       errors: [],
@@ -201,6 +208,14 @@ describe('the auditor', () => {
     expect(text).toMatch(/jobs have the wrong winner.*answerline#job-1: stored t1\/COMPLETED, rule says t2\/COMPLETED/);
     expect(text).toMatch(/1 rows hold a body the provider never sent.*answerline#t1/);
     expect(text).toMatch(/1 rows were processed twice.*answerline#t1/);
+  });
+
+  it('flags any AWS call the IAM gateway denied a function', () => {
+    const tasks = [task('t1', 'job-1', '2026-01-01T10:00:00.000Z')];
+    const denial = { principal: 'processor', message: 'User: … is not authorized to perform: dynamodb:GetItem on resource: …' };
+    const found = audit(evidenceOf(tasks, { rows: [{ key: 'answerline#t1', status: 'PROCESSED', digest: 'digest-of-t1', recovered: false, outcome: 'winner' }], iam: { denials: [denial], evaluated: { processor: 3 } } }));
+    expect(found.violations.join('\n')).toMatch(/1 AWS calls were denied by the functions' own role policies.*dynamodb:GetItem/);
+    expect(found.figures.find((figure) => figure.name.startsWith('AWS calls denied'))?.values.total).toBe(1);
   });
 
   it('flags a dead row the processor never counted, unless its invocation was killed before it could', () => {
