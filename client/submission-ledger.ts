@@ -11,7 +11,8 @@
  * await ledger.recordSubmission({ provider: 'answerline', idempotencyKey });
  * ```
  *
- * Each call is one conditional PutItem (IAM: `dynamodb:PutItem` on the inbox table). Recording
+ * Each call is one conditional PutItem (IAM: `grantRecordSubmission`, `dynamodb:PutItem` on the
+ * inbox table for partition keys starting `ledger:`, the submissions' own). Recording
  * the same submission again changes nothing and answers `already_recorded`, so a retried
  * submission step may record again freely.
  *
@@ -63,7 +64,7 @@ export interface SubmissionRecord {
 export interface RecordedSubmission {
   /** `already_recorded`: an earlier call recorded it; nothing was changed. */
   readonly outcome: 'recorded' | 'already_recorded';
-  /** The record's partition key in the inbox table (`<provider>#<taskId>` or `<provider>#key:<idempotencyKey>`). */
+  /** The record's partition key in the inbox table (`ledger:<provider>#<taskId>` or `ledger:<provider>#key:<idempotencyKey>`). */
   readonly key: string;
   /** When the reconciler first checks it, epoch milliseconds; absent when it was recorded before. */
   readonly dueAt?: number;

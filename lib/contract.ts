@@ -104,6 +104,14 @@ export const InboxItemKind = {
 /** What follows `<provider>#` in the partition key of a submission known only by its idempotency key. */
 export const SUBMISSION_KEY_ONLY_PREFIX = 'key:';
 
+/**
+ * What begins the partition key of every submission item (`ledger:<provider>#<taskId>`). No
+ * delivery row's key can begin so (provider names hold no `:`), which lets the ledger grant
+ * (`dynamodb:LeadingKeys`) allow writing submissions and nothing else. Items recorded before
+ * this prefix existed (`<provider>#<taskId>`, sort key `submission`) are still reconciled.
+ */
+export const SUBMISSION_PARTITION_PREFIX = 'ledger:';
+
 /** The life of a submission item: AWAITING until it leaves the awaiting index in one of the other states. */
 export const SubmissionState = {
   /** No result known yet; in the awaiting index. */

@@ -14,7 +14,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Defaults, EffectEvent, Env, METRIC_NAMESPACE, MetricDimension, MetricName, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, PROVIDER_NAME_PATTERN, RotatedSecretConfig, TableSchema } from './contract';
+import { Defaults, EffectEvent, Env, METRIC_NAMESPACE, MetricDimension, MetricName, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, PROVIDER_NAME_PATTERN, RotatedSecretConfig, SUBMISSION_PARTITION_PREFIX, TableSchema } from './contract';
 import { createInboxDashboard } from './dashboard';
 import { handlerEnvironments } from './handler-environment';
 import { createHandlerFunction } from './handler-function';
@@ -536,10 +536,17 @@ export class WebhookInbox extends Construct {
 
   /**
    * Lets a principal record submissions in the ledger (the `SubmissionLedger` client of
-   * `cdk-webhook-inbox/client`): PutItem on the inbox table.
+   * `cdk-webhook-inbox/client`): PutItem on the inbox table, only of items whose partition key
+   * is a submission's (`dynamodb:LeadingKeys`), so it can neither forge nor overwrite a delivery.
    */
   public grantRecordSubmission(grantee: iam.IGrantable): iam.Grant {
-    return this.inboxTable.grant(grantee, 'dynamodb:PutItem');
+    this.inboxTable.encryptionKey?.grantEncryptDecrypt(grantee);
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:PutItem'],
+      resourceArns: [this.inboxTable.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SUBMISSION_PARTITION_PREFIX}*`] } },
+    });
   }
 
   /**

@@ -4,8 +4,9 @@
  * were never delivered (DESIGN.md, invariant 10).
  *
  * Items and indexes (names in `lib/contract.ts`):
- * - by id: pk `<provider>#<taskId>`; known only by its idempotency key (a create that timed out
- *   and whose retry got 409): pk `<provider>#key:<idempotencyKey>`;
+ * - by id: pk `ledger:<provider>#<taskId>`; known only by its idempotency key (a create that
+ *   timed out and whose retry got 409): pk `ledger:<provider>#key:<idempotencyKey>`. The prefix
+ *   keeps submissions out of the delivery rows' key space, so the apps' grant cannot write those;
  * - while AWAITING, the sparse `awaiting` index (`awaitShard` sharded 16 ways, `awaitDueAt` =
  *   when it is next due, epoch ms) finds due submissions with bounded queries, never a scan;
  * - a submission recorded by id with its key also carries `jobRef` = `<provider>#<key>`, as the
@@ -25,7 +26,7 @@ import {
   QueryCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { AwaitingIndex, InboxAttr as A, InboxItemKind, JobRefIndex, PROVIDER_NAME_PATTERN, SUBMISSION_KEY_ONLY_PREFIX, SubmissionState } from '../../lib/contract';
+import { AwaitingIndex, InboxAttr as A, InboxItemKind, JobRefIndex, PROVIDER_NAME_PATTERN, SUBMISSION_KEY_ONLY_PREFIX, SUBMISSION_PARTITION_PREFIX, SubmissionState } from '../../lib/contract';
 import { shardOf } from './digest';
 import { N, queryShardedIndex, S } from './dynamo';
 import { isConditionalCheckFailed } from './errors';
@@ -94,15 +95,18 @@ export function submissionProblems(identity: SubmissionIdentity): string[] {
 
 /** The partition key of a submission: by task id when known, else by idempotency key. */
 export function submissionKey(identity: SubmissionIdentity): string {
-  return identity.taskId !== undefined
-    ? `${identity.provider}#${identity.taskId}`
-    : `${identity.provider}#${SUBMISSION_KEY_ONLY_PREFIX}${identity.idempotencyKey}`;
+  const rest = identity.taskId !== undefined ? identity.taskId : `${SUBMISSION_KEY_ONLY_PREFIX}${identity.idempotencyKey}`;
+  return `${SUBMISSION_PARTITION_PREFIX}${identity.provider}#${rest}`;
 }
 
-/** The provider and the rest of an inbox partition key (`<provider>#<rest>`; provider names carry no `#`). */
+/**
+ * The provider and the rest of an inbox partition key: `<provider>#<rest>` (provider names carry
+ * no `#`), after the submission prefix when there is one.
+ */
 export function splitKey(key: string): { provider: string; rest: string } {
-  const at = key.indexOf('#');
-  return { provider: key.slice(0, at), rest: key.slice(at + 1) };
+  const bare = key.startsWith(SUBMISSION_PARTITION_PREFIX) ? key.slice(SUBMISSION_PARTITION_PREFIX.length) : key;
+  const at = bare.indexOf('#');
+  return { provider: bare.slice(0, at), rest: bare.slice(at + 1) };
 }
 
 /** The conditional PutItem that records a submission; shared by the apps' client and the tests. */

@@ -21,10 +21,10 @@ describe('the packaged submission ledger client', () => {
     const first = await ledger.recordSubmission({ provider: 'answerline', taskId: 'tsk_packaged' });
     const again = await ledger.recordSubmission({ provider: 'answerline', taskId: 'tsk_packaged' });
 
-    expect(first).toMatchObject({ outcome: 'recorded', key: 'answerline#tsk_packaged' });
+    expect(first).toMatchObject({ outcome: 'recorded', key: 'ledger:answerline#tsk_packaged' });
     expect(again).toMatchObject({ outcome: 'already_recorded' });
     const item = await dynamodb.send(
-      new GetItemCommand({ TableName: names.inboxTable, Key: { pk: { S: 'answerline#tsk_packaged' }, sk: { S: 'submission' } } }),
+      new GetItemCommand({ TableName: names.inboxTable, Key: { pk: { S: 'ledger:answerline#tsk_packaged' }, sk: { S: 'submission' } } }),
     );
     expect(item.Item).toMatchObject({ state: { S: 'AWAITING' }, awaitDueAt: { N: expect.any(String) } });
   });

@@ -6,6 +6,7 @@
  * of `local/` over real HTTP.
  */
 import { randomUUID } from 'node:crypto';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { AdapterKind, AnswerlineLifecycle, Defaults, EffectEvent, Env, MetricName, PollingDefaults, PollingRuntimeConfig, SubmissionState } from '../../lib/contract';
 import { InvalidSubmissionError } from '../../client';
 import { LedgerDependencies } from '../../lambda/reconciler/ledger';
@@ -16,6 +17,7 @@ import { FakeAnswerlineApi } from '../../local/fake-answerline-api';
 import { FakeEchonovaApi } from '../../local/fake-echonova-api';
 import { BundleHost } from '../support/bundle-host';
 import { apiGatewayEvent, answerOf, Clock, InboxHarness, PROVIDER, SecretsFixture } from '../support/inbox-fixture';
+import { expectAccessDenied } from '../support/iam-fixture';
 import { echonovaHeaders, textSecret } from '../support/senders';
 
 const HORIZON_MS = AnswerlineLifecycle.HORIZON_SECONDS * 1000;
@@ -60,7 +62,7 @@ async function submitted(count: number, status: string | readonly string[] = 'CO
   return ids;
 }
 
-const subKey = (taskId: string) => `${PROVIDER}#${taskId}`;
+const subKey = (taskId: string) => `ledger:${PROVIDER}#${taskId}`;
 const rowKey = (taskId: string) => `${PROVIDER}#${taskId}`;
 const deliveryRows = async () => (await h.inboxItems()).filter((item) => item.sk === 'delivery');
 const polls = () => api.requests.filter((request) => request.id !== undefined).length;
@@ -100,8 +102,8 @@ describe('recording a submission', () => {
   test('known only by its idempotency key: its own item, without task id or job reference', async () => {
     const ledger = h.submissionLedger();
     const out = await ledger.recordSubmission({ provider: PROVIDER, idempotencyKey: 'job-timeout' });
-    expect(out).toMatchObject({ outcome: 'recorded', key: `${PROVIDER}#key:job-timeout` });
-    const stored = await h.submission(`${PROVIDER}#key:job-timeout`);
+    expect(out).toMatchObject({ outcome: 'recorded', key: `ledger:${PROVIDER}#key:job-timeout` });
+    const stored = await h.submission(`ledger:${PROVIDER}#key:job-timeout`);
     expect(stored).toMatchObject({ idempotencyKey: 'job-timeout', state: 'AWAITING' });
     expect(stored).not.toHaveProperty('taskId');
     expect(stored).not.toHaveProperty('jobRef');
@@ -116,6 +118,22 @@ describe('recording a submission', () => {
     );
     await expect(ledger.recordSubmission({ provider: PROVIDER, taskId: '' })).rejects.toThrow(/taskId must be a non-empty string/);
     expect(await h.inboxItems()).toEqual([]);
+  });
+
+  test('the ledger grant writes submissions and nothing else: a forged delivery row and an overwrite of an accepted one are refused', async () => {
+    const body = JSON.stringify({ task: { id: 'tsk_accepted', status: 'COMPLETED', idempotencyKey: 'job-a', createdAt: '2026-09-18T10:00:00.000Z' }, response: { result: 1 } });
+    expect(await h.deliver(body)).toMatchObject({ statusCode: 202 });
+    const accepted = await h.row(`${PROVIDER}#tsk_accepted`);
+    const app = h.as('app').dynamodb;
+    const forged = (id: string) =>
+      app.send(new PutItemCommand({ TableName: h.names.inboxTable, Item: { pk: { S: `${PROVIDER}#${id}` }, sk: { S: 'delivery' }, status: { S: 'RECEIVED' }, body: { S: '{"forged":true}' } } }));
+    expectAccessDenied(2);
+    await expect(forged('tsk_forged')).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    await expect(forged('tsk_accepted')).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    expect(await h.row(`${PROVIDER}#tsk_forged`)).toBeUndefined();
+    expect(await h.row(`${PROVIDER}#tsk_accepted`)).toEqual(accepted);
+    // What the grant is for still works.
+    expect(await h.submissionLedger().recordSubmission({ provider: PROVIDER, taskId: 'tsk_next' })).toMatchObject({ outcome: 'recorded', key: subKey('tsk_next') });
   });
 });
 
@@ -166,6 +184,34 @@ test('an outage longer than the retry window: every final result is recovered by
   expect(await h.deliver(JSON.stringify(late))).toEqual({ statusCode: 200, result: 'duplicate' });
   expect(await h.inboxItems()).toHaveLength(20);
   expect(h.capture.metric(MetricName.QUARANTINED)).toBe(0);
+});
+
+test('a submission recorded before the ledger prefix existed (`<provider>#<taskId>`) is still polled and recovered', async () => {
+  const task = api.addTask({ status: 'COMPLETED' });
+  h.markSensitive(`answer-${task.id}`);
+  const legacyKey = `${PROVIDER}#${task.id}`;
+  const submittedAt = h.clock.now();
+  await h.dynamodb.send(
+    new PutItemCommand({
+      TableName: h.names.inboxTable,
+      Item: {
+        pk: { S: legacyKey },
+        sk: { S: 'submission' },
+        provider: { S: PROVIDER },
+        taskId: { S: task.id },
+        submittedAt: { N: String(submittedAt) },
+        state: { S: 'AWAITING' },
+        checks: { N: '0' },
+        expiresAt: { N: String(Math.floor(submittedAt / 1000) + 86_400) },
+        awaitShard: { S: shardOf(legacyKey, 16) },
+        awaitDueAt: { N: String(submittedAt + HORIZON_MS) },
+      },
+    }),
+  );
+  h.clock.advance(HORIZON_MS);
+  expect(await reconcile()).toMatchObject({ checked: 1, recovered: 1, overdue: 0 });
+  expect(await h.submission(legacyKey)).toMatchObject({ state: 'RECOVERED', taskId: task.id });
+  expect(await h.row(rowKey(task.id))).toMatchObject({ recovered: true });
 });
 
 test('429 mid-run stops polling at once; the next run picks up the rest', async () => {
@@ -258,7 +304,7 @@ describe('known only by its idempotency key (create timed out, retry got 409)', 
     const task = api.addTask({ status: 'COMPLETED', idempotencyKey: 'job-409' });
     h.markSensitive(`answer-${task.id}`);
     await h.submissionLedger().recordSubmission({ provider: PROVIDER, idempotencyKey: 'job-409' });
-    const key = `${PROVIDER}#key:job-409`;
+    const key = `ledger:${PROVIDER}#key:job-409`;
     h.clock.advance(HORIZON_MS);
 
     // Nothing to poll by: overdue until the key shows up.
@@ -282,7 +328,7 @@ describe('known only by its idempotency key (create timed out, retry got 409)', 
     h.clock.advance(HORIZON_MS);
 
     expect(await reconcile()).toMatchObject({ checked: 2, linked: 1, recovered: 1, overdue: 0 });
-    expect(await h.submission(`${PROVIDER}#key:job-linked`)).toMatchObject({ state: 'LINKED', taskId: task.id, lastCheck: 'linked_by_key' });
+    expect(await h.submission(`ledger:${PROVIDER}#key:job-linked`)).toMatchObject({ state: 'LINKED', taskId: task.id, lastCheck: 'linked_by_key' });
     expect(await h.submission(subKey(task.id))).toMatchObject({ state: 'RECOVERED' });
     expect(api.requestsFor(task.id)).toHaveLength(1);
     expect(await deliveryRows()).toHaveLength(1);
@@ -320,7 +366,7 @@ test('Echonova jobs are polled and fed as job.completed / job.failed events; a d
     expect(echonova.requestsFor(delivered.jobId)).toHaveLength(0);
     expect(await h.row(`echonova#${done.jobId}:job.completed`)).toMatchObject({ recovered: true, meta: { 'x-webhook-event': 'job.completed' } });
     expect(await h.row(`echonova#${broken.jobId}:job.failed`)).toMatchObject({ recovered: true, meta: { 'x-webhook-event': 'job.failed' } });
-    expect(await h.submission(`echonova#${running.jobId}`)).toMatchObject({ state: 'AWAITING', lastCheck: 'pending:processing' });
+    expect(await h.submission(`ledger:echonova#${running.jobId}`)).toMatchObject({ state: 'AWAITING', lastCheck: 'pending:processing' });
 
     await h.takeMessages();
     await h.queue.enqueue([`echonova#${done.jobId}:job.completed`, `echonova#${broken.jobId}:job.failed`]);
@@ -499,7 +545,7 @@ test('the bundled reconciler, configured only through its environment, polls and
   await ledger.recordSubmission({ provider: PROVIDER, taskId: due.id, idempotencyKey: due.idempotencyKey! });
 
   const env = {
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+    ...h.environmentAs('reconciler', { providers: [h.providerConfig()], polling: [polling] }),
     [Env.INBOX_NAME]: 'test-inbox',
     [Env.INBOX_TABLE]: h.names.inboxTable,
     [Env.WORK_QUEUE_URL]: h.workQueueUrl,

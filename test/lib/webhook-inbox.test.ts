@@ -639,7 +639,7 @@ describe('recovery by polling, effects and the authoritative read', () => {
     expect(JSON.stringify(statementsOf(template, 'InboxProcessorRole'))).toContain('secret:openai/api-key');
   });
 
-  test('grantRecordSubmission lets an app put ledger items in the inbox table, nothing more', () => {
+  test('grantRecordSubmission lets an app put ledger items in the inbox table, only under the ledger\'s key prefix', () => {
     const stack = new Stack(new App(), 'Ledger');
     const inbox = new WebhookInbox(stack, 'Inbox');
     const app = new iam.Role(stack, 'App', { assumedBy: new iam.AccountRootPrincipal() });
@@ -648,6 +648,8 @@ describe('recovery by polling, effects and the authoritative read', () => {
     const statements = statementsOf(template, 'App');
     expect(actionsOf(statements)).toEqual(['dynamodb:PutItem']);
     expect(JSON.stringify(statements)).toContain(resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').id);
+    // A delivery key is `<provider>#…` and provider names hold no colon: this prefix names submissions only.
+    expect(statements[0].Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ledger:*'] } });
   });
 });
 
