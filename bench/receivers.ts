@@ -33,7 +33,7 @@ import { DynamoDbInboxStore } from '../lambda/shared/inbox-store';
 import { winnerOrder } from '../lambda/shared/job-result';
 import { ledgerProvidersFor } from '../lambda/shared/polling';
 import { DynamoDbResultsStore } from '../lambda/shared/results-store';
-import { SecretCache, SecretsManagerReader } from '../lambda/shared/secrets';
+import { MIN_MISS_REFRESH_MS, SecretCache, SecretsManagerReader } from '../lambda/shared/secrets';
 import { DynamoDbSubmissionStore } from '../lambda/shared/submission-store';
 import { Telemetry } from '../lambda/shared/telemetry';
 import { SqsWorkQueue } from '../lambda/shared/work-queue';
@@ -128,7 +128,7 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
   const secretCache = (stage: string) =>
     new SecretCache(new SecretsManagerReader(instrument(env.secretsManager(), stage, instruments)), {
       ttlMs: Defaults.SECRET_CACHE_SECONDS * 1000,
-      minRefreshIntervalMs: 30_000,
+      minRefreshIntervalMs: MIN_MISS_REFRESH_MS,
     });
 
   // verifier/index.ts

@@ -100,20 +100,28 @@ export function usableVersions(versions: readonly SecretVersion[], nowMs: number
 export interface SecretCacheOptions {
   /** How long a read stays fresh. */
   readonly ttlMs: number;
-  /** The least time between two reads of one secret forced by signature misses. */
+  /**
+   * The least time between two reads of one secret forced by signature misses. Only those
+   * count: a read for the TTL just before a new version was staged never delays the miss read
+   * that finds it.
+   */
   readonly minRefreshIntervalMs: number;
 }
 
 interface Entry {
   versions?: SecretVersion[];
   fetchedAt: number;
+  /** When a signature miss last forced a read. */
+  missRefreshedAt?: number;
   inFlight?: Promise<SecretVersion[]>;
 }
 
 /**
  * Caches signing secrets with a bounded TTL. A signature miss may force one early refresh, at
- * most once per `minRefreshIntervalMs` per secret, so a flood of forged requests cannot hammer
- * Secrets Manager. When a refresh fails, the last good versions keep serving.
+ * most once per `minRefreshIntervalMs` per secret since the last refresh a miss forced, so a
+ * flood of forged requests cannot hammer Secrets Manager, and a newly staged secret verifies
+ * within that interval however recently the cache was read. When a refresh fails, the last good
+ * versions keep serving.
  */
 export class SecretCache {
   private readonly entries = new Map<string, Entry>();
@@ -134,8 +142,10 @@ export class SecretCache {
   /** Reads a secret again after a signature miss; undefined when the rate limit says not yet. */
   async refreshAfterMiss(secretId: string): Promise<SecretVersion[] | undefined> {
     const entry = this.entries.get(secretId);
-    if (entry && this.now() - entry.fetchedAt < this.options.minRefreshIntervalMs) return undefined;
-    return this.fetch(secretId);
+    if (entry?.missRefreshedAt !== undefined && this.now() - entry.missRefreshedAt < this.options.minRefreshIntervalMs) return undefined;
+    const refreshing = this.fetch(secretId);
+    this.entries.get(secretId)!.missRefreshedAt = this.now();
+    return refreshing;
   }
 
   private fetch(secretId: string): Promise<SecretVersion[]> {
@@ -159,13 +169,18 @@ export class SecretCache {
   }
 }
 
-/** The least time between two signature-miss refreshes of one secret, in every handler. */
-const MIN_SECRET_REFRESH_MS = 30_000;
+/**
+ * The least time between two signature-miss refreshes of one secret, in every handler: short
+ * enough that a provider's first retry (Echonova's comes 5 s after the first attempt) finds a
+ * secret staged meanwhile, long enough that forged requests cost at most one read per 2 s per
+ * warm instance.
+ */
+export const MIN_MISS_REFRESH_MS = 2_000;
 
 /** A cache of Secrets Manager reads with the TTL the construct configured. */
 export function secretCacheFromEnv(env: Record<string, string | undefined>): SecretCache {
   return new SecretCache(new SecretsManagerReader(new SecretsManagerClient({})), {
     ttlMs: integerEnv(env, Env.SECRET_CACHE_SECONDS, Defaults.SECRET_CACHE_SECONDS) * 1000,
-    minRefreshIntervalMs: MIN_SECRET_REFRESH_MS,
+    minRefreshIntervalMs: MIN_MISS_REFRESH_MS,
   });
 }

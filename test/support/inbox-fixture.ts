@@ -24,7 +24,7 @@ import { DispatchOutcome, EffectSink, EventBridgeSink, LambdaFunctionSink } from
 import { Effect } from '../../lambda/shared/effects';
 import { deliveryKey, DynamoDbInboxStore, InboxStore } from '../../lambda/shared/inbox-store';
 import { DynamoDbResultsStore, resultKey } from '../../lambda/shared/results-store';
-import { SecretCache, SecretsManagerReader, SecretVersion, SecretVersionReader } from '../../lambda/shared/secrets';
+import { MIN_MISS_REFRESH_MS, SecretCache, SecretsManagerReader, SecretVersion, SecretVersionReader } from '../../lambda/shared/secrets';
 import { decodeStandardWebhooksSecret, signStandardWebhooks } from '../../lambda/shared/standard-webhooks';
 import { LineWriter, Telemetry } from '../../lambda/shared/telemetry';
 import { decodeWorkMessage, SqsWorkQueue } from '../../lambda/shared/work-queue';
@@ -494,7 +494,7 @@ export class InboxHarness {
   }
 
   /** A secret cache on the clock; the reader reads as the verifier by default. */
-  secretCache(reader: SecretVersionReader = this.secretReader(this.as('verifier').secretsManager), minRefreshIntervalMs = 30_000): SecretCache {
+  secretCache(reader: SecretVersionReader = this.secretReader(this.as('verifier').secretsManager), minRefreshIntervalMs = MIN_MISS_REFRESH_MS): SecretCache {
     return new SecretCache(reader, { ttlMs: Defaults.SECRET_CACHE_SECONDS * 1000, minRefreshIntervalMs }, this.clock.now);
   }
 

@@ -156,7 +156,7 @@ describe('SecretCache', () => {
     expect(reader.reads).toBe(1);
   });
 
-  test('a refresh after a miss is rate-limited per secret', async () => {
+  test('a refresh after a miss is rate-limited per secret, from the last refresh a miss forced, never from a read for the TTL', async () => {
     const [a, b] = [await secrets.create(), await secrets.create()];
     const reader = secrets.countingReader();
     const clock = new Clock();
@@ -164,20 +164,25 @@ describe('SecretCache', () => {
     await cache.versions(a.id);
     await cache.versions(b.id);
 
-    clock.advance(MIN_REFRESH_MS - 1);
-    expect(await cache.refreshAfterMiss(a.id)).toBeUndefined();
-    expect(reader.reads).toBe(2);
-
+    // A version staged right after the cache read: the first miss reads again at once.
     clock.advance(1);
     const rotated = newSigningSecret();
     await secrets.rotate(a.id, rotated);
     const afterRotation = [{ stage: 'AWSCURRENT', value: rotated }, { stage: 'AWSPREVIOUS', value: a.value }];
     expect(staged(await cache.refreshAfterMiss(a.id))).toEqual(afterRotation);
+    expect(reader.reads).toBe(3);
+
+    // Further misses wait for the interval, counted from that forced read.
+    clock.advance(MIN_REFRESH_MS - 1);
+    expect(await cache.refreshAfterMiss(a.id)).toBeUndefined();
+    expect(reader.reads).toBe(3);
+    clock.advance(1);
+    expect(staged(await cache.refreshAfterMiss(a.id))).toEqual(afterRotation);
     expect(await cache.refreshAfterMiss(a.id)).toBeUndefined();
     expect(staged(await cache.versions(a.id))).toEqual(afterRotation);
     // The other secret has its own budget.
     expect(staged(await cache.refreshAfterMiss(b.id))).toEqual([{ stage: 'AWSCURRENT', value: b.value }]);
-    expect(reader.reads).toBe(4);
+    expect(reader.reads).toBe(5);
   });
 
   test('when Secrets Manager becomes unreachable the last good versions keep serving', async () => {
