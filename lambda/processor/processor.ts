@@ -128,9 +128,10 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
       // An earlier attempt read the resource and decided this job's winner, then stopped before
       // completing (a crash, a failed dispatch): that decision stands (the results table holds
       // it; no new offer), so its effect goes out without the resource rather than never.
-      if (observation && (await deps.results.winnerOf(row.provider, observation.jobKey)) === key) {
+      const winner = observation && (await deps.results.winnerOf(row.provider, observation.jobKey));
+      if (observation && winner && winner.eventKey === key) {
         const responseRef = await storeLargeResponse(row.provider, observation.response, deps);
-        const effect = await winnerEffect(row, body, observation, responseRef, { resourceUnavailable: true }, assembler);
+        const effect = await winnerEffect(row, body, observation, responseRef, { resourceUnavailable: true, resultVersion: winner.version }, assembler);
         return { ...claimed, outcome: RowOutcome.WINNER, offer: 'already_won', effect };
       }
       return { ...claimed, outcome: RowOutcome.UNAVAILABLE };
@@ -164,18 +165,26 @@ async function decideJob(
   const responseRef = await storeLargeResponse(row.provider, observation.response, deps);
   const offer = await deps.results.offer({ provider: row.provider, eventKey: key, observation, responseRef, now: deps.now() });
   // Counted once per change, not again when a retry finds its own earlier win.
-  if (offer === 'won') deps.telemetry.count(MetricName.WINNER_CHANGED, row.provider);
-  if (offer === 'lost') return { outcome: RowOutcome.SUPERSEDED, offer };
-  return { outcome: RowOutcome.WINNER, offer, effect: await winnerEffect(row, body, observation, responseRef, { resource }, assembler) };
+  if (offer.outcome === 'won') deps.telemetry.count(MetricName.WINNER_CHANGED, row.provider);
+  if (offer.outcome === 'lost') return { outcome: RowOutcome.SUPERSEDED, offer: offer.outcome };
+  return {
+    outcome: RowOutcome.WINNER,
+    offer: offer.outcome,
+    effect: await winnerEffect(row, body, observation, responseRef, { resource, resultVersion: offer.version }, assembler),
+  };
 }
 
-/** The effect of a job's winner; `resourceUnavailable` when the read found the resource gone after the decision. */
+/**
+ * The effect of a job's winner, with the result version the decision holds (what a consumer
+ * orders a job's effects by); `resourceUnavailable` when the read found the resource gone after
+ * the decision.
+ */
 async function winnerEffect(
   row: StoredDelivery,
   body: Buffer,
   observation: JobObservation,
   responseRef: string | undefined,
-  read: { readonly resource?: string; readonly resourceUnavailable?: boolean },
+  decision: { readonly resultVersion: number; readonly resource?: string; readonly resourceUnavailable?: boolean },
   assembler: EffectAssembler | undefined,
 ): Promise<Effect | undefined> {
   return (
@@ -183,8 +192,9 @@ async function winnerEffect(
     assembler.assemble({
       row,
       observation,
-      content: effectContent(row, body, observation, responseRef, read.resource),
-      resourceUnavailable: read.resourceUnavailable,
+      resultVersion: decision.resultVersion,
+      content: effectContent(row, body, observation, responseRef, decision.resource),
+      resourceUnavailable: decision.resourceUnavailable,
     })
   );
 }

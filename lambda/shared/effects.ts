@@ -4,6 +4,7 @@ import { BodyStore, bodyObjectKey, resourceObjectKey, responseObjectKey } from '
 import { sha256Hex } from './digest';
 import { ConfigurationError } from './errors';
 import { StoredDelivery } from './inbox-store';
+import { winnerOrder } from './job-result';
 
 /**
  * Effects: what the processor sends downstream once a row is decided, at most one per row.
@@ -51,6 +52,16 @@ export interface EffectDetail {
 
   // JobResultDecided: the job's new winner.
   readonly jobKey?: string;
+  /**
+   * How many times the job's winner changed, this decision included (1 for the first winner).
+   * Events of one job can reach a consumer in any order: keep the one with the greatest.
+   */
+  readonly resultVersion?: number;
+  /**
+   * The decision rule's order of this result (`<rank>|<createdAt>|<taskId>`): a later winner's is
+   * greater as text. The same order as `resultVersion`, comparable without the results table.
+   */
+  readonly winnerOrder?: string;
   readonly taskId?: string;
   readonly status?: JobObservation['status'];
   /** When the winning task was created, ISO-8601. */
@@ -118,6 +129,8 @@ export interface EffectSpec {
   readonly row: StoredDelivery;
   /** Set for a job's winner; absent for an event of a provider without job semantics. */
   readonly observation?: JobObservation;
+  /** A job's winner: the results table's version of the job after the decision. */
+  readonly resultVersion?: number;
   readonly content: Partial<Record<ContentName, EffectContent>>;
   /** The authoritative read found the resource gone after the decision was taken. */
   readonly resourceUnavailable?: boolean;
@@ -145,7 +158,7 @@ export class EffectAssembler {
     this.maxEntryBytes = options.maxEntryBytes ?? EVENTBRIDGE_MAX_ENTRY_BYTES;
   }
 
-  async assemble({ row, observation, content, resourceUnavailable }: EffectSpec): Promise<Effect> {
+  async assemble({ row, observation, resultVersion, content, resourceUnavailable }: EffectSpec): Promise<Effect> {
     const detailType = observation ? EffectEvent.JOB_RESULT_DECIDED : EffectEvent.WEBHOOK_RECEIVED;
     const base: EffectDetail = {
       schemaVersion: 1,
@@ -160,7 +173,14 @@ export class EffectAssembler {
       recovered: row.meta[EffectEvent.RECOVERED_META_KEY] === 'true',
       meta: row.meta,
       ...(observation
-        ? { jobKey: observation.jobKey, taskId: observation.taskId, status: observation.status, createdAt: observation.createdAt }
+        ? {
+            jobKey: observation.jobKey,
+            ...(resultVersion !== undefined ? { resultVersion } : {}),
+            winnerOrder: winnerOrder(observation),
+            taskId: observation.taskId,
+            status: observation.status,
+            createdAt: observation.createdAt,
+          }
         : {}),
       ...(resourceUnavailable ? { resourceUnavailable } : {}),
     };

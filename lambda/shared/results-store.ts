@@ -2,6 +2,7 @@ import { DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/clie
 import { ResultAttr as R } from '../../lib/contract';
 import { JobObservation } from './adapters/adapter';
 import { N, S } from './dynamo';
+import { sha256Hex } from './digest';
 import { isConditionalCheckFailed } from './errors';
 import { winnerOrder } from './job-result';
 
@@ -25,17 +26,35 @@ export interface ResultOffer {
  */
 export type OfferOutcome = 'won' | 'already_won' | 'lost';
 
+/** An offer's outcome; a winner's with the job's result version it holds. */
+export type OfferResult = { readonly outcome: 'won' | 'already_won'; readonly version: number } | { readonly outcome: 'lost' };
+
+/** The job's winner as stored. */
+export interface StoredWinner {
+  /** The inbox key of the delivery whose result won. */
+  readonly eventKey: string;
+  /** How many times the job's winner changed, this one included: 1 for the first winner. */
+  readonly version: number;
+}
+
 /** The per-job results: the winner of each logical job under the conflict rule. */
 export interface ResultsStore {
   /** Stores the offer if it beats the current winner; says whether it is (now or already) the winner. */
-  offer(offer: ResultOffer): Promise<OfferOutcome>;
-  /** The inbox key of the delivery whose result is the job's winner now; undefined when it has none. */
-  winnerOf(provider: string, jobKey: string): Promise<string | undefined>;
+  offer(offer: ResultOffer): Promise<OfferResult>;
+  /** The job's winner now; undefined when it has none. */
+  winnerOf(provider: string, jobKey: string): Promise<StoredWinner | undefined>;
 }
 
-/** The job's item in the results table. */
+/**
+ * Job keys longer than this (UTF-8 bytes) are hashed in the item's key: DynamoDB caps a
+ * partition key at 2,048 bytes, and a job key comes from the provider's body (an idempotency
+ * key of any length). The item keeps the job key itself in `jobKey`.
+ */
+export const MAX_PLAIN_JOB_KEY_BYTES = 1024;
+
+/** The job's item in the results table: `<provider>#<jobKey>`, or `<provider>#sha256:<hex of the job key>` for a long one. */
 export function resultKey(provider: string, jobKey: string): string {
-  return `${provider}#${jobKey}`;
+  return Buffer.byteLength(jobKey, 'utf8') > MAX_PLAIN_JOB_KEY_BYTES ? `${provider}#sha256:${sha256Hex(jobKey)}` : `${provider}#${jobKey}`;
 }
 
 export class DynamoDbResultsStore implements ResultsStore {
@@ -44,10 +63,10 @@ export class DynamoDbResultsStore implements ResultsStore {
     private readonly tableName: string,
   ) {}
 
-  async offer({ provider, eventKey, observation, responseRef, now }: ResultOffer): Promise<OfferOutcome> {
+  async offer({ provider, eventKey, observation, responseRef, now }: ResultOffer): Promise<OfferResult> {
     const key = { [R.PK]: S(resultKey(provider, observation.jobKey)) };
     try {
-      await this.client.send(
+      const out = await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: key,
@@ -83,28 +102,32 @@ export class DynamoDbResultsStore implements ResultsStore {
             ':now': N(now),
             ':one': N(1),
           },
+          // The version this decision made: what orders the job's effects.
+          ReturnValues: 'UPDATED_NEW',
         }),
       );
-      return 'won';
+      return { outcome: 'won', version: Number(out.Attributes?.[R.VERSION]?.N) };
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
     }
     // Only on this path: is the winner that stopped us our own earlier offer? (DynamoDB could
     // return the item with the failure, but dynalite returns nothing, so read it.) The same
     // delivery always makes the same observation, so its event key alone identifies it.
-    return (await this.winnerOf(provider, observation.jobKey)) === eventKey ? 'already_won' : 'lost';
+    const winner = await this.winnerOf(provider, observation.jobKey);
+    return winner?.eventKey === eventKey ? { outcome: 'already_won', version: winner.version } : { outcome: 'lost' };
   }
 
-  async winnerOf(provider: string, jobKey: string): Promise<string | undefined> {
+  async winnerOf(provider: string, jobKey: string): Promise<StoredWinner | undefined> {
     const out = await this.client.send(
       new GetItemCommand({
         TableName: this.tableName,
         Key: { [R.PK]: S(resultKey(provider, jobKey)) },
         ConsistentRead: true,
-        ProjectionExpression: '#eventKey',
-        ExpressionAttributeNames: { '#eventKey': R.EVENT_KEY },
+        ProjectionExpression: '#eventKey, #version',
+        ExpressionAttributeNames: { '#eventKey': R.EVENT_KEY, '#version': R.VERSION },
       }),
     );
-    return out.Item?.[R.EVENT_KEY]?.S;
+    const eventKey = out.Item?.[R.EVENT_KEY]?.S;
+    return eventKey === undefined ? undefined : { eventKey, version: Number(out.Item?.[R.VERSION]?.N ?? 1) };
   }
 }

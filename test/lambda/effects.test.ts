@@ -94,6 +94,8 @@ describe('one effect per change of a job’s winner', () => {
       recovered: false,
       meta: row!.meta,
       jobKey: 'job-1',
+      resultVersion: 1,
+      winnerOrder: expect.stringMatching(/^2\|2026-09-18T10:00:00\.0+Z\|tsk_1$/),
       taskId: 'tsk_1',
       status: 'COMPLETED',
       createdAt: '2026-09-18T10:00:00.000Z',
@@ -118,6 +120,24 @@ describe('one effect per change of a job’s winner', () => {
     expect(events().map((event) => event.detail.taskId)).toEqual(winners);
     expect(h.capture.metric(MetricName.WINNER_CHANGED, PROVIDER)).toBe(winners.length);
     expect(h.capture.metric(MetricName.EFFECTS_DISPATCHED, PROVIDER)).toBe(winners.length);
+  });
+
+  test('each decision carries its result version and winner order: a consumer keeping the greatest keeps the newest, whatever order the events reach it in', async () => {
+    await deliverInOrder([earlier, later]);
+
+    const decided = events().map((event) => event.detail);
+    expect(decided.map((detail) => [detail.taskId, detail.resultVersion])).toEqual([
+      ['tsk_a', 1],
+      ['tsk_b', 2],
+    ]);
+    // The rule's order as text: rank, creation time, task id.
+    expect(decided.map((detail) => detail.winnerOrder)).toEqual([
+      expect.stringMatching(/^2\|2026-09-18T10:00:00\.0+Z\|tsk_a$/),
+      expect.stringMatching(/^2\|2026-09-18T11:30:00\.0+Z\|tsk_b$/),
+    ]);
+    const keepNewest = (arrivals: typeof decided) => arrivals.reduce((kept, detail) => (Number(detail.resultVersion) > Number(kept.resultVersion) ? detail : kept));
+    expect(keepNewest([...decided].reverse()).taskId).toBe('tsk_b');
+    expect(String(decided[1].winnerOrder) > String(decided[0].winnerOrder)).toBe(true);
   });
 
   test('a FAILED task created later never replaces a COMPLETED one, and sends nothing', async () => {

@@ -1,6 +1,6 @@
 import { MetricName } from '../../lib/contract';
 import type { DispatchOutcome, EffectSink } from '../../lambda/shared/effect-sinks';
-import { answerlineBody, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, taskIdOf } from '../support/inbox-fixture';
+import { answerlineBody, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, sha256Hex, taskIdOf } from '../support/inbox-fixture';
 
 /** Redelivery after a failure takes one visibility timeout: keep it short. */
 const MAX_RECEIVE_COUNT = 2;
@@ -99,6 +99,18 @@ describe('results are decided by rule, not by arrival', () => {
     await deliverInOrder([answerlineBody({ id: 'tsk_solo', idempotencyKey: null })]);
 
     expect(await h.result('tsk_solo')).toMatchObject({ taskId: 'tsk_solo', jobKey: 'tsk_solo' });
+  });
+
+  test('a job key longer than a DynamoDB key may be is hashed in the results key: the result is decided, the key kept whole', async () => {
+    const longKey = `report-${'é'.repeat(3000)}`;
+    const [first, second] = [answerlineBody({ id: 'tsk_long_a', idempotencyKey: longKey, createdAt: '2026-09-18T10:00:00.000Z' }), answerlineBody({ id: 'tsk_long_b', idempotencyKey: `${longKey}-r1`, createdAt: '2026-09-18T11:00:00.000Z' })];
+    await deliverInOrder([first, second]);
+
+    for (const body of [first, second]) expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
+    const items = await h.resultItems();
+    expect(items).toHaveLength(1);
+    // The documented form: the provider, then sha256 of the job key in hex.
+    expect(items[0]).toMatchObject({ pk: `${PROVIDER}#sha256:${sha256Hex(longKey)}`, jobKey: longKey, taskId: 'tsk_long_b', version: 2 });
   });
 });
 
