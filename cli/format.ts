@@ -49,6 +49,7 @@ export function formatStatus(report: StatusReport): string {
 export function formatRedrive(report: RedriveReport): string {
   return (
     `moved ${report.moved} message${report.moved === 1 ? '' : 's'} from the dead-letter queue to the work queue\n` +
+    `revived ${report.revived} DEAD row${report.revived === 1 ? '' : 's'} (RECEIVED again, with a fresh budget of attempts)\n` +
     (report.failed > 0 ? `${report.failed} could not be sent; they return to the dead-letter queue after its visibility timeout\n` : '')
   );
 }

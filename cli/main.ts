@@ -93,8 +93,9 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
   redrive: `Usage: webhook-inbox redrive <target> [--limit N] [--json]
 
   Moves messages from the dead-letter queue back to the work queue, in batches of 10: receive,
-  send the same body, delete. Prints how many moved. A DEAD row is processed again from scratch
-  (the processor claims any row that is not PROCESSED); a duplicate message is harmless.
+  revive the DEAD row each names (RECEIVED again, with a fresh budget of attempts: the processor
+  never claims a DEAD row), send the same body, delete. Prints how many moved and revived. A
+  duplicate message is harmless.
   --limit N   move at most N messages (default: until the dead-letter queue is empty)
 `,
   replay: `Usage: webhook-inbox replay <target> --event <provider>#<eventId> [--force] [--json]
@@ -252,8 +253,8 @@ export function prepare(command: Command, values: Values, positionals: readonly 
       };
     case 'redrive': {
       const limit = values.limit === undefined ? undefined : positiveInteger(values.limit, '--limit');
-      return async (clients, config) => {
-        const report = await redrive(clients, config, limit === undefined ? {} : { limit });
+      return async (clients, config, now) => {
+        const report = await redrive(clients, config, { now, ...(limit === undefined ? {} : { limit }) });
         return { data: report, text: formatRedrive(report), ...(report.failed > 0 ? { exitCode: ExitCode.FAILURE } : {}) };
       };
     }

@@ -124,7 +124,8 @@ export interface WebhookInboxProps {
   readonly deadLetterQueueProps?: sqs.QueueProps;
 
   /**
-   * Receives of a work message before it moves to the dead-letter queue.
+   * Receives of a work message before it moves to the dead-letter queue, and attempts an inbox
+   * row gets in all (whichever messages carry it) before it is DEAD.
    * @default 5
    */
   readonly maxReceiveCount?: number;

@@ -1,5 +1,7 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { OpsConfig } from '../../lib/contract';
+import { DynamoDbInboxStore } from '../../lambda/shared/inbox-store';
+import { decodeWorkMessage } from '../../lambda/shared/work-queue';
 import { OpsClients } from '../clients';
 import { OpsError } from '../errors';
 
@@ -8,10 +10,14 @@ export interface RedriveOptions {
   readonly limit?: number;
   /** Long-poll wait of each receive (an empty short poll of SQS can miss messages). */
   readonly waitTimeSeconds?: number;
+  /** @default Date.now */
+  readonly now?: () => number;
 }
 
 export interface RedriveReport {
   readonly moved: number;
+  /** DEAD rows of the moved messages put back to RECEIVED with a fresh budget of attempts. */
+  readonly revived: number;
   /** Messages received but not sent (SQS refused them); they reappear in the DLQ after its visibility timeout. */
   readonly failed: number;
 }
@@ -21,17 +27,20 @@ const SQS_BATCH = 10;
 const RECEIVE_VISIBILITY_SECONDS = 60;
 
 /**
- * Moves dead-lettered work messages back to the work queue: receive a batch, send the same
- * bodies, delete what was sent. A crash between send and delete leaves a duplicate message,
- * which the processor's lease and the row's state make harmless. A DEAD row is claimable again
- * (the processor claims any row not PROCESSED), so the next receive retries it from scratch.
+ * Moves dead-lettered work messages back to the work queue: receive a batch, revive the DEAD row
+ * each message names (DEAD is terminal for the processor: only an operator brings a row back),
+ * send the same bodies, delete what was sent. A crash anywhere leaves a duplicate message or a
+ * revived row, both harmless: the processor's lease and the row's state keep it processed once.
  */
 export async function redrive(clients: OpsClients, config: OpsConfig, options: RedriveOptions = {}): Promise<RedriveReport> {
   const dlq = config.deadLetterQueueUrl;
   if (!dlq) throw new OpsError(`inbox ${config.inboxName} has no dead-letter queue (its work queue was given without one)`);
   const limit = options.limit ?? Infinity;
+  const now = options.now ?? Date.now;
+  const inbox = new DynamoDbInboxStore(clients.dynamodb, config.inboxTable);
   let moved = 0;
   let failed = 0;
+  let revived = 0;
   while (moved + failed < limit) {
     const out = await clients.sqs.send(
       new ReceiveMessageCommand({
@@ -44,6 +53,11 @@ export async function redrive(clients: OpsClients, config: OpsConfig, options: R
     );
     const messages = out.Messages ?? [];
     if (messages.length === 0) break;
+    // Revived first: if the send fails, the row is back in the pending index and the sweep finds it.
+    for (const message of messages) {
+      const key = workKeyOf(message.Body);
+      if (key !== undefined && (await inbox.revive(key, 'DEAD', now()))) revived++;
+    }
     const sent = await clients.sqs.send(
       new SendMessageBatchCommand({
         QueueUrl: config.workQueueUrl,
@@ -67,5 +81,14 @@ export async function redrive(clients: OpsClients, config: OpsConfig, options: R
     }
     moved += done.length;
   }
-  return { moved, failed };
+  return { moved, revived, failed };
+}
+
+/** The inbox key a work message carries; undefined for a message that is not ours (it is moved all the same). */
+function workKeyOf(body: string | undefined): string | undefined {
+  try {
+    return decodeWorkMessage(body ?? '');
+  } catch {
+    return undefined;
+  }
 }

@@ -1,7 +1,4 @@
-import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { InboxAttr as A, InboxItemKind, OpsConfig, PendingIndex } from '../../lib/contract';
-import { shardOf } from '../../lambda/shared/digest';
-import { isConditionalCheckFailed } from '../../lambda/shared/errors';
+import { InboxAttr as A, InboxItemKind, OpsConfig } from '../../lib/contract';
 import { DynamoDbInboxStore } from '../../lambda/shared/inbox-store';
 import { SqsWorkQueue } from '../../lambda/shared/work-queue';
 import { OpsClients } from '../clients';
@@ -10,8 +7,9 @@ import { EventRef, scanAll } from './common';
 /**
  * What replay did with one row:
  * - `enqueued`: it was not processed (RECEIVED, PROCESSING): only a work message was sent;
- * - `reset`: it was PROCESSED (with --force) or DEAD: its status went back to RECEIVED, it
- *   re-entered the pending index (so the sweep covers it), and a work message was sent;
+ * - `reset`: it was PROCESSED (with --force) or DEAD: its status went back to RECEIVED with a
+ *   fresh budget of attempts, it re-entered the pending index (so the sweep covers it), and a
+ *   work message was sent;
  * - `skipped`: it is PROCESSED and --force was not given;
  * - `not_found`: no such row.
  */
@@ -90,7 +88,7 @@ async function replayRows(
     if (status === 'PROCESSED' && !options.force) {
       rows.push({ key, status, action: 'skipped' });
     } else if (status === 'PROCESSED' || status === 'DEAD') {
-      const reset = await resetRow(clients.dynamodb, config.inboxTable, key, status, options.now);
+      const reset = await new DynamoDbInboxStore(clients.dynamodb, config.inboxTable).revive(key, status, options.now);
       rows.push({ key, status, action: reset ? 'reset' : 'enqueued' });
     } else {
       rows.push({ key, status, action: 'enqueued' });
@@ -101,43 +99,6 @@ async function replayRows(
     rows.filter((row) => row.action === 'enqueued' || row.action === 'reset').map((row) => row.key),
   );
   return summarize(rows);
-}
-
-/**
- * Puts a PROCESSED or DEAD row back to RECEIVED and into the pending index, in one conditional
- * UpdateItem (the condition is the status seen, so a concurrent change wins). The row keeps its
- * body, digest, attempts, outcome and processedAt; processing it again offers the same result
- * under the same job and effect keys. False when the row changed meanwhile (it is enqueued all
- * the same: the processor decides).
- */
-async function resetRow(client: DynamoDBClient, tableName: string, key: string, seen: string, now: number): Promise<boolean> {
-  try {
-    await client.send(
-      new UpdateItemCommand({
-        TableName: tableName,
-        Key: { [A.PK]: { S: key }, [A.SK]: { S: InboxItemKind.DELIVERY } },
-        UpdateExpression: 'SET #status = :received, #shard = :shard, #since = :now REMOVE #owner, #until',
-        ConditionExpression: '#status = :seen',
-        ExpressionAttributeNames: {
-          '#status': A.STATUS,
-          '#shard': A.PENDING_SHARD,
-          '#since': A.PENDING_SINCE,
-          '#owner': A.LEASE_OWNER,
-          '#until': A.LEASE_UNTIL,
-        },
-        ExpressionAttributeValues: {
-          ':received': { S: 'RECEIVED' },
-          ':seen': { S: seen },
-          ':shard': { S: shardOf(key, PendingIndex.SHARD_COUNT) },
-          ':now': { N: String(now) },
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
 }
 
 function summarize(rows: ReplayedRow[]): ReplayReport {

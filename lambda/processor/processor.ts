@@ -7,7 +7,7 @@ import { logReference, sha256Hex } from '../shared/digest';
 import { DispatchOutcome, EffectSink } from '../shared/effect-sinks';
 import { Effect, EffectAssembler, effectContent } from '../shared/effects';
 import { ConfigurationError } from '../shared/errors';
-import { BodyLocation, InboxStore, StoredDelivery } from '../shared/inbox-store';
+import { BodyLocation, InboxStore, splitKey, StoredDelivery } from '../shared/inbox-store';
 import { OfferOutcome, ResultsStore } from '../shared/results-store';
 import { LogFields, Telemetry } from '../shared/telemetry';
 import { decodeWorkMessage } from '../shared/work-queue';
@@ -42,6 +42,9 @@ export interface ProcessorDependencies {
   /** The work queue's redrive threshold: the receive that fails at it sends the message to the DLQ. */
   readonly maxReceiveCount: number;
 }
+
+/** The log line of a row that became DEAD (its count, `DeadLettered`, goes out with it). */
+const DEAD_LETTERED_MESSAGE = 'processing failed; dead-lettered';
 
 /** Another worker holds the row's lease; the message is retried after its visibility timeout. */
 class LeaseHeldError extends Error {
@@ -92,9 +95,13 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
   const key = decodeWorkMessage(record.body);
   const fields: LogFields = { eventRef: logReference(key), messageId: record.messageId, receiveCount };
   const owner = `${record.messageId}/${receiveCount}`;
-  const row = await deps.inbox.claim(key, owner, deps.now(), deps.leaseMs);
+  const row = await deps.inbox.claim(key, owner, deps.now(), deps.leaseMs, deps.maxReceiveCount);
   if (!row) {
     const state = await deps.inbox.status(key);
+    if (state && state.status !== 'PROCESSED' && state.status !== 'DEAD' && state.attempts >= deps.maxReceiveCount && (state.leaseUntil ?? 0) <= deps.now()) {
+      await exhausted(key, state.attempts, fields, deps);
+      return undefined;
+    }
     if (state?.status === 'PROCESSING') {
       // On its last receive a duplicate message must not dead-letter a healthy row: the lease
       // holder finishes it, or the lease expires and the sweep re-enqueues it.
@@ -239,15 +246,30 @@ async function finish(decided: Decided, dispatched: DispatchOutcome | undefined,
   }
 }
 
-/** Gives a claimed row back with its error; on the last receive the row is DEAD (the message goes to the DLQ). */
+/**
+ * A row whose every attempt ended without a release: each invocation that claimed it died (a
+ * timeout, out of memory, a kill). It is DEAD, counted and logged like any dead row, so the sweep
+ * stops bringing it back and its effect is not repeated; an operator's replay or redrive revives it.
+ */
+async function exhausted(key: string, attempts: number, fields: LogFields, deps: ProcessorDependencies): Promise<void> {
+  const description = `AttemptsExhausted: ${attempts} attempts ended without a result (their invocations died)`;
+  if (!(await deps.inbox.markExhausted(key, description, deps.now(), deps.maxReceiveCount))) return;
+  const { provider } = splitKey(key);
+  deps.telemetry.count(MetricName.DEAD_LETTERED, provider);
+  deps.telemetry.log('ERROR', DEAD_LETTERED_MESSAGE, { ...fields, provider, attempts, error: description });
+  deps.telemetry.flush();
+}
+
+/** Gives a claimed row back with its error; on the last receive, or the row's last attempt, the row is DEAD. */
 async function fail(claimed: Pick<Decided, 'key' | 'owner' | 'receiveCount' | 'fields' | 'row'>, error: unknown, deps: ProcessorDependencies): Promise<void> {
   const { key, owner, receiveCount, fields, row } = claimed;
-  const dead = receiveCount >= deps.maxReceiveCount;
+  // `attempts` counts this claim: every message that carries the row shares the cap.
+  const dead = receiveCount >= deps.maxReceiveCount || row.attempts >= deps.maxReceiveCount;
   const description = describe(error);
   await deps.inbox.release(key, owner, description, dead, deps.now());
   deps.telemetry.count(MetricName.PROCESSING_FAILED, row.provider);
   if (dead) deps.telemetry.count(MetricName.DEAD_LETTERED, row.provider);
-  deps.telemetry.log(dead ? 'ERROR' : 'WARN', dead ? 'processing failed; dead-lettered' : 'processing failed', {
+  deps.telemetry.log(dead ? 'ERROR' : 'WARN', dead ? DEAD_LETTERED_MESSAGE : 'processing failed', {
     ...fields,
     provider: row.provider,
     error: description,

@@ -5,7 +5,7 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { InboxAttr as A, InboxItemKind, PendingIndex } from '../../lib/contract';
+import { InboxAttr as A, InboxItemKind, PendingIndex, SUBMISSION_PARTITION_PREFIX } from '../../lib/contract';
 import { shardOf } from './digest';
 import { N, queryShardedIndex, S, stringMap } from './dynamo';
 import { isConditionalCheckFailed } from './errors';
@@ -16,6 +16,16 @@ export type DeliveryStatus = 'RECEIVED' | 'PROCESSING' | 'PROCESSED' | 'DEAD';
 /** The inbox key of one event: the provider namespaces the provider's stable id. */
 export function deliveryKey(provider: string, eventId: string): string {
   return `${provider}#${eventId}`;
+}
+
+/**
+ * The provider and the rest of an inbox partition key: `<provider>#<rest>` (provider names carry
+ * no `#`), after the submission prefix when there is one.
+ */
+export function splitKey(key: string): { provider: string; rest: string } {
+  const bare = key.startsWith(SUBMISSION_PARTITION_PREFIX) ? key.slice(SUBMISSION_PARTITION_PREFIX.length) : key;
+  const at = bare.indexOf('#');
+  return { provider: bare.slice(0, at), rest: bare.slice(at + 1) };
 }
 
 /**
@@ -86,10 +96,20 @@ export interface InboxStore {
   originalOf(key: string): Promise<OriginalRow | undefined>;
   /** Keeps an altered copy beside the original, counting repeats. */
   quarantine(key: string, copy: QuarantinedCopy): Promise<void>;
-  /** Takes the lease on an unprocessed row; undefined when it is processed, leased or absent. */
-  claim(key: string, owner: string, now: number, leaseMs: number): Promise<StoredDelivery | undefined>;
+  /**
+   * Takes the lease on a row still to process (RECEIVED, or PROCESSING with its lease expired)
+   * that has had fewer than `maxAttempts` attempts; undefined when it is settled (PROCESSED,
+   * DEAD), leased, out of attempts or absent. A DEAD row is never claimed: only an operator
+   * revives it.
+   */
+  claim(key: string, owner: string, now: number, leaseMs: number, maxAttempts: number): Promise<StoredDelivery | undefined>;
   /** Reads a row's state without its body. */
-  status(key: string): Promise<{ status: DeliveryStatus; leaseUntil?: number } | undefined>;
+  status(key: string): Promise<RowState | undefined>;
+  /**
+   * Marks DEAD a row whose `maxAttempts` attempts all ended without a release (their invocations
+   * died: a timeout, out of memory, a kill); false when it changed meanwhile.
+   */
+  markExhausted(key: string, error: string, now: number, maxAttempts: number): Promise<boolean>;
   /** Marks a claimed row processed; false when the lease was lost meanwhile. */
   complete(key: string, owner: string, outcome: string, now: number): Promise<boolean>;
   /**
@@ -101,6 +121,13 @@ export interface InboxStore {
   findStranded(cutoff: number, limit: number): Promise<string[]>;
   /** Restarts a pending row's clock after it was enqueued again. */
   touchPending(key: string, now: number): Promise<void>;
+}
+
+/** A row's state, read without its body. */
+export interface RowState {
+  readonly status: DeliveryStatus;
+  readonly leaseUntil?: number;
+  readonly attempts: number;
 }
 
 export class DynamoDbInboxStore implements InboxStore {
@@ -193,15 +220,14 @@ export class DynamoDbInboxStore implements InboxStore {
     );
   }
 
-  async claim(key: string, owner: string, now: number, leaseMs: number): Promise<StoredDelivery | undefined> {
+  async claim(key: string, owner: string, now: number, leaseMs: number, maxAttempts: number): Promise<StoredDelivery | undefined> {
     try {
       const out = await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: this.itemKey(key),
           UpdateExpression: 'SET #status = :processing, #owner = :owner, #until = :until ADD #attempts :one',
-          ConditionExpression:
-            'attribute_exists(#pk) AND #status <> :processed AND (attribute_not_exists(#until) OR #until < :now)',
+          ConditionExpression: `attribute_exists(#pk) AND ${CLAIMABLE} AND (attribute_not_exists(#attempts) OR #attempts < :max)`,
           ExpressionAttributeNames: {
             '#pk': A.PK,
             '#status': A.STATUS,
@@ -210,12 +236,13 @@ export class DynamoDbInboxStore implements InboxStore {
             '#attempts': A.ATTEMPTS,
           },
           ExpressionAttributeValues: {
+            ':received': S('RECEIVED'),
             ':processing': S('PROCESSING'),
-            ':processed': S('PROCESSED'),
             ':owner': S(owner),
             ':until': N(now + leaseMs),
             ':now': N(now),
             ':one': N(1),
+            ':max': N(maxAttempts),
           },
           ReturnValues: 'ALL_NEW',
         }),
@@ -227,22 +254,58 @@ export class DynamoDbInboxStore implements InboxStore {
     }
   }
 
-  async status(key: string): Promise<{ status: DeliveryStatus; leaseUntil?: number } | undefined> {
+  async status(key: string): Promise<RowState | undefined> {
     const out = await this.client.send(
       new GetItemCommand({
         TableName: this.tableName,
         Key: this.itemKey(key),
         ConsistentRead: true,
-        ProjectionExpression: '#status, #until',
-        ExpressionAttributeNames: { '#status': A.STATUS, '#until': A.LEASE_UNTIL },
+        ProjectionExpression: '#status, #until, #attempts',
+        ExpressionAttributeNames: { '#status': A.STATUS, '#until': A.LEASE_UNTIL, '#attempts': A.ATTEMPTS },
       }),
     );
     if (!out.Item) return undefined;
     const leaseUntil = out.Item[A.LEASE_UNTIL]?.N;
     return {
       status: out.Item[A.STATUS].S as DeliveryStatus,
+      attempts: Number(out.Item[A.ATTEMPTS]?.N ?? 0),
       ...(leaseUntil ? { leaseUntil: Number(leaseUntil) } : {}),
     };
+  }
+
+  async markExhausted(key: string, error: string, now: number, maxAttempts: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.itemKey(key),
+          // Out of the pending index, like any dead row: the alarm and the operator own it from here.
+          UpdateExpression: 'SET #status = :dead, #lastError = :error REMOVE #owner, #until, #shard, #since',
+          ConditionExpression: `${CLAIMABLE} AND #attempts >= :max`,
+          ExpressionAttributeNames: {
+            '#status': A.STATUS,
+            '#lastError': A.LAST_ERROR,
+            '#owner': A.LEASE_OWNER,
+            '#until': A.LEASE_UNTIL,
+            '#shard': A.PENDING_SHARD,
+            '#since': A.PENDING_SINCE,
+            '#attempts': A.ATTEMPTS,
+          },
+          ExpressionAttributeValues: {
+            ':dead': S('DEAD'),
+            ':error': S(error.slice(0, 1000)),
+            ':received': S('RECEIVED'),
+            ':processing': S('PROCESSING'),
+            ':now': N(now),
+            ':max': N(maxAttempts),
+          },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) return false;
+      throw err;
+    }
   }
 
   async complete(key: string, owner: string, outcome: string, now: number): Promise<boolean> {
@@ -308,6 +371,45 @@ export class DynamoDbInboxStore implements InboxStore {
     }
   }
 
+  /**
+   * An operator's replay or redrive: puts a PROCESSED or DEAD row back to RECEIVED, with a fresh
+   * budget of attempts and back in the pending index (so the sweep covers it), in one conditional
+   * UpdateItem on the status seen (a concurrent change wins). The row keeps its body, digest,
+   * outcome and processedAt; processing it again offers the same result under the same job and
+   * effect keys. False when the row changed meanwhile.
+   */
+  async revive(key: string, seen: DeliveryStatus, now: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.itemKey(key),
+          UpdateExpression: 'SET #status = :received, #attempts = :zero, #shard = :shard, #since = :now REMOVE #owner, #until',
+          ConditionExpression: '#status = :seen',
+          ExpressionAttributeNames: {
+            '#status': A.STATUS,
+            '#attempts': A.ATTEMPTS,
+            '#shard': A.PENDING_SHARD,
+            '#since': A.PENDING_SINCE,
+            '#owner': A.LEASE_OWNER,
+            '#until': A.LEASE_UNTIL,
+          },
+          ExpressionAttributeValues: {
+            ':received': S('RECEIVED'),
+            ':zero': N(0),
+            ':seen': S(seen),
+            ':shard': S(shardOf(key, PendingIndex.SHARD_COUNT)),
+            ':now': N(now),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
   async findStranded(cutoff: number, limit: number): Promise<string[]> {
     const entries = await queryShardedIndex(
       this.client,
@@ -337,6 +439,9 @@ export class DynamoDbInboxStore implements InboxStore {
     }
   }
 }
+
+/** A row a worker may take: waiting (RECEIVED), or PROCESSING by a worker whose lease ran out. Never PROCESSED or DEAD. */
+const CLAIMABLE = '(#status = :received OR #status = :processing) AND (attribute_not_exists(#until) OR #until < :now)';
 
 /** The row attributes that hold a body: the bytes (deflated when smaller), or the body store's reference to them. */
 function bodyAttributes(location: BodyLocation): Record<string, AttributeValue> {

@@ -32,6 +32,8 @@ import { N, queryShardedIndex, S } from './dynamo';
 import { isConditionalCheckFailed } from './errors';
 import { jobRefKey } from './inbox-store';
 
+export { splitKey } from './inbox-store';
+
 export type SubmissionStateName = (typeof SubmissionState)[keyof typeof SubmissionState];
 
 /** Who a submission is: its provider, and its task id or idempotency key (or both). */
@@ -97,16 +99,6 @@ export function submissionProblems(identity: SubmissionIdentity): string[] {
 export function submissionKey(identity: SubmissionIdentity): string {
   const rest = identity.taskId !== undefined ? identity.taskId : `${SUBMISSION_KEY_ONLY_PREFIX}${identity.idempotencyKey}`;
   return `${SUBMISSION_PARTITION_PREFIX}${identity.provider}#${rest}`;
-}
-
-/**
- * The provider and the rest of an inbox partition key: `<provider>#<rest>` (provider names carry
- * no `#`), after the submission prefix when there is one.
- */
-export function splitKey(key: string): { provider: string; rest: string } {
-  const bare = key.startsWith(SUBMISSION_PARTITION_PREFIX) ? key.slice(SUBMISSION_PARTITION_PREFIX.length) : key;
-  const at = bare.indexOf('#');
-  return { provider: bare.slice(0, at), rest: bare.slice(at + 1) };
 }
 
 /** The conditional PutItem that records a submission; shared by the apps' client and the tests. */

@@ -230,12 +230,12 @@ describe('redrive', () => {
     const keys = await deadLetter(answerlineBody(), answerlineBody());
     expect(await h.takeMessages()).toEqual([]);
 
-    expect(await cliJson('redrive', '--limit', '1')).toEqual({ moved: 1, failed: 0 });
+    expect(await cliJson('redrive', '--limit', '1')).toEqual({ moved: 1, revived: 1, failed: 0 });
     expect(await depth(h.deadLetterQueueUrl)).toBe(1);
     const second = await cli('redrive');
-    expect(second).toMatchObject({ code: 0, stdout: 'moved 1 message from the dead-letter queue to the work queue\n' });
+    expect(second).toMatchObject({ code: 0, stdout: 'moved 1 message from the dead-letter queue to the work queue\nrevived 1 DEAD row (RECEIVED again, with a fresh budget of attempts)\n' });
     expect(await depth(h.deadLetterQueueUrl)).toBe(0);
-    expect(await cli('redrive')).toMatchObject({ code: 0, stdout: 'moved 0 messages from the dead-letter queue to the work queue\n' });
+    expect(await cli('redrive')).toMatchObject({ code: 0, stdout: 'moved 0 messages from the dead-letter queue to the work queue\nrevived 0 DEAD rows (RECEIVED again, with a fresh budget of attempts)\n' });
 
     expect(await h.drain(h.processor({ maxReceiveCount: QUEUE.maxReceiveCount }))).toEqual({ received: 2, failed: 0 });
     for (const key of keys) expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
@@ -285,7 +285,8 @@ describe('replay', () => {
 
     expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
     const again = await h.row(key);
-    expect(again).toMatchObject({ status: 'PROCESSED', attempts: 2 });
+    // Replayed with a fresh budget of attempts: this is its first since.
+    expect(again).toMatchObject({ status: 'PROCESSED', attempts: 1 });
     expect(again).not.toHaveProperty('pendingShard');
     // The same observation offered again changes nothing: the job's result stands as decided.
     expect(await h.result(jobKey)).toEqual(decided);

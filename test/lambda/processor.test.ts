@@ -1,4 +1,5 @@
-import { MetricName } from '../../lib/contract';
+import { Defaults, MetricName } from '../../lib/contract';
+import { DynamoDbInboxStore } from '../../lambda/shared/inbox-store';
 import type { DispatchOutcome, EffectSink } from '../../lambda/shared/effect-sinks';
 import { answerlineBody, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, sha256Hex, taskIdOf } from '../support/inbox-fixture';
 
@@ -194,13 +195,65 @@ describe('one malformed row never blocks its batch', () => {
   });
 });
 
+describe('a row whose invocations die', () => {
+  /** `times` invocations claim the row and die before releasing it (a timeout, out of memory, a kill); each lease runs out. */
+  async function dieHolding(key: string, times: number): Promise<void> {
+    for (let i = 0; i < times; i++) {
+      await h.inbox.claim(key, `dying-worker-${i}`, h.clock.now(), LEASE_MS, MAX_RECEIVE_COUNT);
+      h.clock.advance(LEASE_MS + 1);
+    }
+  }
+
+  test('is DEAD once its attempts are spent, counted like any dead row, and the sweep stops bringing it back', async () => {
+    const body = answerlineBody({ idempotencyKey: 'job-dies' });
+    await accept(body);
+    const key = keyOf(body);
+    await dieHolding(key, MAX_RECEIVE_COUNT);
+    expect(await h.row(key)).toMatchObject({ status: 'PROCESSING', attempts: MAX_RECEIVE_COUNT });
+
+    // The delivery's own message, still in the queue, finds it out of attempts: whichever message carries it, the cap is the row's.
+    expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
+
+    const dead = await h.row(key);
+    expect(dead).toMatchObject({ status: 'DEAD', attempts: MAX_RECEIVE_COUNT, lastError: expect.stringMatching(/^AttemptsExhausted: /) });
+    expect(dead).not.toHaveProperty('pendingShard');
+    expect(dead).not.toHaveProperty('leaseOwner');
+    expect(h.capture.metric(MetricName.DEAD_LETTERED, PROVIDER)).toBe(1);
+    expect(h.capture.logs('processing failed; dead-lettered')).toMatchObject([{ level: 'ERROR', attempts: MAX_RECEIVE_COUNT }]);
+    expect(await h.resultItems()).toEqual([]);
+    h.clock.advance(Defaults.SWEEP_AFTER_SECONDS * 1000 + 1);
+    expect(await h.reconciler()()).toMatchObject({ swept: 0 });
+  });
+
+  test('DEAD is terminal: further messages claim nothing and count nothing; only an operator revives it', async () => {
+    const body = answerlineBody({ idempotencyKey: 'job-terminal' });
+    await accept(body);
+    const key = keyOf(body);
+    await dieHolding(key, MAX_RECEIVE_COUNT);
+    await h.drain(processor());
+    expect(await h.row(key)).toMatchObject({ status: 'DEAD' });
+
+    await h.queue.enqueue([key, key]);
+    expect(await h.drain(processor())).toEqual({ received: 2, failed: 0 });
+    expect(await h.row(key)).toMatchObject({ status: 'DEAD', attempts: MAX_RECEIVE_COUNT });
+    expect(h.capture.metric(MetricName.DEAD_LETTERED, PROVIDER)).toBe(1);
+    expect(await h.takeMessages(h.deadLetterQueueUrl)).toEqual([]);
+
+    // The operator's replay (webhook-inbox replay --event) puts it back with a fresh budget of attempts.
+    expect(await new DynamoDbInboxStore(h.dynamodb, h.names.inboxTable).revive(key, 'DEAD', h.clock.now())).toBe(true);
+    await h.queue.enqueue([key]);
+    expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
+    expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 1 });
+  });
+});
+
 describe('processing is idempotent and parallel-safe', () => {
   test('a worker that crashed holding the lease: the row is processed exactly once after the lease expires', async () => {
     const body = answerlineBody({ idempotencyKey: 'job-crash' });
     await accept(body);
     const key = keyOf(body);
     // A worker claimed the row and died before completing it.
-    expect(await h.inbox.claim(key, 'crashed-worker', h.clock.now(), LEASE_MS)).toMatchObject({ key, attempts: 1 });
+    expect(await h.inbox.claim(key, 'crashed-worker', h.clock.now(), LEASE_MS, MAX_RECEIVE_COUNT)).toMatchObject({ key, attempts: 1 });
     const handler = processor();
 
     // While the lease holds, the message is handed back to the queue untouched.
@@ -223,7 +276,7 @@ describe('processing is idempotent and parallel-safe', () => {
     const body = answerlineBody({ idempotencyKey: 'job-held' });
     await accept(body);
     const key = keyOf(body);
-    await h.inbox.claim(key, 'busy-worker', h.clock.now(), LEASE_MS);
+    await h.inbox.claim(key, 'busy-worker', h.clock.now(), LEASE_MS, MAX_RECEIVE_COUNT);
     const handler = processor();
 
     // Receives up to the last one hand the message back; the last one drops it.

@@ -70,10 +70,10 @@ test('processed and dead rows are never swept; a row whose worker crashed is', a
   await h.queue.enqueue([keyOf(processed)]);
   expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
   // A row that exhausted its receives is released as dead (the DLQ owns it now).
-  await h.inbox.claim(keyOf(dead), 'worker-1', h.clock.now(), LEASE_MS);
+  await h.inbox.claim(keyOf(dead), 'worker-1', h.clock.now(), LEASE_MS, Defaults.MAX_RECEIVE_COUNT);
   await h.inbox.release(keyOf(dead), 'worker-1', 'MalformedDeliveryError: task: is missing', true, h.clock.now());
   // A worker claimed this row and died holding it; its message is gone.
-  await h.inbox.claim(keyOf(crashed), 'worker-2', h.clock.now(), LEASE_MS);
+  await h.inbox.claim(keyOf(crashed), 'worker-2', h.clock.now(), LEASE_MS, Defaults.MAX_RECEIVE_COUNT);
 
   h.clock.advance(SWEEP_AFTER_MS + 1);
   expect(await h.reconciler()()).toEqual({ swept: 1 });
