@@ -120,8 +120,14 @@ function signingKey(version: StagedValue, decodeKey: AdapterParts['decodeKey']):
   }
 }
 
-/** The secret's text as key bytes (GitHub, Stripe, Echonova, most HMAC senders). */
-export const utf8Key = (value: string): Pick<SigningKey, 'bytes'> => ({ bytes: Buffer.from(value, 'utf8') });
+/**
+ * The secret's text as key bytes (GitHub, Stripe, Echonova, most HMAC senders). An empty value is
+ * no key: HMAC accepts a zero-length key, and anyone can sign with it.
+ */
+export function utf8Key(value: string): Pick<SigningKey, 'bytes'> {
+  if (value === '') throw new Error('signing secret is empty');
+  return { bytes: Buffer.from(value, 'utf8') };
+}
 
 /** Reads a dotted path (`task.id`) of a parsed JSON value. */
 export function valueAtPath(value: unknown, path: string): unknown {
