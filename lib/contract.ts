@@ -204,6 +204,12 @@ export const MetricName = {
   DUPLICATE: 'Duplicate',
   TEST_DELIVERY: 'TestDelivery',
   BAD_SIGNATURE: 'BadSignature',
+  /**
+   * Requests refused at the authenticity check, whatever the reason (a signature that matches no
+   * secret; a missing or garbled signature, timestamp or id header; a stale timestamp), counted
+   * beside that reason's own metric: the signature-failure alarm's metric.
+   */
+  AUTHENTICATION_FAILED: 'AuthenticationFailed',
   STALE_TIMESTAMP: 'StaleTimestamp',
   MALFORMED: 'Malformed',
   TOO_LARGE: 'TooLarge',

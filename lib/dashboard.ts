@@ -140,7 +140,7 @@ export function createInboxDashboard(
         inbox.metricCurrentSecretMatches({ label: 'AWSCURRENT' }),
         inbox.metricPendingSecretMatches({ label: 'AWSPENDING' }),
         inbox.metricPreviousSecretMatches({ label: 'AWSPREVIOUS' }),
-        inbox.metricSignatureFailures({ label: 'bad signature' }),
+        inbox.metricSignatureFailures({ label: 'authentication failed' }),
         inbox.metricUnusableSecretVersions({ label: 'bad signature, a staged value unusable' }),
       ],
     }),

@@ -585,8 +585,17 @@ export class WebhookInbox extends Construct {
     return this.metric(MetricName.ACCEPTED, props);
   }
 
-  /** Deliveries refused for a signature that matches no secret. @default - sum over 5 minutes */
+  /**
+   * Requests refused at the authenticity check: a signature that matches no secret, a missing or
+   * garbled signature, timestamp or id header, a stale timestamp (each also counted under its
+   * reason). @default - sum over 5 minutes
+   */
   public metricSignatureFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.AUTHENTICATION_FAILED, props);
+  }
+
+  /** Deliveries refused for a well-formed signature that matches no secret. @default - sum over 5 minutes */
+  public metricBadSignatures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.BAD_SIGNATURE, props);
   }
 

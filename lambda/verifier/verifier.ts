@@ -139,6 +139,8 @@ async function admit(
   }
   const verdict = attempt.verdict;
   if (!verdict.ok) {
+    // Junk signatures are forgery too: every refusal here feeds the signature-failure alarm.
+    deps.telemetry.count(MetricName.AUTHENTICATION_FAILED, adapter.name);
     // Only a bad signature names undecodable stages: a mistyped AWSPENDING looks exactly like
     // forgery from outside, so say which value is at fault.
     if (attempt.undecodableStages.length === 0) return { reason: verdict.reason, detail: verdict.detail };

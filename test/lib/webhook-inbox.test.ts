@@ -668,7 +668,7 @@ describe('WebhookInbox grants and metrics', () => {
     const { inbox, stack } = build({ inboxName: 'answers' });
     const metric = inbox.metricSignatureFailures();
     expect(metric.namespace).toBe(METRIC_NAMESPACE);
-    expect(metric.metricName).toBe('BadSignature');
+    expect(metric.metricName).toBe('AuthenticationFailed');
     expect(metric.dimensions).toEqual({ Inbox: 'answers' });
     expect(metric.statistic).toBe('Sum');
     expect(stack.resolve(inbox.metricDeadLettered({ period: Duration.minutes(1) }).period.toSeconds())).toBe(60);
