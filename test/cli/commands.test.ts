@@ -420,7 +420,7 @@ describe('inspect', () => {
     const poison = answerlineBody({ createdAt: 'not a date' });
     const report = await inspect(clients, h.opsConfig(), parseEventRef(await accept(poison)));
     expect(report.job).toBeUndefined();
-    expect(report.jobNote).toBe('the body cannot be interpreted (MalformedDeliveryError: task.createdAt: is not a timestamp)');
+    expect(report.jobNote).toBe('the body cannot be interpreted (MalformedDeliveryError: task.createdAt: is not an ISO-8601 date and time with a zone)');
     const unknown = await cli('inspect', `${PROVIDER}#tsk_nope`);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(`unknown event ${PROVIDER}#tsk_nope: no row in ${h.names.inboxTable}`);

@@ -96,7 +96,7 @@ describe('one effect per change of a job’s winner', () => {
       jobKey: 'job-1',
       taskId: 'tsk_1',
       status: 'COMPLETED',
-      createdAt: '2026-09-18T10:00:00.000Z',
+      createdAt: '2026-09-18T10:00:00.000000000Z',
       response: JSON.parse(body).response,
     });
     expect(event.detail.meta).not.toHaveProperty('webhook-signature');

@@ -54,7 +54,7 @@ describe('results are decided by rule, not by arrival', () => {
       jobKey: 'job-1',
       taskId: 'tsk_b',
       status: 'COMPLETED',
-      createdAt: '2026-09-18T11:30:00.000Z',
+      createdAt: '2026-09-18T11:30:00.000000000Z',
       eventKey: keyOf(later),
       version,
     });
@@ -140,7 +140,7 @@ describe('one malformed row never blocks its batch', () => {
     expect(await h.row(keyOf(poison))).toMatchObject({
       status: 'DEAD',
       attempts: MAX_RECEIVE_COUNT,
-      lastError: 'MalformedDeliveryError: task.createdAt: is not a timestamp',
+      lastError: 'MalformedDeliveryError: task.createdAt: is not an ISO-8601 date and time with a zone',
     });
     expect(await h.row(keyOf(poison))).not.toHaveProperty('pendingShard');
     expect(await h.row(keyOf(good))).toMatchObject({ status: 'PROCESSED' });

@@ -29,7 +29,7 @@ export interface JobObservation {
   readonly jobKey: string;
   readonly taskId: string;
   readonly status: FinalStatus;
-  /** When the task was created, as a normalized ISO-8601 instant. */
+  /** When the task was created, normalized by `parseInstant` (fixed width, 9 fraction digits). */
   readonly createdAt: string;
   /** The result as JSON text, stored as it came (a FAILED task's error included). */
   readonly response: string;
@@ -167,12 +167,4 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> | undefin
   } catch {
     return undefined;
   }
-}
-
-/** Normalizes a timestamp to a fixed-width ISO-8601 instant, so that text order is time order. */
-export function normalizeInstant(value: unknown): string | undefined {
-  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-  const date = new Date(value);
-  const year = date.getUTCFullYear();
-  return Number.isNaN(date.getTime()) || year < 1970 || year > 9999 ? undefined : date.toISOString();
 }

@@ -1,7 +1,8 @@
 import { ProviderRuntimeConfig } from '../../../lib/contract';
 import { MalformedDeliveryError } from '../errors';
 import { decodeStandardWebhooksKey, STANDARD_WEBHOOKS_HEADERS, verifyStandardWebhooks } from '../standard-webhooks';
-import { Admission, buildAdapter, eventIdFrom, FinalStatus, JobObservation, normalizeInstant, parseJsonObject, ProviderAdapter, valueAtPath } from './adapter';
+import { parseInstant } from '../instant';
+import { Admission, buildAdapter, eventIdFrom, FinalStatus, JobObservation, parseJsonObject, ProviderAdapter, valueAtPath } from './adapter';
 
 const RESUBMISSION_SUFFIX = /-r\d+$/;
 const FINAL_STATUSES: readonly string[] = ['COMPLETED', 'FAILED'] satisfies FinalStatus[];
@@ -51,8 +52,8 @@ export function observeAnswerlineTask(body: Buffer): JobObservation | undefined 
   if (typeof task.id !== 'string') throw new MalformedDeliveryError('task.id', 'is not a string');
   if (typeof task.status !== 'string') throw new MalformedDeliveryError('task.status', 'is not a string');
   if (!FINAL_STATUSES.includes(task.status)) return undefined;
-  const createdAt = normalizeInstant(task.createdAt);
-  if (!createdAt) throw new MalformedDeliveryError('task.createdAt', 'is not a timestamp');
+  const createdAt = parseInstant(task.createdAt);
+  if (!createdAt) throw new MalformedDeliveryError('task.createdAt', 'is not an ISO-8601 date and time with a zone');
   const key = task.idempotencyKey;
   if (key !== null && key !== undefined && typeof key !== 'string') {
     throw new MalformedDeliveryError('task.idempotencyKey', 'is not a string');

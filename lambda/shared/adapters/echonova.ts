@@ -3,8 +3,9 @@ import { sha256Hex } from '../digest';
 import { MalformedDeliveryError } from '../errors';
 import { Headers } from '../http';
 import { verifyHmac } from '../hmac-signature';
+import { instantOfUnixSeconds, parseInstant } from '../instant';
 import { parseUnixSeconds } from '../signing-key';
-import { Admission, buildAdapter, eventIdFrom, JobObservation, normalizeInstant, parseJsonObject, ProviderAdapter, utf8Key } from './adapter';
+import { Admission, buildAdapter, eventIdFrom, JobObservation, parseJsonObject, ProviderAdapter, utf8Key } from './adapter';
 
 const EVENT_HEADER = 'x-webhook-event';
 const TIMESTAMP_HEADER = 'x-webhook-timestamp';
@@ -39,8 +40,10 @@ export function echonovaAdapter(config: ProviderRuntimeConfig): ProviderAdapter 
       const event = parseJsonObject(body);
       if (!event) throw new MalformedDeliveryError('body', 'is not a JSON object');
       if (typeof event.jobId !== 'string') throw new MalformedDeliveryError('jobId', 'is not a string');
-      const createdAt = normalizeInstant(event.createdAt) ?? normalizeInstant(Number(meta[TIMESTAMP_HEADER]) * 1000);
-      if (!createdAt) throw new MalformedDeliveryError('createdAt', 'is not a timestamp');
+      // A job without createdAt is ordered by the time its event was signed.
+      const signedAt = parseUnixSeconds(meta[TIMESTAMP_HEADER]);
+      const createdAt = event.createdAt === undefined ? signedAt !== undefined && instantOfUnixSeconds(signedAt) : parseInstant(event.createdAt);
+      if (!createdAt) throw new MalformedDeliveryError('createdAt', 'is not an ISO-8601 date and time with a zone');
       return { jobKey: event.jobId, taskId: event.jobId, status, createdAt, response: body.toString('utf8') };
     },
     reportsJob: (meta) => (meta[EVENT_HEADER] ?? '').startsWith('job.'),

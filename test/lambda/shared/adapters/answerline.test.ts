@@ -104,3 +104,47 @@ test('the official Standard Webhooks vector verifies under the Answerline scheme
   // Its body has no task: authentic, but no Answerline delivery.
   expect(adapter.admit(headers, Buffer.from(VECTOR.payload))).toEqual({ kind: 'malformed', detail: expect.stringContaining('task.id') });
 });
+
+describe('task.createdAt: a strict ISO-8601 instant, kept to its full precision', () => {
+  const observe = (createdAt: unknown) => bench.adapter().adapter.observe(bench.bytes(JSON.parse(answerlineBody({ id: 'tsk_when', idempotencyKey: 'job-when', createdAt }))), {});
+
+  test.each([
+    ['2026-09-18T10:00:00Z', '2026-09-18T10:00:00.000000000Z'],
+    ['2026-09-18T10:00:00.1Z', '2026-09-18T10:00:00.100000000Z'],
+    ['2026-09-18T10:00:00.123456789Z', '2026-09-18T10:00:00.123456789Z'],
+    ['2026-09-18T12:30:00.000001+02:30', '2026-09-18T10:00:00.000001000Z'],
+    ['2026-09-18T00:15:00-01:00', '2026-09-18T01:15:00.000000000Z'],
+    ['2024-02-29T23:59:59.999999999-00:00', '2024-02-29T23:59:59.999999999Z'],
+    ['2026-12-31T23:00:00-01:00', '2027-01-01T00:00:00.000000000Z'],
+  ])('%s is normalized to %s (fixed width: text order is time order)', (createdAt, normalized) => {
+    expect(observe(createdAt)).toMatchObject({ createdAt: normalized });
+  });
+
+  test.each([
+    ['epoch seconds as a number', 1789000000],
+    ['epoch seconds as text', '1789000000'],
+    ['an impossible date (Feb 30)', '2026-02-30T10:00:00Z'],
+    ['Feb 29 of a common year', '2026-02-29T10:00:00Z'],
+    ['a time without a zone', '2026-09-18T10:00:00'],
+    ['a date without a time', '2026-09-18'],
+    ['hour 24', '2026-09-18T24:00:00Z'],
+    ['a leap second', '2026-06-30T23:59:60Z'],
+    ['ten fraction digits', '2026-09-18T10:00:00.1234567891Z'],
+    ['an offset without its colon', '2026-09-18T10:00:00+0200'],
+    ['an offset of 24 hours', '2026-09-18T10:00:00+24:00'],
+    ['a space for the T', '2026-09-18 10:00:00Z'],
+    ['an RFC 2822 date', 'Fri, 18 Sep 2026 10:00:00 GMT'],
+    ['a five-digit year', '+12026-09-18T10:00:00Z'],
+  ])('%s is refused, naming task.createdAt', (_name, createdAt) => {
+    expect(() => observe(createdAt)).toThrow(/task\.createdAt/);
+  });
+
+  test('two tasks of one job created within one millisecond: the one created later wins, whatever their ids', async () => {
+    const earlier = answerlineBody({ id: 'tsk_z_created_first', idempotencyKey: 'job-same-ms', createdAt: '2026-09-18T10:00:00.000100Z' });
+    const later = answerlineBody({ id: 'tsk_a_created_second', idempotencyKey: 'job-same-ms-r1', createdAt: '2026-09-18T10:00:00.000900Z' });
+    for (const body of [later, earlier]) expect(await bench.deliver(body)).toMatchObject({ statusCode: 202 });
+
+    expect(await bench.h.drain(bench.h.processor({ providers: [bench.config] }))).toEqual({ received: 2, failed: 0 });
+    expect(await bench.h.result('job-same-ms', 'answerline')).toMatchObject({ taskId: 'tsk_a_created_second', createdAt: '2026-09-18T10:00:00.000900000Z' });
+  });
+});
