@@ -1,6 +1,6 @@
 import { MetricName } from '../../lib/contract';
 import type { DispatchOutcome, EffectSink } from '../../lambda/shared/effect-sinks';
-import { answerlineBody, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, taskIdOf } from '../support/inbox-fixture';
+import { answerlineBody, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, storeUncheckedRow, taskIdOf } from '../support/inbox-fixture';
 
 /** Redelivery after a failure takes one visibility timeout: keep it short. */
 const MAX_RECEIVE_COUNT = 2;
@@ -103,12 +103,14 @@ describe('results are decided by rule, not by arrival', () => {
 });
 
 describe('one malformed row never blocks its batch', () => {
-  // Validly signed and admitted (it has a task.id), but its task.createdAt is no date.
+  // Its task.createdAt is no date: stored before the edge refused such a body.
   const poison = answerlineBody({ id: 'tsk_poison', createdAt: 'not a date' });
 
   test('the other rows of the batch are processed; the poison row records the error and stays pending', async () => {
     const good = [answerlineBody(), answerlineBody(), answerlineBody()];
-    await accept(good[0], poison, good[1], good[2]);
+    await accept(good[0]);
+    await storeUncheckedRow(h, poison);
+    await accept(good[1], good[2]);
 
     // One receive, one batch of four.
     expect(await h.pollOnce(processor())).toEqual({ received: 4, failed: 1 });
@@ -128,7 +130,8 @@ describe('one malformed row never blocks its batch', () => {
 
   test('after maxReceiveCount receives the message is in the DLQ and the row is DEAD with its error', async () => {
     const good = answerlineBody();
-    await accept(poison, good);
+    await storeUncheckedRow(h, poison);
+    await accept(good);
     const handler = processor();
 
     await h.pollUntil(handler, async () => (await h.row(keyOf(poison)))?.status === 'DEAD');
@@ -151,7 +154,8 @@ describe('one malformed row never blocks its batch', () => {
   });
 
   test('a row that dies is counted at once, not when its batch ends (a timeout or crash may end it first)', async () => {
-    await accept(poison, answerlineBody());
+    await storeUncheckedRow(h, poison);
+    await accept(answerlineBody());
     // The batch's effects go out after every row is decided, and well before the batch ends.
     let deadCountedAtDispatch: number | undefined;
     const sink: EffectSink = {
@@ -170,7 +174,7 @@ describe('one malformed row never blocks its batch', () => {
   });
 
   test('a failed row restarts its pending clock, so the sweep leaves it to the queue’s retries', async () => {
-    await accept(poison);
+    await storeUncheckedRow(h, poison);
     h.clock.advance(10 * 60_000);
     expect(await h.pollOnce(processor())).toEqual({ received: 1, failed: 1 });
     expect(await h.row(keyOf(poison))).toMatchObject({ status: 'RECEIVED', pendingSince: h.clock.now() });

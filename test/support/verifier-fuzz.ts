@@ -112,7 +112,7 @@ interface Preset {
   readonly styles: readonly string[];
   /** Where the id lives: in the body (JSON path) or in a header. */
   readonly idIn: 'body' | 'header';
-  /** Longest id the preset admits (a longer one is malformed). */
+  /** Longest id the preset admits, in characters (a longer one is malformed); every id is also bounded in bytes. */
   readonly maxIdLength: number;
   readonly idPrefix: string;
   /** Every header the verifier reads for this preset (verification and admission). */
@@ -134,7 +134,11 @@ interface Preset {
 
 type Admission = { kind: 'test' } | { kind: 'malformed' } | { kind: 'event'; eventId: string; repeatable: boolean } | { kind: 'unknown' };
 
-const validId = (id: unknown, max: number): id is string => typeof id === 'string' && id.length > 0 && id.length <= max;
+/** Every id becomes part of a DynamoDB key: at most 512 bytes in UTF-8, whatever the characters. */
+const MAX_ID_BYTES = 512;
+/** A signed id header's shape, checked before any MAC (Standard Webhooks, the generic scheme): present, at most 256 characters. */
+const headerIdFits = (id: unknown): boolean => typeof id === 'string' && id.length > 0 && id.length <= 256;
+const validId = (id: unknown, max: number): id is string => typeof id === 'string' && id.length > 0 && id.length <= max && Buffer.byteLength(id, 'utf8') <= MAX_ID_BYTES;
 const idOrMalformed = (id: unknown, max: number, eventId: (id: string) => string = (x) => x, repeatable = false): Admission =>
   validId(id, max) ? { kind: 'event', eventId: eventId(id), repeatable } : { kind: 'malformed' };
 
@@ -371,7 +375,7 @@ const PRESET: Record<PresetName, Preset> = {
 /** Every header name any preset reads: a 4xx detail naming a header names one of these. */
 const KNOWN_HEADERS = new Set(PRESETS.flatMap((name) => PRESET[name].styles.flatMap((style) => PRESET[name].readHeaders(style))));
 /** Every body field an id is read from. */
-const KNOWN_FIELDS = ['task.id', 'jobId', 'apiKeyId', 'billingCycle', 'cycle', 'id', 'event_id'];
+const KNOWN_FIELDS = ['task.id', 'task.status', 'task.createdAt', 'task.idempotencyKey', 'jobId', 'apiKeyId', 'billingCycle', 'cycle', 'id', 'event_id'];
 
 // =============================================================================================
 // Plans: what fast-check generates and shrinks
@@ -1356,7 +1360,7 @@ export class FuzzBench {
     const canonical = CANONICAL_SECONDS.test(c.tsText);
     // Stripe trims the t= value and splits the header at commas; the others read the header as it is.
     const refused = timed && !canonical && (c.plan.preset !== 'stripe' || (!/[, ]/.test(c.tsText) && c.tsText.trim() === c.tsText));
-    if (c.preset.idIn === 'header' && c.preset.maxIdLength === 256 && !validId(c.id, 256)) return reason('malformed');
+    if (c.preset.idIn === 'header' && c.preset.maxIdLength === 256 && !headerIdFits(c.id)) return reason('malformed');
     if (refused) return reason('malformed');
     if (!c.authentic) return textual ? { kind: 'reject' } : reason('bad_signature');
     if (textual) return { kind: 'any' };

@@ -134,13 +134,25 @@ export function valueAtPath(value: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((node, segment) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[segment] : undefined), value);
 }
 
-const MAX_EVENT_ID_LENGTH = 512;
+/**
+ * The longest id a body or a header may carry, in UTF-8 bytes. Ids become DynamoDB keys: the
+ * inbox key `<provider>#<eventId>` and the job-ref index key `<provider>#<jobRef>` hold at most
+ * 2,048 bytes (provider names at most 63 characters), and a composite event id escapes its
+ * fields (up to three bytes per byte): one id of this size beside an event name and a billing
+ * cycle still fits.
+ */
+export const MAX_ID_BYTES = 512;
 
-/** An event admission for a non-empty string id, or a malformed one naming where the id should be. */
+/** What is wrong with an id (a non-empty string of at most MAX_ID_BYTES), as a detail follows a field name. */
+export function idProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'is missing or not a string';
+  return Buffer.byteLength(value, 'utf8') > MAX_ID_BYTES ? `is longer than ${MAX_ID_BYTES} bytes` : undefined;
+}
+
+/** An event admission for a usable id, or a malformed one naming where the id should be. */
 export function eventIdFrom(value: unknown, where: string): Admission {
-  return typeof value === 'string' && value !== '' && value.length <= MAX_EVENT_ID_LENGTH
-    ? { kind: 'event', eventId: value }
-    : { kind: 'malformed', detail: `${where} is missing or not a string` };
+  const problem = idProblem(value);
+  return problem === undefined ? { kind: 'event', eventId: value as string } : { kind: 'malformed', detail: `${where} ${problem}` };
 }
 
 /** Reads the event id at a JSON path of the body. */

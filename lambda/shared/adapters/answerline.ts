@@ -1,8 +1,8 @@
 import { ProviderRuntimeConfig } from '../../../lib/contract';
 import { MalformedDeliveryError } from '../errors';
-import { decodeStandardWebhooksKey, STANDARD_WEBHOOKS_HEADERS, verifyStandardWebhooks } from '../standard-webhooks';
 import { parseInstant } from '../instant';
-import { Admission, buildAdapter, eventIdFrom, FinalStatus, JobObservation, parseJsonObject, ProviderAdapter, valueAtPath } from './adapter';
+import { decodeStandardWebhooksKey, STANDARD_WEBHOOKS_HEADERS, verifyStandardWebhooks } from '../standard-webhooks';
+import { Admission, buildAdapter, FinalStatus, idProblem, JobObservation, parseJsonObject, ProviderAdapter } from './adapter';
 
 const RESUBMISSION_SUFFIX = /-r\d+$/;
 const FINAL_STATUSES: readonly string[] = ['COMPLETED', 'FAILED'] satisfies FinalStatus[];
@@ -25,45 +25,69 @@ export function answerlineAdapter(config: ProviderRuntimeConfig): ProviderAdapte
   });
 }
 
-const MAX_JOB_REF_LENGTH = 512;
+/**
+ * What an Answerline body (a delivery, or a polled task: the same shape) says, read by one set
+ * of rules for admission and for processing, so that whatever the edge admits, processing can
+ * read. `result` is set for a final task.
+ */
+type TaskReading =
+  | { readonly kind: 'test' }
+  | { readonly kind: 'malformed'; readonly field: string; readonly problem: string }
+  | { readonly kind: 'task'; readonly id: string; readonly idempotencyKey?: string; readonly result?: JobObservation };
+
+function readAnswerlineTask(body: Buffer): TaskReading {
+  const delivery = parseJsonObject(body);
+  if (!delivery) return { kind: 'malformed', field: 'body', problem: 'is not a JSON object' };
+  if (delivery.test === true) return { kind: 'test' };
+  const task = typeof delivery.task === 'object' && delivery.task !== null ? (delivery.task as Record<string, unknown>) : {};
+  const malformed = (field: string, problem: string): TaskReading => ({ kind: 'malformed', field: `task.${field}`, problem });
+  const idProblemText = idProblem(task.id);
+  if (idProblemText) return malformed('id', idProblemText);
+  const id = task.id as string;
+  if (typeof task.status !== 'string') return malformed('status', 'is missing or not a string');
+  const key = task.idempotencyKey ?? undefined;
+  if (key !== undefined && typeof key !== 'string') return malformed('idempotencyKey', 'is not a string');
+  // The key becomes the job-ref index key of the row.
+  const keyProblem = key ? idProblem(key) : undefined;
+  if (keyProblem) return malformed('idempotencyKey', keyProblem);
+  const idempotencyKey = key || undefined;
+  if (!FINAL_STATUSES.includes(task.status)) return { kind: 'task', id, idempotencyKey };
+  const createdAt = parseInstant(task.createdAt);
+  if (!createdAt) return malformed('createdAt', 'is not an ISO-8601 date and time with a zone');
+  return {
+    kind: 'task',
+    id,
+    idempotencyKey,
+    result: {
+      // A task created without a key is a job of its own.
+      jobKey: key ? key.replace(RESUBMISSION_SUFFIX, '') : id,
+      taskId: id,
+      status: task.status as FinalStatus,
+      createdAt,
+      response: JSON.stringify(delivery.response ?? null),
+    },
+  };
+}
 
 /**
  * A delivery's (or a polled task's) admission: its `task.id`, and `task.idempotencyKey` as the
  * job reference through which a submission known only by that key finds its task.
  */
 export function admitAnswerlineTask(body: Buffer): Admission {
-  const parsed = parseJsonObject(body);
-  if (!parsed) return { kind: 'malformed', detail: 'body is not a JSON object' };
-  if (parsed.test === true) return { kind: 'test' };
-  const admission = eventIdFrom(valueAtPath(parsed, 'task.id'), 'task.id');
-  const key = valueAtPath(parsed, 'task.idempotencyKey');
-  // A key too long for an index key is not kept as a reference; the row is admitted all the same.
-  return admission.kind === 'event' && typeof key === 'string' && key !== '' && key.length <= MAX_JOB_REF_LENGTH
-    ? { ...admission, jobRef: key }
-    : admission;
+  const reading = readAnswerlineTask(body);
+  switch (reading.kind) {
+    case 'test':
+      return reading;
+    case 'malformed':
+      return { kind: 'malformed', detail: `${reading.field} ${reading.problem}` };
+    case 'task':
+      return { kind: 'event', eventId: reading.id, ...(reading.idempotencyKey ? { jobRef: reading.idempotencyKey } : {}) };
+  }
 }
 
 /** The final result an Answerline delivery (or a polled task, which has the same shape) reports. */
 export function observeAnswerlineTask(body: Buffer): JobObservation | undefined {
-  const delivery = parseJsonObject(body);
-  if (!delivery) throw new MalformedDeliveryError('body', 'is not a JSON object');
-  const task = delivery.task as Record<string, unknown> | undefined;
-  if (typeof task !== 'object' || task === null) throw new MalformedDeliveryError('task', 'is missing');
-  if (typeof task.id !== 'string') throw new MalformedDeliveryError('task.id', 'is not a string');
-  if (typeof task.status !== 'string') throw new MalformedDeliveryError('task.status', 'is not a string');
-  if (!FINAL_STATUSES.includes(task.status)) return undefined;
-  const createdAt = parseInstant(task.createdAt);
-  if (!createdAt) throw new MalformedDeliveryError('task.createdAt', 'is not an ISO-8601 date and time with a zone');
-  const key = task.idempotencyKey;
-  if (key !== null && key !== undefined && typeof key !== 'string') {
-    throw new MalformedDeliveryError('task.idempotencyKey', 'is not a string');
-  }
-  return {
-    // A task created without a key is a job of its own.
-    jobKey: key ? key.replace(RESUBMISSION_SUFFIX, '') : task.id,
-    taskId: task.id,
-    status: task.status as FinalStatus,
-    createdAt,
-    response: JSON.stringify(delivery.response ?? null),
-  };
+  const reading = readAnswerlineTask(body);
+  if (reading.kind === 'malformed') throw new MalformedDeliveryError(reading.field, reading.problem);
+  return reading.kind === 'task' ? reading.result : undefined;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AdapterKind, MetricName } from '../../../../lib/contract';
 import { answerlineBody, newSigningSecret, taskIdOf } from '../../../support/inbox-fixture';
 import { PresetBench, presetContract, PresetSpec } from '../../../support/preset-contract';
@@ -81,12 +82,11 @@ describe('the job reference: task.idempotencyKey as it came, kept on the row for
   test.each([
     ['a key', 'job-42-r1', 'job-42-r1'],
     ['a null key', null, undefined],
-    ['an empty key', '', undefined],
-    ['a key too long for an index key', 'k'.repeat(513), undefined],
+    ['a key of 512 bytes', 'é'.repeat(256), 'é'.repeat(256)],
   ])('%s', async (_name, key, jobRef) => {
-    const body = bench.bytes(JSON.parse(answerlineBody({ id: `tsk_ref_${jobRef ?? 'none'}`, idempotencyKey: key })));
+    const body = bench.bytes(JSON.parse(answerlineBody({ id: 'tsk_ref', idempotencyKey: key })));
     const admission = bench.adapter().adapter.admit({}, body);
-    expect(admission).toEqual({ kind: 'event', eventId: `tsk_ref_${jobRef ?? 'none'}`, ...(jobRef !== undefined ? { jobRef } : {}) });
+    expect(admission).toEqual({ kind: 'event', eventId: 'tsk_ref', ...(jobRef !== undefined ? { jobRef } : {}) });
   });
 
   test('the verifier stores it as <provider>#<key> on the row (the jobRef index)', async () => {
@@ -146,5 +146,24 @@ describe('task.createdAt: a strict ISO-8601 instant, kept to its full precision'
 
     expect(await bench.h.drain(bench.h.processor({ providers: [bench.config] }))).toEqual({ received: 2, failed: 0 });
     expect(await bench.h.result('job-same-ms', 'answerline')).toMatchObject({ taskId: 'tsk_a_created_second', createdAt: '2026-09-18T10:00:00.000900000Z' });
+  });
+});
+
+describe('the edge refuses what processing could not read (nothing is acknowledged that cannot be processed)', () => {
+  const task = (fields: Record<string, unknown>) => ({ task: { id: `tsk_${randomUUID()}`, status: 'COMPLETED', idempotencyKey: `job-${randomUUID()}`, createdAt: '2026-09-18T10:00:00Z', ...fields } });
+
+  test.each([
+    ['no task.status', task({ status: undefined }), 'task.status'],
+    ['a numeric task.status', task({ status: 3 }), 'task.status'],
+    ['a final task without task.createdAt', task({ createdAt: undefined }), 'task.createdAt'],
+    ['a final task whose task.createdAt is no date', task({ createdAt: 'not a date' }), 'task.createdAt'],
+    ['a final task whose task.createdAt is epoch seconds', task({ createdAt: 1789000000 }), 'task.createdAt'],
+    ['a FAILED task created on Feb 30', task({ status: 'FAILED', createdAt: '2026-02-30T10:00:00Z' }), 'task.createdAt'],
+    ['a numeric task.idempotencyKey', task({ idempotencyKey: 42 }), 'task.idempotencyKey'],
+    ['a task.idempotencyKey over 512 bytes (257 two-byte characters)', task({ idempotencyKey: 'é'.repeat(257) }), 'task.idempotencyKey'],
+    ['a task.id over 512 bytes (171 three-byte characters)', task({ id: '東'.repeat(171) }), 'task.id'],
+  ])('%s: 400 malformed naming the field, nothing stored or enqueued', async (_name, payload, field) => {
+    expect(await bench.deliver(bench.bytes(payload))).toMatchObject({ statusCode: 400, result: 'malformed', detail: expect.stringMatching(new RegExp(`^${field.replace('.', '\\.')} `)) });
+    await bench.h.expectNothingAdmitted();
   });
 });
