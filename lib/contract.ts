@@ -203,6 +203,8 @@ export const MetricName = {
   ACCEPTED: 'Accepted',
   DUPLICATE: 'Duplicate',
   TEST_DELIVERY: 'TestDelivery',
+  /** Verified deliveries of a task that is not final yet (Answerline): acknowledged, never stored. */
+  NOT_FINAL: 'NotFinal',
   BAD_SIGNATURE: 'BadSignature',
   /**
    * Requests refused at the authenticity check, whatever the reason (a signature that matches no

@@ -56,6 +56,7 @@ export function createInboxDashboard(
         count(MetricName.DUPLICATE, 'duplicate'),
         count(MetricName.QUARANTINED, 'quarantined'),
         count(MetricName.TEST_DELIVERY, 'test'),
+        count(MetricName.NOT_FINAL, 'not_final'),
         count(MetricName.BAD_SIGNATURE, 'bad_signature'),
         count(MetricName.STALE_TIMESTAMP, 'stale_timestamp'),
         count(MetricName.MALFORMED, 'malformed'),

@@ -656,6 +656,14 @@ export class WebhookInbox extends Construct {
     return this.metric(MetricName.TEST_DELIVERY, props);
   }
 
+  /**
+   * Verified deliveries of a task that is not final yet (Answerline): answered 200, nothing stored,
+   * so they never stand in the way of the final delivery. @default - sum over 5 minutes
+   */
+  public metricNotFinalDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.NOT_FINAL, props);
+  }
+
   /** Deliveries refused for a signed timestamp outside the tolerance. @default - sum over 5 minutes */
   public metricStaleTimestamps(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.STALE_TIMESTAMP, props);

@@ -29,6 +29,7 @@ const METRIC_OF: Readonly<Record<Reason, string | undefined>> = {
   duplicate: MetricName.DUPLICATE,
   quarantined: MetricName.QUARANTINED,
   test: MetricName.TEST_DELIVERY,
+  not_final: MetricName.NOT_FINAL,
   bad_signature: MetricName.BAD_SIGNATURE,
   stale_timestamp: MetricName.STALE_TIMESTAMP,
   malformed: MetricName.MALFORMED,
@@ -152,6 +153,7 @@ async function admit(
 
   const admission = adapter.admit(headers, body);
   if (admission.kind === 'test') return { reason: 'test' };
+  if (admission.kind === 'not_final') return { reason: 'not_final' };
   if (admission.kind === 'malformed') return { reason: 'malformed', detail: admission.detail };
 
   const now = deps.now();

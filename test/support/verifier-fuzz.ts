@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of the verifier ("Bad input", issue 5), shared by the jest test
+ * Property-based fuzzing of the verifier (bad input), shared by the jest test
  * (test/lambda/fuzz.test.ts, a few thousand cases) and the fuzz command (scripts/fuzz.ts, at
  * least 100,000): one verifier serving every preset (Answerline, Echonova, Standard Webhooks
  * with `webhook-*` and `svix-*` headers, Standard Webhooks `v1a` Ed25519, Stripe, GitHub and two
@@ -132,7 +132,7 @@ interface Preset {
   readonly admission: (draft: Draft, bytes: Buffer, parses: boolean) => Admission;
 }
 
-type Admission = { kind: 'test' } | { kind: 'malformed' } | { kind: 'event'; eventId: string; repeatable: boolean } | { kind: 'unknown' };
+type Admission = { kind: 'test' } | { kind: 'not_final' } | { kind: 'malformed' } | { kind: 'event'; eventId: string; repeatable: boolean } | { kind: 'unknown' };
 
 /** Every id becomes part of a DynamoDB key: at most 512 bytes in UTF-8, whatever the characters. */
 const MAX_ID_BYTES = 512;
@@ -209,7 +209,8 @@ const standardWebhooksPreset = (newSigner: () => Signer, styles: readonly string
 const PRESET: Record<PresetName, Preset> = {
   answerline: {
     adapter: AdapterKind.ANSWERLINE,
-    styles: ['task', 'task', 'test', 'test-as-text'],
+    // `running`: a task delivered before it is final (only COMPLETED and FAILED are): acknowledged, never stored.
+    styles: ['task', 'task', 'test', 'test-as-text', 'running'],
     idIn: 'body',
     maxIdLength: 512,
     idPrefix: 'tsk_',
@@ -220,7 +221,7 @@ const PRESET: Record<PresetName, Preset> = {
     newSigner: whsecSigner,
     payload: (d) => ({
       ...(d.style === 'test' ? { test: true } : d.style === 'test-as-text' ? { test: 'true' } : {}),
-      task: { id: d.id, status: 'COMPLETED', idempotencyKey: `job-${String(d.id).slice(0, 40)}`, createdAt: '2026-09-18T10:00:00.000Z' },
+      task: { id: d.id, status: d.style === 'running' ? 'PROCESSING' : 'COMPLETED', idempotencyKey: `job-${String(d.id).slice(0, 40)}`, createdAt: '2026-09-18T10:00:00.000Z' },
       credits: { charged: 1, remaining: 499 },
       response: { result: { answer: d.note, confidence: 0.93 } },
     }),
@@ -231,7 +232,12 @@ const PRESET: Record<PresetName, Preset> = {
     },
     extraEntry: swExtra,
     listSeparator: ' ',
-    admission: (d, _bytes, parses) => (!parses ? { kind: 'malformed' } : d.style === 'test' ? { kind: 'test' } : idOrMalformed(d.id, 512)),
+    admission: (d, _bytes, parses) => {
+      if (!parses) return { kind: 'malformed' };
+      if (d.style === 'test') return { kind: 'test' };
+      const task = idOrMalformed(d.id, 512);
+      return task.kind === 'event' && d.style === 'running' ? { kind: 'not_final' } : task;
+    },
   },
   echonova: {
     adapter: AdapterKind.ECHONOVA,
@@ -1369,6 +1375,8 @@ export class FuzzBench {
     switch (c.admission.kind) {
       case 'test':
         return reason('test');
+      case 'not_final':
+        return reason('not_final');
       case 'malformed':
         return reason('malformed');
       case 'unknown':

@@ -21,6 +21,11 @@ export type Admission =
       readonly jobRef?: string;
     }
   | { readonly kind: 'test' }
+  /**
+   * A task that is not final yet: it carries no result, and storing it would make the final
+   * delivery (same id, another body) an altered copy. Acknowledged, never stored.
+   */
+  | { readonly kind: 'not_final' }
   | { readonly kind: 'malformed'; readonly detail: string };
 
 /** A final result that a stored delivery reports for one logical job. */

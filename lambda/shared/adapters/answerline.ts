@@ -10,7 +10,8 @@ const FINAL_STATUSES: readonly string[] = ['COMPLETED', 'FAILED'] satisfies Fina
 /**
  * Answerline (seed 000): Standard Webhooks signatures; the inbox key is `task.id` from the
  * signed body, because `webhook-id` is not covered by the signature; `"test": true` marks a
- * dashboard test delivery; the job is `task.idempotencyKey` without a trailing `-rN`.
+ * dashboard test delivery; a task that is not final (only COMPLETED and FAILED are) is
+ * acknowledged and not stored; the job is `task.idempotencyKey` without a trailing `-rN`.
  */
 export function answerlineAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
   return buildAdapter(config, {
@@ -20,7 +21,7 @@ export function answerlineAdapter(config: ProviderRuntimeConfig): ProviderAdapte
     admit: (_headers, body) => admitAnswerlineTask(body),
     keptHeaders: [STANDARD_WEBHOOKS_HEADERS.id, STANDARD_WEBHOOKS_HEADERS.timestamp],
     observe: observeAnswerlineTask,
-    // Every delivery is about a task: a non-final status is no result, and no effect either.
+    // Every row is about a task (one stored before non-final tasks were refused has no result, and no effect).
     reportsJob: () => true,
   });
 }
@@ -81,6 +82,7 @@ export function admitAnswerlineTask(body: Buffer): Admission {
     case 'malformed':
       return { kind: 'malformed', detail: `${reading.field} ${reading.problem}` };
     case 'task':
+      if (!reading.result) return { kind: 'not_final' };
       return { kind: 'event', eventId: reading.id, ...(reading.idempotencyKey ? { jobRef: reading.idempotencyKey } : {}) };
   }
 }

@@ -167,3 +167,19 @@ describe('the edge refuses what processing could not read (nothing is acknowledg
     await bench.h.expectNothingAdmitted();
   });
 });
+
+describe('a delivery of a task that is not final is acknowledged and never stored', () => {
+  test('PROCESSING then COMPLETED under one task.id: 200 not_final (counted), then the final result is accepted, not quarantined', async () => {
+    const id = `tsk_${randomUUID()}`;
+    const running = bench.bytes({ task: { id, status: 'PROCESSING', idempotencyKey: 'job-running', createdAt: '2026-09-18T10:00:00Z' }, credits: { charged: 0 } });
+
+    expect(await bench.deliver(running)).toEqual({ statusCode: 200, result: 'not_final', headers: expect.any(Object) });
+    await bench.h.expectNothingAdmitted();
+    expect(bench.h.capture.metric(MetricName.NOT_FINAL, 'answerline')).toBe(1);
+
+    const done = Buffer.from(answerlineBody({ id, idempotencyKey: 'job-running' }));
+    expect(await bench.deliver(done)).toMatchObject({ statusCode: 202, result: 'accepted' });
+    expect(bench.h.capture.metric(MetricName.QUARANTINED)).toBe(0);
+    await bench.expectStored(done, {});
+  });
+});
