@@ -245,7 +245,7 @@ export abstract class WebhookProvider {
    * Answerline async-task results (seed 000): Standard Webhooks signatures (`webhook-id`,
    * `webhook-timestamp`, `webhook-signature`), inbox keyed by `task.id` from the signed body,
    * `"test": true` deliveries acknowledged and dropped, one result per `task.idempotencyKey`
-   * without its `-rN` suffix.
+   * without its resubmission suffix `-rN` (a keyless task is the job `~task:<task id>`).
    */
   public static answerline(options: WebhookProviderOptions = {}): WebhookProvider {
     return new PresetProvider(AdapterKind.ANSWERLINE, 'whsec', options);

@@ -37,7 +37,7 @@ export type AnswerlineStatus = 'QUEUED' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
 export interface AnswerlineTask {
   readonly id: string;
   readonly idempotencyKey: string;
-  /** The logical job: the key without a trailing `-rN`. */
+  /** The logical job: the key without its resubmission suffix (`-r1` … `-r999`). */
   readonly jobKey: string;
   /** As the API reports it (ISO-8601; a poison task carries an unreadable one). */
   readonly createdAt: string;
@@ -75,7 +75,7 @@ export class SimulatedAnswerline {
     const task: AnswerlineTask = {
       id,
       idempotencyKey: fields.idempotencyKey,
-      jobKey: fields.idempotencyKey.replace(/-r\d+$/, ''),
+      jobKey: fields.idempotencyKey.replace(/-r[1-9]\d{0,2}$/, ''),
       createdAt: fields.poison ? `created ${random.hex(6)}` : new Date().toISOString(),
       status: 'QUEUED',
       poison: fields.poison ?? false,

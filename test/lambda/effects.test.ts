@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
 import { AdapterKind, EffectEvent, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
-import { answerlineBody, apiGatewayEvent, answerOf, CrashingWorker, EffectsFixture, INBOX_NAME, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, sha256Hex, taskIdOf } from '../support/inbox-fixture';
+import { answerlineBody, apiGatewayEvent, answerOf, CrashingWorker, EffectsFixture, INBOX_NAME, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, sha256Hex, storeUncheckedRow, taskIdOf } from '../support/inbox-fixture';
 import { adaptersFor } from '../../lambda/shared/adapters';
 import { responseObjectKey, S3BodyStore } from '../../lambda/shared/body-store';
 import { SequentialSinks } from '../../lambda/shared/effect-sinks';
@@ -126,10 +126,12 @@ describe('one effect per change of a job’s winner', () => {
     expect(events().map((event) => [event.detail.taskId, event.detail.status])).toEqual([['tsk_ok', 'COMPLETED']]);
   });
 
-  test('a processed row delivered again, and a non-final status, send nothing', async () => {
+  test('a processed row delivered again, and a non-final status (a row stored before the edge refused those), send nothing', async () => {
     const body = task('tsk_4', 'job-4', 'COMPLETED', '2026-09-18T10:00:00.000Z');
     const running = answerlineBody({ status: 'PROCESSING', idempotencyKey: 'job-5', response: undefined });
-    await deliverInOrder([body, running]);
+    await deliverInOrder([body]);
+    await storeUncheckedRow(h, running);
+    expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
     await h.queue.enqueue([keyOf(body), keyOf(running)]);
     expect(await h.drain(processor())).toEqual({ received: 2, failed: 0 });
 

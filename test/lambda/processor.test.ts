@@ -98,7 +98,7 @@ describe('results are decided by rule, not by arrival', () => {
   test('a task created without an idempotency key is a job of its own', async () => {
     await deliverInOrder([answerlineBody({ id: 'tsk_solo', idempotencyKey: null })]);
 
-    expect(await h.result('tsk_solo')).toMatchObject({ taskId: 'tsk_solo', jobKey: 'tsk_solo' });
+    expect(await h.result('~task:tsk_solo')).toMatchObject({ taskId: 'tsk_solo', jobKey: '~task:tsk_solo' });
   });
 });
 
@@ -258,10 +258,11 @@ describe('processing is idempotent and parallel-safe', () => {
     expect(h.capture.metric(MetricName.PROCESSED, PROVIDER)).toBe(30);
   });
 
-  test('a non-final status marks the row processed with no result', async () => {
+  test('a non-final status (a row stored before the edge refused those) marks the row processed with no result', async () => {
     const body = answerlineBody({ status: 'PROCESSING', idempotencyKey: 'job-running', response: undefined });
 
-    await deliverInOrder([body]);
+    await storeUncheckedRow(h, body);
+    expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
 
     expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'no_final_result' });
     expect(await h.resultItems()).toEqual([]);

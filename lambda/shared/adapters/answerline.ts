@@ -4,14 +4,21 @@ import { parseInstant } from '../instant';
 import { decodeStandardWebhooksKey, STANDARD_WEBHOOKS_HEADERS, verifyStandardWebhooks } from '../standard-webhooks';
 import { Admission, buildAdapter, FinalStatus, idProblem, JobObservation, parseJsonObject, ProviderAdapter } from './adapter';
 
-const RESUBMISSION_SUFFIX = /-r\d+$/;
+/** A resubmission's suffix: `-r` and a positive number of at most three digits without a leading zero (`report-r2024` has none). */
+const RESUBMISSION_SUFFIX = /-r[1-9]\d{0,2}$/;
+/**
+ * The job of a task created without a key is `~task:<task id>`. A key is never that: one that
+ * starts with `~` gets one more `~` in front.
+ */
+const KEYLESS_JOB_PREFIX = '~task:';
+const ESCAPE = '~';
 const FINAL_STATUSES: readonly string[] = ['COMPLETED', 'FAILED'] satisfies FinalStatus[];
 
 /**
  * Answerline (seed 000): Standard Webhooks signatures; the inbox key is `task.id` from the
  * signed body, because `webhook-id` is not covered by the signature; `"test": true` marks a
  * dashboard test delivery; a task that is not final (only COMPLETED and FAILED are) is
- * acknowledged and not stored; the job is `task.idempotencyKey` without a trailing `-rN`.
+ * acknowledged and not stored; the job is `task.idempotencyKey` without a resubmission suffix.
  */
 export function answerlineAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
   return buildAdapter(config, {
@@ -46,12 +53,9 @@ function readAnswerlineTask(body: Buffer): TaskReading {
   if (idProblemText) return malformed('id', idProblemText);
   const id = task.id as string;
   if (typeof task.status !== 'string') return malformed('status', 'is missing or not a string');
-  const key = task.idempotencyKey ?? undefined;
-  if (key !== undefined && typeof key !== 'string') return malformed('idempotencyKey', 'is not a string');
-  // The key becomes the job-ref index key of the row.
-  const keyProblem = key ? idProblem(key) : undefined;
+  const idempotencyKey = (task.idempotencyKey ?? undefined) as string | undefined;
+  const keyProblem = idempotencyKey === undefined ? undefined : idempotencyKeyProblem(idempotencyKey);
   if (keyProblem) return malformed('idempotencyKey', keyProblem);
-  const idempotencyKey = key || undefined;
   if (!FINAL_STATUSES.includes(task.status)) return { kind: 'task', id, idempotencyKey };
   const createdAt = parseInstant(task.createdAt);
   if (!createdAt) return malformed('createdAt', 'is not an ISO-8601 date and time with a zone');
@@ -60,14 +64,28 @@ function readAnswerlineTask(body: Buffer): TaskReading {
     id,
     idempotencyKey,
     result: {
-      // A task created without a key is a job of its own.
-      jobKey: key ? key.replace(RESUBMISSION_SUFFIX, '') : id,
+      jobKey: jobKeyOf(idempotencyKey, id),
       taskId: id,
       status: task.status as FinalStatus,
       createdAt,
       response: JSON.stringify(delivery.response ?? null),
     },
   };
+}
+
+/** What is wrong with an idempotency key: the row keeps it as its job reference (an index key), and its base names the job. */
+function idempotencyKeyProblem(key: unknown): string | undefined {
+  if (typeof key !== 'string') return 'is not a string';
+  if (key === '') return 'is empty';
+  if (key.replace(RESUBMISSION_SUFFIX, '') === '') return 'is only a resubmission suffix';
+  return idProblem(key);
+}
+
+/** The logical job: the key without its resubmission suffix, escaped; a task created without a key is a job of its own. */
+function jobKeyOf(idempotencyKey: string | undefined, taskId: string): string {
+  if (idempotencyKey === undefined) return `${KEYLESS_JOB_PREFIX}${taskId}`;
+  const base = idempotencyKey.replace(RESUBMISSION_SUFFIX, '');
+  return base.startsWith(ESCAPE) ? `${ESCAPE}${base}` : base;
 }
 
 /**

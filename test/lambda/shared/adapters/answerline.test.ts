@@ -160,6 +160,8 @@ describe('the edge refuses what processing could not read (nothing is acknowledg
     ['a final task whose task.createdAt is epoch seconds', task({ createdAt: 1789000000 }), 'task.createdAt'],
     ['a FAILED task created on Feb 30', task({ status: 'FAILED', createdAt: '2026-02-30T10:00:00Z' }), 'task.createdAt'],
     ['a numeric task.idempotencyKey', task({ idempotencyKey: 42 }), 'task.idempotencyKey'],
+    ['an empty task.idempotencyKey', task({ idempotencyKey: '' }), 'task.idempotencyKey'],
+    ['a task.idempotencyKey that is only a resubmission suffix', task({ idempotencyKey: '-r1' }), 'task.idempotencyKey'],
     ['a task.idempotencyKey over 512 bytes (257 two-byte characters)', task({ idempotencyKey: 'é'.repeat(257) }), 'task.idempotencyKey'],
     ['a task.id over 512 bytes (171 three-byte characters)', task({ id: '東'.repeat(171) }), 'task.id'],
   ])('%s: 400 malformed naming the field, nothing stored or enqueued', async (_name, payload, field) => {
@@ -181,5 +183,43 @@ describe('a delivery of a task that is not final is acknowledged and never store
     expect(await bench.deliver(done)).toMatchObject({ statusCode: 202, result: 'accepted' });
     expect(bench.h.capture.metric(MetricName.QUARANTINED)).toBe(0);
     await bench.expectStored(done, {});
+  });
+});
+
+describe('job keys: the idempotency key without a resubmission suffix; a keyless task in a namespace no key can produce', () => {
+  const jobKeyOf = (idempotencyKey: string | null, id = 'tsk_1') =>
+    bench.adapter().adapter.observe(bench.bytes(JSON.parse(answerlineBody({ id, idempotencyKey }))), {})?.jobKey;
+
+  test.each([
+    ['job-42', 'job-42'],
+    ['job-42-r1', 'job-42'],
+    ['job-42-r999', 'job-42'],
+    // Not a resubmission suffix: kept whole.
+    ['report-r2024', 'report-r2024'],
+    ['job-42-r1000', 'job-42-r1000'],
+    ['job-42-r0', 'job-42-r0'],
+    ['job-42-r01', 'job-42-r01'],
+    ['job-42-r', 'job-42-r'],
+    // Only the last suffix goes.
+    ['job-r1-r2', 'job-r1'],
+    // A key that starts with `~` is escaped by one more, so it never meets a keyless task's job.
+    ['~task:tsk_1', '~~task:tsk_1'],
+    ['~~x-r3', '~~~x'],
+  ])('%s → %s', (key, jobKey) => {
+    expect(jobKeyOf(key)).toBe(jobKey);
+  });
+
+  test('a keyless task is the job ~task:<task id>', () => {
+    expect(jobKeyOf(null, 'tsk_solo')).toBe('~task:tsk_solo');
+  });
+
+  test('a keyless task and another task whose idempotency key is the first task id are two jobs with two results', async () => {
+    const keyless = answerlineBody({ id: `tsk_${randomUUID()}`, idempotencyKey: null });
+    const keyed = answerlineBody({ idempotencyKey: taskIdOf(keyless), createdAt: '2026-09-18T09:00:00Z' });
+    for (const body of [keyless, keyed]) expect(await bench.deliver(body)).toMatchObject({ statusCode: 202 });
+
+    expect(await bench.h.drain(bench.h.processor({ providers: [bench.config] }))).toEqual({ received: 2, failed: 0 });
+    expect(await bench.h.result(`~task:${taskIdOf(keyless)}`, 'answerline')).toMatchObject({ taskId: taskIdOf(keyless) });
+    expect(await bench.h.result(taskIdOf(keyless), 'answerline')).toMatchObject({ taskId: taskIdOf(keyed) });
   });
 });
