@@ -253,8 +253,9 @@ export abstract class WebhookProvider {
 
   /**
    * Echonova (seed 001): `X-Webhook-Event`, `X-Webhook-Timestamp`, `X-Webhook-Signature` (hex
-   * HMAC-SHA256 of `timestamp.body`); the event id is `jobId` + event for `job.*`, and `apiKeyId`
-   * + event + billing cycle for `spending.*` (repeats of `spending.exhausted` are duplicates).
+   * HMAC-SHA256 of `timestamp.body`); a job's final event is keyed by `jobId` and decided by the
+   * signed `status` (an event header that disagrees is quarantined), `spending.*` by `apiKeyId` +
+   * event + the body's billing cycle or digest (repeats of `spending.exhausted` are duplicates).
    */
   public static echonova(options: WebhookProviderOptions = {}): WebhookProvider {
     return new PresetProvider(AdapterKind.ECHONOVA, 'text', options);

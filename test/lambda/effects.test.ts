@@ -374,14 +374,16 @@ describe('providers without job semantics: one effect per event', () => {
     expect(await h.row(`stripe#${id}`)).toMatchObject({ status: 'PROCESSED', outcome: 'event' });
   });
 
-  test('Echonova: job.completed is a job result, spending.* an event, job.started nothing', async () => {
+  test('Echonova: job.completed is a job result, spending.* an event, job.started (quarantined at the edge) nothing', async () => {
     const jobId = `job_${randomUUID()}`;
-    const started = JSON.stringify({ jobId, createdAt: '2026-09-18T10:00:00.000Z' });
-    const completed = JSON.stringify({ jobId, createdAt: '2026-09-18T10:00:00.000Z', transcript: `transcript-${randomUUID()}` });
+    const started = JSON.stringify({ jobId, status: 'processing', createdAt: '2026-09-18T10:00:00.000Z' });
+    const completed = JSON.stringify({ jobId, status: 'completed', createdAt: '2026-09-18T10:00:00.000Z', transcript: `transcript-${randomUUID()}` });
     const spending = JSON.stringify({ apiKeyId: 'key_1', billingCycle: '2026-09', percent: 80 });
     const sign = (body: string, event: string) => echonovaHeaders(body, secretOf.echonova, h.clock.seconds, event);
 
-    await deliverAs('echonova', started, sign(started, 'job.started'));
+    h.markSensitive(started);
+    const startedAnswer = answerOf(await h.verifier({ providers: configs })(apiGatewayEvent(started, sign(started, 'job.started'), { path: '/hooks/echonova' })));
+    expect(startedAnswer).toMatchObject({ statusCode: 200, result: 'quarantined' });
     await deliverAs('echonova', completed, sign(completed, 'job.completed'));
     await deliverAs('echonova', spending, sign(spending, 'spending.threshold'));
 
@@ -389,7 +391,7 @@ describe('providers without job semantics: one effect per event', () => {
       ['JobResultDecided', jobKeyOf('echonova', jobId, jobId, 'COMPLETED')],
       ['WebhookReceived', eventKeyOf('echonova', 'key_1:spending.threshold:2026-09')],
     ]);
-    expect(await h.row(`echonova#${jobId}:job.started`)).toMatchObject({ outcome: 'no_final_result' });
+    expect(await h.row(`echonova#${jobId}:job`)).toMatchObject({ outcome: 'winner' });
     expect(events()[1].detail.meta).toMatchObject({ 'x-webhook-event': 'spending.threshold' });
   });
 

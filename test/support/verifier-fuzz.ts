@@ -41,7 +41,8 @@ import { HeaderMap, hmacText, oddJson, signedContent, stripeSecret, textSecret, 
 export const MAX_BODY_BYTES = Defaults.MAX_BODY_BYTES;
 export const INLINE_BODY_BYTES = Defaults.INLINE_BODY_BYTES;
 const BILLING_CYCLE = '2026-09';
-const MAX_CYCLE_LENGTH = 64;
+/** The longest billing cycle the edge takes: 64 bytes in UTF-8. */
+const LONGEST_CYCLE = 'é'.repeat(32);
 
 /** How an Echonova spending event names its billing cycle (the cycle is part of its event id). */
 export type CyclePlan = 'named' | 'alias' | 'long' | 'longest' | 'number' | 'missing';
@@ -55,7 +56,7 @@ function cycleMembers(plan: CyclePlan): Record<string, unknown> {
     case 'long':
       return { billingCycle: `${BILLING_CYCLE}-${'c'.repeat(3000)}` };
     case 'longest':
-      return { billingCycle: '東'.repeat(MAX_CYCLE_LENGTH) };
+      return { billingCycle: LONGEST_CYCLE };
     case 'number':
       return { billingCycle: 202609 };
     case 'missing':
@@ -63,21 +64,42 @@ function cycleMembers(plan: CyclePlan): Record<string, unknown> {
   }
 }
 
-/** The cycle in the event id: the one named (when it is not too long), else the timestamp's UTC month. */
-function expectedCycle(plan: CyclePlan, timestamp: string): string | undefined {
+/**
+ * The cycle in the event id: the one the body names (a string; refused when longer than 64 bytes),
+ * or none (undefined: the id takes the body's digest instead, never the attempt's timestamp).
+ */
+function expectedCycle(plan: CyclePlan): string | 'too long' | undefined {
   switch (plan) {
     case 'named':
       return BILLING_CYCLE;
     case 'alias':
       return `${BILLING_CYCLE}-b`;
     case 'long':
-      return undefined;
+      return 'too long';
     case 'longest':
-      return '東'.repeat(MAX_CYCLE_LENGTH);
+      return LONGEST_CYCLE;
     default:
-      return new Date(Number(timestamp) * 1000).toISOString().slice(0, 7);
+      return undefined;
   }
 }
+
+/** Whether a body built from the draft carries this case's id (ids of 16 characters or more hold the case's nonce). */
+const carriesCaseId = (d: Draft) => typeof d.id === 'string' && d.id.length >= 16;
+
+/** The rule for composite ids: each field escaped with encodeURIComponent, joined with `:`. */
+const composite = (...fields: string[]) => fields.map(encodeURIComponent).join(':');
+
+/**
+ * Echonova styles: the event header, and the status a job body signs. `job.completed:failed` and
+ * `relabel` are a genuine delivery replayed with another event header (the header is unsigned).
+ */
+const ECHONOVA_JOB_STYLES: Readonly<Record<string, { header: string; status: string }>> = {
+  'job.completed': { header: 'job.completed', status: 'completed' },
+  'job.failed': { header: 'job.failed', status: 'failed' },
+  'job.completed:failed': { header: 'job.completed', status: 'failed' },
+  relabel: { header: 'invoice.paid', status: 'completed' },
+};
+const echonovaHeader = (style: string) => ECHONOVA_JOB_STYLES[style]?.header ?? style;
 
 // =============================================================================================
 // Presets: how each provider signs, where its id is, which headers the verifier reads
@@ -95,8 +117,6 @@ interface Draft {
   readonly note: string;
   /** Echonova spending.*: how the body names its billing cycle. */
   readonly cycle: CyclePlan;
-  /** The signed timestamp's text (Echonova's billing cycle falls back to its month). */
-  readonly timestamp: string;
 }
 
 interface Signer {
@@ -132,13 +152,24 @@ interface Preset {
   readonly admission: (draft: Draft, bytes: Buffer, parses: boolean) => Admission;
 }
 
-type Admission = { kind: 'test' } | { kind: 'not_final' } | { kind: 'malformed' } | { kind: 'event'; eventId: string; repeatable: boolean } | { kind: 'unknown' };
+type Admission =
+  | { kind: 'test' }
+  | { kind: 'not_final' }
+  | { kind: 'malformed' }
+  /** `shared`: the id is a digest of a body that carries no id of this case, so another case may have stored it first. */
+  | { kind: 'event'; eventId: string; repeatable: boolean; shared?: boolean }
+  /** The signed body and an unsigned header disagree: a quarantined copy under `eventId`, never a row. */
+  | { kind: 'anomaly'; eventId: string }
+  | { kind: 'unknown' };
 
 /** Every id becomes part of a DynamoDB key: at most 512 bytes in UTF-8, whatever the characters. */
 const MAX_ID_BYTES = 512;
 /** A signed id header's shape, checked before any MAC (Standard Webhooks, the generic scheme): present, at most 256 characters. */
 const headerIdFits = (id: unknown): boolean => typeof id === 'string' && id.length > 0 && id.length <= 256;
-const validId = (id: unknown, max: number): id is string => typeof id === 'string' && id.length > 0 && id.length <= max && Buffer.byteLength(id, 'utf8') <= MAX_ID_BYTES;
+/** A surrogate without its pair: no UTF-8 key holds one, so such an id is refused. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const validId = (id: unknown, max: number): id is string =>
+  typeof id === 'string' && id.length > 0 && id.length <= max && !LONE_SURROGATE.test(id) && Buffer.byteLength(id, 'utf8') <= MAX_ID_BYTES;
 const idOrMalformed = (id: unknown, max: number, eventId: (id: string) => string = (x) => x, repeatable = false): Admission =>
   validId(id, max) ? { kind: 'event', eventId: eventId(id), repeatable } : { kind: 'malformed' };
 
@@ -241,7 +272,7 @@ const PRESET: Record<PresetName, Preset> = {
   },
   echonova: {
     adapter: AdapterKind.ECHONOVA,
-    styles: ['job.completed', 'job.failed', 'spending.threshold', 'spending.exhausted', 'invoice.paid', 'bad event!'],
+    styles: ['job.completed', 'job.failed', 'spending.threshold', 'spending.exhausted', 'invoice.paid', 'bad event!', 'job.completed:failed', 'relabel'],
     idIn: 'body',
     maxIdLength: 512,
     idPrefix: 'job_',
@@ -253,11 +284,11 @@ const PRESET: Record<PresetName, Preset> = {
     payload: (d) =>
       d.style.startsWith('spending.')
         ? { apiKeyId: d.id, ...cycleMembers(d.cycle), spentUsd: 12.5, note: d.note }
-        : d.style.startsWith('job.')
-          ? { jobId: d.id, status: d.style.slice(4), createdAt: '2026-09-18T10:00:00.000Z', transcript: d.note }
+        : ECHONOVA_JOB_STYLES[d.style]
+          ? { jobId: d.id, status: ECHONOVA_JOB_STYLES[d.style].status, createdAt: '2026-09-18T10:00:00.000Z', transcript: d.note }
           : { invoiceId: d.id, note: d.note },
     headers: (d, body, timestamp, signature) => ({
-      'x-webhook-event': d.style,
+      'x-webhook-event': echonovaHeader(d.style),
       'x-webhook-timestamp': timestamp,
       'x-webhook-signature': signature(signedContent('{timestamp}.{body}', body, { timestamp })),
     }),
@@ -266,14 +297,23 @@ const PRESET: Record<PresetName, Preset> = {
     admission: (d, bytes, parses) => {
       if (d.style === 'bad event!') return { kind: 'malformed' };
       if (!parses) return { kind: 'malformed' };
-      if (d.style.startsWith('job.')) return idOrMalformed(d.id, 512, (id) => `${id}:${d.style}`);
-      if (d.style.startsWith('spending.')) {
-        // A timestamp the verifier refuses never gets this far; its month is nothing to expect.
-        if (!CANONICAL_SECONDS.test(d.timestamp)) return { kind: 'unknown' };
-        const cycle = expectedCycle(d.cycle, d.timestamp);
-        return validId(d.id, 512) && cycle === undefined ? { kind: 'malformed' } : idOrMalformed(d.id, 512, (id) => `${id}:${d.style}:${cycle}`, d.style === 'spending.exhausted');
+      const job = ECHONOVA_JOB_STYLES[d.style];
+      // A job body (no jobId member: none) is keyed by its jobId alone; its outcome is the signed status.
+      if (job && d.id !== undefined) {
+        if (!validId(d.id, 512)) return { kind: 'malformed' };
+        const eventId = composite(d.id, 'job');
+        return job.header === `job.${job.status}` ? { kind: 'event', eventId, repeatable: false } : { kind: 'anomaly', eventId };
       }
-      return { kind: 'event', eventId: `${d.style}:${sha256Hex(bytes)}`, repeatable: false };
+      if (job?.header.startsWith('job.')) return { kind: 'malformed' };
+      const header = echonovaHeader(d.style);
+      if (d.style.startsWith('spending.')) {
+        if (!validId(d.id, 512)) return { kind: 'malformed' };
+        const cycle = expectedCycle(d.cycle);
+        if (cycle === 'too long') return { kind: 'malformed' };
+        const eventId = cycle === undefined ? composite(d.id, d.style, 'sha256', sha256Hex(bytes)) : composite(d.id, d.style, cycle);
+        return { kind: 'event', eventId, repeatable: d.style === 'spending.exhausted' };
+      }
+      return { kind: 'event', eventId: composite(header, sha256Hex(bytes)), repeatable: false, shared: !carriesCaseId(d) };
     },
   },
   openai: standardWebhooksPreset(whsecSigner, ['webhook', 'svix']),
@@ -650,7 +690,7 @@ const deliveryArb: fc.Arbitrary<DeliveryPlan> = fc.record(
   {
     kind: fc.constant('delivery' as const),
     preset: fc.constantFrom(...PRESETS),
-    style: fc.nat({ max: 5 }),
+    style: fc.nat({ max: 7 }),
     note: noteArb,
     id: idArb,
     body: bodyArb,
@@ -754,7 +794,10 @@ export const BOUNDARY_PLANS: readonly FuzzPlan[] = [
  * - An Echonova spending.* body naming a 3,000-character billing cycle: the cycle is part of the
  *   event id, the key passed DynamoDB's 2,048-byte limit, and a validly signed delivery was
  *   answered 503 store_error, retried until Echonova disables the webhook. Fixed in
- *   lambda/shared/adapters/echonova.ts: a cycle over 64 characters is malformed (400).
+ *   lambda/shared/adapters/echonova.ts: a cycle over 64 bytes is malformed (400).
+ * The last four pin down rules rather than crashes: an Echonova job replayed under another event
+ * header is quarantined under its job, a spending event without a cycle retried is a duplicate,
+ * an Answerline task that is not final is acknowledged and not stored.
  */
 export const REGRESSION_PLANS: readonly FuzzPlan[] = [
   // An event id with U+FFFF / U+FFFE: SQS refused the work message, so the accepted row was never
@@ -767,6 +810,10 @@ export const REGRESSION_PLANS: readonly FuzzPlan[] = [
   deliveryPlan('echonova', { style: 2, cycle: 'long' }),
   deliveryPlan('echonova', { style: 3, cycle: 'longest', followUp: 'altered' }),
   { kind: 'random', rawPath: '/hooks/openai', headers: { 'webhook-id': 'msg_1' }, body: { a: 1 }, isBase64Encoded: true, context: false },
+  deliveryPlan('echonova', { style: 6, followUp: 'altered' }),
+  deliveryPlan('echonova', { style: 7, followUp: 'retry' }),
+  deliveryPlan('echonova', { style: 2, cycle: 'missing', followUp: 'retry' }),
+  deliveryPlan('answerline', { style: 4, followUp: 'altered' }),
 ];
 
 
@@ -781,7 +828,9 @@ type Expectation =
   | { readonly kind: 'reject' }
   | { readonly kind: 'reason'; readonly reason: Reason }
   /** Stored (accepted, duplicate or quarantined), the exact outcome decided by what this case stored before. */
-  | { readonly kind: 'event'; readonly key: string; readonly repeatable: boolean; readonly unique: boolean };
+  | { readonly kind: 'event'; readonly key: string; readonly repeatable: boolean; readonly unique: boolean }
+  /** Quarantined under `key` whatever was stored before: an unsigned header contradicts the signed body. */
+  | { readonly kind: 'anomaly'; readonly key: string };
 
 interface Step {
   readonly event: APIGatewayProxyEventV2;
@@ -792,6 +841,11 @@ interface Step {
   readonly received: Buffer;
   readonly digest: string;
   readonly expectation: Expectation;
+  /**
+   * The key of the job an authentic Echonova job body names: whatever its (unsigned) event header
+   * says, the only key under which a copy may be quarantined without an original row.
+   */
+  readonly jobKey?: string;
   readonly concurrentWithPrevious: boolean;
   /** Content that must never appear in a log line. */
   readonly needles: readonly string[];
@@ -1143,7 +1197,9 @@ export class FuzzBench {
         if (!this.accepted.has(answer.eventRef)) violations.push(`${label}: duplicate of ${answer.eventRef}, which was never accepted`);
       } else if (answer.result === 'quarantined') {
         const original = this.accepted.get(answer.eventRef);
-        if (original === undefined || original === digest) violations.push(`${label}: quarantined against ${original ?? 'no accepted row'}`);
+        const jobKey = steps[i].jobKey;
+        const anomaly = jobKey !== undefined && answer.eventRef === logReference(jobKey);
+        if (!anomaly && (original === undefined || original === digest)) violations.push(`${label}: quarantined against ${original ?? 'no accepted row'}`);
         if (!this.quarantined.has(`${answer.eventRef}|${digest}`)) this.stats.quarantinedStored += 1;
         this.quarantined.add(`${answer.eventRef}|${digest}`);
       }
@@ -1171,6 +1227,11 @@ export class FuzzBench {
       } else if (e.kind === 'reason') {
         this.stats.exact += 1;
         if (answer.result !== e.reason) violations.push(`${label}: answered ${answer.result}, expected ${e.reason}`);
+      } else if (e.kind === 'anomaly') {
+        this.stats.exact += 1;
+        if (answer.result !== 'quarantined' || answer.eventRef !== logReference(e.key)) {
+          violations.push(`${label}: answered ${answer.result} under ${answer.eventRef}, expected quarantined under the job's key ${JSON.stringify(e.key.slice(0, 80))}`);
+        }
       } else if (e.kind === 'event') {
         this.stats.exact += 1;
         let allowed = expected[i]!;
@@ -1222,9 +1283,9 @@ export class FuzzBench {
       id: planId(plan.id, preset.idPrefix, nonce),
       note: variant === 0 ? plan.note : `${plan.note}#altered-${variant}`,
       cycle: plan.cycle ?? 'named',
-      timestamp: tsText,
     };
-    const otherPreset = PRESETS[(PRESETS.indexOf(plan.preset) + 1 + plan.style) % PRESETS.length];
+    // Never the preset itself, whatever the style index.
+    const otherPreset = PRESETS[(PRESETS.indexOf(plan.preset) + 1 + (plan.style % (PRESETS.length - 1))) % PRESETS.length];
 
     // The body, and how admission goes when everything else is intact.
     const payload = preset.payload(draft);
@@ -1332,7 +1393,9 @@ export class FuzzBench {
       offset: plan.timestamp.kind === 'offset' ? plan.timestamp.seconds + laterSeconds : undefined,
       id: draft.id,
     });
-    return { event, requestId, hasContext: shape.context, received, digest: sha256Hex(received), expectation, needles };
+    const jobBody = plan.preset === 'echonova' && ECHONOVA_JOB_STYLES[style] !== undefined && validId(draft.id, 512) && received.equals(signed);
+    const jobKey = jobBody && admission.kind !== 'unknown' ? deliveryKey(plan.preset, composite(draft.id as string, 'job')) : undefined;
+    return { event, requestId, hasContext: shape.context, received, digest: sha256Hex(received), expectation, needles, ...(jobKey ? { jobKey } : {}) };
   }
 
   /** What the plan pins down about the answer. */
@@ -1387,8 +1450,10 @@ export class FuzzBench {
           key: deliveryKey(c.plan.preset, c.admission.eventId),
           repeatable: c.admission.repeatable,
           // A short id (or a random body's id) may be another case's: stored, but not necessarily first.
-          unique: c.plan.id.kind !== 'length' || c.plan.id.length >= 16 || c.plan.preset === 'echonova' && c.style === 'invoice.paid',
+          unique: !c.admission.shared && (c.plan.id.kind !== 'length' || c.plan.id.length >= 16),
         };
+      case 'anomaly':
+        return { kind: 'anomaly', key: deliveryKey(c.plan.preset, c.admission.eventId) };
     }
   }
 

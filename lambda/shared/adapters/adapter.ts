@@ -26,6 +26,12 @@ export type Admission =
    * delivery (same id, another body) an altered copy. Acknowledged, never stored.
    */
   | { readonly kind: 'not_final' }
+  /**
+   * An unsigned header that disagrees with the signed body (Echonova: an event name that is not
+   * the job's signed status): the copy is quarantined under `eventId`, never a row of its own;
+   * `detail` names the header.
+   */
+  | { readonly kind: 'anomaly'; readonly eventId: string; readonly detail: string }
   | { readonly kind: 'malformed'; readonly detail: string };
 
 /** A final result that a stored delivery reports for one logical job. */
@@ -148,10 +154,31 @@ export function valueAtPath(value: unknown, path: string): unknown {
  */
 export const MAX_ID_BYTES = 512;
 
-/** What is wrong with an id (a non-empty string of at most MAX_ID_BYTES), as a detail follows a field name. */
-export function idProblem(value: unknown): string | undefined {
+/** A UTF-16 surrogate without its pair: no UTF-8 text (and no DynamoDB key) can hold one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * What is wrong with a key field (a non-empty, well-formed string of at most `maxBytes` in UTF-8),
+ * as a detail follows the field's name; undefined when it is usable.
+ */
+export function keyFieldProblem(value: unknown, maxBytes: number): string | undefined {
   if (typeof value !== 'string' || value === '') return 'is missing or not a string';
-  return Buffer.byteLength(value, 'utf8') > MAX_ID_BYTES ? `is longer than ${MAX_ID_BYTES} bytes` : undefined;
+  if (value.search(LONE_SURROGATE) >= 0) return 'is not well-formed Unicode';
+  return Buffer.byteLength(value, 'utf8') > maxBytes ? `is longer than ${maxBytes} bytes` : undefined;
+}
+
+/** What is wrong with an id, or undefined when it is usable. */
+export function idProblem(value: unknown): string | undefined {
+  return keyFieldProblem(value, MAX_ID_BYTES);
+}
+
+/**
+ * An event id made of several fields: each escaped with encodeURIComponent (so none holds a `:`)
+ * and joined with `:`, so that two different field lists never make one id. A field the edge
+ * refuses (a lone surrogate) never throws here: it is replaced, and no row carries it anyway.
+ */
+export function compositeEventId(...fields: string[]): string {
+  return fields.map((field) => encodeURIComponent(field.replace(LONE_SURROGATE, '\ufffd'))).join(':');
 }
 
 /** An event admission for a usable id, or a malformed one naming where the id should be. */
