@@ -188,6 +188,15 @@ export interface HmacProviderOptions extends WebhookProviderOptions {
   readonly idJsonPath?: string;
 
   /**
+   * Accept an `idHeader` that `signedContent` does not cover (Shopify signs the body only). Such a
+   * header proves nothing, so it is not the event id: deliveries are then deduplicated by the
+   * digest of their body, and the header is kept as row metadata. Without it, such a scheme is
+   * refused at synth.
+   * @default false
+   */
+  readonly acknowledgeUnsignedIdHeader?: boolean;
+
+  /**
    * How the stored secret turns into key bytes.
    * @default SecretEncoding.UTF8
    */

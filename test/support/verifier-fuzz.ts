@@ -132,6 +132,8 @@ interface Preset {
   readonly styles: readonly string[];
   /** Where the id lives: in the body (JSON path) or in a header. */
   readonly idIn: 'body' | 'header';
+  /** The key is the body's digest (GitHub signs no id): a body that carries no id of this case may be another case's. */
+  readonly keyedByBody?: boolean;
   /** Longest id the preset admits, in characters (a longer one is malformed); every id is also bounded in bytes. */
   readonly maxIdLength: number;
   readonly idPrefix: string;
@@ -344,7 +346,8 @@ const PRESET: Record<PresetName, Preset> = {
     signatureHeader: () => 'x-hub-signature-256',
     signsTimestamp: false,
     newSigner: () => textSigner('sha256', 'hex', 'sha256='),
-    payload: (d) => ({ action: 'opened', issue: { number: 42, title: d.note }, repository: { full_name: 'octo/hello' } }),
+    keyedByBody: true,
+    payload: (d) => ({ action: 'opened', issue: { number: 42, node_id: d.id, title: d.note }, repository: { full_name: 'octo/hello' } }),
     headers: (d, body, _timestamp, signature) => ({
       'x-github-event': d.style,
       'x-github-delivery': typeof d.id === 'string' ? d.id : '',
@@ -354,7 +357,8 @@ const PRESET: Record<PresetName, Preset> = {
     }),
     extraEntry: (shape, bytes) => [`sha256=${hex(bytes, 32)}`, `sha1=${hex(bytes, 20)}`, `sha256=${hex(bytes, 31)}`, 'sha256='][shape % 4],
     listSeparator: ',',
-    admission: (d) => (d.style === 'ping' ? { kind: 'test' } : idOrMalformed(d.id, 512)),
+    // Nothing signs X-GitHub-Delivery: the key is the body's digest, a replay under a fresh GUID a duplicate.
+    admission: (d, bytes) => (d.style === 'ping' ? { kind: 'test' } : { kind: 'event', eventId: sha256Hex(bytes), repeatable: false, shared: !carriesCaseId(d) }),
   },
   slack: {
     adapter: AdapterKind.HMAC,
@@ -1308,8 +1312,10 @@ export class FuzzBench {
       }
       default: {
         signed = rawBody(body);
-        // The body decides admission for body-keyed presets: unknown; header-keyed ones ignore it.
-        admission = preset.idIn === 'header' && plan.preset !== 'echonova' ? preset.admission(draft, signed, true) : { kind: 'unknown' };
+        // The body decides admission for body-keyed presets: unknown; header-keyed ones ignore it
+        // (a body-digest key then carries no id of this case).
+        admission =
+          preset.idIn === 'header' && plan.preset !== 'echonova' ? preset.admission(preset.keyedByBody ? { ...draft, id: undefined } : draft, signed, true) : { kind: 'unknown' };
       }
     }
 
