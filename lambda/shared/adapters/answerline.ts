@@ -49,13 +49,15 @@ function readAnswerlineTask(body: Buffer): TaskReading {
   if (delivery.test === true) return { kind: 'test' };
   const task = typeof delivery.task === 'object' && delivery.task !== null ? (delivery.task as Record<string, unknown>) : {};
   const malformed = (field: string, problem: string): TaskReading => ({ kind: 'malformed', field: `task.${field}`, problem });
-  const idProblemText = idProblem(task.id);
-  if (idProblemText) return malformed('id', idProblemText);
+  const problem = idProblem(task.id);
+  if (problem) return malformed('id', problem);
   const id = task.id as string;
   if (typeof task.status !== 'string') return malformed('status', 'is missing or not a string');
-  const idempotencyKey = (task.idempotencyKey ?? undefined) as string | undefined;
-  const keyProblem = idempotencyKey === undefined ? undefined : idempotencyKeyProblem(idempotencyKey);
+  // null or absent: a task created without a key.
+  const key: unknown = task.idempotencyKey ?? undefined;
+  const keyProblem = key === undefined ? undefined : idempotencyKeyProblem(key);
   if (keyProblem) return malformed('idempotencyKey', keyProblem);
+  const idempotencyKey = key as string | undefined;
   if (!FINAL_STATUSES.includes(task.status)) return { kind: 'task', id, idempotencyKey };
   const createdAt = parseInstant(task.createdAt);
   if (!createdAt) return malformed('createdAt', 'is not an ISO-8601 date and time with a zone');

@@ -21,11 +21,28 @@ const SCHEME = {
 const EVENT_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 const JOB_EVENT_PREFIX = 'job.';
 const SPENDING_EVENT_PREFIX = 'spending.';
-/** A job resource's final `status`, and the event Echonova sends for it. */
-const FINAL_JOB_STATUSES: Readonly<Record<string, { readonly status: FinalStatus; readonly event: string }>> = {
+/** What a job resource's final `status` means: the job's outcome, and the event Echonova sends for it. */
+interface FinalJob {
+  readonly status: FinalStatus;
+  readonly event: string;
+}
+const FINAL_JOB_STATUSES: Readonly<Record<string, FinalJob>> = {
   completed: { status: 'COMPLETED', event: 'job.completed' },
   failed: { status: 'FAILED', event: 'job.failed' },
 };
+
+/** The final job a resource's `status` names; undefined while it is not final (or not a status). */
+export function echonovaFinalJob(status: unknown): FinalJob | undefined {
+  return typeof status === 'string' && Object.hasOwn(FINAL_JOB_STATUSES, status) ? FINAL_JOB_STATUSES[status] : undefined;
+}
+
+/** The headers the adapter reads of a delivery of `job`, signed at `signedAtSeconds` (a polled job's row gets them too). */
+export function echonovaDeliveryHeaders(job: FinalJob, signedAtSeconds: number): Record<string, string> {
+  return { [EVENT_HEADER]: job.event, [TIMESTAMP_HEADER]: String(signedAtSeconds) };
+}
+
+/** The events of a job's end, `job.completed` and `job.failed`. */
+export const ECHONOVA_FINAL_JOB_EVENTS: readonly string[] = Object.values(FINAL_JOB_STATUSES).map((job) => job.event);
 const JOB_ID_SUFFIX = ':job';
 
 /**
@@ -76,7 +93,7 @@ type JobReading =
   | { readonly kind: 'none' }
   | { readonly kind: 'malformed'; readonly field: string; readonly problem: string }
   /** `final` is set when the signed `status` is completed or failed. */
-  | { readonly kind: 'job'; readonly jobId: string; readonly final?: (typeof FINAL_JOB_STATUSES)[string]; readonly createdAt?: string };
+  | { readonly kind: 'job'; readonly jobId: string; readonly final?: FinalJob; readonly createdAt?: string };
 
 function readJob(event: Record<string, unknown>): JobReading {
   if (event.jobId === undefined) return { kind: 'none' };
@@ -84,8 +101,7 @@ function readJob(event: Record<string, unknown>): JobReading {
   if (jobIdProblem) return { kind: 'malformed', field: 'jobId', problem: jobIdProblem };
   const createdAt = event.createdAt === undefined ? undefined : parseInstant(event.createdAt);
   if (event.createdAt !== undefined && !createdAt) return { kind: 'malformed', field: 'createdAt', problem: 'is not an ISO-8601 date and time with a zone' };
-  const final = typeof event.status === 'string' && Object.hasOwn(FINAL_JOB_STATUSES, event.status) ? FINAL_JOB_STATUSES[event.status] : undefined;
-  return { kind: 'job', jobId: event.jobId as string, final, createdAt };
+  return { kind: 'job', jobId: event.jobId as string, final: echonovaFinalJob(event.status), createdAt };
 }
 
 function admitEchonova(headers: Headers, body: Buffer): Admission {

@@ -1,7 +1,7 @@
 import { parseJsonObject } from '../adapters/adapter';
+import { echonovaDeliveryHeaders, echonovaFinalJob } from '../adapters/echonova';
 import { commonOutcome, getTask, isPollResult, PollResult, ProviderApi, TaskRequestOptions } from './provider-api';
 
-const FINAL_EVENTS: Readonly<Record<string, string>> = { completed: 'job.completed', failed: 'job.failed' };
 const PENDING_STATUSES: readonly string[] = ['queued', 'processing'];
 
 /**
@@ -28,8 +28,8 @@ export class EchonovaApi implements ProviderApi {
     const job = parseJsonObject(answer.body);
     if (!job || typeof job.status !== 'string') return { kind: 'error', detail: 'malformed_response' };
     if (job.jobId !== jobId) return { kind: 'error', detail: 'mismatched_task' };
-    const event = FINAL_EVENTS[job.status];
-    if (event) return { kind: 'final', body: answer.body, headers: { 'x-webhook-event': event, 'x-webhook-timestamp': String(Math.floor(this.now() / 1000)) } };
+    const final = echonovaFinalJob(job.status);
+    if (final) return { kind: 'final', body: answer.body, headers: echonovaDeliveryHeaders(final, Math.floor(this.now() / 1000)) };
     if (PENDING_STATUSES.includes(job.status)) return { kind: 'pending', status: job.status };
     return { kind: 'error', detail: 'unexpected_status' };
   }

@@ -1,6 +1,6 @@
 import { AdapterKind, Defaults, Env, PollingRuntimeConfig, pollingProblems, ProviderRuntimeConfig } from '../../../lib/contract';
 import { adaptersFor, ProviderAdapter } from '../adapters';
-import { echonovaJobEventId, echonovaJobIdOf } from '../adapters/echonova';
+import { ECHONOVA_FINAL_JOB_EVENTS, echonovaJobEventId, echonovaJobIdOf } from '../adapters/echonova';
 import { ApiKeySource } from '../api-key';
 import { ConfigurationError } from '../errors';
 import { SecretCache } from '../secrets';
@@ -46,9 +46,8 @@ const SAME_ID: LedgerProfile = { eventIdsOf: (taskId) => [taskId], taskIdOf: (ev
  * Echonova stores a job's final event under its job's event id (see the adapter); rows written
  * before that rule are under `<jobId>:job.completed` or `<jobId>:job.failed`, and are found too.
  */
-const ECHONOVA_LEGACY_JOB_EVENTS = ['job.completed', 'job.failed'];
 const ECHONOVA: LedgerProfile = {
-  eventIdsOf: (jobId) => [echonovaJobEventId(jobId), ...ECHONOVA_LEGACY_JOB_EVENTS.map((event) => `${jobId}:${event}`)],
+  eventIdsOf: (jobId) => [echonovaJobEventId(jobId), ...ECHONOVA_FINAL_JOB_EVENTS.map((event) => `${jobId}:${event}`)],
   taskIdOf: (eventId) => echonovaJobIdOf(eventId) ?? eventId.replace(/:job\.[A-Za-z0-9._-]+$/, ''),
 };
 
