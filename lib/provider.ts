@@ -251,7 +251,7 @@ export interface WebhookProviderConfig {
  */
 export abstract class WebhookProvider {
   /**
-   * Answerline async-task results (seed 000): Standard Webhooks signatures (`webhook-id`,
+   * Answerline async-task results: Standard Webhooks signatures (`webhook-id`,
    * `webhook-timestamp`, `webhook-signature`), inbox keyed by `task.id` from the signed body,
    * `"test": true` deliveries acknowledged and dropped, one result per `task.idempotencyKey`
    * without its resubmission suffix `-rN` (a keyless task is the job `~task:<task id>`).
@@ -261,7 +261,7 @@ export abstract class WebhookProvider {
   }
 
   /**
-   * Echonova (seed 001): `X-Webhook-Event`, `X-Webhook-Timestamp`, `X-Webhook-Signature` (hex
+   * Echonova: `X-Webhook-Event`, `X-Webhook-Timestamp`, `X-Webhook-Signature` (hex
    * HMAC-SHA256 of `timestamp.body`); a job's final event is keyed by `jobId` and decided by the
    * signed `status` (an event header that disagrees is quarantined), `spending.*` by `apiKeyId` +
    * event + the body's billing cycle or digest (repeats of `spending.exhausted` are duplicates).

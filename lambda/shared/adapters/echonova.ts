@@ -64,7 +64,7 @@ export function echonovaJobIdOf(eventId: string): string | undefined {
 const MAX_CYCLE_BYTES = 64;
 
 /**
- * Echonova (seed 001): hex HMAC-SHA256 of `timestamp.body` in `X-Webhook-Signature`; the
+ * Echonova: hex HMAC-SHA256 of `timestamp.body` in `X-Webhook-Signature`; the
  * `X-Webhook-Event` header is not signed. The body carries no delivery id, so the event id is
  * derived from content, as the provider documents:
  * - a job's final event (the body is the job resource: `jobId`, `status` completed or failed,
