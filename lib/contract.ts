@@ -211,7 +211,15 @@ export const MetricName = {
   ACCEPTED: 'Accepted',
   DUPLICATE: 'Duplicate',
   TEST_DELIVERY: 'TestDelivery',
+  /** Verified deliveries of a task that is not final yet (Answerline): acknowledged, never stored. */
+  NOT_FINAL: 'NotFinal',
   BAD_SIGNATURE: 'BadSignature',
+  /**
+   * Requests refused at the authenticity check, whatever the reason (a signature that matches no
+   * secret; a missing or garbled signature, timestamp or id header; a stale timestamp), counted
+   * beside that reason's own metric: the signature-failure alarm's metric.
+   */
+  AUTHENTICATION_FAILED: 'AuthenticationFailed',
   STALE_TIMESTAMP: 'StaleTimestamp',
   MALFORMED: 'Malformed',
   TOO_LARGE: 'TooLarge',
@@ -395,6 +403,11 @@ export interface HmacRuntimeSettings {
   readonly idHeader?: string;
   /** Dotted path of the stable event id in the JSON body, when no idHeader is set. */
   readonly idJsonPath?: string;
+  /**
+   * The user accepted an idHeader that signedContent does not cover: deliveries are then
+   * deduplicated by the digest of their body (the header is kept as row metadata only).
+   */
+  readonly acknowledgeUnsignedIdHeader?: boolean;
   /** How the stored secret turns into key bytes. */
   readonly secretEncoding: 'utf8' | 'base64';
 }
@@ -419,6 +432,12 @@ export function hmacSchemeProblems(scheme: HmacRuntimeSettings): string[] {
     problems.push('timestampHeader is set but signedContent does not use {timestamp}: an unsigned timestamp proves no freshness');
   }
   if (!scheme.idHeader === !scheme.idJsonPath) problems.push('exactly one of idHeader and idJsonPath is required');
+  if (scheme.idHeader && !placeholders.includes('id') && !scheme.acknowledgeUnsignedIdHeader) {
+    problems.push(
+      'idHeader is not covered by signedContent (no {id}): anyone can replay a signed body under a fresh id; ' +
+        'sign it, use idJsonPath, or set acknowledgeUnsignedIdHeader (deliveries are then deduplicated by the digest of their body)',
+    );
+  }
   return problems;
 }
 

@@ -48,7 +48,9 @@ export interface WebhookInboxAlarmOptions {
   readonly disabled?: InboxAlarm[];
 
   /**
-   * Deliveries with a bad signature within 5 minutes (`BadSignature`, sum) that raise the signature-failure alarm.
+   * Requests refused at the authenticity check within 5 minutes (`AuthenticationFailed`, sum: bad or
+   * missing signatures, garbled signature, timestamp or id headers, stale timestamps) that raise the
+   * signature-failure alarm.
    * @default 10
    */
   readonly signatureFailureThreshold?: number;
@@ -153,7 +155,7 @@ export class WebhookInboxAlarms extends Construct {
   public readonly deadLetterQueueDepth?: cloudwatch.Alarm;
   /** The processor dead-lettered a row (`DeadLettered` ≥ 1); part of `deadDeliveries`, no action of its own. */
   public readonly deadLettered?: cloudwatch.Alarm;
-  /** Signature failures reached `signatureFailureThreshold` within 5 minutes. */
+  /** Requests refused at the authenticity check reached `signatureFailureThreshold` within 5 minutes. */
   public readonly signatureFailures?: cloudwatch.Alarm;
   /** An altered duplicate was quarantined. */
   public readonly quarantinedDuplicates?: cloudwatch.Alarm;
@@ -237,7 +239,7 @@ export class WebhookInboxAlarms extends Construct {
         InboxAlarm.SIGNATURE_FAILURES,
         inbox.metricSignatureFailures({ statistic: 'Sum', period: Duration.minutes(5) }),
         {
-          what: 'deliveries whose signature matches no valid secret (a rotation out of order, or probing)',
+          what: 'requests refused at the authenticity check: a signature matching no valid secret, a missing or garbled signature, timestamp or id header, a stale timestamp (a rotation out of order, or probing)',
           threshold: props.signatureFailureThreshold ?? DEFAULT_SIGNATURE_FAILURE_THRESHOLD,
           comparisonOperator: atLeast,
         },

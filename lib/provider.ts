@@ -188,6 +188,15 @@ export interface HmacProviderOptions extends WebhookProviderOptions {
   readonly idJsonPath?: string;
 
   /**
+   * Accept an `idHeader` that `signedContent` does not cover (Shopify signs the body only). Such a
+   * header proves nothing, so it is not the event id: deliveries are then deduplicated by the
+   * digest of their body, and the header is kept as row metadata. Without it, such a scheme is
+   * refused at synth.
+   * @default false
+   */
+  readonly acknowledgeUnsignedIdHeader?: boolean;
+
+  /**
    * How the stored secret turns into key bytes.
    * @default SecretEncoding.UTF8
    */
@@ -242,19 +251,20 @@ export interface WebhookProviderConfig {
  */
 export abstract class WebhookProvider {
   /**
-   * Answerline async-task results (seed 000): Standard Webhooks signatures (`webhook-id`,
+   * Answerline async-task results: Standard Webhooks signatures (`webhook-id`,
    * `webhook-timestamp`, `webhook-signature`), inbox keyed by `task.id` from the signed body,
    * `"test": true` deliveries acknowledged and dropped, one result per `task.idempotencyKey`
-   * without its `-rN` suffix.
+   * without its resubmission suffix `-rN` (a keyless task is the job `~task:<task id>`).
    */
   public static answerline(options: WebhookProviderOptions = {}): WebhookProvider {
     return new PresetProvider(AdapterKind.ANSWERLINE, 'whsec', options);
   }
 
   /**
-   * Echonova (seed 001): `X-Webhook-Event`, `X-Webhook-Timestamp`, `X-Webhook-Signature` (hex
-   * HMAC-SHA256 of `timestamp.body`); the event id is `jobId` + event for `job.*`, and `apiKeyId`
-   * + event + billing cycle for `spending.*` (repeats of `spending.exhausted` are duplicates).
+   * Echonova: `X-Webhook-Event`, `X-Webhook-Timestamp`, `X-Webhook-Signature` (hex
+   * HMAC-SHA256 of `timestamp.body`); a job's final event is keyed by `jobId` and decided by the
+   * signed `status` (an event header that disagrees is quarantined), `spending.*` by `apiKeyId` +
+   * event + the body's billing cycle or digest (repeats of `spending.exhausted` are duplicates).
    */
   public static echonova(options: WebhookProviderOptions = {}): WebhookProvider {
     return new PresetProvider(AdapterKind.ECHONOVA, 'text', options);

@@ -22,6 +22,7 @@ export function hmacRuntimeSettings(options: HmacProviderOptions): HmacRuntimeSe
     timestampHeader: options.timestampHeader?.toLowerCase(),
     idHeader: options.idHeader?.toLowerCase(),
     idJsonPath: options.idJsonPath,
+    ...(options.acknowledgeUnsignedIdHeader ? { acknowledgeUnsignedIdHeader: true } : {}),
     secretEncoding: options.secretEncoding ?? SecretEncoding.UTF8,
   };
 }

@@ -594,8 +594,17 @@ export class WebhookInbox extends Construct {
     return this.metric(MetricName.ACCEPTED, props);
   }
 
-  /** Deliveries refused for a signature that matches no secret. @default - sum over 5 minutes */
+  /**
+   * Requests refused at the authenticity check: a signature that matches no secret, a missing or
+   * garbled signature, timestamp or id header, a stale timestamp (each also counted under its
+   * reason). @default - sum over 5 minutes
+   */
   public metricSignatureFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.AUTHENTICATION_FAILED, props);
+  }
+
+  /** Deliveries refused for a well-formed signature that matches no secret. @default - sum over 5 minutes */
+  public metricBadSignatures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.BAD_SIGNATURE, props);
   }
 
@@ -654,6 +663,14 @@ export class WebhookInbox extends Construct {
   /** Verified test deliveries (answered 2xx, nothing stored). @default - sum over 5 minutes */
   public metricTestDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.TEST_DELIVERY, props);
+  }
+
+  /**
+   * Verified deliveries of a task that is not final yet (Answerline): answered 200, nothing stored,
+   * so they never stand in the way of the final delivery. @default - sum over 5 minutes
+   */
+  public metricNotFinalDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.NOT_FINAL, props);
   }
 
   /** Deliveries refused for a signed timestamp outside the tolerance. @default - sum over 5 minutes */

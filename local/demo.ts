@@ -89,7 +89,7 @@ function buildDeliveries(twin: Twin): Delivery[] {
   }
   if (twin.secrets.echonova) {
     const secret = twin.secrets.echonova;
-    const jobs = Array.from({ length: 3 }, (_, i) => JSON.stringify({ jobId: `job_${randomUUID().slice(0, 8)}`, createdAt: hoursAgo(i + 1), audioUrl: 'https://example.invalid/a.mp3' }));
+    const jobs = Array.from({ length: 3 }, (_, i) => JSON.stringify({ jobId: `job_${randomUUID().slice(0, 8)}`, status: 'completed', createdAt: hoursAgo(i + 1), audioUrl: 'https://example.invalid/a.mp3' }));
     for (const body of jobs) deliveries.push(echonova('job.completed', body, secret));
     deliveries.push(echonova('job.completed', jobs[0], secret, 'retry of a delivered job (duplicate)'));
   }

@@ -12,7 +12,8 @@ export const ECHONOVA_JOB_PATH = '/v1/jobs/';
 
 export interface FakeEchonovaJob {
   readonly jobId: string;
-  readonly createdAt: string;
+  /** Absent: the resource names no creation time. */
+  readonly createdAt?: string;
   /** The statuses the next polls see, in order; the last one stays. */
   statuses: string[];
   /** Extra fields of the resource once final (`result`, `error`, ...). */
@@ -31,10 +32,11 @@ export class FakeEchonovaApi extends FakeApiServer {
     return `${this.url}${ECHONOVA_JOB_PATH}{jobId}`;
   }
 
-  addJob(job: { jobId?: string; status?: string | readonly string[]; createdAt?: string; outcome?: Record<string, unknown> } = {}): FakeEchonovaJob {
+  /** Adds a job; `createdAt: null` serves one whose resource names no creation time. */
+  addJob(job: { jobId?: string; status?: string | readonly string[]; createdAt?: string | null; outcome?: Record<string, unknown> } = {}): FakeEchonovaJob {
     const stored: FakeEchonovaJob = {
       jobId: job.jobId ?? `job_${randomUUID()}`,
-      createdAt: job.createdAt ?? new Date().toISOString(),
+      ...(job.createdAt === null ? {} : { createdAt: job.createdAt ?? new Date().toISOString() }),
       statuses: job.status === undefined ? ['queued'] : statusScript(job.status),
       outcome: job.outcome ?? {},
     };
@@ -81,6 +83,6 @@ export class FakeEchonovaApi extends FakeApiServer {
 
   private resource(job: FakeEchonovaJob, status: string): Record<string, unknown> {
     const final = status === 'completed' || status === 'failed';
-    return { jobId: job.jobId, status, createdAt: job.createdAt, ...(final ? job.outcome : {}) };
+    return { jobId: job.jobId, status, ...(job.createdAt === undefined ? {} : { createdAt: job.createdAt }), ...(final ? job.outcome : {}) };
   }
 }

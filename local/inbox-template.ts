@@ -169,6 +169,7 @@ function providerFor(config: ProviderRuntimeConfig, options: WebhookProviderOpti
         idHeader: scheme.idHeader,
         idJsonPath: scheme.idJsonPath,
         secretEncoding: scheme.secretEncoding as SecretEncoding,
+        acknowledgeUnsignedIdHeader: scheme.acknowledgeUnsignedIdHeader,
       };
       return WebhookProvider.hmac(hmac);
     }

@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { expect } from 'expect';
 import * as fc from 'fast-check';
 import { SecretsFixture } from '../test/support/inbox-fixture';
+import { stopIam } from '../test/support/iam-fixture';
 import { FuzzBench } from '../test/support/verifier-fuzz';
 
 function argument(name: string): string | undefined {
@@ -67,6 +68,7 @@ async function main(): Promise<number> {
   } finally {
     clearInterval(progress);
     bench.destroy();
+    await stopIam();
     await secrets.stop();
     await emulators.stop();
   }

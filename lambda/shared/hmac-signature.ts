@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { SIGNED_CONTENT_PLACEHOLDER } from '../../lib/contract';
+import { SIGNED_CONTENT_PLACEHOLDER, signedContentPlaceholders } from '../../lib/contract';
 import { Headers } from './http';
 import { checkFreshness, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
 
@@ -73,7 +73,7 @@ export function verifyHmac(
     // Sign the header text as received: a sender may write it zero-padded.
     values.timestamp = headers[spec.timestampHeader];
   }
-  if (spec.idHeader) {
+  if (spec.idHeader && signedContentPlaceholders(spec.signedContent).includes('id')) {
     values.id = headers[spec.idHeader];
     if (!values.id || values.id.length > 256) {
       return { ok: false, reason: 'malformed', detail: `header ${spec.idHeader} is missing or too long` };

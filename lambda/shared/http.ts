@@ -17,6 +17,7 @@ export type Reason =
   | 'duplicate'
   | 'quarantined'
   | 'test'
+  | 'not_final'
   | 'bad_signature'
   | 'stale_timestamp'
   | 'malformed'
@@ -36,6 +37,7 @@ export const HTTP_STATUS: Readonly<Record<Reason, number>> = {
   duplicate: 200,
   quarantined: 200,
   test: 200,
+  not_final: 200,
   bad_signature: 400,
   stale_timestamp: 400,
   malformed: 400,

@@ -22,11 +22,14 @@ export const SVIX_HEADERS: StandardWebhooksHeaderNames = {
   signature: 'svix-signature',
 };
 
-/** The header set a delivery uses: `webhook-*`, or `svix-*` when only those are present. */
+/**
+ * The header set a delivery uses: the one with more of its headers present, `webhook-*` on a tie,
+ * so that a rejection names the header actually missing (`svix-signature` beside `svix-id` and
+ * `svix-timestamp`).
+ */
 export function standardWebhooksHeaderNames(headers: Headers): StandardWebhooksHeaderNames {
-  return headers[STANDARD_WEBHOOKS_HEADERS.signature] === undefined && headers[SVIX_HEADERS.signature] !== undefined
-    ? SVIX_HEADERS
-    : STANDARD_WEBHOOKS_HEADERS;
+  const present = (names: StandardWebhooksHeaderNames) => Object.values(names).filter((name) => headers[name] !== undefined).length;
+  return present(SVIX_HEADERS) > present(STANDARD_WEBHOOKS_HEADERS) ? SVIX_HEADERS : STANDARD_WEBHOOKS_HEADERS;
 }
 
 const SECRET_PREFIX = 'whsec_';

@@ -4,7 +4,7 @@ import { ProviderAdapter } from '../shared/adapters';
 import { logReference, sha256Hex } from '../shared/digest';
 import { parseApiGatewayEvent, Reason, respond } from '../shared/http';
 import { BodyStore, placeBody } from '../shared/body-store';
-import { deliveryKey, InboxStore } from '../shared/inbox-store';
+import { deliveryKey, InboxStore, QuarantinedCopy } from '../shared/inbox-store';
 import { SecretCache, SecretStage, SecretVersion, usableVersions } from '../shared/secrets';
 import { Verdict } from '../shared/signing-key';
 import { LogFields, Telemetry } from '../shared/telemetry';
@@ -29,6 +29,7 @@ const METRIC_OF: Readonly<Record<Reason, string | undefined>> = {
   duplicate: MetricName.DUPLICATE,
   quarantined: MetricName.QUARANTINED,
   test: MetricName.TEST_DELIVERY,
+  not_final: MetricName.NOT_FINAL,
   bad_signature: MetricName.BAD_SIGNATURE,
   stale_timestamp: MetricName.STALE_TIMESTAMP,
   malformed: MetricName.MALFORMED,
@@ -139,6 +140,8 @@ async function admit(
   }
   const verdict = attempt.verdict;
   if (!verdict.ok) {
+    // Junk signatures are forgery too: every refusal here feeds the signature-failure alarm.
+    deps.telemetry.count(MetricName.AUTHENTICATION_FAILED, adapter.name);
     // Only a bad signature names undecodable stages: a mistyped AWSPENDING looks exactly like
     // forgery from outside, so say which value is at fault.
     if (attempt.undecodableStages.length === 0) return { reason: verdict.reason, detail: verdict.detail };
@@ -150,6 +153,7 @@ async function admit(
 
   const admission = adapter.admit(headers, body);
   if (admission.kind === 'test') return { reason: 'test' };
+  if (admission.kind === 'not_final') return { reason: 'not_final' };
   if (admission.kind === 'malformed') return { reason: 'malformed', detail: admission.detail };
 
   const now = deps.now();
@@ -161,6 +165,12 @@ async function admit(
   try {
     // A large body is stored first, so a row never points at a missing object.
     const location = await placeBody(deps.bodies, deps.inlineBodyBytes, adapter.name, digest, body);
+    const copy: QuarantinedCopy = { provider: adapter.name, digest, ...location, meta, receivedAt: now, expiresAt };
+    if (admission.kind === 'anomaly') {
+      // Kept aside under the key it would claim, never a row or a result of its own.
+      await deps.inbox.quarantine(key, copy);
+      return { reason: 'quarantined', detail: admission.detail, fields };
+    }
     const inserted = await deps.inbox.insert({
       provider: adapter.name,
       eventId: admission.eventId,
@@ -181,7 +191,7 @@ async function admit(
       // The reconciler fed this row from the provider's API after the deliveries were given up:
       // the same result, serialized anew (Answerline's credits move on), not an altered copy.
       if (original.recovered) return { reason: 'duplicate', fields: { ...fields, originalDigest: original.digest, recoveredByPoll: true } };
-      await deps.inbox.quarantine(key, { provider: adapter.name, digest, ...location, meta, receivedAt: now, expiresAt });
+      await deps.inbox.quarantine(key, copy);
       return { reason: 'quarantined', fields: { ...fields, originalDigest: original.digest } };
     }
   } catch (error) {

@@ -20,7 +20,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MetricName } from '../../lib/contract';
 import { logReference } from '../../lambda/shared/digest';
-import { winnerOrder } from '../../lambda/shared/job-result';
 import type { AnswerlineTask } from '../providers/answerline';
 import type { EchonovaJob, EchonovaWebhook } from '../providers/echonova';
 import { DeliveryRecord, isSuccess } from '../providers/sender';
@@ -258,15 +257,15 @@ export function audit(evidence: Evidence): ChaosReport {
 
   // --- The right winner per job --------------------------------------------------------------------------
   const results = new Map(evidence.results.map((item) => [item.key, item]));
-  const winners = new Map<string, { provider: Provider; jobKey: string; taskId: string; status: string; order: string }>();
+  const winners = new Map<string, Candidate & { provider: Provider; jobKey: string }>();
   const offer = (provider: Provider, jobKey: string, taskId: string, status: 'COMPLETED' | 'FAILED', createdAt: string) => {
-    const order = winnerOrder({ status, createdAt: new Date(createdAt).toISOString(), taskId });
+    const candidate = { provider, jobKey, taskId, status, createdMs: Date.parse(createdAt) };
     const key = `${provider}#${jobKey}`;
     const current = winners.get(key);
-    if (!current || current.order < order) winners.set(key, { provider, jobKey, taskId, status, order });
+    if (!current || outranks(candidate, current)) winners.set(key, candidate);
   };
   for (const task of evidence.answerlineTasks) {
-    if (task.poison || (task.status !== 'COMPLETED' && task.status !== 'FAILED')) continue;
+    if (task.status !== 'COMPLETED' && task.status !== 'FAILED') continue;
     offer('answerline', task.jobKey, task.id, task.status, task.createdAt);
   }
   for (const job of evidence.echonovaJobs) {
@@ -402,16 +401,32 @@ export function audit(evidence: Evidence): ChaosReport {
   };
 }
 
+interface Candidate {
+  readonly taskId: string;
+  readonly status: 'COMPLETED' | 'FAILED';
+  readonly createdMs: number;
+}
+
+/**
+ * The conflict rule, stated here on its own: a COMPLETED result outranks a FAILED one whatever
+ * their creation times, then the later created wins, then (a tie) the greater task id.
+ */
+function outranks(a: Candidate, b: Candidate): boolean {
+  const rank = (candidate: Candidate) => (candidate.status === 'COMPLETED' ? 1 : 0);
+  return (rank(a) - rank(b) || a.createdMs - b.createdMs || (a.taskId > b.taskId ? 1 : a.taskId < b.taskId ? -1 : 0)) > 0;
+}
+
 /** The task id behind an inbox key of a polled provider. */
 function taskIdOf(provider: Provider, key: string): string {
   const eventId = key.slice(provider.length + 1);
-  return provider === 'echonova' ? eventId.replace(/:job\.[a-z]+$/, '') : eventId;
+  // Echonova keys a job's final event by `<escaped jobId>:job` (echonovaJobEventKey).
+  return provider === 'echonova' ? decodeURIComponent(eventId.replace(/:job$/, '')) : eventId;
 }
 
 /** Jobs with several tasks whose older task's result reached the inbox after a newer one's. */
 function reverseOrderJobs(tasks: readonly AnswerlineTask[]): number {
   const byJob = groupBy(
-    tasks.filter((task) => !task.poison && task.delivery),
+    tasks.filter((task) => task.delivery),
     (task) => task.jobKey,
   );
   let reversed = 0;

@@ -77,7 +77,6 @@ export interface PlannedTask {
   readonly startAfter: number;
   readonly finishAfter: number;
   readonly status: 'COMPLETED' | 'FAILED';
-  readonly poison: boolean;
 }
 
 export interface PlannedJob {
@@ -159,14 +158,15 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
   const answerlineTasks = Math.round(deliveries * SHARES.answerline);
   const echonovaCount = Math.round(deliveries * SHARES.echonova);
   const eventCount = deliveries - answerlineTasks - echonovaCount;
-  const poisonTasks = Math.max(2, Math.round(deliveries * 0.001));
-  const poisonEvents = Math.max(1, Math.round(deliveries * 0.0005));
+  // Poison rows are Standard Webhooks events whose authoritative read has no resource id: an
+  // Answerline body that processing could not read is refused at the edge, never stored.
+  const poisonEvents = Math.max(3, Math.round(deliveries * 0.0015));
 
   const answerlineJobs: PlannedJob[] = [];
   let planned = 0;
-  for (let i = 0; planned < answerlineTasks - poisonTasks; i++) {
+  for (let i = 0; planned < answerlineTasks; i++) {
     const roll = random.next();
-    const size = Math.min(roll < 0.7 ? 1 : roll < 0.9 ? 2 : 3, answerlineTasks - poisonTasks - planned);
+    const size = Math.min(roll < 0.7 ? 1 : roll < 0.9 ? 2 : 3, answerlineTasks - planned);
     const key = `job-${i}`;
     const start = Math.round(random.between(0, windowMs));
     const reverse = size > 1 && random.chance(0.3);
@@ -178,7 +178,7 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
       const finishAfter = startAfter + Math.round(random.between(0.05, 0.6) * profile.answerlineRunMs);
       // The newest task completes most often; an older one failed (hence the resubmission) or completed too.
       const status = random.chance(newest ? 0.85 : 0.35) ? 'COMPLETED' : 'FAILED';
-      tasks.push({ idempotencyKey: k === 0 ? key : `${key}-r${k}`, createAt, startAfter, finishAfter, status, poison: false });
+      tasks.push({ idempotencyKey: k === 0 ? key : `${key}-r${k}`, createAt, startAfter, finishAfter, status });
       createAt += Math.round(random.between(150, 600));
     }
     if (reverse) {
@@ -193,15 +193,6 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
     answerlineJobs.push({ key, tasks, reverse });
     planned += size;
   }
-  // Poison goes early: it takes maxReceiveCount visibility timeouts to reach the DLQ.
-  for (let i = 0; i < poisonTasks; i++) {
-    const createAt = calmTime(0.4);
-    answerlineJobs.push({
-      key: `poison-${i}`,
-      tasks: [{ idempotencyKey: `poison-${i}`, createAt, startAfter: 50, finishAfter: 300, status: 'COMPLETED', poison: true }],
-      reverse: false,
-    });
-  }
 
   const echonovaJobs: PlannedEchonovaJob[] = Array.from({ length: echonovaCount }, (_, i) => {
     const startAfter = Math.round(random.between(20, 200));
@@ -215,6 +206,7 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
   });
 
   const events: PlannedEvent[] = Array.from({ length: eventCount }, (_, i) => {
+    // Poison goes early: it takes maxReceiveCount visibility timeouts to reach the DLQ.
     const poison = i < poisonEvents;
     return { label: `sw-${i}`, at: poison ? calmTime(0.4) : Math.round(random.between(0, windowMs)), missing: !poison && random.chance(0.03), poison };
   });
@@ -224,7 +216,7 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
   const alteredPer = Math.max(1, Math.round(deliveries * 0.001));
   const altered: { provider: Provider; index: number }[] = [];
   for (let i = 0; i < alteredPer; i++) {
-    altered.push({ provider: 'answerline', index: random.int(answerlineJobs.length - poisonTasks) });
+    altered.push({ provider: 'answerline', index: random.int(answerlineJobs.length) });
     altered.push({ provider: 'echonova', index: random.int(echonovaJobs.length) });
     altered.push({ provider: 'standard-webhooks', index: poisonEvents + random.int(events.length - poisonEvents) });
   }
@@ -257,7 +249,7 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
 
   // Labels of result deliveries (`answerline:<key>`, `echonova:<label>`, `standard-webhooks:<label>`), in plan order.
   const resultLabels = [
-    ...answerlineJobs.flatMap((job) => job.tasks.filter((task) => !task.poison).map((task) => `answerline:${task.idempotencyKey}`)),
+    ...answerlineJobs.flatMap((job) => job.tasks.map((task) => `answerline:${task.idempotencyKey}`)),
     ...echonovaJobs.map((job) => `echonova:${job.label}`),
     ...events.filter((event) => !event.poison).map((event) => `standard-webhooks:${event.label}`),
   ];

@@ -21,7 +21,7 @@ import { FakeResponsesApi } from '../fake-responses-api';
 import { InvocationTimeoutError, SandboxCrashedError } from '../lambda-host';
 import { ANSWERLINE, SimulatedAnswerline } from '../providers/answerline';
 import { SimulatedApp } from '../providers/app';
-import { ECHONOVA, SimulatedEchonova } from '../providers/echonova';
+import { ECHONOVA, echonovaJobEventKey, SimulatedEchonova } from '../providers/echonova';
 import { Random } from '../providers/random';
 import { DeliveryRecord, RetryingSender, SenderHooks, SignedRequest, SimulatedProviderOptions, sleep } from '../providers/sender';
 import { signatureTokens, unixSeconds } from '../providers/signing';
@@ -281,16 +281,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     plan.answerlineJobs.forEach((job, index) => {
       job.tasks.forEach((planned, k) => {
         at(planned.createAt, async () => {
-          const task = await app.submitAnswerline(planned.idempotencyKey, { poison: planned.poison });
+          const task = await app.submitAnswerline(planned.idempotencyKey);
           await later(planned.startAfter, () => answerline.startTask(task.id));
           const delivery = await later(planned.finishAfter - planned.startAfter, () => {
             const done = answerline.finishTask(task.id, planned.status);
             arm(`answerline:${planned.idempotencyKey}`, () => task.delivery);
-            if (planned.poison) faults.add('poison_delivery');
             return done;
           });
           remember('answerline', delivery);
-          if (k === job.tasks.length - 1 && !planned.poison) await sendAltered('answerline', index, delivery, () => answerline.sendAltered(task.id));
+          if (k === job.tasks.length - 1) await sendAltered('answerline', index, delivery, () => answerline.sendAltered(task.id));
         });
       });
     });
@@ -354,7 +353,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const id = `${kind}_${r.hex(12)}`;
       const content = `pii_${r.hex(16)}`;
       const eventKey =
-        provider === 'answerline' ? `${ANSWERLINE}#tsk_${id}` : provider === 'echonova' ? `${ECHONOVA}#job_${id}:job.completed` : `${STANDARD_WEBHOOKS}#wh_${id}`;
+        provider === 'answerline' ? `${ANSWERLINE}#tsk_${id}` : provider === 'echonova' ? echonovaJobEventKey(`job_${id}`) : `${STANDARD_WEBHOOKS}#wh_${id}`;
       const outcome = await sender.sendOnce(() => {
         const now = unixSeconds();
         const timestamp = kind === 'stale' ? now - 400 : kind === 'future' ? now + 400 : now;

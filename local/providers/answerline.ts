@@ -37,9 +37,9 @@ export type AnswerlineStatus = 'QUEUED' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
 export interface AnswerlineTask {
   readonly id: string;
   readonly idempotencyKey: string;
-  /** The logical job: the key without a trailing `-rN`. */
+  /** The logical job: the key without its resubmission suffix (`-r1` … `-r999`). */
   readonly jobKey: string;
-  /** As the API reports it (ISO-8601; a poison task carries an unreadable one). */
+  /** As the API reports it (ISO-8601). */
   readonly createdAt: string;
   status: AnswerlineStatus;
   /** The result of a COMPLETED task, the error of a FAILED one. */
@@ -47,8 +47,6 @@ export interface AnswerlineTask {
   finishedAt?: number;
   /** The task's delivery, once it finished. */
   delivery?: DeliveryRecord;
-  /** A task whose delivery the receiver cannot interpret (its createdAt is not a timestamp). */
-  readonly poison: boolean;
   /** The task's own random stream: its ids and content depend on the seed and its key only, not on timing. */
   readonly random: Random;
 }
@@ -69,16 +67,15 @@ export class SimulatedAnswerline {
   }
 
   /** `POST /v1/async/task`: a QUEUED task; its id is what the app records in the ledger. */
-  createTask(fields: { idempotencyKey: string; poison?: boolean }): AnswerlineTask {
+  createTask(fields: { idempotencyKey: string }): AnswerlineTask {
     const random = this.random.stream(`task/${fields.idempotencyKey}`);
     const id = `tsk_${random.hex(20)}`;
     const task: AnswerlineTask = {
       id,
       idempotencyKey: fields.idempotencyKey,
-      jobKey: fields.idempotencyKey.replace(/-r\d+$/, ''),
-      createdAt: fields.poison ? `created ${random.hex(6)}` : new Date().toISOString(),
+      jobKey: fields.idempotencyKey.replace(/-r[1-9]\d{0,2}$/, ''),
+      createdAt: new Date().toISOString(),
       status: 'QUEUED',
-      poison: fields.poison ?? false,
       random,
     };
     this.tasks.set(id, task);
@@ -107,7 +104,7 @@ export class SimulatedAnswerline {
         : { error: { code: 'MODEL_ERROR', message: `pii_${task.random.hex(16)}` } };
     this.options.api.setStatus(id, status, task.response);
     const body = Buffer.from(this.options.api.deliveryBody(id));
-    const delivery = this.sender.newDelivery({ id: messageId(task.random), eventKey: `${ANSWERLINE}#${id}`, kind: task.poison ? 'poison' : 'result', body });
+    const delivery = this.sender.newDelivery({ id: messageId(task.random), eventKey: `${ANSWERLINE}#${id}`, kind: 'result', body });
     task.delivery = delivery;
     return this.sender.deliver(delivery, () => this.signAt(delivery.id, unixSeconds(), body), task.random);
   }

@@ -29,8 +29,8 @@ export class SimulatedApp {
   }
 
   /** Creates an Answerline task with `idempotencyKey` (a job's key, `-rN` for a resubmission) and records it. */
-  async submitAnswerline(idempotencyKey: string, options: { poison?: boolean } = {}): Promise<AnswerlineTask> {
-    const task = this.options.answerline!.createTask({ idempotencyKey, ...options });
+  async submitAnswerline(idempotencyKey: string): Promise<AnswerlineTask> {
+    const task = this.options.answerline!.createTask({ idempotencyKey });
     this.stats.submitted++;
     await this.record({ provider: 'answerline', taskId: task.id, idempotencyKey });
     return task;

@@ -19,6 +19,14 @@ import { echonovaHeaders, unixSeconds } from './signing';
 
 export const ECHONOVA = 'echonova';
 
+/**
+ * The inbox key Echonova's contract gives a job's final event: the job id alone (a job finishes
+ * once), escaped with encodeURIComponent, then `:job`, in the provider's namespace.
+ */
+export function echonovaJobEventKey(jobId: string): string {
+  return `${ECHONOVA}#${encodeURIComponent(jobId)}:job`;
+}
+
 export const ECHONOVA_SCHEDULE: RetrySchedule = {
   maxAttempts: 3,
   waitBeforeMs: (attempt) => 5_000 * 2 ** (attempt - 2),
@@ -94,7 +102,7 @@ export class SimulatedEchonova {
     const event = `job.${status}`;
     // The delivery body is the job resource, as the job API serves it.
     const body = Buffer.from(this.options.api.resourceBody(jobId));
-    const delivery = this.sender.newDelivery({ id: `${jobId}:${event}`, eventKey: `${ECHONOVA}#${jobId}:${event}`, kind: 'result', body });
+    const delivery = this.sender.newDelivery({ id: `${jobId}:${event}`, eventKey: echonovaJobEventKey(jobId), kind: 'result', body });
     job.delivery = delivery;
     return this.send(delivery, event, body);
   }
@@ -105,7 +113,7 @@ export class SimulatedEchonova {
     const event = `job.${job.status}`;
     const original = JSON.parse(job.delivery!.body.toString('utf8')) as Record<string, unknown>;
     const body = Buffer.from(JSON.stringify({ ...original, result: { transcript: `pii_${job.random.hex(16)}`, altered: true } }));
-    const delivery = this.sender.newDelivery({ id: `${jobId}:${event}:altered`, eventKey: `${ECHONOVA}#${jobId}:${event}`, kind: 'altered', body });
+    const delivery = this.sender.newDelivery({ id: `${jobId}:${event}:altered`, eventKey: echonovaJobEventKey(jobId), kind: 'altered', body });
     return this.send(delivery, event, body);
   }
 

@@ -90,7 +90,7 @@ test('status, inspect, replay, redrive, quarantine and reconcile against the emu
   expect(await h.takeMessages()).toEqual([key, key]);
 
   await h.sqs.send(new SendMessageCommand({ QueueUrl: h.deadLetterQueueUrl, MessageBody: encodeWorkMessage(key) }));
-  expect(await webhookInbox('redrive', '--config', configPath)).toMatchObject({ code: 0, stdout: 'moved 1 message from the dead-letter queue to the work queue\n' });
+  expect(await webhookInbox('redrive', '--config', configPath)).toMatchObject({ code: 0, stdout: 'moved 1 message from the dead-letter queue to the work queue\nrevived 0 DEAD rows (RECEIVED again, with a fresh budget of attempts)\n' });
   expect(await h.takeMessages()).toEqual([key]);
   expect(await h.takeMessages(h.deadLetterQueueUrl)).toEqual([]);
 

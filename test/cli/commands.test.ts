@@ -21,7 +21,7 @@ import { LocalOpsConfig } from '../../cli/config';
 import { run } from '../../cli/main';
 import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
 import { createBodyBucket } from '../../local/provision';
-import { answerlineBody, InboxHarness, keyOf, PROVIDER, SecretsFixture, sha256Hex, taskIdOf } from '../support/inbox-fixture';
+import { answerlineBody, InboxHarness, keyOf, PROVIDER, SecretsFixture, sha256Hex, storeUncheckedRow, taskIdOf } from '../support/inbox-fixture';
 
 /** One receive fails a row for good; the next moves its message to the DLQ (a second later). */
 const QUEUE = { visibilityTimeoutSeconds: 1, maxReceiveCount: 1 };
@@ -417,9 +417,9 @@ describe('inspect', () => {
     expect(await cli('inspect', key)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^lastError +Error: results store unavailable$/m) });
     // A body the adapter cannot read: the job is not known, and the note names the field only.
     const poison = answerlineBody({ createdAt: 'not a date' });
-    const report = await inspect(clients, h.opsConfig(), parseEventRef(await accept(poison)));
+    const report = await inspect(clients, h.opsConfig(), parseEventRef(await storeUncheckedRow(h, poison)));
     expect(report.job).toBeUndefined();
-    expect(report.jobNote).toBe('the body cannot be interpreted (MalformedDeliveryError: task.createdAt: is not a timestamp)');
+    expect(report.jobNote).toBe('the body cannot be interpreted (MalformedDeliveryError: task.createdAt: is not an ISO-8601 date and time with a zone)');
     const unknown = await cli('inspect', `${PROVIDER}#tsk_nope`);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(`unknown event ${PROVIDER}#tsk_nope: no row in ${h.names.inboxTable}`);

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
 import { AdapterKind, EffectEvent, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
-import { answerlineBody, apiGatewayEvent, answerOf, CrashingWorker, EffectsFixture, INBOX_NAME, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, sha256Hex, taskIdOf } from '../support/inbox-fixture';
+import { answerlineBody, apiGatewayEvent, answerOf, CrashingWorker, EffectsFixture, INBOX_NAME, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, sha256Hex, storeUncheckedRow, taskIdOf } from '../support/inbox-fixture';
 import { adaptersFor } from '../../lambda/shared/adapters';
 import { responseObjectKey, S3BodyStore } from '../../lambda/shared/body-store';
 import { SequentialSinks } from '../../lambda/shared/effect-sinks';
@@ -98,7 +98,7 @@ describe('one effect per change of a job’s winner', () => {
       winnerOrder: expect.stringMatching(/^2\|2026-09-18T10:00:00\.0+Z\|tsk_1$/),
       taskId: 'tsk_1',
       status: 'COMPLETED',
-      createdAt: '2026-09-18T10:00:00.000Z',
+      createdAt: '2026-09-18T10:00:00.000000000Z',
       response: JSON.parse(body).response,
     });
     expect(event.detail.meta).not.toHaveProperty('webhook-signature');
@@ -146,10 +146,12 @@ describe('one effect per change of a job’s winner', () => {
     expect(events().map((event) => [event.detail.taskId, event.detail.status])).toEqual([['tsk_ok', 'COMPLETED']]);
   });
 
-  test('a processed row delivered again, and a non-final status, send nothing', async () => {
+  test('a processed row delivered again, and a non-final status (a row stored before the edge refused those), send nothing', async () => {
     const body = task('tsk_4', 'job-4', 'COMPLETED', '2026-09-18T10:00:00.000Z');
     const running = answerlineBody({ status: 'PROCESSING', idempotencyKey: 'job-5', response: undefined });
-    await deliverInOrder([body, running]);
+    await deliverInOrder([body]);
+    await storeUncheckedRow(h, running);
+    expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
     await h.queue.enqueue([keyOf(body), keyOf(running)]);
     expect(await h.drain(processor())).toEqual({ received: 2, failed: 0 });
 
@@ -392,14 +394,16 @@ describe('providers without job semantics: one effect per event', () => {
     expect(await h.row(`stripe#${id}`)).toMatchObject({ status: 'PROCESSED', outcome: 'event' });
   });
 
-  test('Echonova: job.completed is a job result, spending.* an event, job.started nothing', async () => {
+  test('Echonova: job.completed is a job result, spending.* an event, job.started (quarantined at the edge) nothing', async () => {
     const jobId = `job_${randomUUID()}`;
-    const started = JSON.stringify({ jobId, createdAt: '2026-09-18T10:00:00.000Z' });
-    const completed = JSON.stringify({ jobId, createdAt: '2026-09-18T10:00:00.000Z', transcript: `transcript-${randomUUID()}` });
+    const started = JSON.stringify({ jobId, status: 'processing', createdAt: '2026-09-18T10:00:00.000Z' });
+    const completed = JSON.stringify({ jobId, status: 'completed', createdAt: '2026-09-18T10:00:00.000Z', transcript: `transcript-${randomUUID()}` });
     const spending = JSON.stringify({ apiKeyId: 'key_1', billingCycle: '2026-09', percent: 80 });
     const sign = (body: string, event: string) => echonovaHeaders(body, secretOf.echonova, h.clock.seconds, event);
 
-    await deliverAs('echonova', started, sign(started, 'job.started'));
+    h.markSensitive(started);
+    const startedAnswer = answerOf(await h.verifier({ providers: configs })(apiGatewayEvent(started, sign(started, 'job.started'), { path: '/hooks/echonova' })));
+    expect(startedAnswer).toMatchObject({ statusCode: 200, result: 'quarantined' });
     await deliverAs('echonova', completed, sign(completed, 'job.completed'));
     await deliverAs('echonova', spending, sign(spending, 'spending.threshold'));
 
@@ -407,7 +411,7 @@ describe('providers without job semantics: one effect per event', () => {
       ['JobResultDecided', jobKeyOf('echonova', jobId, jobId, 'COMPLETED')],
       ['WebhookReceived', eventKeyOf('echonova', 'key_1:spending.threshold:2026-09')],
     ]);
-    expect(await h.row(`echonova#${jobId}:job.started`)).toMatchObject({ outcome: 'no_final_result' });
+    expect(await h.row(`echonova#${jobId}:job`)).toMatchObject({ outcome: 'winner' });
     expect(events()[1].detail.meta).toMatchObject({ 'x-webhook-event': 'spending.threshold' });
   });
 

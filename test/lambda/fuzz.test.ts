@@ -1,5 +1,5 @@
 /**
- * Bad input (issue 5): property-based fuzzing of the verifier with fast-check, every preset
+ * Bad input: property-based fuzzing of the verifier with fast-check, every preset
  * served by one verifier against the emulators. The properties, generators, boundary cases and
  * regressions live in test/support/verifier-fuzz.ts, shared with `npm run fuzz` (100,000+
  * cases, scripts/fuzz.ts).
@@ -30,7 +30,7 @@ test(`boundaries, regressions and ${NUM_RUNS} generated cases (seed ${SEED}): do
   await fc.assert(bench.property(), { seed: SEED, numRuns: NUM_RUNS, examples: FuzzBench.examples() });
   // The generator reaches every stage: routing, size, verification, freshness, admission, the store.
   if (NUM_RUNS < 1_000) return;
-  for (const reason of ['unknown_provider', 'too_large', 'malformed', 'bad_signature', 'stale_timestamp', 'test', 'accepted', 'duplicate', 'quarantined']) {
+  for (const reason of ['unknown_provider', 'too_large', 'malformed', 'bad_signature', 'stale_timestamp', 'test', 'not_final', 'accepted', 'duplicate', 'quarantined']) {
     expect(bench.stats.byReason[reason]).toBeGreaterThan(0);
   }
 }, 120_000);

@@ -37,7 +37,8 @@ const PROVIDERS: Record<Name, { adapter: string; newSecret: () => string; body: 
 /** The event id each adapter derives from an id inside its body. */
 const EVENT_ID: Record<Name, (id: string) => string> = {
   answerline: (id) => id,
-  echonova: (id) => `${id}:job.completed`,
+  // A job's final event: its jobId, escaped, and `:job` (a job finishes once).
+  echonova: (id) => `${encodeURIComponent(id)}:job`,
   stripe: (id) => id,
 };
 

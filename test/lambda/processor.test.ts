@@ -1,7 +1,7 @@
 import { Defaults, MetricName } from '../../lib/contract';
 import { DynamoDbInboxStore } from '../../lambda/shared/inbox-store';
 import type { DispatchOutcome, EffectSink } from '../../lambda/shared/effect-sinks';
-import { answerlineBody, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, sha256Hex, taskIdOf } from '../support/inbox-fixture';
+import { answerlineBody, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, sha256Hex, storeUncheckedRow, taskIdOf } from '../support/inbox-fixture';
 
 /** Redelivery after a failure takes one visibility timeout: keep it short. */
 const MAX_RECEIVE_COUNT = 2;
@@ -55,7 +55,7 @@ describe('results are decided by rule, not by arrival', () => {
       jobKey: 'job-1',
       taskId: 'tsk_b',
       status: 'COMPLETED',
-      createdAt: '2026-09-18T11:30:00.000Z',
+      createdAt: '2026-09-18T11:30:00.000000000Z',
       eventKey: keyOf(later),
       version,
     });
@@ -99,11 +99,11 @@ describe('results are decided by rule, not by arrival', () => {
   test('a task created without an idempotency key is a job of its own', async () => {
     await deliverInOrder([answerlineBody({ id: 'tsk_solo', idempotencyKey: null })]);
 
-    expect(await h.result('tsk_solo')).toMatchObject({ taskId: 'tsk_solo', jobKey: 'tsk_solo' });
+    expect(await h.result('~task:tsk_solo')).toMatchObject({ taskId: 'tsk_solo', jobKey: '~task:tsk_solo' });
   });
 
   test('a job key longer than a DynamoDB key may be is hashed in the results key: the result is decided, the key kept whole', async () => {
-    const longKey = `report-${'é'.repeat(3000)}`;
+    const longKey = `report-${'é'.repeat(2000)}`;
     const [first, second] = [answerlineBody({ id: 'tsk_long_a', idempotencyKey: longKey, createdAt: '2026-09-18T10:00:00.000Z' }), answerlineBody({ id: 'tsk_long_b', idempotencyKey: `${longKey}-r1`, createdAt: '2026-09-18T11:00:00.000Z' })];
     await deliverInOrder([first, second]);
 
@@ -116,12 +116,14 @@ describe('results are decided by rule, not by arrival', () => {
 });
 
 describe('one malformed row never blocks its batch', () => {
-  // Validly signed and admitted (it has a task.id), but its task.createdAt is no date.
+  // Its task.createdAt is no date: stored before the edge refused such a body.
   const poison = answerlineBody({ id: 'tsk_poison', createdAt: 'not a date' });
 
   test('the other rows of the batch are processed; the poison row records the error and stays pending', async () => {
     const good = [answerlineBody(), answerlineBody(), answerlineBody()];
-    await accept(good[0], poison, good[1], good[2]);
+    await accept(good[0]);
+    await storeUncheckedRow(h, poison);
+    await accept(good[1], good[2]);
 
     // One receive, one batch of four.
     expect(await h.pollOnce(processor())).toEqual({ received: 4, failed: 1 });
@@ -141,7 +143,8 @@ describe('one malformed row never blocks its batch', () => {
 
   test('after maxReceiveCount receives the message is in the DLQ and the row is DEAD with its error', async () => {
     const good = answerlineBody();
-    await accept(poison, good);
+    await storeUncheckedRow(h, poison);
+    await accept(good);
     const handler = processor();
 
     await h.pollUntil(handler, async () => (await h.row(keyOf(poison)))?.status === 'DEAD');
@@ -153,7 +156,7 @@ describe('one malformed row never blocks its batch', () => {
     expect(await h.row(keyOf(poison))).toMatchObject({
       status: 'DEAD',
       attempts: MAX_RECEIVE_COUNT,
-      lastError: 'MalformedDeliveryError: task.createdAt: is not a timestamp',
+      lastError: 'MalformedDeliveryError: task.createdAt: is not an ISO-8601 date and time with a zone',
     });
     expect(await h.row(keyOf(poison))).not.toHaveProperty('pendingShard');
     expect(await h.row(keyOf(good))).toMatchObject({ status: 'PROCESSED' });
@@ -164,7 +167,8 @@ describe('one malformed row never blocks its batch', () => {
   });
 
   test('a row that dies is counted at once, not when its batch ends (a timeout or crash may end it first)', async () => {
-    await accept(poison, answerlineBody());
+    await storeUncheckedRow(h, poison);
+    await accept(answerlineBody());
     // The batch's effects go out after every row is decided, and well before the batch ends.
     let deadCountedAtDispatch: number | undefined;
     const sink: EffectSink = {
@@ -183,7 +187,7 @@ describe('one malformed row never blocks its batch', () => {
   });
 
   test('a failed row restarts its pending clock, so the sweep leaves it to the queue’s retries', async () => {
-    await accept(poison);
+    await storeUncheckedRow(h, poison);
     h.clock.advance(10 * 60_000);
     expect(await h.pollOnce(processor())).toEqual({ received: 1, failed: 1 });
     expect(await h.row(keyOf(poison))).toMatchObject({ status: 'RECEIVED', pendingSince: h.clock.now() });
@@ -319,10 +323,11 @@ describe('processing is idempotent and parallel-safe', () => {
     expect(h.capture.metric(MetricName.PROCESSED, PROVIDER)).toBe(30);
   });
 
-  test('a non-final status marks the row processed with no result', async () => {
+  test('a non-final status (a row stored before the edge refused those) marks the row processed with no result', async () => {
     const body = answerlineBody({ status: 'PROCESSING', idempotencyKey: 'job-running', response: undefined });
 
-    await deliverInOrder([body]);
+    await storeUncheckedRow(h, body);
+    expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
 
     expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'no_final_result' });
     expect(await h.resultItems()).toEqual([]);

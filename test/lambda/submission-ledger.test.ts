@@ -364,12 +364,12 @@ test('Echonova jobs are polled and fed as job.completed / job.failed events; a d
     const report = await h.reconciler({ ledger: h.ledger({ configs: providers, polling: [echonovaPolling] }) })();
     expect(report).toMatchObject({ checked: 4, recovered: 2, delivered: 1, stillPending: 1, overdue: 1 });
     expect(echonova.requestsFor(delivered.jobId)).toHaveLength(0);
-    expect(await h.row(`echonova#${done.jobId}:job.completed`)).toMatchObject({ recovered: true, meta: { 'x-webhook-event': 'job.completed' } });
-    expect(await h.row(`echonova#${broken.jobId}:job.failed`)).toMatchObject({ recovered: true, meta: { 'x-webhook-event': 'job.failed' } });
+    expect(await h.row(`echonova#${done.jobId}:job`)).toMatchObject({ recovered: true, meta: { 'x-webhook-event': 'job.completed' } });
+    expect(await h.row(`echonova#${broken.jobId}:job`)).toMatchObject({ recovered: true, meta: { 'x-webhook-event': 'job.failed' } });
     expect(await h.submission(`ledger:echonova#${running.jobId}`)).toMatchObject({ state: 'AWAITING', lastCheck: 'pending:processing' });
 
     await h.takeMessages();
-    await h.queue.enqueue([`echonova#${done.jobId}:job.completed`, `echonova#${broken.jobId}:job.failed`]);
+    await h.queue.enqueue([`echonova#${done.jobId}:job`, `echonova#${broken.jobId}:job`]);
     expect(await h.drain(h.processor({ providers }))).toEqual({ received: 2, failed: 0 });
     expect(await h.result(done.jobId, 'echonova')).toMatchObject({ status: 'COMPLETED', taskId: done.jobId });
     expect(await h.result(broken.jobId, 'echonova')).toMatchObject({ status: 'FAILED', taskId: broken.jobId });

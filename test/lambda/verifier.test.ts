@@ -143,6 +143,8 @@ describe('rejections: nothing stored, nothing enqueued, a 400 naming the header'
     expect(answer.result).toBe(reason);
     expect(answer.detail).toContain(header);
     expect(h.capture.metric(metric, PROVIDER)).toBe(1);
+    // Every refusal at the authenticity check feeds the signature-failure alarm, whatever its reason.
+    expect(h.capture.metric(MetricName.AUTHENTICATION_FAILED, PROVIDER)).toBe(1);
     await expectNothingAdmitted();
   });
 

@@ -90,7 +90,7 @@ describe('alarms with defaults', () => {
   const specs: [string, string, string, unknown[], string, number, number, boolean, string][] = [
     ['DeadLetterQueueDepth', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }], 'Maximum', 60, 1, false, 'dead-deliveries'],
     ['DeadLettered', METRIC_NAMESPACE, MetricName.DEAD_LETTERED, inboxDimension, 'Sum', 60, 1, false, 'dead-deliveries'],
-    ['SignatureFailures', METRIC_NAMESPACE, MetricName.BAD_SIGNATURE, inboxDimension, 'Sum', 300, 10, true, 'signature-failures'],
+    ['SignatureFailures', METRIC_NAMESPACE, MetricName.AUTHENTICATION_FAILED, inboxDimension, 'Sum', 300, 10, true, 'signature-failures'],
     ['QuarantinedDuplicates', METRIC_NAMESPACE, MetricName.QUARANTINED, inboxDimension, 'Sum', 300, 1, true, 'quarantined-duplicates'],
     ['OverdueSubmissions', METRIC_NAMESPACE, MetricName.OVERDUE, inboxDimension, 'Maximum', 900, 1, true, 'overdue-submissions'],
     ['OldestMessageAge', 'AWS/SQS', 'ApproximateAgeOfOldestMessage', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [work, 'QueueName'] } }], 'Maximum', 300, 900, true, 'oldest-message-age'],
@@ -143,7 +143,7 @@ describe('alarms with defaults', () => {
   test('EMF alarms carry exactly a dimension set the handlers emit, in their namespace', () => {
     for (const [name, metric] of [
       ['DeadLettered', MetricName.DEAD_LETTERED],
-      ['SignatureFailures', MetricName.BAD_SIGNATURE],
+      ['SignatureFailures', MetricName.AUTHENTICATION_FAILED],
       ['QuarantinedDuplicates', MetricName.QUARANTINED],
       ['OverdueSubmissions', MetricName.OVERDUE],
     ]) {

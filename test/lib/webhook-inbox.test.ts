@@ -456,7 +456,13 @@ describe('provider presets', () => {
         WebhookProvider.standardWebhooks({ name: 'openai', previousSecretGracePeriod: Duration.hours(2) }),
         WebhookProvider.stripe(),
         WebhookProvider.github(),
-        WebhookProvider.hmac({ name: 'shopify', signatureHeader: 'X-Shopify-Hmac-Sha256', signatureEncoding: SignatureEncoding.BASE64, idHeader: 'X-Shopify-Webhook-Id' }),
+        WebhookProvider.hmac({
+          name: 'shopify',
+          signatureHeader: 'X-Shopify-Hmac-Sha256',
+          signatureEncoding: SignatureEncoding.BASE64,
+          idHeader: 'X-Shopify-Webhook-Id',
+          acknowledgeUnsignedIdHeader: true,
+        }),
       ],
     });
     for (const path of ['answerline', 'echonova', 'openai', 'stripe', 'github', 'shopify']) {
@@ -482,8 +488,18 @@ describe('provider presets', () => {
       prefix: '',
       signedContent: '{body}',
       idHeader: 'x-shopify-webhook-id',
+      acknowledgeUnsignedIdHeader: true,
       secretEncoding: 'utf8',
     });
+  });
+
+  test('an idHeader that signedContent does not cover is refused at synth unless acknowledged: a replay under a fresh id would be new', () => {
+    const shopify = { signatureHeader: 'X-Shopify-Hmac-Sha256', idHeader: 'X-Shopify-Webhook-Id' };
+    expect(() => build({ providers: [WebhookProvider.hmac({ name: 'shopify', ...shopify })] })).toThrow(
+      /providers: shopify: hmac: idHeader is not covered by signedContent[\s\S]*acknowledgeUnsignedIdHeader/,
+    );
+    expect(() => build({ providers: [WebhookProvider.hmac({ name: 'shopify', ...shopify, acknowledgeUnsignedIdHeader: true })] })).not.toThrow();
+    expect(() => build({ providers: [WebhookProvider.hmac({ name: 'acme', ...shopify, signedContent: '{id}.{body}' })] })).not.toThrow();
   });
 
   test('a generic HMAC scheme that cannot work is refused at synth, naming the provider', () => {
@@ -672,7 +688,7 @@ describe('WebhookInbox grants and metrics', () => {
     const { inbox, stack } = build({ inboxName: 'answers' });
     const metric = inbox.metricSignatureFailures();
     expect(metric.namespace).toBe(METRIC_NAMESPACE);
-    expect(metric.metricName).toBe('BadSignature');
+    expect(metric.metricName).toBe('AuthenticationFailed');
     expect(metric.dimensions).toEqual({ Inbox: 'answers' });
     expect(metric.statistic).toBe('Sum');
     expect(stack.resolve(inbox.metricDeadLettered({ period: Duration.minutes(1) }).period.toSeconds())).toBe(60);

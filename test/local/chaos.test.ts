@@ -143,14 +143,13 @@ describe('the auditor', () => {
     state: 'delivered' as const,
     attempts: [{ at: 1, status: 202, ms: 1, copies: 1 }],
   });
-  const task = (id: string, idempotencyKey: string, createdAt: string, poison = false) => ({
+  const task = (id: string, idempotencyKey: string, createdAt: string) => ({
     id,
     idempotencyKey,
-    jobKey: idempotencyKey.replace(/-r\d+$/, ''),
+    jobKey: idempotencyKey.replace(/-r[1-9]\d{0,2}$/, ''),
     createdAt,
     status: 'COMPLETED',
-    poison,
-    delivery: delivery(id, id, poison ? 'poison' : 'result'),
+    delivery: delivery(id, id),
   });
   const effectOf = (id: string, jobKey: string) => ({ detailType: 'JobResultDecided', effectKey: `k-${id}`, eventKey: `answerline#${id}`, jobKey, taskId: id, status: 'COMPLETED', recovered: false });
 
@@ -219,16 +218,17 @@ describe('the auditor', () => {
   });
 
   it('flags a dead row the processor never counted, unless its invocation was killed before it could', () => {
-    const tasks = [task('p1', 'job-1', '2026-01-01T10:00:00.000Z', true), task('p2', 'job-2', '2026-01-01T10:01:00.000Z', true)];
+    const poison = [delivery('p1', 'p1', 'poison'), delivery('p2', 'p2', 'poison')];
     const deadLine = (id: string) => JSON.stringify({ level: 'ERROR', handler: 'processor', message: 'processing failed; dead-lettered', eventRef: logReference(`answerline#${id}`) });
     const deadCount = (n: number) =>
       JSON.stringify({ _aws: { Timestamp: 0, CloudWatchMetrics: [{ Namespace: 'WebhookInbox', Dimensions: [['Inbox']], Metrics: [{ Name: 'DeadLettered', Unit: 'Count' }] }] }, Inbox: 'i', DeadLettered: n });
     const auditWith = (lines: string[], killedRows: Set<string>) => {
       writeFileSync(join(logDir, 'processor.log'), `${lines.join('\n')}\n`);
       return audit(
-        evidenceOf(tasks, {
-          rows: tasks.map((t) => ({ key: t.delivery.eventKey, status: 'DEAD', digest: t.delivery.digest, recovered: false })),
-          deadLettered: tasks.map((t) => t.delivery.eventKey),
+        evidenceOf([], {
+          deliveries: poison,
+          rows: poison.map((d) => ({ key: d.eventKey, status: 'DEAD', digest: d.digest, recovered: false })),
+          deadLettered: poison.map((d) => d.eventKey),
           killedRows,
         }),
       );

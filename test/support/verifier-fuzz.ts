@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of the verifier ("Bad input", issue 5), shared by the jest test
+ * Property-based fuzzing of the verifier (bad input), shared by the jest test
  * (test/lambda/fuzz.test.ts, a few thousand cases) and the fuzz command (scripts/fuzz.ts, at
  * least 100,000): one verifier serving every preset (Answerline, Echonova, Standard Webhooks
  * with `webhook-*` and `svix-*` headers, Standard Webhooks `v1a` Ed25519, Stripe, GitHub and two
@@ -30,18 +30,19 @@ import * as fc from 'fast-check';
 import { AdapterKind, Defaults, InboxItemKind, ProviderRuntimeConfig } from '../../lib/contract';
 import { HmacAlgorithm, SecretEncoding, SignatureEncoding } from '../../lib/provider';
 import { hmacRuntimeSettings } from '../../lib/runtime-config';
-import { S3BodyStore } from '../../lambda/shared/body-store';
 import { logReference } from '../../lambda/shared/digest';
 import { HTTP_STATUS, Reason } from '../../lambda/shared/http';
 import { deliveryKey } from '../../lambda/shared/inbox-store';
 import { createBodyBucket } from '../../local/provision';
 import { apiGatewayEvent, InboxHarness, Item, LogRecord, newSigningSecret, SecretsFixture, sha256Hex, TOLERANCE_SECONDS } from './inbox-fixture';
+import { fixtureGateway } from './iam-fixture';
 import { HeaderMap, hmacText, oddJson, signedContent, stripeSecret, textSecret, UNICODE_NOTE } from './senders';
 
 export const MAX_BODY_BYTES = Defaults.MAX_BODY_BYTES;
 export const INLINE_BODY_BYTES = Defaults.INLINE_BODY_BYTES;
 const BILLING_CYCLE = '2026-09';
-const MAX_CYCLE_LENGTH = 64;
+/** The longest billing cycle the edge takes: 64 bytes in UTF-8. */
+const LONGEST_CYCLE = 'é'.repeat(32);
 
 /** How an Echonova spending event names its billing cycle (the cycle is part of its event id). */
 export type CyclePlan = 'named' | 'alias' | 'long' | 'longest' | 'number' | 'missing';
@@ -55,7 +56,7 @@ function cycleMembers(plan: CyclePlan): Record<string, unknown> {
     case 'long':
       return { billingCycle: `${BILLING_CYCLE}-${'c'.repeat(3000)}` };
     case 'longest':
-      return { billingCycle: '東'.repeat(MAX_CYCLE_LENGTH) };
+      return { billingCycle: LONGEST_CYCLE };
     case 'number':
       return { billingCycle: 202609 };
     case 'missing':
@@ -63,21 +64,42 @@ function cycleMembers(plan: CyclePlan): Record<string, unknown> {
   }
 }
 
-/** The cycle in the event id: the one named (when it is not too long), else the timestamp's UTC month. */
-function expectedCycle(plan: CyclePlan, timestamp: string): string | undefined {
+/**
+ * The cycle in the event id: the one the body names (a string; refused when longer than 64 bytes),
+ * or none (undefined: the id takes the body's digest instead, never the attempt's timestamp).
+ */
+function expectedCycle(plan: CyclePlan): string | 'too long' | undefined {
   switch (plan) {
     case 'named':
       return BILLING_CYCLE;
     case 'alias':
       return `${BILLING_CYCLE}-b`;
     case 'long':
-      return undefined;
+      return 'too long';
     case 'longest':
-      return '東'.repeat(MAX_CYCLE_LENGTH);
+      return LONGEST_CYCLE;
     default:
-      return new Date(Number(timestamp) * 1000).toISOString().slice(0, 7);
+      return undefined;
   }
 }
+
+/** Whether a body built from the draft carries this case's id (ids of 16 characters or more hold the case's nonce). */
+const carriesCaseId = (d: Draft) => typeof d.id === 'string' && d.id.length >= 16;
+
+/** The rule for composite ids: each field escaped with encodeURIComponent, joined with `:`. */
+const composite = (...fields: string[]) => fields.map(encodeURIComponent).join(':');
+
+/**
+ * Echonova styles: the event header, and the status a job body signs. `job.completed:failed` and
+ * `relabel` are a genuine delivery replayed with another event header (the header is unsigned).
+ */
+const ECHONOVA_JOB_STYLES: Readonly<Record<string, { header: string; status: string }>> = {
+  'job.completed': { header: 'job.completed', status: 'completed' },
+  'job.failed': { header: 'job.failed', status: 'failed' },
+  'job.completed:failed': { header: 'job.completed', status: 'failed' },
+  relabel: { header: 'invoice.paid', status: 'completed' },
+};
+const echonovaHeader = (style: string) => ECHONOVA_JOB_STYLES[style]?.header ?? style;
 
 // =============================================================================================
 // Presets: how each provider signs, where its id is, which headers the verifier reads
@@ -95,8 +117,6 @@ interface Draft {
   readonly note: string;
   /** Echonova spending.*: how the body names its billing cycle. */
   readonly cycle: CyclePlan;
-  /** The signed timestamp's text (Echonova's billing cycle falls back to its month). */
-  readonly timestamp: string;
 }
 
 interface Signer {
@@ -112,7 +132,9 @@ interface Preset {
   readonly styles: readonly string[];
   /** Where the id lives: in the body (JSON path) or in a header. */
   readonly idIn: 'body' | 'header';
-  /** Longest id the preset admits (a longer one is malformed). */
+  /** The key is the body's digest (GitHub signs no id): a body that carries no id of this case may be another case's. */
+  readonly keyedByBody?: boolean;
+  /** Longest id the preset admits, in characters (a longer one is malformed); every id is also bounded in bytes. */
   readonly maxIdLength: number;
   readonly idPrefix: string;
   /** Every header the verifier reads for this preset (verification and admission). */
@@ -132,9 +154,24 @@ interface Preset {
   readonly admission: (draft: Draft, bytes: Buffer, parses: boolean) => Admission;
 }
 
-type Admission = { kind: 'test' } | { kind: 'malformed' } | { kind: 'event'; eventId: string; repeatable: boolean } | { kind: 'unknown' };
+type Admission =
+  | { kind: 'test' }
+  | { kind: 'not_final' }
+  | { kind: 'malformed' }
+  /** `shared`: the id is a digest of a body that carries no id of this case, so another case may have stored it first. */
+  | { kind: 'event'; eventId: string; repeatable: boolean; shared?: boolean }
+  /** The signed body and an unsigned header disagree: a quarantined copy under `eventId`, never a row. */
+  | { kind: 'anomaly'; eventId: string }
+  | { kind: 'unknown' };
 
-const validId = (id: unknown, max: number): id is string => typeof id === 'string' && id.length > 0 && id.length <= max;
+/** Every id becomes part of a DynamoDB key: at most 512 bytes in UTF-8, whatever the characters. */
+const MAX_ID_BYTES = 512;
+/** A signed id header's shape, checked before any MAC (Standard Webhooks, the generic scheme): present, at most 256 characters. */
+const headerIdFits = (id: unknown): boolean => typeof id === 'string' && id.length > 0 && id.length <= 256;
+/** A surrogate without its pair: no UTF-8 key holds one, so such an id is refused. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const validId = (id: unknown, max: number): id is string =>
+  typeof id === 'string' && id.length > 0 && id.length <= max && !LONE_SURROGATE.test(id) && Buffer.byteLength(id, 'utf8') <= MAX_ID_BYTES;
 const idOrMalformed = (id: unknown, max: number, eventId: (id: string) => string = (x) => x, repeatable = false): Admission =>
   validId(id, max) ? { kind: 'event', eventId: eventId(id), repeatable } : { kind: 'malformed' };
 
@@ -205,7 +242,8 @@ const standardWebhooksPreset = (newSigner: () => Signer, styles: readonly string
 const PRESET: Record<PresetName, Preset> = {
   answerline: {
     adapter: AdapterKind.ANSWERLINE,
-    styles: ['task', 'task', 'test', 'test-as-text'],
+    // `running`: a task delivered before it is final (only COMPLETED and FAILED are): acknowledged, never stored.
+    styles: ['task', 'task', 'test', 'test-as-text', 'running'],
     idIn: 'body',
     maxIdLength: 512,
     idPrefix: 'tsk_',
@@ -216,7 +254,7 @@ const PRESET: Record<PresetName, Preset> = {
     newSigner: whsecSigner,
     payload: (d) => ({
       ...(d.style === 'test' ? { test: true } : d.style === 'test-as-text' ? { test: 'true' } : {}),
-      task: { id: d.id, status: 'COMPLETED', idempotencyKey: `job-${String(d.id).slice(0, 40)}`, createdAt: '2026-09-18T10:00:00.000Z' },
+      task: { id: d.id, status: d.style === 'running' ? 'PROCESSING' : 'COMPLETED', idempotencyKey: `job-${String(d.id).slice(0, 40)}`, createdAt: '2026-09-18T10:00:00.000Z' },
       credits: { charged: 1, remaining: 499 },
       response: { result: { answer: d.note, confidence: 0.93 } },
     }),
@@ -227,11 +265,16 @@ const PRESET: Record<PresetName, Preset> = {
     },
     extraEntry: swExtra,
     listSeparator: ' ',
-    admission: (d, _bytes, parses) => (!parses ? { kind: 'malformed' } : d.style === 'test' ? { kind: 'test' } : idOrMalformed(d.id, 512)),
+    admission: (d, _bytes, parses) => {
+      if (!parses) return { kind: 'malformed' };
+      if (d.style === 'test') return { kind: 'test' };
+      const task = idOrMalformed(d.id, 512);
+      return task.kind === 'event' && d.style === 'running' ? { kind: 'not_final' } : task;
+    },
   },
   echonova: {
     adapter: AdapterKind.ECHONOVA,
-    styles: ['job.completed', 'job.failed', 'spending.threshold', 'spending.exhausted', 'invoice.paid', 'bad event!'],
+    styles: ['job.completed', 'job.failed', 'spending.threshold', 'spending.exhausted', 'invoice.paid', 'bad event!', 'job.completed:failed', 'relabel'],
     idIn: 'body',
     maxIdLength: 512,
     idPrefix: 'job_',
@@ -243,11 +286,11 @@ const PRESET: Record<PresetName, Preset> = {
     payload: (d) =>
       d.style.startsWith('spending.')
         ? { apiKeyId: d.id, ...cycleMembers(d.cycle), spentUsd: 12.5, note: d.note }
-        : d.style.startsWith('job.')
-          ? { jobId: d.id, status: d.style.slice(4), createdAt: '2026-09-18T10:00:00.000Z', transcript: d.note }
+        : ECHONOVA_JOB_STYLES[d.style]
+          ? { jobId: d.id, status: ECHONOVA_JOB_STYLES[d.style].status, createdAt: '2026-09-18T10:00:00.000Z', transcript: d.note }
           : { invoiceId: d.id, note: d.note },
     headers: (d, body, timestamp, signature) => ({
-      'x-webhook-event': d.style,
+      'x-webhook-event': echonovaHeader(d.style),
       'x-webhook-timestamp': timestamp,
       'x-webhook-signature': signature(signedContent('{timestamp}.{body}', body, { timestamp })),
     }),
@@ -256,14 +299,23 @@ const PRESET: Record<PresetName, Preset> = {
     admission: (d, bytes, parses) => {
       if (d.style === 'bad event!') return { kind: 'malformed' };
       if (!parses) return { kind: 'malformed' };
-      if (d.style.startsWith('job.')) return idOrMalformed(d.id, 512, (id) => `${id}:${d.style}`);
-      if (d.style.startsWith('spending.')) {
-        // A timestamp the verifier refuses never gets this far; its month is nothing to expect.
-        if (!CANONICAL_SECONDS.test(d.timestamp)) return { kind: 'unknown' };
-        const cycle = expectedCycle(d.cycle, d.timestamp);
-        return validId(d.id, 512) && cycle === undefined ? { kind: 'malformed' } : idOrMalformed(d.id, 512, (id) => `${id}:${d.style}:${cycle}`, d.style === 'spending.exhausted');
+      const job = ECHONOVA_JOB_STYLES[d.style];
+      // A job body (no jobId member: none) is keyed by its jobId alone; its outcome is the signed status.
+      if (job && d.id !== undefined) {
+        if (!validId(d.id, 512)) return { kind: 'malformed' };
+        const eventId = composite(d.id, 'job');
+        return job.header === `job.${job.status}` ? { kind: 'event', eventId, repeatable: false } : { kind: 'anomaly', eventId };
       }
-      return { kind: 'event', eventId: `${d.style}:${sha256Hex(bytes)}`, repeatable: false };
+      if (job?.header.startsWith('job.')) return { kind: 'malformed' };
+      const header = echonovaHeader(d.style);
+      if (d.style.startsWith('spending.')) {
+        if (!validId(d.id, 512)) return { kind: 'malformed' };
+        const cycle = expectedCycle(d.cycle);
+        if (cycle === 'too long') return { kind: 'malformed' };
+        const eventId = cycle === undefined ? composite(d.id, d.style, 'sha256', sha256Hex(bytes)) : composite(d.id, d.style, cycle);
+        return { kind: 'event', eventId, repeatable: d.style === 'spending.exhausted' };
+      }
+      return { kind: 'event', eventId: composite(header, sha256Hex(bytes)), repeatable: false, shared: !carriesCaseId(d) };
     },
   },
   openai: standardWebhooksPreset(whsecSigner, ['webhook', 'svix']),
@@ -294,7 +346,8 @@ const PRESET: Record<PresetName, Preset> = {
     signatureHeader: () => 'x-hub-signature-256',
     signsTimestamp: false,
     newSigner: () => textSigner('sha256', 'hex', 'sha256='),
-    payload: (d) => ({ action: 'opened', issue: { number: 42, title: d.note }, repository: { full_name: 'octo/hello' } }),
+    keyedByBody: true,
+    payload: (d) => ({ action: 'opened', issue: { number: 42, node_id: d.id, title: d.note }, repository: { full_name: 'octo/hello' } }),
     headers: (d, body, _timestamp, signature) => ({
       'x-github-event': d.style,
       'x-github-delivery': typeof d.id === 'string' ? d.id : '',
@@ -304,7 +357,8 @@ const PRESET: Record<PresetName, Preset> = {
     }),
     extraEntry: (shape, bytes) => [`sha256=${hex(bytes, 32)}`, `sha1=${hex(bytes, 20)}`, `sha256=${hex(bytes, 31)}`, 'sha256='][shape % 4],
     listSeparator: ',',
-    admission: (d) => (d.style === 'ping' ? { kind: 'test' } : idOrMalformed(d.id, 512)),
+    // Nothing signs X-GitHub-Delivery: the key is the body's digest, a replay under a fresh GUID a duplicate.
+    admission: (d, bytes) => (d.style === 'ping' ? { kind: 'test' } : { kind: 'event', eventId: sha256Hex(bytes), repeatable: false, shared: !carriesCaseId(d) }),
   },
   slack: {
     adapter: AdapterKind.HMAC,
@@ -371,7 +425,7 @@ const PRESET: Record<PresetName, Preset> = {
 /** Every header name any preset reads: a 4xx detail naming a header names one of these. */
 const KNOWN_HEADERS = new Set(PRESETS.flatMap((name) => PRESET[name].styles.flatMap((style) => PRESET[name].readHeaders(style))));
 /** Every body field an id is read from. */
-const KNOWN_FIELDS = ['task.id', 'jobId', 'apiKeyId', 'billingCycle', 'cycle', 'id', 'event_id'];
+const KNOWN_FIELDS = ['task.id', 'task.status', 'task.createdAt', 'task.idempotencyKey', 'jobId', 'apiKeyId', 'billingCycle', 'cycle', 'id', 'event_id'];
 
 // =============================================================================================
 // Plans: what fast-check generates and shrinks
@@ -640,7 +694,7 @@ const deliveryArb: fc.Arbitrary<DeliveryPlan> = fc.record(
   {
     kind: fc.constant('delivery' as const),
     preset: fc.constantFrom(...PRESETS),
-    style: fc.nat({ max: 5 }),
+    style: fc.nat({ max: 7 }),
     note: noteArb,
     id: idArb,
     body: bodyArb,
@@ -744,7 +798,10 @@ export const BOUNDARY_PLANS: readonly FuzzPlan[] = [
  * - An Echonova spending.* body naming a 3,000-character billing cycle: the cycle is part of the
  *   event id, the key passed DynamoDB's 2,048-byte limit, and a validly signed delivery was
  *   answered 503 store_error, retried until Echonova disables the webhook. Fixed in
- *   lambda/shared/adapters/echonova.ts: a cycle over 64 characters is malformed (400).
+ *   lambda/shared/adapters/echonova.ts: a cycle over 64 bytes is malformed (400).
+ * The last four pin down rules rather than crashes: an Echonova job replayed under another event
+ * header is quarantined under its job, a spending event without a cycle retried is a duplicate,
+ * an Answerline task that is not final is acknowledged and not stored.
  */
 export const REGRESSION_PLANS: readonly FuzzPlan[] = [
   // An event id with U+FFFF / U+FFFE: SQS refused the work message, so the accepted row was never
@@ -757,6 +814,10 @@ export const REGRESSION_PLANS: readonly FuzzPlan[] = [
   deliveryPlan('echonova', { style: 2, cycle: 'long' }),
   deliveryPlan('echonova', { style: 3, cycle: 'longest', followUp: 'altered' }),
   { kind: 'random', rawPath: '/hooks/openai', headers: { 'webhook-id': 'msg_1' }, body: { a: 1 }, isBase64Encoded: true, context: false },
+  deliveryPlan('echonova', { style: 6, followUp: 'altered' }),
+  deliveryPlan('echonova', { style: 7, followUp: 'retry' }),
+  deliveryPlan('echonova', { style: 2, cycle: 'missing', followUp: 'retry' }),
+  deliveryPlan('answerline', { style: 4, followUp: 'altered' }),
 ];
 
 
@@ -771,7 +832,9 @@ type Expectation =
   | { readonly kind: 'reject' }
   | { readonly kind: 'reason'; readonly reason: Reason }
   /** Stored (accepted, duplicate or quarantined), the exact outcome decided by what this case stored before. */
-  | { readonly kind: 'event'; readonly key: string; readonly repeatable: boolean; readonly unique: boolean };
+  | { readonly kind: 'event'; readonly key: string; readonly repeatable: boolean; readonly unique: boolean }
+  /** Quarantined under `key` whatever was stored before: an unsigned header contradicts the signed body. */
+  | { readonly kind: 'anomaly'; readonly key: string };
 
 interface Step {
   readonly event: APIGatewayProxyEventV2;
@@ -782,6 +845,11 @@ interface Step {
   readonly received: Buffer;
   readonly digest: string;
   readonly expectation: Expectation;
+  /**
+   * The key of the job an authentic Echonova job body names: whatever its (unsigned) event header
+   * says, the only key under which a copy may be quarantined without an original row.
+   */
+  readonly jobKey?: string;
   readonly concurrentWithPrevious: boolean;
   /** Content that must never appear in a log line. */
   readonly needles: readonly string[];
@@ -987,7 +1055,7 @@ export class FuzzBench {
     const providers = await Promise.all(PRESETS.map((name) => h.addProvider(name, PRESET[name].adapter, signers[name].stored, PRESET[name].config ?? {})));
     const verifier = h.verifier({
       providers,
-      bodies: new S3BodyStore(s3, h.names.bodyBucket),
+      bodies: h.bodyStore('verifier', { providers }),
       inlineBodyBytes: INLINE_BODY_BYTES,
       maxBodyBytes: MAX_BODY_BYTES,
     });
@@ -1133,7 +1201,9 @@ export class FuzzBench {
         if (!this.accepted.has(answer.eventRef)) violations.push(`${label}: duplicate of ${answer.eventRef}, which was never accepted`);
       } else if (answer.result === 'quarantined') {
         const original = this.accepted.get(answer.eventRef);
-        if (original === undefined || original === digest) violations.push(`${label}: quarantined against ${original ?? 'no accepted row'}`);
+        const jobKey = steps[i].jobKey;
+        const anomaly = jobKey !== undefined && answer.eventRef === logReference(jobKey);
+        if (!anomaly && (original === undefined || original === digest)) violations.push(`${label}: quarantined against ${original ?? 'no accepted row'}`);
         if (!this.quarantined.has(`${answer.eventRef}|${digest}`)) this.stats.quarantinedStored += 1;
         this.quarantined.add(`${answer.eventRef}|${digest}`);
       }
@@ -1161,6 +1231,11 @@ export class FuzzBench {
       } else if (e.kind === 'reason') {
         this.stats.exact += 1;
         if (answer.result !== e.reason) violations.push(`${label}: answered ${answer.result}, expected ${e.reason}`);
+      } else if (e.kind === 'anomaly') {
+        this.stats.exact += 1;
+        if (answer.result !== 'quarantined' || answer.eventRef !== logReference(e.key)) {
+          violations.push(`${label}: answered ${answer.result} under ${answer.eventRef}, expected quarantined under the job's key ${JSON.stringify(e.key.slice(0, 80))}`);
+        }
       } else if (e.kind === 'event') {
         this.stats.exact += 1;
         let allowed = expected[i]!;
@@ -1212,9 +1287,9 @@ export class FuzzBench {
       id: planId(plan.id, preset.idPrefix, nonce),
       note: variant === 0 ? plan.note : `${plan.note}#altered-${variant}`,
       cycle: plan.cycle ?? 'named',
-      timestamp: tsText,
     };
-    const otherPreset = PRESETS[(PRESETS.indexOf(plan.preset) + 1 + plan.style) % PRESETS.length];
+    // Never the preset itself, whatever the style index.
+    const otherPreset = PRESETS[(PRESETS.indexOf(plan.preset) + 1 + (plan.style % (PRESETS.length - 1))) % PRESETS.length];
 
     // The body, and how admission goes when everything else is intact.
     const payload = preset.payload(draft);
@@ -1237,8 +1312,10 @@ export class FuzzBench {
       }
       default: {
         signed = rawBody(body);
-        // The body decides admission for body-keyed presets: unknown; header-keyed ones ignore it.
-        admission = preset.idIn === 'header' && plan.preset !== 'echonova' ? preset.admission(draft, signed, true) : { kind: 'unknown' };
+        // The body decides admission for body-keyed presets: unknown; header-keyed ones ignore it
+        // (a body-digest key then carries no id of this case).
+        admission =
+          preset.idIn === 'header' && plan.preset !== 'echonova' ? preset.admission(preset.keyedByBody ? { ...draft, id: undefined } : draft, signed, true) : { kind: 'unknown' };
       }
     }
 
@@ -1322,7 +1399,9 @@ export class FuzzBench {
       offset: plan.timestamp.kind === 'offset' ? plan.timestamp.seconds + laterSeconds : undefined,
       id: draft.id,
     });
-    return { event, requestId, hasContext: shape.context, received, digest: sha256Hex(received), expectation, needles };
+    const jobBody = plan.preset === 'echonova' && ECHONOVA_JOB_STYLES[style] !== undefined && validId(draft.id, 512) && received.equals(signed);
+    const jobKey = jobBody && admission.kind !== 'unknown' ? deliveryKey(plan.preset, composite(draft.id as string, 'job')) : undefined;
+    return { event, requestId, hasContext: shape.context, received, digest: sha256Hex(received), expectation, needles, ...(jobKey ? { jobKey } : {}) };
   }
 
   /** What the plan pins down about the answer. */
@@ -1356,7 +1435,7 @@ export class FuzzBench {
     const canonical = CANONICAL_SECONDS.test(c.tsText);
     // Stripe trims the t= value and splits the header at commas; the others read the header as it is.
     const refused = timed && !canonical && (c.plan.preset !== 'stripe' || (!/[, ]/.test(c.tsText) && c.tsText.trim() === c.tsText));
-    if (c.preset.idIn === 'header' && c.preset.maxIdLength === 256 && !validId(c.id, 256)) return reason('malformed');
+    if (c.preset.idIn === 'header' && c.preset.maxIdLength === 256 && !headerIdFits(c.id)) return reason('malformed');
     if (refused) return reason('malformed');
     if (!c.authentic) return textual ? { kind: 'reject' } : reason('bad_signature');
     if (textual) return { kind: 'any' };
@@ -1365,6 +1444,8 @@ export class FuzzBench {
     switch (c.admission.kind) {
       case 'test':
         return reason('test');
+      case 'not_final':
+        return reason('not_final');
       case 'malformed':
         return reason('malformed');
       case 'unknown':
@@ -1375,8 +1456,10 @@ export class FuzzBench {
           key: deliveryKey(c.plan.preset, c.admission.eventId),
           repeatable: c.admission.repeatable,
           // A short id (or a random body's id) may be another case's: stored, but not necessarily first.
-          unique: c.plan.id.kind !== 'length' || c.plan.id.length >= 16 || c.plan.preset === 'echonova' && c.style === 'invoice.paid',
+          unique: !c.admission.shared && (c.plan.id.kind !== 'length' || c.plan.id.length >= 16),
         };
+      case 'anomaly':
+        return { kind: 'anomaly', key: deliveryKey(c.plan.preset, c.admission.eventId) };
     }
   }
 
@@ -1409,6 +1492,8 @@ export class FuzzBench {
   /** The real table and queue against everything the invocations were answered. */
   async audit(): Promise<AuditReport> {
     const violations: string[] = [];
+    // The verifier ran under its own role: any call its template does not grant is a violation.
+    for (const denial of fixtureGateway().gateway.denials) violations.push(`IAM denied the verifier: ${denial.message}`);
     const items: Item[] = await this.h.inboxItems();
     const deliveries = items.filter((item) => item.sk === InboxItemKind.DELIVERY);
     const quarantines = items.filter((item) => String(item.sk).startsWith(InboxItemKind.QUARANTINE_PREFIX));

@@ -21,6 +21,17 @@ export type Admission =
       readonly jobRef?: string;
     }
   | { readonly kind: 'test' }
+  /**
+   * A task that is not final yet: it carries no result, and storing it would make the final
+   * delivery (same id, another body) an altered copy. Acknowledged, never stored.
+   */
+  | { readonly kind: 'not_final' }
+  /**
+   * An unsigned header that disagrees with the signed body (Echonova: an event name that is not
+   * the job's signed status): the copy is quarantined under `eventId`, never a row of its own;
+   * `detail` names the header.
+   */
+  | { readonly kind: 'anomaly'; readonly eventId: string; readonly detail: string }
   | { readonly kind: 'malformed'; readonly detail: string };
 
 /** A final result that a stored delivery reports for one logical job. */
@@ -29,7 +40,7 @@ export interface JobObservation {
   readonly jobKey: string;
   readonly taskId: string;
   readonly status: FinalStatus;
-  /** When the task was created, as a normalized ISO-8601 instant. */
+  /** When the task was created, normalized by `parseInstant` (fixed width, 9 fraction digits). */
   readonly createdAt: string;
   /** The result as JSON text, stored as it came (a FAILED task's error included). */
   readonly response: string;
@@ -120,21 +131,60 @@ function signingKey(version: StagedValue, decodeKey: AdapterParts['decodeKey']):
   }
 }
 
-/** The secret's text as key bytes (GitHub, Stripe, Echonova, most HMAC senders). */
-export const utf8Key = (value: string): Pick<SigningKey, 'bytes'> => ({ bytes: Buffer.from(value, 'utf8') });
+/**
+ * The secret's text as key bytes (GitHub, Stripe, Echonova, most HMAC senders). An empty value is
+ * no key: HMAC accepts a zero-length key, and anyone can sign with it.
+ */
+export function utf8Key(value: string): Pick<SigningKey, 'bytes'> {
+  if (value === '') throw new Error('signing secret is empty');
+  return { bytes: Buffer.from(value, 'utf8') };
+}
 
 /** Reads a dotted path (`task.id`) of a parsed JSON value. */
 export function valueAtPath(value: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((node, segment) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[segment] : undefined), value);
 }
 
-const MAX_EVENT_ID_LENGTH = 512;
+/**
+ * The longest id a body or a header may carry, in UTF-8 bytes. Ids become DynamoDB keys: the
+ * inbox key `<provider>#<eventId>` and the job-ref index key `<provider>#<jobRef>` hold at most
+ * 2,048 bytes (provider names at most 63 characters), and a composite event id escapes its
+ * fields (up to three bytes per byte): one id of this size beside an event name and a billing
+ * cycle still fits.
+ */
+export const MAX_ID_BYTES = 512;
 
-/** An event admission for a non-empty string id, or a malformed one naming where the id should be. */
+/** A UTF-16 surrogate without its pair: no UTF-8 text (and no DynamoDB key) can hold one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * What is wrong with a key field (a non-empty, well-formed string of at most `maxBytes` in UTF-8),
+ * as a detail follows the field's name; undefined when it is usable.
+ */
+export function keyFieldProblem(value: unknown, maxBytes: number): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'is missing or not a string';
+  if (value.search(LONE_SURROGATE) >= 0) return 'is not well-formed Unicode';
+  return Buffer.byteLength(value, 'utf8') > maxBytes ? `is longer than ${maxBytes} bytes` : undefined;
+}
+
+/** What is wrong with an id, or undefined when it is usable. */
+export function idProblem(value: unknown): string | undefined {
+  return keyFieldProblem(value, MAX_ID_BYTES);
+}
+
+/**
+ * An event id made of several fields: each escaped with encodeURIComponent (so none holds a `:`)
+ * and joined with `:`, so that two different field lists never make one id. A field the edge
+ * refuses (a lone surrogate) never throws here: it is replaced, and no row carries it anyway.
+ */
+export function compositeEventId(...fields: string[]): string {
+  return fields.map((field) => encodeURIComponent(field.replace(LONE_SURROGATE, '\ufffd'))).join(':');
+}
+
+/** An event admission for a usable id, or a malformed one naming where the id should be. */
 export function eventIdFrom(value: unknown, where: string): Admission {
-  return typeof value === 'string' && value !== '' && value.length <= MAX_EVENT_ID_LENGTH
-    ? { kind: 'event', eventId: value }
-    : { kind: 'malformed', detail: `${where} is missing or not a string` };
+  const problem = idProblem(value);
+  return problem === undefined ? { kind: 'event', eventId: value as string } : { kind: 'malformed', detail: `${where} ${problem}` };
 }
 
 /** Reads the event id at a JSON path of the body. */
@@ -161,12 +211,4 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> | undefin
   } catch {
     return undefined;
   }
-}
-
-/** Normalizes a timestamp to a fixed-width ISO-8601 instant, so that text order is time order. */
-export function normalizeInstant(value: unknown): string | undefined {
-  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-  const date = new Date(value);
-  const year = date.getUTCFullYear();
-  return Number.isNaN(date.getTime()) || year < 1970 || year > 9999 ? undefined : date.toISOString();
 }

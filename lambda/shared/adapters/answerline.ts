@@ -1,15 +1,24 @@
 import { ProviderRuntimeConfig } from '../../../lib/contract';
 import { MalformedDeliveryError } from '../errors';
+import { parseInstant } from '../instant';
 import { decodeStandardWebhooksKey, STANDARD_WEBHOOKS_HEADERS, verifyStandardWebhooks } from '../standard-webhooks';
-import { Admission, buildAdapter, eventIdFrom, FinalStatus, JobObservation, normalizeInstant, parseJsonObject, ProviderAdapter, valueAtPath } from './adapter';
+import { Admission, buildAdapter, FinalStatus, idProblem, JobObservation, keyFieldProblem, parseJsonObject, ProviderAdapter } from './adapter';
 
-const RESUBMISSION_SUFFIX = /-r\d+$/;
+/** A resubmission's suffix: `-r` and a positive number of at most three digits without a leading zero (`report-r2024` has none). */
+const RESUBMISSION_SUFFIX = /-r[1-9]\d{0,2}$/;
+/**
+ * The job of a task created without a key is `~task:<task id>`. A key is never that: one that
+ * starts with `~` gets one more `~` in front.
+ */
+const KEYLESS_JOB_PREFIX = '~task:';
+const ESCAPE = '~';
 const FINAL_STATUSES: readonly string[] = ['COMPLETED', 'FAILED'] satisfies FinalStatus[];
 
 /**
  * Answerline (seed 000): Standard Webhooks signatures; the inbox key is `task.id` from the
  * signed body, because `webhook-id` is not covered by the signature; `"test": true` marks a
- * dashboard test delivery; the job is `task.idempotencyKey` without a trailing `-rN`.
+ * dashboard test delivery; a task that is not final (only COMPLETED and FAILED are) is
+ * acknowledged and not stored; the job is `task.idempotencyKey` without a resubmission suffix.
  */
 export function answerlineAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
   return buildAdapter(config, {
@@ -19,50 +28,100 @@ export function answerlineAdapter(config: ProviderRuntimeConfig): ProviderAdapte
     admit: (_headers, body) => admitAnswerlineTask(body),
     keptHeaders: [STANDARD_WEBHOOKS_HEADERS.id, STANDARD_WEBHOOKS_HEADERS.timestamp],
     observe: observeAnswerlineTask,
-    // Every delivery is about a task: a non-final status is no result, and no effect either.
+    // Every row is about a task (one stored before non-final tasks were refused has no result, and no effect).
     reportsJob: () => true,
   });
 }
 
-const MAX_JOB_REF_LENGTH = 512;
+/**
+ * What an Answerline body (a delivery, or a polled task: the same shape) says, read by one set
+ * of rules for admission and for processing, so that whatever the edge admits, processing can
+ * read. `result` is set for a final task.
+ */
+type TaskReading =
+  | { readonly kind: 'test' }
+  | { readonly kind: 'malformed'; readonly field: string; readonly problem: string }
+  | { readonly kind: 'task'; readonly id: string; readonly idempotencyKey?: string; readonly result?: JobObservation };
+
+function readAnswerlineTask(body: Buffer): TaskReading {
+  const delivery = parseJsonObject(body);
+  if (!delivery) return { kind: 'malformed', field: 'body', problem: 'is not a JSON object' };
+  if (delivery.test === true) return { kind: 'test' };
+  const task = typeof delivery.task === 'object' && delivery.task !== null ? (delivery.task as Record<string, unknown>) : {};
+  const malformed = (field: string, problem: string): TaskReading => ({ kind: 'malformed', field: `task.${field}`, problem });
+  const problem = idProblem(task.id);
+  if (problem) return malformed('id', problem);
+  const id = task.id as string;
+  if (typeof task.status !== 'string') return malformed('status', 'is missing or not a string');
+  // null or absent: a task created without a key.
+  const key: unknown = task.idempotencyKey ?? undefined;
+  const keyProblem = key === undefined ? undefined : idempotencyKeyProblem(key);
+  if (keyProblem) return malformed('idempotencyKey', keyProblem);
+  const idempotencyKey = key as string | undefined;
+  if (!FINAL_STATUSES.includes(task.status)) return { kind: 'task', id, idempotencyKey };
+  const createdAt = parseInstant(task.createdAt);
+  if (!createdAt) return malformed('createdAt', 'is not an ISO-8601 date and time with a zone');
+  return {
+    kind: 'task',
+    id,
+    idempotencyKey,
+    result: {
+      jobKey: jobKeyOf(idempotencyKey, id),
+      taskId: id,
+      status: task.status as FinalStatus,
+      createdAt,
+      response: JSON.stringify(delivery.response ?? null),
+    },
+  };
+}
+
+/**
+ * The longest idempotency key admitted, in UTF-8 bytes. Its base names the job: the results table
+ * hashes a long one in its key and keeps it whole beside the result, so it must leave room in a
+ * 400 KB item; only a key of at most `MAX_ID_BYTES` is also kept as the row's job reference.
+ */
+const MAX_IDEMPOTENCY_KEY_BYTES = 4096;
+
+/** What is wrong with an idempotency key, whose base names the job. */
+function idempotencyKeyProblem(key: unknown): string | undefined {
+  if (typeof key !== 'string') return 'is not a string';
+  if (key === '') return 'is empty';
+  if (key.replace(RESUBMISSION_SUFFIX, '') === '') return 'is only a resubmission suffix';
+  return keyFieldProblem(key, MAX_IDEMPOTENCY_KEY_BYTES);
+}
+
+/** The job reference a row keeps (an index key): the idempotency key, when it fits one. */
+function jobRefOf(idempotencyKey: string | undefined): { jobRef?: string } {
+  return idempotencyKey !== undefined && idProblem(idempotencyKey) === undefined ? { jobRef: idempotencyKey } : {};
+}
+
+/** The logical job: the key without its resubmission suffix, escaped; a task created without a key is a job of its own. */
+function jobKeyOf(idempotencyKey: string | undefined, taskId: string): string {
+  if (idempotencyKey === undefined) return `${KEYLESS_JOB_PREFIX}${taskId}`;
+  const base = idempotencyKey.replace(RESUBMISSION_SUFFIX, '');
+  return base.startsWith(ESCAPE) ? `${ESCAPE}${base}` : base;
+}
 
 /**
  * A delivery's (or a polled task's) admission: its `task.id`, and `task.idempotencyKey` as the
  * job reference through which a submission known only by that key finds its task.
  */
 export function admitAnswerlineTask(body: Buffer): Admission {
-  const parsed = parseJsonObject(body);
-  if (!parsed) return { kind: 'malformed', detail: 'body is not a JSON object' };
-  if (parsed.test === true) return { kind: 'test' };
-  const admission = eventIdFrom(valueAtPath(parsed, 'task.id'), 'task.id');
-  const key = valueAtPath(parsed, 'task.idempotencyKey');
-  // A key too long for an index key is not kept as a reference; the row is admitted all the same.
-  return admission.kind === 'event' && typeof key === 'string' && key !== '' && key.length <= MAX_JOB_REF_LENGTH
-    ? { ...admission, jobRef: key }
-    : admission;
+  const reading = readAnswerlineTask(body);
+  switch (reading.kind) {
+    case 'test':
+      return reading;
+    case 'malformed':
+      return { kind: 'malformed', detail: `${reading.field} ${reading.problem}` };
+    case 'task':
+      if (!reading.result) return { kind: 'not_final' };
+      return { kind: 'event', eventId: reading.id, ...jobRefOf(reading.idempotencyKey) };
+  }
 }
 
 /** The final result an Answerline delivery (or a polled task, which has the same shape) reports. */
 export function observeAnswerlineTask(body: Buffer): JobObservation | undefined {
-  const delivery = parseJsonObject(body);
-  if (!delivery) throw new MalformedDeliveryError('body', 'is not a JSON object');
-  const task = delivery.task as Record<string, unknown> | undefined;
-  if (typeof task !== 'object' || task === null) throw new MalformedDeliveryError('task', 'is missing');
-  if (typeof task.id !== 'string') throw new MalformedDeliveryError('task.id', 'is not a string');
-  if (typeof task.status !== 'string') throw new MalformedDeliveryError('task.status', 'is not a string');
-  if (!FINAL_STATUSES.includes(task.status)) return undefined;
-  const createdAt = normalizeInstant(task.createdAt);
-  if (!createdAt) throw new MalformedDeliveryError('task.createdAt', 'is not a timestamp');
-  const key = task.idempotencyKey;
-  if (key !== null && key !== undefined && typeof key !== 'string') {
-    throw new MalformedDeliveryError('task.idempotencyKey', 'is not a string');
-  }
-  return {
-    // A task created without a key is a job of its own.
-    jobKey: key ? key.replace(RESUBMISSION_SUFFIX, '') : task.id,
-    taskId: task.id,
-    status: task.status as FinalStatus,
-    createdAt,
-    response: JSON.stringify(delivery.response ?? null),
-  };
+  const reading = readAnswerlineTask(body);
+  if (reading.kind === 'malformed') throw new MalformedDeliveryError(reading.field, reading.problem);
+  return reading.kind === 'task' ? reading.result : undefined;
 }

@@ -1,6 +1,7 @@
 import { ProviderRuntimeConfig } from '../../../lib/contract';
+import { sha256Hex } from '../digest';
 import { verifyHmac } from '../hmac-signature';
-import { buildAdapter, eventIdFrom, ProviderAdapter, utf8Key } from './adapter';
+import { buildAdapter, ProviderAdapter, utf8Key } from './adapter';
 
 const EVENT_HEADER = 'x-github-event';
 const DELIVERY_HEADER = 'x-github-delivery';
@@ -14,16 +15,16 @@ const SCHEME = {
 } as const;
 
 /**
- * GitHub: `X-Hub-Signature-256: sha256=<hex HMAC of the body>`; the event id is the
- * `X-GitHub-Delivery` GUID (kept on redelivery); `ping` is the test delivery. GitHub signs
- * neither a timestamp nor the delivery id.
+ * GitHub: `X-Hub-Signature-256: sha256=<hex HMAC of the body>`; `ping` is the test delivery.
+ * GitHub signs neither a timestamp nor the `X-GitHub-Delivery` GUID, so the GUID proves nothing:
+ * the event id is the body's digest (a redelivery, or a replay under a fresh GUID, is the same
+ * body, a duplicate); the GUID is kept as row metadata for GitHub's delivery log.
  */
 export function githubAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
   return buildAdapter(config, {
     decodeKey: utf8Key,
     verify: (headers, body, keys, nowSeconds, tolerance) => verifyHmac(headers, body, keys, nowSeconds, tolerance, SCHEME),
-    admit: (headers) =>
-      headers[EVENT_HEADER] === 'ping' ? { kind: 'test' } : eventIdFrom(headers[DELIVERY_HEADER], `header ${DELIVERY_HEADER}`),
+    admit: (headers, body) => (headers[EVENT_HEADER] === 'ping' ? { kind: 'test' } : { kind: 'event', eventId: sha256Hex(body) }),
     keptHeaders: [EVENT_HEADER, DELIVERY_HEADER, 'x-github-hook-id'],
   });
 }

@@ -1,5 +1,6 @@
 import { AdapterKind, Defaults, Env, PollingRuntimeConfig, pollingProblems, ProviderRuntimeConfig } from '../../../lib/contract';
 import { adaptersFor, ProviderAdapter } from '../adapters';
+import { ECHONOVA_FINAL_JOB_EVENTS, echonovaJobEventId, echonovaJobIdOf } from '../adapters/echonova';
 import { ApiKeySource } from '../api-key';
 import { ConfigurationError } from '../errors';
 import { SecretCache } from '../secrets';
@@ -41,11 +42,13 @@ export interface LedgerProvider {
 
 const SAME_ID: LedgerProfile = { eventIdsOf: (taskId) => [taskId], taskIdOf: (eventId) => eventId };
 
-/** Echonova stores `job.*` events under `<jobId>:<event>` (see the adapter). */
-const ECHONOVA_JOB_EVENTS = ['job.completed', 'job.failed'];
+/**
+ * Echonova stores a job's final event under its job's event id (see the adapter); rows written
+ * before that rule are under `<jobId>:job.completed` or `<jobId>:job.failed`, and are found too.
+ */
 const ECHONOVA: LedgerProfile = {
-  eventIdsOf: (jobId) => ECHONOVA_JOB_EVENTS.map((event) => `${jobId}:${event}`),
-  taskIdOf: (eventId) => eventId.replace(/:job\.[A-Za-z0-9._-]+$/, ''),
+  eventIdsOf: (jobId) => [echonovaJobEventId(jobId), ...ECHONOVA_FINAL_JOB_EVENTS.map((event) => `${jobId}:${event}`)],
+  taskIdOf: (eventId) => echonovaJobIdOf(eventId) ?? eventId.replace(/:job\.[A-Za-z0-9._-]+$/, ''),
 };
 
 /** Answerline keys rows by `task.id`; other providers by the id the app recorded. */

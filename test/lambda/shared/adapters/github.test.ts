@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sign, verify } from '@octokit/webhooks-methods';
 import { AdapterKind, MetricName } from '../../../../lib/contract';
 import { PresetBench, presetContract, PresetSpec } from '../../../support/preset-contract';
+import { sha256Hex } from '../../../support/inbox-fixture';
 import { flipByte, GITHUB_EXAMPLE, githubHeaders, tamperSignature, textSecret } from '../../../support/senders';
 
 const SIGNATURE = 'x-hub-signature-256';
@@ -21,7 +22,8 @@ const spec: PresetSpec = {
   payload: issueOpened,
   // A redelivery keeps its X-GitHub-Delivery GUID.
   sign: (body, secret, _timestamp, retryOf) => githubHeaders(body, secret, 'issues', retryOf?.[DELIVERY]),
-  eventId: (_body, headers) => headers[DELIVERY],
+  // GitHub signs the body only: the inbox key is the body's digest, never the unsigned delivery GUID.
+  eventId: (body) => sha256Hex(body),
   signatureHeader: SIGNATURE,
   // GitHub signs no timestamp: there is no freshness to judge.
   malformed: [
@@ -29,8 +31,6 @@ const spec: PresetSpec = {
     ['the SHA-1 signature in X-Hub-Signature-256', (h) => ({ [SIGNATURE]: h['x-hub-signature'] }), SIGNATURE],
     ['a signature without its sha256= prefix', (h) => ({ [SIGNATURE]: h[SIGNATURE].slice('sha256='.length) }), SIGNATURE],
     ['a truncated signature', (h) => ({ [SIGNATURE]: h[SIGNATURE].slice(0, -1) }), SIGNATURE],
-    ['a missing X-GitHub-Delivery', () => ({ [DELIVERY]: undefined }), DELIVERY],
-    ['an empty X-GitHub-Delivery', () => ({ [DELIVERY]: '' }), DELIVERY],
   ],
 };
 
@@ -52,14 +52,14 @@ describe("GitHub's documented example", () => {
     expect(adapter.verify({ [SIGNATURE]: GITHUB_EXAMPLE.signature.toUpperCase().replace('SHA256=', 'sha256=') }, payload, keys, 0).ok).toBe(true);
   });
 
-  test('through the verifier it is accepted and stored under its delivery GUID (the body need not be JSON)', async () => {
+  test('through the verifier it is accepted and stored under its body digest (the body need not be JSON)', async () => {
     const config = await bench.h.addProvider('github', AdapterKind.GITHUB, GITHUB_EXAMPLE.secret);
     const delivery = randomUUID();
 
     const answer = await bench.post(GITHUB_EXAMPLE.payload, { [SIGNATURE]: GITHUB_EXAMPLE.signature, [DELIVERY]: delivery, 'x-github-event': 'push' }, {}, bench.h.verifier({ providers: [config] }));
 
     expect(answer).toEqual({ statusCode: 202, result: 'accepted' });
-    expect((await bench.row(delivery))!.body).toEqual(Buffer.from(GITHUB_EXAMPLE.payload));
+    expect((await bench.row(sha256Hex(GITHUB_EXAMPLE.payload)))!.body).toEqual(Buffer.from(GITHUB_EXAMPLE.payload));
   });
 });
 
@@ -75,14 +75,24 @@ describe('events and deliveries', () => {
     expect(bench.h.capture.metric(MetricName.TEST_DELIVERY, 'github')).toBe(1);
   });
 
-  test('a redelivery keeps its GUID and is a duplicate; another delivery of the same payload is another event', async () => {
+  test('a redelivery keeps its GUID and is a duplicate; the same signed body replayed under a fresh GUID is a duplicate too (nothing signs the GUID)', async () => {
     const body = bench.bytes(issueOpened('redelivered from the settings page'));
     const first = await bench.deliver(body);
     bench.h.clock.advance(86_400_000);
     const redelivery = await bench.deliver(body, { retryOf: first.headers });
-    const another = await bench.deliver(body);
+    const replayed = await bench.post(body, { ...first.headers, [DELIVERY]: randomUUID() });
 
-    expect([first, redelivery, another].map((answer) => answer.result)).toEqual(['accepted', 'duplicate', 'accepted']);
+    expect([first, redelivery, replayed].map((answer) => answer.result)).toEqual(['accepted', 'duplicate', 'duplicate']);
+    expect(await bench.h.inboxItems()).toHaveLength(1);
+    expect(await bench.h.takeMessages()).toEqual([bench.key(sha256Hex(body))]);
+    // The row keeps the first delivery's GUID, for GitHub's delivery log.
+    expect((await bench.row(sha256Hex(body)))!.meta).toMatchObject({ [DELIVERY]: first.headers[DELIVERY] });
+  });
+
+  test('a delivery without X-GitHub-Delivery is stored all the same (the GUID is only metadata)', async () => {
+    const body = bench.bytes(issueOpened('no delivery header'));
+    const headers = await bench.sign(body);
+    expect(await bench.post(body, { ...headers, [DELIVERY]: undefined })).toEqual({ statusCode: 202, result: 'accepted' });
   });
 
   test('no timestamp is signed: even with zero tolerance a day-old delivery verifies, and replaying it stores nothing new', async () => {

@@ -3,6 +3,7 @@ import { AdapterKind, HmacRuntimeSettings, ProviderRuntimeConfig } from '../../.
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding } from '../../../../lib/provider';
 import { hmacRuntimeSettings } from '../../../../lib/runtime-config';
 import { adaptersFor } from '../../../../lambda/shared/adapters';
+import { sha256Hex } from '../../../support/inbox-fixture';
 import { PresetBench, presetContract, PresetSpec } from '../../../support/preset-contract';
 import { flipByte, HeaderMap, hmacText, signedContent, tamperSignature, textSecret } from '../../../support/senders';
 
@@ -166,7 +167,7 @@ describe('Shopify-style: X-Shopify-Hmac-Sha256 base64 of the body only, id from 
   const SIGNATURE = 'x-shopify-hmac-sha256';
   const ID = 'x-shopify-webhook-id';
   const config = hmacConfig(
-    { signatureHeader: 'X-Shopify-Hmac-Sha256', signatureEncoding: SignatureEncoding.BASE64, idHeader: 'X-Shopify-Webhook-Id' },
+    { signatureHeader: 'X-Shopify-Hmac-Sha256', signatureEncoding: SignatureEncoding.BASE64, idHeader: 'X-Shopify-Webhook-Id', acknowledgeUnsignedIdHeader: true },
     'shopify',
   );
   const shopifyHeaders = (body: Buffer, secret: string, id: string = randomUUID()): HeaderMap => ({
@@ -185,12 +186,12 @@ describe('Shopify-style: X-Shopify-Hmac-Sha256 base64 of the body only, id from 
     newSecret: textSecret,
     payload: (note) => ({ id: Math.floor(Math.random() * 1e12), email: 'jon@example.com', note, total_price: '254.98', currency: 'EUR' }),
     sign: (body, secret, _timestamp, retryOf) => shopifyHeaders(body, secret, retryOf?.[ID]),
-    eventId: (_body, headers) => headers[ID],
+    // The id header is not signed: deliveries are deduplicated by the digest of their body.
+    eventId: (body) => sha256Hex(body),
     signatureHeader: SIGNATURE,
     malformed: [
       ['a missing X-Shopify-Hmac-Sha256', () => ({ [SIGNATURE]: undefined }), SIGNATURE],
       ['a hex signature where base64 is configured', (h) => ({ [SIGNATURE]: Buffer.from(h[SIGNATURE], 'base64').toString('hex') }), SIGNATURE],
-      ['a missing X-Shopify-Webhook-Id', () => ({ [ID]: undefined }), ID],
     ],
   };
   const bench = PresetBench.use(spec);
@@ -205,6 +206,16 @@ describe('Shopify-style: X-Shopify-Hmac-Sha256 base64 of the body only, id from 
 
     expect(first).toMatchObject({ statusCode: 202 });
     expect(await bench.post(body, first.headers, {}, verifier)).toEqual({ statusCode: 200, result: 'duplicate' });
+  });
+
+  test('the same signed body replayed under a fresh X-Shopify-Webhook-Id is a duplicate; the row keeps the first id', async () => {
+    const body = bench.bytes(spec.payload('an order'));
+    const first = await bench.deliver(body);
+    const replayed = await bench.post(body, { ...first.headers, [ID]: randomUUID() });
+
+    expect([first.result, replayed.result]).toEqual(['accepted', 'duplicate']);
+    expect(await bench.h.inboxItems()).toHaveLength(1);
+    expect((await bench.row(sha256Hex(body)))!.meta).toMatchObject({ [ID]: first.headers[ID] });
   });
 
   test('raw bytes that are not UTF-8 (base64-encoded by API Gateway) verify and are stored byte-exactly', async () => {

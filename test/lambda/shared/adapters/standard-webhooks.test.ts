@@ -92,6 +92,7 @@ describe('svix-* headers (Svix-powered senders), signed by the svix library', ()
     ['a flipped body byte', (body: Buffer, headers: Record<string, string>) => [flipByte(body), headers] as const, 400, 'bad_signature', 'svix-signature'],
     ['a flipped signature', (body: Buffer, headers: Record<string, string>) => [body, { ...headers, 'svix-signature': tamperSignature(headers['svix-signature']) }] as const, 400, 'bad_signature', 'svix-signature'],
     ['a missing svix-id', (body: Buffer, headers: Record<string, string>) => [body, { ...headers, 'svix-id': undefined }] as const, 400, 'malformed', 'svix-id'],
+    ['a missing svix-signature', (body: Buffer, headers: Record<string, string>) => [body, { ...headers, 'svix-signature': undefined }] as const, 400, 'malformed', 'svix-signature'],
     ['a garbled svix-timestamp', (body: Buffer, headers: Record<string, string>) => [body, { ...headers, 'svix-timestamp': 'yesterday' }] as const, 400, 'malformed', 'svix-timestamp'],
   ])('%s is rejected naming the svix header', async (_name, change, statusCode, result, header) => {
     const body = bench.bytes(responseCompleted('sent through Svix'));
