@@ -12,6 +12,7 @@ export const RESPONSES_PATH = '/v1/responses/';
 
 export class FakeResponsesApi extends FakeApiServer {
   private readonly resources = new Map<string, unknown>();
+  private readonly broken = new Set<string>();
 
   constructor(apiKey: string = `sk_${randomUUID().replace(/-/g, '')}`) {
     super(apiKey);
@@ -32,6 +33,11 @@ export class FakeResponsesApi extends FakeApiServer {
     this.resources.delete(id);
   }
 
+  /** Every read of this resource fails with 500 (the provider cannot serve it): a row that names it never succeeds. */
+  failAlways(id: string): void {
+    this.broken.add(id);
+  }
+
   has(id: string): boolean {
     return this.resources.has(id);
   }
@@ -40,7 +46,8 @@ export class FakeResponsesApi extends FakeApiServer {
     return [
       {
         match: idAfter(RESPONSES_PATH),
-        answer: (id) => (this.resources.has(id!) ? { status: 200, body: this.resources.get(id!) } : { status: 404, body: undefined }),
+        answer: (id) =>
+          this.broken.has(id!) ? { status: 500, body: undefined } : this.resources.has(id!) ? { status: 200, body: this.resources.get(id!) } : { status: 404, body: undefined },
       },
     ];
   }

@@ -1,5 +1,5 @@
 import { AuthoritativeReadSettings, Defaults, ProviderRuntimeConfig, RESOURCE_ID_PLACEHOLDER } from '../../lib/contract';
-import { parseJsonObject, valueAtPath } from './adapters/adapter';
+import { readResourceId } from './adapters/adapter';
 import { ApiKeySource } from './api-key';
 import { AuthoritativeReadError, MalformedDeliveryError } from './errors';
 import { SecretCache } from './secrets';
@@ -27,7 +27,6 @@ export interface HttpResourceReaderOptions {
 }
 
 const UNAVAILABLE_STATUSES: readonly number[] = [404, 410];
-const MAX_RESOURCE_ID_LENGTH = 512;
 
 /**
  * GETs `urlTemplate` with the id from the body, authenticated by a Bearer key from Secrets Manager
@@ -94,14 +93,11 @@ export class HttpResourceReader implements ResourceReader {
   }
 }
 
-/** The resource id at `path` of a JSON body (a string, or a number as text). */
+/** The resource id at `path` of a JSON body; the edge admitted only bodies that have one (`readResourceId`). */
 function resourceIdOf(body: Buffer, path: string): string {
-  const parsed = parseJsonObject(body);
-  if (!parsed) throw new MalformedDeliveryError('body', 'is not a JSON object');
-  const value = valueAtPath(parsed, path);
-  const id = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
-  if (typeof id !== 'string' || id === '' || id.length > MAX_RESOURCE_ID_LENGTH) throw new MalformedDeliveryError(path, 'is missing or not a string');
-  return id;
+  const read = readResourceId(body, path);
+  if (typeof read !== 'string') throw new MalformedDeliveryError(read.field, read.problem);
+  return read;
 }
 
 /** One reader per provider that configures an authoritative read, by provider name. */

@@ -35,8 +35,8 @@ export interface StandardWebhooksEvent {
   /** `webhook-id`: the stable event id. */
   readonly id: string;
   readonly type: string;
-  /** The resource the event names (`data.id`); absent for a poison event, whose body lacks it. */
-  readonly resourceId?: string;
+  /** The resource the event names (`data.id`). */
+  readonly resourceId: string;
   /** The resource is gone by the time the receiver reads it (404). */
   readonly missing: boolean;
   readonly poison: boolean;
@@ -59,27 +59,25 @@ export class SimulatedStandardWebhooks {
 
   /**
    * A response completed: the resource is stored (unless `missing`: it is gone before the receiver
-   * reads it) and the event is delivered. A `poison` event's body names no resource. Returns the
-   * event (its delivery record exists, its first attempt not sent yet) and the delivery's end.
+   * reads it) and the event is delivered. A `poison` event names a resource the provider's API
+   * fails to serve on every read (500): the row fails every attempt. Returns the event (its
+   * delivery record exists, its first attempt not sent yet) and the delivery's end.
    */
   emit(label: string, options: { missing?: boolean; poison?: boolean } = {}): { event: StandardWebhooksEvent; delivered: Promise<DeliveryRecord> } {
     const random = this.options.random.stream(`event/${label}`);
-    const resourceId = options.poison ? undefined : `resp_${random.hex(24)}`;
+    const resourceId = `resp_${random.hex(24)}`;
     const event: StandardWebhooksEvent = {
       id: `wh_${random.hex(24)}`,
       type: 'response.completed',
-      ...(resourceId ? { resourceId } : {}),
+      resourceId,
       missing: options.missing ?? false,
       poison: options.poison ?? false,
       random,
     };
     this.events.set(event.id, event);
-    if (resourceId && !event.missing) {
-      this.options.resources.put(resourceId, { id: resourceId, object: 'response', status: 'completed', output_text: `pii_${random.hex(16)}` });
-    }
-    const body = Buffer.from(
-      JSON.stringify({ object: 'event', id: event.id, type: event.type, created_at: unixSeconds(), data: resourceId ? { id: resourceId } : { object: 'response' } }),
-    );
+    if (event.poison) this.options.resources.failAlways(resourceId);
+    else if (!event.missing) this.options.resources.put(resourceId, { id: resourceId, object: 'response', status: 'completed', output_text: `pii_${random.hex(16)}` });
+    const body = Buffer.from(JSON.stringify({ object: 'event', id: event.id, type: event.type, created_at: unixSeconds(), data: { id: resourceId } }));
     const delivery = this.sender.newDelivery({ id: event.id, eventKey: `${STANDARD_WEBHOOKS}#${event.id}`, kind: event.poison ? 'poison' : 'result', body });
     event.delivery = delivery;
     return { event, delivered: this.sender.deliver(delivery, () => this.signAt(event.id, unixSeconds(), body), random) };

@@ -193,16 +193,16 @@ describe('a job provider with an authoritative read', () => {
   });
 });
 
-test('a delivery without the id at the configured path fails with the path named, and is kept', async () => {
-  const webhookId = messageId();
-  const body = JSON.stringify({ id: 'evt_1', type: 'response.completed', data: {} });
-  const event = apiGatewayEvent(body, standardWebhooksHeaders(body, signingSecret, h.clock.seconds, webhookId), { path: `/hooks/${PROVIDER}` });
-  expect(answerOf(await h.verifier({ providers: [config] })(event))).toMatchObject({ statusCode: 202 });
-
-  expect(await h.pollOnce(processor())).toEqual({ received: 1, failed: 1 });
-
-  expect(await h.row(`${PROVIDER}#${webhookId}`)).toMatchObject({ status: 'RECEIVED', lastError: 'MalformedDeliveryError: data.id: is missing or not a string' });
-  expect(api.requests.filter((request) => request.path.includes('undefined'))).toEqual([]);
+test('a delivery without the id at the configured path is refused at the edge, naming the path: nothing is acknowledged that cannot be read', async () => {
+  const requestsBefore = api.requests.length;
+  for (const data of [{}, { id: '' }, { id: { nested: true } }]) {
+    const webhookId = messageId();
+    const body = JSON.stringify({ id: 'evt_1', type: 'response.completed', data });
+    const event = apiGatewayEvent(body, standardWebhooksHeaders(body, signingSecret, h.clock.seconds, webhookId), { path: `/hooks/${PROVIDER}` });
+    expect(answerOf(await h.verifier({ providers: [config] })(event))).toMatchObject({ statusCode: 400, result: 'malformed', detail: expect.stringMatching(/^data\.id /) });
+  }
+  await h.expectNothingAdmitted();
+  expect(api.requests).toHaveLength(requestsBefore);
 });
 
 test('a large resource travels by reference to the body bucket', async () => {

@@ -111,11 +111,35 @@ export function buildAdapter(config: ProviderRuntimeConfig, parts: AdapterParts)
     previousSecretGraceSeconds: config.previousSecretGraceSeconds ?? Defaults.PREVIOUS_SECRET_GRACE_SECONDS,
     signingKeys: (versions) => versions.flatMap((version) => signingKey(version, parts.decodeKey)),
     verify: (headers, body, keys, nowSeconds) => parts.verify(headers, body, keys, nowSeconds, tolerance),
-    admit: parts.admit,
+    admit: config.authoritativeRead ? withResourceId(parts.admit, config.authoritativeRead.idJsonPath) : parts.admit,
     metadata: (headers) => pickHeaders(headers, kept),
     observe: parts.observe ?? (() => undefined),
     reportsJob: parts.reportsJob ?? (() => false),
   };
+}
+
+/**
+ * An event of a provider with an authoritative read must name its resource: the processor reads
+ * it before anything is exposed, so a body without one is refused at the edge, never admitted to
+ * fail every attempt.
+ */
+function withResourceId(admit: AdapterParts['admit'], idJsonPath: string): AdapterParts['admit'] {
+  return (headers, body) => {
+    const admission = admit(headers, body);
+    if (admission.kind !== 'event') return admission;
+    const read = readResourceId(body, idJsonPath);
+    return typeof read === 'string' ? admission : { kind: 'malformed', detail: `${read.field} ${read.problem}` };
+  };
+}
+
+/** The resource id at `path` of a JSON body (a string, or a number as text), or what is wrong with it. */
+export function readResourceId(body: Buffer, path: string): string | { readonly field: string; readonly problem: string } {
+  const parsed = parseJsonObject(body);
+  if (!parsed) return { field: 'body', problem: 'is not a JSON object' };
+  const value = valueAtPath(parsed, path);
+  const id = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  const problem = idProblem(id);
+  return problem === undefined ? (id as string) : { field: path, problem };
 }
 
 /**
