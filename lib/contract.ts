@@ -255,6 +255,8 @@ export const MetricName = {
   EFFECT_FAILURES: 'EffectFailures',
   /** Deliveries whose provider resource was missing or expired at the authoritative read. */
   RESOURCE_UNAVAILABLE: 'ResourceUnavailable',
+  /** Work messages whose inbox row is gone (expired before the message was processed, e.g. redriven late): nothing to process. */
+  MESSAGE_WITHOUT_ROW: 'MessageWithoutRow',
 } as const;
 
 /** Values the construct uses by default and a local run reuses. */
@@ -268,6 +270,8 @@ export const Defaults = {
   /** Bodies above this go to S3; well under DynamoDB's 400 KB item limit. */
   INLINE_BODY_BYTES: 64 * 1024,
   RETENTION_DAYS: 30,
+  /** The dead-letter queue keeps a message this long (SQS's longest). */
+  DEAD_LETTER_RETENTION_DAYS: 14,
   SECRET_CACHE_SECONDS: 300,
   TIMESTAMP_TOLERANCE_SECONDS: 300,
   PREVIOUS_SECRET_GRACE_SECONDS: 24 * 3600,
@@ -386,6 +390,24 @@ export const AdapterKind = {
   GITHUB: 'github',
   HMAC: 'hmac',
 } as const;
+
+/**
+ * How long after an event a provider may still deliver it (its retries, or a redelivery an
+ * operator can ask for), by adapter kind, in seconds. An inbox row must outlive it: a retry that
+ * finds its row expired is stored and processed a second time. Documented windows: Answerline,
+ * a task's lifecycle horizon; Echonova, 3 attempts within about 45 s; OpenAI and other Standard
+ * Webhooks senders, up to 72 h of retries; Stripe, up to three days of retries; GitHub, manual
+ * redelivery of deliveries of the past three days. For a generic HMAC sender, three days.
+ */
+export const PROVIDER_REDELIVERY_SECONDS: Readonly<Record<string, number>> = {
+  [AdapterKind.ANSWERLINE]: AnswerlineLifecycle.HORIZON_SECONDS,
+  [AdapterKind.ECHONOVA]: 60,
+  [AdapterKind.STANDARD_WEBHOOKS]: 72 * 3600,
+  [AdapterKind.STRIPE]: 3 * 86_400,
+  [AdapterKind.GITHUB]: 3 * 86_400,
+  [AdapterKind.HMAC]: 3 * 86_400,
+};
+
 
 /** The generic HMAC adapter's scheme, as the construct passes it to the handlers. */
 export interface HmacRuntimeSettings {

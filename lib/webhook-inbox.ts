@@ -14,7 +14,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Defaults, EffectEvent, Env, METRIC_NAMESPACE, MetricDimension, MetricName, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, PROVIDER_NAME_PATTERN, RotatedSecretConfig, SUBMISSION_PARTITION_PREFIX, TableSchema } from './contract';
+import { Defaults, EffectEvent, Env, METRIC_NAMESPACE, MetricDimension, MetricName, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS, RotatedSecretConfig, SUBMISSION_PARTITION_PREFIX, TableSchema } from './contract';
 import { createInboxDashboard } from './dashboard';
 import { handlerEnvironments } from './handler-environment';
 import { createHandlerFunction } from './handler-function';
@@ -187,7 +187,8 @@ export interface WebhookInboxProps {
   readonly bodyBucket?: s3.IBucket;
 
   /**
-   * How long inbox rows are kept (DynamoDB TTL); longer than any provider's retry window.
+   * How long inbox rows are kept (DynamoDB TTL). At least the dead-letter queue's retention and
+   * every provider's redelivery window and polling horizon (checked at synth).
    * @default Duration.days(30)
    */
   readonly retention?: Duration;
@@ -337,7 +338,7 @@ export class WebhookInbox extends Construct {
       const dlq = new sqs.Queue(this, 'DeadLetterQueue', {
         encryption: sqs.QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
-        retentionPeriod: Duration.days(14),
+        retentionPeriod: Duration.days(Defaults.DEAD_LETTER_RETENTION_DAYS),
         ...props.deadLetterQueueProps,
       });
       this.deadLetterQueue = dlq;
@@ -756,6 +757,14 @@ export class WebhookInbox extends Construct {
     return this.metric(MetricName.EFFECT_FAILURES, props);
   }
 
+  /**
+   * Work messages whose inbox row was gone (it expired before the message was processed): nothing
+   * was processed. Non-zero means retention is too short for how late messages arrive. @default - sum over 5 minutes
+   */
+  public metricMessagesWithoutRow(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.MESSAGE_WITHOUT_ROW, props);
+  }
+
   /** Deliveries whose provider resource was missing or expired at the authoritative read. @default - sum over 5 minutes */
   public metricResourceUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.RESOURCE_UNAVAILABLE, props);
@@ -987,9 +996,35 @@ function validateProps(props: WebhookInboxProps, providers: WebhookProviderConfi
   checkRange(problems, 'sweepBatchSize', props.sweepBatchSize, 1, 1000);
   checkRange(problems, 'maxBodySize (bytes)', props.maxBodySize?.toBytes(), 1, LAMBDA_BODY_LIMIT_BYTES);
   checkRange(problems, 'inlineBodyLimit (bytes)', props.inlineBodyLimit?.toBytes(), 1, INLINE_BODY_LIMIT_BYTES);
+  problems.push(...retentionProblems(props, providers));
   if (problems.length > 0) {
     throw new Error(`Invalid WebhookInbox props:\n- ${problems.join('\n- ')}`);
   }
+}
+
+/**
+ * A row must outlive everything that can still reach it: a message redriven from the dead-letter
+ * queue, a provider's late retry or redelivery (which would otherwise be stored and processed a
+ * second time), a result the reconciler polls for. The longest of those is the least retention.
+ */
+function retentionProblems(props: WebhookInboxProps, providers: WebhookProviderConfig[]): string[] {
+  const retention = props.retention ?? Duration.days(Defaults.RETENTION_DAYS);
+  if (Token.isUnresolved(retention.toSeconds())) return [];
+  const floors: { seconds: number; what: string }[] = [];
+  if (!props.workQueue) {
+    const deadLetterRetention = props.deadLetterQueueProps?.retentionPeriod ?? Duration.days(Defaults.DEAD_LETTER_RETENTION_DAYS);
+    floors.push({ seconds: deadLetterRetention.toSeconds(), what: "the dead-letter queue's retention: a message redriven from it must find its row" });
+  }
+  for (const provider of providers) {
+    floors.push({ seconds: PROVIDER_REDELIVERY_SECONDS[provider.adapter] ?? 0, what: `how long ${provider.name} may still deliver an event` });
+    if (provider.polling) {
+      floors.push({ seconds: pollingRuntimeConfig(provider, provider.polling, 'secret').horizonSeconds, what: `${provider.name}'s polling horizon` });
+    }
+  }
+  const longest = floors.reduce((max, floor) => (floor.seconds > max.seconds ? floor : max), { seconds: 0, what: '' });
+  return retention.toSeconds() < longest.seconds
+    ? [`retention: must be at least ${Duration.seconds(longest.seconds).toHumanString()} (${longest.what}), got ${retention.toHumanString()}`]
+    : [];
 }
 
 function checkRange(problems: string[], name: string, value: number | undefined, min: number, max: number): void {

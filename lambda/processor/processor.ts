@@ -112,8 +112,14 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
       deps.telemetry.log('INFO', 'lease held by another worker', fields);
       throw new LeaseHeldError('row is leased');
     }
-    // Processed already (a duplicate message), or expired out of the inbox: nothing to do.
-    deps.telemetry.log('INFO', 'row already settled', { ...fields, status: state?.status ?? 'absent' });
+    if (!state) {
+      // Its row expired before the message was processed (a late redrive, a retention shorter than the queue's): nothing is left to process.
+      deps.telemetry.count(MetricName.MESSAGE_WITHOUT_ROW, splitKey(key).provider);
+      deps.telemetry.log('WARN', 'message without a row', fields);
+      return undefined;
+    }
+    // Processed already (a duplicate message), or DEAD (only an operator revives it): nothing to do.
+    deps.telemetry.log('INFO', 'row already settled', { ...fields, status: state.status });
     return undefined;
   }
   const claimed = { key, owner, receiveCount, fields, row };

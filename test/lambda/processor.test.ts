@@ -291,6 +291,14 @@ describe('processing is idempotent and parallel-safe', () => {
     expect(h.capture.metric(MetricName.DEAD_LETTERED, PROVIDER)).toBe(0);
   });
 
+  test('a message whose row is gone (expired before it was processed) is counted and warned about, not dropped silently', async () => {
+    await h.queue.enqueue([`${PROVIDER}#tsk_expired`]);
+    expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
+    expect(h.capture.metric(MetricName.MESSAGE_WITHOUT_ROW, PROVIDER)).toBe(1);
+    expect(h.capture.logs('message without a row')).toMatchObject([{ level: 'WARN' }]);
+    expect(await h.inboxItems()).toEqual([]);
+  });
+
   test('a processed row delivered again on the queue is not processed again', async () => {
     const body = answerlineBody({ idempotencyKey: 'job-again' });
     await deliverInOrder([body]);

@@ -322,7 +322,7 @@ describe('WebhookInbox with overrides', () => {
   test('applies throttling, schedule, retention and function overrides, keeping construct-required settings', () => {
     const { template } = build({
       throttle: { rateLimit: 10, burstLimit: 20 },
-      retention: Duration.days(7),
+      retention: Duration.days(15),
       maxBodySize: Size.kibibytes(64),
       verifierFunctionProps: { memorySize: 1024, environment: { EXTRA: 'yes', [Env.INBOX_TABLE]: 'overridden?' } },
       inboxTableSettings: { removalPolicy: RemovalPolicy.DESTROY, pointInTimeRecovery: false },
@@ -334,7 +334,7 @@ describe('WebhookInbox with overrides', () => {
     expect(verifier.MemorySize).toBe(1024);
     expect(verifier.Environment.Variables.EXTRA).toBe('yes');
     expect(verifier.Environment.Variables[Env.INBOX_TABLE]).toEqual({ Ref: resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').id });
-    expect(verifier.Environment.Variables[Env.RETENTION_SECONDS]).toBe(String(7 * 86400));
+    expect(verifier.Environment.Variables[Env.RETENTION_SECONDS]).toBe(String(15 * 86400));
     expect(verifier.Environment.Variables[Env.MAX_BODY_BYTES]).toBe(String(64 * 1024));
     const table = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').resource;
     expect(table.DeletionPolicy).toBe('Delete');
@@ -399,15 +399,40 @@ describe('WebhookInbox with overrides', () => {
   });
 });
 
+describe('retention', () => {
+  test.each([
+    ['shorter than the dead-letter queue keeps a message', () => ({ retention: Duration.days(7) }), /retention: must be at least 14 days \(the dead-letter queue's retention: a message redriven from it must find its row\), got 7 days/],
+    [
+      'shorter than a provider may still deliver',
+      () => ({ retention: Duration.days(2), deadLetterQueueProps: { retentionPeriod: Duration.days(1) }, providers: [WebhookProvider.stripe()] }),
+      /retention: must be at least 3 days \(how long stripe may still deliver an event\)/,
+    ],
+    [
+      'shorter than a polling horizon',
+      (stack: Stack) => ({ retention: Duration.days(20), providers: [WebhookProvider.answerline({ polling: { apiKeySecret: new secretsmanager.Secret(stack, 'Key'), horizon: Duration.days(25) } })] }),
+      /retention: must be at least 25 days \(answerline's polling horizon\)/,
+    ],
+  ])('is refused at synth when %s: a row must outlive whatever can still reach it', (_name, props: (stack: Stack) => WebhookInboxProps, problem) => {
+    const stack = new Stack(new App(), 'Retention');
+    expect(() => new WebhookInbox(stack, 'Inbox', props(stack))).toThrow(problem);
+  });
+
+  test('the default (30 days) outlives the dead-letter queue and every preset', () => {
+    const stack = new Stack(new App(), 'RetentionDefault');
+    const providers = [WebhookProvider.answerline(), WebhookProvider.echonova(), WebhookProvider.standardWebhooks(), WebhookProvider.stripe(), WebhookProvider.github()];
+    expect(() => new WebhookInbox(stack, 'Inbox', { providers })).not.toThrow();
+  });
+});
+
 describe('large bodies', () => {
   test('go to an encrypted, TLS-only, private bucket whose objects expire a day after their rows', () => {
-    const { template } = build({ retention: Duration.days(10) });
+    const { template } = build({ retention: Duration.days(20) });
     const { id, resource } = resourceNamed(template, 'AWS::S3::Bucket', 'InboxBodyBucket');
     expect(resource.DeletionPolicy).toBe('Retain');
     expect(resource.Properties).toMatchObject({
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 11, Status: 'Enabled' }] },
+      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 21, Status: 'Enabled' }] },
     });
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       Bucket: { Ref: id },
