@@ -13,9 +13,17 @@ const handlers = readdirSync(join(root, 'lambda'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && existsSync(join(root, 'lambda', entry.name, 'index.ts')))
   .map((entry) => entry.name);
 
+/**
+ * What ships may not contain the local tooling (`local/`, `test/`), nor the copyleft IAM
+ * simulator the tests and the twin use (AGPL-3.0, a devDependency only).
+ */
+const NEVER_SHIPPED = [/^local\//, /^test\//, /node_modules\/@cloud-copilot\//];
+
 /** One esbuild bundle with the project's settings; returns the bundle's size in KiB. */
 async function bundle(entry: string, outfile: string, options: BuildOptions = {}): Promise<string> {
   const result = await build(bundleOptions(entry, outfile, options));
+  const forbidden = Object.keys(result.metafile!.inputs).filter((input) => NEVER_SHIPPED.some((pattern) => pattern.test(input)));
+  if (forbidden.length > 0) throw new Error(`${outfile} would ship what must never ship: ${forbidden.slice(0, 5).join(', ')}`);
   const bytes = Object.values(result.metafile!.outputs).find((output) => output.entryPoint)?.bytes ?? 0;
   return (bytes / 1024).toFixed(0);
 }
