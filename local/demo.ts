@@ -23,6 +23,8 @@ export interface DemoSummary {
   readonly answers: Record<string, number>;
   readonly processed: number;
   readonly winners: Array<{ job: string; taskId: string; status: string }>;
+  /** AWS calls the functions made, as the IAM gateway judged them; absent without it. */
+  readonly iam?: { readonly judged: number; readonly denied: number };
 }
 
 const ECHONOVA_SCHEME = {
@@ -57,7 +59,8 @@ export async function runDemo(twin: Twin, log: Log): Promise<DemoSummary> {
     const winners = (await scanItems(dynamodb, { TableName: twin.names.resultsTable }))
       .map((item) => ({ job: item.pk!.S!, taskId: item.taskId!.S!, status: item.status!.S! }))
       .sort((a, b) => a.job.localeCompare(b.job));
-    return { answers, processed, winners };
+    const iam = twin.iam && { judged: [...twin.iam.gateway.evaluated.values()].reduce((sum, n) => sum + n, 0), denied: twin.iam.gateway.denials.length };
+    return { answers, processed, winners, ...(iam ? { iam } : {}) };
   } finally {
     dynamodb.destroy();
   }
@@ -68,6 +71,7 @@ export function formatSummary(summary: DemoSummary): string {
   for (const [reason, count] of Object.entries(summary.answers).sort()) lines.push(`  ${reason.padEnd(16)}${count}`);
   lines.push(`  ${'processed'.padEnd(16)}${summary.processed}`, '', 'Winners (one result per job, decided by rule)');
   for (const winner of summary.winners) lines.push(`  ${winner.job.padEnd(36)}${winner.status.padEnd(11)}${winner.taskId}`);
+  if (summary.iam) lines.push('', `IAM: ${summary.iam.judged} AWS calls judged against each function's role policy, ${summary.iam.denied} denied`);
   return lines.join('\n');
 }
 
