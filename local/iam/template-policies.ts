@@ -3,7 +3,7 @@
  * identity policies (its inline policies and every `AWS::IAM::Policy` / `AWS::IAM::ManagedPolicy`
  * attached to it), and the resource policies of queues, buckets and secrets.
  */
-import { BoundResource, resolveIntrinsics, resolveString, TemplateBinding, UnresolvableError } from './intrinsics';
+import { resolveIntrinsics, resolveString, TemplateBinding, UnresolvableError } from './intrinsics';
 
 export interface PolicyStatement {
   readonly Sid?: string;
@@ -29,13 +29,6 @@ export interface NamedPolicy {
 /** The parts of a template read here. */
 export interface Template {
   readonly Resources: Readonly<Record<string, { readonly Type: string; readonly Properties?: Record<string, unknown> }>>;
-}
-
-/** The logical ids of the template's IAM roles. */
-export function roleLogicalIds(template: Template): string[] {
-  return Object.entries(template.Resources)
-    .filter(([, resource]) => resource.Type === 'AWS::IAM::Role')
-    .map(([logicalId]) => logicalId);
 }
 
 /** Every identity policy of one role, resolved. */
@@ -98,9 +91,4 @@ function arnOfReferenced(value: unknown, binding: TemplateBinding): string {
 
 function resolveDocument(document: unknown, binding: TemplateBinding): PolicyDocument {
   return resolveIntrinsics(document, binding) as PolicyDocument;
-}
-
-/** The local stand-in of a resource by its attributes; `ref` is what `Ref` gives. */
-export function boundResource(ref: string, attributes: Record<string, string> = {}): BoundResource {
-  return { ref, attributes };
 }
