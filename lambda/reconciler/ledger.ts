@@ -1,5 +1,6 @@
-import { EffectEvent, MetricName, PollingDefaults, SubmissionState } from '../../lib/contract';
-import { BodyStore, placeBody } from '../shared/body-store';
+import { MetricName, PollingDefaults, SubmissionState } from '../../lib/contract';
+import { admitDelivery } from '../shared/admission';
+import { BodyStore } from '../shared/body-store';
 import { logReference, sha256Hex } from '../shared/digest';
 import { deliveryKey, InboxStore } from '../shared/inbox-store';
 import { LEDGER_ONLY_PROVIDER, LedgerProvider, PollResult } from '../shared/polling';
@@ -177,30 +178,15 @@ async function feed(submission: Submission, result: Extract<PollResult, { kind: 
   const adapter = ledger.adapter!;
   const admission = adapter.admit(result.headers, result.body);
   if (admission.kind !== 'event') return { kind: 'recheck', dueAt: now, lastCheck: 'error:unadmissible' };
-  const key = deliveryKey(submission.provider, admission.eventId);
-  const digest = sha256Hex(result.body);
-  const location = await placeBody(deps.bodies, deps.inlineBodyBytes, submission.provider, digest, result.body);
-  const inserted = await inbox.insert({
-    provider: submission.provider,
-    eventId: admission.eventId,
-    ...location,
-    digest,
-    receivedAt: now,
-    meta: { ...adapter.metadata(result.headers), [EffectEvent.RECOVERED_META_KEY]: 'true' },
-    expiresAt: Math.floor(now / 1000) + deps.retentionSeconds,
-    recovered: true,
-    ...(admission.jobRef ? { jobRef: admission.jobRef } : {}),
-  });
-  if (!inserted) {
-    const original = await inbox.originalOf(key);
-    return original?.recovered ? settled(SubmissionState.RECOVERED, 'recovered') : settled(SubmissionState.DELIVERED, 'delivered_during_poll');
+  const admitted = await admitDelivery(
+    { ...deps, inbox, queue },
+    { provider: submission.provider, eventId: admission.eventId, body: result.body, digest: sha256Hex(result.body), meta: adapter.metadata(result.headers), now, jobRef: admission.jobRef, recovered: true },
+  );
+  if (admitted.kind === 'exists') {
+    return admitted.original?.recovered ? settled(SubmissionState.RECOVERED, 'recovered') : settled(SubmissionState.DELIVERED, 'delivered_during_poll');
   }
-  try {
-    await queue.enqueue([key]);
-  } catch {
-    // The row is pending: the sweep enqueues it again.
-    telemetry.count(MetricName.ENQUEUE_FAILED, submission.provider);
-  }
+  // The row is pending: the sweep enqueues it again.
+  if (admitted.enqueueError !== undefined) telemetry.count(MetricName.ENQUEUE_FAILED, submission.provider);
   return settled(SubmissionState.RECOVERED, 'recovered');
 }
 

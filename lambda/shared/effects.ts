@@ -170,7 +170,7 @@ export class EffectAssembler {
       eventKey: row.key,
       eventId: row.eventId,
       receivedAt: new Date(row.receivedAt).toISOString(),
-      recovered: row.meta[EffectEvent.RECOVERED_META_KEY] === 'true',
+      recovered: row.recovered,
       meta: row.meta,
       ...(observation
         ? {

@@ -74,6 +74,8 @@ export interface StoredDelivery extends BodyLocation {
   readonly attempts: number;
   readonly expiresAt: number;
   readonly lastError?: string;
+  /** Fetched by polling the provider (the reconciler), not delivered. */
+  readonly recovered: boolean;
 }
 
 /** An altered duplicate: the same key with another digest. */
@@ -461,5 +463,6 @@ function toStoredDelivery(item: Record<string, AttributeValue>): StoredDelivery 
     attempts: Number(item[A.ATTEMPTS]?.N ?? 0),
     expiresAt: Number(item[A.EXPIRES_AT].N),
     ...(item[A.LAST_ERROR]?.S ? { lastError: item[A.LAST_ERROR].S } : {}),
+    recovered: item[A.RECOVERED]?.BOOL === true,
   };
 }

@@ -3,8 +3,9 @@ import { MetricName } from '../../lib/contract';
 import { ProviderAdapter } from '../shared/adapters';
 import { logReference, sha256Hex } from '../shared/digest';
 import { parseApiGatewayEvent, Reason, respond } from '../shared/http';
-import { BodyStore, placeBody } from '../shared/body-store';
-import { deliveryKey, InboxStore, QuarantinedCopy } from '../shared/inbox-store';
+import { admitDelivery, AdmissionResult, placement } from '../shared/admission';
+import { BodyStore } from '../shared/body-store';
+import { deliveryKey, InboxStore } from '../shared/inbox-store';
 import { SecretCache, SecretStage, SecretVersion, usableVersions } from '../shared/secrets';
 import { Verdict } from '../shared/signing-key';
 import { LogFields, Telemetry } from '../shared/telemetry';
@@ -157,51 +158,37 @@ async function admit(
   if (admission.kind === 'malformed') return { reason: 'malformed', detail: admission.detail };
 
   const now = deps.now();
+  const meta = adapter.metadata(headers);
   const key = deliveryKey(adapter.name, admission.eventId);
   const digest = sha256Hex(body);
-  const expiresAt = Math.floor(now / 1000) + deps.retentionSeconds;
-  const meta = adapter.metadata(headers);
   const fields: LogFields = { eventRef: logReference(key), digest, signedWith: verdict.key.stage };
+  let admitted: AdmissionResult;
   try {
-    // A large body is stored first, so a row never points at a missing object.
-    const location = await placeBody(deps.bodies, deps.inlineBodyBytes, adapter.name, digest, body);
-    const copy: QuarantinedCopy = { provider: adapter.name, digest, ...location, meta, receivedAt: now, expiresAt };
     if (admission.kind === 'anomaly') {
       // Kept aside under the key it would claim, never a row or a result of its own.
-      await deps.inbox.quarantine(key, copy);
+      const { location, expiresAt } = await placement(deps, { provider: adapter.name, body, digest, now });
+      await deps.inbox.quarantine(key, { provider: adapter.name, digest, ...location, meta, receivedAt: now, expiresAt });
       return { reason: 'quarantined', detail: admission.detail, fields };
     }
-    const inserted = await deps.inbox.insert({
-      provider: adapter.name,
-      eventId: admission.eventId,
-      ...location,
-      digest,
-      receivedAt: now,
-      meta,
-      expiresAt,
-      ...(admission.jobRef ? { jobRef: admission.jobRef } : {}),
-    });
-    if (!inserted) {
-      // A level event's repeats carry other bodies legitimately (Echonova's spending.exhausted).
-      if (admission.repeatable) return { reason: 'duplicate', fields };
-      const original = await deps.inbox.originalOf(key);
-      if (original?.digest === digest) return { reason: 'duplicate', fields };
+    // A level event's repeats carry other bodies legitimately (Echonova's spending.exhausted): no need to compare.
+    admitted = await admitDelivery(deps, { provider: adapter.name, eventId: admission.eventId, body, digest, meta, now, jobRef: admission.jobRef, readsOriginal: !admission.repeatable });
+    if (admitted.kind === 'exists') {
+      const { original, location, expiresAt } = admitted;
+      if (admission.repeatable || original?.digest === digest) return { reason: 'duplicate', fields };
       // The row vanished between the two reads (expired): let the sender retry into a clean insert.
       if (original === undefined) return { reason: 'store_error', fields: { ...fields, error: 'RowVanished' } };
       // The reconciler fed this row from the provider's API after the deliveries were given up:
       // the same result, serialized anew (Answerline's credits move on), not an altered copy.
       if (original.recovered) return { reason: 'duplicate', fields: { ...fields, originalDigest: original.digest, recoveredByPoll: true } };
-      await deps.inbox.quarantine(key, copy);
+      await deps.inbox.quarantine(key, { provider: adapter.name, digest, ...location, meta, receivedAt: now, expiresAt });
       return { reason: 'quarantined', fields: { ...fields, originalDigest: original.digest } };
     }
   } catch (error) {
     return { reason: 'store_error', fields: { ...fields, error: errorName(error) } };
   }
-  try {
-    await deps.queue.enqueue([key]);
-  } catch (error) {
+  if (admitted.enqueueError !== undefined) {
     deps.telemetry.count(MetricName.ENQUEUE_FAILED, adapter.name);
-    return { reason: 'accepted', fields: { ...fields, enqueue: 'failed', error: errorName(error) } };
+    return { reason: 'accepted', fields: { ...fields, enqueue: 'failed', error: errorName(admitted.enqueueError) } };
   }
   return { reason: 'accepted', fields };
 }

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { AdapterKind, AnswerlineLifecycle, Defaults, EffectEvent, Env, MetricName, PollingDefaults, PollingRuntimeConfig, SubmissionState } from '../../lib/contract';
+import { AdapterKind, AnswerlineLifecycle, Defaults, Env, MetricName, PollingDefaults, PollingRuntimeConfig, SubmissionState } from '../../lib/contract';
 import { InvalidSubmissionError } from '../../client';
 import { LedgerDependencies } from '../../lambda/reconciler/ledger';
 import { shardOf } from '../../lambda/shared/digest';
@@ -158,7 +158,8 @@ test('an outage longer than the retry window: every final result is recovered by
   expect(await reconcile()).toMatchObject({ checked: 10, recovered: 10, overdue: 0, stillPending: 0, pollErrors: 0 });
   expect(h.capture.metric(MetricName.RECOVERED)).toBe(10);
   for (const id of ids) {
-    expect(await h.row(rowKey(id))).toMatchObject({ status: 'RECEIVED', recovered: true, meta: { [EffectEvent.RECOVERED_META_KEY]: 'true' } });
+    expect(await h.row(rowKey(id))).toMatchObject({ status: 'RECEIVED', recovered: true });
+    expect(await h.row(rowKey(id))).not.toHaveProperty(['meta', 'webhook-inbox-recovered']);
     expect(await h.submission(subKey(id))).toMatchObject({ state: 'RECOVERED', lastCheck: 'recovered', checks: 1, taskId: id });
     expect(await h.submission(subKey(id))).not.toHaveProperty('awaitDueAt');
   }
