@@ -15,6 +15,7 @@ import { replayEvent, replayRange } from './commands/replay';
 import { status } from './commands/status';
 import { parseEventRef } from './commands/common';
 import { loadConfigFile, OpsEndpoints, selectOpsConfig, stackOutputs } from './config';
+import { safeErrorText } from '../lambda/shared/errors';
 import { ExitCode, OpsError, UsageError } from './errors';
 import { formatInspect, formatQuarantine, formatReconcile, formatRedrive, formatReplay, formatStatus } from './format';
 
@@ -212,11 +213,9 @@ export async function run(argv: readonly string[], deps: RunDependencies): Promi
   }
 }
 
-/** An error for an operator: ours as they are, AWS's with their name (the SDK's messages carry no secrets). */
+/** An error for an operator: the CLI's own as it says it, any other under the project's one policy (safeErrorText). */
 function describe(error: unknown): string {
-  if (error instanceof OpsError) return error.message;
-  const { name = 'Error', message = String(error) } = (error ?? {}) as { name?: string; message?: string };
-  return `${name}: ${message}`;
+  return error instanceof OpsError ? error.message : safeErrorText(error);
 }
 
 async function resolveTarget(values: Values, deps: RunDependencies): Promise<{ config: OpsConfig; endpoints?: OpsEndpoints }> {

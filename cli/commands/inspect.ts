@@ -3,6 +3,7 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { AdapterKind, InboxAttr as A, InboxItemKind, OpsConfig, ResultAttr as R } from '../../lib/contract';
 import { inlineBodyOf } from '../../lambda/shared/inline-body';
 import { adaptersFor } from '../../lambda/shared/adapters';
+import { safeErrorText } from '../../lambda/shared/errors';
 import { S3BodyStore } from '../../lambda/shared/body-store';
 import { resultKey } from '../../lambda/shared/results-store';
 import { OpsClients } from '../clients';
@@ -164,14 +165,13 @@ async function jobOf(
   try {
     body = await storedBody(clients, config, item);
   } catch (error) {
-    return { note: `the body could not be read to find its job (${(error as Error).name}: ${(error as Error).message})` };
+    return { note: `the body could not be read to find its job (${safeErrorText(error)})` };
   }
   let observation;
   try {
     observation = adapter.observe(body, row.meta);
   } catch (error) {
-    // Our own errors name the field, never a value.
-    return { note: `the body cannot be interpreted (${(error as Error).name}: ${(error as Error).message})` };
+    return { note: `the body cannot be interpreted (${safeErrorText(error)})` };
   }
   if (!observation) return {};
   const out = await clients.dynamodb.send(

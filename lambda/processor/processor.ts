@@ -6,7 +6,7 @@ import { BodyStore, responseObjectKey } from '../shared/body-store';
 import { logReference, sha256Hex } from '../shared/digest';
 import { DispatchOutcome, EffectSink } from '../shared/effect-sinks';
 import { Effect, EffectAssembler, effectContent } from '../shared/effects';
-import { ConfigurationError } from '../shared/errors';
+import { ConfigurationError, SafeError, safeErrorText } from '../shared/errors';
 import { BodyLocation, InboxStore, splitKey, StoredDelivery } from '../shared/inbox-store';
 import { OfferOutcome, ResultsStore } from '../shared/results-store';
 import { LogFields, Telemetry } from '../shared/telemetry';
@@ -47,7 +47,7 @@ export interface ProcessorDependencies {
 const DEAD_LETTERED_MESSAGE = 'processing failed; dead-lettered';
 
 /** Another worker holds the row's lease; the message is retried after its visibility timeout. */
-class LeaseHeldError extends Error {
+class LeaseHeldError extends SafeError {
   override readonly name = 'LeaseHeldError';
 }
 
@@ -271,7 +271,7 @@ async function fail(claimed: Pick<Decided, 'key' | 'owner' | 'receiveCount' | 'f
   const { key, owner, receiveCount, fields, row } = claimed;
   // `attempts` counts this claim: every message that carries the row shares the cap.
   const dead = receiveCount >= deps.maxReceiveCount || row.attempts >= deps.maxReceiveCount;
-  const description = describe(error);
+  const description = safeErrorText(error);
   await deps.inbox.release(key, owner, description, dead, deps.now());
   deps.telemetry.count(MetricName.PROCESSING_FAILED, row.provider);
   if (dead) deps.telemetry.count(MetricName.DEAD_LETTERED, row.provider);
@@ -299,8 +299,3 @@ async function storeLargeResponse(provider: string, response: string, deps: Proc
   return deps.bodies.put(responseObjectKey(provider, sha256Hex(bytes)), bytes);
 }
 
-/** Error class and message: our own errors name fields, never values, so this is safe to store. */
-function describe(error: unknown): string {
-  const { name = 'Error', message = '' } = (error ?? {}) as { name?: string; message?: string };
-  return `${name}: ${message}`.slice(0, 500);
-}

@@ -11,7 +11,7 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { SecretsManagerRotationEvent } from 'aws-lambda';
 import { Env, RotatedSecretConfig } from '../../lib/contract';
 import { requiredEnv } from '../shared/config';
-import { ConfigurationError } from '../shared/errors';
+import { ConfigurationError, errorName, functionErrorType, SafeError, safeErrorFields } from '../shared/errors';
 import { SecretStage } from '../shared/secrets';
 import { decodeStandardWebhooksSecret } from '../shared/standard-webhooks';
 import { Telemetry } from '../shared/telemetry';
@@ -33,7 +33,7 @@ export interface SecretRegistrar {
 }
 
 /** A failed rotation step; the message names what is wrong, never a secret value. */
-export class RotationError extends Error {
+export class RotationError extends SafeError {
   constructor(message: string) {
     super(message);
     this.name = 'RotationError';
@@ -57,17 +57,8 @@ export class LambdaRegistrar implements SecretRegistrar {
       }),
     );
     if (out.FunctionError) {
-      throw new RotationError(`the register function failed (${out.FunctionError}: ${errorTypeOf(out.Payload)})`);
+      throw new RotationError(`the register function failed (${out.FunctionError}: ${functionErrorType(out.Payload)})`);
     }
-  }
-}
-
-function errorTypeOf(payload: Uint8Array | undefined): string {
-  try {
-    const type = (JSON.parse(Buffer.from(payload ?? []).toString('utf8')) as { errorType?: unknown }).errorType;
-    return typeof type === 'string' ? type.slice(0, 100) : 'Error';
-  } catch {
-    return 'Error';
   }
 }
 
@@ -204,7 +195,7 @@ export function createRotator(deps: RotatorDependencies) {
         outcome = await stepHandlers[step](secretId, token, config, metadata);
       }
     } catch (error) {
-      deps.telemetry.log('ERROR', 'rotation', { step, provider, secretArn: secretId, versionId: token, outcome: 'failed', error: errorName(error), detail: errorDetail(error) });
+      deps.telemetry.log('ERROR', 'rotation', { step, provider, secretArn: secretId, versionId: token, outcome: 'failed', ...safeErrorFields(error) });
       throw error;
     }
     deps.telemetry.log('INFO', 'rotation', { step, provider, secretArn: secretId, versionId: token, outcome });
@@ -249,11 +240,4 @@ export function rotatedSecretsFromEnv(env: Record<string, string | undefined>): 
   });
 }
 
-function errorName(error: unknown): string {
-  return (error as { name?: string } | undefined)?.name ?? 'Error';
-}
 
-/** Our own messages are safe to log; an SDK's or a function's could echo more. */
-function errorDetail(error: unknown): string | undefined {
-  return error instanceof RotationError || error instanceof ConfigurationError ? error.message : undefined;
-}

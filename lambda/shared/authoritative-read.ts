@@ -1,7 +1,7 @@
 import { AuthoritativeReadSettings, Defaults, ProviderRuntimeConfig, RESOURCE_ID_PLACEHOLDER } from '../../lib/contract';
 import { readResourceId } from './adapters/adapter';
 import { ApiKeySource } from './api-key';
-import { AuthoritativeReadError, MalformedDeliveryError } from './errors';
+import { AuthoritativeReadError, errorName, MalformedDeliveryError } from './errors';
 import { SecretCache } from './secrets';
 
 /**
@@ -59,8 +59,8 @@ export class HttpResourceReader implements ResourceReader {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      // fetch's messages name no content, but its cause may name the URL (and so the id): keep the class only.
-      throw new AuthoritativeReadError(`the provider could not be reached (${(error as Error).name ?? 'Error'})`);
+      // fetch's cause may name the URL (and so the id): only the name, as for every error not ours.
+      throw new AuthoritativeReadError(`the provider could not be reached (${errorName(error)})`);
     }
     if (UNAVAILABLE_STATUSES.includes(response.status)) {
       await response.body?.cancel();

@@ -2,7 +2,7 @@ import { EventBridgeClient, PutEventsCommand, PutEventsRequestEntry } from '@aws
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { EffectEvent, Env } from '../../lib/contract';
 import { Effect, entrySize, EVENTBRIDGE_MAX_ENTRY_BYTES, invocationOf } from './effects';
-import { EffectDispatchError } from './errors';
+import { EffectDispatchError, functionErrorType } from './errors';
 
 /** How the dispatch of one effect ended. */
 export type DispatchOutcome = { readonly ok: true } | { readonly ok: false; readonly error: Error };
@@ -119,22 +119,11 @@ export class LambdaFunctionSink implements EffectSink {
       }),
     );
     if (out.FunctionError) {
-      throw new EffectDispatchError(`the processing function failed (${out.FunctionError}: ${errorTypeOf(out.Payload)})`);
+      throw new EffectDispatchError(`the processing function failed (${out.FunctionError}: ${functionErrorType(out.Payload)})`);
     }
     if (out.StatusCode !== undefined && (out.StatusCode < 200 || out.StatusCode > 299)) {
       throw new EffectDispatchError(`the processing function answered status ${out.StatusCode}`);
     }
-  }
-}
-
-const ERROR_TYPE = /^[A-Za-z0-9_.:$-]{1,100}$/;
-
-function errorTypeOf(payload: Uint8Array | undefined): string {
-  try {
-    const type = (JSON.parse(Buffer.from(payload ?? []).toString('utf8')) as { errorType?: unknown }).errorType;
-    return typeof type === 'string' && ERROR_TYPE.test(type) ? type : 'Error';
-  } catch {
-    return 'Error';
   }
 }
 

@@ -5,6 +5,7 @@ import { logReference, sha256Hex } from '../shared/digest';
 import { parseApiGatewayEvent, Reason, respond } from '../shared/http';
 import { admitDelivery, AdmissionResult, placement } from '../shared/admission';
 import { BodyStore } from '../shared/body-store';
+import { safeErrorFields } from '../shared/errors';
 import { deliveryKey, InboxStore } from '../shared/inbox-store';
 import { SecretCache, SecretStage, SecretVersion, usableVersions } from '../shared/secrets';
 import { Verdict } from '../shared/signing-key';
@@ -78,7 +79,7 @@ export function createVerifier(deps: VerifierDependencies) {
         decision = await admit(adapter, parsed.request.headers, parsed.request.body, deps);
       }
     } catch (error) {
-      decision = { reason: 'internal_error', fields: { error: errorName(error) } };
+      decision = { reason: 'internal_error', fields: safeErrorFields(error) };
     }
     const metric = METRIC_OF[decision.reason];
     if (metric) deps.telemetry.count(metric, provider);
@@ -137,7 +138,7 @@ async function admit(
       if (refreshed) attempt = verifyWith(refreshed);
     }
   } catch (error) {
-    return { reason: 'secret_unavailable', fields: { error: errorName(error) } };
+    return { reason: 'secret_unavailable', fields: safeErrorFields(error) };
   }
   const verdict = attempt.verdict;
   if (!verdict.ok) {
@@ -184,16 +185,12 @@ async function admit(
       return { reason: 'quarantined', fields: { ...fields, originalDigest: original.digest } };
     }
   } catch (error) {
-    return { reason: 'store_error', fields: { ...fields, error: errorName(error) } };
+    return { reason: 'store_error', fields: { ...fields, ...safeErrorFields(error) } };
   }
   if (admitted.enqueueError !== undefined) {
     deps.telemetry.count(MetricName.ENQUEUE_FAILED, adapter.name);
-    return { reason: 'accepted', fields: { ...fields, enqueue: 'failed', error: errorName(admitted.enqueueError) } };
+    return { reason: 'accepted', fields: { ...fields, enqueue: 'failed', ...safeErrorFields(admitted.enqueueError) } };
   }
   return { reason: 'accepted', fields };
 }
 
-/** Error names and codes only: messages can echo request content. */
-function errorName(error: unknown): string {
-  return (error as { name?: string } | undefined)?.name ?? 'Error';
-}

@@ -1,5 +1,6 @@
 import { Defaults, TASK_ID_PLACEHOLDERS } from '../../../lib/contract';
 import { ApiKeySource } from '../api-key';
+import { errorName } from '../errors';
 
 /**
  * What polling a provider for one task found. `final`: the body to feed into the inbox as if it
@@ -96,7 +97,7 @@ async function get(url: string, key: string, options: TaskRequestOptions): Promi
     const retryAfter = response.headers.get('retry-after');
     return { status: response.status, body, ...(retryAfter !== null ? { retryAfter } : {}) };
   } catch (error) {
-    const name = (error as { name?: string } | undefined)?.name;
+    const name = errorName(error);
     return { kind: 'error', detail: name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'network' };
   }
 }
