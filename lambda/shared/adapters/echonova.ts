@@ -118,6 +118,8 @@ function admitEchonova(headers: Headers, body: Buffer): Admission {
     const eventId = echonovaJobEventId(job.jobId);
     // The outcome is the signed status: an unsigned header naming another one forges nothing.
     if (job.final?.event === event) return { kind: 'event', eventId };
+    // A job's progress (`job.started` of a job still running): no result yet, nothing to keep.
+    if (!job.final && !ECHONOVA_FINAL_JOB_EVENTS.includes(event)) return { kind: 'not_final' };
     return { kind: 'anomaly', eventId, detail: `header ${EVENT_HEADER} does not match the signed job status` };
   }
   if (event.startsWith(SPENDING_EVENT_PREFIX)) return admitSpending(event, parsed, body);

@@ -220,6 +220,15 @@ describe('the outcome is the signed job status, never the unsigned X-Webhook-Eve
   });
 });
 
+test('a job\'s progress (job.started of a job still processing) is answered not_final: nothing kept, nothing quarantined', async () => {
+  const jobId = `job_${randomUUID()}`;
+  const answer = await deliverEvent('job.started', { ...jobCompleted('started', jobId), status: 'processing' });
+
+  expect(answer).toMatchObject({ statusCode: 200, result: 'not_final' });
+  expect(await bench.h.inboxItems()).toEqual([]);
+  expect(bench.h.capture.metric(MetricName.QUARANTINED, 'echonova')).toBe(0);
+});
+
 describe('composite ids escape their fields', () => {
   test('an apiKeyId that contains ":spending.warning" and a billing cycle that contains it make two events, two rows', async () => {
     // Joined without escaping, both would be `k:spending.warning:spending.warning:2026-09`.
