@@ -1,8 +1,9 @@
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { AwaitingIndex, Defaults, InboxAttr as A, InboxItemKind, OpsConfig, PendingIndex } from '../../lib/contract';
-import { allShards } from '../../lambda/shared/digest';
-import { ShardedIndex } from '../../lambda/shared/dynamo';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { Defaults, InboxAttr as A, InboxItemKind, OpsConfig } from '../../lib/contract';
+import { BoundedCount } from '../../lambda/shared/dynamo';
+import { DynamoDbInboxStore } from '../../lambda/shared/inbox-store';
+import { DynamoDbSubmissionStore } from '../../lambda/shared/submission-store';
 import { OpsClients } from '../clients';
 import { isMissingIndex, scanAll } from './common';
 
@@ -13,12 +14,7 @@ export interface QueueDepth {
   readonly inFlight: number;
 }
 
-/** A count from bounded index queries: at most `perShardLimit` per shard are counted. */
-export interface BoundedCount {
-  readonly count: number;
-  /** True when a shard had more than the limit: the real number is at least `count`. */
-  readonly atLeast: boolean;
-}
+export type { BoundedCount };
 
 export interface StatusReport {
   readonly inboxName: string;
@@ -49,12 +45,7 @@ export async function status(clients: OpsClients, config: OpsConfig, options: St
   const [workQueue, deadLetterQueue, stranded, quarantined, submissions] = await Promise.all([
     queueDepth(clients.sqs, config.workQueueUrl),
     config.deadLetterQueueUrl ? queueDepth(clients.sqs, config.deadLetterQueueUrl) : Promise.resolve(null),
-    countIndex(
-      clients.dynamodb,
-      { tableName: config.inboxTable, indexName: PendingIndex.NAME, shardCount: PendingIndex.SHARD_COUNT, shardAttribute: A.PENDING_SHARD, sortAttribute: A.PENDING_SINCE },
-      limit,
-      options.now - STRANDED_AFTER_SECONDS * 1000,
-    ),
+    new DynamoDbInboxStore(clients.dynamodb, config.inboxTable).countStranded(options.now - STRANDED_AFTER_SECONDS * 1000, limit),
     options.skipScan ? Promise.resolve(null) : countQuarantined(clients.dynamodb, config.inboxTable),
     countSubmissions(clients.dynamodb, config.inboxTable, options.now, limit),
   ]);
@@ -78,32 +69,6 @@ async function queueDepth(client: SQSClient, queueUrl: string): Promise<QueueDep
   return {
     visible: Number(out.Attributes?.ApproximateNumberOfMessages ?? 0),
     inFlight: Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0),
-  };
-}
-
-/**
- * One Query per shard, `Select: COUNT`, at most `limit` entries each: bounded whatever the inbox
- * size. `before`: count only entries whose sort key is below it (strictly); absent: all.
- */
-async function countIndex(client: DynamoDBClient, index: ShardedIndex, limit: number, before?: number): Promise<BoundedCount> {
-  const pages = await Promise.all(
-    allShards(index.shardCount).map((shard) =>
-      client.send(
-        new QueryCommand({
-          TableName: index.tableName,
-          IndexName: index.indexName,
-          KeyConditionExpression: before === undefined ? '#shard = :shard' : '#shard = :shard AND #sort < :before',
-          ExpressionAttributeNames: { '#shard': index.shardAttribute, ...(before === undefined ? {} : { '#sort': index.sortAttribute }) },
-          ExpressionAttributeValues: { ':shard': { S: shard }, ...(before === undefined ? {} : { ':before': { N: String(before) } }) },
-          Select: 'COUNT',
-          Limit: limit,
-        }),
-      ),
-    ),
-  );
-  return {
-    count: pages.reduce((total, page) => total + (page.Count ?? 0), 0),
-    atLeast: pages.some((page) => page.LastEvaluatedKey !== undefined),
   };
 }
 
@@ -132,10 +97,9 @@ async function countSubmissions(
   now: number,
   limit: number,
 ): Promise<{ awaiting: BoundedCount; overdue: BoundedCount } | null> {
-  const index: ShardedIndex = { tableName, indexName: AwaitingIndex.NAME, shardCount: AwaitingIndex.SHARD_COUNT, shardAttribute: A.AWAIT_SHARD, sortAttribute: A.AWAIT_DUE_AT };
   try {
-    const [awaiting, overdue] = await Promise.all([countIndex(client, index, limit), countIndex(client, index, limit, now + 1)]);
-    return { awaiting, overdue };
+    const { awaiting, due } = await new DynamoDbSubmissionStore(client, tableName).countAwaiting(now, limit);
+    return { awaiting, overdue: due };
   } catch (error) {
     if (isMissingIndex(error)) return null;
     throw error;

@@ -1,5 +1,5 @@
 import { AttributeValue, DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { InboxAttr } from '../../lib/contract';
+import { AwaitingIndex, InboxAttr, PendingIndex } from '../../lib/contract';
 import { allShards } from './digest';
 
 /** DynamoDB attribute values, written by hand to keep the handler bundles free of lib-dynamodb. */
@@ -16,6 +16,45 @@ export interface ShardedIndex {
   readonly shardCount: number;
   readonly shardAttribute: string;
   readonly sortAttribute: string;
+}
+
+/** The inbox's sparse index of rows not processed yet, sorted by when each became pending. */
+export function pendingIndexOf(tableName: string): ShardedIndex {
+  return { tableName, indexName: PendingIndex.NAME, shardCount: PendingIndex.SHARD_COUNT, shardAttribute: InboxAttr.PENDING_SHARD, sortAttribute: InboxAttr.PENDING_SINCE };
+}
+
+/** The inbox's sparse index of submissions still AWAITING, sorted by when each is next due. */
+export function awaitingIndexOf(tableName: string): ShardedIndex {
+  return { tableName, indexName: AwaitingIndex.NAME, shardCount: AwaitingIndex.SHARD_COUNT, shardAttribute: InboxAttr.AWAIT_SHARD, sortAttribute: InboxAttr.AWAIT_DUE_AT };
+}
+
+/** A count that stopped at its bound: `atLeast` when some shard had more than the limit. */
+export interface BoundedCount {
+  readonly count: number;
+  readonly atLeast: boolean;
+}
+
+/**
+ * How many entries of a sharded index (whose sort value is below `before`, when given): one
+ * Query per shard, `Select: COUNT`, at most `limit` entries each, bounded whatever the inbox size.
+ */
+export async function countShardedIndex(client: DynamoDBClient, index: ShardedIndex, limit: number, before?: number): Promise<BoundedCount> {
+  const pages = await Promise.all(
+    allShards(index.shardCount).map((shard) =>
+      client.send(
+        new QueryCommand({
+          TableName: index.tableName,
+          IndexName: index.indexName,
+          KeyConditionExpression: before === undefined ? '#shard = :shard' : '#shard = :shard AND #sort < :before',
+          ExpressionAttributeNames: { '#shard': index.shardAttribute, ...(before === undefined ? {} : { '#sort': index.sortAttribute }) },
+          ExpressionAttributeValues: { ':shard': S(shard), ...(before === undefined ? {} : { ':before': N(before) }) },
+          Select: 'COUNT',
+          Limit: limit,
+        }),
+      ),
+    ),
+  );
+  return { count: pages.reduce((total, page) => total + (page.Count ?? 0), 0), atLeast: pages.some((page) => page.LastEvaluatedKey !== undefined) };
 }
 
 /** An item of a sharded index: its table key, and its numeric sort value. */

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { InboxAttr as A, InboxItemKind, PendingIndex, SUBMISSION_PARTITION_PREFIX } from '../../lib/contract';
 import { shardOf } from './digest';
-import { N, queryShardedIndex, S, stringMap } from './dynamo';
+import { BoundedCount, countShardedIndex, N, pendingIndexOf, queryShardedIndex, S, stringMap } from './dynamo';
 import { isConditionalCheckFailed } from './errors';
 import { inlineBodyAttributes, inlineBodyOf } from './inline-body';
 
@@ -415,12 +415,17 @@ export class DynamoDbInboxStore implements InboxStore {
   async findStranded(cutoff: number, limit: number): Promise<string[]> {
     const entries = await queryShardedIndex(
       this.client,
-      { tableName: this.tableName, indexName: PendingIndex.NAME, shardCount: PendingIndex.SHARD_COUNT, shardAttribute: A.PENDING_SHARD, sortAttribute: A.PENDING_SINCE },
+      pendingIndexOf(this.tableName),
       cutoff,
       limit,
       false,
     );
     return entries.map((entry) => entry.key);
+  }
+
+  /** How many rows are pending since before `cutoff` (an operator's status), counting at most `limitPerShard` per shard. */
+  countStranded(cutoff: number, limitPerShard: number): Promise<BoundedCount> {
+    return countShardedIndex(this.client, pendingIndexOf(this.tableName), limitPerShard, cutoff);
   }
 
   async touchPending(key: string, now: number): Promise<void> {

@@ -28,7 +28,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { AwaitingIndex, InboxAttr as A, InboxItemKind, JobRefIndex, PROVIDER_NAME_PATTERN, SUBMISSION_KEY_ONLY_PREFIX, SUBMISSION_PARTITION_PREFIX, SubmissionState } from '../../lib/contract';
 import { shardOf } from './digest';
-import { N, queryShardedIndex, S } from './dynamo';
+import { awaitingIndexOf, BoundedCount, countShardedIndex, N, queryShardedIndex, S } from './dynamo';
 import { isConditionalCheckFailed } from './errors';
 import { jobRefKey } from './inbox-store';
 
@@ -168,12 +168,19 @@ export class DynamoDbSubmissionStore implements SubmissionStore {
   async findDue(now: number, limit: number): Promise<DueSubmission[]> {
     const entries = await queryShardedIndex(
       this.client,
-      { tableName: this.tableName, indexName: AwaitingIndex.NAME, shardCount: AwaitingIndex.SHARD_COUNT, shardAttribute: A.AWAIT_SHARD, sortAttribute: A.AWAIT_DUE_AT },
+      awaitingIndexOf(this.tableName),
       now,
       limit,
       true,
     );
     return entries.map((entry) => ({ key: entry.key, dueAt: entry.sort }));
+  }
+
+  /** Submissions still AWAITING, and those of them due for a check at `now` (an operator's status), at most `limitPerShard` per shard each. */
+  async countAwaiting(now: number, limitPerShard: number): Promise<{ awaiting: BoundedCount; due: BoundedCount }> {
+    const index = awaitingIndexOf(this.tableName);
+    const [awaiting, due] = await Promise.all([countShardedIndex(this.client, index, limitPerShard), countShardedIndex(this.client, index, limitPerShard, now + 1)]);
+    return { awaiting, due };
   }
 
   async get(key: string): Promise<Submission | undefined> {
