@@ -6,8 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { scanItems } from '../cli/commands/common';
-import { decodeStandardWebhooksSecret, signStandardWebhooks } from '../lambda/shared/standard-webhooks';
-import { signHmac } from '../lambda/shared/hmac-signature';
+import { echonovaHeaders, standardWebhooksHeaders, unixSeconds } from './providers/signing';
 import { LOCAL_AWS, Twin } from './twin';
 
 type Log = (line: string) => void;
@@ -26,15 +25,6 @@ export interface DemoSummary {
   /** AWS calls the functions made, as the IAM gateway judged them; absent without it. */
   readonly iam?: { readonly judged: number; readonly denied: number };
 }
-
-const ECHONOVA_SCHEME = {
-  signatureHeader: 'x-webhook-signature',
-  algorithm: 'sha256',
-  encoding: 'hex',
-  prefix: '',
-  signedContent: '{timestamp}.{body}',
-  timestampHeader: 'x-webhook-timestamp',
-} as const;
 
 export async function runDemo(twin: Twin, log: Log): Promise<DemoSummary> {
   const deliveries = buildDeliveries(twin);
@@ -101,34 +91,12 @@ function buildDeliveries(twin: Twin): Delivery[] {
 }
 
 function answerline(label: string, body: string, secret: string): Delivery {
-  const id = `msg_${randomUUID()}`;
-  const timestamp = Math.floor(Date.now() / 1000);
-  return {
-    label,
-    provider: 'answerline',
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'webhook-id': id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signStandardWebhooks(decodeStandardWebhooksSecret(secret), id, timestamp, Buffer.from(body)),
-    },
-  };
+  // Signed as the simulated providers sign, never with the verifier's own code.
+  return { label, provider: 'answerline', body, headers: standardWebhooksHeaders(secret, `msg_${randomUUID()}`, unixSeconds(), Buffer.from(body)) };
 }
 
 function echonova(event: string, body: string, secret: string, label = event): Delivery {
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  return {
-    label,
-    provider: 'echonova',
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'x-webhook-event': event,
-      'x-webhook-timestamp': timestamp,
-      'x-webhook-signature': signHmac(Buffer.from(secret), ECHONOVA_SCHEME, Buffer.from(body), { timestamp }),
-    },
-  };
+  return { label, provider: 'echonova', body, headers: echonovaHeaders(secret, event, unixSeconds(), Buffer.from(body)) };
 }
 
 function task(id: string, idempotencyKey: string, status: string, createdAt: string): string {

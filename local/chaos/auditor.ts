@@ -401,7 +401,7 @@ export function audit(evidence: Evidence): ChaosReport {
   };
 }
 
-interface Candidate {
+export interface Candidate {
   readonly taskId: string;
   readonly status: 'COMPLETED' | 'FAILED';
   readonly createdMs: number;
@@ -411,7 +411,7 @@ interface Candidate {
  * The conflict rule, stated here on its own: a COMPLETED result outranks a FAILED one whatever
  * their creation times, then the later created wins, then (a tie) the greater task id.
  */
-function outranks(a: Candidate, b: Candidate): boolean {
+export function outranks(a: Candidate, b: Candidate): boolean {
   const rank = (candidate: Candidate) => (candidate.status === 'COMPLETED' ? 1 : 0);
   return (rank(a) - rank(b) || a.createdMs - b.createdMs || (a.taskId > b.taskId ? 1 : a.taskId < b.taskId ? -1 : 0)) > 0;
 }

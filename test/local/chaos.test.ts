@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { audit, ChaosReport, Evidence, FAULT_KINDS, formatReport, scanLogs } from '../../local/chaos/auditor';
+import { audit, ChaosReport, Evidence, FAULT_KINDS, formatReport, outranks, scanLogs } from '../../local/chaos/auditor';
 import { chaosProfile, makePlan } from '../../local/chaos/plan';
 import { standardWebhooksSignature } from '../../local/providers/signing';
 import { STANDARD_WEBHOOKS_VECTOR } from '../support/senders';
@@ -207,6 +207,18 @@ describe('the auditor', () => {
     expect(text).toMatch(/jobs have the wrong winner.*answerline#job-1: stored t1\/COMPLETED, rule says t2\/COMPLETED/);
     expect(text).toMatch(/1 rows hold a body the provider never sent.*answerline#t1/);
     expect(text).toMatch(/1 rows were processed twice.*answerline#t1/);
+  });
+
+  it('states the conflict rule on its own: COMPLETED over FAILED whatever the times, then the later created, then the greater task id', () => {
+    const at = (minute: number) => Date.UTC(2026, 0, 1, 10, minute);
+    const completed = (taskId: string, minute: number) => ({ taskId, status: 'COMPLETED' as const, createdMs: at(minute) });
+    const failed = (taskId: string, minute: number) => ({ taskId, status: 'FAILED' as const, createdMs: at(minute) });
+    expect(outranks(completed('a', 0), failed('b', 59))).toBe(true);
+    expect(outranks(failed('b', 59), completed('a', 0))).toBe(false);
+    expect(outranks(completed('a', 2), completed('b', 1))).toBe(true);
+    expect(outranks(failed('a', 2), failed('b', 1))).toBe(true);
+    expect(outranks(completed('b', 1), completed('a', 1))).toBe(true);
+    expect(outranks(completed('a', 1), completed('a', 1))).toBe(false);
   });
 
   it('flags any AWS call the IAM gateway denied a function', () => {
