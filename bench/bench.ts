@@ -322,7 +322,7 @@ function stageWhy(stage: keyof StageRequests): string {
     case 'eventSource':
       return 'both use the same SQS event source with batches of 10: the same receives and deletes';
     case 'reconciler':
-      return 'the Powertools receiver has no sweep (it relies on the provider retrying a 5xx); ours re-enqueues stranded rows (invariant 5) with one query per index shard per run';
+      return 'the Powertools receiver has no sweep (it relies on the provider retrying a 5xx); ours re-enqueues stranded rows (docs/DESIGN.md#invariant-5) with one query per index shard per run';
     case 'secrets':
       return 'ours reads every signing stage (DescribeSecret + GetSecretValue per version) to accept AWSPENDING/AWSPREVIOUS during a rotation; the Powertools receiver reads AWSCURRENT only';
     default:

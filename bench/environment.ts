@@ -113,7 +113,7 @@ export function runPrefix(label: string): string {
 }
 
 /**
- * An Answerline delivery body (seed 000: `task`, `credits`, `response`) of exactly `bytes` bytes,
+ * An Answerline delivery body (docs/providers/answerline.md: `task`, `credits`, `response`) of exactly `bytes` bytes,
  * a COMPLETED task of its own job, so every delivery is accepted, decided and yields one effect.
  */
 export function deliveryBody(bytes: number): string {

@@ -1,7 +1,7 @@
 /**
  * `npm run chaos`: the fault-injection run. Starts the local twin with compressed timing, drives
  * it with three simulated providers (Answerline, Echonova, a Standard Webhooks sender) while every
- * failure mode of the seeds is injected, audits the inbox against the providers' own records,
+ * failure mode the design lists (docs/DESIGN.md#failure-modes) is injected, audits the inbox against the providers' own records,
  * prints a table of figures and exits non-zero on any violation.
  */
 import { randomInt } from 'node:crypto';

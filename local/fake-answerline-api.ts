@@ -1,5 +1,5 @@
 /**
- * A FAKE of Answerline's task API (seed 000), for the tests and the local twin: a faithful
+ * A FAKE of Answerline's task API (docs/providers/answerline.md), for the tests and the local twin: a faithful
  * little server of `GET /v1/async/task/{taskId}` (Bearer API key) and `GET /v1/async/status`.
  * It keeps a task store; each task follows a scripted list of statuses (one step per poll, the
  * last one sticks, so PROCESSING → QUEUED → COMPLETED is one script); unknown or forgotten

@@ -5,7 +5,7 @@ import { AuthoritativeReadError, errorName, MalformedDeliveryError } from './err
 import { SecretCache } from './secrets';
 
 /**
- * The authoritative read (seed 004): a webhook says that something changed, not that the output
+ * The authoritative read (docs/providers/standard-webhooks.md): a webhook says that something changed, not that the output
  * is still there. Before a delivery's result is exposed, the processor fetches the provider's
  * resource the delivery names (e.g. OpenAI's `response.completed` carries only `data.id`).
  *

@@ -1,7 +1,7 @@
 /**
  * The submission ledger: one item per task an app submitted to a provider, in the inbox table
  * beside the delivery rows (sort key `submission`), so the reconciler can poll for results that
- * were never delivered (DESIGN.md, invariant 10).
+ * were never delivered (docs/DESIGN.md#invariant-10).
  *
  * Items and indexes (names in `lib/contract.ts`):
  * - by id: pk `ledger:<provider>#<taskId>`; known only by its idempotency key (a create that

@@ -31,7 +31,7 @@ export interface ChaosProfile {
   readonly echonovaRunMs: number;
 }
 
-/** An Echonova job runs up to a minute here (seed 001 documents no job lifecycle). */
+/** An Echonova job runs up to a minute here (Echonova documents no job lifecycle, docs/providers/echonova.md). */
 const ECHONOVA_RUN_MS = 60_000;
 
 export function chaosProfile(speed = 1, ratePerSecond?: number): ChaosProfile {

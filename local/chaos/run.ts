@@ -2,7 +2,7 @@
  * The fault-injection run (`npm run chaos`, and a small fixed-seed run in `npm test`): the local
  * twin, with compressed timing and polling against the fake provider APIs, receives the
  * deliveries of three simulated providers (Answerline, Echonova, a Standard Webhooks sender with
- * an authoritative read) while every failure mode of the seeds is injected; then the auditor
+ * an authoritative read) while every failure mode the design lists (docs/DESIGN.md#failure-modes) is injected; then the auditor
  * checks, from each provider's own record of what it completed, that nothing was lost, nothing
  * was processed twice, every job has the right winner, no altered body was accepted and no log
  * line carries a secret, a body or a signature.

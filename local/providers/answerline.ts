@@ -1,5 +1,5 @@
 /**
- * A simulated Answerline (seed 000): an async-task service that keeps its own task store (served
+ * A simulated Answerline (docs/providers/answerline.md): an async-task service that keeps its own task store (served
  * for polling by the FAKE task API, `local/fake-answerline-api.ts`) and delivers each finished
  * task as a Standard Webhooks message:
  *
@@ -29,7 +29,7 @@ export const ANSWERLINE_SCHEDULE: RetrySchedule = {
 
 /** The longest a delivery can keep retrying, provider time: 5 s × (2⁹ − 1). */
 export const ANSWERLINE_RETRY_WINDOW_MS = 5_000 * (2 ** 9 - 1);
-/** A task's run after its start (seed 000: five minutes from first start to finish). */
+/** A task's run after its start (docs/providers/answerline.md: five minutes from first start to finish). */
 export const ANSWERLINE_RUN_MS = 5 * 60_000;
 
 export type AnswerlineStatus = 'QUEUED' | 'PROCESSING' | 'COMPLETED' | 'FAILED';

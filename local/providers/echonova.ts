@@ -1,5 +1,5 @@
 /**
- * A simulated Echonova (seed 001): jobs kept in its own store (served for polling by the FAKE job
+ * A simulated Echonova (docs/providers/echonova.md): jobs kept in its own store (served for polling by the FAKE job
  * API, `local/fake-echonova-api.ts`), and one webhook subscribed to `job.completed` and
  * `job.failed`:
  *

@@ -22,7 +22,7 @@ export function standardWebhooksHeaders(secret: string, id: string, timestamp: n
   };
 }
 
-/** Echonova (seed 001): hex HMAC-SHA256 of `timestamp.body`, keyed by the secret's text. */
+/** Echonova (docs/providers/echonova.md): hex HMAC-SHA256 of `timestamp.body`, keyed by the secret's text. */
 export function echonovaSignature(secret: string, timestamp: number, body: Buffer): string {
   return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.`).update(body).digest('hex');
 }

@@ -1,5 +1,5 @@
 /**
- * The authoritative read (seed 004): a Standard Webhooks (OpenAI-style) `response.completed`
+ * The authoritative read (docs/providers/standard-webhooks.md): a Standard Webhooks (OpenAI-style) `response.completed`
  * event carries only `data.id`; before anything is exposed the processor GETs the resource from
  * the provider's API (a loopback fake of it) with a Bearer key read from Secrets Manager (the
  * stand-in). Present: the resource travels in the effect. Missing or expired (404/410): the row

@@ -1,5 +1,5 @@
 /**
- * Effects (issue 4): one per change of a job's winner, one per event of a provider without job
+ * Effects (docs/EFFECTS.md): one per change of a job's winner, one per event of a provider without job
  * semantics, each with a deterministic key, sent through the real EventBridge client to the
  * EventBridge stand-in and through the real Lambda client to the user's function (the Invoke
  * stand-in). The row is the outbox: whatever stops a worker before it completes the row, the

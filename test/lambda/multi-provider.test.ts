@@ -1,5 +1,5 @@
 /**
- * One inbox serving several providers (DESIGN.md, Providers): each at `/hooks/<name>` with its
+ * One inbox serving several providers (docs/DESIGN.md#providers): each at `/hooks/<name>` with its
  * own secret in Secrets Manager (the stand-in), keys namespaced by provider, metrics and logs
  * per provider. Deliveries are signed by the providers' own libraries or, for Echonova,
  * independently with node:crypto.

@@ -534,7 +534,7 @@ describe('the manual procedure, for providers that generate the secret themselve
     clock.advance(1_000);
     const staged = await operator.stage(next);
     const body = answerlineBody();
-    // The provider's schedule (seed 000): every non-2xx is retried, 5 s doubling.
+    // The provider's schedule (docs/providers/answerline.md): every non-2xx is retried, 5 s doubling.
     const answers: number[] = [];
     for (let attempt = 0, wait = 5_000; attempt < 10; attempt++, wait *= 2) {
       const answer = await h.deliver(body, warm, { secret: next });

@@ -1,5 +1,5 @@
 /**
- * The submission ledger and the polling reconciler (issue 4; DESIGN.md invariant 10): tasks
+ * The submission ledger and the polling reconciler (docs/DESIGN.md#invariant-10): tasks
  * recorded at submission, checked after their provider's horizon, polled when no delivery came,
  * and final results fed through the same inbox path, exactly once, whatever stops a run.
  * Everything runs against the emulators, the Secrets Manager stand-in and the fake provider APIs

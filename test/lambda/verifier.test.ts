@@ -30,7 +30,7 @@ beforeEach(async () => {
   h = await InboxHarness.create(secrets, 'verifier');
 });
 afterEach(() => {
-  // Invariant 9, for every test of this file: no line carries a secret, a body or a signature.
+  // For every test of this file (docs/DESIGN.md#invariant-9): no line carries a secret, a body or a signature.
   h.expectLogsClean();
   h.destroy();
 });

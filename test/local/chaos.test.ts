@@ -1,7 +1,7 @@
 /**
  * A small fixed-seed fault-injection run (`npm run chaos` at a few hundred deliveries, time
- * compressed further): the local twin, three simulated providers and every failure mode of the
- * seeds; the auditor must find nothing lost, nothing processed twice, no wrong winner, no altered
+ * compressed further): the local twin, three simulated providers and every failure mode the
+ * design lists (docs/DESIGN.md#failure-modes); the auditor must find nothing lost, nothing processed twice, no wrong winner, no altered
  * body accepted and nothing sensitive in the logs, and every fault kind must have been injected.
  *
  * The run is the `npm run chaos` entry itself, in its own process: the twin imports its ESM
@@ -67,7 +67,7 @@ describe('fault-injection run', () => {
     expect({ violations: report.violations, table: report.violations.length ? `${formatReport(report)}\n${output.slice(-2000)}` : '' }).toEqual({ violations: [], table: '' });
   });
 
-  it('injects every failure mode of the seeds at least once', () => {
+  it('injects every failure mode the design lists (docs/DESIGN.md#failure-modes) at least once', () => {
     const missing = FAULT_KINDS.filter((kind) => !(report.faults[kind] > 0));
     expect(missing).toEqual([]);
   });

@@ -253,7 +253,7 @@ export interface TaskFields {
   readonly response?: unknown;
 }
 
-/** An Answerline delivery body (seed 000): `task`, `credits` and, once final, `response`. */
+/** An Answerline delivery body (docs/providers/answerline.md): `task`, `credits` and, once final, `response`. */
 export function answerlineBody(fields: TaskFields = {}): string {
   const status = fields.status ?? 'COMPLETED';
   const createdAt = fields.createdAt ?? '2026-09-18T10:00:00.000Z';

@@ -72,7 +72,7 @@ export class PresetBench {
       bench.defaultVerifier = undefined;
     });
     afterEach(() => {
-      // Invariant 9 for every test: no log line carries a secret, a body or a signature.
+      // For every test (docs/DESIGN.md#invariant-9): no log line carries a secret, a body or a signature.
       bench.h.expectLogsClean();
       bench.h.destroy();
     });

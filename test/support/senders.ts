@@ -13,7 +13,7 @@ import { Webhook as SvixWebhook } from 'svix';
 
 export type HeaderMap = Record<string, string>;
 
-/** The official Standard Webhooks test vector (TOOLCHAIN.md). */
+/** The official Standard Webhooks test vector (published with the specification's reference libraries). */
 export const STANDARD_WEBHOOKS_VECTOR = {
   secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
   id: 'msg_p5jXN8AQM9LWM0D4loKWxJek',
@@ -137,7 +137,7 @@ export function hmacText(algorithm: 'sha256' | 'sha512', encoding: 'hex' | 'base
   return createHmac(algorithm, key).update(content).digest(encoding);
 }
 
-/** Echonova's three `X-Webhook-*` headers: hex HMAC-SHA256 of `timestamp.body` (seed 001). */
+/** Echonova's three `X-Webhook-*` headers: hex HMAC-SHA256 of `timestamp.body` (docs/providers/echonova.md). */
 export function echonovaHeaders(body: Buffer | string, secret: string, timestamp: number, event: string): HeaderMap {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
   return {

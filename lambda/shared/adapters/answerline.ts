@@ -15,7 +15,7 @@ const ESCAPE = '~';
 const FINAL_STATUSES: readonly string[] = ['COMPLETED', 'FAILED'] satisfies FinalStatus[];
 
 /**
- * Answerline (seed 000): Standard Webhooks signatures; the inbox key is `task.id` from the
+ * Answerline (docs/providers/answerline.md): Standard Webhooks signatures; the inbox key is `task.id` from the
  * signed body, because `webhook-id` is not covered by the signature; `"test": true` marks a
  * dashboard test delivery; a task that is not final (only COMPLETED and FAILED are) is
  * acknowledged and not stored; the job is `task.idempotencyKey` without a resubmission suffix.

@@ -4,7 +4,7 @@ import { commonOutcome, getTask, isPollResult, PollResult, ProviderApi, TaskRequ
 const FINAL_STATUSES: readonly string[] = ['COMPLETED', 'FAILED'];
 
 /**
- * Answerline's task API (seed 000): `GET /v1/async/task/{taskId}` with `Authorization: Bearer`
+ * Answerline's task API (docs/providers/answerline.md): `GET /v1/async/task/{taskId}` with `Authorization: Bearer`
  * returns `task`, `credits` and, once the task has finished, `response`: the same body a
  * delivery carries, so a final one is fed into the inbox as it came. Only COMPLETED and FAILED
  * are final; a task can go from PROCESSING back to QUEUED.

@@ -5,7 +5,7 @@ import { commonOutcome, getTask, isPollResult, PollResult, ProviderApi, TaskRequ
 const PENDING_STATUSES: readonly string[] = ['queued', 'processing'];
 
 /**
- * Echonova's job API. Seed 001 says only "poll the job endpoints" for jobs whose events were
+ * Echonova's job API. Echonova's documentation says only "poll the job endpoints" for jobs whose events were
  * missed (a disabled webhook never resends), so this ASSUMES: `GET <job URL>` with
  * `Authorization: Bearer <api key>` returns the job resource as a JSON object with `jobId`,
  * `status` (queued | processing | completed | failed) and `createdAt`, and that resource is the

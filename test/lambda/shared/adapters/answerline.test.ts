@@ -9,7 +9,7 @@ const spec: PresetSpec = {
   adapter: AdapterKind.ANSWERLINE,
   newSecret: newSigningSecret,
   payload: (note) => JSON.parse(answerlineBody({ response: { result: { answer: note, confidence: 0.93 } } })),
-  // Answerline signs with the Standard Webhooks scheme (seed 000); a retry keeps its Webhook-Id.
+  // Answerline signs with the Standard Webhooks scheme (docs/providers/answerline.md); a retry keeps its Webhook-Id.
   sign: (body, secret, timestamp, retryOf) => standardWebhooksHeaders(body, secret, timestamp, retryOf?.['webhook-id']),
   eventId: (body) => taskIdOf(body.toString('utf8')),
   signatureHeader: 'webhook-signature',

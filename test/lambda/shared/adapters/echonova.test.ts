@@ -58,7 +58,7 @@ async function deliverEvent(event: string, payload: unknown) {
   return { ...(await bench.post(body, headers)), body, headers };
 }
 
-describe('the stable event id (seed 001: the body carries no delivery id)', () => {
+describe('the stable event id (docs/providers/echonova.md: the body carries no delivery id)', () => {
   const admit = (event: string, payload: unknown) => bench.adapter().adapter.admit({ [EVENT]: event, [TIMESTAMP]: '1789000000' }, bench.bytes(payload));
 
   test.each([

@@ -14,7 +14,7 @@ import {
 
 const NAME = 'openai';
 
-/** An OpenAI-style completion event (seed 004): the event names the resource, which is fetched later. */
+/** An OpenAI-style completion event (docs/providers/standard-webhooks.md): the event names the resource, which is fetched later. */
 const responseCompleted = (note: string) => ({
   object: 'event',
   id: `evt_${randomUUID().replace(/-/g, '')}`,
