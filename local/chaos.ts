@@ -7,7 +7,7 @@
 import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { hideSdkNodeVersionWarning } from '../cli/node-warnings';
+import { hideSdkNodeVersionWarning } from '../lambda/shared/node-warnings';
 import { formatReport } from './chaos/auditor';
 import { runChaos } from './chaos/run';
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { scanItems } from '../cli/commands/common';
+import { scanItems } from '../lambda/shared/dynamo';
 import { echonovaHeaders, standardWebhooksHeaders, unixSeconds } from './providers/signing';
 import { LOCAL_AWS, Twin } from './twin';
 

@@ -1,4 +1,4 @@
-import { AttributeValue, DynamoDBClient, ScanCommand, ScanCommandInput } from '@aws-sdk/client-dynamodb';
+import { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { deliveryKey } from '../../lambda/shared/inbox-store';
 import { UsageError } from '../errors';
 
@@ -27,34 +27,6 @@ export function iso(ms: number | undefined): string | undefined {
 
 export function numberAttr(value: AttributeValue | undefined): number | undefined {
   return value?.N === undefined ? undefined : Number(value.N);
-}
-
-/** A whole-table Scan, page by page (ops commands only: never on a per-delivery or scheduled path). */
-export async function scanAll(
-  client: DynamoDBClient,
-  input: Omit<ScanCommandInput, 'ExclusiveStartKey'>,
-  onItems: (items: Record<string, AttributeValue>[]) => void | Promise<void>,
-): Promise<{ itemsRead: number; matched: number }> {
-  let itemsRead = 0;
-  let matched = 0;
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(new ScanCommand({ ...input, ExclusiveStartKey: start }));
-    itemsRead += page.ScannedCount ?? 0;
-    matched += page.Count ?? 0;
-    await onItems(page.Items ?? []);
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return { itemsRead, matched };
-}
-
-/** Every item of a whole-table Scan (the twin's demo and audit; ops commands stream with `scanAll`). */
-export async function scanItems(client: DynamoDBClient, input: Omit<ScanCommandInput, 'ExclusiveStartKey'>): Promise<Record<string, AttributeValue>[]> {
-  const items: Record<string, AttributeValue>[] = [];
-  await scanAll(client, input, (page) => {
-    items.push(...page);
-  });
-  return items;
 }
 
 /** Whether a DynamoDB error says the index does not exist (an inbox deployed before it was added). */

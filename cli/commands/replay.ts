@@ -2,7 +2,8 @@ import { InboxAttr as A, InboxItemKind, OpsConfig } from '../../lib/contract';
 import { DynamoDbInboxStore } from '../../lambda/shared/inbox-store';
 import { SqsWorkQueue } from '../../lambda/shared/work-queue';
 import { OpsClients } from '../clients';
-import { EventRef, scanAll } from './common';
+import { scanAll } from '../../lambda/shared/dynamo';
+import { EventRef } from './common';
 
 /**
  * What replay did with one row:

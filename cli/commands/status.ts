@@ -5,7 +5,8 @@ import { BoundedCount } from '../../lambda/shared/dynamo';
 import { DynamoDbInboxStore } from '../../lambda/shared/inbox-store';
 import { DynamoDbSubmissionStore } from '../../lambda/shared/submission-store';
 import { OpsClients } from '../clients';
-import { isMissingIndex, scanAll } from './common';
+import { scanAll } from '../../lambda/shared/dynamo';
+import { isMissingIndex } from './common';
 
 export interface QueueDepth {
   /** Messages waiting to be received. */

@@ -1,4 +1,4 @@
-import { AttributeValue, DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { AttributeValue, DynamoDBClient, QueryCommand, ScanCommand, ScanCommandInput } from '@aws-sdk/client-dynamodb';
 import { AwaitingIndex, InboxAttr, PendingIndex } from '../../lib/contract';
 import { allShards } from './digest';
 
@@ -95,4 +95,32 @@ export async function queryShardedIndex(
     .map((item) => ({ key: item[InboxAttr.PK].S!, sort: Number(item[index.sortAttribute].N) }))
     .sort((a, b) => a.sort - b.sort || (a.key < b.key ? -1 : 1))
     .slice(0, limit);
+}
+
+/** A whole-table Scan, page by page (ops commands only: never on a per-delivery or scheduled path). */
+export async function scanAll(
+  client: DynamoDBClient,
+  input: Omit<ScanCommandInput, 'ExclusiveStartKey'>,
+  onItems: (items: Record<string, AttributeValue>[]) => void | Promise<void>,
+): Promise<{ itemsRead: number; matched: number }> {
+  let itemsRead = 0;
+  let matched = 0;
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ ...input, ExclusiveStartKey: start }));
+    itemsRead += page.ScannedCount ?? 0;
+    matched += page.Count ?? 0;
+    await onItems(page.Items ?? []);
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return { itemsRead, matched };
+}
+
+/** Every item of a whole-table Scan (the twin's demo and audit; ops commands stream with `scanAll`). */
+export async function scanItems(client: DynamoDBClient, input: Omit<ScanCommandInput, 'ExclusiveStartKey'>): Promise<Record<string, AttributeValue>[]> {
+  const items: Record<string, AttributeValue>[] = [];
+  await scanAll(client, input, (page) => {
+    items.push(...page);
+  });
+  return items;
 }

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { scanItems } from '../../cli/commands/common';
+import { scanItems } from '../../lambda/shared/dynamo';
 import { InboxAttr, InboxItemKind, ResultAttr } from '../../lib/contract';
 import { decodeWorkMessage } from '../../lambda/shared/work-queue';
 import { FakeAnswerlineApi } from '../fake-answerline-api';

@@ -1,0 +1,27 @@
+// Lint and the architecture's boundaries, run by `npm test` (`npm run lint`).
+import tseslint from 'typescript-eslint';
+
+/** An import of any of these modules, from any depth. */
+const anyDepth = (...folders) => folders.flatMap((folder) => [`${folder}`, `${folder}/*`, `**/${folder}`, `**/${folder}/*`, `**/${folder}/**`]);
+
+/** Files whose imports a boundary restricts: the message says why. */
+const boundary = (files, patterns, message) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }] },
+});
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'assets/**', 'dist/**', 'cdk.out/**', 'coverage/**', 'lib/**/*.js', 'lib/**/*.d.ts', '**/*.cjs', '.twin/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  boundary(['lambda/**/*.ts', 'lib/contract/**/*.ts'], ['aws-cdk-lib', 'aws-cdk-lib/*', 'constructs'], 'the runtime and the contract bundle into Lambda: no aws-cdk-lib'),
+  boundary(['lib/**/*.ts'], anyDepth('lambda', 'local', 'cli', 'client', 'test', 'bench', 'scripts'), 'lib/ is the published construct: it imports only lib/, aws-cdk-lib and constructs'),
+  boundary(['local/**/*.ts', 'local/**/*.mjs', 'bench/**/*.ts', 'scripts/**/*.ts'], anyDepth('test'), 'tools never import tests'),
+  boundary(['local/**/*.ts'], anyDepth('cli'), 'the twin does not depend on the ops CLI'),
+  boundary(['client/**/*.ts'], anyDepth('local', 'cli', 'test', 'bench', 'scripts'), 'the published client carries only itself, the contract and the runtime it shares'),
+);
