@@ -14,7 +14,8 @@ import type { LineWriter } from '../lambda/shared/telemetry';
 import { EventBridgeStandIn } from '../local/eventbridge-stand-in';
 import { SecretsManagerStandIn } from '../local/secrets-manager-stand-in';
 import { LOCAL_AWS } from '../local/twin';
-import { answerlineBody, apiGatewayEvent, signatureHeaders } from '../test/support/inbox-fixture';
+import { httpApiEvent } from '../local/api-gateway';
+import { standardWebhooksHeaders } from '../local/providers/signing';
 
 /** Where the emulators listen, and how to stop them when this environment started them. */
 export interface EmulatorEndpoints {
@@ -118,7 +119,12 @@ export function runPrefix(label: string): string {
  */
 export function deliveryBody(bytes: number): string {
   const id = randomUUID();
-  const make = (answer: string) => answerlineBody({ id: `tsk_${id}`, idempotencyKey: `job-${id}`, response: { result: { answer, confidence: 0.93 } } });
+  const make = (answer: string) =>
+    JSON.stringify({
+      task: { id: `tsk_${id}`, status: 'COMPLETED', idempotencyKey: `job-${id}`, createdAt: '2026-09-18T10:00:00.000Z', startedAt: '2026-09-18T10:00:05.000Z', finishedAt: '2026-09-18T10:00:09.000Z' },
+      credits: { charged: 1, remaining: 499 },
+      response: { result: { answer, confidence: 0.93 } },
+    });
   const bare = Buffer.byteLength(make(''));
   if (bare > bytes) throw new Error(`a delivery cannot be smaller than ${bare} bytes`);
   return make('a'.repeat(bytes - bare));
@@ -126,12 +132,12 @@ export function deliveryBody(bytes: number): string {
 
 /** The Standard Webhooks headers of `body`, signed now. */
 export function signedHeaders(body: string, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
-  return signatureHeaders(body, { secret, timestamp: nowSeconds });
+  return standardWebhooksHeaders(secret, `msg_${randomUUID().replace(/-/g, '')}`, nowSeconds, Buffer.from(body));
 }
 
 /** A faithful API Gateway HTTP API (payload 2.0) event of a signed delivery to `/hooks/answerline`. */
 export function signedDeliveryEvent(body: string, secret: string): APIGatewayProxyEventV2 {
-  return apiGatewayEvent(body, signedHeaders(body, secret), { path: '/hooks/answerline' });
+  return httpApiEvent({ path: '/hooks/answerline', headers: { host: 'bench.execute-api.us-east-1.amazonaws.com', 'user-agent': 'Answerline-Webhooks/1.0', ...signedHeaders(body, secret) }, body: Buffer.from(body) });
 }
 
 /** The Lambda context a handler gets, with the timeout of its function. */

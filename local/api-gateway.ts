@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { InvocationTimeoutError } from './lambda-host';
+import { LOCAL_ACCOUNT } from './local-aws';
 import { closeServer, listenOnLoopback } from './loopback';
 
 export const API_GATEWAY_MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -84,25 +85,54 @@ function toEvent(req: IncomingMessage, url: URL, provider: string, body: Buffer)
     const name = req.rawHeaders[i].toLowerCase();
     headers[name] = name in headers ? `${headers[name]},${req.rawHeaders[i + 1]}` : req.rawHeaders[i + 1];
   }
+  return httpApiEvent({
+    routeKey: `POST /hooks/${provider}`,
+    path: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    body,
+    protocol: `HTTP/${req.httpVersion}`,
+    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+  });
+}
+
+/** A request as the front door sees it: headers with lower-case names (repeats joined with commas, as API Gateway joins them). */
+export interface HttpApiRequest {
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  /** @default `POST <path>` */
+  readonly routeKey?: string;
+  readonly rawQueryString?: string;
+  readonly protocol?: string;
+  readonly sourceIp?: string;
+}
+
+/**
+ * The event API Gateway (HTTP API, payload format 2.0) hands a Lambda integration: the body as
+ * text when it is UTF-8 text of a textual content type, base64 (`isBase64Encoded`) otherwise.
+ */
+export function httpApiEvent(request: HttpApiRequest): APIGatewayProxyEventV2 {
+  const { headers, body } = request;
   const asText = TEXT_TYPES.test(headers['content-type'] ?? '') && isUtf8(body);
   const now = new Date();
-  const routeKey = `POST /hooks/${provider}`;
+  const routeKey = request.routeKey ?? `POST ${request.path}`;
   return {
     version: '2.0',
     routeKey,
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
-    headers,
+    rawPath: request.path,
+    rawQueryString: request.rawQueryString ?? '',
+    headers: { ...headers },
     requestContext: {
-      accountId: '000000000000',
+      accountId: LOCAL_ACCOUNT,
       apiId: 'local',
       domainName: headers.host ?? '127.0.0.1',
       domainPrefix: '127',
       http: {
         method: 'POST',
-        path: url.pathname,
-        protocol: `HTTP/${req.httpVersion}`,
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        path: request.path,
+        protocol: request.protocol ?? 'HTTP/1.1',
+        sourceIp: request.sourceIp ?? '127.0.0.1',
         userAgent: headers['user-agent'] ?? '',
       },
       requestId: randomUUID(),
