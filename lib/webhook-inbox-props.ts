@@ -10,8 +10,8 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { WebhookInboxAlarmOptions, WebhookInboxDashboardOptions } from './monitoring';
 import type { WebhookProvider } from './provider';
 
-/** Settings of a table the inbox creates. */
-export interface InboxTableSettings {
+/** Settings of a table the inbox creates: the inbox table (`inboxTableSettings`) or the results table (`resultsTableSettings`). */
+export interface TableSettings {
   /**
    * Explicit table name.
    * @default - a name CloudFormation generates
@@ -49,6 +49,12 @@ export interface InboxTableSettings {
   readonly deletionProtection?: boolean;
 }
 
+/**
+ * Settings of a table the inbox creates.
+ * @deprecated use `TableSettings`, the same settings under a name that fits the results table too
+ */
+export interface InboxTableSettings extends TableSettings {}
+
 /** Properties of a WebhookInbox. */
 export interface WebhookInboxProps {
   /**
@@ -73,7 +79,7 @@ export interface WebhookInboxProps {
    * Settings of the new inbox table; not allowed with `inboxTable`.
    * @default - on-demand, encrypted, point-in-time recovery, retained on delete
    */
-  readonly inboxTableSettings?: InboxTableSettings;
+  readonly inboxTableSettings?: TableSettings;
 
   /**
    * An existing results table, with a string partition key `pk`.
@@ -85,7 +91,7 @@ export interface WebhookInboxProps {
    * Settings of the new results table; not allowed with `resultsTable`.
    * @default - on-demand, encrypted, point-in-time recovery, retained on delete
    */
-  readonly resultsTableSettings?: InboxTableSettings;
+  readonly resultsTableSettings?: TableSettings;
 
   /**
    * An existing work queue; its redrive policy must use `maxReceiveCount`.

@@ -55,7 +55,11 @@ export class WebhookInbox extends WebhookInboxBase {
   public readonly reconcileRule: events.Rule;
   /** When the reconciler runs (`reconcileSchedule`, or its default). */
   public readonly reconcileSchedule: events.Schedule;
-  /** The alarm raised when the dead-letter queue holds any message (`alarms.deadLetterQueueDepth`). */
+  /**
+   * The dead-letter queue's depth alarm (`alarms.deadLetterQueueDepth`), when the dead-letter queue is known.
+   * @deprecated it notifies no one: it is a child of `alarms.deadDeliveries`, the composite alarm that pages
+   * (and also fires when the processor dead-letters a row). Use `alarms.deadDeliveries`.
+   */
   public readonly deadLetterAlarm?: cloudwatch.Alarm;
   /** The inbox's alarms, each with a runbook section in `docs/RUNBOOK.md`. */
   public readonly alarms: WebhookInboxAlarms;

@@ -7,7 +7,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { Defaults, TableSchema } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
-import type { InboxTableSettings, WebhookInboxProps } from '../webhook-inbox-props';
+import type { TableSettings, WebhookInboxProps } from '../webhook-inbox-props';
 import { pascalCase } from './names';
 
 /**
@@ -17,7 +17,7 @@ import { pascalCase } from './names';
  */
 
 /** The inbox table: keys `pk`/`sk`, TTL, and the sparse keys-only indexes of `TableSchema.inbox`. */
-export function createInboxTable(scope: Construct, settings: InboxTableSettings = {}): dynamodb.Table {
+export function createInboxTable(scope: Construct, settings: TableSettings = {}): dynamodb.Table {
   const schema = TableSchema.inbox;
   const table = new dynamodb.Table(scope, 'InboxTable', {
     ...tableDefaults(settings),
@@ -43,14 +43,14 @@ export function createInboxTable(scope: Construct, settings: InboxTableSettings 
 }
 
 /** The results table: one item per logical job, partition key `pk`. */
-export function createResultsTable(scope: Construct, settings: InboxTableSettings = {}): dynamodb.Table {
+export function createResultsTable(scope: Construct, settings: TableSettings = {}): dynamodb.Table {
   return new dynamodb.Table(scope, 'ResultsTable', {
     ...tableDefaults(settings),
     partitionKey: { name: TableSchema.results.partitionKey, type: dynamodb.AttributeType.STRING },
   });
 }
 
-function tableDefaults(settings: InboxTableSettings): Omit<dynamodb.TableProps, 'partitionKey'> {
+function tableDefaults(settings: TableSettings): Omit<dynamodb.TableProps, 'partitionKey'> {
   return {
     tableName: settings.tableName,
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
