@@ -7,15 +7,18 @@
 /** Node.js major version of the Lambda runtime; the esbuild target is derived from it too. */
 export const HANDLER_NODE_MAJOR = 24;
 
+/** Lambda's synchronous invocation payload limit (6 MiB): the verifier's event can be no larger. */
+const LAMBDA_SYNC_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
 /** Limits of the services, and the ranges the construct accepts for its props. */
 export const Limits = {
   /** Lambda's synchronous invocation payload limit (6 MiB): the verifier's event can be no larger. */
-  LAMBDA_SYNC_PAYLOAD_BYTES: 6 * 1024 * 1024,
+  LAMBDA_SYNC_PAYLOAD_BYTES,
   /**
    * The largest `maxBodySize`: Lambda's payload limit less 64 KiB of room for the event's
    * headers and request context around the body.
    */
-  MAX_BODY_BYTES: 6 * 1024 * 1024 - 64 * 1024,
+  MAX_BODY_BYTES: LAMBDA_SYNC_PAYLOAD_BYTES - 64 * 1024,
   /**
    * The largest `inlineBodyLimit`: DynamoDB's item limit is 400 KB, and the row's other
    * attributes (keys, meta, lease, outcome) need room beside the body.

@@ -52,7 +52,6 @@ export function pollingProblems(config: PollingRuntimeConfig): string[] {
   return problems;
 }
 
-
 /** The generic HMAC adapter's scheme, as the construct passes it to the handlers. */
 export interface HmacRuntimeSettings {
   /** Lower-case name of the header carrying the signature(s). */
@@ -166,4 +165,3 @@ export interface RotatedSecretConfig {
   /** A function that registers the new secret with the provider (the setSecret step). */
   readonly registerFunctionArn?: string;
 }
-
