@@ -1,8 +1,8 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { MetricName } from './contract';
+import type { IWebhookInbox } from './inbox-base';
 import type { WebhookInboxDashboardOptions } from './monitoring';
-import type { WebhookInbox } from './webhook-inbox';
 
 const FULL = 24;
 const HALF = 12;
@@ -12,18 +12,19 @@ const HEIGHT = 6;
 /**
  * The pipeline on one dashboard, in the order a delivery travels: what the endpoint answered,
  * the verifier, the work queue and its dead-letter queue, processing, the reconciler, effects,
- * signing secrets, and the state of every alarm. Internal: WebhookInbox creates it.
+ * signing secrets, and the state of every alarm. Internal: WebhookInbox creates it; it needs only
+ * what `IWebhookInbox` offers.
  */
 export function createInboxDashboard(
   scope: Construct,
   id: string,
-  inbox: WebhookInbox,
+  inbox: IWebhookInbox,
   alarms: cloudwatch.IAlarm[],
   options: WebhookInboxDashboardOptions = {},
 ): cloudwatch.Dashboard {
   const dashboard = new cloudwatch.Dashboard(scope, id, { dashboardName: options.dashboardName });
   const count = (name: string, label: string) => inbox.metric(name, { label });
-  const lambdaHealth = (title: string, fn: WebhookInbox['verifierFunction']) =>
+  const lambdaHealth = (title: string, fn: IWebhookInbox['verifierFunction']) =>
     new cloudwatch.GraphWidget({
       title,
       width: THIRD,

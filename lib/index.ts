@@ -1,3 +1,7 @@
+export * from './inbox-base';
 export * from './monitoring';
 export * from './provider';
 export * from './webhook-inbox';
+export * from './webhook-inbox-props';
+/** The detail of the effect events: the schema an `onJobResult`/`onWebhookReceived` target (or your processing function) receives. */
+export type { EffectDetail } from './contract/effects';

@@ -5,7 +5,8 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import type { WebhookInbox } from './webhook-inbox';
+import { Limits, MonitoringDefaults } from './contract';
+import type { IWebhookInbox } from './inbox-base';
 
 /** The alarms a WebhookInbox creates; name one in `disabled` to leave it out. */
 export enum InboxAlarm {
@@ -95,7 +96,7 @@ export interface WebhookInboxAlarmOptions {
 /** Properties of WebhookInboxAlarms. */
 export interface WebhookInboxAlarmsProps extends WebhookInboxAlarmOptions {
   /** The inbox to watch. */
-  readonly inbox: WebhookInbox;
+  readonly inbox: IWebhookInbox;
 }
 
 /** Dashboard settings of a WebhookInbox. */
@@ -128,14 +129,9 @@ const RUNBOOK_SECTION: Readonly<Record<InboxAlarm, string>> = {
   [InboxAlarm.RECONCILER_NOT_RUNNING]: 'reconciler-not-running',
 };
 
-const DEFAULT_SIGNATURE_FAILURE_THRESHOLD = 10;
-const DEFAULT_MAX_MESSAGE_AGE_MINUTES = 15;
-const DEFAULT_VERIFIER_SERVER_ERROR_THRESHOLD = 5;
-/** SQS keeps a message at most 14 days: an older age can never be reached. */
-const MAX_MESSAGE_AGE_SECONDS = 14 * 24 * 3600;
-const DEFAULT_RECONCILER_SILENCE_SECONDS = 3600;
-/** The longest period of a single-datapoint alarm (PutMetricAlarm: Period × EvaluationPeriods ≤ 7 days). */
-const MAX_ALARM_PERIOD_SECONDS = 7 * 24 * 3600;
+/** No message is older than SQS keeps one: a greater age can never be reached. */
+const MAX_MESSAGE_AGE_SECONDS = Limits.SQS_RETENTION_DAYS * 24 * 3600;
+const MAX_ALARM_PERIOD_SECONDS = Limits.ALARM_PERIOD_DAYS * 24 * 3600;
 const RATE_UNIT_SECONDS: Readonly<Record<string, number>> = { minute: 60, minutes: 60, hour: 3600, hours: 3600, day: 86400, days: 86400 };
 
 /**
@@ -240,7 +236,7 @@ export class WebhookInboxAlarms extends Construct {
         inbox.metricSignatureFailures({ statistic: 'Sum', period: Duration.minutes(5) }),
         {
           what: 'requests refused at the authenticity check: a signature matching no valid secret, a missing or garbled signature, timestamp or id header, a stale timestamp (a rotation out of order, or probing)',
-          threshold: props.signatureFailureThreshold ?? DEFAULT_SIGNATURE_FAILURE_THRESHOLD,
+          threshold: props.signatureFailureThreshold ?? MonitoringDefaults.SIGNATURE_FAILURE_THRESHOLD,
           comparisonOperator: atLeast,
         },
       );
@@ -253,7 +249,7 @@ export class WebhookInboxAlarms extends Construct {
         inbox.metricQuarantined({ statistic: 'Sum', period: Duration.minutes(5) }),
         {
           what: 'a known event id arrived again with a different body; the original is kept, the copy quarantined',
-          threshold: props.quarantinedThreshold ?? 1,
+          threshold: props.quarantinedThreshold ?? MonitoringDefaults.QUARANTINED_THRESHOLD,
           comparisonOperator: atLeast,
         },
       );
@@ -266,14 +262,14 @@ export class WebhookInboxAlarms extends Construct {
         inbox.metricOverdueSubmissions({ statistic: 'Maximum', period: Duration.minutes(15) }),
         {
           what: "recorded submissions are past their provider's lifecycle horizon with no result",
-          threshold: props.overdueSubmissionThreshold ?? 1,
+          threshold: props.overdueSubmissionThreshold ?? MonitoringDefaults.OVERDUE_SUBMISSION_THRESHOLD,
           comparisonOperator: atLeast,
         },
       );
     }
 
     if (wanted(InboxAlarm.OLDEST_MESSAGE_AGE)) {
-      const maxAge = props.maxMessageAge ?? Duration.minutes(DEFAULT_MAX_MESSAGE_AGE_MINUTES);
+      const maxAge = props.maxMessageAge ?? Duration.minutes(MonitoringDefaults.MAX_MESSAGE_AGE_MINUTES);
       this.oldestMessageAge = pagingAlarm(
         'OldestMessageAge',
         InboxAlarm.OLDEST_MESSAGE_AGE,
@@ -293,7 +289,7 @@ export class WebhookInboxAlarms extends Construct {
         inbox.metricVerifierServerErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
         {
           what: 'the endpoint answered 5xx: deliveries were not acknowledged and providers must retry (some disable a failing webhook)',
-          threshold: props.verifierServerErrorThreshold ?? DEFAULT_VERIFIER_SERVER_ERROR_THRESHOLD,
+          threshold: props.verifierServerErrorThreshold ?? MonitoringDefaults.VERIFIER_SERVER_ERROR_THRESHOLD,
           comparisonOperator: atLeast,
         },
       );
@@ -306,7 +302,7 @@ export class WebhookInboxAlarms extends Construct {
         inbox.metricReconcilerErrors({ statistic: 'Sum', period: Duration.minutes(15) }),
         {
           what: 'the reconciler failed: stranded rows are not swept and submissions are not polled',
-          threshold: props.reconcilerErrorThreshold ?? 1,
+          threshold: props.reconcilerErrorThreshold ?? MonitoringDefaults.RECONCILER_ERROR_THRESHOLD,
           comparisonOperator: atLeast,
         },
       );
@@ -370,7 +366,7 @@ function rateSeconds(schedule: events.Schedule): number | undefined {
 /** An hour, or three runs of a slower schedule: a single late or failed trigger does not page. */
 function defaultReconcilerSilence(schedule: events.Schedule): Duration {
   const rate = rateSeconds(schedule);
-  const seconds = Math.max(DEFAULT_RECONCILER_SILENCE_SECONDS, rate === undefined ? 0 : 3 * rate);
+  const seconds = Math.max(MonitoringDefaults.RECONCILER_SILENCE_SECONDS, rate === undefined ? 0 : MonitoringDefaults.RECONCILER_SILENCE_RUNS * rate);
   return Duration.seconds(Math.min(seconds, MAX_ALARM_PERIOD_SECONDS));
 }
 
@@ -390,7 +386,7 @@ function validateAlarmOptions(options: WebhookInboxAlarmOptions, reconcileSchedu
   if (age && !Token.isUnresolved(age.toSeconds())) {
     const seconds = age.toSeconds();
     if (seconds < 60 || seconds > MAX_MESSAGE_AGE_SECONDS) {
-      problems.push(`alarms.maxMessageAge: must be from 1 minute to 14 days, got ${age.toHumanString()}`);
+      problems.push(`alarms.maxMessageAge: must be from 1 minute to ${Limits.SQS_RETENTION_DAYS} days, got ${age.toHumanString()}`);
     }
   }
   const silence = options.maxReconcilerSilence;
@@ -398,7 +394,7 @@ function validateAlarmOptions(options: WebhookInboxAlarmOptions, reconcileSchedu
     const seconds = silence.toSeconds();
     const rate = rateSeconds(reconcileSchedule);
     if (seconds % 60 !== 0 || seconds < 120 || seconds > MAX_ALARM_PERIOD_SECONDS) {
-      problems.push(`alarms.maxReconcilerSilence: must be a whole number of minutes from 2 minutes to 7 days, got ${silence.toHumanString()}`);
+      problems.push(`alarms.maxReconcilerSilence: must be a whole number of minutes from 2 minutes to ${Limits.ALARM_PERIOD_DAYS} days, got ${silence.toHumanString()}`);
     } else if (rate !== undefined && seconds < 2 * rate) {
       problems.push(
         `alarms.maxReconcilerSilence: must be at least twice the reconcile schedule's rate (${reconcileSchedule.expressionString}), got ${silence.toHumanString()}`,

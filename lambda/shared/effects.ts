@@ -1,4 +1,4 @@
-import { Defaults, EffectEvent } from '../../lib/contract';
+import { Defaults, EffectDetail, EffectEvent } from '../../lib/contract';
 import { JobObservation } from './adapters/adapter';
 import { BodyStore, bodyObjectKey, resourceObjectKey, responseObjectKey } from './body-store';
 import { sha256Hex } from './digest';
@@ -27,67 +27,8 @@ export interface Effect {
   readonly detailJson: string;
 }
 
-/**
- * The detail of an effect event (`source` `cdk-webhook-inbox`). Content (a job's response, an
- * event's payload, a fetched resource) travels inline when small, and otherwise as a key in the
- * inbox's body bucket (`bodyBucket`): an event never exceeds EventBridge's 256 KB entry limit.
- */
-export interface EffectDetail {
-  /** The version of this schema. */
-  readonly schemaVersion: 1;
-  readonly inbox: string;
-  readonly provider: string;
-  /** Deterministic per intent: the same on every retry. Consumers deduplicate by it. */
-  readonly effectKey: string;
-  /** The inbox key (`provider#eventId`) of the row that caused the effect. */
-  readonly eventKey: string;
-  /** The provider's stable event id of that row. */
-  readonly eventId: string;
-  /** When the inbox admitted the row, ISO-8601. */
-  readonly receivedAt: string;
-  /** True when the row was fed from a result polled from the provider, not from a delivery. */
-  readonly recovered: boolean;
-  /** The delivery metadata kept on the row (sanitized headers: never a signature). */
-  readonly meta: Readonly<Record<string, string>>;
-
-  // JobResultDecided: the job's new winner.
-  readonly jobKey?: string;
-  /**
-   * How many times the job's winner changed, this decision included (1 for the first winner).
-   * Events of one job can reach a consumer in any order: keep the one with the greatest.
-   */
-  readonly resultVersion?: number;
-  /**
-   * The decision rule's order of this result (`<rank>|<createdAt>|<taskId>`): a later winner's is
-   * greater as text. The same order as `resultVersion`, comparable without the results table.
-   */
-  readonly winnerOrder?: string;
-  readonly taskId?: string;
-  readonly status?: JobObservation['status'];
-  /** When the winning task was created, ISO-8601. */
-  readonly createdAt?: string;
-  /** The winning result, parsed from its JSON text (a FAILED task's error included). */
-  readonly response?: unknown;
-  readonly responseRef?: string;
-
-  // WebhookReceived: the event itself.
-  /** The verified body, parsed when it is JSON, else its text. */
-  readonly payload?: unknown;
-  readonly payloadRef?: string;
-
-  // Either, when the provider's resource was fetched by the authoritative read.
-  /** The provider's resource as fetched, parsed when it is JSON, else its text. */
-  readonly resource?: unknown;
-  readonly resourceRef?: string;
-  /**
-   * True when an earlier attempt decided this job's winner with the resource in hand, and the
-   * read on the retry found it gone (404/410): the decision stands, its effect goes without it.
-   */
-  readonly resourceUnavailable?: boolean;
-
-  /** The bucket the `*Ref` keys name; set when one is. */
-  readonly bodyBucket?: string;
-}
+/** The detail of an effect event: part of the contract (`lib/contract/effects.ts`), exported by the package. */
+export type { EffectDetail };
 
 /**
  * The key of a job's winner: inbox, provider, job, winning task and status. The inbox is part of

@@ -7,7 +7,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { InboxAlarm, WebhookInbox, WebhookInboxProps, WebhookProvider } from '../../lib';
+import { InboxAlarm, WebhookInbox, WebhookInboxAlarms, WebhookInboxBase, WebhookInboxProps, WebhookProvider } from '../../lib';
 import { METRIC_NAMESPACE, MetricDimension, MetricName } from '../../lib/contract';
 import { Telemetry } from '../../lambda/shared/telemetry';
 
@@ -238,6 +238,20 @@ describe('alarm options', () => {
     expect(inbox.deadLetterAlarm).toBeUndefined();
   });
 
+  test('WebhookInboxAlarms takes any IWebhookInbox: alarms built apart match the inbox’s own', () => {
+    const own = build({}, false).template;
+    const stack = new Stack(new App(), 'Test', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const inbox = new WebhookInbox(stack, 'Inbox', { inboxName: INBOX, alarms: { enabled: false } });
+    const alarms = new WebhookInboxAlarms(stack, 'MyAlarms', { inbox });
+    const apart = Template.fromStack(stack);
+    expect(alarms.all).toHaveLength(ALL_METRIC_ALARMS.length + 1);
+    for (const name of ALL_METRIC_ALARMS) {
+      const mine = apart.findResources('AWS::CloudWatch::Alarm')[idOf(apart, 'AWS::CloudWatch::Alarm', `MyAlarms${name}`)];
+      expect(mine.Properties).toEqual(alarmNamed(own, name));
+    }
+    apart.resourceCountIs('AWS::CloudWatch::CompositeAlarm', 1);
+  });
+
   test('without a topic the alarms change state only', () => {
     const { template } = build({}, false);
     template.resourceCountIs('AWS::CloudWatch::Alarm', ALL_METRIC_ALARMS.length);
@@ -428,9 +442,10 @@ describe('metric methods', () => {
     expect(metric.period.toSeconds()).toBe(300);
   });
 
-  test('every metric name in the contract has a method', () => {
+  test('every metric name in the contract has a method, written once on WebhookInboxBase', () => {
+    expect(Object.getOwnPropertyNames(WebhookInbox.prototype).filter((name) => name.startsWith('metric'))).toEqual([]);
     const covered = new Set(
-      Object.getOwnPropertyNames(WebhookInbox.prototype)
+      Object.getOwnPropertyNames(WebhookInboxBase.prototype)
         .filter((name) => name.startsWith('metric') && name !== 'metric')
         .map((name) => (inbox as any)[name]())
         .filter((metric) => metric?.namespace === METRIC_NAMESPACE)

@@ -9,7 +9,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { SignatureEncoding, WebhookInbox, WebhookInboxProps, WebhookProvider } from '../../lib';
+import { InboxTableSettings, SignatureEncoding, TableSettings, WebhookInbox, WebhookInboxProps, WebhookProvider } from '../../lib';
 import { Env, METRIC_NAMESPACE, OPS_CONFIG_OUTPUT_DESCRIPTION } from '../../lib/contract';
 
 function build(props?: WebhookInboxProps): { stack: Stack; inbox: WebhookInbox; template: Template } {
@@ -339,6 +339,18 @@ describe('WebhookInbox with overrides', () => {
     const table = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').resource;
     expect(table.DeletionPolicy).toBe('Delete');
     expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: false });
+  });
+
+  test('TableSettings configure the results table as they do the inbox table; InboxTableSettings still type them', () => {
+    const legacy: InboxTableSettings = { tableName: 'my-inbox', deletionProtection: true };
+    const results: TableSettings = { tableName: 'my-results', removalPolicy: RemovalPolicy.DESTROY, deletionProtection: true };
+    const { template } = build({ inboxTableSettings: legacy, resultsTableSettings: results });
+    const inbox = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').resource;
+    expect(inbox.Properties).toMatchObject({ TableName: 'my-inbox', DeletionProtectionEnabled: true });
+    expect(inbox.DeletionPolicy).toBe('Retain');
+    const table = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxResultsTable').resource;
+    expect(table.Properties).toMatchObject({ TableName: 'my-results', DeletionProtectionEnabled: true, BillingMode: 'PAY_PER_REQUEST' });
+    expect(table.DeletionPolicy).toBe('Delete');
   });
 
   test('uses the tables, queue and secret the user brings, and grants on them', () => {

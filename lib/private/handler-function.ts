@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { HANDLER_NODE_MAJOR } from './contract';
+import { HANDLER_NODE_MAJOR } from '../contract';
 
 /** The runtime the handler bundles are built for (`scripts/bundle.ts` targets the same major). */
 export const HANDLER_RUNTIME = new lambda.Runtime(`nodejs${HANDLER_NODE_MAJOR}.x`, lambda.RuntimeFamily.NODEJS, {
@@ -13,7 +13,7 @@ export const HANDLER_RUNTIME = new lambda.Runtime(`nodejs${HANDLER_NODE_MAJOR}.x
 });
 
 /** Where `npm run bundle` writes the handler bundles that ship in the package. */
-const ASSETS_DIR = join(__dirname, '..', 'assets');
+const ASSETS_DIR = join(__dirname, '..', '..', 'assets');
 
 export interface HandlerFunctionProps {
   /** The folder under `lambda/` (and `assets/`) of the handler. */

@@ -1,0 +1,113 @@
+/**
+ * Every default and every limit, each written once: the construct falls back to `Defaults` when a
+ * prop is not set and validates props against `Limits`; the handlers fall back to the same
+ * `Defaults` when a variable is not set, and the local twin runs with them.
+ */
+
+/** Node.js major version of the Lambda runtime; the esbuild target is derived from it too. */
+export const HANDLER_NODE_MAJOR = 24;
+
+/** Lambda's synchronous invocation payload limit (6 MiB): the verifier's event can be no larger. */
+const LAMBDA_SYNC_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
+/** Limits of the services, and the ranges the construct accepts for its props. */
+export const Limits = {
+  /** Lambda's synchronous invocation payload limit (6 MiB): the verifier's event can be no larger. */
+  LAMBDA_SYNC_PAYLOAD_BYTES,
+  /**
+   * The largest `maxBodySize`: Lambda's payload limit less 64 KiB of room for the event's
+   * headers and request context around the body.
+   */
+  MAX_BODY_BYTES: LAMBDA_SYNC_PAYLOAD_BYTES - 64 * 1024,
+  /**
+   * The largest `inlineBodyLimit`: DynamoDB's item limit is 400 KB, and the row's other
+   * attributes (keys, meta, lease, outcome) need room beside the body.
+   */
+  INLINE_BODY_BYTES: 350 * 1024,
+  /** The longest generated inbox name (the `Inbox` metric dimension, log lines). */
+  INBOX_NAME_LENGTH: 64,
+  /** `maxReceiveCount`: SQS's redrive policy accepts 1 to 1,000. */
+  MAX_RECEIVE_COUNT: { MIN: 1, MAX: 1000 },
+  /** `processorBatchSize`: a standard queue's event source takes at most 10 without a batching window. */
+  PROCESSOR_BATCH_SIZE: { MIN: 1, MAX: 10 },
+  /** `processorMaxConcurrency`: the SQS event source's maximum concurrency, 2 to 1,000. */
+  PROCESSOR_MAX_CONCURRENCY: { MIN: 2, MAX: 1000 },
+  /** `sweepBatchSize`: the most rows one reconciler run enqueues again. */
+  SWEEP_BATCH_SIZE: { MIN: 1, MAX: 1000 },
+  /** SQS keeps a message at most 14 days. */
+  SQS_RETENTION_DAYS: 14,
+  /** The longest period of a single-datapoint alarm (PutMetricAlarm: Period × EvaluationPeriods ≤ 7 days). */
+  ALARM_PERIOD_DAYS: 7,
+} as const;
+
+/** Values the construct uses by default and a local run reuses. */
+export const Defaults = {
+  MAX_RECEIVE_COUNT: 5,
+  VERIFIER_MEMORY_MB: 512,
+  VERIFIER_TIMEOUT_SECONDS: 10,
+  PROCESSOR_MEMORY_MB: 512,
+  PROCESSOR_TIMEOUT_SECONDS: 30,
+  RECONCILER_MEMORY_MB: 256,
+  RECONCILER_TIMEOUT_SECONDS: 120,
+  ROTATOR_MEMORY_MB: 256,
+  ROTATOR_TIMEOUT_SECONDS: 30,
+  /** SQS visibility timeout as a multiple of the processor timeout (AWS recommends at least 6). */
+  VISIBILITY_TIMEOUT_FACTOR: 6,
+  /** Steady requests per second of the endpoint's `$default` stage. */
+  THROTTLE_RATE_LIMIT: 1000,
+  /** Burst of requests of the endpoint's `$default` stage. */
+  THROTTLE_BURST_LIMIT: 2000,
+  /**
+   * The largest body accepted: a round 6,000,000 bytes, under `Limits.MAX_BODY_BYTES` (what
+   * Lambda's synchronous payload limit leaves for a body).
+   */
+  MAX_BODY_BYTES: 6_000_000,
+  /** Bodies above this go to S3; well under `Limits.INLINE_BODY_BYTES`. */
+  INLINE_BODY_BYTES: 64 * 1024,
+  RETENTION_DAYS: 30,
+  /** The dead-letter queue keeps a message this long (SQS's longest). */
+  DEAD_LETTER_RETENTION_DAYS: Limits.SQS_RETENTION_DAYS,
+  /** Retention of the functions' and the API's log groups (a `RetentionDays` value). */
+  LOG_RETENTION_DAYS: 30,
+  SECRET_CACHE_SECONDS: 300,
+  TIMESTAMP_TOLERANCE_SECONDS: 300,
+  PREVIOUS_SECRET_GRACE_SECONDS: 24 * 3600,
+  /** How often a signing secret with `rotation` is rotated. */
+  ROTATION_DAYS: 30,
+  SWEEP_EVERY_MINUTES: 5,
+  SWEEP_AFTER_SECONDS: 300,
+  SWEEP_BATCH_SIZE: 100,
+  PROCESSOR_BATCH_SIZE: 10,
+  PROCESSOR_MAX_CONCURRENCY: 10,
+  /**
+   * A response, payload or fetched resource larger than this travels in an effect as a reference
+   * to the body bucket instead of inline, so that an effect stays far below EventBridge's 256 KB.
+   */
+  EFFECT_INLINE_BYTES: 64 * 1024,
+  /** How long the processor waits for a provider's resource at the authoritative read. */
+  AUTHORITATIVE_READ_TIMEOUT_SECONDS: 10,
+  /** The largest resource the authoritative read accepts (the rest is an error, retried). */
+  AUTHORITATIVE_READ_MAX_BYTES: 6_000_000,
+  /** The most due submissions one reconciler run checks. */
+  POLL_BATCH_SIZE: 50,
+  /** Timeout of one poll request to a provider. */
+  POLL_TIMEOUT_MS: 10_000,
+} as const;
+
+/** The default period of the inbox's metrics and the default thresholds of its alarms. */
+export const MonitoringDefaults = {
+  /** The period of every `metricX()` unless it says otherwise. */
+  METRIC_PERIOD_MINUTES: 5,
+  /** The period of the dead-letter queue's depth: a message there is looked at within a minute. */
+  DEAD_LETTER_METRIC_PERIOD_MINUTES: 1,
+  SIGNATURE_FAILURE_THRESHOLD: 10,
+  QUARANTINED_THRESHOLD: 1,
+  OVERDUE_SUBMISSION_THRESHOLD: 1,
+  MAX_MESSAGE_AGE_MINUTES: 15,
+  VERIFIER_SERVER_ERROR_THRESHOLD: 5,
+  RECONCILER_ERROR_THRESHOLD: 1,
+  /** The least silence of the reconciler before the not-running alarm (an hour)... */
+  RECONCILER_SILENCE_SECONDS: 3600,
+  /** ...or this many runs of a slower schedule, so that a single late or failed trigger does not page. */
+  RECONCILER_SILENCE_RUNS: 3,
+} as const;

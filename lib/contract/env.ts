@@ -1,0 +1,32 @@
+/** Environment variables the construct sets and the handlers read (`handler-environment.ts` fills them in). */
+export const Env = {
+  INBOX_NAME: 'WEBHOOK_INBOX_NAME',
+  INBOX_TABLE: 'WEBHOOK_INBOX_TABLE',
+  RESULTS_TABLE: 'WEBHOOK_INBOX_RESULTS_TABLE',
+  WORK_QUEUE_URL: 'WEBHOOK_INBOX_QUEUE_URL',
+  PROVIDERS: 'WEBHOOK_INBOX_PROVIDERS',
+  MAX_BODY_BYTES: 'WEBHOOK_INBOX_MAX_BODY_BYTES',
+  RETENTION_SECONDS: 'WEBHOOK_INBOX_RETENTION_SECONDS',
+  SECRET_CACHE_SECONDS: 'WEBHOOK_INBOX_SECRET_CACHE_SECONDS',
+  LEASE_SECONDS: 'WEBHOOK_INBOX_LEASE_SECONDS',
+  MAX_RECEIVE_COUNT: 'WEBHOOK_INBOX_MAX_RECEIVE_COUNT',
+  SWEEP_AFTER_SECONDS: 'WEBHOOK_INBOX_SWEEP_AFTER_SECONDS',
+  SWEEP_BATCH_SIZE: 'WEBHOOK_INBOX_SWEEP_BATCH_SIZE',
+  ROTATED_SECRETS: 'WEBHOOK_INBOX_ROTATED_SECRETS',
+  BODY_BUCKET: 'WEBHOOK_INBOX_BODY_BUCKET',
+  INLINE_BODY_BYTES: 'WEBHOOK_INBOX_INLINE_BODY_BYTES',
+  /** Name or ARN of the EventBridge bus the processor puts effect events on; unset: no events. */
+  EFFECT_BUS_NAME: 'WEBHOOK_INBOX_EFFECT_BUS',
+  /** ARN (or name) of the user's processing function, invoked with each effect; unset: none. */
+  EFFECT_FUNCTION_ARN: 'WEBHOOK_INBOX_EFFECT_FUNCTION',
+  /** Reconciler: JSON array of `PollingRuntimeConfig`, one per provider polled for recorded submissions. */
+  POLLING: 'WEBHOOK_INBOX_POLLING',
+  /** Reconciler: the most due submissions one run checks. */
+  POLL_BATCH_SIZE: 'WEBHOOK_INBOX_POLL_BATCH_SIZE',
+  /**
+   * Apps that record submissions (`SubmissionLedger.fromEnvironment`): JSON object of provider
+   * name → horizon in seconds, so that a submission is first checked when its provider's
+   * lifecycle says its delivery should have arrived.
+   */
+  SUBMISSION_HORIZONS: 'WEBHOOK_INBOX_SUBMISSION_HORIZONS',
+} as const;

@@ -1,0 +1,61 @@
+/** CloudWatch namespace of every metric the handlers emit (EMF). */
+export const METRIC_NAMESPACE = 'WebhookInbox';
+
+/** Dimension names. Every metric carries `Inbox`; per-provider copies also carry `Provider`. */
+export const MetricDimension = {
+  INBOX: 'Inbox',
+  PROVIDER: 'Provider',
+} as const;
+
+/** Metric names the handlers emit. */
+export const MetricName = {
+  ACCEPTED: 'Accepted',
+  DUPLICATE: 'Duplicate',
+  TEST_DELIVERY: 'TestDelivery',
+  /** Verified deliveries of a task that is not final yet (Answerline): acknowledged, never stored. */
+  NOT_FINAL: 'NotFinal',
+  BAD_SIGNATURE: 'BadSignature',
+  /**
+   * Requests refused at the authenticity check, whatever the reason (a signature that matches no
+   * secret; a missing or garbled signature, timestamp or id header; a stale timestamp), counted
+   * beside that reason's own metric: the signature-failure alarm's metric.
+   */
+  AUTHENTICATION_FAILED: 'AuthenticationFailed',
+  STALE_TIMESTAMP: 'StaleTimestamp',
+  MALFORMED: 'Malformed',
+  TOO_LARGE: 'TooLarge',
+  STORE_ERROR: 'StoreError',
+  SECRET_UNAVAILABLE: 'SecretUnavailable',
+  QUARANTINED: 'Quarantined',
+  ENQUEUE_FAILED: 'EnqueueFailed',
+  PROCESSED: 'Processed',
+  PROCESSING_FAILED: 'ProcessingFailed',
+  DEAD_LETTERED: 'DeadLettered',
+  WINNER_CHANGED: 'WinnerChanged',
+  SWEPT: 'Swept',
+  MATCHED_CURRENT_SECRET: 'MatchedCurrentSecret',
+  MATCHED_PENDING_SECRET: 'MatchedPendingSecret',
+  MATCHED_PREVIOUS_SECRET: 'MatchedPreviousSecret',
+  /** Bad-signature deliveries while a staged secret version (AWSPENDING, AWSPREVIOUS) held a value that does not decode as a key. */
+  UNUSABLE_SECRET_VERSION: 'UnusableSecretVersion',
+  /** Submissions whose final result was fetched by polling the provider and fed into the inbox. */
+  RECOVERED: 'Recovered',
+  /** Submissions the provider does not know (404): unknown or no longer kept. */
+  UNKNOWN_SUBMISSIONS: 'UnknownSubmissions',
+  /** Polled submissions that are not final yet; checked again later. */
+  STILL_PENDING: 'StillPending',
+  /** Submissions past their horizon with no result (the alarm's metric; emitted every reconciler run). */
+  OVERDUE: 'OverdueSubmissions',
+  /** Reconciler runs ended early because the provider answered 429. */
+  POLL_RATE_LIMITED: 'PollRateLimited',
+  /** Polls that failed for another reason (network, 5xx). */
+  POLL_ERRORS: 'PollErrors',
+  /** Effects (events, user-code invocations) dispatched. */
+  EFFECTS_DISPATCHED: 'EffectsDispatched',
+  /** Effect dispatches that failed (the row is retried). */
+  EFFECT_FAILURES: 'EffectFailures',
+  /** Deliveries whose provider resource was missing or expired at the authoritative read. */
+  RESOURCE_UNAVAILABLE: 'ResourceUnavailable',
+  /** Work messages whose inbox row is gone (expired before the message was processed, e.g. redriven late): nothing to process. */
+  MESSAGE_WITHOUT_ROW: 'MessageWithoutRow',
+} as const;

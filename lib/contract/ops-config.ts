@@ -1,0 +1,22 @@
+/**
+ * Everything the ops CLI needs to act on one inbox. The construct publishes it as a stack output
+ * (`OPS_CONFIG_OUTPUT_DESCRIPTION`, JSON value); the local twin writes the same document.
+ */
+export interface OpsConfig {
+  readonly inboxName: string;
+  readonly inboxTable: string;
+  readonly resultsTable: string;
+  readonly workQueueUrl: string;
+  readonly deadLetterQueueUrl?: string;
+  readonly reconcilerFunctionName: string;
+  readonly bodyBucket?: string;
+  readonly providers: readonly string[];
+  /**
+   * Adapter kind (`AdapterKind`) of each provider, by provider name; lets `inspect` read a
+   * delivery's job the way the processor does. Absent: a provider named after its preset is assumed to be one.
+   */
+  readonly adapters?: Readonly<Record<string, string>>;
+}
+
+/** The description of the stack output that carries an inbox's OpsConfig (one per inbox). */
+export const OPS_CONFIG_OUTPUT_DESCRIPTION = 'cdk-webhook-inbox ops configuration';

@@ -1,0 +1,167 @@
+/**
+ * The configuration the construct serializes into the handlers' environment (JSON), and the
+ * checks of it that run twice: at synth (the construct) and at cold start (the handlers).
+ */
+
+/** The placeholders of a task in a polling URL template (Answerline says task, Echonova job). */
+export const TASK_ID_PLACEHOLDERS = ['{taskId}', '{jobId}'] as const;
+
+/** How the reconciler polls one provider (JSON array in `Env.POLLING`). */
+export interface PollingRuntimeConfig {
+  /** The provider's name, as in `ProviderRuntimeConfig.name`; its adapter picks the API client. */
+  readonly provider: string;
+  /** URL of one task: `{taskId}` or `{jobId}`, once, is replaced by the URL-encoded id. https, or http on loopback. */
+  readonly taskUrlTemplate: string;
+  /** ARN (or name) of the Secrets Manager secret whose AWSCURRENT value is the API key, text or JSON `{"apiKey": "…"}` (sent as `Authorization: Bearer`). */
+  readonly apiKeySecretId: string;
+  /** Seconds after submission before a submission without a delivery is polled (and counts as overdue). */
+  readonly horizonSeconds: number;
+  /** Seconds between two checks of a submission that is not final yet. */
+  readonly recheckSeconds: number;
+  /** Timeout of one poll request, in milliseconds. @default Defaults.POLL_TIMEOUT_MS */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * What is wrong with the URL of a provider API the handlers send an API key to: it must be
+ * https (plain HTTP would send the key in clear), or http on a loopback address (a local twin).
+ */
+function apiUrlProblems(field: string, url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [`${field} is not a URL`];
+  }
+  const loopback = parsed.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname);
+  return parsed.protocol === 'https:' || loopback ? [] : [`${field} must be an https:// URL`];
+}
+
+/** What is wrong with a provider's polling configuration; empty when it is usable. Checked at synth and at cold start. */
+export function pollingProblems(config: PollingRuntimeConfig): string[] {
+  const problems: string[] = [];
+  const template = config.taskUrlTemplate ?? '';
+  const placeholders = TASK_ID_PLACEHOLDERS.reduce((count, placeholder) => count + template.split(placeholder).length - 1, 0);
+  if (placeholders !== 1) problems.push('taskUrlTemplate must contain {taskId} (or {jobId}) exactly once');
+  problems.push(...apiUrlProblems('taskUrlTemplate', TASK_ID_PLACEHOLDERS.reduce((text, placeholder) => text.replace(placeholder, 'id'), template)));
+  if (!config.apiKeySecretId) problems.push('apiKeySecretId is required');
+  for (const field of ['horizonSeconds', 'recheckSeconds'] as const) {
+    if (!(typeof config[field] === 'number' && Number.isSafeInteger(config[field]) && config[field] > 0)) problems.push(`${field} must be a positive whole number of seconds`);
+  }
+  if (config.timeoutMs !== undefined && !(Number.isSafeInteger(config.timeoutMs) && config.timeoutMs > 0)) problems.push('timeoutMs must be a positive integer');
+  return problems;
+}
+
+/** The generic HMAC adapter's scheme, as the construct passes it to the handlers. */
+export interface HmacRuntimeSettings {
+  /** Lower-case name of the header carrying the signature(s). */
+  readonly signatureHeader: string;
+  readonly algorithm: 'sha256' | 'sha512';
+  readonly encoding: 'hex' | 'base64';
+  /** Text before each signature, e.g. `sha256=`; empty when none. */
+  readonly prefix: string;
+  /** Template of the signed content: literal text with `{body}`, `{timestamp}`, `{id}`. */
+  readonly signedContent: string;
+  /** Lower-case header with Unix seconds; freshness is checked only when it is set. */
+  readonly timestampHeader?: string;
+  /** Lower-case header with the stable event id. */
+  readonly idHeader?: string;
+  /** Dotted path of the stable event id in the JSON body, when no idHeader is set. */
+  readonly idJsonPath?: string;
+  /**
+   * The user accepted an idHeader that signedContent does not cover: deliveries are then
+   * deduplicated by the digest of their body (the header is kept as row metadata only).
+   */
+  readonly acknowledgeUnsignedIdHeader?: boolean;
+  /** How the stored secret turns into key bytes. */
+  readonly secretEncoding: 'utf8' | 'base64';
+}
+
+/** `{body}`, `{timestamp}` and `{id}` in a signed-content template. */
+export const SIGNED_CONTENT_PLACEHOLDER = /\{(body|timestamp|id)\}/g;
+
+/** The placeholders of a signed-content template, in order. */
+export function signedContentPlaceholders(template: string): string[] {
+  return [...template.matchAll(SIGNED_CONTENT_PLACEHOLDER)].map((match) => match[1]);
+}
+
+/** What is wrong with a generic HMAC scheme; empty when it is usable. Checked at synth and at cold start. */
+export function hmacSchemeProblems(scheme: HmacRuntimeSettings): string[] {
+  const placeholders = signedContentPlaceholders(scheme.signedContent);
+  const problems: string[] = [];
+  if (!scheme.signatureHeader) problems.push('signatureHeader is required');
+  if (placeholders.filter((name) => name === 'body').length !== 1) problems.push('signedContent must contain {body} exactly once');
+  if (placeholders.includes('timestamp') && !scheme.timestampHeader) problems.push('signedContent uses {timestamp} but no timestampHeader is set');
+  if (placeholders.includes('id') && !scheme.idHeader) problems.push('signedContent uses {id} but no idHeader is set');
+  if (scheme.timestampHeader && !placeholders.includes('timestamp')) {
+    problems.push('timestampHeader is set but signedContent does not use {timestamp}: an unsigned timestamp proves no freshness');
+  }
+  if (!scheme.idHeader === !scheme.idJsonPath) problems.push('exactly one of idHeader and idJsonPath is required');
+  if (scheme.idHeader && !placeholders.includes('id') && !scheme.acknowledgeUnsignedIdHeader) {
+    problems.push(
+      'idHeader is not covered by signedContent (no {id}): anyone can replay a signed body under a fresh id; ' +
+        'sign it, use idJsonPath, or set acknowledgeUnsignedIdHeader (deliveries are then deduplicated by the digest of their body)',
+    );
+  }
+  return problems;
+}
+
+/** How one provider is served, as the construct passes it to the handlers (JSON in an env var). */
+export interface ProviderRuntimeConfig {
+  /** Path segment and key namespace: `/hooks/<name>`. */
+  readonly name: string;
+  /** Which runtime adapter handles this provider. */
+  readonly adapter: string;
+  /** ARN (or name) of the Secrets Manager secret holding the signing secret. */
+  readonly secretId: string;
+  /** How far in the past a signed timestamp may lie, in seconds. */
+  readonly tolerancePastSeconds: number;
+  /** How far in the future a signed timestamp may lie, in seconds. */
+  readonly toleranceFutureSeconds: number;
+  /** How long after a rotation the AWSPREVIOUS secret is still accepted, in seconds (default: Defaults). */
+  readonly previousSecretGraceSeconds?: number;
+  /** The scheme of the generic `hmac` adapter; absent for the presets. */
+  readonly hmac?: HmacRuntimeSettings;
+  /** Fetch the provider's resource before a delivery's result is exposed; absent: no read. */
+  readonly authoritativeRead?: AuthoritativeReadSettings;
+}
+
+/**
+ * The authoritative read (seed 004): before a delivery's result is exposed, the processor GETs
+ * the provider's resource named by the delivery. 2xx: the resource travels in the effect.
+ * 404/410: the resource is missing or expired; the row's outcome is `unavailable`, no effect is
+ * sent and nothing is retried or generated again. Anything else is a failure, retried.
+ */
+export interface AuthoritativeReadSettings {
+  /** `https://` URL with `{id}` exactly once, e.g. `https://api.openai.com/v1/responses/{id}`. */
+  readonly urlTemplate: string;
+  /** Dotted path of the resource id in the delivery's JSON body, e.g. `data.id`. */
+  readonly idJsonPath: string;
+  /** ARN (or name) of the Secrets Manager secret whose AWSCURRENT value is the Bearer API key (text, or JSON `{"apiKey": "…"}`). */
+  readonly apiKeySecretId: string;
+}
+
+/** The placeholder of the resource id in an authoritative read's URL template. */
+export const RESOURCE_ID_PLACEHOLDER = '{id}';
+
+/** What is wrong with an authoritative read; empty when it is usable. Checked at synth and at cold start. */
+export function authoritativeReadProblems(settings: AuthoritativeReadSettings): string[] {
+  const problems: string[] = [];
+  const template = settings.urlTemplate ?? '';
+  if (template.split(RESOURCE_ID_PLACEHOLDER).length !== 2) problems.push('urlTemplate must contain {id} exactly once');
+  problems.push(...apiUrlProblems('urlTemplate', template.replace(RESOURCE_ID_PLACEHOLDER, 'id')));
+  if (!settings.idJsonPath) problems.push('idJsonPath is required');
+  if (!settings.apiKeySecretId) problems.push('apiKeySecretId is required');
+  return problems;
+}
+
+/** A secret the rotation function rotates, as the construct passes it (JSON array in an env var). */
+export interface RotatedSecretConfig {
+  /** The secret's ARN, as Secrets Manager names it in rotation events. */
+  readonly secretId: string;
+  readonly providerName: string;
+  /** `whsec`: `whsec_` + base64 of 32 random bytes; `text`: 64 random hex characters. */
+  readonly format: 'whsec' | 'text';
+  /** A function that registers the new secret with the provider (the setSecret step). */
+  readonly registerFunctionArn?: string;
+}

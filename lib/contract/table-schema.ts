@@ -1,0 +1,193 @@
+/**
+ * The schema of the inbox and results tables: attribute names, item kinds, key prefixes, the
+ * states an item goes through, and the indexes. The construct creates the tables from
+ * `TableSchema`; the handlers, the ops CLI, the ledger client and the local twin read and write
+ * items with these names.
+ */
+
+/** Attribute names of the inbox table. */
+export const InboxAttr = {
+  PK: 'pk',
+  SK: 'sk',
+  PROVIDER: 'provider',
+  EVENT_ID: 'eventId',
+  BODY: 'body',
+  BODY_REF: 'bodyRef',
+  /** Set to `deflate-raw` when an inline body is stored deflated. */
+  BODY_ENCODING: 'bodyEncoding',
+  DIGEST: 'digest',
+  RECEIVED_AT: 'receivedAt',
+  META: 'meta',
+  STATUS: 'status',
+  ATTEMPTS: 'attempts',
+  LEASE_UNTIL: 'leaseUntil',
+  LEASE_OWNER: 'leaseOwner',
+  LAST_ERROR: 'lastError',
+  PROCESSED_AT: 'processedAt',
+  OUTCOME: 'outcome',
+  EXPIRES_AT: 'expiresAt',
+  PENDING_SHARD: 'pendingShard',
+  PENDING_SINCE: 'pendingSince',
+  COUNT: 'count',
+  /** Quarantined copies: when the latest repeat arrived (epoch ms); `receivedAt` keeps the first. */
+  LAST_SEEN_AT: 'lastSeenAt',
+  /** Delivery rows (and submissions recorded by id with a key): `<provider>#<idempotency key>`; the job-ref index. */
+  JOB_REF: 'jobRef',
+  /** Delivery rows: true when the row was fetched by polling the provider rather than delivered. */
+  RECOVERED: 'recovered',
+  /** Submission items: the provider's task (job) id, when known. */
+  TASK_ID: 'taskId',
+  /** Submission items: the idempotency key the task was created with, when known. */
+  IDEMPOTENCY_KEY: 'idempotencyKey',
+  /** Submission items: when the task was submitted, epoch milliseconds. */
+  SUBMITTED_AT: 'submittedAt',
+  /** Submission items: a `SubmissionState`. */
+  STATE: 'state',
+  /** Submission items: how many times the reconciler checked it. */
+  CHECKS: 'checks',
+  /** Submission items: the reason code of the last check. */
+  LAST_CHECK: 'lastCheck',
+  /** Submission items: when it was last checked, epoch milliseconds. */
+  CHECKED_AT: 'checkedAt',
+  /** Submission items: when it left AWAITING, epoch milliseconds. */
+  RESOLVED_AT: 'resolvedAt',
+  /** Submission items, while AWAITING: the awaiting index's sharded partition key. */
+  AWAIT_SHARD: 'awaitShard',
+  /** Submission items, while AWAITING: when it is next due for a check, epoch milliseconds. */
+  AWAIT_DUE_AT: 'awaitDueAt',
+} as const;
+
+/** Sort key values that tell the kinds of inbox items apart. */
+export const InboxItemKind = {
+  DELIVERY: 'delivery',
+  QUARANTINE_PREFIX: 'quarantine#',
+  /** A task recorded at submission (the ledger); its partition is `<provider>#<taskId>`, or `<provider>#key:<idempotencyKey>`. */
+  SUBMISSION: 'submission',
+} as const;
+
+/** What follows `<provider>#` in the partition key of a submission known only by its idempotency key. */
+export const SUBMISSION_KEY_ONLY_PREFIX = 'key:';
+
+/**
+ * What begins the partition key of every submission item (`ledger:<provider>#<taskId>`). No
+ * delivery row's key can begin so (provider names hold no `:`), which lets the ledger grant
+ * (`dynamodb:LeadingKeys`) allow writing submissions and nothing else. Items recorded before
+ * this prefix existed (`<provider>#<taskId>`, sort key `submission`) are still reconciled.
+ */
+export const SUBMISSION_PARTITION_PREFIX = 'ledger:';
+
+/** The life of a submission item: AWAITING until it leaves the awaiting index in one of the other states. */
+export const SubmissionState = {
+  /** No result known yet; in the awaiting index. */
+  AWAITING: 'AWAITING',
+  /** Its result reached the inbox as a delivery (a key-only item: a result row for its key exists). */
+  DELIVERED: 'DELIVERED',
+  /** Its final result was fetched by polling and fed into the inbox. */
+  RECOVERED: 'RECOVERED',
+  /** The provider does not know it (404), or it expired while still awaiting. */
+  UNKNOWN: 'UNKNOWN',
+  /** Key-only: its task id became known through a submission recorded by id with the same key, which carries on. */
+  LINKED: 'LINKED',
+} as const;
+
+/**
+ * The life of a delivery row (`InboxAttr.STATUS`): RECEIVED when admitted, PROCESSING while a
+ * processor holds its lease, then PROCESSED, or DEAD when its last allowed attempt failed.
+ */
+export const DeliveryStatus = {
+  /** Admitted and durable; not yet processed (in the pending index). */
+  RECEIVED: 'RECEIVED',
+  /** Claimed by a processor under a lease (`leaseUntil`, `leaseOwner`). */
+  PROCESSING: 'PROCESSING',
+  /** Decided: its `outcome` is set and its effect, if any, was dispatched. */
+  PROCESSED: 'PROCESSED',
+  /** Its attempts are exhausted (`maxReceiveCount`); it stays for an operator to redrive. */
+  DEAD: 'DEAD',
+} as const;
+
+/** One of the `DeliveryStatus` values. */
+export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
+
+/** Attribute names of the results table (one item per logical job). */
+export const ResultAttr = {
+  PK: 'pk',
+  PROVIDER: 'provider',
+  JOB_KEY: 'jobKey',
+  TASK_ID: 'taskId',
+  EVENT_KEY: 'eventKey',
+  STATUS: 'status',
+  CREATED_AT: 'createdAt',
+  WINNER_ORDER: 'winnerOrder',
+  RESPONSE: 'response',
+  RESPONSE_REF: 'responseRef',
+  UPDATED_AT: 'updatedAt',
+  VERSION: 'version',
+} as const;
+
+/**
+ * The sparse index of rows that are not yet processed. Its partition key is sharded so that a
+ * busy inbox is never capped at one partition's write rate (see DESIGN.md, Scale).
+ */
+export const PendingIndex = {
+  NAME: 'pending',
+  SHARD_COUNT: 16,
+} as const;
+
+/**
+ * The sparse index of submissions still AWAITING a result, sorted by when each is next due.
+ * Sharded like the pending index; KEYS_ONLY (the table keys plus `awaitShard`/`awaitDueAt`).
+ */
+export const AwaitingIndex = {
+  NAME: 'awaiting',
+  SHARD_COUNT: 16,
+} as const;
+
+/**
+ * The sparse index of delivery rows (and of submissions recorded by id with a key) by job
+ * reference (`jobRef`), so that a submission known only by its idempotency key finds its task.
+ * KEYS_ONLY.
+ */
+export const JobRefIndex = {
+  NAME: 'jobRef',
+} as const;
+
+/** The shape of both tables, shared by the construct and by anything that creates them locally. */
+export const TableSchema = {
+  inbox: {
+    partitionKey: InboxAttr.PK,
+    sortKey: InboxAttr.SK,
+    ttlAttribute: InboxAttr.EXPIRES_AT,
+    pendingIndex: {
+      name: PendingIndex.NAME,
+      partitionKey: InboxAttr.PENDING_SHARD,
+      sortKey: InboxAttr.PENDING_SINCE,
+    },
+    /** Partition key S, sort key N, projection KEYS_ONLY. */
+    awaitingIndex: {
+      name: AwaitingIndex.NAME,
+      partitionKey: InboxAttr.AWAIT_SHARD,
+      sortKey: InboxAttr.AWAIT_DUE_AT,
+    },
+    /** Partition key S, no sort key, projection KEYS_ONLY. */
+    jobRefIndex: {
+      name: JobRefIndex.NAME,
+      partitionKey: InboxAttr.JOB_REF,
+    },
+  },
+  results: {
+    partitionKey: ResultAttr.PK,
+  },
+} as const;
+
+/**
+ * The key prefixes of the body bucket, where what is too large for a table item goes: each
+ * function is granted only the prefixes it writes (`<prefix>/<provider>/<digest>`).
+ */
+export const BodyPrefix = {
+  /** Verified request bodies. */
+  BODIES: 'bodies',
+  /** Job results (the results table's overflow). */
+  RESPONSES: 'responses',
+  /** Resources fetched by the authoritative read. */
+  RESOURCES: 'resources',
+} as const;

@@ -1,0 +1,532 @@
+import { Duration } from 'aws-cdk-lib';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct, IConstruct } from 'constructs';
+import { BodyPrefix, EffectEvent, METRIC_NAMESPACE, MetricDimension, MetricName, MonitoringDefaults, SUBMISSION_PARTITION_PREFIX } from './contract';
+
+/**
+ * A webhook inbox, as its alarms, its dashboard and your code see it: its name, the resources it
+ * runs on, grants on its data, rules on its effects, and every metric it has.
+ *
+ * Property types are those of `WebhookInbox` itself (`api` is an `HttpApi`): jsii allows no
+ * narrower type in a class than in an interface it implements.
+ */
+export interface IWebhookInbox extends IConstruct {
+  /** The inbox's name in metric dimensions and logs. */
+  readonly inboxName: string;
+  /** The base URL of the endpoint; providers post to `${endpointUrl}/hooks/<name>`. */
+  readonly endpointUrl: string;
+  /** The HTTP API that receives deliveries. */
+  readonly api: apigwv2.HttpApi;
+  /** The inbox table: one row per (provider, event id). */
+  readonly inboxTable: dynamodb.ITable;
+  /** The results table: the winning result of each logical job. */
+  readonly resultsTable: dynamodb.ITable;
+  /** The work queue between verifier and processor. */
+  readonly workQueue: sqs.IQueue;
+  /** The dead-letter queue of the work queue, when known. */
+  readonly deadLetterQueue?: sqs.IQueue;
+  /** The bucket of bodies and results too large for a table item, when bodies can be that large. */
+  readonly bodyBucket?: s3.IBucket;
+  /** The bus decided results are published to, unless `publishEvents` is false. */
+  readonly eventBus?: events.IEventBus;
+  /** The verifier function. */
+  readonly verifierFunction: lambda.IFunction;
+  /** The processor function. */
+  readonly processorFunction: lambda.IFunction;
+  /** The reconciler function. */
+  readonly reconcilerFunction: lambda.IFunction;
+  /** When the reconciler runs. */
+  readonly reconcileSchedule: events.Schedule;
+
+  /** Lets a principal read the job results (the table, and results too large for it in the body bucket). */
+  grantReadResults(grantee: iam.IGrantable): iam.Grant;
+
+  /** Lets a principal read the inbox rows and their bodies (raw content: grant with care). */
+  grantReadInbox(grantee: iam.IGrantable): iam.Grant;
+
+  /**
+   * Lets a principal record submissions in the ledger (the `SubmissionLedger` client of
+   * `cdk-webhook-inbox/client`): PutItem on the inbox table, only of items whose partition key
+   * is a submission's (`dynamodb:LeadingKeys`), so it can neither forge nor overwrite a delivery.
+   */
+  grantRecordSubmission(grantee: iam.IGrantable): iam.Grant;
+
+  /**
+   * A rule for each decided job result (`JobResultDecided`: once per change of a job's winner).
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  onJobResult(id: string, options?: events.OnEventOptions): events.Rule;
+
+  /**
+   * A rule for each processed event of providers without jobs (`WebhookReceived`: Stripe, GitHub, ...).
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  onWebhookReceived(id: string, options?: events.OnEventOptions): events.Rule;
+
+  /**
+   * A metric the handlers emit, for this inbox across its providers.
+   * @default - sum over 5 minutes
+   */
+  metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Deliveries admitted as new rows. @default - sum over 5 minutes */
+  metricAccepted(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Requests refused at the authenticity check: a signature that matches no secret, a missing or
+   * garbled signature, timestamp or id header, a stale timestamp (each also counted under its
+   * reason). @default - sum over 5 minutes
+   */
+  metricSignatureFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Deliveries refused for a well-formed signature that matches no secret. @default - sum over 5 minutes */
+  metricBadSignatures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Altered duplicates kept aside (same id, different body). @default - sum over 5 minutes */
+  metricQuarantined(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Deliveries answered 5xx because the inbox table failed. @default - sum over 5 minutes */
+  metricStoreErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Deliveries verified with the previous secret (AWSPREVIOUS) after a rotation: when it stays at
+   * zero, the provider has switched and the old secret can go. @default - sum over 5 minutes
+   */
+  metricPreviousSecretMatches(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Deliveries refused for a bad signature while a staged version (AWSPENDING, AWSPREVIOUS) held a
+   * value that does not decode as this provider's key: a mistyped secret, which signs nothing.
+   * @default - sum over 5 minutes
+   */
+  metricUnusableSecretVersions(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Rows processed. @default - sum over 5 minutes */
+  metricProcessed(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Failed processing attempts. @default - sum over 5 minutes */
+  metricProcessingFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Rows whose last allowed attempt failed (their message goes to the DLQ). @default - sum over 5 minutes */
+  metricDeadLettered(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Rows the reconciler enqueued again. @default - sum over 5 minutes */
+  metricSwept(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Repeats of a stored delivery with the same body (answered 2xx, nothing stored). @default - sum over 5 minutes */
+  metricDuplicates(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Verified test deliveries (answered 2xx, nothing stored). @default - sum over 5 minutes */
+  metricTestDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Verified deliveries of a task that is not final yet (Answerline): answered 200, nothing stored,
+   * so they never stand in the way of the final delivery. @default - sum over 5 minutes
+   */
+  metricNotFinalDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Deliveries refused for a signed timestamp outside the tolerance. @default - sum over 5 minutes */
+  metricStaleTimestamps(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Deliveries refused for a missing or garbled header or field. @default - sum over 5 minutes */
+  metricMalformed(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Deliveries refused for a body over `maxBodySize`. @default - sum over 5 minutes */
+  metricTooLarge(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Deliveries answered 5xx because the signing secret could not be read. @default - sum over 5 minutes */
+  metricSecretUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Stored deliveries whose enqueue failed (the sweep enqueues them later). @default - sum over 5 minutes */
+  metricEnqueueFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Processed rows that became their job's result. @default - sum over 5 minutes */
+  metricWinnerChanged(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Deliveries verified with the current secret (AWSCURRENT). @default - sum over 5 minutes */
+  metricCurrentSecretMatches(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Deliveries verified with the staged secret (AWSPENDING) during a rotation. @default - sum over 5 minutes */
+  metricPendingSecretMatches(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Submissions whose final result was fetched by polling the provider. @default - sum over 5 minutes */
+  metricRecovered(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Polled submissions the provider does not know (404: unknown or expired). @default - sum over 5 minutes */
+  metricUnknownSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Polled submissions not final yet, checked again later. @default - sum over 5 minutes */
+  metricStillPending(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Submissions past their provider's lifecycle horizon without a result, as counted by each
+   * reconciler run (every run reports, zero included). @default - maximum over 5 minutes
+   */
+  metricOverdueSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Reconciler runs that stopped polling because the provider answered 429. @default - sum over 5 minutes */
+  metricPollRateLimited(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Polls that failed (network, 5xx). @default - sum over 5 minutes */
+  metricPollErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Effects dispatched (events, invocations of your code). @default - sum over 5 minutes */
+  metricEffectsDispatched(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Effect dispatches that failed (the row is retried). @default - sum over 5 minutes */
+  metricEffectFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Work messages whose inbox row was gone (it expired before the message was processed): nothing
+   * was processed. Non-zero means retention is too short for how late messages arrive. @default - sum over 5 minutes
+   */
+  metricMessagesWithoutRow(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Deliveries whose provider resource was missing or expired at the authoritative read. @default - sum over 5 minutes */
+  metricResourceUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Messages waiting in the work queue (`AWS/SQS` `ApproximateNumberOfMessagesVisible`). @default - maximum over 5 minutes */
+  metricWorkQueueDepth(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Age in seconds of the oldest work message (`AWS/SQS` `ApproximateAgeOfOldestMessage`). @default - maximum over 5 minutes */
+  metricOldestMessageAge(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Messages in the dead-letter queue (`AWS/SQS` `ApproximateNumberOfMessagesVisible`); undefined
+   * when the dead-letter queue is unknown. @default - maximum over 1 minute
+   */
+  metricDeadLetterQueueDepth(props?: cloudwatch.MetricOptions): cloudwatch.Metric | undefined;
+
+  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`). @default - sum over 5 minutes */
+  metricVerifierServerErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Failed reconciler invocations (`AWS/Lambda` `Errors`, dimension `FunctionName`). @default - sum over 5 minutes */
+  metricReconcilerErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Reconciler invocations, failed ones included (`AWS/Lambda` `Invocations`, dimension `FunctionName`). @default - sum over 5 minutes */
+  metricReconcilerInvocations(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+}
+
+/** The default period of the metrics, and the shorter one of the dead-letter queue's depth. */
+const METRIC_PERIOD = Duration.minutes(MonitoringDefaults.METRIC_PERIOD_MINUTES);
+const DEAD_LETTER_METRIC_PERIOD = Duration.minutes(MonitoringDefaults.DEAD_LETTER_METRIC_PERIOD_MINUTES);
+
+/**
+ * What every webhook inbox has, implemented once over its resources: the grants, the effect
+ * rules and every metric. `WebhookInbox` extends it with the resources it creates.
+ */
+export abstract class WebhookInboxBase extends Construct implements IWebhookInbox {
+  public abstract readonly inboxName: string;
+  public abstract readonly endpointUrl: string;
+  public abstract readonly api: apigwv2.HttpApi;
+  public abstract readonly inboxTable: dynamodb.ITable;
+  public abstract readonly resultsTable: dynamodb.ITable;
+  public abstract readonly workQueue: sqs.IQueue;
+  public abstract readonly deadLetterQueue?: sqs.IQueue;
+  public abstract readonly bodyBucket?: s3.IBucket;
+  public abstract readonly eventBus?: events.IEventBus;
+  public abstract readonly verifierFunction: lambda.IFunction;
+  public abstract readonly processorFunction: lambda.IFunction;
+  public abstract readonly reconcilerFunction: lambda.IFunction;
+  public abstract readonly reconcileSchedule: events.Schedule;
+
+  /** Lets a principal read the job results (the table, and results too large for it in the body bucket). */
+  public grantReadResults(grantee: iam.IGrantable): iam.Grant {
+    this.bodyBucket?.grantRead(grantee, `${BodyPrefix.RESPONSES}/*`);
+    return this.resultsTable.grantReadData(grantee);
+  }
+
+  /** Lets a principal read the inbox rows and their bodies (raw content: grant with care). */
+  public grantReadInbox(grantee: iam.IGrantable): iam.Grant {
+    this.bodyBucket?.grantRead(grantee, `${BodyPrefix.BODIES}/*`);
+    return this.inboxTable.grantReadData(grantee);
+  }
+
+  /**
+   * Lets a principal record submissions in the ledger (the `SubmissionLedger` client of
+   * `cdk-webhook-inbox/client`): PutItem on the inbox table, only of items whose partition key
+   * is a submission's (`dynamodb:LeadingKeys`), so it can neither forge nor overwrite a delivery.
+   */
+  public grantRecordSubmission(grantee: iam.IGrantable): iam.Grant {
+    this.inboxTable.encryptionKey?.grantEncryptDecrypt(grantee);
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:PutItem'],
+      resourceArns: [this.inboxTable.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SUBMISSION_PARTITION_PREFIX}*`] } },
+    });
+  }
+
+  /**
+   * A rule for each decided job result (`JobResultDecided`: once per change of a job's winner).
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  public onJobResult(id: string, options: events.OnEventOptions = {}): events.Rule {
+    return this.onEffect(id, EffectEvent.JOB_RESULT_DECIDED, options);
+  }
+
+  /**
+   * A rule for each processed event of providers without jobs (`WebhookReceived`: Stripe, GitHub, ...).
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  public onWebhookReceived(id: string, options: events.OnEventOptions = {}): events.Rule {
+    return this.onEffect(id, EffectEvent.WEBHOOK_RECEIVED, options);
+  }
+
+  /**
+   * A metric the handlers emit, for this inbox across its providers.
+   * @default - sum over 5 minutes
+   */
+  public metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: METRIC_NAMESPACE,
+      metricName,
+      dimensionsMap: { [MetricDimension.INBOX]: this.inboxName },
+      statistic: 'Sum',
+      period: METRIC_PERIOD,
+      ...props,
+    });
+  }
+
+  /** Deliveries admitted as new rows. @default - sum over 5 minutes */
+  public metricAccepted(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.ACCEPTED, props);
+  }
+
+  /**
+   * Requests refused at the authenticity check: a signature that matches no secret, a missing or
+   * garbled signature, timestamp or id header, a stale timestamp (each also counted under its
+   * reason). @default - sum over 5 minutes
+   */
+  public metricSignatureFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.AUTHENTICATION_FAILED, props);
+  }
+
+  /** Deliveries refused for a well-formed signature that matches no secret. @default - sum over 5 minutes */
+  public metricBadSignatures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.BAD_SIGNATURE, props);
+  }
+
+  /** Altered duplicates kept aside (same id, different body). @default - sum over 5 minutes */
+  public metricQuarantined(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.QUARANTINED, props);
+  }
+
+  /** Deliveries answered 5xx because the inbox table failed. @default - sum over 5 minutes */
+  public metricStoreErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.STORE_ERROR, props);
+  }
+
+  /**
+   * Deliveries verified with the previous secret (AWSPREVIOUS) after a rotation: when it stays at
+   * zero, the provider has switched and the old secret can go. @default - sum over 5 minutes
+   */
+  public metricPreviousSecretMatches(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.MATCHED_PREVIOUS_SECRET, props);
+  }
+
+  /**
+   * Deliveries refused for a bad signature while a staged version (AWSPENDING, AWSPREVIOUS) held a
+   * value that does not decode as this provider's key: a mistyped secret, which signs nothing.
+   * @default - sum over 5 minutes
+   */
+  public metricUnusableSecretVersions(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.UNUSABLE_SECRET_VERSION, props);
+  }
+
+  /** Rows processed. @default - sum over 5 minutes */
+  public metricProcessed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.PROCESSED, props);
+  }
+
+  /** Failed processing attempts. @default - sum over 5 minutes */
+  public metricProcessingFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.PROCESSING_FAILED, props);
+  }
+
+  /** Rows whose last allowed attempt failed (their message goes to the DLQ). @default - sum over 5 minutes */
+  public metricDeadLettered(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.DEAD_LETTERED, props);
+  }
+
+  /** Rows the reconciler enqueued again. @default - sum over 5 minutes */
+  public metricSwept(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.SWEPT, props);
+  }
+
+  /** Repeats of a stored delivery with the same body (answered 2xx, nothing stored). @default - sum over 5 minutes */
+  public metricDuplicates(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.DUPLICATE, props);
+  }
+
+  /** Verified test deliveries (answered 2xx, nothing stored). @default - sum over 5 minutes */
+  public metricTestDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.TEST_DELIVERY, props);
+  }
+
+  /**
+   * Verified deliveries of a task that is not final yet (Answerline): answered 200, nothing stored,
+   * so they never stand in the way of the final delivery. @default - sum over 5 minutes
+   */
+  public metricNotFinalDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.NOT_FINAL, props);
+  }
+
+  /** Deliveries refused for a signed timestamp outside the tolerance. @default - sum over 5 minutes */
+  public metricStaleTimestamps(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.STALE_TIMESTAMP, props);
+  }
+
+  /** Deliveries refused for a missing or garbled header or field. @default - sum over 5 minutes */
+  public metricMalformed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.MALFORMED, props);
+  }
+
+  /** Deliveries refused for a body over `maxBodySize`. @default - sum over 5 minutes */
+  public metricTooLarge(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.TOO_LARGE, props);
+  }
+
+  /** Deliveries answered 5xx because the signing secret could not be read. @default - sum over 5 minutes */
+  public metricSecretUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.SECRET_UNAVAILABLE, props);
+  }
+
+  /** Stored deliveries whose enqueue failed (the sweep enqueues them later). @default - sum over 5 minutes */
+  public metricEnqueueFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.ENQUEUE_FAILED, props);
+  }
+
+  /** Processed rows that became their job's result. @default - sum over 5 minutes */
+  public metricWinnerChanged(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.WINNER_CHANGED, props);
+  }
+
+  /** Deliveries verified with the current secret (AWSCURRENT). @default - sum over 5 minutes */
+  public metricCurrentSecretMatches(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.MATCHED_CURRENT_SECRET, props);
+  }
+
+  /** Deliveries verified with the staged secret (AWSPENDING) during a rotation. @default - sum over 5 minutes */
+  public metricPendingSecretMatches(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.MATCHED_PENDING_SECRET, props);
+  }
+
+  /** Submissions whose final result was fetched by polling the provider. @default - sum over 5 minutes */
+  public metricRecovered(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.RECOVERED, props);
+  }
+
+  /** Polled submissions the provider does not know (404: unknown or expired). @default - sum over 5 minutes */
+  public metricUnknownSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.UNKNOWN_SUBMISSIONS, props);
+  }
+
+  /** Polled submissions not final yet, checked again later. @default - sum over 5 minutes */
+  public metricStillPending(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.STILL_PENDING, props);
+  }
+
+  /**
+   * Submissions past their provider's lifecycle horizon without a result, as counted by each
+   * reconciler run (every run reports, zero included). @default - maximum over 5 minutes
+   */
+  public metricOverdueSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.OVERDUE, { statistic: 'Maximum', ...props });
+  }
+
+  /** Reconciler runs that stopped polling because the provider answered 429. @default - sum over 5 minutes */
+  public metricPollRateLimited(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.POLL_RATE_LIMITED, props);
+  }
+
+  /** Polls that failed (network, 5xx). @default - sum over 5 minutes */
+  public metricPollErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.POLL_ERRORS, props);
+  }
+
+  /** Effects dispatched (events, invocations of your code). @default - sum over 5 minutes */
+  public metricEffectsDispatched(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.EFFECTS_DISPATCHED, props);
+  }
+
+  /** Effect dispatches that failed (the row is retried). @default - sum over 5 minutes */
+  public metricEffectFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.EFFECT_FAILURES, props);
+  }
+
+  /**
+   * Work messages whose inbox row was gone (it expired before the message was processed): nothing
+   * was processed. Non-zero means retention is too short for how late messages arrive. @default - sum over 5 minutes
+   */
+  public metricMessagesWithoutRow(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.MESSAGE_WITHOUT_ROW, props);
+  }
+
+  /** Deliveries whose provider resource was missing or expired at the authoritative read. @default - sum over 5 minutes */
+  public metricResourceUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.RESOURCE_UNAVAILABLE, props);
+  }
+
+  /** Messages waiting in the work queue (`AWS/SQS` `ApproximateNumberOfMessagesVisible`). @default - maximum over 5 minutes */
+  public metricWorkQueueDepth(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.workQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: METRIC_PERIOD, ...props });
+  }
+
+  /** Age in seconds of the oldest work message (`AWS/SQS` `ApproximateAgeOfOldestMessage`). @default - maximum over 5 minutes */
+  public metricOldestMessageAge(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.workQueue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: METRIC_PERIOD, ...props });
+  }
+
+  /**
+   * Messages in the dead-letter queue (`AWS/SQS` `ApproximateNumberOfMessagesVisible`); undefined
+   * when the dead-letter queue is unknown. @default - maximum over 1 minute
+   */
+  public metricDeadLetterQueueDepth(props?: cloudwatch.MetricOptions): cloudwatch.Metric | undefined {
+    return this.deadLetterQueue?.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: DEAD_LETTER_METRIC_PERIOD, ...props });
+  }
+
+  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`). @default - sum over 5 minutes */
+  public metricVerifierServerErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.api.metricServerError({ statistic: 'Sum', period: METRIC_PERIOD, ...props });
+  }
+
+  /** Failed reconciler invocations (`AWS/Lambda` `Errors`, dimension `FunctionName`). @default - sum over 5 minutes */
+  public metricReconcilerErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.reconcilerFunction.metricErrors({ statistic: 'Sum', period: METRIC_PERIOD, ...props });
+  }
+
+  /** Reconciler invocations, failed ones included (`AWS/Lambda` `Invocations`, dimension `FunctionName`). @default - sum over 5 minutes */
+  public metricReconcilerInvocations(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.reconcilerFunction.metricInvocations({ statistic: 'Sum', period: METRIC_PERIOD, ...props });
+  }
+
+  private onEffect(id: string, detailType: string, options: events.OnEventOptions): events.Rule {
+    if (!this.eventBus) throw new Error(`${id}: this inbox publishes no events (publishEvents is false)`);
+    const rule = new events.Rule(this, id, {
+      eventBus: this.eventBus,
+      description: options.description,
+      ruleName: options.ruleName,
+      crossStackScope: options.crossStackScope,
+    });
+    rule.addEventPattern({
+      source: [EffectEvent.SOURCE],
+      detailType: [detailType],
+      detail: { inbox: [this.inboxName] },
+    });
+    if (options.eventPattern) rule.addEventPattern(options.eventPattern);
+    if (options.target) rule.addTarget(options.target);
+    return rule;
+  }
+}

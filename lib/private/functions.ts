@@ -1,0 +1,172 @@
+import { Duration } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { BodyPrefix, Defaults, TableSchema } from '../contract';
+import { HandlerEnvironments, handlerEnvironments } from '../handler-environment';
+import type { WebhookProviderConfig } from '../provider';
+import { pollingRuntimeConfig, providerRuntimeConfig } from '../runtime-config';
+import type { WebhookInboxProps } from '../webhook-inbox-props';
+import { grantObjects, grantSend, grantTableActions } from './grants';
+import { createHandlerFunction } from './handler-function';
+import type { InboxSettings } from './settings';
+
+/** The resources the inbox's functions are wired to. */
+export interface InboxResources {
+  readonly inboxName: string;
+  readonly inboxTable: dynamodb.ITable;
+  readonly resultsTable: dynamodb.ITable;
+  readonly workQueue: sqs.IQueue;
+  readonly bodyBucket?: s3.IBucket;
+  readonly eventBus?: events.IEventBus;
+  readonly providers: readonly WebhookProviderConfig[];
+  /** Each provider's signing secret, by provider name. */
+  readonly secrets: ReadonlyMap<string, secretsmanager.ISecret>;
+}
+
+/** The props of the functions themselves: the user's overrides and processing code. */
+export type FunctionProps = Pick<
+  WebhookInboxProps,
+  'verifierFunctionProps' | 'processorFunctionProps' | 'reconcilerFunctionProps' | 'processingFunction'
+>;
+
+/** The pipeline's three functions, and the schedule of the reconciler. */
+export interface InboxFunctions {
+  readonly verifier: lambda.IFunction;
+  readonly processor: lambda.IFunction;
+  readonly reconciler: lambda.IFunction;
+  readonly reconcileRule: events.Rule;
+}
+
+/**
+ * The verifier, the processor (driven by the work queue) and the reconciler (on its schedule),
+ * each with its own role granted exactly what it uses, and configured through the contract's
+ * environment variables.
+ */
+export function createInboxFunctions(scope: Construct, resources: InboxResources, settings: InboxSettings, props: FunctionProps): InboxFunctions {
+  const environments = inboxEnvironments(resources, settings, props.processingFunction);
+  const verifier = createVerifier(scope, resources, settings, props, environments);
+  const processor = createProcessor(scope, resources, settings, props, environments);
+  const { reconciler, reconcileRule } = createReconciler(scope, resources, settings, props, environments);
+  return { verifier, processor, reconciler, reconcileRule };
+}
+
+/** The providers the reconciler polls for recorded submissions never delivered. */
+function polledProviders(resources: InboxResources): WebhookProviderConfig[] {
+  return resources.providers.filter((provider) => provider.polling);
+}
+
+function inboxEnvironments(resources: InboxResources, settings: InboxSettings, processingFunction?: lambda.IFunction): HandlerEnvironments {
+  return handlerEnvironments({
+    inboxName: resources.inboxName,
+    inboxTable: resources.inboxTable.tableName,
+    resultsTable: resources.resultsTable.tableName,
+    workQueueUrl: resources.workQueue.queueUrl,
+    providers: resources.providers.map((provider) => providerRuntimeConfig(provider, resources.secrets.get(provider.name)!.secretArn)),
+    maxBodyBytes: settings.maxBodyBytes,
+    bodyBucket: resources.bodyBucket?.bucketName,
+    inlineBodyBytes: settings.inlineBodyBytes,
+    retentionSeconds: settings.retention.toSeconds(),
+    secretCacheSeconds: settings.secretCacheTtl.toSeconds(),
+    leaseSeconds: settings.processorTimeout.toSeconds(),
+    maxReceiveCount: settings.maxReceiveCount,
+    sweepAfterSeconds: settings.sweepAfter.toSeconds(),
+    sweepBatchSize: settings.sweepBatchSize,
+    polling: polledProviders(resources).map((provider) => pollingRuntimeConfig(provider, provider.polling!, provider.polling!.apiKeySecret.secretArn)),
+    pollBatchSize: settings.pollBatchSize,
+    effectBusName: resources.eventBus?.eventBusName,
+    effectFunctionArn: processingFunction?.functionArn,
+  });
+}
+
+/** Verifies signatures and admits deliveries: writes the inbox, sends to the queue, reads the signing secrets. */
+function createVerifier(scope: Construct, resources: InboxResources, settings: InboxSettings, props: FunctionProps, environments: HandlerEnvironments): lambda.IFunction {
+  const verifier = createHandlerFunction(scope, 'Verifier', {
+    handler: 'verifier',
+    description: 'Webhook inbox verifier: verifies signatures and admits deliveries durably',
+    memorySize: Defaults.VERIFIER_MEMORY_MB,
+    timeout: Duration.seconds(Defaults.VERIFIER_TIMEOUT_SECONDS),
+    logRetention: settings.logRetention,
+    overrides: props.verifierFunctionProps,
+    environment: environments.verifier,
+  });
+  grantTableActions(verifier.role, resources.inboxTable, ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
+  grantSend(verifier.role, resources.workQueue);
+  for (const secret of resources.secrets.values()) secret.grantRead(verifier.role);
+  grantObjects(scope, resources.bodyBucket, verifier.role, ['s3:PutObject'], BodyPrefix.BODIES);
+  return verifier.function;
+}
+
+/** Claims rows and decides each job's result; sends the effects (events, the user's function). */
+function createProcessor(scope: Construct, resources: InboxResources, settings: InboxSettings, props: FunctionProps, environments: HandlerEnvironments): lambda.IFunction {
+  const processor = createHandlerFunction(scope, 'Processor', {
+    handler: 'processor',
+    description: 'Webhook inbox processor: claims rows and decides each job result',
+    memorySize: Defaults.PROCESSOR_MEMORY_MB,
+    timeout: settings.processorTimeout,
+    logRetention: settings.logRetention,
+    overrides: props.processorFunctionProps,
+    environment: environments.processor,
+  });
+  grantTableActions(processor.role, resources.inboxTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+  // GetItem: a losing offer and a retried winner read the job's stored winner.
+  grantTableActions(processor.role, resources.resultsTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+  grantObjects(scope, resources.bodyBucket, processor.role, ['s3:GetObject', 's3:PutObject'], BodyPrefix.BODIES);
+  grantObjects(scope, resources.bodyBucket, processor.role, ['s3:PutObject'], BodyPrefix.RESPONSES);
+  grantObjects(scope, resources.bodyBucket, processor.role, ['s3:PutObject'], BodyPrefix.RESOURCES);
+  if (resources.eventBus) resources.eventBus.grantPutEventsTo(processor.role);
+  props.processingFunction?.grantInvoke(processor.role);
+  for (const provider of resources.providers) provider.authoritativeRead?.apiKeySecret.grantRead(processor.role);
+  processor.function.addEventSource(
+    new SqsEventSource(resources.workQueue, {
+      batchSize: settings.processorBatchSize,
+      maxConcurrency: settings.processorMaxConcurrency,
+      reportBatchItemFailures: true,
+    }),
+  );
+  return processor.function;
+}
+
+/** Re-enqueues stranded rows, keeps the ledger and polls providers; runs on the reconcile schedule. */
+function createReconciler(
+  scope: Construct,
+  resources: InboxResources,
+  settings: InboxSettings,
+  props: FunctionProps,
+  environments: HandlerEnvironments,
+): { reconciler: lambda.IFunction; reconcileRule: events.Rule } {
+  const reconciler = createHandlerFunction(scope, 'Reconciler', {
+    handler: 'reconciler',
+    description: 'Webhook inbox reconciler: re-enqueues stranded rows and polls for undelivered results',
+    memorySize: Defaults.RECONCILER_MEMORY_MB,
+    timeout: Duration.seconds(Defaults.RECONCILER_TIMEOUT_SECONDS),
+    logRetention: settings.logRetention,
+    overrides: props.reconcilerFunctionProps,
+    environment: environments.reconciler,
+  });
+  const { pendingIndex, awaitingIndex, jobRefIndex } = TableSchema.inbox;
+  reconciler.role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [pendingIndex, awaitingIndex, jobRefIndex].map((index) => `${resources.inboxTable.tableArn}/index/${index.name}`),
+    }),
+  );
+  grantTableActions(reconciler.role, resources.inboxTable, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+  grantSend(reconciler.role, resources.workQueue);
+  grantObjects(scope, resources.bodyBucket, reconciler.role, ['s3:PutObject'], BodyPrefix.BODIES);
+  for (const provider of polledProviders(resources)) provider.polling!.apiKeySecret.grantRead(reconciler.role);
+  const reconcileRule = new events.Rule(scope, 'ReconcileSchedule', {
+    description: 'Runs the webhook inbox reconciler',
+    schedule: settings.reconcileSchedule,
+    // EventBridge retries a failed invocation twice; the next scheduled run is the real retry.
+    targets: [new targets.LambdaFunction(reconciler.function, { retryAttempts: 2 })],
+  });
+  return { reconciler: reconciler.function, reconcileRule };
+}

@@ -1,0 +1,46 @@
+import { Stack, Validations } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { BodyPrefix } from '../contract';
+
+/**
+ * The grants of the inbox's own functions: exactly the actions each uses, on exactly its
+ * resources (no index wildcards, no `grantReadWriteData`), plus the keys of encrypted ones.
+ */
+
+/** Exactly these actions on the table itself (no index wildcard), plus its key when it has one. */
+export function grantTableActions(role: iam.IRole, table: dynamodb.ITable, actions: string[]): void {
+  role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [table.tableArn] }));
+  table.encryptionKey?.grantEncryptDecrypt(role);
+}
+
+/** SendMessage on the work queue, plus its key when it has one. */
+export function grantSend(role: iam.IRole, queue: sqs.IQueue): void {
+  role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
+  queue.encryptionMasterKey?.grantEncryptDecrypt(role);
+}
+
+/**
+ * Exactly these actions on the body bucket's objects under one prefix (keys are digests, unknown
+ * at deploy time), with the cdk-nag acknowledgement of that one wildcard; nothing without a bucket.
+ */
+export function grantObjects(
+  scope: Construct,
+  bucket: s3.IBucket | undefined,
+  role: iam.IRole,
+  actions: string[],
+  prefix: (typeof BodyPrefix)[keyof typeof BodyPrefix],
+): void {
+  if (!bucket) return;
+  role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects(`${prefix}/*`)] }));
+  bucket.encryptionKey?.grantEncryptDecrypt(role);
+  const cfnBucket = bucket.node.defaultChild as s3.CfnBucket | undefined;
+  const bucketArn = cfnBucket ? `<${Stack.of(scope).getLogicalId(cfnBucket)}.Arn>` : bucket.bucketArn;
+  Validations.of(role).acknowledge({
+    id: `AwsSolutions::AwsSolutions-IAM5[Resource::${bucketArn}/${prefix}/*]`,
+    reason: `Object keys under ${prefix}/ are content digests, unknown at deploy time; the grant is limited to that prefix and these actions.`,
+  });
+}

@@ -1,0 +1,43 @@
+import { CfnOutput, Stack } from 'aws-cdk-lib';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig } from '../contract';
+import type { IWebhookInbox } from '../inbox-base';
+import type { WebhookProviderConfig } from '../provider';
+import { hookPath } from './api';
+import { pascalCase } from './names';
+import { signingSecretOf } from './resources';
+
+/**
+ * The stack outputs of an inbox: its endpoint, the ops configuration the CLI reads (one JSON
+ * document, found by its description), and each provider's URL and signing secret.
+ */
+export function createOutputs(
+  inbox: IWebhookInbox,
+  providers: readonly WebhookProviderConfig[],
+  secrets: ReadonlyMap<string, secretsmanager.ISecret>,
+): void {
+  new CfnOutput(inbox, 'EndpointUrl', { value: inbox.endpointUrl, description: 'Webhook inbox endpoint base URL' });
+  const opsConfig: OpsConfig = {
+    inboxName: inbox.inboxName,
+    inboxTable: inbox.inboxTable.tableName,
+    resultsTable: inbox.resultsTable.tableName,
+    workQueueUrl: inbox.workQueue.queueUrl,
+    deadLetterQueueUrl: inbox.deadLetterQueue?.queueUrl,
+    reconcilerFunctionName: inbox.reconcilerFunction.functionName,
+    bodyBucket: inbox.bodyBucket?.bucketName,
+    providers: providers.map((provider) => provider.name),
+    adapters: Object.fromEntries(providers.map((provider) => [provider.name, provider.adapter])),
+  };
+  new CfnOutput(inbox, 'OpsConfig', {
+    value: Stack.of(inbox).toJsonString(opsConfig),
+    description: `${OPS_CONFIG_OUTPUT_DESCRIPTION} (${inbox.node.path})`,
+  });
+  for (const provider of providers) {
+    const suffix = pascalCase(provider.name);
+    new CfnOutput(inbox, `${suffix}Url`, { value: `${inbox.endpointUrl}${hookPath(provider.name)}`, description: `Webhook URL for ${provider.name}` });
+    new CfnOutput(inbox, `${suffix}SigningSecretArn`, {
+      value: signingSecretOf(secrets, provider.name).secretArn,
+      description: `Signing secret of ${provider.name}`,
+    });
+  }
+}

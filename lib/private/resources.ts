@@ -1,0 +1,153 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { Defaults, TableSchema } from '../contract';
+import type { WebhookProviderConfig } from '../provider';
+import type { TableSettings, WebhookInboxProps } from '../webhook-inbox-props';
+import { pascalCase } from './names';
+
+/**
+ * The resources an inbox creates when the user brings none: its two tables, the work queue and
+ * its dead-letter queue, a signing secret per provider, the body bucket and the event bus. Each
+ * merges default → user → construct-required, with the construct ids of the public contract.
+ */
+
+/** The inbox table: keys `pk`/`sk`, TTL, and the sparse keys-only indexes of `TableSchema.inbox`. */
+export function createInboxTable(scope: Construct, settings: TableSettings = {}): dynamodb.Table {
+  const schema = TableSchema.inbox;
+  const table = new dynamodb.Table(scope, 'InboxTable', {
+    ...tableDefaults(settings),
+    partitionKey: { name: schema.partitionKey, type: dynamodb.AttributeType.STRING },
+    sortKey: { name: schema.sortKey, type: dynamodb.AttributeType.STRING },
+    timeToLiveAttribute: schema.ttlAttribute,
+  });
+  // Sparse, keys-only indexes: only the items that carry their keys are in them.
+  for (const index of [schema.pendingIndex, schema.awaitingIndex]) {
+    table.addGlobalSecondaryIndex({
+      indexName: index.name,
+      partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: index.sortKey, type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.KEYS_ONLY,
+    });
+  }
+  table.addGlobalSecondaryIndex({
+    indexName: schema.jobRefIndex.name,
+    partitionKey: { name: schema.jobRefIndex.partitionKey, type: dynamodb.AttributeType.STRING },
+    projectionType: dynamodb.ProjectionType.KEYS_ONLY,
+  });
+  return table;
+}
+
+/** The results table: one item per logical job, partition key `pk`. */
+export function createResultsTable(scope: Construct, settings: TableSettings = {}): dynamodb.Table {
+  return new dynamodb.Table(scope, 'ResultsTable', {
+    ...tableDefaults(settings),
+    partitionKey: { name: TableSchema.results.partitionKey, type: dynamodb.AttributeType.STRING },
+  });
+}
+
+function tableDefaults(settings: TableSettings): Omit<dynamodb.TableProps, 'partitionKey'> {
+  return {
+    tableName: settings.tableName,
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    encryption: settings.encryption ?? dynamodb.TableEncryption.AWS_MANAGED,
+    encryptionKey: settings.encryptionKey,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: settings.pointInTimeRecovery ?? true },
+    deletionProtection: settings.deletionProtection ?? false,
+    removalPolicy: settings.removalPolicy ?? RemovalPolicy.RETAIN,
+  };
+}
+
+/** The queues between verifier and processor. */
+export interface WorkQueues {
+  readonly workQueue: sqs.IQueue;
+  readonly deadLetterQueue?: sqs.IQueue;
+}
+
+/**
+ * The work queue and its dead-letter queue: the user's (`workQueue`, `deadLetterQueue`), or new
+ * ones, encrypted and TLS-only, redriving after `maxReceiveCount` receives (construct-required).
+ */
+export function createWorkQueues(
+  scope: Construct,
+  props: Pick<WebhookInboxProps, 'workQueue' | 'deadLetterQueue' | 'workQueueProps' | 'deadLetterQueueProps'>,
+  processorTimeout: Duration,
+  maxReceiveCount: number,
+): WorkQueues {
+  if (props.workQueue) return { workQueue: props.workQueue, deadLetterQueue: props.deadLetterQueue };
+  const dlq = new sqs.Queue(scope, 'DeadLetterQueue', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(Defaults.DEAD_LETTER_RETENTION_DAYS),
+    ...props.deadLetterQueueProps,
+  });
+  const workQueue = new sqs.Queue(scope, 'WorkQueue', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    visibilityTimeout: Duration.seconds(processorTimeout.toSeconds() * Defaults.VISIBILITY_TIMEOUT_FACTOR),
+    ...props.workQueueProps,
+    deadLetterQueue: { queue: dlq, maxReceiveCount },
+  });
+  return { workQueue, deadLetterQueue: dlq };
+}
+
+/** Each provider's signing secret, by provider name: the one it brings, or a new placeholder. */
+export function signingSecrets(scope: Construct, providers: readonly WebhookProviderConfig[]): Map<string, secretsmanager.ISecret> {
+  const secrets = new Map<string, secretsmanager.ISecret>();
+  for (const provider of providers) {
+    secrets.set(provider.name, provider.signingSecret ?? createSigningSecret(scope, provider.name));
+  }
+  return secrets;
+}
+
+function createSigningSecret(scope: Construct, providerName: string): secretsmanager.Secret {
+  const secret = new secretsmanager.Secret(scope, `${pascalCase(providerName)}SigningSecret`, {
+    description: `Webhook signing secret of ${providerName}: replace the placeholder with the provider's secret`,
+    // A placeholder until the operator stores the provider's secret: 48 alphanumerics are valid base64.
+    generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
+  });
+  Validations.of(secret).acknowledge({
+    id: 'AwsSolutions::AwsSolutions-SMG4',
+    reason:
+      'The provider issues this signing secret; a new one is staged by the operator as the provider rotates it ' +
+      '(README, "Rotating a signing secret"), not generated on a schedule.',
+  });
+  return secret;
+}
+
+/** The bucket of bodies and results too large for a table item; its objects expire with their rows. */
+export function createBodyBucket(scope: Construct, retention: Duration): s3.Bucket {
+  const bucket = new s3.Bucket(scope, 'BodyBucket', {
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    enforceSSL: true,
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    removalPolicy: RemovalPolicy.RETAIN,
+    // Bodies expire with their rows; a day more, so a row never outlives its body.
+    lifecycleRules: [{ expiration: Duration.days(Math.ceil(retention.toDays({ integral: false })) + 1) }],
+  });
+  Validations.of(bucket).acknowledge({
+    id: 'AwsSolutions::AwsSolutions-S1',
+    reason:
+      'Objects are written only by the verifier and read only by the processor and principals granted ' +
+      'grantReadInbox/grantReadResults, under IAM; object-level access is audited with CloudTrail data events, ' +
+      'not a second bucket of access logs.',
+  });
+  return bucket;
+}
+
+/** The bus decided results are published to. */
+export function createEventBus(scope: Construct): events.EventBus {
+  return new events.EventBus(scope, 'EventBus', { description: 'Webhook inbox: decided results and events' });
+}
+
+/** The signing secret of a provider the inbox serves; an error naming it otherwise. */
+export function signingSecretOf(secrets: ReadonlyMap<string, secretsmanager.ISecret>, providerName: string): secretsmanager.ISecret {
+  const secret = secrets.get(providerName);
+  if (!secret) throw new Error(`this inbox serves no provider named "${providerName}"`);
+  return secret;
+}

@@ -1,0 +1,74 @@
+import { Duration, Token } from 'aws-cdk-lib';
+import { Limits, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
+import type { WebhookProviderConfig } from '../provider';
+import { pollingRuntimeConfig, providerProblems } from '../runtime-config';
+import type { WebhookInboxProps } from '../webhook-inbox-props';
+import { deadLetterRetentionOf, retentionOf } from './settings';
+
+/**
+ * Checks the props of a WebhookInbox once, in its constructor, before anything is created:
+ * collects every problem (the providers' names and schemes, props that exclude each other, ranges,
+ * the least retention) and throws them in one error naming each prop. Unresolved tokens are not
+ * checked.
+ */
+export function validateWebhookInboxProps(props: WebhookInboxProps, providers: readonly WebhookProviderConfig[]): void {
+  const problems: string[] = [];
+  const names = new Set<string>();
+  for (const provider of providers) {
+    if (!PROVIDER_NAME_PATTERN.test(provider.name)) {
+      problems.push(`providers: "${provider.name}" is not a valid name (lower-case letters, digits, hyphens; at most 63)`);
+    }
+    if (names.has(provider.name)) problems.push(`providers: "${provider.name}" is served twice`);
+    problems.push(...providerProblems(provider));
+    names.add(provider.name);
+  }
+  if (providers.length === 0) problems.push('providers: at least one provider is required');
+  if (props.inboxTable && props.inboxTableSettings) problems.push('inboxTableSettings: not allowed with inboxTable');
+  if (props.resultsTable && props.resultsTableSettings) problems.push('resultsTableSettings: not allowed with resultsTable');
+  if (props.workQueue && (props.workQueueProps || props.deadLetterQueueProps)) {
+    problems.push('workQueueProps/deadLetterQueueProps: not allowed with workQueue');
+  }
+  if (!props.workQueue && props.deadLetterQueue) problems.push('deadLetterQueue: only with workQueue');
+  checkRange(problems, 'maxReceiveCount', props.maxReceiveCount, Limits.MAX_RECEIVE_COUNT);
+  checkRange(problems, 'processorBatchSize', props.processorBatchSize, Limits.PROCESSOR_BATCH_SIZE);
+  checkRange(problems, 'processorMaxConcurrency', props.processorMaxConcurrency, Limits.PROCESSOR_MAX_CONCURRENCY);
+  checkRange(problems, 'sweepBatchSize', props.sweepBatchSize, Limits.SWEEP_BATCH_SIZE);
+  checkRange(problems, 'maxBodySize (bytes)', props.maxBodySize?.toBytes(), { MIN: 1, MAX: Limits.MAX_BODY_BYTES });
+  checkRange(problems, 'inlineBodyLimit (bytes)', props.inlineBodyLimit?.toBytes(), { MIN: 1, MAX: Limits.INLINE_BODY_BYTES });
+  problems.push(...retentionProblems(props, providers));
+  if (problems.length > 0) {
+    throw new Error(`Invalid WebhookInbox props:\n- ${problems.join('\n- ')}`);
+  }
+}
+
+/**
+ * A row must outlive everything that can still reach it: a message redriven from the dead-letter
+ * queue, a provider's late retry or redelivery (which would otherwise be stored and processed a
+ * second time), a result the reconciler polls for. The longest of those is the least retention.
+ */
+function retentionProblems(props: WebhookInboxProps, providers: readonly WebhookProviderConfig[]): string[] {
+  const retention = retentionOf(props);
+  if (Token.isUnresolved(retention.toSeconds())) return [];
+  const floors: { seconds: number; what: string }[] = [];
+  if (!props.workQueue) {
+    floors.push({ seconds: deadLetterRetentionOf(props).toSeconds(), what: "the dead-letter queue's retention: a message redriven from it must find its row" });
+  }
+  for (const provider of providers) {
+    floors.push({ seconds: PROVIDER_REDELIVERY_SECONDS[provider.adapter] ?? 0, what: `how long ${provider.name} may still deliver an event` });
+    if (provider.polling) {
+      floors.push({ seconds: pollingRuntimeConfig(provider, provider.polling, 'secret').horizonSeconds, what: `${provider.name}'s polling horizon` });
+    }
+  }
+  const longest = floors.reduce((max, floor) => (floor.seconds > max.seconds ? floor : max), { seconds: 0, what: '' });
+  return retention.toSeconds() < longest.seconds
+    ? [`retention: must be at least ${Duration.seconds(longest.seconds).toHumanString()} (${longest.what}), got ${retention.toHumanString()}`]
+    : [];
+}
+
+/** A whole number within `range`, unless unset or a token. */
+function checkRange(problems: string[], name: string, value: number | undefined, range: { readonly MIN: number; readonly MAX: number }): void {
+  if (value === undefined || Token.isUnresolved(value)) return;
+  if (!Number.isInteger(value) || value < range.MIN || value > range.MAX) {
+    problems.push(`${name}: must be a whole number from ${range.MIN} to ${range.MAX}, got ${value}`);
+  }
+}

@@ -1,0 +1,258 @@
+import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { WebhookInboxAlarmOptions, WebhookInboxDashboardOptions } from './monitoring';
+import type { WebhookProvider } from './provider';
+
+/** Settings of a table the inbox creates: the inbox table (`inboxTableSettings`) or the results table (`resultsTableSettings`). */
+export interface TableSettings {
+  /**
+   * Explicit table name.
+   * @default - a name CloudFormation generates
+   */
+  readonly tableName?: string;
+
+  /**
+   * What happens to the table when it leaves the stack.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * Encryption at rest.
+   * @default TableEncryption.AWS_MANAGED
+   */
+  readonly encryption?: dynamodb.TableEncryption;
+
+  /**
+   * The customer-managed key, when `encryption` is `CUSTOMER_MANAGED`.
+   * @default - a key is created when `encryption` is `CUSTOMER_MANAGED`
+   */
+  readonly encryptionKey?: kms.IKey;
+
+  /**
+   * Point-in-time recovery.
+   * @default true
+   */
+  readonly pointInTimeRecovery?: boolean;
+
+  /**
+   * Deletion protection.
+   * @default false
+   */
+  readonly deletionProtection?: boolean;
+}
+
+/**
+ * Settings of a table the inbox creates.
+ * @deprecated use `TableSettings`, the same settings under a name that fits the results table too
+ */
+export interface InboxTableSettings extends TableSettings {}
+
+/** Properties of a WebhookInbox. */
+export interface WebhookInboxProps {
+  /**
+   * The providers this inbox serves, each at `POST /hooks/<name>` with its own signing secret.
+   * @default - one Answerline provider at `/hooks/answerline`
+   */
+  readonly providers?: WebhookProvider[];
+
+  /**
+   * The inbox's name in the `Inbox` dimension of its metrics and in its log lines.
+   * @default - a name derived from the construct path, unique in the account
+   */
+  readonly inboxName?: string;
+
+  /**
+   * An existing inbox table, with the schema in the README (keys `pk`/`sk`, sparse index `pending`).
+   * @default - a new table
+   */
+  readonly inboxTable?: dynamodb.ITable;
+
+  /**
+   * Settings of the new inbox table; not allowed with `inboxTable`.
+   * @default - on-demand, encrypted, point-in-time recovery, retained on delete
+   */
+  readonly inboxTableSettings?: TableSettings;
+
+  /**
+   * An existing results table, with a string partition key `pk`.
+   * @default - a new table
+   */
+  readonly resultsTable?: dynamodb.ITable;
+
+  /**
+   * Settings of the new results table; not allowed with `resultsTable`.
+   * @default - on-demand, encrypted, point-in-time recovery, retained on delete
+   */
+  readonly resultsTableSettings?: TableSettings;
+
+  /**
+   * An existing work queue; its redrive policy must use `maxReceiveCount`.
+   * @default - a new encrypted queue with a dead-letter queue
+   */
+  readonly workQueue?: sqs.IQueue;
+
+  /**
+   * Overrides for the new work queue; `deadLetterQueue` is construct-required.
+   * @default - SQS-managed encryption, TLS only, visibility timeout 6× the processor timeout
+   */
+  readonly workQueueProps?: sqs.QueueProps;
+
+  /**
+   * The dead-letter queue to alarm on when you bring your own `workQueue`.
+   * @default - the new work queue's dead-letter queue; none when `workQueue` is given without it
+   */
+  readonly deadLetterQueue?: sqs.IQueue;
+
+  /**
+   * Overrides for the new dead-letter queue.
+   * @default - SQS-managed encryption, TLS only, 14 days retention
+   */
+  readonly deadLetterQueueProps?: sqs.QueueProps;
+
+  /**
+   * Receives of a work message before it moves to the dead-letter queue, and attempts an inbox
+   * row gets in all (whichever messages carry it) before it is DEAD.
+   * @default 5
+   */
+  readonly maxReceiveCount?: number;
+
+  /**
+   * Overrides for the verifier function.
+   * @default - ARM64, 512 MB, 10 seconds, active tracing
+   */
+  readonly verifierFunctionProps?: lambda.FunctionOptions;
+
+  /**
+   * Overrides for the processor function.
+   * @default - ARM64, 512 MB, 30 seconds, active tracing
+   */
+  readonly processorFunctionProps?: lambda.FunctionOptions;
+
+  /**
+   * Overrides for the reconciler function.
+   * @default - ARM64, 256 MB, 2 minutes, active tracing
+   */
+  readonly reconcilerFunctionProps?: lambda.FunctionOptions;
+
+  /**
+   * Work messages per processor invocation.
+   * @default 10
+   */
+  readonly processorBatchSize?: number;
+
+  /**
+   * The most concurrent processor invocations the queue drives (2 to 1000).
+   * @default 10
+   */
+  readonly processorMaxConcurrency?: number;
+
+  /**
+   * Throttling of the endpoint; a throttled delivery gets 429 and the provider retries.
+   * @default - 1,000 requests per second, bursts of 2,000
+   */
+  readonly throttle?: apigwv2.ThrottleSettings;
+
+  /**
+   * The largest body accepted; a larger one gets 413 and is not stored. Lambda's 6 MB
+   * synchronous payload limit caps it (about 4.5 MB for bodies API Gateway base64-encodes).
+   * @default Size.bytes(6_000_000)
+   */
+  readonly maxBodySize?: Size;
+
+  /**
+   * Bodies (and results) larger than this are stored in the body bucket, with a pointer in the
+   * row; smaller ones stay in the row. At most 350 KiB (DynamoDB items hold 400 KB).
+   * @default Size.kibibytes(64)
+   */
+  readonly inlineBodyLimit?: Size;
+
+  /**
+   * An existing bucket for large bodies.
+   * @default - a new bucket (S3-managed encryption, TLS only, no public access, objects expire with the retention) when `maxBodySize` exceeds `inlineBodyLimit`
+   */
+  readonly bodyBucket?: s3.IBucket;
+
+  /**
+   * How long inbox rows are kept (DynamoDB TTL). At least the dead-letter queue's retention and
+   * every provider's redelivery window and polling horizon (checked at synth).
+   * @default Duration.days(30)
+   */
+  readonly retention?: Duration;
+
+  /**
+   * How long a signing secret stays cached in the verifier.
+   * @default Duration.minutes(5)
+   */
+  readonly secretCacheTtl?: Duration;
+
+  /**
+   * When the reconciler runs.
+   * @default Schedule.rate(Duration.minutes(5))
+   */
+  readonly reconcileSchedule?: events.Schedule;
+
+  /**
+   * A row still unprocessed this long after it arrived is enqueued again by the reconciler.
+   * @default Duration.minutes(5)
+   */
+  readonly sweepAfter?: Duration;
+
+  /**
+   * The most rows one reconciler run enqueues again.
+   * @default 100
+   */
+  readonly sweepBatchSize?: number;
+
+  /**
+   * Retention of the functions' and the API's log groups.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * The most recorded submissions one reconciler run checks (and polls the provider for).
+   * @default 50
+   */
+  readonly pollBatchSize?: number;
+
+  /**
+   * Publish each decided result (one event per change of a job's winner, one per event of providers
+   * without jobs) to an EventBridge bus, with a deterministic effect key.
+   * @default true
+   */
+  readonly publishEvents?: boolean;
+
+  /**
+   * The bus results are published to.
+   * @default - a new event bus
+   */
+  readonly eventBus?: events.IEventBus;
+
+  /**
+   * Your own processing code (any language): invoked synchronously with each decided result and
+   * its effect key; a failure is retried and, after `maxReceiveCount`, dead-lettered, never lost.
+   * Its run time counts against the processor's timeout.
+   * @default - no function: results are only published as events
+   */
+  readonly processingFunction?: lambda.IFunction;
+
+  /**
+   * The alarms (each with a runbook section), their thresholds and the topic they notify.
+   * @default - every alarm with its default threshold, notifying no topic
+   */
+  readonly alarms?: WebhookInboxAlarmOptions;
+
+  /**
+   * The CloudWatch dashboard of the pipeline.
+   * @default - a dashboard with a generated name
+   */
+  readonly dashboard?: WebhookInboxDashboardOptions;
+}
