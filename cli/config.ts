@@ -5,23 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig } from '../lib/contract';
+import { LocalOpsConfig, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, OpsEndpoints } from '../lib/contract';
+
+export type { LocalOpsConfig, OpsEndpoints };
 import { OpsError, UsageError } from './errors';
 
 /** Endpoints of a local twin (emulators); absent ones use the SDK's defaults (AWS, or `AWS_ENDPOINT_URL_*`). */
-export interface OpsEndpoints {
-  readonly dynamodb?: string;
-  readonly sqs?: string;
-  readonly s3?: string;
-  readonly lambda?: string;
-  readonly region?: string;
-}
-
-/** The document `--config <file.json>` reads: an OpsConfig, plus where its services answer. */
-export interface LocalOpsConfig extends OpsConfig {
-  readonly endpoints?: OpsEndpoints;
-}
-
 /** A stack output as DescribeStacks returns it. */
 export interface StackOutput {
   readonly OutputKey?: string;

@@ -15,7 +15,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { LocalOpsConfig } from '../cli/config';
+import type { LocalOpsConfig } from '../lib/contract';
 import { AdapterKind, AuthoritativeReadSettings, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../lib/contract';
 import { handlerEnvironments } from '../lib/handler-environment';
 import { startApiGateway } from './api-gateway';

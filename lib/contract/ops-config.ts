@@ -18,5 +18,19 @@ export interface OpsConfig {
   readonly adapters?: Readonly<Record<string, string>>;
 }
 
+/** Where an inbox's services answer, when not at AWS's own endpoints (the local twin's emulators). */
+export interface OpsEndpoints {
+  readonly dynamodb?: string;
+  readonly sqs?: string;
+  readonly s3?: string;
+  readonly lambda?: string;
+  readonly region?: string;
+}
+
+/** The document the ops CLI's `--config <file.json>` reads (the local twin writes it): an OpsConfig, plus where its services answer. */
+export interface LocalOpsConfig extends OpsConfig {
+  readonly endpoints?: OpsEndpoints;
+}
+
 /** The description of the stack output that carries an inbox's OpsConfig (one per inbox). */
 export const OPS_CONFIG_OUTPUT_DESCRIPTION = 'cdk-webhook-inbox ops configuration';

@@ -42,7 +42,7 @@ export interface InboxStructure {
 }
 
 /** The local resources a test's inbox uses; secrets are named by their ids as the handlers are configured. */
-export interface LocalInbox extends Omit<LocalInboxResources, 'signingSecretArns' | 'apiKeySecretArns'> {}
+export type LocalInbox = Omit<LocalInboxResources, 'signingSecretArns' | 'apiKeySecretArns'>;
 
 class FixtureGateway {
   readonly gateway = new IamGateway({
@@ -168,22 +168,17 @@ export function expectAccessDenied(count = 1): void {
   fixtureGateway().expect(count);
 }
 
-/** Stops this file's gateway (jest does it after each file; a script using the fixture calls it). */
-export async function stopIam(): Promise<void> {
+afterEach(() => {
+  const unexpected = shared?.takeUnexpected() ?? [];
+  if (unexpected.length > 0) {
+    throw new Error(`the local IAM gateway refused ${unexpected.length} call(s) the template does not grant:\n${unexpected.map((denial) => `- ${denial.message}`).join('\n')}`);
+  }
+});
+
+afterAll(async () => {
   await shared?.stop();
   shared = undefined;
-}
-
-// Under jest; the fuzz command loads this fixture outside it and audits the refusals itself.
-if (typeof afterEach === 'function') {
-  afterEach(() => {
-    const unexpected = shared?.takeUnexpected() ?? [];
-    if (unexpected.length > 0) {
-      throw new Error(`the local IAM gateway refused ${unexpected.length} call(s) the template does not grant:\n${unexpected.map((denial) => `- ${denial.message}`).join('\n')}`);
-    }
-  });
-  afterAll(stopIam);
-}
+});
 
 // --- templates ------------------------------------------------------------------------------
 

@@ -1,7 +1,6 @@
 /**
- * Property-based fuzzing of the verifier (bad input), shared by the jest test
- * (test/lambda/fuzz.test.ts, a few thousand cases) and the fuzz command (scripts/fuzz.ts, at
- * least 100,000): one verifier serving every preset (Answerline, Echonova, Standard Webhooks
+ * Property-based fuzzing of the verifier, run by `test/fuzz/verifier.test.ts` (3,000 cases in
+ * `npm test`, 100,000 with `npm run fuzz`): one verifier serving every preset (Answerline, Echonova, Standard Webhooks
  * with `webhook-*` and `svix-*` headers, Standard Webhooks `v1a` Ed25519, Stripe, GitHub and two
  * generic HMAC schemes) against the emulators, the Secrets Manager stand-in and an S3 body store.
  *
@@ -34,9 +33,9 @@ import { logReference } from '../../lambda/shared/digest';
 import { HTTP_STATUS, Reason } from '../../lambda/shared/http';
 import { deliveryKey } from '../../lambda/shared/inbox-store';
 import { createBodyBucket } from '../../local/provision';
-import { apiGatewayEvent, InboxHarness, Item, LogRecord, newSigningSecret, SecretsFixture, sha256Hex, TOLERANCE_SECONDS } from './inbox-fixture';
-import { fixtureGateway } from './iam-fixture';
-import { HeaderMap, hmacText, oddJson, signedContent, stripeSecret, textSecret, UNICODE_NOTE } from './senders';
+import { apiGatewayEvent, InboxHarness, Item, LogRecord, newSigningSecret, SecretsFixture, sha256Hex, TOLERANCE_SECONDS } from '../support/inbox-fixture';
+import { fixtureGateway } from '../support/iam-fixture';
+import { HeaderMap, hmacText, oddJson, signedContent, stripeSecret, textSecret, UNICODE_NOTE } from '../support/senders';
 
 export const MAX_BODY_BYTES = Defaults.MAX_BODY_BYTES;
 export const INLINE_BODY_BYTES = Defaults.INLINE_BODY_BYTES;
