@@ -21,9 +21,21 @@ export default tseslint.config(
   },
   // Tests read synthesized templates, whose JSON has no types.
   { files: ['test/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
-  boundary(['lambda/**/*.ts', 'lib/contract/**/*.ts'], ['aws-cdk-lib', 'aws-cdk-lib/*', 'constructs'], 'the runtime and the contract bundle into Lambda: no aws-cdk-lib'),
-  boundary(['lib/**/*.ts'], anyDepth('lambda', 'local', 'cli', 'client', 'test', 'bench', 'scripts'), 'lib/ is the published construct: it imports only lib/, aws-cdk-lib and constructs'),
+  boundary(
+    ['lambda/**/*.ts', 'lib/contract/**/*.ts'],
+    ['aws-cdk-lib', 'aws-cdk-lib/*', 'constructs'],
+    'the runtime and the contract bundle into Lambda: no aws-cdk-lib',
+  ),
+  boundary(
+    ['lib/**/*.ts'],
+    anyDepth('lambda', 'local', 'cli', 'client', 'test', 'bench', 'scripts'),
+    'lib/ is the published construct: it imports only lib/, aws-cdk-lib and constructs',
+  ),
   boundary(['local/**/*.ts', 'local/**/*.mjs', 'bench/**/*.ts', 'scripts/**/*.ts'], anyDepth('test'), 'tools never import tests'),
   boundary(['local/**/*.ts'], anyDepth('cli'), 'the twin does not depend on the ops CLI'),
-  boundary(['client/**/*.ts'], anyDepth('local', 'cli', 'test', 'bench', 'scripts'), 'the published client carries only itself, the contract and the runtime it shares'),
+  boundary(
+    ['client/**/*.ts'],
+    anyDepth('local', 'cli', 'test', 'bench', 'scripts'),
+    'the published client carries only itself, the contract and the runtime it shares',
+  ),
 );

@@ -54,7 +54,13 @@ async function processing(n) {
   const loop = async () => {
     while (processed < n) {
       const out = await clients.sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: batchSize, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: batchSize,
+          WaitTimeSeconds: 1,
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
       );
       const messages = out.Messages || [];
       if (messages.length === 0) continue;
@@ -63,8 +69,20 @@ async function processing(n) {
         messages.map(async (message) => {
           const key = JSON.parse(message.Body).key;
           const owner = `${message.MessageId}/1`;
-          const values = { ...shapes.claim.ExpressionAttributeValues, ':owner': { S: owner }, ':until': { N: String(now + 30000) }, ':now': { N: String(now) } };
-          await clients.dynamodb.send(new UpdateItemCommand({ ...shapes.claim, TableName: tables.inbox, Key: { ...shapes.claim.Key, pk: { S: key } }, ExpressionAttributeValues: values }));
+          const values = {
+            ...shapes.claim.ExpressionAttributeValues,
+            ':owner': { S: owner },
+            ':until': { N: String(now + 30000) },
+            ':now': { N: String(now) },
+          };
+          await clients.dynamodb.send(
+            new UpdateItemCommand({
+              ...shapes.claim,
+              TableName: tables.inbox,
+              Key: { ...shapes.claim.Key, pk: { S: key } },
+              ExpressionAttributeValues: values,
+            }),
+          );
           await clients.dynamodb.send(new UpdateItemCommand({ ...shapes.offer, TableName: tables.results, Key: { pk: { S: `answerline#job-${key}` } } }));
           return { key, owner, receipt: message.ReceiptHandle };
         }),
@@ -83,7 +101,9 @@ async function processing(n) {
           ),
         ),
       );
-      await clients.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: claimed.map(({ receipt }, index) => ({ Id: String(index), ReceiptHandle: receipt })) }));
+      await clients.sqs.send(
+        new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: claimed.map(({ receipt }, index) => ({ Id: String(index), ReceiptHandle: receipt })) }),
+      );
       processed += claimed.length;
       if (processed >= n && !finished) {
         finished = 1;

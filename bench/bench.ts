@@ -69,7 +69,12 @@ export const QUICK_OPTIONS: BenchOptions = {
 };
 
 export interface ReceiverFigures {
-  readonly run: Omit<PipelineRun, 'edgeMs' | 'batches'> & { readonly batches: number; readonly averageBatch: number; readonly edgeMeanMs: number; readonly processorBatchMeanMs: number };
+  readonly run: Omit<PipelineRun, 'edgeMs' | 'batches'> & {
+    readonly batches: number;
+    readonly averageBatch: number;
+    readonly edgeMeanMs: number;
+    readonly processorBatchMeanMs: number;
+  };
   readonly stages: StageRequests;
   readonly operations: PerDelivery[];
   readonly cost: CostBreakdown;
@@ -244,14 +249,21 @@ export function evaluateTargets(results: Omit<BenchResults, 'targets'>): Target[
     const goal = row.bytes >= 1024 * 1024 ? 5 : row.bytes <= 1024 ? 1 : undefined;
     if (goal === undefined) continue;
     const label = goal === 5 ? '≥ 5× faster' : 'never slower (≥ 1×)';
-    targets.push({ figure: `Signature check at ${size} vs standardwebhooks`, target: label, value: `${row.vsStandardWebhooks.toFixed(1)}×`, met: row.vsStandardWebhooks >= goal });
+    targets.push({
+      figure: `Signature check at ${size} vs standardwebhooks`,
+      target: label,
+      value: `${row.vsStandardWebhooks.toFixed(1)}×`,
+      met: row.vsStandardWebhooks >= goal,
+    });
     targets.push({
       figure: `Signature check at ${size} vs svix (both parse the JSON)`,
       target: label,
       value: `${row.vsSvix.toFixed(1)}×`,
       met: row.vsSvix >= goal,
       ...(row.vsSvix < goal
-        ? { why: `svix always JSON.parses the body (${(row.oursWithParseUs - row.oursUs).toFixed(0)} µs of the ${row.oursWithParseUs.toFixed(0)} µs on our side); the signature work alone is ${((row.svixUs - (row.oursWithParseUs - row.oursUs)) / row.oursUs).toFixed(1)}× faster` }
+        ? {
+            why: `svix always JSON.parses the body (${(row.oursWithParseUs - row.oursUs).toFixed(0)} µs of the ${row.oursWithParseUs.toFixed(0)} µs on our side); the signature work alone is ${((row.svixUs - (row.oursWithParseUs - row.oursUs)) / row.oursUs).toFixed(1)}× faster`,
+          }
         : {}),
     });
   }
@@ -262,7 +274,12 @@ export function evaluateTargets(results: Omit<BenchResults, 'targets'>): Target[
       value: `${row.ratio.toFixed(2)}× (${row.bundleLoadMs.toFixed(0)} vs ${row.naiveLoadMs.toFixed(0)} ms)`,
       met: row.ratio <= 0.5,
       ...(row.ratio > 0.5
-        ? { why: `load time follows size, and the bundle (tree-shaken from the SDK's ES module builds) is mostly the SDK itself: ${row.composition.slice(0, 3).map((part) => `${part.name} ${part.kb.toFixed(0)} KB`).join(', ')}` }
+        ? {
+            why: `load time follows size, and the bundle (tree-shaken from the SDK's ES module builds) is mostly the SDK itself: ${row.composition
+              .slice(0, 3)
+              .map((part) => `${part.name} ${part.kb.toFixed(0)} KB`)
+              .join(', ')}`,
+          }
         : {}),
     });
   }
@@ -305,7 +322,8 @@ export function evaluateTargets(results: Omit<BenchResults, 'targets'>): Target[
 }
 
 function overFive(figures: ReceiverFigures): string {
-  const per = (stage: string, purpose: string) => figures.operations.filter((entry) => entry.stage === stage && entry.purpose === purpose).reduce((sum, entry) => sum + entry.perDelivery, 0);
+  const per = (stage: string, purpose: string) =>
+    figures.operations.filter((entry) => entry.stage === stage && entry.purpose === purpose).reduce((sum, entry) => sum + entry.perDelivery, 0);
   const parts = [
     `edge ${fmt(figures.stages.edge)}`,
     `claim, result offer and complete ${fmt(per(Stage.PROCESSOR, 'claim') + per(Stage.PROCESSOR, 'result offer') + per(Stage.PROCESSOR, 'complete'))}`,

@@ -105,7 +105,10 @@ export class CapacityMeter {
         if (operation === 'Query') {
           const result = await next(args);
           const items = (result.output.Items ?? []) as Item[];
-          entry.rru += readUnits(items.reduce((sum, item) => sum + itemBytes(item), 0), input.ConsistentRead === true && !input.IndexName);
+          entry.rru += readUnits(
+            items.reduce((sum, item) => sum + itemBytes(item), 0),
+            input.ConsistentRead === true && !input.IndexName,
+          );
           entry.dynaliteUnits += Number((result.output.ConsumedCapacity as { CapacityUnits?: number } | undefined)?.CapacityUnits ?? 0);
           return result;
         }

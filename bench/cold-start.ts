@@ -92,7 +92,14 @@ const LOADER = [
 /** Loads `modulePath` in a new Node process; the milliseconds its `require` took. */
 function loadOnce(modulePath: string, environment: Record<string, string>): number {
   const out = spawnSync(process.execPath, ['-e', LOADER, modulePath], {
-    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', NODE_NO_WARNINGS: '1', ...environment },
+    env: {
+      PATH: process.env.PATH ?? '',
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      NODE_NO_WARNINGS: '1',
+      ...environment,
+    },
     encoding: 'utf8',
     cwd: ROOT,
   });
@@ -113,10 +120,11 @@ async function composition(name: HandlerName): Promise<{ shares: BundleShare[]; 
     byPackage.set(group, (byPackage.get(group) ?? 0) + input.bytesInOutput);
   }
   const total = [...byPackage.values()].reduce((sum, bytes) => sum + bytes, 0);
-  const shares = [...byPackage.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .map(([group, bytes]) => ({ name: group, kb: bytes / 1024, share: bytes / total }));
-  const clients = [...byPackage.keys()].filter((group) => group.startsWith('@aws-sdk/client-')).map((group) => group.slice('@aws-sdk/'.length)).sort();
+  const shares = [...byPackage.entries()].sort((a, b) => b[1] - a[1]).map(([group, bytes]) => ({ name: group, kb: bytes / 1024, share: bytes / total }));
+  const clients = [...byPackage.keys()]
+    .filter((group) => group.startsWith('@aws-sdk/client-'))
+    .map((group) => group.slice('@aws-sdk/'.length))
+    .sort();
   return { shares, clients };
 }
 

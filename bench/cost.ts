@@ -70,7 +70,9 @@ const line = (item: string, perDelivery: number, unit: string, price: PriceName,
   const usd = PRICES[price].usd;
   const [head, tail] = unit.split(' (');
   const plural = `${head}s${tail ? ` (${tail.replace(/\)$/, 's)')}` : ''}`;
-  const perMillion = String(Number((usd * 1e6).toPrecision(4))).replace(/^(\d+)$/, '$1.00').replace(/^(\d+\.\d)$/, '$10');
+  const perMillion = String(Number((usd * 1e6).toPrecision(4)))
+    .replace(/^(\d+)$/, '$1.00')
+    .replace(/^(\d+\.\d)$/, '$10');
   const priceText = usd >= 0.01 || /GB/.test(unit) ? `$${usd} per ${unit}` : `$${perMillion} per million ${plural}`;
   return { item, perDelivery, unit, price, priceText, usdPerMillion: perDelivery * usd * 1e6, ...(note ? { note } : {}) };
 };
@@ -127,13 +129,27 @@ export function costOf(inputs: CostInputs): CostBreakdown {
 
   const batchesPerDelivery = run.batches.length / n;
   const invocations = 1 + batchesPerDelivery + (hasReconciler ? reconcilerShare : 0);
-  lines.push(line('Lambda invocations', invocations, 'invocation', 'lambdaRequest', `edge 1, processor ${batchesPerDelivery.toFixed(3)} (batches of ${(n / run.batches.length).toFixed(1)})${hasReconciler ? `, reconciler ${reconcilerShare.toFixed(4)}` : ''}`));
+  lines.push(
+    line(
+      'Lambda invocations',
+      invocations,
+      'invocation',
+      'lambdaRequest',
+      `edge 1, processor ${batchesPerDelivery.toFixed(3)} (batches of ${(n / run.batches.length).toFixed(1)})${hasReconciler ? `, reconciler ${reconcilerShare.toFixed(4)}` : ''}`,
+    ),
+  );
 
   const edgeGbs = (inputs.edgeMs.reduce((sum, ms) => sum + billedSeconds(ms), 0) / inputs.edgeMs.length) * (MEMORY_MB.edge / 1024);
   const processorGbs = (run.batches.reduce((sum, batch) => sum + billedSeconds(batch.ms), 0) / n) * (MEMORY_MB.processor / 1024);
   const reconcilerGbs = hasReconciler ? billedSeconds(run.reconcilerMs!) * (MEMORY_MB.reconciler / 1024) * reconcilerShare : 0;
   lines.push(
-    line('Lambda duration (Arm)', edgeGbs + processorGbs + reconcilerGbs, 'GB-second', 'lambdaArmGbSecond', `edge ${(edgeGbs * 1000).toFixed(3)}, processor ${(processorGbs * 1000).toFixed(3)}, reconciler ${(reconcilerGbs * 1000).toFixed(4)} GB-ms`),
+    line(
+      'Lambda duration (Arm)',
+      edgeGbs + processorGbs + reconcilerGbs,
+      'GB-second',
+      'lambdaArmGbSecond',
+      `edge ${(edgeGbs * 1000).toFixed(3)}, processor ${(processorGbs * 1000).toFixed(3)}, reconciler ${(reconcilerGbs * 1000).toFixed(4)} GB-ms`,
+    ),
   );
 
   const perDeliveryStages = [Stage.EDGE, Stage.PROCESSOR, Stage.EVENT_SOURCE];
@@ -142,27 +158,67 @@ export function costOf(inputs: CostInputs): CostBreakdown {
   const missing = [...delivered.missing, ...swept.missing];
   if (missing.length > 0) throw new Error(`no unit trace for ${missing.join(', ')}`);
   lines.push(line('DynamoDB writes', delivered.wru + swept.wru, 'write request unit', 'dynamodbWriteRequestUnit', 'table and index writes, from item sizes'));
-  lines.push(line('DynamoDB reads', delivered.rru + swept.rru, 'read request unit', 'dynamodbReadRequestUnit', hasReconciler ? `sweep queries ${swept.rru.toFixed(4)}` : undefined));
+  lines.push(
+    line(
+      'DynamoDB reads',
+      delivered.rru + swept.rru,
+      'read request unit',
+      'dynamodbReadRequestUnit',
+      hasReconciler ? `sweep queries ${swept.rru.toFixed(4)}` : undefined,
+    ),
+  );
 
   // SQS bills each 64 KB chunk of a request's payload as one request.
   const sqs = counts.filter((entry) => entry.service === 'SQS' && entry.stage !== Stage.RECONCILER);
   const averageBatch = n / Math.max(1, run.batches.length);
   const chunks = (entry: OperationCount) =>
-    entry.operation === 'SendMessage' ? Math.max(1, Math.ceil(run.messageBytes / BILLING_CHUNK_BYTES)) : entry.operation === 'ReceiveMessage' ? Math.max(1, Math.ceil((averageBatch * run.messageBytes) / BILLING_CHUNK_BYTES)) : 1;
-  const sqsRequests = sqs.reduce((sum, entry) => sum + perDelivery(entry) * chunks(entry), 0) + of(Stage.RECONCILER).filter((entry) => entry.service === 'SQS').reduce((sum, entry) => sum + perRun(entry), 0);
+    entry.operation === 'SendMessage'
+      ? Math.max(1, Math.ceil(run.messageBytes / BILLING_CHUNK_BYTES))
+      : entry.operation === 'ReceiveMessage'
+        ? Math.max(1, Math.ceil((averageBatch * run.messageBytes) / BILLING_CHUNK_BYTES))
+        : 1;
+  const sqsRequests =
+    sqs.reduce((sum, entry) => sum + perDelivery(entry) * chunks(entry), 0) +
+    of(Stage.RECONCILER)
+      .filter((entry) => entry.service === 'SQS')
+      .reduce((sum, entry) => sum + perRun(entry), 0);
   lines.push(line('SQS requests', sqsRequests, 'request (64 KB chunk)', 'sqsRequest', `message ${run.messageBytes} B`));
 
   const events = run.processed / n;
-  lines.push(line('EventBridge events', events * Math.max(1, Math.ceil(run.effectBytes / BILLING_CHUNK_BYTES)), 'event (64 KB chunk)', 'eventBridgeEvent', `entry ${run.effectBytes} B; billed per event, not per PutEvents call`));
+  lines.push(
+    line(
+      'EventBridge events',
+      events * Math.max(1, Math.ceil(run.effectBytes / BILLING_CHUNK_BYTES)),
+      'event (64 KB chunk)',
+      'eventBridgeEvent',
+      `entry ${run.effectBytes} B; billed per event, not per PutEvents call`,
+    ),
+  );
 
   const secretCallsPerRead = of(Stage.SECRETS).reduce((sum, entry) => sum + entry.attempts, 0);
   const secretCalls = (secretCallsPerRead * SECRET_READS_PER_MONTH_PER_ENVIRONMENT * SECRET_READING_ENVIRONMENTS) / MONTHLY_DELIVERIES;
-  lines.push(line('Secrets Manager API calls', secretCalls, 'API call', 'secretsManagerApiCall', `calls per read: ${secretCallsPerRead}; one read per ${Defaults.SECRET_CACHE_SECONDS} s per warm environment`));
+  lines.push(
+    line(
+      'Secrets Manager API calls',
+      secretCalls,
+      'API call',
+      'secretsManagerApiCall',
+      `calls per read: ${secretCallsPerRead}; one read per ${Defaults.SECRET_CACHE_SECONDS} s per warm environment`,
+    ),
+  );
 
   lines.push(line('S3 requests', 0, 'request', 's3Put', `bodies up to ${Defaults.INLINE_BODY_BYTES / 1024} KiB stay in the row`));
 
   const logBytes = (run.logBytes.edge + run.logBytes.processor) / n + (hasReconciler ? run.logBytes.reconciler * reconcilerShare : 0);
-  lines.push(line('CloudWatch Logs ingestion', logBytes / 1024 ** 3, 'GB', 'cloudWatchLogsIngestedGb', `${logBytes.toFixed(0)} B of log lines and EMF metrics per delivery`));
+  lines.push(
+    line(
+      'CloudWatch Logs ingestion',
+      logBytes / 1024 ** 3,
+      'GB',
+      'cloudWatchLogsIngestedGb',
+      `${logBytes.toFixed(0)} B of log lines and EMF metrics per delivery`,
+    ),
+  );
 
   return { receiver: run.receiver, lines, usdPerMillion: lines.reduce((sum, entry) => sum + entry.usdPerMillion, 0) };
 }

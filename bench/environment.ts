@@ -121,7 +121,14 @@ export function deliveryBody(bytes: number): string {
   const id = randomUUID();
   const make = (answer: string) =>
     JSON.stringify({
-      task: { id: `tsk_${id}`, status: 'COMPLETED', idempotencyKey: `job-${id}`, createdAt: '2026-09-18T10:00:00.000Z', startedAt: '2026-09-18T10:00:05.000Z', finishedAt: '2026-09-18T10:00:09.000Z' },
+      task: {
+        id: `tsk_${id}`,
+        status: 'COMPLETED',
+        idempotencyKey: `job-${id}`,
+        createdAt: '2026-09-18T10:00:00.000Z',
+        startedAt: '2026-09-18T10:00:05.000Z',
+        finishedAt: '2026-09-18T10:00:09.000Z',
+      },
       credits: { charged: 1, remaining: 499 },
       response: { result: { answer, confidence: 0.93 } },
     });
@@ -137,7 +144,11 @@ export function signedHeaders(body: string, secret: string, nowSeconds = Math.fl
 
 /** A faithful API Gateway HTTP API (payload 2.0) event of a signed delivery to `/hooks/answerline`. */
 export function signedDeliveryEvent(body: string, secret: string): APIGatewayProxyEventV2 {
-  return httpApiEvent({ path: '/hooks/answerline', headers: { host: 'bench.execute-api.us-east-1.amazonaws.com', 'user-agent': 'Answerline-Webhooks/1.0', ...signedHeaders(body, secret) }, body: Buffer.from(body) });
+  return httpApiEvent({
+    path: '/hooks/answerline',
+    headers: { host: 'bench.execute-api.us-east-1.amazonaws.com', 'user-agent': 'Answerline-Webhooks/1.0', ...signedHeaders(body, secret) },
+    body: Buffer.from(body),
+  });
 }
 
 /** The Lambda context a handler gets, with the timeout of its function. */

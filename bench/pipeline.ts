@@ -78,7 +78,9 @@ export async function runPipeline(env: BenchEnvironment, receiver: Receiver, n: 
     batches.push({ ms: performance.now() - t0, size: event.Records.length });
     return response;
   };
-  await Promise.all(Array.from({ length: options.processorConcurrency ?? 1 }, () => drain(receiver.eventSourceSqs, receiver.queueUrl, timed, { batchSize: 10 })));
+  await Promise.all(
+    Array.from({ length: options.processorConcurrency ?? 1 }, () => drain(receiver.eventSourceSqs, receiver.queueUrl, timed, { batchSize: 10 })),
+  );
 
   let reconcilerMs: number | undefined;
   if (receiver.reconciler) {

@@ -96,7 +96,12 @@ const RETENTION_SECONDS = Defaults.RETENTION_DAYS * 86_400;
 type SharedParts = Pick<Receiver, 'signingSecret' | 'queueUrl' | 'deadLetterQueueUrl' | 'bus' | 'eventSourceSqs' | 'logs'>;
 
 /** What both receivers build alike once their tables exist; `secretId` names their signing secret. */
-async function sharedParts(env: BenchEnvironment, instruments: Instruments, names: InboxResourceNames, label: string): Promise<{ secretId: string; parts: SharedParts }> {
+async function sharedParts(
+  env: BenchEnvironment,
+  instruments: Instruments,
+  names: InboxResourceNames,
+  label: string,
+): Promise<{ secretId: string; parts: SharedParts }> {
   const queues = await createQueues(env.sqs(), names);
   const secret = await env.signingSecret();
   return {
@@ -244,13 +249,22 @@ export async function buildPowertoolsReceiver(env: BenchEnvironment, instruments
       await edgeDynamodb.send(
         new PutItemCommand({
           TableName: tables.deliveries,
-          Item: { id: { S: `${PROVIDER}#${taskId}` }, body: { S: body }, receivedAt: { N: String(Date.now()) }, webhookId: { S: event.headers['webhook-id'] ?? '' } },
+          Item: {
+            id: { S: `${PROVIDER}#${taskId}` },
+            body: { S: body },
+            receivedAt: { N: String(Date.now()) },
+            webhookId: { S: event.headers['webhook-id'] ?? '' },
+          },
         }),
       );
       await edgeSqs.send(new SendMessageCommand({ QueueUrl: parts.queueUrl, MessageBody: body }));
       return { statusCode: 202, headers: { 'content-type': 'application/json' }, body: '{"result":"accepted"}' };
     },
-    { persistenceStore: new DynamoDBPersistenceLayer({ tableName: tables.idempotency, awsSdkV3Client: edgeDynamodb }), config: edgeIdempotency, keyPrefix: `${prefix}-edge` },
+    {
+      persistenceStore: new DynamoDBPersistenceLayer({ tableName: tables.idempotency, awsSdkV3Client: edgeDynamodb }),
+      config: edgeIdempotency,
+      keyPrefix: `${prefix}-edge`,
+    },
   );
   let webhook: { secret: string; verifier: Webhook } | undefined;
   const edge = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
@@ -280,9 +294,18 @@ export async function buildPowertoolsReceiver(env: BenchEnvironment, instruments
           new UpdateItemCommand({
             TableName: tables.results,
             Key: { pk: { S: `${PROVIDER}#${observation.jobKey}` } },
-            UpdateExpression: 'SET #taskId = :taskId, #eventKey = :eventKey, #status = :status, #createdAt = :createdAt, #order = :order, #response = :response, #updatedAt = :now',
+            UpdateExpression:
+              'SET #taskId = :taskId, #eventKey = :eventKey, #status = :status, #createdAt = :createdAt, #order = :order, #response = :response, #updatedAt = :now',
             ConditionExpression: 'attribute_not_exists(#order) OR #order < :order',
-            ExpressionAttributeNames: { '#taskId': 'taskId', '#eventKey': 'eventKey', '#status': 'status', '#createdAt': 'createdAt', '#order': 'winnerOrder', '#response': 'response', '#updatedAt': 'updatedAt' },
+            ExpressionAttributeNames: {
+              '#taskId': 'taskId',
+              '#eventKey': 'eventKey',
+              '#status': 'status',
+              '#createdAt': 'createdAt',
+              '#order': 'winnerOrder',
+              '#response': 'response',
+              '#updatedAt': 'updatedAt',
+            },
             ExpressionAttributeValues: {
               ':taskId': { S: observation.taskId },
               ':eventKey': { S: eventKey },
@@ -305,7 +328,15 @@ export async function buildPowertoolsReceiver(env: BenchEnvironment, instruments
               EventBusName: parts.bus,
               Source: EffectEvent.SOURCE,
               DetailType: EffectEvent.JOB_RESULT_DECIDED,
-              Detail: JSON.stringify({ provider: PROVIDER, eventKey, jobKey: observation.jobKey, taskId: observation.taskId, status: observation.status, createdAt: observation.createdAt, response: JSON.parse(observation.response) as unknown }),
+              Detail: JSON.stringify({
+                provider: PROVIDER,
+                eventKey,
+                jobKey: observation.jobKey,
+                taskId: observation.taskId,
+                status: observation.status,
+                createdAt: observation.createdAt,
+                response: JSON.parse(observation.response) as unknown,
+              }),
             },
           ],
         }),
@@ -313,7 +344,11 @@ export async function buildPowertoolsReceiver(env: BenchEnvironment, instruments
       if (out.FailedEntryCount) throw new Error('PutEvents failed');
       return { outcome: 'winner' };
     },
-    { persistenceStore: new DynamoDBPersistenceLayer({ tableName: tables.idempotency, awsSdkV3Client: processorDynamodb }), config: recordIdempotency, keyPrefix: `${prefix}-processor` },
+    {
+      persistenceStore: new DynamoDBPersistenceLayer({ tableName: tables.idempotency, awsSdkV3Client: processorDynamodb }),
+      config: recordIdempotency,
+      keyPrefix: `${prefix}-processor`,
+    },
   );
   const batch = new BatchProcessor(EventType.SQS);
   const processor = async (event: SQSEvent): Promise<SQSBatchResponse> => {

@@ -20,15 +20,32 @@ export function renderMarkdown(results: BenchResults): string {
   );
 
   out.push('\n**Targets**\n');
-  out.push(table(['Figure', 'Target', 'Measured', 'Result'], targets.map((t) => [t.figure, t.target, t.value, `${mark(t.met)}${t.why ? ` — ${t.why}` : ''}`])));
+  out.push(
+    table(
+      ['Figure', 'Target', 'Measured', 'Result'],
+      targets.map((t) => [t.figure, t.target, t.value, `${mark(t.met)}${t.why ? ` — ${t.why}` : ''}`]),
+    ),
+  );
 
   out.push('\n**Verifier latency vs its floor** (' + latency.conditions + ')\n');
   out.push(
     table(
       ['Series', 'p50 ms', 'p99 ms', 'mean ms', 'vs floor (p50 / p99)'],
       [
-        ['Floor: the conditional PutItem + SendMessage the verifier cannot avoid (same clients, same item)', fixed(latency.floor.p50), fixed(latency.floor.p99), fixed(latency.floor.mean), '1.00× / 1.00×'],
-        ['Our verifier (createVerifier, warm secret cache)', fixed(latency.verifier.p50), fixed(latency.verifier.p99), fixed(latency.verifier.mean), `${times(latency.ratioP50)} / ${times(latency.ratioP99)}`],
+        [
+          'Floor: the conditional PutItem + SendMessage the verifier cannot avoid (same clients, same item)',
+          fixed(latency.floor.p50),
+          fixed(latency.floor.p99),
+          fixed(latency.floor.mean),
+          '1.00× / 1.00×',
+        ],
+        [
+          'Our verifier (createVerifier, warm secret cache)',
+          fixed(latency.verifier.p50),
+          fixed(latency.verifier.p99),
+          fixed(latency.verifier.mean),
+          `${times(latency.ratioP50)} / ${times(latency.ratioP99)}`,
+        ],
         [
           'Powertools receiver edge (4 requests), for reference',
           fixed(latency.powertoolsEdge.p50),
@@ -75,7 +92,11 @@ export function renderMarkdown(results: BenchResults): string {
   );
 
   out.push('\n**AWS requests per accepted delivery** (' + requests.conditions + ')\n');
-  const stageRow = (label: string, key: keyof typeof requests.ours.stages) => [label, fixed(requests.ours.stages[key], 3), fixed(requests.powertools.stages[key], 3)];
+  const stageRow = (label: string, key: keyof typeof requests.ours.stages) => [
+    label,
+    fixed(requests.ours.stages[key], 3),
+    fixed(requests.powertools.stages[key], 3),
+  ];
   out.push(
     table(
       ['Stage', 'ours', 'Powertools receiver'],
@@ -83,7 +104,11 @@ export function renderMarkdown(results: BenchResults): string {
         stageRow('edge (verifier)', 'edge'),
         stageRow('SQS event source (receive, delete; per message)', 'eventSource'),
         stageRow('processor', 'processor'),
-        [`reconciler sweep (${requests.ours.stages.reconcilerPerRun} queries per run, amortized at ${MONTHLY_DELIVERIES.toLocaleString('en-US')} deliveries a month)`, fixed(requests.ours.stages.reconciler, 3), 'none'],
+        [
+          `reconciler sweep (${requests.ours.stages.reconcilerPerRun} queries per run, amortized at ${MONTHLY_DELIVERIES.toLocaleString('en-US')} deliveries a month)`,
+          fixed(requests.ours.stages.reconciler, 3),
+          'none',
+        ],
         stageRow('signing-secret reads (amortized)', 'secrets'),
         stageRow('**whole pipeline**', 'total'),
       ],
@@ -119,7 +144,9 @@ export function renderMarkdown(results: BenchResults): string {
     ),
   );
 
-  out.push(`\n**DynamoDB write units per request** (the unit trace: ${results.units.deliveries} deliveries each, every written item read before and after; table units ${results.units.dynaliteAgrees ? 'agree with' : 'DIFFER from'} dynalite's ConsumedCapacity)\n`);
+  out.push(
+    `\n**DynamoDB write units per request** (the unit trace: ${results.units.deliveries} deliveries each, every written item read before and after; table units ${results.units.dynaliteAgrees ? 'agree with' : 'DIFFER from'} dynalite's ConsumedCapacity)\n`,
+  );
   const unitRows = (receiver: string, entries: typeof results.units.ours) =>
     entries
       .filter((entry) => entry.tableWru + entry.indexWru > 0)
@@ -130,12 +157,25 @@ export function renderMarkdown(results: BenchResults): string {
         fixed(entry.tableWru / entry.calls, 2),
         `${fixed(entry.indexWru / entry.calls, 2)}${Object.keys(entry.indexes).length ? ` (${Object.keys(entry.indexes).join(', ')})` : ''}`,
       ]);
-  out.push(table(['Receiver', 'Request', 'item bytes after', 'table WRU', 'index WRU'], [...unitRows('ours', results.units.ours), ...unitRows('Powertools', results.units.powertools)]));
+  out.push(
+    table(
+      ['Receiver', 'Request', 'item bytes after', 'table WRU', 'index WRU'],
+      [...unitRows('ours', results.units.ours), ...unitRows('Powertools', results.units.powertools)],
+    ),
+  );
 
   out.push('\n**Scaling: the same figures at each load**\n');
   out.push(
     table(
-      ['Load', 'requests/delivery ours vs Powertools', 'edge requests ours', 'sweep queries per run', 'cost per million ours vs Powertools', 'twin throughput vs bare (deliveries/s)', 'ratio (rounds: lowest–highest)'],
+      [
+        'Load',
+        'requests/delivery ours vs Powertools',
+        'edge requests ours',
+        'sweep queries per run',
+        'cost per million ours vs Powertools',
+        'twin throughput vs bare (deliveries/s)',
+        'ratio (rounds: lowest–highest)',
+      ],
       scaling.map((scale) => [
         `${scale.load} (${scale.deliveries.toLocaleString('en-US')})`,
         `${fixed(scale.ours.stages.total, 3)} vs ${fixed(scale.powertools.stages.total, 3)}`,

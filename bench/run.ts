@@ -26,7 +26,8 @@ async function main(): Promise<void> {
     strict: true,
   });
   const scales = values.scales ? values.scales.split(',').map((value) => Number(value.trim())) : DEFAULT_OPTIONS.scales;
-  if (scales.length === 0 || scales.some((value) => !Number.isSafeInteger(value) || value < 1)) throw new Error(`--scales must be positive integers, not ${values.scales}`);
+  if (scales.length === 0 || scales.some((value) => !Number.isSafeInteger(value) || value < 1))
+    throw new Error(`--scales must be positive integers, not ${values.scales}`);
   const options: BenchOptions = {
     ...(values.quick ? QUICK_OPTIONS : DEFAULT_OPTIONS),
     ...(values.scales || !values.quick ? { scales } : {}),

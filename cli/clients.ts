@@ -23,7 +23,13 @@ interface ClientSettings {
 
 function settings(endpoints: OpsEndpoints | undefined, region: string | undefined, env: NodeJS.ProcessEnv): ClientSettings {
   const local = endpoints !== undefined && Object.keys(endpoints).some((name) => name !== 'region');
-  const hasCredentials = Boolean(env.AWS_ACCESS_KEY_ID || env.AWS_PROFILE || env.AWS_WEB_IDENTITY_TOKEN_FILE || env.AWS_CONTAINER_CREDENTIALS_FULL_URI || env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI);
+  const hasCredentials = Boolean(
+    env.AWS_ACCESS_KEY_ID ||
+    env.AWS_PROFILE ||
+    env.AWS_WEB_IDENTITY_TOKEN_FILE ||
+    env.AWS_CONTAINER_CREDENTIALS_FULL_URI ||
+    env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI,
+  );
   const chosenRegion = region ?? endpoints?.region ?? (local && !env.AWS_REGION && !env.AWS_DEFAULT_REGION ? 'us-east-1' : undefined);
   return {
     ...(chosenRegion ? { region: chosenRegion } : {}),

@@ -103,13 +103,12 @@ export function selectOpsConfig(outputs: readonly StackOutput[], stackName: stri
     return inboxes[0].config;
   }
   const exact = inboxes.filter((candidate) => candidate.path === inbox);
-  const matches =
-    exact.length > 0
-      ? exact
-      : inboxes.filter((candidate) => candidate.path.endsWith(`/${inbox}`) || candidate.config.inboxName === inbox);
+  const matches = exact.length > 0 ? exact : inboxes.filter((candidate) => candidate.path.endsWith(`/${inbox}`) || candidate.config.inboxName === inbox);
   if (matches.length === 0) throw new UsageError(`stack ${stackName} has no inbox at ${inbox}; its inboxes: ${listing}`);
   if (matches.length > 1) {
-    throw new UsageError(`--inbox ${inbox} matches ${matches.length} inboxes of stack ${stackName} (${matches.map((m) => m.path).join(', ')}): give the full construct path`);
+    throw new UsageError(
+      `--inbox ${inbox} matches ${matches.length} inboxes of stack ${stackName} (${matches.map((m) => m.path).join(', ')}): give the full construct path`,
+    );
   }
   return matches[0].config;
 }

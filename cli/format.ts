@@ -10,7 +10,16 @@ import { BoundedCount, StatusReport } from './commands/status';
 export function table(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((row) =>
+        row
+          .map((cell, i) => cell.padEnd(widths[i]))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 const bounded = (value: BoundedCount): string => `${value.atLeast ? '≥' : ''}${value.count}`;
@@ -58,12 +67,7 @@ export function formatReplay(report: ReplayReport): string {
   const lines: string[] = [];
   if (report.itemsRead !== undefined) lines.push(`Scan read ${items(report.itemsRead)}; ${report.rows.length} delivery rows in the range`);
   if (report.rows.length > 0) {
-    lines.push(
-      table([
-        ['KEY', 'STATUS', 'ACTION'],
-        ...report.rows.map((row) => [row.key, row.status ?? '-', describeAction(row.action)]),
-      ]).trimEnd(),
-    );
+    lines.push(table([['KEY', 'STATUS', 'ACTION'], ...report.rows.map((row) => [row.key, row.status ?? '-', describeAction(row.action)])]).trimEnd());
   }
   lines.push(
     `enqueued ${report.enqueued} (${report.reset} reset to RECEIVED), skipped ${report.skipped}` +
@@ -103,7 +107,14 @@ export function formatInspect(report: InspectReport): string {
     ...(row.leaseUntil ? [['leaseUntil', row.leaseUntil]] : []),
     ['lastError', row.lastError ?? '-'],
     ['body', body],
-    ['meta', Object.keys(row.meta).length === 0 ? '-' : Object.entries(row.meta).map(([name, value]) => `${name}=${value}`).join(', ')],
+    [
+      'meta',
+      Object.keys(row.meta).length === 0
+        ? '-'
+        : Object.entries(row.meta)
+            .map(([name, value]) => `${name}=${value}`)
+            .join(', '),
+    ],
     ['job', jobLine(report)],
   ];
   let text = table(rows);

@@ -225,7 +225,8 @@ async function resolveTarget(values: Values, deps: RunDependencies): Promise<{ c
     const { endpoints, ...config } = loadConfigFile(values.config);
     return { config, ...(endpoints ? { endpoints } : {}) };
   }
-  if (values.stack === undefined || values.stack === '') throw new UsageError('which inbox? give --stack <name> (a deployed stack) or --config <file> (e.g. the local twin)');
+  if (values.stack === undefined || values.stack === '')
+    throw new UsageError('which inbox? give --stack <name> (a deployed stack) or --config <file> (e.g. the local twin)');
   const cloudFormation = (deps.cloudFormation ?? createCloudFormationClient)(values.region);
   try {
     return { config: selectOpsConfig(await stackOutputs(cloudFormation, values.stack), values.stack, values.inbox) };

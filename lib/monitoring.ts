@@ -207,16 +207,11 @@ export class WebhookInboxAlarms extends Construct {
         });
         children.push(this.deadLetterQueueDepth);
       }
-      this.deadLettered = this.alarm(
-        'DeadLettered',
-        InboxAlarm.DEAD_DELIVERIES,
-        inbox.metricDeadLettered({ statistic: 'Sum', period: Duration.minutes(1) }),
-        {
-          what: "the processor dead-lettered a row (its last allowed attempt failed); seen even if the dead-letter queue was drained before it was sampled",
-          threshold: 1,
-          comparisonOperator: atLeast,
-        },
-      );
+      this.deadLettered = this.alarm('DeadLettered', InboxAlarm.DEAD_DELIVERIES, inbox.metricDeadLettered({ statistic: 'Sum', period: Duration.minutes(1) }), {
+        what: 'the processor dead-lettered a row (its last allowed attempt failed); seen even if the dead-letter queue was drained before it was sampled',
+        threshold: 1,
+        comparisonOperator: atLeast,
+      });
       children.push(this.deadLettered);
       alarms.push(...children);
       this.deadDeliveries = new cloudwatch.CompositeAlarm(this, 'DeadDeliveries', {
@@ -394,7 +389,9 @@ function validateAlarmOptions(options: WebhookInboxAlarmOptions, reconcileSchedu
     const seconds = silence.toSeconds();
     const rate = rateSeconds(reconcileSchedule);
     if (seconds % 60 !== 0 || seconds < 120 || seconds > MAX_ALARM_PERIOD_SECONDS) {
-      problems.push(`alarms.maxReconcilerSilence: must be a whole number of minutes from 2 minutes to ${Limits.ALARM_PERIOD_DAYS} days, got ${silence.toHumanString()}`);
+      problems.push(
+        `alarms.maxReconcilerSilence: must be a whole number of minutes from 2 minutes to ${Limits.ALARM_PERIOD_DAYS} days, got ${silence.toHumanString()}`,
+      );
     } else if (rate !== undefined && seconds < 2 * rate) {
       problems.push(
         `alarms.maxReconcilerSilence: must be at least twice the reconcile schedule's rate (${reconcileSchedule.expressionString}), got ${silence.toHumanString()}`,

@@ -330,4 +330,3 @@ class PresetProvider extends WebhookProvider {
     };
   }
 }
-

@@ -37,12 +37,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Local
   return { url: await listenOnLoopback(server, options.port), stop: () => closeServer(server) };
 }
 
-async function serve(
-  req: IncomingMessage,
-  res: ServerResponse,
-  routes: ReadonlySet<string>,
-  invoke: ApiGatewayOptions['invoke'],
-): Promise<void> {
+async function serve(req: IncomingMessage, res: ServerResponse, routes: ReadonlySet<string>, invoke: ApiGatewayOptions['invoke']): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const provider = /^\/hooks\/([^/]+)$/.exec(url.pathname)?.[1];
   if (req.method !== 'POST' || !provider || !routes.has(provider)) {

@@ -41,7 +41,9 @@ export async function runDemo(twin: Twin, log: Log): Promise<DemoSummary> {
   try {
     let processed = 0;
     for (let waited = 0; waited < 60_000; waited += 250) {
-      processed = (await scanItems(dynamodb, { TableName: twin.names.inboxTable })).filter((item) => item.sk?.S === 'delivery' && item.status?.S === 'PROCESSED').length;
+      processed = (await scanItems(dynamodb, { TableName: twin.names.inboxTable })).filter(
+        (item) => item.sk?.S === 'delivery' && item.status?.S === 'PROCESSED',
+      ).length;
       if (processed >= accepted) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -83,7 +85,9 @@ function buildDeliveries(twin: Twin): Delivery[] {
   }
   if (twin.secrets.echonova) {
     const secret = twin.secrets.echonova;
-    const jobs = Array.from({ length: 3 }, (_, i) => JSON.stringify({ jobId: `job_${randomUUID().slice(0, 8)}`, status: 'completed', createdAt: hoursAgo(i + 1), audioUrl: 'https://example.invalid/a.mp3' }));
+    const jobs = Array.from({ length: 3 }, (_, i) =>
+      JSON.stringify({ jobId: `job_${randomUUID().slice(0, 8)}`, status: 'completed', createdAt: hoursAgo(i + 1), audioUrl: 'https://example.invalid/a.mp3' }),
+    );
     for (const body of jobs) deliveries.push(echonova('job.completed', body, secret));
     deliveries.push(echonova('job.completed', jobs[0], secret, 'retry of a delivered job (duplicate)'));
   }
@@ -107,4 +111,3 @@ function task(id: string, idempotencyKey: string, status: string, createdAt: str
 function hoursAgo(hours: number): string {
   return new Date(Date.now() - hours * 3_600_000).toISOString();
 }
-

@@ -121,9 +121,7 @@ export class EventBridgeStandIn {
       res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(output));
     } catch (error) {
       const { type, status, message } = error instanceof StandInError ? error : new StandInError('InternalException', (error as Error).message, 500);
-      res
-        .writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': type })
-        .end(JSON.stringify({ __type: type, message }));
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': type }).end(JSON.stringify({ __type: type, message }));
     }
   }
 
@@ -137,7 +135,12 @@ export class EventBridgeStandIn {
     };
     if (injected) refuse(new StandInError(injected.type, 'injected failure', injected.status));
     if (entries.length < 1 || entries.length > MAX_ENTRIES) {
-      refuse(new StandInError('ValidationException', `1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length between 1 and ${MAX_ENTRIES}`));
+      refuse(
+        new StandInError(
+          'ValidationException',
+          `1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length between 1 and ${MAX_ENTRIES}`,
+        ),
+      );
     }
     if (bytes > MAX_REQUEST_BYTES) refuse(new StandInError('ValidationException', 'Total size of the entries in the request is over the limit.'));
 

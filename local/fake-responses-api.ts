@@ -47,7 +47,11 @@ export class FakeResponsesApi extends FakeApiServer {
       {
         match: idAfter(RESPONSES_PATH),
         answer: (id) =>
-          this.broken.has(id!) ? { status: 500, body: undefined } : this.resources.has(id!) ? { status: 200, body: this.resources.get(id!) } : { status: 404, body: undefined },
+          this.broken.has(id!)
+            ? { status: 500, body: undefined }
+            : this.resources.has(id!)
+              ? { status: 200, body: this.resources.get(id!) }
+              : { status: 404, body: undefined },
       },
     ];
   }

@@ -75,7 +75,11 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
     return found;
   };
   const userFunction = (id: string) =>
-    new lambda.Function(stack, id, { runtime: lambda.Runtime.NODEJS_LATEST, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => ({});') });
+    new lambda.Function(stack, id, {
+      runtime: lambda.Runtime.NODEJS_LATEST,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('exports.handler = async () => ({});'),
+    });
   const registerFunction = spec.rotation?.registerFunction ? userFunction('RegisterFunction') : undefined;
   const processingFunction = spec.processingFunction ? userFunction('ProcessingFunction') : undefined;
   const providers = spec.providers.map((config) => {

@@ -91,22 +91,14 @@ export interface QueueSettings {
   readonly visibilityTimeoutSeconds?: number;
 }
 
-export async function createQueues(
-  client: SQSClient,
-  names: InboxResourceNames,
-  settings: QueueSettings = {},
-): Promise<ProvisionedQueues> {
+export async function createQueues(client: SQSClient, names: InboxResourceNames, settings: QueueSettings = {}): Promise<ProvisionedQueues> {
   const dlq = await client.send(new CreateQueueCommand({ QueueName: names.deadLetterQueue }));
-  const dlqArn = await client.send(
-    new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
-  );
+  const dlqArn = await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }));
   const work = await client.send(
     new CreateQueueCommand({
       QueueName: names.workQueue,
       Attributes: {
-        VisibilityTimeout: String(
-          settings.visibilityTimeoutSeconds ?? Defaults.PROCESSOR_TIMEOUT_SECONDS * Defaults.VISIBILITY_TIMEOUT_FACTOR,
-        ),
+        VisibilityTimeout: String(settings.visibilityTimeoutSeconds ?? Defaults.PROCESSOR_TIMEOUT_SECONDS * Defaults.VISIBILITY_TIMEOUT_FACTOR),
         RedrivePolicy: JSON.stringify({
           deadLetterTargetArn: dlqArn.Attributes!.QueueArn,
           maxReceiveCount: settings.maxReceiveCount ?? Defaults.MAX_RECEIVE_COUNT,

@@ -159,9 +159,7 @@ export class SecretsManagerStandIn {
       Name: secret.name,
       RotationEnabled: Boolean(secret.rotationLambdaArn),
       RotationLambdaARN: secret.rotationLambdaArn,
-      VersionIdsToStages: Object.fromEntries(
-        secret.versions.filter((v) => v.stages.size > 0).map((v) => [v.id, [...v.stages]]),
-      ),
+      VersionIdsToStages: Object.fromEntries(secret.versions.filter((v) => v.stages.size > 0).map((v) => [v.id, [...v.stages]])),
     };
   }
 
@@ -169,9 +167,7 @@ export class SecretsManagerStandIn {
     const secret = this.find(input);
     // By id, by stage, or both (then the stage must be on that version); AWSCURRENT by default.
     const stage = typeof input.VersionStage === 'string' ? input.VersionStage : input.VersionId ? undefined : 'AWSCURRENT';
-    const version = secret.versions.find(
-      (v) => (stage === undefined || v.stages.has(stage)) && (input.VersionId === undefined || v.id === input.VersionId),
-    );
+    const version = secret.versions.find((v) => (stage === undefined || v.stages.has(stage)) && (input.VersionId === undefined || v.id === input.VersionId));
     if (!version || version.value === undefined) {
       throw new StandInError('ResourceNotFoundException', "Secrets Manager can't find the specified secret value for the version.");
     }

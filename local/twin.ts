@@ -182,7 +182,10 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     const sqsProxy = new FaultProxy(endpointTarget(gatewayEndpoint ?? emulators.sqsEndpoint));
     const functionDynamodb = await dynamodbProxy.start();
     const functionSqs = await sqsProxy.start();
-    stops.push(() => dynamodbProxy.stop(), () => sqsProxy.stop());
+    stops.push(
+      () => dynamodbProxy.stop(),
+      () => sqsProxy.stop(),
+    );
 
     const { region, credentials } = LOCAL_AWS;
     const names = resourceNames(INBOX_NAME);
@@ -295,9 +298,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       return options.interceptors?.processor ? options.interceptors.processor(event, invoke) : invoke();
     };
     // The event source mapping polls from AWS's side (not behind the functions' fault proxy), with the processor's role.
-    const eventSource = gateway
-      ? new SQSClient({ endpoint: gatewayEndpoint, region, credentials: roles.processor!, useQueueUrlAsEndpoint: false })
-      : sqs;
+    const eventSource = gateway ? new SQSClient({ endpoint: gatewayEndpoint, region, credentials: roles.processor!, useQueueUrlAsEndpoint: false }) : sqs;
     if (eventSource !== sqs) stops.push(async () => eventSource.destroy());
     const poller = startPoller(eventSource, queues.workQueueUrl, processorInvoke, {
       batchSize: Defaults.PROCESSOR_BATCH_SIZE,
@@ -353,7 +354,6 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
   }
 }
 
-
 /**
  * The twin's roles, registered with the IAM gateway: the template the construct synthesizes for
  * the twin's providers, polling, bucket and bus, bound to the twin's own resources.
@@ -369,8 +369,18 @@ function twinRoles(
     arnOf: (secretId: string) => string;
   },
 ): Partial<Record<InboxRole, LocalCredentials>> {
-  const synthesized = synthesizeInbox({ account: LOCAL_ACCOUNT, region: LOCAL_REGION, providers: twin.providers, polling: twin.polling, bodyBucket: twin.useBucket, eventBus: true });
-  const apiKeys = [...twin.providers.flatMap((provider) => (provider.authoritativeRead ? [provider.authoritativeRead.apiKeySecretId] : [])), ...twin.polling.map((entry) => entry.apiKeySecretId)];
+  const synthesized = synthesizeInbox({
+    account: LOCAL_ACCOUNT,
+    region: LOCAL_REGION,
+    providers: twin.providers,
+    polling: twin.polling,
+    bodyBucket: twin.useBucket,
+    eventBus: true,
+  });
+  const apiKeys = [
+    ...twin.providers.flatMap((provider) => (provider.authoritativeRead ? [provider.authoritativeRead.apiKeySecretId] : [])),
+    ...twin.polling.map((entry) => entry.apiKeySecretId),
+  ];
   const binding = inboxBinding(
     synthesized,
     {

@@ -25,12 +25,7 @@ export const handler = createProcessor({
   inlineBodyBytes: integerEnv(env, Env.INLINE_BODY_BYTES, Defaults.INLINE_BODY_BYTES),
   effects: sink && { sink, inboxName, bodyBucket: env[Env.BODY_BUCKET] || undefined },
   // API keys of the authoritative reads, cached like signing secrets; no client when none is configured.
-  resourceReaders: providers.some((provider) => provider.authoritativeRead)
-    ? resourceReadersFor(
-        providers,
-        secretCacheFromEnv(env),
-      )
-    : undefined,
+  resourceReaders: providers.some((provider) => provider.authoritativeRead) ? resourceReadersFor(providers, secretCacheFromEnv(env)) : undefined,
   telemetry: new Telemetry(inboxName, 'processor'),
   now: Date.now,
   leaseMs: integerEnv(env, Env.LEASE_SECONDS, Defaults.PROCESSOR_TIMEOUT_SECONDS) * 1000,

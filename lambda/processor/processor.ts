@@ -298,4 +298,3 @@ async function storeLargeResponse(provider: string, response: string, deps: Proc
   if (!deps.bodies || bytes.length <= (deps.inlineBodyBytes ?? Infinity)) return undefined;
   return deps.bodies.put(responseObjectKey(provider, sha256Hex(bytes)), bytes);
 }
-

@@ -25,13 +25,7 @@ export const handler = createReconciler({
   ledger: {
     submissions: new DynamoDbSubmissionStore(dynamodb, inboxTable),
     // Without the providers, submissions are still checked for a delivery and counted overdue.
-    providers: env[Env.PROVIDERS]
-      ? ledgerProvidersFor(
-          providersFromEnv(env),
-          pollingFromEnv(env),
-          secretCacheFromEnv(env),
-        )
-      : new Map(),
+    providers: env[Env.PROVIDERS] ? ledgerProvidersFor(providersFromEnv(env), pollingFromEnv(env), secretCacheFromEnv(env)) : new Map(),
     batchSize: integerEnv(env, Env.POLL_BATCH_SIZE, Defaults.POLL_BATCH_SIZE),
     retentionSeconds: integerEnv(env, Env.RETENTION_SECONDS, Defaults.RETENTION_DAYS * 86_400),
     bodies: bodyStoreFromEnv(env),

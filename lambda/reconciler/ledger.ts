@@ -81,7 +81,18 @@ export async function reconcileLedger(
   deps: LedgerDependencies,
   context: { inbox: InboxStore; queue: WorkQueue; telemetry: Telemetry; now: number; remainingMs?: () => number },
 ): Promise<LedgerReport> {
-  const counts: Counts = { checked: 0, delivered: 0, recovered: 0, unknown: 0, linked: 0, stillPending: 0, pollErrors: 0, rateLimited: 0, overdue: 0, rescheduled: 0 };
+  const counts: Counts = {
+    checked: 0,
+    delivered: 0,
+    recovered: 0,
+    unknown: 0,
+    linked: 0,
+    stillPending: 0,
+    pollErrors: 0,
+    rateLimited: 0,
+    overdue: 0,
+    rescheduled: 0,
+  };
   const shared: Shared = { deps, ...context, counts };
   const throttled = new Set<string>();
   let stopped: LedgerReport['stopped'];
@@ -180,7 +191,16 @@ async function feed(submission: Submission, result: Extract<PollResult, { kind: 
   if (admission.kind !== 'event') return { kind: 'recheck', dueAt: now, lastCheck: 'error:unadmissible' };
   const admitted = await admitDelivery(
     { ...deps, inbox, queue },
-    { provider: submission.provider, eventId: admission.eventId, body: result.body, digest: sha256Hex(result.body), meta: adapter.metadata(result.headers), now, jobRef: admission.jobRef, recovered: true },
+    {
+      provider: submission.provider,
+      eventId: admission.eventId,
+      body: result.body,
+      digest: sha256Hex(result.body),
+      meta: adapter.metadata(result.headers),
+      now,
+      jobRef: admission.jobRef,
+      recovered: true,
+    },
   );
   if (admitted.kind === 'exists') {
     return admitted.original?.recovered ? settled(SubmissionState.RECOVERED, 'recovered') : settled(SubmissionState.DELIVERED, 'delivered_during_poll');
@@ -215,7 +235,11 @@ async function apply(submission: Submission, outcome: Outcome, ledger: LedgerPro
       counts.pollErrors += 1;
       telemetry.count(MetricName.POLL_ERRORS, provider);
     }
-    telemetry.log(outcome.lastCheck.startsWith('error:') ? 'WARN' : 'INFO', 'submission', { ...fields, lastCheck: outcome.lastCheck, polled: Boolean(ledger.poller) });
+    telemetry.log(outcome.lastCheck.startsWith('error:') ? 'WARN' : 'INFO', 'submission', {
+      ...fields,
+      lastCheck: outcome.lastCheck,
+      polled: Boolean(ledger.poller),
+    });
     return;
   }
   if (!(await deps.submissions.settle(key, outcome.state, outcome.lastCheck, now, outcome.taskId))) return;

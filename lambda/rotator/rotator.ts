@@ -210,7 +210,9 @@ export function createRotator(deps: RotatorDependencies) {
 function configFor(rotated: readonly RotatedSecretConfig[], eventSecretId: string): RotatedSecretConfig | undefined {
   const partialArn = /^arn:[^:]+:secretsmanager:[^:]*:[^:]*:secret:.+-[A-Za-z0-9]{6}$/.test(eventSecretId) ? eventSecretId.slice(0, -7) : undefined;
   const name = partialArn?.slice(partialArn.indexOf(':secret:') + ':secret:'.length);
-  return rotated.find((config) => config.secretId === eventSecretId || (partialArn !== undefined && (config.secretId === partialArn || config.secretId === name)));
+  return rotated.find(
+    (config) => config.secretId === eventSecretId || (partialArn !== undefined && (config.secretId === partialArn || config.secretId === name)),
+  );
 }
 
 const FORMATS: readonly string[] = ['whsec', 'text'] satisfies RotatedSecretConfig['format'][];
@@ -236,8 +238,11 @@ export function rotatedSecretsFromEnv(env: Record<string, string | undefined>): 
     if (c.registerFunctionArn !== undefined && (typeof c.registerFunctionArn !== 'string' || c.registerFunctionArn === '')) {
       throw new ConfigurationError(`${where}.registerFunctionArn is invalid`);
     }
-    return { secretId: c.secretId, providerName: c.providerName, format: c.format, ...(c.registerFunctionArn ? { registerFunctionArn: c.registerFunctionArn } : {}) };
+    return {
+      secretId: c.secretId,
+      providerName: c.providerName,
+      format: c.format,
+      ...(c.registerFunctionArn ? { registerFunctionArn: c.registerFunctionArn } : {}),
+    };
   });
 }
-
-

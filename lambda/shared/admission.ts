@@ -36,12 +36,14 @@ export interface Candidate {
 }
 
 export type AdmissionResult = { readonly key: string; readonly location: BodyLocation; readonly expiresAt: number } & (
-  | { readonly kind: 'inserted'; readonly enqueueError?: unknown }
-  | { readonly kind: 'exists'; readonly original?: OriginalRow }
+  { readonly kind: 'inserted'; readonly enqueueError?: unknown } | { readonly kind: 'exists'; readonly original?: OriginalRow }
 );
 
 /** Where a body goes (stored first when it goes to the body store) and when its row expires: what a quarantined copy needs too. */
-export async function placement(stores: AdmissionStores, candidate: Pick<Candidate, 'provider' | 'body' | 'digest' | 'now'>): Promise<{ location: BodyLocation; expiresAt: number }> {
+export async function placement(
+  stores: AdmissionStores,
+  candidate: Pick<Candidate, 'provider' | 'body' | 'digest' | 'now'>,
+): Promise<{ location: BodyLocation; expiresAt: number }> {
   const location = await placeBody(stores.bodies, stores.inlineBodyBytes, candidate.provider, candidate.digest, candidate.body);
   return { location, expiresAt: Math.floor(candidate.now / 1000) + stores.retentionSeconds };
 }

@@ -107,6 +107,8 @@ export function resourceReadersFor(
   options: HttpResourceReaderOptions = {},
 ): Map<string, ResourceReader> {
   return new Map(
-    providers.flatMap((config) => (config.authoritativeRead ? [[config.name, new HttpResourceReader(config.authoritativeRead, secrets, options)] as const] : [])),
+    providers.flatMap((config) =>
+      config.authoritativeRead ? [[config.name, new HttpResourceReader(config.authoritativeRead, secrets, options)] as const] : [],
+    ),
   );
 }

@@ -20,12 +20,24 @@ export interface ShardedIndex {
 
 /** The inbox's sparse index of rows not processed yet, sorted by when each became pending. */
 export function pendingIndexOf(tableName: string): ShardedIndex {
-  return { tableName, indexName: PendingIndex.NAME, shardCount: PendingIndex.SHARD_COUNT, shardAttribute: InboxAttr.PENDING_SHARD, sortAttribute: InboxAttr.PENDING_SINCE };
+  return {
+    tableName,
+    indexName: PendingIndex.NAME,
+    shardCount: PendingIndex.SHARD_COUNT,
+    shardAttribute: InboxAttr.PENDING_SHARD,
+    sortAttribute: InboxAttr.PENDING_SINCE,
+  };
 }
 
 /** The inbox's sparse index of submissions still AWAITING, sorted by when each is next due. */
 export function awaitingIndexOf(tableName: string): ShardedIndex {
-  return { tableName, indexName: AwaitingIndex.NAME, shardCount: AwaitingIndex.SHARD_COUNT, shardAttribute: InboxAttr.AWAIT_SHARD, sortAttribute: InboxAttr.AWAIT_DUE_AT };
+  return {
+    tableName,
+    indexName: AwaitingIndex.NAME,
+    shardCount: AwaitingIndex.SHARD_COUNT,
+    shardAttribute: InboxAttr.AWAIT_SHARD,
+    sortAttribute: InboxAttr.AWAIT_DUE_AT,
+  };
 }
 
 /** A count that stopped at its bound: `atLeast` when some shard had more than the limit. */

@@ -133,9 +133,7 @@ export class EffectAssembler {
       const effect: Effect = { key: base.effectKey, detailType, detail, detailJson: JSON.stringify(detail) };
       if (entrySize(effect) <= this.maxEntryBytes) return effect;
       // Still too large (a generous inline limit): the largest inline piece goes by reference.
-      const largest = names
-        .filter((name) => !byRef.has(name))
-        .sort((a, b) => Buffer.byteLength(content[b]!.text) - Buffer.byteLength(content[a]!.text))[0];
+      const largest = names.filter((name) => !byRef.has(name)).sort((a, b) => Buffer.byteLength(content[b]!.text) - Buffer.byteLength(content[a]!.text))[0];
       if (!largest) throw new ConfigurationError(`the ${detailType} effect exceeds ${this.maxEntryBytes} bytes without its content`);
       byRef.add(largest);
     }
@@ -153,7 +151,7 @@ export class EffectAssembler {
 
   private async reference(piece: EffectContent): Promise<string> {
     if (piece.ref !== undefined) return piece.ref;
-    if (!this.options.bodies) throw new ConfigurationError('an effect\'s content is too large to send inline, and no body bucket is configured');
+    if (!this.options.bodies) throw new ConfigurationError("an effect's content is too large to send inline, and no body bucket is configured");
     // Keyed by digest: a retry writes the same bytes to the same key.
     return this.options.bodies.put(piece.objectKey, Buffer.from(piece.text, 'utf8'));
   }

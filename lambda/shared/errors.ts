@@ -7,7 +7,10 @@ export abstract class SafeError extends Error {}
 
 /** A stored delivery that cannot be interpreted; the message for `field` names what is wrong. */
 export class MalformedDeliveryError extends SafeError {
-  constructor(readonly field: string, problem: string) {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
     super(`${field}: ${problem}`);
     this.name = 'MalformedDeliveryError';
   }

@@ -1,10 +1,4 @@
-import {
-  AttributeValue,
-  DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { InboxAttr as A, InboxItemKind, PendingIndex, SUBMISSION_PARTITION_PREFIX } from '../../lib/contract';
 import { shardOf } from './digest';
 import { BoundedCount, countShardedIndex, N, pendingIndexOf, queryShardedIndex, S, stringMap } from './dynamo';
@@ -316,9 +310,7 @@ export class DynamoDbInboxStore implements InboxStore {
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: this.itemKey(key),
-          UpdateExpression:
-            'SET #status = :processed, #processedAt = :now, #outcome = :outcome ' +
-            'REMOVE #owner, #until, #shard, #since, #lastError',
+          UpdateExpression: 'SET #status = :processed, #processedAt = :now, #outcome = :outcome ' + 'REMOVE #owner, #until, #shard, #since, #lastError',
           ConditionExpression: '#owner = :owner',
           ExpressionAttributeNames: {
             '#status': A.STATUS,
@@ -413,13 +405,7 @@ export class DynamoDbInboxStore implements InboxStore {
   }
 
   async findStranded(cutoff: number, limit: number): Promise<string[]> {
-    const entries = await queryShardedIndex(
-      this.client,
-      pendingIndexOf(this.tableName),
-      cutoff,
-      limit,
-      false,
-    );
+    const entries = await queryShardedIndex(this.client, pendingIndexOf(this.tableName), cutoff, limit, false);
     return entries.map((entry) => entry.key);
   }
 

@@ -34,12 +34,7 @@ export interface Tolerance {
  * Rejects a timestamp outside the tolerance window; undefined when it is fresh. `field` names
  * where the timestamp came from (e.g. `header webhook-timestamp`), so the sender is told.
  */
-export function checkFreshness(
-  timestampSeconds: number,
-  nowSeconds: number,
-  tolerance: Tolerance,
-  field = 'timestamp',
-): Rejection | undefined {
+export function checkFreshness(timestampSeconds: number, nowSeconds: number, tolerance: Tolerance, field = 'timestamp'): Rejection | undefined {
   if (nowSeconds - timestampSeconds > tolerance.pastSeconds) {
     return { ok: false, reason: 'stale_timestamp', detail: `${field} is older than the tolerance` };
   }

@@ -17,16 +17,17 @@
  * Every later step is one single-item write conditioned on the item still being AWAITING, so a
  * reconciler run that crashes anywhere is repeated safely by the next.
  */
+import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, PutItemCommandInput, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import {
-  AttributeValue,
-  DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  PutItemCommandInput,
-  QueryCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
-import { AwaitingIndex, InboxAttr as A, InboxItemKind, JobRefIndex, PROVIDER_NAME_PATTERN, SUBMISSION_KEY_ONLY_PREFIX, SUBMISSION_PARTITION_PREFIX, SubmissionState } from '../../lib/contract';
+  AwaitingIndex,
+  InboxAttr as A,
+  InboxItemKind,
+  JobRefIndex,
+  PROVIDER_NAME_PATTERN,
+  SUBMISSION_KEY_ONLY_PREFIX,
+  SUBMISSION_PARTITION_PREFIX,
+  SubmissionState,
+} from '../../lib/contract';
 import { shardOf } from './digest';
 import { awaitingIndexOf, BoundedCount, countShardedIndex, N, queryShardedIndex, S } from './dynamo';
 import { isConditionalCheckFailed } from './errors';
@@ -166,20 +167,17 @@ export class DynamoDbSubmissionStore implements SubmissionStore {
   }
 
   async findDue(now: number, limit: number): Promise<DueSubmission[]> {
-    const entries = await queryShardedIndex(
-      this.client,
-      awaitingIndexOf(this.tableName),
-      now,
-      limit,
-      true,
-    );
+    const entries = await queryShardedIndex(this.client, awaitingIndexOf(this.tableName), now, limit, true);
     return entries.map((entry) => ({ key: entry.key, dueAt: entry.sort }));
   }
 
   /** Submissions still AWAITING, and those of them due for a check at `now` (an operator's status), at most `limitPerShard` per shard each. */
   async countAwaiting(now: number, limitPerShard: number): Promise<{ awaiting: BoundedCount; due: BoundedCount }> {
     const index = awaitingIndexOf(this.tableName);
-    const [awaiting, due] = await Promise.all([countShardedIndex(this.client, index, limitPerShard), countShardedIndex(this.client, index, limitPerShard, now + 1)]);
+    const [awaiting, due] = await Promise.all([
+      countShardedIndex(this.client, index, limitPerShard),
+      countShardedIndex(this.client, index, limitPerShard, now + 1),
+    ]);
     return { awaiting, due };
   }
 

@@ -49,9 +49,7 @@ export class Telemetry {
 
   flush(): void {
     for (const [provider, metrics] of this.counts) {
-      const dimensions = provider
-        ? [[MetricDimension.INBOX], [MetricDimension.INBOX, MetricDimension.PROVIDER]]
-        : [[MetricDimension.INBOX]];
+      const dimensions = provider ? [[MetricDimension.INBOX], [MetricDimension.INBOX, MetricDimension.PROVIDER]] : [[MetricDimension.INBOX]];
       const document: Record<string, unknown> = {
         _aws: {
           Timestamp: this.now(),

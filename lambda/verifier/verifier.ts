@@ -120,17 +120,13 @@ function verifyAgainst(
   return { verdict, undecodableStages: versions.filter((version) => !decoded.has(version.stage)).map((version) => version.stage) };
 }
 
-async function admit(
-  adapter: ProviderAdapter,
-  headers: Record<string, string | undefined>,
-  body: Buffer,
-  deps: VerifierDependencies,
-): Promise<Decision> {
+async function admit(adapter: ProviderAdapter, headers: Record<string, string | undefined>, body: Buffer, deps: VerifierDependencies): Promise<Decision> {
   let attempt: VerificationAttempt;
   try {
     const nowSeconds = Math.floor(deps.now() / 1000);
     // AWSCURRENT, AWSPENDING, and AWSPREVIOUS within the provider's grace after a rotation.
-    const verifyWith = (versions: readonly SecretVersion[]) => verifyAgainst(adapter, headers, body, nowSeconds, usableVersions(versions, deps.now(), adapter.previousSecretGraceSeconds));
+    const verifyWith = (versions: readonly SecretVersion[]) =>
+      verifyAgainst(adapter, headers, body, nowSeconds, usableVersions(versions, deps.now(), adapter.previousSecretGraceSeconds));
     attempt = verifyWith(await deps.secrets.versions(adapter.secretId));
     if (!attempt.verdict.ok && attempt.verdict.reason === 'bad_signature') {
       // The secret may have changed since it was cached: read it again, at a bounded rate.
@@ -172,7 +168,16 @@ async function admit(
       return { reason: 'quarantined', detail: admission.detail, fields };
     }
     // A level event's repeats carry other bodies legitimately (Echonova's spending.exhausted): no need to compare.
-    admitted = await admitDelivery(deps, { provider: adapter.name, eventId: admission.eventId, body, digest, meta, now, jobRef: admission.jobRef, readsOriginal: !admission.repeatable });
+    admitted = await admitDelivery(deps, {
+      provider: adapter.name,
+      eventId: admission.eventId,
+      body,
+      digest,
+      meta,
+      now,
+      jobRef: admission.jobRef,
+      readsOriginal: !admission.repeatable,
+    });
     if (admitted.kind === 'exists') {
       const { original, location, expiresAt } = admitted;
       if (admission.repeatable || original?.digest === digest) return { reason: 'duplicate', fields };
@@ -193,4 +198,3 @@ async function admit(
   }
   return { reason: 'accepted', fields };
 }
-

@@ -43,12 +43,19 @@ export function pollingProblems(config: PollingRuntimeConfig): string[] {
   const template = config.taskUrlTemplate ?? '';
   const placeholders = TASK_ID_PLACEHOLDERS.reduce((count, placeholder) => count + template.split(placeholder).length - 1, 0);
   if (placeholders !== 1) problems.push('taskUrlTemplate must contain {taskId} (or {jobId}) exactly once');
-  problems.push(...apiUrlProblems('taskUrlTemplate', TASK_ID_PLACEHOLDERS.reduce((text, placeholder) => text.replace(placeholder, 'id'), template)));
+  problems.push(
+    ...apiUrlProblems(
+      'taskUrlTemplate',
+      TASK_ID_PLACEHOLDERS.reduce((text, placeholder) => text.replace(placeholder, 'id'), template),
+    ),
+  );
   if (!config.apiKeySecretId) problems.push('apiKeySecretId is required');
   for (const field of ['horizonSeconds', 'recheckSeconds'] as const) {
-    if (!(typeof config[field] === 'number' && Number.isSafeInteger(config[field]) && config[field] > 0)) problems.push(`${field} must be a positive whole number of seconds`);
+    if (!(typeof config[field] === 'number' && Number.isSafeInteger(config[field]) && config[field] > 0))
+      problems.push(`${field} must be a positive whole number of seconds`);
   }
-  if (config.timeoutMs !== undefined && !(Number.isSafeInteger(config.timeoutMs) && config.timeoutMs > 0)) problems.push('timeoutMs must be a positive integer');
+  if (config.timeoutMs !== undefined && !(Number.isSafeInteger(config.timeoutMs) && config.timeoutMs > 0))
+    problems.push('timeoutMs must be a positive integer');
   return problems;
 }
 

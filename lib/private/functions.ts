@@ -32,10 +32,7 @@ export interface InboxResources {
 }
 
 /** The props of the functions themselves: the user's overrides and processing code. */
-export type FunctionProps = Pick<
-  WebhookInboxProps,
-  'verifierFunctionProps' | 'processorFunctionProps' | 'reconcilerFunctionProps' | 'processingFunction'
->;
+export type FunctionProps = Pick<WebhookInboxProps, 'verifierFunctionProps' | 'processorFunctionProps' | 'reconcilerFunctionProps' | 'processingFunction'>;
 
 /** The pipeline's three functions, and the schedule of the reconciler. */
 export interface InboxFunctions {
@@ -87,7 +84,13 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
 }
 
 /** Verifies signatures and admits deliveries: writes the inbox, sends to the queue, reads the signing secrets. */
-function createVerifier(scope: Construct, resources: InboxResources, settings: InboxSettings, props: FunctionProps, environments: HandlerEnvironments): lambda.IFunction {
+function createVerifier(
+  scope: Construct,
+  resources: InboxResources,
+  settings: InboxSettings,
+  props: FunctionProps,
+  environments: HandlerEnvironments,
+): lambda.IFunction {
   const verifier = createHandlerFunction(scope, 'Verifier', {
     handler: 'verifier',
     description: 'Webhook inbox verifier: verifies signatures and admits deliveries durably',
@@ -105,7 +108,13 @@ function createVerifier(scope: Construct, resources: InboxResources, settings: I
 }
 
 /** Claims rows and decides each job's result; sends the effects (events, the user's function). */
-function createProcessor(scope: Construct, resources: InboxResources, settings: InboxSettings, props: FunctionProps, environments: HandlerEnvironments): lambda.IFunction {
+function createProcessor(
+  scope: Construct,
+  resources: InboxResources,
+  settings: InboxSettings,
+  props: FunctionProps,
+  environments: HandlerEnvironments,
+): lambda.IFunction {
   const processor = createHandlerFunction(scope, 'Processor', {
     handler: 'processor',
     description: 'Webhook inbox processor: claims rows and decides each job result',

@@ -11,11 +11,7 @@ import { signingSecretOf } from './resources';
  * The stack outputs of an inbox: its endpoint, the ops configuration the CLI reads (one JSON
  * document, found by its description), and each provider's URL and signing secret.
  */
-export function createOutputs(
-  inbox: IWebhookInbox,
-  providers: readonly WebhookProviderConfig[],
-  secrets: ReadonlyMap<string, secretsmanager.ISecret>,
-): void {
+export function createOutputs(inbox: IWebhookInbox, providers: readonly WebhookProviderConfig[], secrets: ReadonlyMap<string, secretsmanager.ISecret>): void {
   new CfnOutput(inbox, 'EndpointUrl', { value: inbox.endpointUrl, description: 'Webhook inbox endpoint base URL' });
   const opsConfig: OpsConfig = {
     inboxName: inbox.inboxName,

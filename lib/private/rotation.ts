@@ -45,12 +45,7 @@ export function createRotation(
     const secret = signingSecretOf(secrets, provider.name);
     rotator.role.addToPrincipalPolicy(
       new iam.PolicyStatement({
-        actions: [
-          'secretsmanager:DescribeSecret',
-          'secretsmanager:GetSecretValue',
-          'secretsmanager:PutSecretValue',
-          'secretsmanager:UpdateSecretVersionStage',
-        ],
+        actions: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue', 'secretsmanager:UpdateSecretVersionStage'],
         resources: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
       }),
     );

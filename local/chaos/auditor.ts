@@ -149,13 +149,25 @@ export function audit(evidence: Evidence): ChaosReport {
 
   // --- What the providers completed --------------------------------------------------------------
   const originals = new Map<string, DeliveryRecord>();
-  for (const name of ['deliveries (provider messages)', '  results', '  poison results', '  test deliveries', '  altered copies', '  delivered at the provider', '  dead at the provider', '  skipped at the provider']) {
+  for (const name of [
+    'deliveries (provider messages)',
+    '  results',
+    '  poison results',
+    '  test deliveries',
+    '  altered copies',
+    '  delivered at the provider',
+    '  dead at the provider',
+    '  skipped at the provider',
+  ]) {
     figures.ensure(name);
   }
   for (const delivery of evidence.deliveries) {
     const provider = delivery.provider as Provider;
     figures.add('deliveries (provider messages)', provider);
-    figures.add(`  ${delivery.kind === 'result' ? 'results' : delivery.kind === 'poison' ? 'poison results' : delivery.kind === 'test' ? 'test deliveries' : 'altered copies'}`, provider);
+    figures.add(
+      `  ${delivery.kind === 'result' ? 'results' : delivery.kind === 'poison' ? 'poison results' : delivery.kind === 'test' ? 'test deliveries' : 'altered copies'}`,
+      provider,
+    );
     figures.add(`  ${delivery.state} at the provider`, provider);
     if (delivery.kind === 'result' || delivery.kind === 'poison') originals.set(delivery.eventKey, delivery);
   }
@@ -169,7 +181,11 @@ export function audit(evidence: Evidence): ChaosReport {
   const unexpected = evidence.rows.filter((row) => !originals.has(row.key));
   for (const row of unexpected) figures.add('rows no provider completed', providerOf(row.key));
   figures.ensure('rows no provider completed');
-  if (unexpected.length) violation(`${unexpected.length} inbox rows match no completed result (a test, forged, stale or replayed request stored)`, unexpected.map((row) => row.key));
+  if (unexpected.length)
+    violation(
+      `${unexpected.length} inbox rows match no completed result (a test, forged, stale or replayed request stored)`,
+      unexpected.map((row) => row.key),
+    );
 
   // --- Bodies: the provider's original, or what its API served ---------------------------------------
   const alteredAccepted: string[] = [];
@@ -209,7 +225,8 @@ export function audit(evidence: Evidence): ChaosReport {
   for (const original of originals.values()) {
     if (original.state === 'dead' || original.state === 'skipped') {
       figures.add('results the provider gave up on', original.provider as Provider);
-      if (rows.has(original.eventKey) && !rows.get(original.eventKey)!.recovered) figures.add('  stored before the provider gave up', original.provider as Provider);
+      if (rows.has(original.eventKey) && !rows.get(original.eventKey)!.recovered)
+        figures.add('  stored before the provider gave up', original.provider as Provider);
     }
   }
   figures.ensure('results the provider gave up on');
@@ -232,13 +249,21 @@ export function audit(evidence: Evidence): ChaosReport {
   figures.ensure('quarantined');
   if (notQuarantined.length) violation(`${notQuarantined.length} altered duplicates were not quarantined`, notQuarantined);
   const falseQuarantine = evidence.quarantined.filter((item) => !alteredDigests.has(`${item.key} ${item.digest}`));
-  if (falseQuarantine.length) violation(`${falseQuarantine.length} quarantined copies are not altered ones (a retry or concurrent copy was taken for an altered body)`, falseQuarantine.map((item) => item.key));
+  if (falseQuarantine.length)
+    violation(
+      `${falseQuarantine.length} quarantined copies are not altered ones (a retry or concurrent copy was taken for an altered body)`,
+      falseQuarantine.map((item) => item.key),
+    );
 
   // --- Test deliveries and the adversary -----------------------------------------------------------------
   // A test delivery verifies and gets a 2xx; a 4xx would be a real one refused (5xx: an outage, retried).
   const tests = evidence.deliveries.filter((delivery) => delivery.kind === 'test');
   const refusedTests = tests.filter((delivery) => delivery.attempts.some((a) => a.status !== undefined && a.status >= 400 && a.status <= 499));
-  if (refusedTests.length) violation(`${refusedTests.length} test deliveries were refused with a 4xx`, refusedTests.map((d) => d.eventKey));
+  if (refusedTests.length)
+    violation(
+      `${refusedTests.length} test deliveries were refused with a 4xx`,
+      refusedTests.map((d) => d.eventKey),
+    );
   const deadTests = tests.filter((delivery) => delivery.state !== 'delivered').length;
   if (deadTests) notes.push(`${deadTests} test deliveries died in an outage (nothing stored, as for any test delivery)`);
   const refused = new Set(['stale', 'future', 'forged']);
@@ -315,7 +340,9 @@ export function audit(evidence: Evidence): ChaosReport {
   if (twice.length) violation(`${twice.length} rows were processed twice`, twice);
 
   const effectsByEventKey = groupBy(evidence.effects, (effect) => effect.eventKey);
-  const winnerEffects = new Set(evidence.effects.filter((e) => e.jobKey !== undefined).map((e) => `${providerOf(e.eventKey)}#${e.jobKey} ${e.taskId} ${e.status}`));
+  const winnerEffects = new Set(
+    evidence.effects.filter((e) => e.jobKey !== undefined).map((e) => `${providerOf(e.eventKey)}#${e.jobKey} ${e.taskId} ${e.status}`),
+  );
   const missingEffects: string[] = [];
   for (const [key, winner] of winners) {
     if (!winnerEffects.has(`${key} ${winner.taskId} ${winner.status}`)) missingEffects.push(key);
@@ -336,30 +363,37 @@ export function audit(evidence: Evidence): ChaosReport {
   figures.ensure('missing resources settled unavailable');
   const poisonEffects = [...originals.values()].filter((o) => o.kind === 'poison' && effectsByEventKey.has(o.eventKey)).map((o) => o.eventKey);
   if (missingEffects.length) violation(`${missingEffects.length} decided results never had their effect dispatched`, missingEffects);
-  if (unavailableWrong.length) violation(`${unavailableWrong.length} deliveries of missing resources were not settled as unavailable without effect`, unavailableWrong);
+  if (unavailableWrong.length)
+    violation(`${unavailableWrong.length} deliveries of missing resources were not settled as unavailable without effect`, unavailableWrong);
   if (poisonEffects.length) violation(`${poisonEffects.length} poison rows caused an effect`, poisonEffects);
   for (const effect of evidence.effects) figures.add('effects dispatched', providerOf(effect.eventKey));
   figures.ensure('effects dispatched');
-  const wrongFlag = evidence.effects.filter((effect) => rows.has(effect.eventKey) && rows.get(effect.eventKey)!.recovered !== effect.recovered).map((e) => e.eventKey);
+  const wrongFlag = evidence.effects
+    .filter((effect) => rows.has(effect.eventKey) && rows.get(effect.eventKey)!.recovered !== effect.recovered)
+    .map((e) => e.eventKey);
   if (wrongFlag.length) violation(`${wrongFlag.length} effects say recovered when their row was delivered, or the reverse`, wrongFlag);
 
   // --- The handlers' own count: what an operator's dashboard would show ------------------------------------
   const metrics = emfTotals(logs);
   const counted = (name: string) => metrics[name] ?? 0;
   const recoveredRows = evidence.rows.filter((row) => row.recovered).length;
-  if (counted(MetricName.RECOVERED) !== recoveredRows) violation(`the reconciler counted ${counted(MetricName.RECOVERED)} results recovered by polling, the inbox holds ${recoveredRows}`);
+  if (counted(MetricName.RECOVERED) !== recoveredRows)
+    violation(`the reconciler counted ${counted(MetricName.RECOVERED)} results recovered by polling, the inbox holds ${recoveredRows}`);
   // A row's dead-letter count goes out with its log line, right after the DEAD write: only an
   // invocation that died in between (a crash or timeout of that very batch) loses both.
   const deadLines = countLinesByEvent(logs, 'processing failed; dead-lettered');
   const deadLineTotal = [...deadLines.values()].reduce((sum, n) => sum + n, 0);
-  if (counted(MetricName.DEAD_LETTERED) !== deadLineTotal) violation(`the processor counted ${counted(MetricName.DEAD_LETTERED)} rows dead-lettered but logged ${deadLineTotal}`);
+  if (counted(MetricName.DEAD_LETTERED) !== deadLineTotal)
+    violation(`the processor counted ${counted(MetricName.DEAD_LETTERED)} rows dead-lettered but logged ${deadLineTotal}`);
   const poisonKeys = [...originals.values()].filter((o) => o.kind === 'poison').map((o) => o.eventKey);
   const uncounted = poisonKeys.filter((key) => !deadLines.has(logReference(key)));
   const uncountedUnexplained = uncounted.filter((key) => !evidence.killedRows.has(key));
   if (uncountedUnexplained.length) violation(`${uncountedUnexplained.length} poison rows died without the processor counting them`, uncountedUnexplained);
-  if (uncounted.length > uncountedUnexplained.length) notes.push(`${uncounted.length - uncountedUnexplained.length} poison rows died in an invocation killed before it counted them`);
+  if (uncounted.length > uncountedUnexplained.length)
+    notes.push(`${uncounted.length - uncountedUnexplained.length} poison rows died in an invocation killed before it counted them`);
   const quarantineCount = evidence.quarantined.reduce((sum, item) => sum + item.count, 0);
-  if (counted(MetricName.QUARANTINED) !== quarantineCount) notes.push(`the verifier counted ${counted(MetricName.QUARANTINED)} quarantined copies, the quarantine items ${quarantineCount}`);
+  if (counted(MetricName.QUARANTINED) !== quarantineCount)
+    notes.push(`the verifier counted ${counted(MetricName.QUARANTINED)} quarantined copies, the quarantine items ${quarantineCount}`);
 
   // --- Logs: no secret, no body, no signature ----------------------------------------------------------------
   const leaks = scanLogs(evidence.logDir, evidence.sensitive, logs);
@@ -367,9 +401,17 @@ export function audit(evidence: Evidence): ChaosReport {
   if (leaks.length) violation(`${leaks.length} log lines carry a secret, a body or a signature`, leaks);
 
   // --- IAM: every call a function made was one its role's policy allows ----------------------------------------
-  figures.set('AWS calls judged by the IAM gateway', 'total', Object.values(evidence.iam.evaluated).reduce((sum, n) => sum + n, 0));
+  figures.set(
+    'AWS calls judged by the IAM gateway',
+    'total',
+    Object.values(evidence.iam.evaluated).reduce((sum, n) => sum + n, 0),
+  );
   figures.set('AWS calls denied (a grant the template lacks)', 'total', evidence.iam.denials.length);
-  if (evidence.iam.denials.length) violation(`${evidence.iam.denials.length} AWS calls were denied by the functions' own role policies`, evidence.iam.denials.map((denial) => denial.message));
+  if (evidence.iam.denials.length)
+    violation(
+      `${evidence.iam.denials.length} AWS calls were denied by the functions' own role policies`,
+      evidence.iam.denials.map((denial) => denial.message),
+    );
 
   // --- The run itself --------------------------------------------------------------------------------------
   if (evidence.errors.length) violation(`${evidence.errors.length} errors in the run's own actions`, evidence.errors);
@@ -387,7 +429,11 @@ export function audit(evidence: Evidence): ChaosReport {
   const states = new Map<string, number>();
   for (const submission of evidence.submissions) states.set(submission.state, (states.get(submission.state) ?? 0) + 1);
   notes.push(`submissions: ${[...states].map(([name, count]) => `${name} ${count}`).join(', ') || 'none'}; app: ${JSON.stringify(evidence.appStats)}`);
-  notes.push(`hosts: ${Object.entries(evidence.hostStats).map(([name, stats]) => `${name} ${JSON.stringify(stats)}`).join('; ')}`);
+  notes.push(
+    `hosts: ${Object.entries(evidence.hostStats)
+      .map(([name, stats]) => `${name} ${JSON.stringify(stats)}`)
+      .join('; ')}`,
+  );
 
   return {
     seed: evidence.plan.seed,
@@ -532,7 +578,8 @@ export function scanLogs(logDir: string, sensitive: Evidence['sensitive'], logs:
       if (CONTENT_MARK.test(line)) leaks.push(`${where}: body content`);
       else if (sensitive.texts.some((text) => text.length >= 16 && line.includes(text))) leaks.push(`${where}: a secret or API key`);
       else if (/"(x-)?webhook-signature"\s*:/i.test(line)) leaks.push(`${where}: a signature header`);
-      else if ([...(line.match(BASE64_MAC) ?? []), ...(line.match(HEX_MAC) ?? [])].some((token) => sensitive.signatureTokens.has(token))) leaks.push(`${where}: a signature`);
+      else if ([...(line.match(BASE64_MAC) ?? []), ...(line.match(HEX_MAC) ?? [])].some((token) => sensitive.signatureTokens.has(token)))
+        leaks.push(`${where}: a signature`);
     });
   }
   return leaks;
@@ -583,7 +630,8 @@ export function formatReport(report: ChaosReport): string {
     header,
     '-'.repeat(header.length),
     ...report.figures.map(
-      (f) => `${f.name.padEnd(width)}${([...PROVIDERS, 'total'] as Column[]).map((c) => (f.values[c] === 0 && c !== 'total' ? '·' : n(f.values[c])).padStart(13)).join('')}`,
+      (f) =>
+        `${f.name.padEnd(width)}${([...PROVIDERS, 'total'] as Column[]).map((c) => (f.values[c] === 0 && c !== 'total' ? '·' : n(f.values[c])).padStart(13)).join('')}`,
     ),
     '',
     'faults injected',

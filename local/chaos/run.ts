@@ -216,7 +216,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     });
     const answerline = new SimulatedAnswerline({ ...providerOptions(ANSWERLINE, profile.factors.answerline), api: answerlineApi });
     const echonova = new SimulatedEchonova({ ...providerOptions(ECHONOVA, profile.factors.echonova), api: echonovaApi });
-    const standardWebhooks = new SimulatedStandardWebhooks({ ...providerOptions(STANDARD_WEBHOOKS, profile.factors.standardWebhooks), resources: responsesApi });
+    const standardWebhooks = new SimulatedStandardWebhooks({
+      ...providerOptions(STANDARD_WEBHOOKS, profile.factors.standardWebhooks),
+      resources: responsesApi,
+    });
     senders.push(answerline.sender, echonova.sender, standardWebhooks.sender);
     const app = new SimulatedApp({
       dynamodb: appDynamodb,
@@ -239,7 +242,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const later = <T>(ms: number, action: () => Promise<T> | T): Promise<T> => sleep(ms).then(action);
     const depth = setInterval(() => {
       sqs!
-        .send(new GetQueueAttributesCommand({ QueueUrl: twin!.workQueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }))
+        .send(
+          new GetQueueAttributesCommand({
+            QueueUrl: twin!.workQueueUrl,
+            AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+          }),
+        )
         .then((out) => {
           state.queueDepth = Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
         })
@@ -359,13 +367,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const timestamp = kind === 'stale' ? now - 400 : kind === 'future' ? now + 400 : now;
         let request: SignedRequest;
         if (provider === 'answerline') {
-          const body = Buffer.from(JSON.stringify({ task: { id: `tsk_${id}`, status: 'COMPLETED', idempotencyKey: `${kind}-${label}`, createdAt: new Date().toISOString() }, response: { result: { answer: content } } }));
+          const body = Buffer.from(
+            JSON.stringify({
+              task: { id: `tsk_${id}`, status: 'COMPLETED', idempotencyKey: `${kind}-${label}`, createdAt: new Date().toISOString() },
+              response: { result: { answer: content } },
+            }),
+          );
           request = answerline.signAt(`msg_${r.hex(24)}`, timestamp, body, secret);
         } else if (provider === 'echonova') {
-          const body = Buffer.from(JSON.stringify({ jobId: `job_${id}`, status: 'completed', createdAt: new Date().toISOString(), result: { transcript: content } }));
+          const body = Buffer.from(
+            JSON.stringify({ jobId: `job_${id}`, status: 'completed', createdAt: new Date().toISOString(), result: { transcript: content } }),
+          );
           request = echonova.signAt('job.completed', timestamp, body, secret);
         } else {
-          const body = Buffer.from(JSON.stringify({ object: 'event', id: `wh_${id}`, type: 'response.completed', created_at: now, data: { id: `resp_${r.hex(24)}` } }));
+          const body = Buffer.from(
+            JSON.stringify({ object: 'event', id: `wh_${id}`, type: 'response.completed', created_at: now, data: { id: `resp_${r.hex(24)}` } }),
+          );
           request = standardWebhooks.signAt(`wh_${id}`, timestamp, body, secret);
         }
         for (const token of signatureTokens(request.headers)) state.signatureTokens.add(token);
@@ -464,8 +481,25 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await sleep(1_000);
 
     // --- Evidence -----------------------------------------------------------------------------
-    const items = await scanItems(dynamodb, { TableName: twin.names.inboxTable, ProjectionExpression: '#pk, #sk, #status, #digest, #recovered, #outcome, #count, #state', ExpressionAttributeNames: { '#pk': InboxAttr.PK, '#sk': InboxAttr.SK, '#status': InboxAttr.STATUS, '#digest': InboxAttr.DIGEST, '#recovered': InboxAttr.RECOVERED, '#outcome': InboxAttr.OUTCOME, '#count': InboxAttr.COUNT, '#state': InboxAttr.STATE } });
-    const results = await scanItems(dynamodb, { TableName: twin.names.resultsTable, ProjectionExpression: '#pk, #taskId, #status', ExpressionAttributeNames: { '#pk': ResultAttr.PK, '#taskId': ResultAttr.TASK_ID, '#status': ResultAttr.STATUS } });
+    const items = await scanItems(dynamodb, {
+      TableName: twin.names.inboxTable,
+      ProjectionExpression: '#pk, #sk, #status, #digest, #recovered, #outcome, #count, #state',
+      ExpressionAttributeNames: {
+        '#pk': InboxAttr.PK,
+        '#sk': InboxAttr.SK,
+        '#status': InboxAttr.STATUS,
+        '#digest': InboxAttr.DIGEST,
+        '#recovered': InboxAttr.RECOVERED,
+        '#outcome': InboxAttr.OUTCOME,
+        '#count': InboxAttr.COUNT,
+        '#state': InboxAttr.STATE,
+      },
+    });
+    const results = await scanItems(dynamodb, {
+      TableName: twin.names.resultsTable,
+      ProjectionExpression: '#pk, #taskId, #status',
+      ExpressionAttributeNames: { '#pk': ResultAttr.PK, '#taskId': ResultAttr.TASK_ID, '#status': ResultAttr.STATUS },
+    });
     state.deadLettered.push(...(await drainQueue(sqs, twin.deadLetterQueueUrl)));
     const evidence: Evidence = {
       plan,
@@ -499,7 +533,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         detailType: event.detailType,
         effectKey: String(event.detail.effectKey),
         eventKey: String(event.detail.eventKey),
-        ...(event.detail.jobKey !== undefined ? { jobKey: String(event.detail.jobKey), taskId: String(event.detail.taskId), status: String(event.detail.status) } : {}),
+        ...(event.detail.jobKey !== undefined
+          ? { jobKey: String(event.detail.jobKey), taskId: String(event.detail.taskId), status: String(event.detail.status) }
+          : {}),
         recovered: event.detail.recovered === true,
       })),
       interruptedRows: state.interruptedRows,
@@ -618,13 +654,15 @@ async function scanDeliveryStates(client: DynamoDBClient, tableName: string): Pr
     ProjectionExpression: '#pk, #sk, #status',
     ExpressionAttributeNames: { '#pk': InboxAttr.PK, '#sk': InboxAttr.SK, '#status': InboxAttr.STATUS },
   });
-  return new Map(items.filter((item) => item[InboxAttr.SK]?.S === InboxItemKind.DELIVERY).map((item) => [item[InboxAttr.PK].S!, item[InboxAttr.STATUS]?.S ?? '']));
+  return new Map(
+    items.filter((item) => item[InboxAttr.SK]?.S === InboxItemKind.DELIVERY).map((item) => [item[InboxAttr.PK].S!, item[InboxAttr.STATUS]?.S ?? '']),
+  );
 }
 
 /** Every message in a queue (the DLQ), by the inbox key it carries; the queue is emptied. */
 async function drainQueue(client: SQSClient, queueUrl: string): Promise<string[]> {
   const keys: string[] = [];
-  for (let empty = 0; empty < 2; ) {
+  for (let empty = 0; empty < 2;) {
     const out = await client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 600, WaitTimeSeconds: 0 }));
     const messages = out.Messages ?? [];
     if (messages.length === 0) {
@@ -635,7 +673,9 @@ async function drainQueue(client: SQSClient, queueUrl: string): Promise<string[]
       const key = workKey(message.Body ?? '');
       if (key) keys.push(key);
     }
-    await client.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle! })) }));
+    await client.send(
+      new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle! })) }),
+    );
   }
   return keys;
 }

@@ -84,14 +84,16 @@ type Attribute = Record<string, unknown>;
 async function mapDynamoDb(request: WireRequest, scope: LocalScope): Promise<MappedRequest> {
   const operation = targetOperation(request, 'DynamoDB_20120810.');
   const input = jsonBody(request);
-  const tableArn = (table: string, index?: string) =>
-    `arn:aws:dynamodb:${scope.region}:${scope.account}:table/${table}${index ? `/index/${index}` : ''}`;
+  const tableArn = (table: string, index?: string) => `arn:aws:dynamodb:${scope.region}:${scope.account}:table/${table}${index ? `/index/${index}` : ''}`;
   const action = `dynamodb:${operation}`;
   const accesses: AccessRequest[] = [];
   const leading = async (table: string, keys: Attribute[], index?: string): Promise<Record<string, string[]>> => {
     if (!scope.needsLeadingKeys || keys.length === 0) return {};
     const partitionKey = await scope.partitionKeyOf(table, index);
-    const values = partitionKey === undefined ? [] : keys.map((key) => attributeText(key[partitionKey] as Attribute | undefined)).filter((v): v is string => v !== undefined);
+    const values =
+      partitionKey === undefined
+        ? []
+        : keys.map((key) => attributeText(key[partitionKey] as Attribute | undefined)).filter((v): v is string => v !== undefined);
     return { 'dynamodb:LeadingKeys': [...new Set(values)] };
   };
   const table = typeof input.TableName === 'string' ? input.TableName : undefined;
@@ -122,7 +124,9 @@ async function mapDynamoDb(request: WireRequest, scope: LocalScope): Promise<Map
         const keys =
           operation === 'BatchGetItem'
             ? (((entries as { Keys?: Attribute[] }).Keys ?? []) as Attribute[])
-            : (entries as { PutRequest?: { Item: Attribute }; DeleteRequest?: { Key: Attribute } }[]).map((entry) => entry.PutRequest?.Item ?? entry.DeleteRequest?.Key ?? {});
+            : (entries as { PutRequest?: { Item: Attribute }; DeleteRequest?: { Key: Attribute } }[]).map(
+                (entry) => entry.PutRequest?.Item ?? entry.DeleteRequest?.Key ?? {},
+              );
         accesses.push({ action, resource: tableArn(name), context: await leading(name, keys) });
       }
       break;
@@ -208,7 +212,12 @@ function mapS3(request: WireRequest): MappedRequest {
   const method = request.method.toUpperCase();
   const objectArn = `arn:aws:s3:::${bucket}/${key}`;
   const bucketArn = `arn:aws:s3:::${bucket}`;
-  const access = (action: string, resource: string): MappedRequest => ({ service: 's3', protocol: 's3', operation: action.slice(3), accesses: [{ action, resource, context: {} }] });
+  const access = (action: string, resource: string): MappedRequest => ({
+    service: 's3',
+    protocol: 's3',
+    operation: action.slice(3),
+    accesses: [{ action, resource, context: {} }],
+  });
   if (!bucket) return access('s3:ListAllMyBuckets', '*');
   if (key) {
     if (method === 'GET' || method === 'HEAD') return access('s3:GetObject', objectArn);
@@ -224,11 +233,7 @@ function mapS3(request: WireRequest): MappedRequest {
 
 // --- Secrets Manager, EventBridge (JSON 1.1) -------------------------------------------------
 
-function mapJson11(
-  request: WireRequest,
-  prefix: string,
-  accessesOf: (operation: string, input: Record<string, unknown>) => AccessRequest[],
-): MappedRequest {
+function mapJson11(request: WireRequest, prefix: string, accessesOf: (operation: string, input: Record<string, unknown>) => AccessRequest[]): MappedRequest {
   const target = String(request.headers['x-amz-target'] ?? '');
   const operation = target.slice(target.indexOf('.') + 1);
   return { service: prefix as ServiceName, protocol: 'json', operation, accesses: operation ? accessesOf(operation, jsonBody(request)) : [] };

@@ -18,8 +18,7 @@ export interface PolicyPrincipal {
 }
 
 export type Decision =
-  | { readonly allowed: true }
-  | { readonly allowed: false; readonly explicit: boolean; readonly policyType: 'identity' | 'resource'; readonly invalid?: string };
+  { readonly allowed: true } | { readonly allowed: false; readonly explicit: boolean; readonly policyType: 'identity' | 'resource'; readonly invalid?: string };
 
 /** Context keys every request carries here as it would in Lambda (the SDK reaches AWS over TLS). */
 const GLOBAL_CONTEXT = { 'aws:SecureTransport': 'true' } as const;

@@ -81,7 +81,11 @@ export class IamGateway {
     this.upstreams.set(service, url);
     if (service === 'dynamodb') {
       this.dynamodb?.destroy();
-      this.dynamodb = new DynamoDBClient({ endpoint: url, region: this.options.region, credentials: { accessKeyId: 'iam-gateway', secretAccessKey: 'iam-gateway' } });
+      this.dynamodb = new DynamoDBClient({
+        endpoint: url,
+        region: this.options.region,
+        credentials: { accessKeyId: 'iam-gateway', secretAccessKey: 'iam-gateway' },
+      });
     }
   }
 
@@ -205,7 +209,10 @@ async function describeKeys(client: DynamoDBClient | undefined, table: string): 
   return {
     table: hashOf(description.KeySchema),
     indexes: Object.fromEntries(
-      [...(description.GlobalSecondaryIndexes ?? []), ...(description.LocalSecondaryIndexes ?? [])].map((index) => [index.IndexName ?? '', hashOf(index.KeySchema)]),
+      [...(description.GlobalSecondaryIndexes ?? []), ...(description.LocalSecondaryIndexes ?? [])].map((index) => [
+        index.IndexName ?? '',
+        hashOf(index.KeySchema),
+      ]),
     ),
   };
 }
@@ -271,7 +278,9 @@ function refuse(res: ServerResponse, protocol: Protocol, request: WireRequest, k
     }
     case 'rest-json': {
       const type = kind === 'denied' ? 'AccessDeniedException' : 'UnrecognizedClientException';
-      res.writeHead(403, { 'content-type': 'application/json', 'x-amzn-errortype': type, 'x-amzn-requestid': requestId }).end(JSON.stringify({ Type: 'User', Message: message }));
+      res
+        .writeHead(403, { 'content-type': 'application/json', 'x-amzn-errortype': type, 'x-amzn-requestid': requestId })
+        .end(JSON.stringify({ Type: 'User', Message: message }));
       return;
     }
     case 'json': {
@@ -286,4 +295,3 @@ function refuse(res: ServerResponse, protocol: Protocol, request: WireRequest, k
 function escapeXml(text: string): string {
   return text.replace(/[<>&'"]/g, (char) => `&#${char.charCodeAt(0)};`);
 }
-

@@ -39,7 +39,10 @@ export function inboxBinding(synthesized: SynthesizedInbox, local: LocalInboxRes
   };
   if (ids.bodyBucket && local.bodyBucket) resources[ids.bodyBucket] = { ref: local.bodyBucket, attributes: { Arn: `arn:aws:s3:::${local.bodyBucket}` } };
   if (ids.eventBus && local.eventBusName) {
-    resources[ids.eventBus] = { ref: local.eventBusName, attributes: { Arn: `arn:aws:events:${region}:${account}:event-bus/${local.eventBusName}`, Name: local.eventBusName } };
+    resources[ids.eventBus] = {
+      ref: local.eventBusName,
+      attributes: { Arn: `arn:aws:events:${region}:${account}:event-bus/${local.eventBusName}`, Name: local.eventBusName },
+    };
   }
   for (const [provider, logicalId] of Object.entries(ids.signingSecrets)) {
     const arn = local.signingSecretArns[provider];

@@ -113,7 +113,9 @@ export class SimulatedAnswerline {
   sendTestDelivery(label: string): Promise<DeliveryRecord> {
     const random = this.random.stream(`test/${label}`);
     const taskId = `tsk_test_${random.hex(12)}`;
-    const body = Buffer.from(JSON.stringify({ test: true, task: { id: taskId, status: 'COMPLETED', idempotencyKey: 'dashboard-test', createdAt: new Date().toISOString() } }));
+    const body = Buffer.from(
+      JSON.stringify({ test: true, task: { id: taskId, status: 'COMPLETED', idempotencyKey: 'dashboard-test', createdAt: new Date().toISOString() } }),
+    );
     const delivery = this.sender.newDelivery({ id: messageId(random), eventKey: `${ANSWERLINE}#${taskId}`, kind: 'test', body });
     return this.sender.deliver(delivery, () => this.signAt(delivery.id, unixSeconds(), body));
   }

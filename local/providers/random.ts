@@ -69,7 +69,9 @@ export class Random {
 
   /** `n` lower-case hex characters. */
   hex(n: number): string {
-    return this.bytes(Math.ceil(n / 2)).toString('hex').slice(0, n);
+    return this.bytes(Math.ceil(n / 2))
+      .toString('hex')
+      .slice(0, n);
   }
 
   /** Shuffles `items` in place (Fisher–Yates) and returns it. */

@@ -76,7 +76,8 @@ export class SimulatedStandardWebhooks {
     };
     this.events.set(event.id, event);
     if (event.poison) this.options.resources.failAlways(resourceId);
-    else if (!event.missing) this.options.resources.put(resourceId, { id: resourceId, object: 'response', status: 'completed', output_text: `pii_${random.hex(16)}` });
+    else if (!event.missing)
+      this.options.resources.put(resourceId, { id: resourceId, object: 'response', status: 'completed', output_text: `pii_${random.hex(16)}` });
     const body = Buffer.from(JSON.stringify({ object: 'event', id: event.id, type: event.type, created_at: unixSeconds(), data: { id: resourceId } }));
     const delivery = this.sender.newDelivery({ id: event.id, eventKey: `${STANDARD_WEBHOOKS}#${event.id}`, kind: event.poison ? 'poison' : 'result', body });
     event.delivery = delivery;

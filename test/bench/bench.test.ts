@@ -99,7 +99,16 @@ describe('npm run bench -- --quick', () => {
 
   it('writes a results file with every section, counted as the targets say', async () => {
     const out = join(dir, 'results.json');
-    const { code, stdout, stderr } = await run(process.execPath, [require.resolve('ts-node/dist/bin.js'), '--transpile-only', '-P', 'tsconfig.dev.json', 'bench/run.ts', '--quick', '--out', out]);
+    const { code, stdout, stderr } = await run(process.execPath, [
+      require.resolve('ts-node/dist/bin.js'),
+      '--transpile-only',
+      '-P',
+      'tsconfig.dev.json',
+      'bench/run.ts',
+      '--quick',
+      '--out',
+      out,
+    ]);
     expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
 
     const results = JSON.parse(readFileSync(out, 'utf8')) as BenchResults;

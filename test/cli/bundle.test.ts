@@ -28,7 +28,13 @@ beforeAll(async () => {
   const env = process.env;
   const document: LocalOpsConfig = {
     ...h.opsConfig(),
-    endpoints: { dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB!, sqs: env.AWS_ENDPOINT_URL_SQS!, s3: env.AWS_ENDPOINT_URL_S3!, lambda: lambdaEndpoint, region: 'us-east-1' },
+    endpoints: {
+      dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB!,
+      sqs: env.AWS_ENDPOINT_URL_SQS!,
+      s3: env.AWS_ENDPOINT_URL_S3!,
+      lambda: lambdaEndpoint,
+      region: 'us-east-1',
+    },
   };
   configPath = join(mkdtempSync(join(tmpdir(), 'webhook-inbox-bundle-')), 'ops-config.json');
   writeFileSync(configPath, JSON.stringify(document, null, 2));
@@ -90,7 +96,10 @@ test('status, inspect, replay, redrive, quarantine and reconcile against the emu
   expect(await h.takeMessages()).toEqual([key, key]);
 
   await h.sqs.send(new SendMessageCommand({ QueueUrl: h.deadLetterQueueUrl, MessageBody: encodeWorkMessage(key) }));
-  expect(await webhookInbox('redrive', '--config', configPath)).toMatchObject({ code: 0, stdout: 'moved 1 message from the dead-letter queue to the work queue\nrevived 0 DEAD rows (RECEIVED again, with a fresh budget of attempts)\n' });
+  expect(await webhookInbox('redrive', '--config', configPath)).toMatchObject({
+    code: 0,
+    stdout: 'moved 1 message from the dead-letter queue to the work queue\nrevived 0 DEAD rows (RECEIVED again, with a fresh budget of attempts)\n',
+  });
   expect(await h.takeMessages()).toEqual([key]);
   expect(await h.takeMessages(h.deadLetterQueueUrl)).toEqual([]);
 

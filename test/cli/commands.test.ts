@@ -57,7 +57,13 @@ function configFile(overrides: Partial<LocalOpsConfig> = {}): string {
   const env = process.env;
   const document: LocalOpsConfig = {
     ...h.opsConfig(),
-    endpoints: { dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB!, sqs: env.AWS_ENDPOINT_URL_SQS!, s3: env.AWS_ENDPOINT_URL_S3!, lambda: lambdaEndpoint, region: 'us-east-1' },
+    endpoints: {
+      dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB!,
+      sqs: env.AWS_ENDPOINT_URL_SQS!,
+      s3: env.AWS_ENDPOINT_URL_S3!,
+      lambda: lambdaEndpoint,
+      region: 'us-east-1',
+    },
     ...overrides,
   };
   const path = join(dir, `${randomUUID()}.json`);
@@ -153,8 +159,21 @@ describe('status', () => {
     await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: h.workQueueUrl, MaxNumberOfMessages: 1, VisibilityTimeout: 60 }));
     // Submissions: one past its horizon, one not due yet.
     const now = Date.now();
-    for (const [taskId, dueAt] of [['tsk_overdue', now - MINUTE], ['tsk_fresh', now + 60 * MINUTE]] as const) {
-      await h.dynamodb.send(new PutItemCommand(recordSubmissionInput(h.names.inboxTable, { provider: PROVIDER, taskId, submittedAt: now - 5 * 60 * MINUTE, dueAt, expiresAt: Math.floor(now / 1000) + 86_400 })));
+    for (const [taskId, dueAt] of [
+      ['tsk_overdue', now - MINUTE],
+      ['tsk_fresh', now + 60 * MINUTE],
+    ] as const) {
+      await h.dynamodb.send(
+        new PutItemCommand(
+          recordSubmissionInput(h.names.inboxTable, {
+            provider: PROVIDER,
+            taskId,
+            submittedAt: now - 5 * 60 * MINUTE,
+            dueAt,
+            expiresAt: Math.floor(now / 1000) + 86_400,
+          }),
+        ),
+      );
     }
 
     const report = await cliJson('status');
@@ -237,9 +256,15 @@ describe('redrive', () => {
     expect(await cliJson('redrive', '--limit', '1')).toEqual({ moved: 1, revived: 1, failed: 0 });
     expect(await depth(h.deadLetterQueueUrl)).toBe(1);
     const second = await cli('redrive');
-    expect(second).toMatchObject({ code: 0, stdout: 'moved 1 message from the dead-letter queue to the work queue\nrevived 1 DEAD row (RECEIVED again, with a fresh budget of attempts)\n' });
+    expect(second).toMatchObject({
+      code: 0,
+      stdout: 'moved 1 message from the dead-letter queue to the work queue\nrevived 1 DEAD row (RECEIVED again, with a fresh budget of attempts)\n',
+    });
     expect(await depth(h.deadLetterQueueUrl)).toBe(0);
-    expect(await cli('redrive')).toMatchObject({ code: 0, stdout: 'moved 0 messages from the dead-letter queue to the work queue\nrevived 0 DEAD rows (RECEIVED again, with a fresh budget of attempts)\n' });
+    expect(await cli('redrive')).toMatchObject({
+      code: 0,
+      stdout: 'moved 0 messages from the dead-letter queue to the work queue\nrevived 0 DEAD rows (RECEIVED again, with a fresh budget of attempts)\n',
+    });
 
     expect(await h.drain(h.processor({ maxReceiveCount: QUEUE.maxReceiveCount }))).toEqual({ received: 2, failed: 0 });
     for (const key of keys) expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
@@ -248,7 +273,11 @@ describe('redrive', () => {
 
   test('an inbox without a DLQ is an operational error', async () => {
     const result = await cli('redrive', '--config', configFile({ deadLetterQueueUrl: undefined }));
-    expect(result).toEqual({ code: 1, stdout: '', stderr: 'webhook-inbox: inbox test-inbox has no dead-letter queue (its work queue was given without one)\n' });
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'webhook-inbox: inbox test-inbox has no dead-letter queue (its work queue was given without one)\n',
+    });
   });
 });
 
@@ -297,7 +326,10 @@ describe('replay', () => {
   });
 
   test('an unknown event is exit 1; a malformed one is a usage error', async () => {
-    expect(await cli('replay', '--event', `${PROVIDER}#tsk_nope`)).toMatchObject({ code: 1, stderr: `webhook-inbox: unknown event ${PROVIDER}#tsk_nope: no row in ${h.names.inboxTable}\n` });
+    expect(await cli('replay', '--event', `${PROVIDER}#tsk_nope`)).toMatchObject({
+      code: 1,
+      stderr: `webhook-inbox: unknown event ${PROVIDER}#tsk_nope: no row in ${h.names.inboxTable}\n`,
+    });
     expect(await cli('replay', '--event', 'tsk_nope')).toMatchObject({ code: 2, stderr: expect.stringContaining('expected <provider>#<eventId>') });
     expect(await cli('replay', '--event', `${PROVIDER}#x`, '--from', '2026-01-01T00:00:00Z')).toMatchObject({ code: 2 });
   });
@@ -333,7 +365,10 @@ describe('replay', () => {
     expect(await h.row(outside)).toMatchObject({ status: 'RECEIVED' });
 
     expect(await cli('replay', '--from', to, '--to', from)).toMatchObject({ code: 2, stderr: expect.stringContaining('is not before --to') });
-    expect(await cli('replay', '--from', '2026-09-18', '--to', to)).toMatchObject({ code: 2, stderr: expect.stringContaining('expected an ISO-8601 instant with a zone') });
+    expect(await cli('replay', '--from', '2026-09-18', '--to', to)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('expected an ISO-8601 instant with a zone'),
+    });
   });
 });
 
@@ -402,7 +437,10 @@ describe('inspect', () => {
       const config = h.opsConfig({ bodyBucket: h.names.bodyBucket });
 
       const pending = await inspect(clients, config, parseEventRef(key));
-      expect(pending.row).toMatchObject({ status: 'RECEIVED', body: { where: 's3', bytes: Buffer.byteLength(body), reference: `bodies/${PROVIDER}/${sha256Hex(body)}` } });
+      expect(pending.row).toMatchObject({
+        status: 'RECEIVED',
+        body: { where: 's3', bytes: Buffer.byteLength(body), reference: `bodies/${PROVIDER}/${sha256Hex(body)}` },
+      });
       expect(pending.row.pendingSince).toBeDefined();
       expect(pending.job).toEqual({ jobKey: JSON.parse(body).task.idempotencyKey });
 
@@ -479,8 +517,20 @@ describe('quarantine', () => {
     expect(await cliJson('quarantine')).toEqual({
       itemsRead: 4,
       copies: [
-        { key: keyOf(one), digest: sha256Hex(copyOne), count: 2, firstSeen: new Date(start).toISOString(), lastSeen: new Date(start + 2 * MINUTE).toISOString() },
-        { key: keyOf(two), digest: sha256Hex(copyTwo), count: 1, firstSeen: new Date(start + MINUTE).toISOString(), lastSeen: new Date(start + MINUTE).toISOString() },
+        {
+          key: keyOf(one),
+          digest: sha256Hex(copyOne),
+          count: 2,
+          firstSeen: new Date(start).toISOString(),
+          lastSeen: new Date(start + 2 * MINUTE).toISOString(),
+        },
+        {
+          key: keyOf(two),
+          digest: sha256Hex(copyTwo),
+          count: 1,
+          firstSeen: new Date(start + MINUTE).toISOString(),
+          lastSeen: new Date(start + MINUTE).toISOString(),
+        },
       ],
     });
     const text = await cli('quarantine');

@@ -51,7 +51,9 @@ describe('selectOpsConfig: the inbox among a stack’s outputs', () => {
   test('several inboxes without --inbox is a usage error listing them', () => {
     const outputs = [inboxOutput('Shop/Orders/Inbox', config('orders')), inboxOutput('Shop/Billing/Inbox', config('billing'))];
     expect(() => selectOpsConfig(outputs, 'Shop')).toThrow(UsageError);
-    expect(() => selectOpsConfig(outputs, 'Shop')).toThrow('stack Shop has 2 inboxes (Shop/Orders/Inbox, Shop/Billing/Inbox): choose one with --inbox <construct path>');
+    expect(() => selectOpsConfig(outputs, 'Shop')).toThrow(
+      'stack Shop has 2 inboxes (Shop/Orders/Inbox, Shop/Billing/Inbox): choose one with --inbox <construct path>',
+    );
   });
 
   test('an --inbox that matches none, or several, is a usage error naming the candidates', () => {
@@ -84,7 +86,15 @@ describe('config documents', () => {
 
   test('endpointProblems accepts the documented services and a region only', () => {
     expect(endpointProblems(undefined)).toEqual([]);
-    expect(endpointProblems({ dynamodb: 'http://127.0.0.1:8000', sqs: 'http://127.0.0.1:9324', s3: 'http://127.0.0.1:9324', lambda: 'http://127.0.0.1:3001', region: 'us-east-1' })).toEqual([]);
+    expect(
+      endpointProblems({
+        dynamodb: 'http://127.0.0.1:8000',
+        sqs: 'http://127.0.0.1:9324',
+        s3: 'http://127.0.0.1:9324',
+        lambda: 'http://127.0.0.1:3001',
+        region: 'us-east-1',
+      }),
+    ).toEqual([]);
     expect(endpointProblems({ dynamo: 'http://127.0.0.1:8000', sqs: 'localhost:9324', region: '' })).toEqual([
       'endpoints.dynamo is not one of dynamodb, sqs, s3, lambda, region',
       'endpoints.sqs is not an http(s) URL',
@@ -170,7 +180,14 @@ describe('run: exit codes and messages of config resolution', () => {
   });
 
   test('usage errors exit 2 with a pointer to --help', async () => {
-    for (const argv of [['status'], ['status', '--stack', 'S', '--config', 'c.json'], ['status', '--config', 'c.json', '--inbox', 'X'], ['redrive', '--stack', 'S', '--limit', '0'], ['replay', '--stack', 'S', '--event', 'nohash'], ['replay', '--stack', 'S', '--from', '2026-01-01']]) {
+    for (const argv of [
+      ['status'],
+      ['status', '--stack', 'S', '--config', 'c.json'],
+      ['status', '--config', 'c.json', '--inbox', 'X'],
+      ['redrive', '--stack', 'S', '--limit', '0'],
+      ['replay', '--stack', 'S', '--event', 'nohash'],
+      ['replay', '--stack', 'S', '--from', '2026-01-01'],
+    ]) {
       const result = await runCli(argv, { cloudFormation: () => client, clients: noClients });
       expect(result).toMatchObject({ code: 2, stdout: '' });
       expect(result.stderr).toMatch(/^webhook-inbox: .*\nRun 'webhook-inbox --help' for usage\.\n$/);
@@ -180,7 +197,11 @@ describe('run: exit codes and messages of config resolution', () => {
   test('no such stack: exit 1, naming the stack and the region', async () => {
     cfn.on(DescribeStacksCommand).rejects(Object.assign(new Error('Stack with id Nope does not exist'), { name: 'ValidationError' }));
     const result = await runCli(['status', '--stack', 'Nope'], { cloudFormation: () => client, clients: noClients });
-    expect(result).toEqual({ code: 1, stdout: '', stderr: 'webhook-inbox: no such stack: Nope (region eu-west-1; set --region or AWS_REGION if it is elsewhere)\n' });
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'webhook-inbox: no such stack: Nope (region eu-west-1; set --region or AWS_REGION if it is elsewhere)\n',
+    });
   });
 
   test('a stack without inbox output: exit 1; several inboxes without --inbox: exit 2', async () => {

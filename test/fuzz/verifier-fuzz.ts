@@ -214,7 +214,9 @@ const hex = (bytes: Buffer, length: number) => Buffer.concat([bytes, bytes, byte
 
 /** Standard Webhooks extras: wrong v1/v1a entries of the right shape, other versions, junk without spaces. */
 const swExtra = (shape: number, bytes: Buffer): string =>
-  [`v1,${b64(bytes, 32)}`, `v1a,${b64(bytes, 64)}`, `v2,${b64(bytes, 32)}`, 'v1,', `v1,${b64(bytes, 31)}`, 'junk', `v1,${b64(bytes, 32).replace(/=$/, '')}`][shape % 7];
+  [`v1,${b64(bytes, 32)}`, `v1a,${b64(bytes, 64)}`, `v2,${b64(bytes, 32)}`, 'v1,', `v1,${b64(bytes, 31)}`, 'junk', `v1,${b64(bytes, 32).replace(/=$/, '')}`][
+    shape % 7
+  ];
 
 const standardWebhooksPreset = (newSigner: () => Signer, styles: readonly string[]): Preset => ({
   adapter: AdapterKind.STANDARD_WEBHOOKS,
@@ -253,7 +255,12 @@ const PRESET: Record<PresetName, Preset> = {
     newSigner: whsecSigner,
     payload: (d) => ({
       ...(d.style === 'test' ? { test: true } : d.style === 'test-as-text' ? { test: 'true' } : {}),
-      task: { id: d.id, status: d.style === 'running' ? 'PROCESSING' : 'COMPLETED', idempotencyKey: `job-${String(d.id).slice(0, 40)}`, createdAt: '2026-09-18T10:00:00.000Z' },
+      task: {
+        id: d.id,
+        status: d.style === 'running' ? 'PROCESSING' : 'COMPLETED',
+        idempotencyKey: `job-${String(d.id).slice(0, 40)}`,
+        createdAt: '2026-09-18T10:00:00.000Z',
+      },
       credits: { charged: 1, remaining: 499 },
       response: { result: { answer: d.note, confidence: 0.93 } },
     }),
@@ -330,8 +337,11 @@ const PRESET: Record<PresetName, Preset> = {
     signsTimestamp: true,
     newSigner: () => textSigner('sha256', 'hex', '', stripeSecret),
     payload: (d) => ({ id: d.id, object: 'event', type: 'charge.succeeded', data: { object: { id: 'ch_fuzz', amount: 500, description: d.note } } }),
-    headers: (_d, body, timestamp, signature) => ({ 'stripe-signature': `t=${timestamp},v1=${signature(signedContent('{timestamp}.{body}', body, { timestamp }))}` }),
-    extraEntry: (shape, bytes) => [`v1=${hex(bytes, 32)}`, `v0=${hex(bytes, 32)}`, `v1=${hex(bytes, 31)}`, 'scheme=x', 'junk', `v1=${hex(bytes, 32).toUpperCase()}`][shape % 6],
+    headers: (_d, body, timestamp, signature) => ({
+      'stripe-signature': `t=${timestamp},v1=${signature(signedContent('{timestamp}.{body}', body, { timestamp }))}`,
+    }),
+    extraEntry: (shape, bytes) =>
+      [`v1=${hex(bytes, 32)}`, `v0=${hex(bytes, 32)}`, `v1=${hex(bytes, 31)}`, 'scheme=x', 'junk', `v1=${hex(bytes, 32).toUpperCase()}`][shape % 6],
     listSeparator: ',',
     admission: (d, _bytes, parses) => (parses ? idOrMalformed(d.id, 512) : { kind: 'malformed' }),
   },
@@ -357,7 +367,8 @@ const PRESET: Record<PresetName, Preset> = {
     extraEntry: (shape, bytes) => [`sha256=${hex(bytes, 32)}`, `sha1=${hex(bytes, 20)}`, `sha256=${hex(bytes, 31)}`, 'sha256='][shape % 4],
     listSeparator: ',',
     // Nothing signs X-GitHub-Delivery: the key is the body's digest, a replay under a fresh GUID a duplicate.
-    admission: (d, bytes) => (d.style === 'ping' ? { kind: 'test' } : { kind: 'event', eventId: sha256Hex(bytes), repeatable: false, shared: !carriesCaseId(d) }),
+    admission: (d, bytes) =>
+      d.style === 'ping' ? { kind: 'test' } : { kind: 'event', eventId: sha256Hex(bytes), repeatable: false, shared: !carriesCaseId(d) },
   },
   slack: {
     adapter: AdapterKind.HMAC,
@@ -413,7 +424,11 @@ const PRESET: Record<PresetName, Preset> = {
     payload: (d) => ({ kind: 'order.created', order: { sku: 'A-1', quantity: 3, note: d.note } }),
     headers: (d, body, timestamp, signature) => {
       const id = typeof d.id === 'string' ? d.id : '';
-      return { 'x-acme-id': id, 'x-acme-timestamp': timestamp, 'x-acme-signature': signature(signedContent('{id}.{timestamp}.{body}', body, { id, timestamp })) };
+      return {
+        'x-acme-id': id,
+        'x-acme-timestamp': timestamp,
+        'x-acme-signature': signature(signedContent('{id}.{timestamp}.{body}', body, { id, timestamp })),
+      };
     },
     extraEntry: (shape, bytes) => [b64(bytes, 64), b64(bytes, 32), b64(bytes, 63), 'sha512'][shape % 4],
     listSeparator: ',',
@@ -437,17 +452,7 @@ export type IdPlan =
   | { readonly kind: 'notString'; readonly value: unknown };
 
 export type JsonEdit =
-  | 'bom'
-  | 'duplicate-keys'
-  | 'big-numbers'
-  | 'deep'
-  | 'trailing-space'
-  | 'trailing-garbage'
-  | 'array'
-  | 'odd-layout'
-  | 'escaped'
-  | 'nan'
-  | 'proto-key';
+  'bom' | 'duplicate-keys' | 'big-numbers' | 'deep' | 'trailing-space' | 'trailing-garbage' | 'array' | 'odd-layout' | 'escaped' | 'nan' | 'proto-key';
 
 export type BodyPlan =
   | { readonly kind: 'payload' }
@@ -540,7 +545,30 @@ export type FuzzPlan = DeliveryPlan | RandomPlan;
 // --- arbitraries -----------------------------------------------------------------------------
 
 const NOW_TOKEN = '<now>';
-const UNICODE_BITS = ['🚀', '東京', 'é', 'e\u0301', '\u0000', '\u0001', '\u007f', '\u2028', '\ud800', '\udfff', '\ufffe', '\uffff', '\ufeff', '#', '"', '\\', ' ', '\t', '/', '%00', '\u202e', '\r\n'];
+const UNICODE_BITS = [
+  '🚀',
+  '東京',
+  'é',
+  'e\u0301',
+  '\u0000',
+  '\u0001',
+  '\u007f',
+  '\u2028',
+  '\ud800',
+  '\udfff',
+  '\ufffe',
+  '\uffff',
+  '\ufeff',
+  '#',
+  '"',
+  '\\',
+  ' ',
+  '\t',
+  '/',
+  '%00',
+  '\u202e',
+  '\r\n',
+];
 const HEADER_NAMES = [...KNOWN_HEADERS, 'content-type', 'content-length', 'user-agent', 'host', 'x-github-hook-id'];
 
 const noteArb = fc.oneof(
@@ -559,10 +587,19 @@ const idArb: fc.Arbitrary<IdPlan> = fc.oneof(
       { requiredKeys: ['kind', 'length'] },
     ),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('unicode' as const), suffix: fc.array(fc.constantFrom(...UNICODE_BITS), { minLength: 1, maxLength: 3 }).map((bits) => bits.join('')) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('unicode' as const),
+      suffix: fc.array(fc.constantFrom(...UNICODE_BITS), { minLength: 1, maxLength: 3 }).map((bits) => bits.join('')),
+    }),
+  },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('notString' as const), value: fc.constantFrom<unknown>(undefined, null, 42, 1e400, true, [], ['tsk_1'], { id: 'x' }, '') }),
+    arbitrary: fc.record({
+      kind: fc.constant('notString' as const),
+      value: fc.constantFrom<unknown>(undefined, null, 42, 1e400, true, [], ['tsk_1'], { id: 'x' }, ''),
+    }),
   },
 );
 
@@ -572,8 +609,24 @@ const bodyArb: fc.Arbitrary<BodyPlan> = fc.oneof(
     weight: 5,
     arbitrary: fc.record({
       kind: fc.constant('edit' as const),
-      edit: fc.constantFrom<JsonEdit>('bom', 'duplicate-keys', 'big-numbers', 'deep', 'trailing-space', 'trailing-garbage', 'array', 'odd-layout', 'escaped', 'nan', 'proto-key'),
-      depth: fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 1, max: 64 }) }, { weight: 2, arbitrary: fc.constant(1_000) }, { weight: 1, arbitrary: fc.constant(20_000) }),
+      edit: fc.constantFrom<JsonEdit>(
+        'bom',
+        'duplicate-keys',
+        'big-numbers',
+        'deep',
+        'trailing-space',
+        'trailing-garbage',
+        'array',
+        'odd-layout',
+        'escaped',
+        'nan',
+        'proto-key',
+      ),
+      depth: fc.oneof(
+        { weight: 8, arbitrary: fc.integer({ min: 1, max: 64 }) },
+        { weight: 2, arbitrary: fc.constant(1_000) },
+        { weight: 1, arbitrary: fc.constant(20_000) },
+      ),
     }),
   },
   {
@@ -608,17 +661,51 @@ const timestampArb: fc.Arbitrary<TimestampPlan> = fc.oneof(
     weight: 3,
     arbitrary: fc.record({
       kind: fc.constant('offset' as const),
-      seconds: fc.oneof(fc.constantFrom(-TOLERANCE_SECONDS - 1, -TOLERANCE_SECONDS, TOLERANCE_SECONDS, TOLERANCE_SECONDS + 1), fc.integer({ min: -2 * TOLERANCE_SECONDS, max: 2 * TOLERANCE_SECONDS })),
+      seconds: fc.oneof(
+        fc.constantFrom(-TOLERANCE_SECONDS - 1, -TOLERANCE_SECONDS, TOLERANCE_SECONDS, TOLERANCE_SECONDS + 1),
+        fc.integer({ min: -2 * TOLERANCE_SECONDS, max: 2 * TOLERANCE_SECONDS }),
+      ),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('offset' as const), seconds: fc.oneof(fc.integer({ min: -4_000_000_000, max: -10_000 }), fc.integer({ min: 10_000, max: 2 ** 31 }), fc.constantFrom(-(2 ** 40), 2 ** 40, 1e12)) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('offset' as const),
+      seconds: fc.oneof(
+        fc.integer({ min: -4_000_000_000, max: -10_000 }),
+        fc.integer({ min: 10_000, max: 2 ** 31 }),
+        fc.constantFrom(-(2 ** 40), 2 ** 40, 1e12),
+      ),
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('text' as const),
       template: fc.oneof(
-        fc.constantFrom('', 'abc', '-1', `-${NOW_TOKEN}`, `${NOW_TOKEN}.5`, `${NOW_TOKEN}.0`, '1.7e9', '99999999999999999999', '1e3', ` ${NOW_TOKEN}`, `${NOW_TOKEN} `,
-          '0x6a', '\uff11\uff17\uff18\uff19', '\u0661\u0667\u0668\u0669', `00${NOW_TOKEN}`, `+${NOW_TOKEN}`, `${NOW_TOKEN},${NOW_TOKEN}`, 'NaN', 'Infinity', '0', `${NOW_TOKEN}000`),
+        fc.constantFrom(
+          '',
+          'abc',
+          '-1',
+          `-${NOW_TOKEN}`,
+          `${NOW_TOKEN}.5`,
+          `${NOW_TOKEN}.0`,
+          '1.7e9',
+          '99999999999999999999',
+          '1e3',
+          ` ${NOW_TOKEN}`,
+          `${NOW_TOKEN} `,
+          '0x6a',
+          '\uff11\uff17\uff18\uff19',
+          '\u0661\u0667\u0668\u0669',
+          `00${NOW_TOKEN}`,
+          `+${NOW_TOKEN}`,
+          `${NOW_TOKEN},${NOW_TOKEN}`,
+          'NaN',
+          'Infinity',
+          '0',
+          `${NOW_TOKEN}000`,
+        ),
         fc.string({ maxLength: 14 }),
       ),
     }),
@@ -628,8 +715,15 @@ const timestampArb: fc.Arbitrary<TimestampPlan> = fc.oneof(
 const headerOpArb: fc.Arbitrary<HeaderOp> = fc.oneof(
   fc.constant({ kind: 'remove' as const }),
   fc.record({ kind: fc.constant('duplicate' as const), separator: fc.constantFrom<',' | ', '>(',', ', ') }),
-  fc.record({ kind: fc.constant('garble' as const), at: fc.nat(), char: fc.oneof(fc.string({ minLength: 1, maxLength: 1 }), fc.constantFrom(...UNICODE_BITS)) }),
-  fc.record({ kind: fc.constant('replace' as const), value: fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 })) }),
+  fc.record({
+    kind: fc.constant('garble' as const),
+    at: fc.nat(),
+    char: fc.oneof(fc.string({ minLength: 1, maxLength: 1 }), fc.constantFrom(...UNICODE_BITS)),
+  }),
+  fc.record({
+    kind: fc.constant('replace' as const),
+    value: fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 })),
+  }),
   fc.record({ kind: fc.constant('huge' as const), length: fc.constantFrom(1_000, 16_384, 100_000) }),
   fc.constant({ kind: 'empty' as const }),
   fc.constant({ kind: 'upper-name' as const }),
@@ -639,7 +733,15 @@ const headerOpArb: fc.Arbitrary<HeaderOp> = fc.oneof(
 );
 
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('header' as const), role: fc.constantFrom<HeaderRole>('signature', 'timestamp', 'id', 'read', 'any'), index: fc.nat(), op: headerOpArb }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('header' as const),
+      role: fc.constantFrom<HeaderRole>('signature', 'timestamp', 'id', 'read', 'any'),
+      index: fc.nat(),
+      op: headerOpArb,
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -703,13 +805,22 @@ const deliveryArb: fc.Arbitrary<DeliveryPlan> = fc.record(
       { weight: 1, arbitrary: fc.constant('wrong-secret' as const) },
       { weight: 1, arbitrary: fc.constant('unsigned' as const) },
     ),
-    extras: fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(fc.record({ shape: fc.nat(), seed: fc.nat(), before: fc.boolean() }), { minLength: 1, maxLength: 4 }) }),
+    extras: fc.oneof(
+      { weight: 4, arbitrary: fc.constant([]) },
+      { weight: 1, arbitrary: fc.array(fc.record({ shape: fc.nat(), seed: fc.nat(), before: fc.boolean() }), { minLength: 1, maxLength: 4 }) },
+    ),
     mutations: fc.oneof({ weight: 2, arbitrary: fc.constant([]) }, { weight: 5, arbitrary: fc.array(mutationArb, { minLength: 1, maxLength: 3 }) }),
     encoding: encodingArb,
     path: pathArb,
     shape: shapeArb,
-    followUp: fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom<FollowUp>('replay', 'retry', 'altered', 'concurrent') }),
-    cycle: fc.oneof({ weight: 4, arbitrary: fc.constant<CyclePlan>('named') }, { weight: 1, arbitrary: fc.constantFrom<CyclePlan>('alias', 'long', 'longest', 'number', 'missing') }),
+    followUp: fc.oneof(
+      { weight: 6, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: fc.constantFrom<FollowUp>('replay', 'retry', 'altered', 'concurrent') },
+    ),
+    cycle: fc.oneof(
+      { weight: 4, arbitrary: fc.constant<CyclePlan>('named') },
+      { weight: 1, arbitrary: fc.constantFrom<CyclePlan>('alias', 'long', 'longest', 'number', 'missing') },
+    ),
   },
   { requiredKeys: ['kind', 'preset', 'style', 'note', 'id', 'body', 'timestamp', 'signing', 'extras', 'mutations', 'encoding', 'path', 'shape'] },
 );
@@ -729,11 +840,23 @@ const randomArb: fc.Arbitrary<RandomPlan> = fc.record(
     kind: fc.constant('random' as const),
     rawPath: fc.oneof(
       fc.string({ maxLength: 30 }),
-      fc.constantFrom(...PRESETS.map((name) => `/hooks/${name}`), '/hooks/', '/', '', '/hooks/__proto__', '/hooks/constructor', '/hooks/hasOwnProperty', '/hooks/%00'),
+      fc.constantFrom(
+        ...PRESETS.map((name) => `/hooks/${name}`),
+        '/hooks/',
+        '/',
+        '',
+        '/hooks/__proto__',
+        '/hooks/constructor',
+        '/hooks/hasOwnProperty',
+        '/hooks/%00',
+      ),
       fc.string({ unit: 'grapheme', maxLength: 12 }).map((name) => `/hooks/${name}`),
     ),
     headers: fc.oneof(
-      { weight: 6, arbitrary: fc.dictionary(fc.oneof(fc.constantFrom(...HEADER_NAMES), fc.string({ minLength: 1, maxLength: 12 })), headerValueArb, { maxKeys: 8 }) },
+      {
+        weight: 6,
+        arbitrary: fc.dictionary(fc.oneof(fc.constantFrom(...HEADER_NAMES), fc.string({ minLength: 1, maxLength: 12 })), headerValueArb, { maxKeys: 8 }),
+      },
       { weight: 1, arbitrary: fc.constant(null) },
     ),
     body: fc.oneof(
@@ -818,7 +941,6 @@ export const REGRESSION_PLANS: readonly FuzzPlan[] = [
   deliveryPlan('echonova', { style: 2, cycle: 'missing', followUp: 'retry' }),
   deliveryPlan('answerline', { style: 4, followUp: 'altered' }),
 ];
-
 
 // =============================================================================================
 // Materializing a plan into events, with what each one must be answered
@@ -1164,22 +1286,25 @@ export class FuzzBench {
     // A line is matched by request id, or (without a requestContext) by order among the lines without one.
     const lines = step.hasContext
       ? logs.filter((line) => line.requestId === step.requestId)
-      : [logs.find((line) => line.requestId === undefined && !claimed.has(line) && line.reason === result) ?? logs.find((line) => line.requestId === undefined && !claimed.has(line))].filter(
-          (line): line is LogRecord => line !== undefined,
-        );
+      : [
+          logs.find((line) => line.requestId === undefined && !claimed.has(line) && line.reason === result) ??
+            logs.find((line) => line.requestId === undefined && !claimed.has(line)),
+        ].filter((line): line is LogRecord => line !== undefined);
     for (const line of lines) claimed.add(line);
     if (lines.length !== 1) {
       violations.push(`${label}: ${lines.length} delivery log lines`);
       return { result, statusCode: statusCode ?? 0 };
     }
     const line = lines[0];
-    if (line.reason !== result || line.status !== statusCode) violations.push(`${label}: logged ${line.reason}/${line.status}, answered ${result}/${statusCode}`);
+    if (line.reason !== result || line.status !== statusCode)
+      violations.push(`${label}: logged ${line.reason}/${line.status}, answered ${result}/${statusCode}`);
     const eventRef = typeof line.eventRef === 'string' ? line.eventRef : undefined;
     // The queue is up too: an accepted delivery's enqueue must not fail.
     if (line.enqueue !== undefined) violations.push(`${label}: ${result}, but its enqueue failed (${String(line.error)}), the queue is up`);
     if (result === 'accepted' || result === 'duplicate' || result === 'quarantined') {
       const { digest } = step;
-      if (!eventRef || line.digest !== digest) violations.push(`${label}: ${result} logged eventRef ${eventRef} digest ${String(line.digest)}, received digest ${digest}`);
+      if (!eventRef || line.digest !== digest)
+        violations.push(`${label}: ${result} logged eventRef ${eventRef} digest ${String(line.digest)}, received digest ${digest}`);
     }
     return { result, statusCode: statusCode ?? 0, eventRef };
   }
@@ -1226,14 +1351,17 @@ export class FuzzBench {
       const label = `request ${requestId}`;
       if (e.kind === 'reject') {
         this.stats.rejectOnly += 1;
-        if (answer.statusCode < 400 || answer.statusCode >= 500) violations.push(`${label}: an unauthenticated or foreign request was answered ${answer.statusCode} ${answer.result}`);
+        if (answer.statusCode < 400 || answer.statusCode >= 500)
+          violations.push(`${label}: an unauthenticated or foreign request was answered ${answer.statusCode} ${answer.result}`);
       } else if (e.kind === 'reason') {
         this.stats.exact += 1;
         if (answer.result !== e.reason) violations.push(`${label}: answered ${answer.result}, expected ${e.reason}`);
       } else if (e.kind === 'anomaly') {
         this.stats.exact += 1;
         if (answer.result !== 'quarantined' || answer.eventRef !== logReference(e.key)) {
-          violations.push(`${label}: answered ${answer.result} under ${answer.eventRef}, expected quarantined under the job's key ${JSON.stringify(e.key.slice(0, 80))}`);
+          violations.push(
+            `${label}: answered ${answer.result} under ${answer.eventRef}, expected quarantined under the job's key ${JSON.stringify(e.key.slice(0, 80))}`,
+          );
         }
       } else if (e.kind === 'event') {
         this.stats.exact += 1;
@@ -1241,13 +1369,15 @@ export class FuzzBench {
         // Two concurrent copies of a new event: one of them wins, whichever it is.
         if (e.unique && (steps[i].concurrentWithPrevious || steps[i + 1]?.concurrentWithPrevious)) allowed = ['accepted', 'duplicate'];
         if (!allowed.includes(answer.result)) violations.push(`${label}: answered ${answer.result}, expected ${allowed.join(' or ')}`);
-        if (allowed.includes(answer.result) && answer.eventRef !== logReference(e.key)) violations.push(`${label}: stored under ${answer.eventRef}, expected the key of ${JSON.stringify(e.key.slice(0, 80))}`);
+        if (allowed.includes(answer.result) && answer.eventRef !== logReference(e.key))
+          violations.push(`${label}: stored under ${answer.eventRef}, expected the key of ${JSON.stringify(e.key.slice(0, 80))}`);
       }
     }
     const pair = steps.findIndex((step) => step.concurrentWithPrevious);
     if (pair > 0 && steps[pair].expectation.kind === 'event' && (steps[pair].expectation as { unique: boolean }).unique) {
       const results = [answers[pair - 1]?.result, answers[pair]?.result].sort();
-      if (results.join() !== 'accepted,duplicate') violations.push(`concurrent copies answered ${results.join(' and ')}, expected one accepted and one duplicate`);
+      if (results.join() !== 'accepted,duplicate')
+        violations.push(`concurrent copies answered ${results.join(' and ')}, expected one accepted and one duplicate`);
     }
   }
 
@@ -1314,7 +1444,9 @@ export class FuzzBench {
         // The body decides admission for body-keyed presets: unknown; header-keyed ones ignore it
         // (a body-digest key then carries no id of this case).
         admission =
-          preset.idIn === 'header' && plan.preset !== 'echonova' ? preset.admission(preset.keyedByBody ? { ...draft, id: undefined } : draft, signed, true) : { kind: 'unknown' };
+          preset.idIn === 'header' && plan.preset !== 'echonova'
+            ? preset.admission(preset.keyedByBody ? { ...draft, id: undefined } : draft, signed, true)
+            : { kind: 'unknown' };
       }
     }
 
@@ -1378,7 +1510,8 @@ export class FuzzBench {
     if (shape.body === 'null') shaped.body = null;
     if (!shape.context) delete shaped.requestContext;
     if (!shape.base64Flag && !base64) delete shaped.isBase64Encoded;
-    if (shape.extraFields) Object.assign(shaped, { cookies: ['a=b'], queryStringParameters: { x: '1' }, pathParameters: { provider: otherPreset }, stageVariables: null });
+    if (shape.extraFields)
+      Object.assign(shaped, { cookies: ['a=b'], queryStringParameters: { x: '1' }, pathParameters: { provider: otherPreset }, stageVariables: null });
 
     const finalRaw = typeof shaped.body === 'string' ? shaped.body : '';
     const received = Buffer.from(finalRaw, base64 ? 'base64' : 'utf8');
@@ -1497,7 +1630,8 @@ export class FuzzBench {
     const deliveries = items.filter((item) => item.sk === InboxItemKind.DELIVERY);
     const quarantines = items.filter((item) => String(item.sk).startsWith(InboxItemKind.QUARANTINE_PREFIX));
     for (const item of items) {
-      if (item.sk !== InboxItemKind.DELIVERY && !String(item.sk).startsWith(InboxItemKind.QUARANTINE_PREFIX)) violations.push(`unexpected item ${String(item.pk).slice(0, 60)} / ${String(item.sk)}`);
+      if (item.sk !== InboxItemKind.DELIVERY && !String(item.sk).startsWith(InboxItemKind.QUARANTINE_PREFIX))
+        violations.push(`unexpected item ${String(item.pk).slice(0, 60)} / ${String(item.sk)}`);
     }
     const stored = new Set<string>();
     for (const row of deliveries) {
@@ -1509,7 +1643,9 @@ export class FuzzBench {
       if (row.status !== 'RECEIVED') violations.push(`row ${ref} is ${String(row.status)}`);
     }
     for (const ref of this.accepted.keys()) if (!stored.has(ref)) violations.push(`accepted ${ref} has no row`);
-    const quarantineKeys = new Set(quarantines.map((item) => `${logReference(String(item.pk))}|${String(item.sk).slice(InboxItemKind.QUARANTINE_PREFIX.length)}`));
+    const quarantineKeys = new Set(
+      quarantines.map((item) => `${logReference(String(item.pk))}|${String(item.sk).slice(InboxItemKind.QUARANTINE_PREFIX.length)}`),
+    );
     for (const key of quarantineKeys) if (!this.quarantined.has(key)) violations.push(`quarantine item ${key} matches no invocation answered quarantined`);
     for (const key of this.quarantined) if (!quarantineKeys.has(key)) violations.push(`quarantined ${key} has no quarantine item`);
 
@@ -1551,7 +1687,10 @@ export class FuzzBench {
     const sorted = (record: Record<string, number>) => Object.entries(record).sort((a, b) => b[1] - a[1]);
     const parts = [
       table('run', rows),
-      table('by reason', sorted(s.byReason).map(([reason, count]) => [`${reason} (${HTTP_STATUS[reason as Reason] ?? '?'})`, count])),
+      table(
+        'by reason',
+        sorted(s.byReason).map(([reason, count]) => [`${reason} (${HTTP_STATUS[reason as Reason] ?? '?'})`, count]),
+      ),
       table('by status', sorted(s.byStatus)),
       table('by preset (delivery cases)', sorted(s.byPreset)),
     ];
@@ -1605,7 +1744,16 @@ function routing(path: PathPlan): 'own' | 'other' | 'unknown' | 'none' {
 }
 
 function idFieldOf(preset: PresetName): string | undefined {
-  return { answerline: undefined, echonova: undefined, openai: undefined, ed25519: undefined, stripe: 'id', github: undefined, slack: 'event_id', acme: undefined }[preset];
+  return {
+    answerline: undefined,
+    echonova: undefined,
+    openai: undefined,
+    ed25519: undefined,
+    stripe: 'id',
+    github: undefined,
+    slack: 'event_id',
+    acme: undefined,
+  }[preset];
 }
 
 /** Leaves the id out of a body-keyed payload (`notString: undefined` means missing). */

@@ -28,16 +28,31 @@ afterAll(async () => {
   await secrets.stop();
 });
 
-test(`boundaries, regressions and ${NUM_RUNS} generated cases (seed ${SEED}): documented answers only, never 5xx, nothing unauthenticated admitted, clean logs`, async () => {
-  const started = performance.now();
-  await fc.assert(bench.property(), { seed: SEED, numRuns: NUM_RUNS, examples: FuzzBench.examples() });
-  elapsedMs = performance.now() - started;
-  // The generator reaches every stage: routing, size, verification, freshness, admission, the store.
-  if (NUM_RUNS < 1_000) return;
-  for (const reason of ['unknown_provider', 'too_large', 'malformed', 'bad_signature', 'stale_timestamp', 'test', 'not_final', 'accepted', 'duplicate', 'quarantined']) {
-    expect(bench.stats.byReason[reason]).toBeGreaterThan(0);
-  }
-}, Math.max(120_000, NUM_RUNS * 20));
+test(
+  `boundaries, regressions and ${NUM_RUNS} generated cases (seed ${SEED}): documented answers only, never 5xx, nothing unauthenticated admitted, clean logs`,
+  async () => {
+    const started = performance.now();
+    await fc.assert(bench.property(), { seed: SEED, numRuns: NUM_RUNS, examples: FuzzBench.examples() });
+    elapsedMs = performance.now() - started;
+    // The generator reaches every stage: routing, size, verification, freshness, admission, the store.
+    if (NUM_RUNS < 1_000) return;
+    for (const reason of [
+      'unknown_provider',
+      'too_large',
+      'malformed',
+      'bad_signature',
+      'stale_timestamp',
+      'test',
+      'not_final',
+      'accepted',
+      'duplicate',
+      'quarantined',
+    ]) {
+      expect(bench.stats.byReason[reason]).toBeGreaterThan(0);
+    }
+  },
+  Math.max(120_000, NUM_RUNS * 20),
+);
 
 test('after the run the inbox holds exactly the rows answered accepted and quarantined, the queue one message per accepted', async () => {
   const audit = await bench.audit();
@@ -46,5 +61,6 @@ test('after the run the inbox holds exactly the rows answered accepted and quara
   expect(audit.quarantineItems).toBe(audit.expectedQuarantineItems);
   expect(audit.messages).toBe(audit.expectedMessages);
   expect(audit.deliveryRows).toBeGreaterThan(0);
-  if (process.env.FUZZ_SUMMARY) process.stdout.write(`\n${bench.summary(elapsedMs, audit)}\n(reproduce: FUZZ_SEED=${SEED} FUZZ_RUNS=${NUM_RUNS} npm run fuzz)\n`);
+  if (process.env.FUZZ_SUMMARY)
+    process.stdout.write(`\n${bench.summary(elapsedMs, audit)}\n(reproduce: FUZZ_SEED=${SEED} FUZZ_RUNS=${NUM_RUNS} npm run fuzz)\n`);
 });

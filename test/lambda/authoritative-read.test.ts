@@ -12,7 +12,17 @@ import { resourceObjectKey, S3BodyStore } from '../../lambda/shared/body-store';
 import { providersFromEnv } from '../../lambda/shared/config';
 import { RecordedEvent } from '../../local/eventbridge-stand-in';
 import { createBodyBucket } from '../../local/provision';
-import { answerlineBody, answerOf, apiGatewayEvent, EffectsFixture, FakeProviderApi, InboxHarness, newSigningSecret, SecretsFixture, sha256Hex } from '../support/inbox-fixture';
+import {
+  answerlineBody,
+  answerOf,
+  apiGatewayEvent,
+  EffectsFixture,
+  FakeProviderApi,
+  InboxHarness,
+  newSigningSecret,
+  SecretsFixture,
+  sha256Hex,
+} from '../support/inbox-fixture';
 import { messageId, standardWebhooksHeaders } from '../support/senders';
 
 const PROVIDER = 'openai';
@@ -57,7 +67,13 @@ const events = (): RecordedEvent[] => fx.eventBridge.eventsOn(bus);
 /** Delivers an OpenAI-style `response.completed` event naming `responseId`; returns its inbox key. */
 async function deliverCompletion(responseId: string): Promise<string> {
   const webhookId = messageId();
-  const body = JSON.stringify({ id: `evt_${randomUUID()}`, object: 'event', created_at: h.clock.seconds, type: 'response.completed', data: { id: responseId } });
+  const body = JSON.stringify({
+    id: `evt_${randomUUID()}`,
+    object: 'event',
+    created_at: h.clock.seconds,
+    type: 'response.completed',
+    data: { id: responseId },
+  });
   const event = apiGatewayEvent(body, standardWebhooksHeaders(body, signingSecret, h.clock.seconds, webhookId), { path: `/hooks/${PROVIDER}` });
   expect(answerOf(await h.verifier({ providers: [config] })(event))).toMatchObject({ statusCode: 202 });
   return `${PROVIDER}#${webhookId}`;
@@ -67,7 +83,13 @@ async function deliverCompletion(responseId: string): Promise<string> {
 function resource(id: string, extraBytes = 0): string {
   const text = `output-${randomUUID()}`;
   h.markSensitive(text);
-  return JSON.stringify({ id, object: 'response', status: 'completed', output: [{ type: 'message', content: [{ type: 'output_text', text }] }], padding: 'p'.repeat(extraBytes) });
+  return JSON.stringify({
+    id,
+    object: 'response',
+    status: 'completed',
+    output: [{ type: 'message', content: [{ type: 'output_text', text }] }],
+    padding: 'p'.repeat(extraBytes),
+  });
 }
 
 test('the resource is present: it is fetched with the Bearer key and travels in the effect', async () => {
@@ -81,7 +103,10 @@ test('the resource is present: it is fetched with the Bearer key and travels in 
   expect(api.requestsFor(`/v1/responses/${id}`)).toMatchObject([{ method: 'GET', headers: { authorization: `Bearer ${apiKey}` } }]);
   expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'event' });
   expect(events()).toHaveLength(1);
-  expect(events()[0]).toMatchObject({ detailType: 'WebhookReceived', detail: { provider: PROVIDER, eventKey: key, resource: JSON.parse(stored), payload: { type: 'response.completed', data: { id } } } });
+  expect(events()[0]).toMatchObject({
+    detailType: 'WebhookReceived',
+    detail: { provider: PROVIDER, eventKey: key, resource: JSON.parse(stored), payload: { type: 'response.completed', data: { id } } },
+  });
   expect(h.capture.metric(MetricName.RESOURCE_UNAVAILABLE, PROVIDER)).toBe(0);
 });
 
@@ -199,7 +224,11 @@ test('a delivery without the id at the configured path is refused at the edge, n
     const webhookId = messageId();
     const body = JSON.stringify({ id: 'evt_1', type: 'response.completed', data });
     const event = apiGatewayEvent(body, standardWebhooksHeaders(body, signingSecret, h.clock.seconds, webhookId), { path: `/hooks/${PROVIDER}` });
-    expect(answerOf(await h.verifier({ providers: [config] })(event))).toMatchObject({ statusCode: 400, result: 'malformed', detail: expect.stringMatching(/^data\.id /) });
+    expect(answerOf(await h.verifier({ providers: [config] })(event))).toMatchObject({
+      statusCode: 400,
+      result: 'malformed',
+      detail: expect.stringMatching(/^data\.id /),
+    });
   }
   await h.expectNothingAdmitted();
   expect(api.requests).toHaveLength(requestsBefore);
@@ -215,7 +244,9 @@ test('a large resource travels by reference to the body bucket', async () => {
     api.serve(`/v1/responses/${id}`, stored);
     await deliverCompletion(id);
 
-    expect(await h.drain(processor({ bodies: h.bodyStore('processor', { providers: [config] }), effects: h.effects(sink, { bodyBucket: h.names.bodyBucket }) }))).toEqual({ received: 1, failed: 0 });
+    expect(
+      await h.drain(processor({ bodies: h.bodyStore('processor', { providers: [config] }), effects: h.effects(sink, { bodyBucket: h.names.bodyBucket }) })),
+    ).toEqual({ received: 1, failed: 0 });
 
     const { detail } = events()[0];
     expect(detail).toMatchObject({ resourceRef: resourceObjectKey(PROVIDER, sha256Hex(stored)), bodyBucket: h.names.bodyBucket });
@@ -243,6 +274,8 @@ describe('configuration', () => {
 
   test('the processor refuses a provider whose authoritative read is unusable at cold start', () => {
     const providers = JSON.stringify([{ ...config, authoritativeRead: { ...valid, urlTemplate: 'http://example.com/{id}' } }]);
-    expect(() => providersFromEnv({ WEBHOOK_INBOX_PROVIDERS: providers })).toThrow(`WEBHOOK_INBOX_PROVIDERS[0].authoritativeRead: urlTemplate must be an https:// URL`);
+    expect(() => providersFromEnv({ WEBHOOK_INBOX_PROVIDERS: providers })).toThrow(
+      `WEBHOOK_INBOX_PROVIDERS[0].authoritativeRead: urlTemplate must be an https:// URL`,
+    );
   });
 });

@@ -7,7 +7,18 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { Env, MetricName } from '../../lib/contract';
 import { BundleHost } from '../support/bundle-host';
-import { answerlineBody, answerOf, EffectsFixture, InboxHarness, INBOX_NAME, keyOf, LEASE_MS, PROVIDER, SecretsFixture, taskIdOf } from '../support/inbox-fixture';
+import {
+  answerlineBody,
+  answerOf,
+  EffectsFixture,
+  InboxHarness,
+  INBOX_NAME,
+  keyOf,
+  LEASE_MS,
+  PROVIDER,
+  SecretsFixture,
+  taskIdOf,
+} from '../support/inbox-fixture';
 
 const secrets = new SecretsFixture();
 let h: InboxHarness;
@@ -39,7 +50,10 @@ afterAll(async () => {
 const loadBundle = <T>(handler: 'verifier' | 'processor' | 'reconciler'): T => bundles.handler<T>(handler, h.environmentAs(handler));
 
 const emfTotal = (metric: string) =>
-  stdout.map((line) => JSON.parse(line) as Record<string, unknown>).filter((doc) => '_aws' in doc).reduce((sum, doc) => sum + Number(doc[metric] ?? 0), 0);
+  stdout
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((doc) => '_aws' in doc)
+    .reduce((sum, doc) => sum + Number(doc[metric] ?? 0), 0);
 
 test('a signed delivery is accepted by the bundled verifier and processed by the bundled processor', async () => {
   const verifier = loadBundle<(event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>>('verifier');
@@ -85,7 +99,9 @@ test('the bundled processor sends each effect to the user’s function, then to 
     expect(await h.drain(processor)).toEqual({ received: 1, failed: 0 });
 
     const events = effects.eventBridge.eventsOn('bundle-effects');
-    expect(events).toMatchObject([{ source: 'cdk-webhook-inbox', detailType: 'JobResultDecided', detail: { inbox: INBOX_NAME, jobKey: 'job-bundle-effect', taskId: taskIdOf(body) } }]);
+    expect(events).toMatchObject([
+      { source: 'cdk-webhook-inbox', detailType: 'JobResultDecided', detail: { inbox: INBOX_NAME, jobKey: 'job-bundle-effect', taskId: taskIdOf(body) } },
+    ]);
     expect(invoked).toEqual([{ source: 'cdk-webhook-inbox', 'detail-type': 'JobResultDecided', time: expect.any(String), detail: events[0].detail }]);
     expect(emfTotal(MetricName.EFFECTS_DISPATCHED)).toBe(1);
   } finally {

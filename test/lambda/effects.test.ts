@@ -9,7 +9,22 @@
 import { randomUUID } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
 import { AdapterKind, EffectEvent, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
-import { answerlineBody, apiGatewayEvent, answerOf, CrashingWorker, EffectsFixture, INBOX_NAME, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, sha256Hex, storeUncheckedRow, taskIdOf } from '../support/inbox-fixture';
+import {
+  answerlineBody,
+  apiGatewayEvent,
+  answerOf,
+  CrashingWorker,
+  EffectsFixture,
+  INBOX_NAME,
+  InboxHarness,
+  keyOf,
+  LEASE_MS,
+  PROVIDER,
+  SecretsFixture,
+  sha256Hex,
+  storeUncheckedRow,
+  taskIdOf,
+} from '../support/inbox-fixture';
 import { adaptersFor } from '../../lambda/shared/adapters';
 import { responseObjectKey, S3BodyStore } from '../../lambda/shared/body-store';
 import { SequentialSinks } from '../../lambda/shared/effect-sinks';
@@ -135,7 +150,8 @@ describe('one effect per change of a job’s winner', () => {
       expect.stringMatching(/^2\|2026-09-18T10:00:00\.0+Z\|tsk_a$/),
       expect.stringMatching(/^2\|2026-09-18T11:30:00\.0+Z\|tsk_b$/),
     ]);
-    const keepNewest = (arrivals: typeof decided) => arrivals.reduce((kept, detail) => (Number(detail.resultVersion) > Number(kept.resultVersion) ? detail : kept));
+    const keepNewest = (arrivals: typeof decided) =>
+      arrivals.reduce((kept, detail) => (Number(detail.resultVersion) > Number(kept.resultVersion) ? detail : kept));
     expect(keepNewest([...decided].reverse()).taskId).toBe('tsk_b');
     expect(String(decided[1].winnerOrder) > String(decided[0].winnerOrder)).toBe(true);
   });
@@ -367,10 +383,7 @@ describe('providers without job semantics: one effect per event', () => {
 
   beforeEach(async () => {
     secretOf = { stripe: stripeSecret(), echonova: textSecret() };
-    configs = [
-      await h.addProvider('stripe', AdapterKind.STRIPE, secretOf.stripe),
-      await h.addProvider('echonova', AdapterKind.ECHONOVA, secretOf.echonova),
-    ];
+    configs = [await h.addProvider('stripe', AdapterKind.STRIPE, secretOf.stripe), await h.addProvider('echonova', AdapterKind.ECHONOVA, secretOf.echonova)];
   });
 
   async function deliverAs(provider: string, body: string, headers: HeaderMap): Promise<void> {
@@ -389,7 +402,10 @@ describe('providers without job semantics: one effect per event', () => {
     expect(await h.drain(processor({ providers: configs }))).toEqual({ received: 1, failed: 0 });
 
     expect(events()).toHaveLength(1);
-    expect(events()[0]).toMatchObject({ detailType: 'WebhookReceived', detail: { provider: 'stripe', eventId: id, eventKey: `stripe#${id}`, effectKey: eventKeyOf('stripe', id), payload: JSON.parse(body) } });
+    expect(events()[0]).toMatchObject({
+      detailType: 'WebhookReceived',
+      detail: { provider: 'stripe', eventId: id, eventKey: `stripe#${id}`, effectKey: eventKeyOf('stripe', id), payload: JSON.parse(body) },
+    });
     expect(events()[0].detail).not.toHaveProperty('jobKey');
     expect(await h.row(`stripe#${id}`)).toMatchObject({ status: 'PROCESSED', outcome: 'event' });
   });
@@ -402,7 +418,9 @@ describe('providers without job semantics: one effect per event', () => {
     const sign = (body: string, event: string) => echonovaHeaders(body, secretOf.echonova, h.clock.seconds, event);
 
     h.markSensitive(started);
-    const startedAnswer = answerOf(await h.verifier({ providers: configs })(apiGatewayEvent(started, sign(started, 'job.started'), { path: '/hooks/echonova' })));
+    const startedAnswer = answerOf(
+      await h.verifier({ providers: configs })(apiGatewayEvent(started, sign(started, 'job.started'), { path: '/hooks/echonova' })),
+    );
     expect(startedAnswer).toMatchObject({ statusCode: 200, result: 'quarantined' });
     await deliverAs('echonova', completed, sign(completed, 'job.completed'));
     await deliverAs('echonova', spending, sign(spending, 'spending.threshold'));
@@ -434,7 +452,8 @@ describe('content too large for an event travels by reference to the body bucket
   });
 
   /** An Answerline delivery whose answer is `bytes` of text. */
-  const withAnswer = (bytes: number, idempotencyKey: string) => answerlineBody({ idempotencyKey, response: { result: { answer: `answer-${randomUUID()} ${'x'.repeat(bytes)}` } } });
+  const withAnswer = (bytes: number, idempotencyKey: string) =>
+    answerlineBody({ idempotencyKey, response: { result: { answer: `answer-${randomUUID()} ${'x'.repeat(bytes)}` } } });
 
   test('a 1 MB result: the event names the result’s object instead of carrying it', async () => {
     const body = withAnswer(1_000_000, 'job-large');

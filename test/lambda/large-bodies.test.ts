@@ -112,9 +112,9 @@ describe('bodies too large for a row go to S3 and come back byte for byte', () =
     const body = bodyOfSize(MAX_BODY_BYTES + 1, 'job-too-big');
     expect(await h.deliver(body, verifier())).toMatchObject({ statusCode: 413, result: 'too_large' });
     expect(await h.inboxItems()).toEqual([]);
-    await expect(
-      s3.send(new HeadObjectCommand({ Bucket: h.names.bodyBucket, Key: bodyObjectKey(PROVIDER, sha256Hex(body)) })),
-    ).rejects.toMatchObject({ name: 'NotFound' });
+    await expect(s3.send(new HeadObjectCommand({ Bucket: h.names.bodyBucket, Key: bodyObjectKey(PROVIDER, sha256Hex(body)) }))).rejects.toMatchObject({
+      name: 'NotFound',
+    });
   });
 
   test('when S3 is unreachable the delivery is answered 503 and nothing is stored', async () => {

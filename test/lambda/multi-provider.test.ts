@@ -13,7 +13,10 @@ type Name = 'answerline' | 'echonova' | 'stripe';
 const NAMES: readonly Name[] = ['answerline', 'echonova', 'stripe'];
 
 /** Each provider's body for an event id, and the headers it signs them with. */
-const PROVIDERS: Record<Name, { adapter: string; newSecret: () => string; body: (id: string) => string; sign: (body: string, secret: string, timestamp: number) => HeaderMap }> = {
+const PROVIDERS: Record<
+  Name,
+  { adapter: string; newSecret: () => string; body: (id: string) => string; sign: (body: string, secret: string, timestamp: number) => HeaderMap }
+> = {
   answerline: {
     adapter: AdapterKind.ANSWERLINE,
     newSecret: newSigningSecret,

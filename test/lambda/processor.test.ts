@@ -36,8 +36,7 @@ async function deliverInOrder(bodies: string[]): Promise<void> {
   }
 }
 
-const task = (id: string, idempotencyKey: string, status: string, createdAt: string) =>
-  answerlineBody({ id, idempotencyKey, status, createdAt });
+const task = (id: string, idempotencyKey: string, status: string, createdAt: string) => answerlineBody({ id, idempotencyKey, status, createdAt });
 
 describe('results are decided by rule, not by arrival', () => {
   const earlier = task('tsk_a', 'job-1', 'COMPLETED', '2026-09-18T10:00:00.000Z');
@@ -104,7 +103,10 @@ describe('results are decided by rule, not by arrival', () => {
 
   test('a job key longer than a DynamoDB key may be is hashed in the results key: the result is decided, the key kept whole', async () => {
     const longKey = `report-${'é'.repeat(2000)}`;
-    const [first, second] = [answerlineBody({ id: 'tsk_long_a', idempotencyKey: longKey, createdAt: '2026-09-18T10:00:00.000Z' }), answerlineBody({ id: 'tsk_long_b', idempotencyKey: `${longKey}-r1`, createdAt: '2026-09-18T11:00:00.000Z' })];
+    const [first, second] = [
+      answerlineBody({ id: 'tsk_long_a', idempotencyKey: longKey, createdAt: '2026-09-18T10:00:00.000Z' }),
+      answerlineBody({ id: 'tsk_long_b', idempotencyKey: `${longKey}-r1`, createdAt: '2026-09-18T11:00:00.000Z' }),
+    ];
     await deliverInOrder([first, second]);
 
     for (const body of [first, second]) expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });

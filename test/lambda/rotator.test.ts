@@ -65,7 +65,12 @@ async function rotatedSecret(options: { format?: 'whsec' | 'text'; register?: bo
   const format = options.format ?? 'whsec';
   const created = await secrets.create(options.value ?? (format === 'whsec' ? newSigningSecret() : 'a'.repeat(64)));
   const arn = await secrets.arnOf(created.id);
-  const config: RotatedSecretConfig = { secretId: arn, providerName: PROVIDER, format, ...(options.register === false ? {} : { registerFunctionArn: REGISTER_ARN }) };
+  const config: RotatedSecretConfig = {
+    secretId: arn,
+    providerName: PROVIDER,
+    format,
+    ...(options.register === false ? {} : { registerFunctionArn: REGISTER_ARN }),
+  };
   const capture = new LineCapture();
   const rotate = rotatorFor([config], capture);
   return { ...created, arn, config, capture, rotate };
@@ -87,7 +92,13 @@ function rotatorRole(rotated: RotatedSecretConfig[]): [structure: InboxStructure
   const unused = resourceNames('rotator-only');
   return [
     { providers, rotation: { providers: providers.map((provider) => provider.name), registerFunction: registerFunctionArn !== undefined } },
-    { inboxTable: unused.inboxTable, resultsTable: unused.resultsTable, workQueueUrl: unused.workQueue, deadLetterQueueUrl: unused.deadLetterQueue, registerFunctionArn },
+    {
+      inboxTable: unused.inboxTable,
+      resultsTable: unused.resultsTable,
+      workQueueUrl: unused.workQueue,
+      deadLetterQueueUrl: unused.deadLetterQueue,
+      registerFunctionArn,
+    },
   ];
 }
 
@@ -111,7 +122,12 @@ describe('rotatedSecretsFromEnv', () => {
 
   test('reads the secrets the construct serialized', () => {
     const rotated = [
-      { secretId: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:answerline-AbCdEf', providerName: 'answerline', format: 'whsec', registerFunctionArn: REGISTER_ARN },
+      {
+        secretId: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:answerline-AbCdEf',
+        providerName: 'answerline',
+        format: 'whsec',
+        registerFunctionArn: REGISTER_ARN,
+      },
       { secretId: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:github-GhIjKl', providerName: 'github', format: 'text' },
     ];
     expect(rotatedSecretsFromEnv(env(rotated))).toEqual(rotated);
@@ -220,7 +236,9 @@ describe('the four steps, each run twice', () => {
     const token = await secrets.startRotation(s.id, ROTATOR_ARN);
     for (const step of ['createSecret', 'setSecret', 'testSecret'] as const) await s.rotate(event(s.arn, token, step));
     // The first move of finishSecret went through, then the function died.
-    await secrets.client.send(new UpdateSecretVersionStageCommand({ SecretId: s.arn, VersionStage: 'AWSCURRENT', MoveToVersionId: token, RemoveFromVersionId: oldVersion }));
+    await secrets.client.send(
+      new UpdateSecretVersionStageCommand({ SecretId: s.arn, VersionStage: 'AWSCURRENT', MoveToVersionId: token, RemoveFromVersionId: oldVersion }),
+    );
     expect(await secrets.stages(s.id)).toEqual({ AWSCURRENT: token, AWSPENDING: token, AWSPREVIOUS: oldVersion });
 
     await s.rotate(event(s.arn, token, 'finishSecret'));
@@ -278,7 +296,9 @@ describe('refusals: nothing changes', () => {
     const s = await rotatedSecret();
     const token = await secrets.startRotation(s.id, ROTATOR_ARN);
     // Someone filled the rotation's version by hand with a value that is no whsec secret.
-    await secrets.client.send(new PutSecretValueCommand({ SecretId: s.arn, ClientRequestToken: token, SecretString: 'not-a-whsec-secret-at-all', VersionStages: ['AWSPENDING'] }));
+    await secrets.client.send(
+      new PutSecretValueCommand({ SecretId: s.arn, ClientRequestToken: token, SecretString: 'not-a-whsec-secret-at-all', VersionStages: ['AWSPENDING'] }),
+    );
 
     await s.rotate(event(s.arn, token, 'createSecret'));
     await expect(s.rotate(event(s.arn, token, 'testSecret'))).rejects.toThrow('the pending value is not a valid whsec secret');
@@ -341,7 +361,11 @@ describe('Secrets Manager drives the rotation', () => {
     expect(await secrets.valueAt(s.id, 'AWSCURRENT')).toBe(s.value);
     const pending = await secrets.valueAt(s.id, 'AWSPENDING');
     s.capture.expectNoLineContains([pending, s.value]);
-    expect(s.capture.logs('rotation').at(-1)).toMatchObject({ step: 'setSecret', outcome: 'failed', detail: 'the register function failed (Unhandled: ProviderRefused)' });
+    expect(s.capture.logs('rotation').at(-1)).toMatchObject({
+      step: 'setSecret',
+      outcome: 'failed',
+      detail: 'the register function failed (Unhandled: ProviderRefused)',
+    });
 
     // Secrets Manager refuses a new rotation while this one is incomplete, and retries it with the same token.
     await expect(secrets.startRotation(s.id, drivenArn)).rejects.toThrow("A previous rotation isn't complete");
@@ -465,7 +489,14 @@ describe('the manual procedure, for providers that generate the secret themselve
   const operator = {
     stage: (secret: string) => secrets.client.send(new PutSecretValueCommand({ SecretId: h.secret.id, SecretString: secret, VersionStages: ['AWSPENDING'] })),
     promote: (newVersion: string, oldVersion: string) =>
-      secrets.client.send(new UpdateSecretVersionStageCommand({ SecretId: h.secret.id, VersionStage: 'AWSCURRENT', MoveToVersionId: newVersion, RemoveFromVersionId: oldVersion })),
+      secrets.client.send(
+        new UpdateSecretVersionStageCommand({
+          SecretId: h.secret.id,
+          VersionStage: 'AWSCURRENT',
+          MoveToVersionId: newVersion,
+          RemoveFromVersionId: oldVersion,
+        }),
+      ),
     cleanUp: (newVersion: string) =>
       secrets.client.send(new UpdateSecretVersionStageCommand({ SecretId: h.secret.id, VersionStage: 'AWSPENDING', RemoveFromVersionId: newVersion })),
   };

@@ -35,7 +35,11 @@ const PRESETS: Record<string, TextPreset> = {
   echonova: {
     adapter: AdapterKind.ECHONOVA,
     body: () => JSON.stringify({ voiceId: `voice_${randomUUID()}`, name: 'Narrator' }),
-    sign: (body, key, timestamp) => ({ 'x-webhook-event': 'voice.created', 'x-webhook-timestamp': String(timestamp), 'x-webhook-signature': hexMac(`${timestamp}.${body}`, key) }),
+    sign: (body, key, timestamp) => ({
+      'x-webhook-event': 'voice.created',
+      'x-webhook-timestamp': String(timestamp),
+      'x-webhook-signature': hexMac(`${timestamp}.${body}`, key),
+    }),
   },
   'text-hmac': {
     adapter: AdapterKind.HMAC,

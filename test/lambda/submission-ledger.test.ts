@@ -121,19 +121,30 @@ describe('recording a submission', () => {
   });
 
   test('the ledger grant writes submissions and nothing else: a forged delivery row and an overwrite of an accepted one are refused', async () => {
-    const body = JSON.stringify({ task: { id: 'tsk_accepted', status: 'COMPLETED', idempotencyKey: 'job-a', createdAt: '2026-09-18T10:00:00.000Z' }, response: { result: 1 } });
+    const body = JSON.stringify({
+      task: { id: 'tsk_accepted', status: 'COMPLETED', idempotencyKey: 'job-a', createdAt: '2026-09-18T10:00:00.000Z' },
+      response: { result: 1 },
+    });
     expect(await h.deliver(body)).toMatchObject({ statusCode: 202 });
     const accepted = await h.row(`${PROVIDER}#tsk_accepted`);
     const app = h.as('app').dynamodb;
     const forged = (id: string) =>
-      app.send(new PutItemCommand({ TableName: h.names.inboxTable, Item: { pk: { S: `${PROVIDER}#${id}` }, sk: { S: 'delivery' }, status: { S: 'RECEIVED' }, body: { S: '{"forged":true}' } } }));
+      app.send(
+        new PutItemCommand({
+          TableName: h.names.inboxTable,
+          Item: { pk: { S: `${PROVIDER}#${id}` }, sk: { S: 'delivery' }, status: { S: 'RECEIVED' }, body: { S: '{"forged":true}' } },
+        }),
+      );
     expectAccessDenied(2);
     await expect(forged('tsk_forged')).rejects.toMatchObject({ name: 'AccessDeniedException' });
     await expect(forged('tsk_accepted')).rejects.toMatchObject({ name: 'AccessDeniedException' });
     expect(await h.row(`${PROVIDER}#tsk_forged`)).toBeUndefined();
     expect(await h.row(`${PROVIDER}#tsk_accepted`)).toEqual(accepted);
     // What the grant is for still works.
-    expect(await h.submissionLedger().recordSubmission({ provider: PROVIDER, taskId: 'tsk_next' })).toMatchObject({ outcome: 'recorded', key: subKey('tsk_next') });
+    expect(await h.submissionLedger().recordSubmission({ provider: PROVIDER, taskId: 'tsk_next' })).toMatchObject({
+      outcome: 'recorded',
+      key: subKey('tsk_next'),
+    });
   });
 });
 
@@ -268,7 +279,12 @@ test('PROCESSING → QUEUED → COMPLETED is followed across runs, checked again
   h.clock.advance(HORIZON_MS);
 
   expect(await reconcile()).toMatchObject({ checked: 1, stillPending: 1, overdue: 1 });
-  expect(await h.submission(subKey(id))).toMatchObject({ state: 'AWAITING', lastCheck: 'pending:PROCESSING', checks: 1, awaitDueAt: h.clock.now() + RECHECK_MS });
+  expect(await h.submission(subKey(id))).toMatchObject({
+    state: 'AWAITING',
+    lastCheck: 'pending:PROCESSING',
+    checks: 1,
+    awaitDueAt: h.clock.now() + RECHECK_MS,
+  });
   expect(await h.row(rowKey(id))).toBeUndefined();
 
   // Not due again yet.
@@ -573,8 +589,7 @@ test('the bundled reconciler, configured only through its environment, polls and
 test('the fake Answerline API answers as the reconciler relies on: Bearer key, task bodies, status counts, 404, 429', async () => {
   const queued = api.addTask({ status: 'QUEUED' });
   api.addTask({ status: ['PROCESSING', 'COMPLETED'] });
-  const get = (path: string, key: string = api.apiKey) =>
-    fetch(`${api.url}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const get = (path: string, key: string = api.apiKey) => fetch(`${api.url}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
 
   expect((await get(`/v1/async/task/${queued.id}`, '')).status).toBe(401);
   expect((await get(`/v1/async/task/${queued.id}`, 'wrong')).status).toBe(401);

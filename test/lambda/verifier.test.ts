@@ -117,7 +117,13 @@ describe('rejections: nothing stored, nothing enqueued, a 400 naming the header'
 
   type Case = [name: string, build: (body: string) => Record<string, string | undefined>, reason: string, detail: string, metric: string];
   const cases: Case[] = [
-    ['a wrong secret', (body) => signatureHeaders(body, { secret: forgedSecret, timestamp: h.clock.seconds }), 'bad_signature', 'webhook-signature', MetricName.BAD_SIGNATURE],
+    [
+      'a wrong secret',
+      (body) => signatureHeaders(body, { secret: forgedSecret, timestamp: h.clock.seconds }),
+      'bad_signature',
+      'webhook-signature',
+      MetricName.BAD_SIGNATURE,
+    ],
     ['a stale timestamp (301 s past)', signedAt(-TOLERANCE_SECONDS - 1), 'stale_timestamp', 'webhook-timestamp', MetricName.STALE_TIMESTAMP],
     ['a future timestamp (301 s ahead)', signedAt(TOLERANCE_SECONDS + 1), 'stale_timestamp', 'webhook-timestamp', MetricName.STALE_TIMESTAMP],
     ['a missing webhook-id', () => ({ 'webhook-id': undefined }), 'malformed', 'webhook-id', MetricName.MALFORMED],
@@ -128,7 +134,13 @@ describe('rejections: nothing stored, nothing enqueued, a 400 naming the header'
     ['an ISO-8601 timestamp', () => ({ 'webhook-timestamp': new Date(h.clock.now()).toISOString() }), 'malformed', 'webhook-timestamp', MetricName.MALFORMED],
     ['a missing webhook-signature', () => ({ 'webhook-signature': undefined }), 'malformed', 'webhook-signature', MetricName.MALFORMED],
     ['a garbled webhook-signature', () => ({ 'webhook-signature': 'v1,%%%not-base64%%%' }), 'malformed', 'webhook-signature', MetricName.MALFORMED],
-    ['a truncated v1 signature', () => ({ 'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1O=' }), 'malformed', 'webhook-signature', MetricName.MALFORMED],
+    [
+      'a truncated v1 signature',
+      () => ({ 'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1O=' }),
+      'malformed',
+      'webhook-signature',
+      MetricName.MALFORMED,
+    ],
     ['a bare "v1"', () => ({ 'webhook-signature': 'v1' }), 'malformed', 'webhook-signature', MetricName.MALFORMED],
   ];
 
@@ -153,7 +165,11 @@ describe('rejections: nothing stored, nothing enqueued, a 400 naming the header'
     const event = h.signed(body);
     event.body = event.body!.replace('"yes"', '"no!"');
 
-    expect(answerOf(await h.verifier()(event))).toMatchObject({ statusCode: 400, result: 'bad_signature', detail: expect.stringContaining('webhook-signature') });
+    expect(answerOf(await h.verifier()(event))).toMatchObject({
+      statusCode: 400,
+      result: 'bad_signature',
+      detail: expect.stringContaining('webhook-signature'),
+    });
     await expectNothingAdmitted();
   });
 
@@ -173,7 +189,10 @@ describe('rejections: nothing stored, nothing enqueued, a 400 naming the header'
       expect(await h.deliver(answerlineBody(), verifier, { timestamp: h.clock.seconds + offset })).toMatchObject({ statusCode: 202 });
     }
     for (const offset of [-TOLERANCE_SECONDS - 1, TOLERANCE_SECONDS + 1]) {
-      expect(await h.deliver(answerlineBody(), verifier, { timestamp: h.clock.seconds + offset })).toMatchObject({ statusCode: 400, result: 'stale_timestamp' });
+      expect(await h.deliver(answerlineBody(), verifier, { timestamp: h.clock.seconds + offset })).toMatchObject({
+        statusCode: 400,
+        result: 'stale_timestamp',
+      });
     }
     expect(await h.inboxItems()).toHaveLength(2);
   });
@@ -361,7 +380,11 @@ describe('signing secrets', () => {
     const clock = new Clock(1614265330 * 1000);
     h.markSensitive(secret);
     const reader = h.countingReader('verifier', { providers: [h.providerConfig(vector.id)] });
-    const verifier = h.verifier({ secretId: vector.id, now: clock.now, secrets: new SecretCache(reader, { ttlMs: 60_000, minRefreshIntervalMs: 60_000 }, clock.now) });
+    const verifier = h.verifier({
+      secretId: vector.id,
+      now: clock.now,
+      secrets: new SecretCache(reader, { ttlMs: 60_000, minRefreshIntervalMs: 60_000 }, clock.now),
+    });
     const headers = {
       'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
       'webhook-timestamp': '1614265330',
@@ -369,7 +392,11 @@ describe('signing secrets', () => {
     };
 
     // Authentic: the rejection is about the body, not the signature.
-    expect(answerOf(await verifier(apiGatewayEvent('{"test": 2432232314}', headers)))).toMatchObject({ statusCode: 400, result: 'malformed', detail: expect.stringContaining('task.id') });
+    expect(answerOf(await verifier(apiGatewayEvent('{"test": 2432232314}', headers)))).toMatchObject({
+      statusCode: 400,
+      result: 'malformed',
+      detail: expect.stringContaining('task.id'),
+    });
     // One byte changed: not authentic.
     expect(answerOf(await verifier(apiGatewayEvent('{"test": 2432232315}', headers)))).toMatchObject({ statusCode: 400, result: 'bad_signature' });
     await expectNothingAdmitted();

@@ -56,7 +56,12 @@ function runbookAnchors(): string[] {
 /** The dimension sets the handlers' telemetry writes for a metric (with and without a provider). */
 function emittedDimensionSets(metric: string, provider: string | undefined): { namespace: string; sets: string[][]; values: Record<string, unknown> } {
   const lines: string[] = [];
-  const telemetry = new Telemetry(INBOX, 'test', (line) => lines.push(line), () => 0);
+  const telemetry = new Telemetry(
+    INBOX,
+    'test',
+    (line) => lines.push(line),
+    () => 0,
+  );
   telemetry.count(metric, provider);
   telemetry.flush();
   const document = JSON.parse(lines[0]);
@@ -88,15 +93,45 @@ describe('alarms with defaults', () => {
 
   // name, namespace, metric, exact dimensions, statistic, period, threshold, notifies, runbook anchor
   const specs: [string, string, string, unknown[], string, number, number, boolean, string][] = [
-    ['DeadLetterQueueDepth', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }], 'Maximum', 60, 1, false, 'dead-deliveries'],
+    [
+      'DeadLetterQueueDepth',
+      'AWS/SQS',
+      'ApproximateNumberOfMessagesVisible',
+      [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+      'Maximum',
+      60,
+      1,
+      false,
+      'dead-deliveries',
+    ],
     ['DeadLettered', METRIC_NAMESPACE, MetricName.DEAD_LETTERED, inboxDimension, 'Sum', 60, 1, false, 'dead-deliveries'],
     ['SignatureFailures', METRIC_NAMESPACE, MetricName.AUTHENTICATION_FAILED, inboxDimension, 'Sum', 300, 10, true, 'signature-failures'],
     ['QuarantinedDuplicates', METRIC_NAMESPACE, MetricName.QUARANTINED, inboxDimension, 'Sum', 300, 1, true, 'quarantined-duplicates'],
     ['OverdueSubmissions', METRIC_NAMESPACE, MetricName.OVERDUE, inboxDimension, 'Maximum', 900, 1, true, 'overdue-submissions'],
-    ['OldestMessageAge', 'AWS/SQS', 'ApproximateAgeOfOldestMessage', [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [work, 'QueueName'] } }], 'Maximum', 300, 900, true, 'oldest-message-age'],
+    [
+      'OldestMessageAge',
+      'AWS/SQS',
+      'ApproximateAgeOfOldestMessage',
+      [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [work, 'QueueName'] } }],
+      'Maximum',
+      300,
+      900,
+      true,
+      'oldest-message-age',
+    ],
     ['VerifierServerErrors', 'AWS/ApiGateway', '5xx', [{ Name: 'ApiId', Value: { Ref: api } }], 'Sum', 300, 5, true, 'verifier-server-errors'],
     ['ReconcilerErrors', 'AWS/Lambda', 'Errors', [{ Name: 'FunctionName', Value: { Ref: reconciler } }], 'Sum', 900, 1, true, 'reconciler-errors'],
-    ['ReconcilerNotRunning', 'AWS/Lambda', 'Invocations', [{ Name: 'FunctionName', Value: { Ref: reconciler } }], 'Sum', 3600, 1, true, 'reconciler-not-running'],
+    [
+      'ReconcilerNotRunning',
+      'AWS/Lambda',
+      'Invocations',
+      [{ Name: 'FunctionName', Value: { Ref: reconciler } }],
+      'Sum',
+      3600,
+      1,
+      true,
+      'reconciler-not-running',
+    ],
   ];
   /** Alarms on an absence: fewer than the threshold, and no data at all is the failure. */
   const ABSENCE_ALARMS = new Set(['ReconcilerNotRunning']);
@@ -107,27 +142,30 @@ describe('alarms with defaults', () => {
     expect(inbox.alarms.all).toHaveLength(ALL_METRIC_ALARMS.length + 1);
   });
 
-  test.each(specs)('%s alarm: %s %s, exact dimensions, statistic, period, threshold, actions', (name, namespace, metric, dimensions, statistic, period, threshold, notifies, anchor) => {
-    const alarm = alarmNamed(template, name);
-    expect(alarm.Namespace).toBe(namespace);
-    expect(alarm.MetricName).toBe(metric);
-    expect(alarm.Dimensions).toEqual(dimensions);
-    expect(alarm.Statistic).toBe(statistic);
-    expect(alarm.Period).toBe(period);
-    expect(alarm.Threshold).toBe(threshold);
-    const absence = ABSENCE_ALARMS.has(name);
-    expect(alarm.ComparisonOperator).toBe(absence ? 'LessThanThreshold' : 'GreaterThanOrEqualToThreshold');
-    expect(alarm.EvaluationPeriods).toBe(1);
-    expect(alarm.DatapointsToAlarm).toBe(1);
-    expect(alarm.TreatMissingData).toBe(absence ? 'breaching' : 'notBreaching');
-    expect(alarm.ExtendedStatistic).toBeUndefined();
-    expect(alarm.Metrics).toBeUndefined();
-    if (notifies) expect(alarm.AlarmActions).toEqual([topic]);
-    else expect(alarm.AlarmActions).toBeUndefined();
-    expect(alarm.AlarmDescription).toContain(`docs/RUNBOOK.md#${anchor}`);
-    expect(alarm.AlarmDescription).toContain(`Webhook inbox ${INBOX}:`);
-    expect(alarm.AlarmDescription).toContain('npx webhook-inbox status --stack Test');
-  });
+  test.each(specs)(
+    '%s alarm: %s %s, exact dimensions, statistic, period, threshold, actions',
+    (name, namespace, metric, dimensions, statistic, period, threshold, notifies, anchor) => {
+      const alarm = alarmNamed(template, name);
+      expect(alarm.Namespace).toBe(namespace);
+      expect(alarm.MetricName).toBe(metric);
+      expect(alarm.Dimensions).toEqual(dimensions);
+      expect(alarm.Statistic).toBe(statistic);
+      expect(alarm.Period).toBe(period);
+      expect(alarm.Threshold).toBe(threshold);
+      const absence = ABSENCE_ALARMS.has(name);
+      expect(alarm.ComparisonOperator).toBe(absence ? 'LessThanThreshold' : 'GreaterThanOrEqualToThreshold');
+      expect(alarm.EvaluationPeriods).toBe(1);
+      expect(alarm.DatapointsToAlarm).toBe(1);
+      expect(alarm.TreatMissingData).toBe(absence ? 'breaching' : 'notBreaching');
+      expect(alarm.ExtendedStatistic).toBeUndefined();
+      expect(alarm.Metrics).toBeUndefined();
+      if (notifies) expect(alarm.AlarmActions).toEqual([topic]);
+      else expect(alarm.AlarmActions).toBeUndefined();
+      expect(alarm.AlarmDescription).toContain(`docs/RUNBOOK.md#${anchor}`);
+      expect(alarm.AlarmDescription).toContain(`Webhook inbox ${INBOX}:`);
+      expect(alarm.AlarmDescription).toContain('npx webhook-inbox status --stack Test');
+    },
+  );
 
   test('the composite dead-deliveries alarm fires on either child and is the one that notifies', () => {
     const composite = template.findResources('AWS::CloudWatch::CompositeAlarm');
@@ -332,16 +370,16 @@ describe('dashboard', () => {
       typeof body === 'string'
         ? body
         : (body['Fn::Join'][1] as any[])
-            .map((part) => (typeof part === 'string' ? part : part.Ref ? `<${part.Ref}>` : part['Fn::GetAtt'] ? `<${part['Fn::GetAtt'].join('.')}>` : '<token>'))
+            .map((part) =>
+              typeof part === 'string' ? part : part.Ref ? `<${part.Ref}>` : part['Fn::GetAtt'] ? `<${part['Fn::GetAtt'].join('.')}>` : '<token>',
+            )
             .join('');
     return JSON.parse(text);
   }
 
   /** Every metric on the dashboard as `namespace/name` (CloudWatch's `[ns, name, dim, value, ..., {options}]` arrays). */
   function metricsOf(body: any): string[] {
-    return body.widgets.flatMap((widget: any) =>
-      (widget.properties.metrics ?? []).map((metric: any[]) => `${metric[0]}/${metric[1]}`),
-    );
+    return body.widgets.flatMap((widget: any) => (widget.properties.metrics ?? []).map((metric: any[]) => `${metric[0]}/${metric[1]}`));
   }
 
   test('shows the pipeline: every delivery reason, the endpoint, queues, processing, reconciler, effects and alarm status', () => {

@@ -135,9 +135,7 @@ describe('WebhookInbox with defaults', () => {
       'AWS::SQS::QueuePolicy',
       {
         PolicyDocument: {
-          Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          ]),
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
         },
       },
       2,
@@ -160,7 +158,9 @@ describe('WebhookInbox with defaults', () => {
     });
     const outputs = template.findOutputs('*');
     const byDescription = Object.fromEntries(Object.values(outputs).map((o: any) => [o.Description, o.Value]));
-    expect(byDescription['Signing secret of answerline']).toEqual({ Ref: resourceNamed(template, 'AWS::SecretsManager::Secret', 'InboxAnswerlineSigningSecret').id });
+    expect(byDescription['Signing secret of answerline']).toEqual({
+      Ref: resourceNamed(template, 'AWS::SecretsManager::Secret', 'InboxAnswerlineSigningSecret').id,
+    });
     expect(JSON.stringify(byDescription['Webhook URL for answerline'])).toContain('/hooks/answerline');
     expect(byDescription['Webhook inbox endpoint base URL']).toBeDefined();
   });
@@ -170,7 +170,19 @@ describe('WebhookInbox with defaults', () => {
     expect(output.Description).toBe(`${OPS_CONFIG_OUTPUT_DESCRIPTION} (Test/Inbox)`);
     const value = JSON.stringify(output.Value);
     for (const prefix of ['InboxInboxTable', 'InboxResultsTable', 'InboxWorkQueue', 'InboxDeadLetterQueue', 'InboxReconciler', 'InboxBodyBucket']) {
-      expect(value).toContain(resourceNamed(template, prefix.includes('Table') ? 'AWS::DynamoDB::Table' : prefix.includes('Queue') ? 'AWS::SQS::Queue' : prefix.includes('Bucket') ? 'AWS::S3::Bucket' : 'AWS::Lambda::Function', prefix).id);
+      expect(value).toContain(
+        resourceNamed(
+          template,
+          prefix.includes('Table')
+            ? 'AWS::DynamoDB::Table'
+            : prefix.includes('Queue')
+              ? 'AWS::SQS::Queue'
+              : prefix.includes('Bucket')
+                ? 'AWS::S3::Bucket'
+                : 'AWS::Lambda::Function',
+          prefix,
+        ).id,
+      );
     }
     expect(value).toContain('\\"providers\\":[\\"answerline\\"]');
   });
@@ -395,16 +407,17 @@ describe('WebhookInbox with overrides', () => {
   test('refuses invalid props with one error naming every problem', () => {
     const stack = new Stack(new App(), 'Bad');
     const table = dynamodb.Table.fromTableName(stack, 'T', 't');
-    expect(() =>
-      new WebhookInbox(stack, 'Inbox', {
-        providers: [WebhookProvider.answerline(), WebhookProvider.answerline(), WebhookProvider.answerline({ name: 'Bad_Name' })],
-        inboxTable: table,
-        inboxTableSettings: {},
-        maxReceiveCount: 0,
-        processorBatchSize: 11,
-        maxBodySize: Size.mebibytes(7),
-        inlineBodyLimit: Size.kibibytes(400),
-      }),
+    expect(
+      () =>
+        new WebhookInbox(stack, 'Inbox', {
+          providers: [WebhookProvider.answerline(), WebhookProvider.answerline(), WebhookProvider.answerline({ name: 'Bad_Name' })],
+          inboxTable: table,
+          inboxTableSettings: {},
+          maxReceiveCount: 0,
+          processorBatchSize: 11,
+          maxBodySize: Size.mebibytes(7),
+          inlineBodyLimit: Size.kibibytes(400),
+        }),
     ).toThrow(
       /"answerline" is served twice[\s\S]*"Bad_Name" is not a valid name[\s\S]*inboxTableSettings: not allowed with inboxTable[\s\S]*maxReceiveCount[\s\S]*processorBatchSize[\s\S]*maxBodySize[\s\S]*inlineBodyLimit/,
     );
@@ -413,7 +426,11 @@ describe('WebhookInbox with overrides', () => {
 
 describe('retention', () => {
   test.each([
-    ['shorter than the dead-letter queue keeps a message', () => ({ retention: Duration.days(7) }), /retention: must be at least 14 days \(the dead-letter queue's retention: a message redriven from it must find its row\), got 7 days/],
+    [
+      'shorter than the dead-letter queue keeps a message',
+      () => ({ retention: Duration.days(7) }),
+      /retention: must be at least 14 days \(the dead-letter queue's retention: a message redriven from it must find its row\), got 7 days/,
+    ],
     [
       'shorter than a provider may still deliver',
       () => ({ retention: Duration.days(2), deadLetterQueueProps: { retentionPeriod: Duration.days(1) }, providers: [WebhookProvider.stripe()] }),
@@ -421,7 +438,10 @@ describe('retention', () => {
     ],
     [
       'shorter than a polling horizon',
-      (stack: Stack) => ({ retention: Duration.days(20), providers: [WebhookProvider.answerline({ polling: { apiKeySecret: new secretsmanager.Secret(stack, 'Key'), horizon: Duration.days(25) } })] }),
+      (stack: Stack) => ({
+        retention: Duration.days(20),
+        providers: [WebhookProvider.answerline({ polling: { apiKeySecret: new secretsmanager.Secret(stack, 'Key'), horizon: Duration.days(25) } })],
+      }),
       /retention: must be at least 25 days \(answerline's polling horizon\)/,
     ],
   ])('is refused at synth when %s: a row must outlive whatever can still reach it', (_name, props: (stack: Stack) => WebhookInboxProps, problem) => {
@@ -431,7 +451,13 @@ describe('retention', () => {
 
   test('the default (30 days) outlives the dead-letter queue and every preset', () => {
     const stack = new Stack(new App(), 'RetentionDefault');
-    const providers = [WebhookProvider.answerline(), WebhookProvider.echonova(), WebhookProvider.standardWebhooks(), WebhookProvider.stripe(), WebhookProvider.github()];
+    const providers = [
+      WebhookProvider.answerline(),
+      WebhookProvider.echonova(),
+      WebhookProvider.standardWebhooks(),
+      WebhookProvider.stripe(),
+      WebhookProvider.github(),
+    ];
     expect(() => new WebhookInbox(stack, 'Inbox', { providers })).not.toThrow();
   });
 });
@@ -450,8 +476,7 @@ describe('large bodies', () => {
       Bucket: { Ref: id },
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
     });
-    const objects = (statements: any[], action: string) =>
-      JSON.stringify(statements.filter((s) => [s.Action].flat().includes(action)).map((s) => s.Resource));
+    const objects = (statements: any[], action: string) => JSON.stringify(statements.filter((s) => [s.Action].flat().includes(action)).map((s) => s.Resource));
     expect(objects(statementsOf(template, 'InboxVerifierRole'), 's3:PutObject')).toContain('/bodies/*');
     expect(objects(statementsOf(template, 'InboxProcessorRole'), 's3:GetObject')).toContain('/bodies/*');
     expect(objects(statementsOf(template, 'InboxProcessorRole'), 's3:PutObject')).toContain('/responses/*');
@@ -482,8 +507,11 @@ describe('large bodies', () => {
 
 describe('provider presets', () => {
   const providersOf = (template: Template) =>
-    JSON.parse(resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties.Environment.Variables[Env.PROVIDERS]['Fn::Join'][1]
-      .map((part: unknown) => (typeof part === 'string' ? part : '<token>')).join(''));
+    JSON.parse(
+      resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier')
+        .resource.Properties.Environment.Variables[Env.PROVIDERS]['Fn::Join'][1].map((part: unknown) => (typeof part === 'string' ? part : '<token>'))
+        .join(''),
+    );
 
   test('every preset is served at its own path with its adapter, secret and tolerances', () => {
     const { template } = build({
@@ -549,7 +577,9 @@ describe('provider presets', () => {
           WebhookProvider.hmac({ name: 'unsigned-ts', signatureHeader: 'X-Sig', idHeader: 'X-Id', timestampHeader: 'X-Ts' }),
         ],
       }),
-    ).toThrow(/no-body: hmac: signedContent must contain \{body\} exactly once[\s\S]*no-body: hmac: signedContent uses \{timestamp\} but no timestampHeader[\s\S]*no-id: hmac: exactly one of idHeader and idJsonPath[\s\S]*both-ids: hmac: exactly one of idHeader and idJsonPath[\s\S]*unsigned-ts: hmac: timestampHeader is set but signedContent does not use \{timestamp\}/);
+    ).toThrow(
+      /no-body: hmac: signedContent must contain \{body\} exactly once[\s\S]*no-body: hmac: signedContent uses \{timestamp\} but no timestampHeader[\s\S]*no-id: hmac: exactly one of idHeader and idJsonPath[\s\S]*both-ids: hmac: exactly one of idHeader and idJsonPath[\s\S]*unsigned-ts: hmac: timestampHeader is set but signedContent does not use \{timestamp\}/,
+    );
   });
 });
 
@@ -636,7 +666,9 @@ describe('recovery by polling, effects and the authoritative read', () => {
             WebhookProvider.stripe({ polling: { apiKeySecret: apiKey(stack, 'stripe') } }),
           ],
         }),
-    ).toThrow(/echonova: polling: taskUrlTemplate must contain[\s\S]*answerline: polling: taskUrlTemplate must be an https:\/\/ URL[\s\S]*stripe: polling: only Answerline and Echonova can be polled/);
+    ).toThrow(
+      /echonova: polling: taskUrlTemplate must contain[\s\S]*answerline: polling: taskUrlTemplate must be an https:\/\/ URL[\s\S]*stripe: polling: only Answerline and Echonova can be polled/,
+    );
   });
 
   test('results are published to a new bus the processor may put events on; onJobResult subscribes to this inbox’s', () => {
@@ -671,7 +703,9 @@ describe('recovery by polling, effects and the authoritative read', () => {
     const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables;
     expect(env[Env.EFFECT_FUNCTION_ARN]).toBe('arn:aws:lambda:eu-west-1:111111111111:function:process-results');
     expect(env[Env.EFFECT_BUS_NAME]).toBeUndefined();
-    expect(statementsOf(template, 'InboxProcessorRole').some((s) => s.Action === 'lambda:InvokeFunction' && JSON.stringify(s.Resource).includes('process-results'))).toBe(true);
+    expect(
+      statementsOf(template, 'InboxProcessorRole').some((s) => s.Action === 'lambda:InvokeFunction' && JSON.stringify(s.Resource).includes('process-results')),
+    ).toBe(true);
     expect(() => inbox.onJobResult('Nope')).toThrow(/publishes no events/);
   });
 
@@ -686,13 +720,15 @@ describe('recovery by polling, effects and the authoritative read', () => {
       ],
     });
     const template = Template.fromStack(stack);
-    const providers = JSON.stringify(resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables[Env.PROVIDERS]);
+    const providers = JSON.stringify(
+      resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables[Env.PROVIDERS],
+    );
     expect(providers).toContain('https://api.openai.com/v1/responses/{id}');
     expect(providers).toContain('data.id');
     expect(JSON.stringify(statementsOf(template, 'InboxProcessorRole'))).toContain('secret:openai/api-key');
   });
 
-  test('grantRecordSubmission lets an app put ledger items in the inbox table, only under the ledger\'s key prefix', () => {
+  test("grantRecordSubmission lets an app put ledger items in the inbox table, only under the ledger's key prefix", () => {
     const stack = new Stack(new App(), 'Ledger');
     const inbox = new WebhookInbox(stack, 'Inbox');
     const app = new iam.Role(stack, 'App', { assumedBy: new iam.AccountRootPrincipal() });

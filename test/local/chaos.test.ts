@@ -64,7 +64,10 @@ describe('fault-injection run', () => {
 
   it('loses nothing, processes nothing twice, picks every winner by rule and leaks nothing', () => {
     // The whole table on failure: the figures say what went wrong.
-    expect({ violations: report.violations, table: report.violations.length ? `${formatReport(report)}\n${output.slice(-2000)}` : '' }).toEqual({ violations: [], table: '' });
+    expect({ violations: report.violations, table: report.violations.length ? `${formatReport(report)}\n${output.slice(-2000)}` : '' }).toEqual({
+      violations: [],
+      table: '',
+    });
   });
 
   it('injects every failure mode the design lists (docs/DESIGN.md#failure-modes) at least once', () => {
@@ -87,7 +90,7 @@ describe('fault-injection run', () => {
   });
 });
 
-describe('the chaos run\'s parts', () => {
+describe("the chaos run's parts", () => {
   it('draws the same plan from the same seed', () => {
     const profile = chaosProfile(4);
     const a = makePlan(7, 500, profile);
@@ -118,7 +121,12 @@ describe('the chaos run\'s parts', () => {
         ].join('\n'),
       );
       const leaks = scanLogs(dir, { texts: ['whsec_not-really-a-secret-but-long'], signatureTokens: new Set([token]) });
-      expect(leaks).toEqual(['verifier.log:2: a signature', 'verifier.log:3: body content', 'verifier.log:4: a secret or API key', 'verifier.log:5: a signature header']);
+      expect(leaks).toEqual([
+        'verifier.log:2: a signature',
+        'verifier.log:3: body content',
+        'verifier.log:4: a secret or API key',
+        'verifier.log:5: a signature header',
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -151,7 +159,15 @@ describe('the auditor', () => {
     status: 'COMPLETED',
     delivery: delivery(id, id),
   });
-  const effectOf = (id: string, jobKey: string) => ({ detailType: 'JobResultDecided', effectKey: `k-${id}`, eventKey: `answerline#${id}`, jobKey, taskId: id, status: 'COMPLETED', recovered: false });
+  const effectOf = (id: string, jobKey: string) => ({
+    detailType: 'JobResultDecided',
+    effectKey: `k-${id}`,
+    eventKey: `answerline#${id}`,
+    jobKey,
+    taskId: id,
+    status: 'COMPLETED',
+    recovered: false,
+  });
 
   /** Evidence of a run that sent `tasks`, with everything else empty unless given. */
   function evidenceOf(tasks: ReturnType<typeof task>[], rest: Partial<Evidence>): Evidence {
@@ -188,7 +204,11 @@ describe('the auditor', () => {
   }
 
   it('flags a lost result, a wrong winner, an altered body and an effect sent twice', () => {
-    const tasks = [task('t1', 'job-1', '2026-01-01T10:00:00.000Z'), task('t2', 'job-1-r1', '2026-01-01T10:01:00.000Z'), task('t3', 'job-2', '2026-01-01T10:02:00.000Z')];
+    const tasks = [
+      task('t1', 'job-1', '2026-01-01T10:00:00.000Z'),
+      task('t2', 'job-1-r1', '2026-01-01T10:01:00.000Z'),
+      task('t3', 'job-2', '2026-01-01T10:02:00.000Z'),
+    ];
     const effect = effectOf('t1', 'job-1');
     const found = audit(
       evidenceOf(tasks, {
@@ -224,16 +244,26 @@ describe('the auditor', () => {
   it('flags any AWS call the IAM gateway denied a function', () => {
     const tasks = [task('t1', 'job-1', '2026-01-01T10:00:00.000Z')];
     const denial = { principal: 'processor', message: 'User: … is not authorized to perform: dynamodb:GetItem on resource: …' };
-    const found = audit(evidenceOf(tasks, { rows: [{ key: 'answerline#t1', status: 'PROCESSED', digest: 'digest-of-t1', recovered: false, outcome: 'winner' }], iam: { denials: [denial], evaluated: { processor: 3 } } }));
+    const found = audit(
+      evidenceOf(tasks, {
+        rows: [{ key: 'answerline#t1', status: 'PROCESSED', digest: 'digest-of-t1', recovered: false, outcome: 'winner' }],
+        iam: { denials: [denial], evaluated: { processor: 3 } },
+      }),
+    );
     expect(found.violations.join('\n')).toMatch(/1 AWS calls were denied by the functions' own role policies.*dynamodb:GetItem/);
     expect(found.figures.find((figure) => figure.name.startsWith('AWS calls denied'))?.values.total).toBe(1);
   });
 
   it('flags a dead row the processor never counted, unless its invocation was killed before it could', () => {
     const poison = [delivery('p1', 'p1', 'poison'), delivery('p2', 'p2', 'poison')];
-    const deadLine = (id: string) => JSON.stringify({ level: 'ERROR', handler: 'processor', message: 'processing failed; dead-lettered', eventRef: logReference(`answerline#${id}`) });
+    const deadLine = (id: string) =>
+      JSON.stringify({ level: 'ERROR', handler: 'processor', message: 'processing failed; dead-lettered', eventRef: logReference(`answerline#${id}`) });
     const deadCount = (n: number) =>
-      JSON.stringify({ _aws: { Timestamp: 0, CloudWatchMetrics: [{ Namespace: 'WebhookInbox', Dimensions: [['Inbox']], Metrics: [{ Name: 'DeadLettered', Unit: 'Count' }] }] }, Inbox: 'i', DeadLettered: n });
+      JSON.stringify({
+        _aws: { Timestamp: 0, CloudWatchMetrics: [{ Namespace: 'WebhookInbox', Dimensions: [['Inbox']], Metrics: [{ Name: 'DeadLettered', Unit: 'Count' }] }] },
+        Inbox: 'i',
+        DeadLettered: n,
+      });
     const auditWith = (lines: string[], killedRows: Set<string>) => {
       writeFileSync(join(logDir, 'processor.log'), `${lines.join('\n')}\n`);
       return audit(
@@ -248,11 +278,15 @@ describe('the auditor', () => {
 
     expect(auditWith([deadLine('p1'), deadCount(1), deadLine('p2'), deadCount(1)], new Set()).violations).toEqual([]);
     // p2 is DEAD and in the DLQ, but nothing counted it, and nothing killed its invocation.
-    expect(auditWith([deadLine('p1'), deadCount(1)], new Set()).violations.join('\n')).toMatch(/1 poison rows died without the processor counting them.*answerline#p2/);
+    expect(auditWith([deadLine('p1'), deadCount(1)], new Set()).violations.join('\n')).toMatch(
+      /1 poison rows died without the processor counting them.*answerline#p2/,
+    );
     const killed = auditWith([deadLine('p1'), deadCount(1)], new Set(['answerline#p2']));
     expect(killed.violations).toEqual([]);
     expect(killed.notes).toContain('1 poison rows died in an invocation killed before it counted them');
     // The metric and the log lines are written together: they must agree.
-    expect(auditWith([deadLine('p1'), deadLine('p2'), deadCount(1)], new Set()).violations).toEqual(['the processor counted 1 rows dead-lettered but logged 2']);
+    expect(auditWith([deadLine('p1'), deadLine('p2'), deadCount(1)], new Set()).violations).toEqual([
+      'the processor counted 1 rows dead-lettered but logged 2',
+    ]);
   });
 });

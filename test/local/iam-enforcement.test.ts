@@ -64,13 +64,20 @@ async function denial(call: Promise<unknown>): Promise<{ name: string; message: 
 beforeAll(async () => {
   const emulators = { dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB!, sqs: process.env.AWS_ENDPOINT_URL_SQS! };
   const [secretsEndpoint, eventsEndpoint, lambdaEndpoint] = await Promise.all([secretsStandIn.start(), eventBridge.start(), lambdaStandIn.start()]);
-  const admin = { dynamodb: new DynamoDBClient({ ...LOCAL_AWS, endpoint: emulators.dynamodb }), sqs: new SQSClient({ ...LOCAL_AWS, endpoint: emulators.sqs, useQueueUrlAsEndpoint: false }), s3: new S3Client({ ...LOCAL_AWS, endpoint: emulators.sqs, forcePathStyle: true }), secrets: new SecretsManagerClient({ ...LOCAL_AWS, endpoint: secretsEndpoint }) };
+  const admin = {
+    dynamodb: new DynamoDBClient({ ...LOCAL_AWS, endpoint: emulators.dynamodb }),
+    sqs: new SQSClient({ ...LOCAL_AWS, endpoint: emulators.sqs, useQueueUrlAsEndpoint: false }),
+    s3: new S3Client({ ...LOCAL_AWS, endpoint: emulators.sqs, forcePathStyle: true }),
+    secrets: new SecretsManagerClient({ ...LOCAL_AWS, endpoint: secretsEndpoint }),
+  };
   clients.push(...Object.values(admin));
   await createTables(admin.dynamodb, names);
   const queues = await createQueues(admin.sqs, names);
   workQueueUrl = queues.workQueueUrl;
   await createBodyBucket(admin.s3, names);
-  signingSecretArn = (await admin.secrets.send(new CreateSecretCommand({ Name: `${names.inboxTable}/answerline`, SecretString: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }))).ARN!;
+  signingSecretArn = (
+    await admin.secrets.send(new CreateSecretCommand({ Name: `${names.inboxTable}/answerline`, SecretString: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }))
+  ).ARN!;
   apiKeyArn = (await admin.secrets.send(new CreateSecretCommand({ Name: `${names.inboxTable}/api-key`, SecretString: 'key' }))).ARN!;
   eventBridge.createBus(BUS);
   lambdaStandIn.deploy(PROCESSING_FUNCTION, () => ({ ok: true }));
@@ -86,13 +93,28 @@ beforeAll(async () => {
     account: LOCAL_ACCOUNT,
     region: LOCAL_REGION,
     providers: [provider],
-    polling: [{ provider: 'answerline', taskUrlTemplate: 'http://127.0.0.1:9/v1/async/task/{taskId}', apiKeySecretId: apiKeyArn, horizonSeconds: PollingDefaults.answerline.horizonSeconds, recheckSeconds: 600 }],
+    polling: [
+      {
+        provider: 'answerline',
+        taskUrlTemplate: 'http://127.0.0.1:9/v1/async/task/{taskId}',
+        apiKeySecretId: apiKeyArn,
+        horizonSeconds: PollingDefaults.answerline.horizonSeconds,
+        recheckSeconds: 600,
+      },
+    ],
     bodyBucket: true,
     eventBus: true,
     processingFunction: true,
   });
   gateway = new IamGateway({
-    upstreams: { dynamodb: emulators.dynamodb, sqs: emulators.sqs, s3: emulators.sqs, secretsmanager: secretsEndpoint, events: eventsEndpoint, lambda: lambdaEndpoint },
+    upstreams: {
+      dynamodb: emulators.dynamodb,
+      sqs: emulators.sqs,
+      s3: emulators.sqs,
+      secretsmanager: secretsEndpoint,
+      events: eventsEndpoint,
+      lambda: lambdaEndpoint,
+    },
     account: LOCAL_ACCOUNT,
     region: LOCAL_REGION,
     secretArn: (id) => secretsStandIn.arnOf(id),
@@ -101,7 +123,17 @@ beforeAll(async () => {
   endpoint = await gateway.start();
   const binding = inboxBinding(
     synthesized,
-    { inboxTable: names.inboxTable, resultsTable: names.resultsTable, workQueueUrl, deadLetterQueueUrl: queues.deadLetterQueueUrl, bodyBucket: names.bodyBucket, eventBusName: BUS, signingSecretArns: { answerline: signingSecretArn }, apiKeySecretArns: { [apiKeyArn]: apiKeyArn }, processingFunctionArn: PROCESSING_FUNCTION },
+    {
+      inboxTable: names.inboxTable,
+      resultsTable: names.resultsTable,
+      workQueueUrl,
+      deadLetterQueueUrl: queues.deadLetterQueueUrl,
+      bodyBucket: names.bodyBucket,
+      eventBusName: BUS,
+      signingSecretArns: { answerline: signingSecretArn },
+      apiKeySecretArns: { [apiKeyArn]: apiKeyArn },
+      processingFunctionArn: PROCESSING_FUNCTION,
+    },
     LOCAL_ACCOUNT,
     LOCAL_REGION,
   );
@@ -118,7 +150,9 @@ describe('what the template grants goes through', () => {
   test('the verifier writes and reads its rows, enqueues, reads its signing secret and stores a body', async () => {
     const verifier = as('verifier');
     await verifier.dynamodb.send(new PutItemCommand({ TableName: names.inboxTable, Item: { ...key('answerline#granted'), status: { S: 'RECEIVED' } } }));
-    expect((await verifier.dynamodb.send(new GetItemCommand({ TableName: names.inboxTable, Key: key('answerline#granted') }))).Item?.status?.S).toBe('RECEIVED');
+    expect((await verifier.dynamodb.send(new GetItemCommand({ TableName: names.inboxTable, Key: key('answerline#granted') }))).Item?.status?.S).toBe(
+      'RECEIVED',
+    );
     await verifier.sqs.send(new SendMessageCommand({ QueueUrl: workQueueUrl, MessageBody: '{"key":"answerline#granted"}' }));
     expect((await verifier.secrets.send(new GetSecretValueCommand({ SecretId: signingSecretArn }))).SecretString).toMatch(/^whsec_/);
     await verifier.s3.send(new PutObjectCommand({ Bucket: names.bodyBucket, Key: 'bodies/answerline/abc', Body: 'x' }));
@@ -128,7 +162,9 @@ describe('what the template grants goes through', () => {
   test('the processor receives from the queue, publishes on its bus and invokes the processing function', async () => {
     const processor = as('processor');
     await processor.sqs.send(new ReceiveMessageCommand({ QueueUrl: workQueueUrl, WaitTimeSeconds: 0 }));
-    const put = await processor.events.send(new PutEventsCommand({ Entries: [{ EventBusName: BUS, Source: 'cdk-webhook-inbox', DetailType: 'WebhookReceived', Detail: '{}' }] }));
+    const put = await processor.events.send(
+      new PutEventsCommand({ Entries: [{ EventBusName: BUS, Source: 'cdk-webhook-inbox', DetailType: 'WebhookReceived', Detail: '{}' }] }),
+    );
     expect(put.FailedEntryCount).toBe(0);
     const invoked = await processor.lambda.send(new InvokeCommand({ FunctionName: PROCESSING_FUNCTION, Payload: Buffer.from('{}') }));
     expect(invoked.StatusCode).toBe(200);
@@ -138,7 +174,12 @@ describe('what the template grants goes through', () => {
   test('the reconciler queries the pending index and reads the polling API key', async () => {
     const reconciler = as('reconciler');
     await reconciler.dynamodb.send(
-      new QueryCommand({ TableName: names.inboxTable, IndexName: 'pending', KeyConditionExpression: 'pendingShard = :s', ExpressionAttributeValues: { ':s': { S: 'p00' } } }),
+      new QueryCommand({
+        TableName: names.inboxTable,
+        IndexName: 'pending',
+        KeyConditionExpression: 'pendingShard = :s',
+        ExpressionAttributeValues: { ':s': { S: 'p00' } },
+      }),
     );
     expect((await reconciler.secrets.send(new GetSecretValueCommand({ SecretId: apiKeyArn }))).SecretString).toBe('key');
   });
@@ -154,7 +195,9 @@ describe('what the template does not grant is refused as AWS refuses it', () => 
     const refused = await denial(as('verifier').dynamodb.send(new DeleteItemCommand({ TableName: names.inboxTable, Key: key('answerline#granted') })));
     expect(refused.name).toBe('AccessDeniedException');
     expect(refused.message).toMatch(
-      new RegExp(`^User: arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/\\w+/verifier is not authorized to perform: dynamodb:DeleteItem on resource: arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:table/${names.inboxTable} because no identity-based policy allows the dynamodb:DeleteItem action$`),
+      new RegExp(
+        `^User: arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/\\w+/verifier is not authorized to perform: dynamodb:DeleteItem on resource: arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:table/${names.inboxTable} because no identity-based policy allows the dynamodb:DeleteItem action$`,
+      ),
     );
   });
 
@@ -165,7 +208,12 @@ describe('what the template does not grant is refused as AWS refuses it', () => 
   });
 
   test('an index not granted: only the reconciler queries the inbox indexes', async () => {
-    const query = new QueryCommand({ TableName: names.inboxTable, IndexName: 'pending', KeyConditionExpression: 'pendingShard = :s', ExpressionAttributeValues: { ':s': { S: 'p00' } } });
+    const query = new QueryCommand({
+      TableName: names.inboxTable,
+      IndexName: 'pending',
+      KeyConditionExpression: 'pendingShard = :s',
+      ExpressionAttributeValues: { ':s': { S: 'p00' } },
+    });
     const refused = await denial(as('processor').dynamodb.send(query));
     expect(refused.message).toContain(`table/${names.inboxTable}/index/pending because no identity-based policy allows the dynamodb:Query action`);
   });
@@ -179,11 +227,15 @@ describe('what the template does not grant is refused as AWS refuses it', () => 
   test('a secret not granted, a bus not granted, a function not granted, a queue action not granted', async () => {
     const verifier = as('verifier');
     expect((await denial(verifier.secrets.send(new GetSecretValueCommand({ SecretId: apiKeyArn })))).name).toBe('AccessDeniedException');
-    expect((await denial(verifier.events.send(new PutEventsCommand({ Entries: [{ EventBusName: BUS, Source: 's', DetailType: 'd', Detail: '{}' }] })))).name).toBe('AccessDeniedException');
+    expect(
+      (await denial(verifier.events.send(new PutEventsCommand({ Entries: [{ EventBusName: BUS, Source: 's', DetailType: 'd', Detail: '{}' }] })))).name,
+    ).toBe('AccessDeniedException');
     expect((await denial(verifier.lambda.send(new InvokeCommand({ FunctionName: PROCESSING_FUNCTION })))).name).toBe('AccessDeniedException');
     expect((await denial(verifier.sqs.send(new ReceiveMessageCommand({ QueueUrl: workQueueUrl })))).name).toBe('AccessDenied');
     const processor = as('processor');
-    const otherBus = await denial(processor.events.send(new PutEventsCommand({ Entries: [{ EventBusName: 'default', Source: 's', DetailType: 'd', Detail: '{}' }] })));
+    const otherBus = await denial(
+      processor.events.send(new PutEventsCommand({ Entries: [{ EventBusName: 'default', Source: 's', DetailType: 'd', Detail: '{}' }] })),
+    );
     expect(otherBus.message).toContain(`event-bus/default because`);
   });
 
@@ -208,14 +260,21 @@ describe('what the template does not grant is refused as AWS refuses it', () => 
     expect(refused.message).toContain('with an explicit deny in an identity-based policy');
   });
 
-  test('an explicit deny in the queue\'s resource policy wins over the role\'s allow', async () => {
+  test("an explicit deny in the queue's resource policy wins over the role's allow", async () => {
     const queueArn = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${names.workQueue}`;
     const insecure = gateway.register({
       name: 'insecure',
       roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/Insecure`,
       policies: [{ name: 'send', document: { Statement: [{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn }] } }],
       resourcePolicies: new Map([
-        [queueArn, { Statement: [{ Effect: 'Deny', Principal: { AWS: '*' }, Action: 'sqs:*', Resource: queueArn, Condition: { Bool: { 'aws:SecureTransport': 'true' } } }] }],
+        [
+          queueArn,
+          {
+            Statement: [
+              { Effect: 'Deny', Principal: { AWS: '*' }, Action: 'sqs:*', Resource: queueArn, Condition: { Bool: { 'aws:SecureTransport': 'true' } } },
+            ],
+          },
+        ],
       ]),
     });
     const refused = await denial(as(insecure).sqs.send(new SendMessageCommand({ QueueUrl: workQueueUrl, MessageBody: 'x' })));

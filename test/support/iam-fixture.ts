@@ -171,7 +171,9 @@ export function expectAccessDenied(count = 1): void {
 afterEach(() => {
   const unexpected = shared?.takeUnexpected() ?? [];
   if (unexpected.length > 0) {
-    throw new Error(`the local IAM gateway refused ${unexpected.length} call(s) the template does not grant:\n${unexpected.map((denial) => `- ${denial.message}`).join('\n')}`);
+    throw new Error(
+      `the local IAM gateway refused ${unexpected.length} call(s) the template does not grant:\n${unexpected.map((denial) => `- ${denial.message}`).join('\n')}`,
+    );
   }
 });
 
@@ -212,10 +214,20 @@ function templateSpec(structure: InboxStructure): { spec: InboxTemplateSpec; api
     ...provider,
     secretId: '',
     ...(provider.authoritativeRead
-      ? { authoritativeRead: { ...provider.authoritativeRead, urlTemplate: 'https://resources.example/{id}', apiKeySecretId: label(provider.authoritativeRead.apiKeySecretId) } }
+      ? {
+          authoritativeRead: {
+            ...provider.authoritativeRead,
+            urlTemplate: 'https://resources.example/{id}',
+            apiKeySecretId: label(provider.authoritativeRead.apiKeySecretId),
+          },
+        }
       : {}),
   }));
-  const polling = structure.polling?.map((entry) => ({ ...entry, taskUrlTemplate: 'https://tasks.example/{taskId}', apiKeySecretId: label(entry.apiKeySecretId) }));
+  const polling = structure.polling?.map((entry) => ({
+    ...entry,
+    taskUrlTemplate: 'https://tasks.example/{taskId}',
+    apiKeySecretId: label(entry.apiKeySecretId),
+  }));
   return {
     spec: {
       account: LOCAL_ACCOUNT,

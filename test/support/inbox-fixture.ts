@@ -11,10 +11,27 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { AttributeValue, DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { CreateSecretCommand, DescribeSecretCommand, GetSecretValueCommand, PutSecretValueCommand, RotateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  CreateSecretCommand,
+  DescribeSecretCommand,
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  RotateSecretCommand,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { AdapterKind, AnswerlineLifecycle, Defaults, InboxAttr, InboxItemKind, OpsConfig, PollingDefaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../../lib/contract';
+import {
+  AdapterKind,
+  AnswerlineLifecycle,
+  Defaults,
+  InboxAttr,
+  InboxItemKind,
+  OpsConfig,
+  PollingDefaults,
+  PollingRuntimeConfig,
+  ProviderRuntimeConfig,
+} from '../../lib/contract';
 import { inlineBodyOf } from '../../lambda/shared/inline-body';
 import { createProcessor, EffectsConfig, ProcessorDependencies } from '../../lambda/processor/processor';
 import { createReconciler, ReconcilerDependencies } from '../../lambda/reconciler/reconciler';
@@ -109,9 +126,7 @@ export class LineCapture {
 
   /** Structured log records (EMF documents excluded). */
   logs(message?: string): LogRecord[] {
-    return this.parsed().filter(
-      (record): record is LogRecord => !('_aws' in record) && (message === undefined || record.message === message),
-    );
+    return this.parsed().filter((record): record is LogRecord => !('_aws' in record) && (message === undefined || record.message === message));
   }
 
   /** The total of one EMF counter over every document written, optionally for one provider. */
@@ -306,11 +321,7 @@ export interface EventOptions {
  * A faithful API Gateway HTTP API (payload format 2.0) event: lower-case headers (API Gateway
  * adds its own), the body as a string, base64-encoded when `isBase64Encoded`.
  */
-export function apiGatewayEvent(
-  body: Buffer | string,
-  headers: Record<string, string | undefined>,
-  options: EventOptions = {},
-): APIGatewayProxyEventV2 {
+export function apiGatewayEvent(body: Buffer | string, headers: Record<string, string | undefined>, options: EventOptions = {}): APIGatewayProxyEventV2 {
   const path = options.path ?? HOOK_PATH;
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
   const requestId = options.requestId ?? randomBytes(8).toString('base64url');
@@ -592,9 +603,7 @@ export class InboxHarness {
    * A processor for the Answerline provider, or the `providers` given (with the authoritative
    * reads they configure, their API keys read from the stand-in through the real reader).
    */
-  processor(
-    overrides: Partial<ProcessorDependencies> & { providers?: readonly ProviderRuntimeConfig[] } = {},
-  ): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  processor(overrides: Partial<ProcessorDependencies> & { providers?: readonly ProviderRuntimeConfig[] } = {}): (event: SQSEvent) => Promise<SQSBatchResponse> {
     const { providers = [this.providerConfig()], ...deps } = overrides;
     const clients = this.as('processor', { providers });
     return createProcessor({
@@ -990,7 +999,15 @@ export async function storeUncheckedRow(h: InboxHarness, body: string): Promise<
   const bytes = Buffer.from(body, 'utf8');
   const now = h.clock.now();
   const key = keyOf(body);
-  await h.inbox.insert({ provider: PROVIDER, eventId: taskIdOf(body), body: bytes, digest: sha256Hex(bytes), receivedAt: now, meta: {}, expiresAt: Math.floor(now / 1000) + RETENTION_SECONDS });
+  await h.inbox.insert({
+    provider: PROVIDER,
+    eventId: taskIdOf(body),
+    body: bytes,
+    digest: sha256Hex(bytes),
+    receivedAt: now,
+    meta: {},
+    expiresAt: Math.floor(now / 1000) + RETENTION_SECONDS,
+  });
   await h.queue.enqueue([key]);
   return key;
 }

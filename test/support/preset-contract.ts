@@ -127,7 +127,12 @@ export class PresetBench {
   }
 
   /** Posts `body` with exactly these headers (to the test's default verifier); returns the parsed answer. */
-  async post(body: Buffer | string, headers: HeaderOverrides, options: EventOptions = {}, verifier = (this.defaultVerifier ??= this.verifier())): Promise<Answer> {
+  async post(
+    body: Buffer | string,
+    headers: HeaderOverrides,
+    options: EventOptions = {},
+    verifier = (this.defaultVerifier ??= this.verifier()),
+  ): Promise<Answer> {
     return answerOf(await verifier(this.event(body, headers, options)));
   }
 
@@ -251,7 +256,8 @@ export function presetContract(bench: PresetBench): void {
       [10, 60],
     ])('freshness: past %i s and future %i s are configured separately, each inclusive', async (past, future) => {
       const verifier = bench.verifier({ tolerancePastSeconds: past, toleranceFutureSeconds: future });
-      const at = (offset: number) => bench.deliver(bench.bytes(spec.payload('a delivery signed at an offset')), { timestamp: bench.h.clock.seconds + offset, verifier });
+      const at = (offset: number) =>
+        bench.deliver(bench.bytes(spec.payload('a delivery signed at an offset')), { timestamp: bench.h.clock.seconds + offset, verifier });
 
       expect(await at(-past)).toMatchObject({ statusCode: 202 });
       expect(await at(future)).toMatchObject({ statusCode: 202 });

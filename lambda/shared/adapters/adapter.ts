@@ -166,7 +166,9 @@ export function utf8Key(value: string): Pick<SigningKey, 'bytes'> {
 
 /** Reads a dotted path (`task.id`) of a parsed JSON value. */
 export function valueAtPath(value: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((node, segment) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[segment] : undefined), value);
+  return path
+    .split('.')
+    .reduce<unknown>((node, segment) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[segment] : undefined), value);
 }
 
 /**

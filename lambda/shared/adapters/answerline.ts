@@ -23,8 +23,7 @@ const FINAL_STATUSES: readonly string[] = ['COMPLETED', 'FAILED'] satisfies Fina
 export function answerlineAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
   return buildAdapter(config, {
     decodeKey: decodeStandardWebhooksKey,
-    verify: (headers, body, keys, nowSeconds, tolerance) =>
-      verifyStandardWebhooks(headers, body, keys, nowSeconds, tolerance, STANDARD_WEBHOOKS_HEADERS),
+    verify: (headers, body, keys, nowSeconds, tolerance) => verifyStandardWebhooks(headers, body, keys, nowSeconds, tolerance, STANDARD_WEBHOOKS_HEADERS),
     admit: (_headers, body) => admitAnswerlineTask(body),
     keptHeaders: [STANDARD_WEBHOOKS_HEADERS.id, STANDARD_WEBHOOKS_HEADERS.timestamp],
     observe: observeAnswerlineTask,

@@ -5,7 +5,18 @@ import { Headers } from '../http';
 import { verifyHmac } from '../hmac-signature';
 import { instantOfUnixSeconds, parseInstant } from '../instant';
 import { parseUnixSeconds } from '../signing-key';
-import { Admission, buildAdapter, compositeEventId, FinalStatus, idProblem, JobObservation, keyFieldProblem, parseJsonObject, ProviderAdapter, utf8Key } from './adapter';
+import {
+  Admission,
+  buildAdapter,
+  compositeEventId,
+  FinalStatus,
+  idProblem,
+  JobObservation,
+  keyFieldProblem,
+  parseJsonObject,
+  ProviderAdapter,
+  utf8Key,
+} from './adapter';
 
 const EVENT_HEADER = 'x-webhook-event';
 const TIMESTAMP_HEADER = 'x-webhook-timestamp';

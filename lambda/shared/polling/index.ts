@@ -105,8 +105,7 @@ export function ledgerProvidersFor(
     const timeoutMs = config.timeoutMs ?? Defaults.POLL_TIMEOUT_MS;
     const client = API_CLIENTS[kind];
     const api =
-      apis.get(config.provider) ??
-      client?.({ urlTemplate: config.taskUrlTemplate, apiKeys: new ApiKeySource(secrets, config.apiKeySecretId), timeoutMs });
+      apis.get(config.provider) ?? client?.({ urlTemplate: config.taskUrlTemplate, apiKeys: new ApiKeySource(secrets, config.apiKeySecretId), timeoutMs });
     if (!api) throw new ConfigurationError(`${Env.POLLING}: provider ${config.provider} uses the ${kind} adapter, which cannot be polled`);
     ledger.set(config.provider, {
       ...ledger.get(config.provider)!,

@@ -20,7 +20,10 @@ test.each([
 });
 
 test('as log fields: the name always, the message only for ours', () => {
-  expect(safeErrorFields(new ConfigurationError('provider x is not configured'))).toEqual({ error: 'ConfigurationError', detail: 'provider x is not configured' });
+  expect(safeErrorFields(new ConfigurationError('provider x is not configured'))).toEqual({
+    error: 'ConfigurationError',
+    detail: 'provider x is not configured',
+  });
   expect(safeErrorFields(sdkError())).toEqual({ error: 'AccessDeniedException' });
   expect(errorName({ name: 'x'.repeat(300) })).toHaveLength(100);
 });

@@ -36,7 +36,10 @@ const delivery = (eventId: string, overrides: Partial<NewDelivery> = {}): NewDel
 
 async function item(key: string, sk = 'delivery'): Promise<Record<string, unknown> | undefined> {
   const out = await dynamodb.send(new GetItemCommand({ TableName: table, Key: { pk: { S: key }, sk: { S: sk } }, ConsistentRead: true }));
-  return out.Item && Object.fromEntries(Object.entries(out.Item).map(([name, value]) => [name, value.S ?? (value.N !== undefined ? Number(value.N) : value.BOOL ?? value)]));
+  return (
+    out.Item &&
+    Object.fromEntries(Object.entries(out.Item).map(([name, value]) => [name, value.S ?? (value.N !== undefined ? Number(value.N) : (value.BOOL ?? value))]))
+  );
 }
 
 test('insert writes a RECEIVED row in the pending index, once: a second insert of the key changes nothing', async () => {
@@ -134,7 +137,12 @@ test('revive puts back only a row still in the status the operator saw, with a f
   await store.release('answerline#tsk_v', 'w', 'Error', true, T0 + 1);
   expect(await store.revive('answerline#tsk_v', 'PROCESSED', T0 + 2)).toBe(false);
   expect(await store.revive('answerline#tsk_v', 'DEAD', T0 + 2)).toBe(true);
-  expect(await item('answerline#tsk_v')).toMatchObject({ status: 'RECEIVED', attempts: 0, pendingSince: T0 + 2, pendingShard: expect.stringMatching(/^p\d\d$/) });
+  expect(await item('answerline#tsk_v')).toMatchObject({
+    status: 'RECEIVED',
+    attempts: 0,
+    pendingSince: T0 + 2,
+    pendingShard: expect.stringMatching(/^p\d\d$/),
+  });
 });
 
 test('the pending index: stranded rows oldest first and bounded, a touch restarts the clock, processed rows are gone, counts are bounded', async () => {

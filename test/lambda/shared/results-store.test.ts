@@ -30,7 +30,8 @@ const observation = (taskId: string, status: 'COMPLETED' | 'FAILED', createdAt: 
   createdAt,
   response: JSON.stringify({ taskId }),
 });
-const offer = (eventKey: string, o: JobObservation, responseRef?: string) => store.offer({ provider: 'answerline', eventKey, observation: o, now: 1, ...(responseRef ? { responseRef } : {}) });
+const offer = (eventKey: string, o: JobObservation, responseRef?: string) =>
+  store.offer({ provider: 'answerline', eventKey, observation: o, now: 1, ...(responseRef ? { responseRef } : {}) });
 
 async function stored(jobKey = 'job-1') {
   const out = await dynamodb.send(new GetItemCommand({ TableName: table, Key: { pk: { S: resultKey('answerline', jobKey) } }, ConsistentRead: true }));

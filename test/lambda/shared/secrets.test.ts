@@ -68,7 +68,9 @@ describe('SecretsManagerReader', () => {
     const next = newSigningSecret();
     const staged = await secrets.client.send(new PutSecretValueCommand({ SecretId: id, SecretString: next, VersionStages: ['AWSPENDING'] }));
     const old = (await secrets.stages(id)).AWSCURRENT;
-    await secrets.client.send(new UpdateSecretVersionStageCommand({ SecretId: id, VersionStage: 'AWSCURRENT', MoveToVersionId: staged.VersionId, RemoveFromVersionId: old }));
+    await secrets.client.send(
+      new UpdateSecretVersionStageCommand({ SecretId: id, VersionStage: 'AWSCURRENT', MoveToVersionId: staged.VersionId, RemoveFromVersionId: old }),
+    );
 
     const versions = await reader().read(id);
 
@@ -141,7 +143,10 @@ describe('SecretCache', () => {
     expect(reader.reads).toBe(1);
 
     clock.advance(1);
-    expect(staged(await cache.versions(id))).toEqual([{ stage: 'AWSCURRENT', value: rotated }, { stage: 'AWSPREVIOUS', value }]);
+    expect(staged(await cache.versions(id))).toEqual([
+      { stage: 'AWSCURRENT', value: rotated },
+      { stage: 'AWSPREVIOUS', value },
+    ]);
     expect(reader.reads).toBe(2);
   });
 
@@ -168,7 +173,10 @@ describe('SecretCache', () => {
     clock.advance(1);
     const rotated = newSigningSecret();
     await secrets.rotate(a.id, rotated);
-    const afterRotation = [{ stage: 'AWSCURRENT', value: rotated }, { stage: 'AWSPREVIOUS', value: a.value }];
+    const afterRotation = [
+      { stage: 'AWSCURRENT', value: rotated },
+      { stage: 'AWSPREVIOUS', value: a.value },
+    ];
     expect(staged(await cache.refreshAfterMiss(a.id))).toEqual(afterRotation);
     expect(reader.reads).toBe(3);
 

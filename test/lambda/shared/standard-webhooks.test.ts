@@ -2,11 +2,7 @@ import * as fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { Headers } from '../../../lambda/shared/http';
 import { SigningKey } from '../../../lambda/shared/signing-key';
-import {
-  decodeStandardWebhooksSecret,
-  signStandardWebhooks,
-  verifyStandardWebhooks,
-} from '../../../lambda/shared/standard-webhooks';
+import { decodeStandardWebhooksSecret, signStandardWebhooks, verifyStandardWebhooks } from '../../../lambda/shared/standard-webhooks';
 import { newSigningSecret } from '../../support/inbox-fixture';
 import { STANDARD_WEBHOOKS_VECTOR as VECTOR } from '../../support/senders';
 
@@ -79,7 +75,10 @@ describe('interoperability with the reference library (standardwebhooks)', () =>
     const secret = newSigningSecret();
 
     expect(() => new Webhook(secret).verify(payload, headersFor('msg_1', now, signature) as Record<string, string>, { jsonParse: false })).toThrow();
-    expect(verifyStandardWebhooks(headersFor('msg_1', now, signature), Buffer.from(payload), [keyOf(secret)], now, TOLERANCE)).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(verifyStandardWebhooks(headersFor('msg_1', now, signature), Buffer.from(payload), [keyOf(secret)], now, TOLERANCE)).toMatchObject({
+      ok: false,
+      reason: 'bad_signature',
+    });
   });
 });
 
@@ -105,7 +104,9 @@ describe('verification', () => {
     expect(verifyStandardWebhooks(headersFor('msg_1', now, `${forged},${good}`), body, [keyOf(secret)], now, TOLERANCE).ok).toBe(true);
     expect(verifyStandardWebhooks(headersFor('msg_1', now, `${good},v1a,abc ${forged}`), body, [keyOf(secret)], now, TOLERANCE).ok).toBe(true);
     expect(verifyStandardWebhooks(headersFor('msg_1', now, `${forged}, ${good}`), body, [keyOf(secret)], now, TOLERANCE).ok).toBe(true);
-    expect(verifyStandardWebhooks(headersFor('msg_1', now, `${forged},${forged}`), body, [keyOf(secret)], now, TOLERANCE)).toMatchObject({ reason: 'bad_signature' });
+    expect(verifyStandardWebhooks(headersFor('msg_1', now, `${forged},${forged}`), body, [keyOf(secret)], now, TOLERANCE)).toMatchObject({
+      reason: 'bad_signature',
+    });
   });
 
   test('the id and the timestamp are signed: changing either breaks the signature', () => {

@@ -43,7 +43,13 @@ test('record is one conditional put: a second record of the same submission chan
 });
 
 test('findDue lists AWAITING submissions due at a time, earliest first and bounded; countAwaiting counts them', async () => {
-  for (const [id, due] of [['tsk_c', T0 + 30], ['tsk_a', T0 + 10], ['tsk_b', T0 + 20], ['tsk_later', T0 + 1_000]] as const) await store.record(submission(id, due));
+  for (const [id, due] of [
+    ['tsk_c', T0 + 30],
+    ['tsk_a', T0 + 10],
+    ['tsk_b', T0 + 20],
+    ['tsk_later', T0 + 1_000],
+  ] as const)
+    await store.record(submission(id, due));
   expect((await store.findDue(T0 + 30, 10)).map((due) => due.key)).toEqual(['ledger:answerline#tsk_a', 'ledger:answerline#tsk_b', 'ledger:answerline#tsk_c']);
   expect(await store.findDue(T0 + 30, 2)).toEqual([
     { key: 'ledger:answerline#tsk_a', dueAt: T0 + 10 },
@@ -74,7 +80,16 @@ test('settle, recheck and reschedule write only while the submission is AWAITING
 test('findByJobRef finds the delivery rows and the submissions recorded by id with a key, never a key-only one', async () => {
   await store.record(submission('tsk_by_id', T0, 'job-7'));
   await store.record(submission(undefined, T0, 'job-7'));
-  await inbox.insert({ provider: 'answerline', eventId: 'tsk_row', body: Buffer.from('{}'), digest: 'd', receivedAt: T0, meta: {}, expiresAt: T0 / 1000 + 60, jobRef: 'job-7' });
+  await inbox.insert({
+    provider: 'answerline',
+    eventId: 'tsk_row',
+    body: Buffer.from('{}'),
+    digest: 'd',
+    receivedAt: T0,
+    meta: {},
+    expiresAt: T0 / 1000 + 60,
+    jobRef: 'job-7',
+  });
   const entries = await store.findByJobRef('answerline', 'job-7', 10);
   expect(entries.sort((a, b) => a.key.localeCompare(b.key))).toEqual([
     { key: 'answerline#tsk_row', kind: 'delivery' },

@@ -108,7 +108,8 @@ test('the official Standard Webhooks vector verifies under the Answerline scheme
 });
 
 describe('task.createdAt: a strict ISO-8601 instant, kept to its full precision', () => {
-  const observe = (createdAt: unknown) => bench.adapter().adapter.observe(bench.bytes(JSON.parse(answerlineBody({ id: 'tsk_when', idempotencyKey: 'job-when', createdAt }))), {});
+  const observe = (createdAt: unknown) =>
+    bench.adapter().adapter.observe(bench.bytes(JSON.parse(answerlineBody({ id: 'tsk_when', idempotencyKey: 'job-when', createdAt }))), {});
 
   test.each([
     ['2026-09-18T10:00:00Z', '2026-09-18T10:00:00.000000000Z'],
@@ -152,7 +153,9 @@ describe('task.createdAt: a strict ISO-8601 instant, kept to its full precision'
 });
 
 describe('the edge refuses what processing could not read (nothing is acknowledged that cannot be processed)', () => {
-  const task = (fields: Record<string, unknown>) => ({ task: { id: `tsk_${randomUUID()}`, status: 'COMPLETED', idempotencyKey: `job-${randomUUID()}`, createdAt: '2026-09-18T10:00:00Z', ...fields } });
+  const task = (fields: Record<string, unknown>) => ({
+    task: { id: `tsk_${randomUUID()}`, status: 'COMPLETED', idempotencyKey: `job-${randomUUID()}`, createdAt: '2026-09-18T10:00:00Z', ...fields },
+  });
 
   test.each([
     ['no task.status', task({ status: undefined }), 'task.status'],
@@ -167,7 +170,11 @@ describe('the edge refuses what processing could not read (nothing is acknowledg
     ['a task.idempotencyKey over 4,096 bytes (2,049 two-byte characters)', task({ idempotencyKey: 'é'.repeat(2049) }), 'task.idempotencyKey'],
     ['a task.id over 512 bytes (171 three-byte characters)', task({ id: '東'.repeat(171) }), 'task.id'],
   ])('%s: 400 malformed naming the field, nothing stored or enqueued', async (_name, payload, field) => {
-    expect(await bench.deliver(bench.bytes(payload))).toMatchObject({ statusCode: 400, result: 'malformed', detail: expect.stringMatching(new RegExp(`^${field.replace('.', '\\.')} `)) });
+    expect(await bench.deliver(bench.bytes(payload))).toMatchObject({
+      statusCode: 400,
+      result: 'malformed',
+      detail: expect.stringMatching(new RegExp(`^${field.replace('.', '\\.')} `)),
+    });
     await bench.h.expectNothingAdmitted();
   });
 });
@@ -175,7 +182,10 @@ describe('the edge refuses what processing could not read (nothing is acknowledg
 describe('a delivery of a task that is not final is acknowledged and never stored', () => {
   test('PROCESSING then COMPLETED under one task.id: 200 not_final (counted), then the final result is accepted, not quarantined', async () => {
     const id = `tsk_${randomUUID()}`;
-    const running = bench.bytes({ task: { id, status: 'PROCESSING', idempotencyKey: 'job-running', createdAt: '2026-09-18T10:00:00Z' }, credits: { charged: 0 } });
+    const running = bench.bytes({
+      task: { id, status: 'PROCESSING', idempotencyKey: 'job-running', createdAt: '2026-09-18T10:00:00Z' },
+      credits: { charged: 0 },
+    });
 
     expect(await bench.deliver(running)).toEqual({ statusCode: 200, result: 'not_final', headers: expect.any(Object) });
     await bench.h.expectNothingAdmitted();

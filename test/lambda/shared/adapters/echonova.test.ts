@@ -69,7 +69,11 @@ describe('the stable event id (docs/providers/echonova.md: the body carries no d
     ['spending.warning', { apiKeyId: 'key_1', cycle: '2026-10' }, 'key_1:spending.warning:2026-10'],
     ['spending.warning', { apiKeyId: 'key:1', billingCycle: '2026:09' }, 'key%3A1:spending.warning:2026%3A09'],
     // No cycle in the body: the body's digest (a retry is the same body, signed anew).
-    ['spending.warning', { apiKeyId: 'key_1', spentUsd: 80 }, `key_1:spending.warning:sha256:${sha256Hex(JSON.stringify({ apiKeyId: 'key_1', spentUsd: 80 }))}`],
+    [
+      'spending.warning',
+      { apiKeyId: 'key_1', spentUsd: 80 },
+      `key_1:spending.warning:sha256:${sha256Hex(JSON.stringify({ apiKeyId: 'key_1', spentUsd: 80 }))}`,
+    ],
   ])('%s %j → %s, not repeatable', (event, payload, eventId) => {
     const admission = admit(event, payload);
     expect(admission).toMatchObject({ kind: 'event', eventId });
@@ -220,7 +224,7 @@ describe('the outcome is the signed job status, never the unsigned X-Webhook-Eve
   });
 });
 
-test('a job\'s progress (job.started of a job still processing) is answered not_final: nothing kept, nothing quarantined', async () => {
+test("a job's progress (job.started of a job still processing) is answered not_final: nothing kept, nothing quarantined", async () => {
   const jobId = `job_${randomUUID()}`;
   const answer = await deliverEvent('job.started', { ...jobCompleted('started', jobId), status: 'processing' });
 
@@ -251,7 +255,9 @@ describe('the billing cycle is never the attempt timestamp', () => {
     const retry = await deliverEvent('spending.warning', payload);
 
     expect([first.result, retry.result]).toEqual(['accepted', 'duplicate']);
-    expect((await bench.h.inboxItems()).map((item) => item.eventId)).toEqual([composite(payload.apiKeyId, 'spending.warning', 'sha256', sha256Hex(first.body))]);
+    expect((await bench.h.inboxItems()).map((item) => item.eventId)).toEqual([
+      composite(payload.apiKeyId, 'spending.warning', 'sha256', sha256Hex(first.body)),
+    ]);
   });
 });
 
@@ -266,7 +272,9 @@ describe('a job recovered by polling', () => {
         horizonSeconds: PollingDefaults.echonova.horizonSeconds,
         recheckSeconds: PollingDefaults.echonova.recheckSeconds,
       });
-      await bench.h.submissionLedger({ horizonSeconds: { echonova: PollingDefaults.echonova.horizonSeconds } }).recordSubmission({ provider: 'echonova', taskId: job.jobId });
+      await bench.h
+        .submissionLedger({ horizonSeconds: { echonova: PollingDefaults.echonova.horizonSeconds } })
+        .recordSubmission({ provider: 'echonova', taskId: job.jobId });
       bench.h.clock.advance(PollingDefaults.echonova.horizonSeconds * 1000);
 
       const polledFrom = Math.floor(Date.now() / 1000);
@@ -297,12 +305,23 @@ describe('rows written under the earlier job ids (<jobId>:job.completed, <jobId>
       const body = Buffer.from(JSON.stringify({ jobId, createdAt: '2026-09-18T10:00:00.000Z', transcript: 'stored before' }));
       const legacyId = `${jobId}:job.completed`;
       const now = bench.h.clock.now();
-      await bench.h.inbox.insert({ provider: 'echonova', eventId: legacyId, body, digest: sha256Hex(body), receivedAt: now, meta: { [EVENT]: 'job.completed' }, expiresAt: Math.floor(now / 1000) + 86_400 });
+      await bench.h.inbox.insert({
+        provider: 'echonova',
+        eventId: legacyId,
+        body,
+        digest: sha256Hex(body),
+        receivedAt: now,
+        meta: { [EVENT]: 'job.completed' },
+        expiresAt: Math.floor(now / 1000) + 86_400,
+      });
       const polling = await bench.h.pollingConfig(api.apiKey, api.jobUrlTemplate, { provider: 'echonova', horizonSeconds: 60, recheckSeconds: 60 });
       await bench.h.submissionLedger({ horizonSeconds: { echonova: 60 } }).recordSubmission({ provider: 'echonova', taskId: jobId });
       bench.h.clock.advance(61_000);
 
-      expect(await bench.h.reconciler({ ledger: bench.h.ledger({ configs: [bench.config], polling: [polling] }) })()).toMatchObject({ delivered: 1, recovered: 0 });
+      expect(await bench.h.reconciler({ ledger: bench.h.ledger({ configs: [bench.config], polling: [polling] }) })()).toMatchObject({
+        delivered: 1,
+        recovered: 0,
+      });
       expect(api.requestsFor(jobId)).toHaveLength(0);
 
       await bench.h.queue.enqueue([bench.key(legacyId)]);

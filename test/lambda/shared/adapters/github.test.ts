@@ -56,7 +56,12 @@ describe("GitHub's documented example", () => {
     const config = await bench.h.addProvider('github', AdapterKind.GITHUB, GITHUB_EXAMPLE.secret);
     const delivery = randomUUID();
 
-    const answer = await bench.post(GITHUB_EXAMPLE.payload, { [SIGNATURE]: GITHUB_EXAMPLE.signature, [DELIVERY]: delivery, 'x-github-event': 'push' }, {}, bench.h.verifier({ providers: [config] }));
+    const answer = await bench.post(
+      GITHUB_EXAMPLE.payload,
+      { [SIGNATURE]: GITHUB_EXAMPLE.signature, [DELIVERY]: delivery, 'x-github-event': 'push' },
+      {},
+      bench.h.verifier({ providers: [config] }),
+    );
 
     expect(answer).toEqual({ statusCode: 202, result: 'accepted' });
     expect((await bench.row(sha256Hex(GITHUB_EXAMPLE.payload)))!.body).toEqual(Buffer.from(GITHUB_EXAMPLE.payload));
@@ -70,7 +75,10 @@ describe('events and deliveries', () => {
     bench.h.markSensitive(headers[SIGNATURE]);
 
     expect(await bench.post(ping, headers)).toEqual({ statusCode: 200, result: 'test' });
-    expect(await bench.post(ping, { ...headers, [SIGNATURE]: tamperSignature(headers[SIGNATURE]) })).toMatchObject({ statusCode: 400, result: 'bad_signature' });
+    expect(await bench.post(ping, { ...headers, [SIGNATURE]: tamperSignature(headers[SIGNATURE]) })).toMatchObject({
+      statusCode: 400,
+      result: 'bad_signature',
+    });
     await bench.h.expectNothingAdmitted();
     expect(bench.h.capture.metric(MetricName.TEST_DELIVERY, 'github')).toBe(1);
   });

@@ -19,54 +19,66 @@ describe('every scheme the generic adapter describes, signed independently with 
   const cases = [HmacAlgorithm.SHA256, HmacAlgorithm.SHA512].flatMap((algorithm) =>
     [SignatureEncoding.HEX, SignatureEncoding.BASE64].flatMap((encoding) =>
       ['', `${algorithm}=`].flatMap((prefix) =>
-        templates.flatMap((template) => [SecretEncoding.UTF8, SecretEncoding.BASE64].map((secretEncoding) => ({ algorithm, encoding, prefix, template, secretEncoding }))),
+        templates.flatMap((template) =>
+          [SecretEncoding.UTF8, SecretEncoding.BASE64].map((secretEncoding) => ({ algorithm, encoding, prefix, template, secretEncoding })),
+        ),
       ),
     ),
   );
 
-  test.each(cases)('$algorithm $encoding, prefix "$prefix", "$template", $secretEncoding secret', ({ algorithm, encoding, prefix, template, secretEncoding }) => {
-    const usesTimestamp = template.includes('{timestamp}');
-    const usesId = template.includes('{id}');
-    const config = hmacConfig({
-      signatureHeader: 'X-Signature',
-      algorithm,
-      signatureEncoding: encoding,
-      signaturePrefix: prefix || undefined,
-      signedContent: template,
-      timestampHeader: usesTimestamp ? 'X-Timestamp' : undefined,
-      // The id comes from a header when it is signed, else from a JSON path of the body.
-      idHeader: usesId ? 'X-Event-Id' : undefined,
-      idJsonPath: usesId ? undefined : 'event.id',
-      secretEncoding,
-    });
-    const keyBytes = randomBytes(32);
-    const stored = secretEncoding === SecretEncoding.BASE64 ? keyBytes.toString('base64') : keyBytes.toString('hex');
-    const key = secretEncoding === SecretEncoding.BASE64 ? keyBytes : Buffer.from(stored, 'utf8');
-    const adapter = adaptersFor([config]).get('hmac')!;
-    const keys = adapter.signingKeys([{ stage: 'AWSCURRENT', value: stored }]);
-    const body = Buffer.from(JSON.stringify({ event: { id: 'evt_42', text: 'Grüße 🚀' } }));
-    const values = { timestamp: String(NOW), id: 'evt_header_7' };
-    const headers: HeaderMap = {
-      'x-signature': `${prefix}${hmacText(algorithm, encoding, key, signedContent(template, body, values))}`,
-      ...(usesTimestamp ? { 'x-timestamp': values.timestamp } : {}),
-      ...(usesId ? { 'x-event-id': values.id } : {}),
-    };
-    const bad = { ok: false, reason: 'bad_signature', detail: expect.stringContaining('x-signature') };
+  test.each(cases)(
+    '$algorithm $encoding, prefix "$prefix", "$template", $secretEncoding secret',
+    ({ algorithm, encoding, prefix, template, secretEncoding }) => {
+      const usesTimestamp = template.includes('{timestamp}');
+      const usesId = template.includes('{id}');
+      const config = hmacConfig({
+        signatureHeader: 'X-Signature',
+        algorithm,
+        signatureEncoding: encoding,
+        signaturePrefix: prefix || undefined,
+        signedContent: template,
+        timestampHeader: usesTimestamp ? 'X-Timestamp' : undefined,
+        // The id comes from a header when it is signed, else from a JSON path of the body.
+        idHeader: usesId ? 'X-Event-Id' : undefined,
+        idJsonPath: usesId ? undefined : 'event.id',
+        secretEncoding,
+      });
+      const keyBytes = randomBytes(32);
+      const stored = secretEncoding === SecretEncoding.BASE64 ? keyBytes.toString('base64') : keyBytes.toString('hex');
+      const key = secretEncoding === SecretEncoding.BASE64 ? keyBytes : Buffer.from(stored, 'utf8');
+      const adapter = adaptersFor([config]).get('hmac')!;
+      const keys = adapter.signingKeys([{ stage: 'AWSCURRENT', value: stored }]);
+      const body = Buffer.from(JSON.stringify({ event: { id: 'evt_42', text: 'Grüße 🚀' } }));
+      const values = { timestamp: String(NOW), id: 'evt_header_7' };
+      const headers: HeaderMap = {
+        'x-signature': `${prefix}${hmacText(algorithm, encoding, key, signedContent(template, body, values))}`,
+        ...(usesTimestamp ? { 'x-timestamp': values.timestamp } : {}),
+        ...(usesId ? { 'x-event-id': values.id } : {}),
+      };
+      const bad = { ok: false, reason: 'bad_signature', detail: expect.stringContaining('x-signature') };
 
-    expect(adapter.verify(headers, body, keys, NOW)).toEqual({ ok: true, key: keys[0] });
-    expect(adapter.verify(headers, flipByte(body), keys, NOW)).toEqual(bad);
-    expect(adapter.verify({ ...headers, 'x-signature': tamperSignature(headers['x-signature']) }, body, keys, NOW)).toEqual(bad);
-    if (usesTimestamp) expect(adapter.verify({ ...headers, 'x-timestamp': String(NOW - 1) }, body, keys, NOW)).toEqual(bad);
-    if (usesId) expect(adapter.verify({ ...headers, 'x-event-id': 'evt_header_8' }, body, keys, NOW)).toEqual(bad);
-    // The secret's encoding matters: the same text read the other way is another key.
-    const otherWay = adaptersFor([{ ...config, hmac: { ...config.hmac!, secretEncoding: secretEncoding === SecretEncoding.BASE64 ? 'utf8' : 'base64' } }]).get('hmac')!;
-    expect(otherWay.verify(headers, body, otherWay.signingKeys([{ stage: 'AWSCURRENT', value: stored }]), NOW)).toEqual(bad);
-    expect(adapter.admit(headers, body)).toEqual({ kind: 'event', eventId: usesId ? 'evt_header_7' : 'evt_42' });
-  });
+      expect(adapter.verify(headers, body, keys, NOW)).toEqual({ ok: true, key: keys[0] });
+      expect(adapter.verify(headers, flipByte(body), keys, NOW)).toEqual(bad);
+      expect(adapter.verify({ ...headers, 'x-signature': tamperSignature(headers['x-signature']) }, body, keys, NOW)).toEqual(bad);
+      if (usesTimestamp) expect(adapter.verify({ ...headers, 'x-timestamp': String(NOW - 1) }, body, keys, NOW)).toEqual(bad);
+      if (usesId) expect(adapter.verify({ ...headers, 'x-event-id': 'evt_header_8' }, body, keys, NOW)).toEqual(bad);
+      // The secret's encoding matters: the same text read the other way is another key.
+      const otherWay = adaptersFor([
+        { ...config, hmac: { ...config.hmac!, secretEncoding: secretEncoding === SecretEncoding.BASE64 ? 'utf8' : 'base64' } },
+      ]).get('hmac')!;
+      expect(otherWay.verify(headers, body, otherWay.signingKeys([{ stage: 'AWSCURRENT', value: stored }]), NOW)).toEqual(bad);
+      expect(adapter.admit(headers, body)).toEqual({ kind: 'event', eventId: usesId ? 'evt_header_7' : 'evt_42' });
+    },
+  );
 
   test('a base64 secret may carry a whsec_ prefix, as several senders print it', () => {
     const keyBytes = randomBytes(24);
-    const config = hmacConfig({ signatureHeader: 'X-Signature', signatureEncoding: SignatureEncoding.BASE64, idJsonPath: 'id', secretEncoding: SecretEncoding.BASE64 });
+    const config = hmacConfig({
+      signatureHeader: 'X-Signature',
+      signatureEncoding: SignatureEncoding.BASE64,
+      idJsonPath: 'id',
+      secretEncoding: SecretEncoding.BASE64,
+    });
     const adapter = adaptersFor([config]).get('hmac')!;
     const body = Buffer.from('{"id":"evt_1"}');
     const headers = { 'x-signature': hmacText('sha256', 'base64', keyBytes, body) };
@@ -84,7 +96,10 @@ describe('every scheme the generic adapter describes, signed independently with 
     const keys = adapter.signingKeys([{ stage: 'AWSCURRENT', value: secret }]);
     const body = Buffer.from('{"id":"evt_1"}');
     const padded = `00${NOW}`;
-    const headers = { 'x-signature': hmacText('sha256', 'hex', secret, signedContent('{timestamp}.{body}', body, { timestamp: padded })), 'x-timestamp': padded };
+    const headers = {
+      'x-signature': hmacText('sha256', 'hex', secret, signedContent('{timestamp}.{body}', body, { timestamp: padded })),
+      'x-timestamp': padded,
+    };
 
     expect(adapter.verify(headers, body, keys, NOW).ok).toBe(true);
     expect(adapter.verify({ ...headers, 'x-timestamp': String(NOW) }, body, keys, NOW)).toMatchObject({ reason: 'bad_signature' });
@@ -167,7 +182,12 @@ describe('Shopify-style: X-Shopify-Hmac-Sha256 base64 of the body only, id from 
   const SIGNATURE = 'x-shopify-hmac-sha256';
   const ID = 'x-shopify-webhook-id';
   const config = hmacConfig(
-    { signatureHeader: 'X-Shopify-Hmac-Sha256', signatureEncoding: SignatureEncoding.BASE64, idHeader: 'X-Shopify-Webhook-Id', acknowledgeUnsignedIdHeader: true },
+    {
+      signatureHeader: 'X-Shopify-Hmac-Sha256',
+      signatureEncoding: SignatureEncoding.BASE64,
+      idHeader: 'X-Shopify-Webhook-Id',
+      acknowledgeUnsignedIdHeader: true,
+    },
     'shopify',
   );
   const shopifyHeaders = (body: Buffer, secret: string, id: string = randomUUID()): HeaderMap => ({

@@ -56,7 +56,10 @@ describe('the official test vector', () => {
 
     expect(adapter.verify(headers, payload, keys, VECTOR.timestamp)).toEqual({ ok: true, key: keys[0] });
     expect(adapter.verify(headers, flipByte(payload), keys, VECTOR.timestamp)).toMatchObject({ ok: false, reason: 'bad_signature' });
-    expect(adapter.verify({ ...headers, 'webhook-signature': tamperSignature(VECTOR.signature) }, payload, keys, VECTOR.timestamp)).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(adapter.verify({ ...headers, 'webhook-signature': tamperSignature(VECTOR.signature) }, payload, keys, VECTOR.timestamp)).toMatchObject({
+      ok: false,
+      reason: 'bad_signature',
+    });
     // Five years later it is authentic but stale.
     expect(adapter.verify(headers, payload, keys, VECTOR.timestamp + 5 * 365 * 86_400)).toMatchObject({ ok: false, reason: 'stale_timestamp' });
   });
@@ -90,10 +93,34 @@ describe('svix-* headers (Svix-powered senders), signed by the svix library', ()
 
   test.each([
     ['a flipped body byte', (body: Buffer, headers: Record<string, string>) => [flipByte(body), headers] as const, 400, 'bad_signature', 'svix-signature'],
-    ['a flipped signature', (body: Buffer, headers: Record<string, string>) => [body, { ...headers, 'svix-signature': tamperSignature(headers['svix-signature']) }] as const, 400, 'bad_signature', 'svix-signature'],
-    ['a missing svix-id', (body: Buffer, headers: Record<string, string>) => [body, { ...headers, 'svix-id': undefined }] as const, 400, 'malformed', 'svix-id'],
-    ['a missing svix-signature', (body: Buffer, headers: Record<string, string>) => [body, { ...headers, 'svix-signature': undefined }] as const, 400, 'malformed', 'svix-signature'],
-    ['a garbled svix-timestamp', (body: Buffer, headers: Record<string, string>) => [body, { ...headers, 'svix-timestamp': 'yesterday' }] as const, 400, 'malformed', 'svix-timestamp'],
+    [
+      'a flipped signature',
+      (body: Buffer, headers: Record<string, string>) => [body, { ...headers, 'svix-signature': tamperSignature(headers['svix-signature']) }] as const,
+      400,
+      'bad_signature',
+      'svix-signature',
+    ],
+    [
+      'a missing svix-id',
+      (body: Buffer, headers: Record<string, string>) => [body, { ...headers, 'svix-id': undefined }] as const,
+      400,
+      'malformed',
+      'svix-id',
+    ],
+    [
+      'a missing svix-signature',
+      (body: Buffer, headers: Record<string, string>) => [body, { ...headers, 'svix-signature': undefined }] as const,
+      400,
+      'malformed',
+      'svix-signature',
+    ],
+    [
+      'a garbled svix-timestamp',
+      (body: Buffer, headers: Record<string, string>) => [body, { ...headers, 'svix-timestamp': 'yesterday' }] as const,
+      400,
+      'malformed',
+      'svix-timestamp',
+    ],
   ])('%s is rejected naming the svix header', async (_name, change, statusCode, result, header) => {
     const body = bench.bytes(responseCompleted('sent through Svix'));
     const signed = svixHeaders(body, bench.secret, bench.h.clock.seconds);
@@ -123,8 +150,14 @@ describe('v1a: Ed25519 signatures verified with a whpk_ public key', () => {
     for (let index = 0; index < body.length; index += 7) {
       expect(adapter.verify(headers, flipByte(body, index), keys, now)).toMatchObject({ ok: false, reason: 'bad_signature' });
     }
-    expect(adapter.verify({ ...headers, 'webhook-signature': tamperSignature(headers['webhook-signature']) }, body, keys, now)).toMatchObject({ ok: false, reason: 'bad_signature' });
-    expect(adapter.verify(new Ed25519Sender().headers(body, now, headers['webhook-id']), body, keys, now)).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(adapter.verify({ ...headers, 'webhook-signature': tamperSignature(headers['webhook-signature']) }, body, keys, now)).toMatchObject({
+      ok: false,
+      reason: 'bad_signature',
+    });
+    expect(adapter.verify(new Ed25519Sender().headers(body, now, headers['webhook-id']), body, keys, now)).toMatchObject({
+      ok: false,
+      reason: 'bad_signature',
+    });
     // The id and the timestamp are signed too.
     expect(adapter.verify({ ...headers, 'webhook-id': messageId() }, body, keys, now)).toMatchObject({ ok: false, reason: 'bad_signature' });
     expect(adapter.verify({ ...headers, 'webhook-timestamp': String(now - 1) }, body, keys, now)).toMatchObject({ ok: false, reason: 'bad_signature' });
@@ -154,7 +187,10 @@ describe('v1a: Ed25519 signatures verified with a whpk_ public key', () => {
     const config = await bench.h.addProvider(NAME, AdapterKind.STANDARD_WEBHOOKS, value);
     const body = bench.bytes(responseCompleted('signed, but the stored key is broken'));
 
-    expect(await bench.post(body, sender.headers(body, bench.h.clock.seconds), {}, bench.h.verifier({ providers: [config] }))).toEqual({ statusCode: 503, result: 'secret_unavailable' });
+    expect(await bench.post(body, sender.headers(body, bench.h.clock.seconds), {}, bench.h.verifier({ providers: [config] }))).toEqual({
+      statusCode: 503,
+      result: 'secret_unavailable',
+    });
     await bench.h.expectNothingAdmitted();
   });
 
@@ -180,9 +216,12 @@ describe('the event id is the signed webhook-id', () => {
     const altered = await bench.deliver(bench.bytes({ ...payload, type: 'response.failed' }), { retryOf: first.headers });
 
     expect([first, second, altered].map((answer) => answer.result)).toEqual(['accepted', 'accepted', 'quarantined']);
-    expect((await bench.h.inboxItems()).filter((item) => item.sk === 'delivery').map((item) => item.eventId).sort()).toEqual(
-      [first.headers['webhook-id'], second.headers['webhook-id']].sort(),
-    );
+    expect(
+      (await bench.h.inboxItems())
+        .filter((item) => item.sk === 'delivery')
+        .map((item) => item.eventId)
+        .sort(),
+    ).toEqual([first.headers['webhook-id'], second.headers['webhook-id']].sort());
     expect(bench.h.capture.metric(MetricName.QUARANTINED, NAME)).toBe(1);
   });
 
