@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { AdapterKind, Defaults, Env, HANDLER_NODE_MAJOR } from '../lib/contract';
+import { AdapterKind, Defaults, Env, HANDLER_NODE_MAJOR, providerRuntimeConfig } from '../lib/contract';
 import { bundleOptions, ROOT } from '../scripts/bundle-options';
 import { handlerEnvironments } from '../lib/handler-environment';
 import { median } from './stats';
@@ -59,13 +59,7 @@ function handlerEnvironment(name: HandlerName): Record<string, string> {
     resultsTable: 'bench-results',
     workQueueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-work',
     providers: [
-      {
-        name: 'answerline',
-        adapter: AdapterKind.ANSWERLINE,
-        secretId: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
-        tolerancePastSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
-        toleranceFutureSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
-      },
+      providerRuntimeConfig({ name: 'answerline', adapter: AdapterKind.ANSWERLINE, secretId: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench' }),
     ],
     maxBodyBytes: Defaults.MAX_BODY_BYTES,
     bodyBucket: 'bench-bodies',

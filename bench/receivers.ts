@@ -22,7 +22,7 @@ import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempo
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
-import { AdapterKind, Defaults, EffectEvent, ProviderRuntimeConfig } from '../lib/contract';
+import { AdapterKind, Defaults, EffectEvent, ProviderRuntimeConfig, providerRuntimeConfig } from '../lib/contract';
 import { createProcessor } from '../lambda/processor/processor';
 import { createReconciler } from '../lambda/reconciler/reconciler';
 import { adaptersFor } from '../lambda/shared/adapters';
@@ -123,13 +123,7 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
   await createTables(env.dynamodb(), names);
   const { secretId, parts } = await sharedParts(env, instruments, names, label);
   const { bus, logs } = parts;
-  const provider: ProviderRuntimeConfig = {
-    name: PROVIDER,
-    adapter: AdapterKind.ANSWERLINE,
-    secretId,
-    tolerancePastSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
-    toleranceFutureSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
-  };
+  const provider: ProviderRuntimeConfig = providerRuntimeConfig({ name: PROVIDER, adapter: AdapterKind.ANSWERLINE, secretId });
   const secretCache = (stage: string) =>
     new SecretCache(new SecretsManagerReader(instrument(env.secretsManager(), stage, instruments)), {
       ttlMs: Defaults.SECRET_CACHE_SECONDS * 1000,

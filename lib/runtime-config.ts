@@ -8,6 +8,7 @@ import {
   pollingProblems,
   PollingRuntimeConfig,
   ProviderRuntimeConfig,
+  providerRuntimeConfig,
 } from './contract';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProviderConfig } from './provider';
 
@@ -29,7 +30,7 @@ export function hmacRuntimeSettings(options: HmacProviderOptions): HmacRuntimeSe
 
 /** Problems with a provider's configuration, each naming the provider. */
 export function providerProblems(provider: WebhookProviderConfig): string[] {
-  const runtime = providerRuntimeConfig(provider, 'secret');
+  const runtime = providerRuntimeConfigOf(provider, 'secret');
   const problems = [
     ...(runtime.hmac ? hmacSchemeProblems(runtime.hmac).map((problem) => `hmac: ${problem}`) : []),
     ...(runtime.authoritativeRead ? authoritativeReadProblems(runtime.authoritativeRead).map((problem) => `authoritativeRead: ${problem}`) : []),
@@ -66,8 +67,8 @@ function seconds(duration: Duration | undefined): number | undefined {
 }
 
 /** What the handlers are told about a provider (serialized into their environment). */
-export function providerRuntimeConfig(provider: WebhookProviderConfig, secretId: string): ProviderRuntimeConfig {
-  return {
+export function providerRuntimeConfigOf(provider: WebhookProviderConfig, secretId: string): ProviderRuntimeConfig {
+  return providerRuntimeConfig({
     name: provider.name,
     adapter: provider.adapter,
     secretId,
@@ -84,5 +85,5 @@ export function providerRuntimeConfig(provider: WebhookProviderConfig, secretId:
           },
         }
       : {}),
-  };
+  });
 }

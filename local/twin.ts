@@ -16,7 +16,7 @@ import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secre
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { LocalOpsConfig } from '../lib/contract';
-import { AdapterKind, AuthoritativeReadSettings, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../lib/contract';
+import { AdapterKind, AuthoritativeReadSettings, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig, providerRuntimeConfig } from '../lib/contract';
 import { handlerEnvironments } from '../lib/handler-environment';
 import { startApiGateway } from './api-gateway';
 import { IamGateway, LocalCredentials } from './iam/gateway';
@@ -210,14 +210,14 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     for (const name of providerNames) {
       secrets[name] = options.secrets?.[name] ?? TWIN_PROVIDERS[name].secret();
       const { ARN } = await secretsClient.send(new CreateSecretCommand({ Name: `${INBOX_NAME}/${name}/signing-secret`, SecretString: secrets[name] }));
-      providers.push({
-        name,
-        adapter: TWIN_PROVIDERS[name].adapter,
-        secretId: ARN!,
-        tolerancePastSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
-        toleranceFutureSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
-        ...(options.authoritativeReads?.[name] ? { authoritativeRead: options.authoritativeReads[name] } : {}),
-      });
+      providers.push(
+        providerRuntimeConfig({
+          name,
+          adapter: TWIN_PROVIDERS[name].adapter,
+          secretId: ARN!,
+          ...(options.authoritativeReads?.[name] ? { authoritativeRead: options.authoritativeReads[name] } : {}),
+        }),
+      );
     }
     for (const [name, value] of Object.entries(options.extraSecrets ?? {})) {
       await secretsClient.send(new CreateSecretCommand({ Name: name, SecretString: value }));

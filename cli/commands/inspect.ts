@@ -1,6 +1,6 @@
 import { AttributeValue, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
-import { AdapterKind, InboxAttr as A, InboxItemKind, OpsConfig, ResultAttr as R } from '../../lib/contract';
+import { AdapterKind, InboxAttr as A, InboxItemKind, OpsConfig, providerRuntimeConfig, ResultAttr as R } from '../../lib/contract';
 import { inlineBodyOf } from '../../lambda/shared/inline-body';
 import { adaptersFor } from '../../lambda/shared/adapters';
 import { safeErrorText } from '../../lambda/shared/errors';
@@ -163,7 +163,7 @@ async function jobOf(
   if (!kind) return { note: `the adapter of provider ${row.provider} is not known to this CLI; job result not looked up` };
   let adapter;
   try {
-    adapter = adaptersFor([{ name: row.provider, adapter: kind, secretId: '-', tolerancePastSeconds: 0, toleranceFutureSeconds: 0 }]).get(row.provider)!;
+    adapter = adaptersFor([providerRuntimeConfig({ name: row.provider, adapter: kind, secretId: '-' })]).get(row.provider)!;
   } catch {
     // The generic HMAC adapter cannot be built without its scheme; it reports no jobs anyway.
     return {};

@@ -3,6 +3,8 @@
  * checks of it that run twice: at synth (the construct) and at cold start (the handlers).
  */
 
+import { Defaults } from './defaults';
+
 /** The placeholders of a task in a polling URL template (Answerline says task, Echonova job). */
 export const TASK_ID_PLACEHOLDERS = ['{taskId}', '{jobId}'] as const;
 
@@ -133,8 +135,25 @@ export interface ProviderRuntimeConfig {
   readonly authoritativeRead?: AuthoritativeReadSettings;
 }
 
+/** What names a provider's runtime configuration; everything else has its default. */
+export type ProviderRuntimeInput = Pick<ProviderRuntimeConfig, 'name' | 'adapter' | 'secretId'> & Partial<ProviderRuntimeConfig>;
+
 /**
- * The authoritative read (seed 004): before a delivery's result is exposed, the processor GETs
+ * A provider's runtime configuration, the defaults filled in (both tolerances, the grace of the
+ * previous secret): the one builder of it, for the construct, the local twin, the bench, the ops
+ * CLI and the tests alike.
+ */
+export function providerRuntimeConfig(input: ProviderRuntimeInput): ProviderRuntimeConfig {
+  return {
+    ...input,
+    tolerancePastSeconds: input.tolerancePastSeconds ?? Defaults.TIMESTAMP_TOLERANCE_SECONDS,
+    toleranceFutureSeconds: input.toleranceFutureSeconds ?? Defaults.TIMESTAMP_TOLERANCE_SECONDS,
+    previousSecretGraceSeconds: input.previousSecretGraceSeconds ?? Defaults.PREVIOUS_SECRET_GRACE_SECONDS,
+  };
+}
+
+/**
+ * The authoritative read (docs/providers/standard-webhooks.md#authoritative-read): before a delivery's result is exposed, the processor GETs
  * the provider's resource named by the delivery. 2xx: the resource travels in the effect.
  * 404/410: the resource is missing or expired; the row's outcome is `unavailable`, no effect is
  * sent and nothing is retried or generated again. Anything else is a failure, retried.

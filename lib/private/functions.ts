@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 import { BodyPrefix, Defaults, TableSchema } from '../contract';
 import { HandlerEnvironments, handlerEnvironments } from '../handler-environment';
 import type { WebhookProviderConfig } from '../provider';
-import { pollingRuntimeConfig, providerRuntimeConfig } from '../runtime-config';
+import { pollingRuntimeConfig, providerRuntimeConfigOf } from '../runtime-config';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
 import { grantObjects, grantSend, grantTableActions } from './grants';
 import { createHandlerFunction } from './handler-function';
@@ -66,7 +66,7 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     inboxTable: resources.inboxTable.tableName,
     resultsTable: resources.resultsTable.tableName,
     workQueueUrl: resources.workQueue.queueUrl,
-    providers: resources.providers.map((provider) => providerRuntimeConfig(provider, resources.secrets.get(provider.name)!.secretArn)),
+    providers: resources.providers.map((provider) => providerRuntimeConfigOf(provider, resources.secrets.get(provider.name)!.secretArn)),
     maxBodyBytes: settings.maxBodyBytes,
     bodyBucket: resources.bodyBucket?.bucketName,
     inlineBodyBytes: settings.inlineBodyBytes,

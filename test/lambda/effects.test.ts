@@ -410,7 +410,7 @@ describe('providers without job semantics: one effect per event', () => {
     expect(await h.row(`stripe#${id}`)).toMatchObject({ status: 'PROCESSED', outcome: 'event' });
   });
 
-  test('Echonova: job.completed is a job result, spending.* an event, job.started (quarantined at the edge) nothing', async () => {
+  test('Echonova: job.completed is a job result, spending.* an event, job.started (not final: answered at the edge, never stored) nothing', async () => {
     const jobId = `job_${randomUUID()}`;
     const started = JSON.stringify({ jobId, status: 'processing', createdAt: '2026-09-18T10:00:00.000Z' });
     const completed = JSON.stringify({ jobId, status: 'completed', createdAt: '2026-09-18T10:00:00.000Z', transcript: `transcript-${randomUUID()}` });
@@ -421,7 +421,7 @@ describe('providers without job semantics: one effect per event', () => {
     const startedAnswer = answerOf(
       await h.verifier({ providers: configs })(apiGatewayEvent(started, sign(started, 'job.started'), { path: '/hooks/echonova' })),
     );
-    expect(startedAnswer).toMatchObject({ statusCode: 200, result: 'quarantined' });
+    expect(startedAnswer).toMatchObject({ statusCode: 200, result: 'not_final' });
     await deliverAs('echonova', completed, sign(completed, 'job.completed'));
     await deliverAs('echonova', spending, sign(spending, 'spending.threshold'));
 

@@ -5,7 +5,7 @@
  */
 import { PutSecretValueCommand, UpdateSecretVersionStageCommand } from '@aws-sdk/client-secrets-manager';
 import type { SecretsManagerRotationEvent } from 'aws-lambda';
-import { AdapterKind, Defaults, Env, MetricName, RotatedSecretConfig } from '../../lib/contract';
+import { AdapterKind, Defaults, Env, MetricName, providerRuntimeConfig, RotatedSecretConfig } from '../../lib/contract';
 import { createRotator, isValidSecret, LambdaRegistrar, RotationError, rotatedSecretsFromEnv, SecretRegistration } from '../../lambda/rotator/rotator';
 import { decodeStandardWebhooksSecret } from '../../lambda/shared/standard-webhooks';
 import {
@@ -81,13 +81,13 @@ async function rotatedSecret(options: { format?: 'whsec' | 'text'; register?: bo
  * `rotated` (the register function each names bound to that ARN), through the IAM gateway.
  */
 function rotatorRole(rotated: RotatedSecretConfig[]): [structure: InboxStructure, local: LocalInbox] {
-  const providers = rotated.map((config) => ({
-    name: config.providerName,
-    adapter: config.format === 'whsec' ? AdapterKind.ANSWERLINE : AdapterKind.GITHUB,
-    secretId: config.secretId,
-    tolerancePastSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
-    toleranceFutureSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
-  }));
+  const providers = rotated.map((config) =>
+    providerRuntimeConfig({
+      name: config.providerName,
+      adapter: config.format === 'whsec' ? AdapterKind.ANSWERLINE : AdapterKind.GITHUB,
+      secretId: config.secretId,
+    }),
+  );
   const registerFunctionArn = rotated.find((config) => config.registerFunctionArn)?.registerFunctionArn;
   const unused = resourceNames('rotator-only');
   return [

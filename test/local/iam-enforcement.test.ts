@@ -11,7 +11,7 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { AdapterKind, Defaults, PollingDefaults, ProviderRuntimeConfig } from '../../lib/contract';
+import { AdapterKind, PollingDefaults, providerRuntimeConfig } from '../../lib/contract';
 import { EventBridgeStandIn } from '../../local/eventbridge-stand-in';
 import { IamGateway, LocalCredentials } from '../../local/iam/gateway';
 import { inboxBinding, registerInboxRoles } from '../../local/iam/inbox-roles';
@@ -82,13 +82,7 @@ beforeAll(async () => {
   eventBridge.createBus(BUS);
   lambdaStandIn.deploy(PROCESSING_FUNCTION, () => ({ ok: true }));
 
-  const provider: ProviderRuntimeConfig = {
-    name: 'answerline',
-    adapter: AdapterKind.ANSWERLINE,
-    secretId: signingSecretArn,
-    tolerancePastSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
-    toleranceFutureSeconds: Defaults.TIMESTAMP_TOLERANCE_SECONDS,
-  };
+  const provider = providerRuntimeConfig({ name: 'answerline', adapter: AdapterKind.ANSWERLINE, secretId: signingSecretArn });
   const synthesized = synthesizeInbox({
     account: LOCAL_ACCOUNT,
     region: LOCAL_REGION,

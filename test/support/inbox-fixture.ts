@@ -31,6 +31,7 @@ import {
   PollingDefaults,
   PollingRuntimeConfig,
   ProviderRuntimeConfig,
+  providerRuntimeConfig,
 } from '../../lib/contract';
 import { inlineBodyOf } from '../../lambda/shared/inline-body';
 import { createProcessor, EffectsConfig, ProcessorDependencies } from '../../lambda/processor/processor';
@@ -495,13 +496,7 @@ export class InboxHarness {
   }
 
   providerConfig(secretId: string = this.secret.id): ProviderRuntimeConfig {
-    return {
-      name: PROVIDER,
-      adapter: AdapterKind.ANSWERLINE,
-      secretId,
-      tolerancePastSeconds: TOLERANCE_SECONDS,
-      toleranceFutureSeconds: TOLERANCE_SECONDS,
-    };
+    return providerRuntimeConfig({ name: PROVIDER, adapter: AdapterKind.ANSWERLINE, secretId });
   }
 
   /** A secret cache on the clock; the reader reads as the verifier by default. */
@@ -577,7 +572,7 @@ export class InboxHarness {
   async addProvider(name: string, adapter: string, secret: string, overrides: Partial<ProviderRuntimeConfig> = {}): Promise<ProviderRuntimeConfig> {
     const { id } = await this.secrets.create(secret);
     this.markSensitive(secret);
-    return { name, adapter, secretId: id, tolerancePastSeconds: TOLERANCE_SECONDS, toleranceFutureSeconds: TOLERANCE_SECONDS, ...overrides };
+    return providerRuntimeConfig({ name, adapter, secretId: id, ...overrides });
   }
 
   /** A verifier serving the Answerline provider, or the `providers` given. */

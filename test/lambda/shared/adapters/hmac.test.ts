@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { AdapterKind, HmacRuntimeSettings, ProviderRuntimeConfig } from '../../../../lib/contract';
+import { AdapterKind, HmacRuntimeSettings, providerRuntimeConfig, ProviderRuntimeConfig } from '../../../../lib/contract';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding } from '../../../../lib/provider';
 import { hmacRuntimeSettings } from '../../../../lib/runtime-config';
 import { adaptersFor } from '../../../../lambda/shared/adapters';
@@ -9,7 +9,7 @@ import { flipByte, HeaderMap, hmacText, signedContent, tamperSignature, textSecr
 
 /** The runtime config the construct derives from `hmac()` provider options. */
 function hmacConfig(options: HmacProviderOptions, name = 'hmac'): ProviderRuntimeConfig {
-  return { name, adapter: AdapterKind.HMAC, secretId: 'unused', tolerancePastSeconds: 300, toleranceFutureSeconds: 300, hmac: hmacRuntimeSettings(options) };
+  return providerRuntimeConfig({ name, adapter: AdapterKind.HMAC, secretId: 'unused', hmac: hmacRuntimeSettings(options) });
 }
 
 const NOW = 1_789_000_000;
