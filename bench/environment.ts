@@ -10,7 +10,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import type { LineWriter } from '../lambda/shared/telemetry';
+import type { LineWriter } from '../lambda/shared/runtime/telemetry';
 import { EventBridgeStandIn } from '../local/eventbridge-stand-in';
 import { SecretsManagerStandIn } from '../local/secrets-manager-stand-in';
 import { LOCAL_AWS } from '../local/twin';

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { PutItemCommand, PutItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SendMessageCommandInput } from '@aws-sdk/client-sqs';
-import { encodeWorkMessage } from '../lambda/shared/work-queue';
+import { encodeWorkMessage } from '../lambda/shared/stores/work-queue';
 import { RequestCounter } from './counting';
 import { BenchEnvironment, deliveryBody, signedDeliveryEvent } from './environment';
 import { buildOurReceiver, buildPowertoolsReceiver, Receiver, Stage } from './receivers';

@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { encodeWorkMessage } from '../lambda/shared/work-queue';
+import { encodeWorkMessage } from '../lambda/shared/stores/work-queue';
 import { drain } from '../local/sqs-event-source';
 import { BenchEnvironment, deliveryBody, signedDeliveryEvent } from './environment';
 import { Receiver } from './receivers';

@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { hideSdkNodeVersionWarning } from '../lambda/shared/node-warnings';
+import { hideSdkNodeVersionWarning } from '../lambda/shared/runtime/node-warnings';
 import { BenchOptions, DEFAULT_OPTIONS, QUICK_OPTIONS, runBench } from './bench';
 import { BenchEnvironment } from './environment';
 import { renderMarkdown } from './report';

@@ -1,6 +1,6 @@
 /**
  * Signature verification against the reference libraries, on 1 KiB, 64 KiB and 1 MiB bodies:
- * our check (lambda/shared/standard-webhooks.ts, `verifyStandardWebhooks`) beside
+ * our check (lambda/shared/signatures/standard-webhooks.ts, `verifyStandardWebhooks`) beside
  * `standardwebhooks` (`Webhook.verify`) and `svix` (`Webhook.verify`), all verifying the same
  * signed delivery, all handed the body as a handler receives it (a string: ours converts it to
  * the bytes it verifies inside the timed call).
@@ -18,8 +18,8 @@ import { performance } from 'node:perf_hooks';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { Defaults } from '../lib/contract';
-import { SigningKey } from '../lambda/shared/signing-key';
-import { decodeStandardWebhooksSecret, verifyStandardWebhooks } from '../lambda/shared/standard-webhooks';
+import { SigningKey } from '../lambda/shared/signatures/signing-key';
+import { decodeStandardWebhooksSecret, verifyStandardWebhooks } from '../lambda/shared/signatures/standard-webhooks';
 import { signedHeaders } from './environment';
 import { median } from './stats';
 

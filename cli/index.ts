@@ -3,7 +3,7 @@
  * assets/cli/webhook-inbox.js and published as the package's `bin`.
  */
 import { run } from './main';
-import { hideSdkNodeVersionWarning } from '../lambda/shared/node-warnings';
+import { hideSdkNodeVersionWarning } from '../lambda/shared/runtime/node-warnings';
 
 export type { LocalOpsConfig, OpsEndpoints } from './config';
 

@@ -15,7 +15,7 @@ import { replayEvent, replayRange } from './commands/replay';
 import { status } from './commands/status';
 import { parseEventRef } from './commands/common';
 import { loadConfigFile, OpsEndpoints, selectOpsConfig, stackOutputs } from './config';
-import { safeErrorText } from '../lambda/shared/errors';
+import { safeErrorText } from '../lambda/shared/runtime/errors';
 import { ExitCode, OpsError, UsageError } from './errors';
 import { formatInspect, formatQuarantine, formatReconcile, formatRedrive, formatReplay, formatStatus } from './format';
 

@@ -28,8 +28,8 @@
  */
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { AnswerlineLifecycle, Defaults, Env } from '../lib/contract';
-import { isConditionalCheckFailed } from '../lambda/shared/errors';
-import { recordSubmissionInput, submissionKey, submissionProblems } from '../lambda/shared/submission-store';
+import { isConditionalCheckFailed } from '../lambda/shared/runtime/errors';
+import { recordSubmissionInput, submissionKey, submissionProblems } from '../lambda/shared/stores/submission-store';
 
 export interface SubmissionLedgerOptions {
   readonly client: DynamoDBClient;
@@ -42,7 +42,7 @@ export interface SubmissionLedgerOptions {
    * @default - `defaultHorizonSeconds` for every provider
    */
   readonly horizonSeconds?: Readonly<Record<string, number>>;
-  /** @default AnswerlineLifecycle.HORIZON_SECONDS (17,280 s) */
+  /** @default AnswerlineLifecycle.HORIZON_SECONDS (17,405 s) */
   readonly defaultHorizonSeconds?: number;
   /** How long a record is kept (its TTL), in seconds; longer than any horizon. @default 30 days */
   readonly retentionSeconds?: number;

@@ -37,7 +37,7 @@ export interface ProviderPolling {
 
   /**
    * How long after submission a task without a delivery is polled (and, still without a result, overdue).
-   * @default - Answerline: 4 h 48 min (4 h queue + 5 min run + 43 min of delivery retries); Echonova: 1 hour
+   * @default - Answerline: 4 h 50 min 5 s (4 h queue + 5 min run + 45 min 5 s of delivery retries at worst); Echonova: 1 hour
    */
   readonly horizon?: Duration;
 

@@ -7,7 +7,7 @@
 import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { hideSdkNodeVersionWarning } from '../lambda/shared/node-warnings';
+import { hideSdkNodeVersionWarning } from '../lambda/shared/runtime/node-warnings';
 import { formatReport } from './chaos/auditor';
 import { runChaos } from './chaos/run';
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { scanItems } from '../lambda/shared/dynamo';
+import { scanItems } from '../lambda/shared/stores/dynamo';
 import { echonovaHeaders, standardWebhooksHeaders, unixSeconds } from './providers/signing';
 import { LOCAL_AWS, Twin } from './twin';
 

@@ -1,7 +1,7 @@
 /**
  * A FAKE of Echonova's job endpoint, for the tests and the local twin: `GET /v1/jobs/{jobId}`
  * with a Bearer API key. Echonova's documentation names no job URL and no job resource, so this serves what the
- * reconciler's Echonova client assumes (see `lambda/shared/polling/echonova-api.ts`): a JSON
+ * reconciler's Echonova client assumes (see `lambda/shared/providers/echonova/job-api.ts`): a JSON
  * object with `jobId`, `status` (queued | processing | completed | failed), `createdAt` and, once
  * final, the result or the error. Unknown jobs answer 404; 429 and other failures can be injected.
  */

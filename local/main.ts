@@ -4,7 +4,7 @@
  * until interrupted (or exits after the demo with `--once`).
  */
 import { parseArgs } from 'node:util';
-import { hideSdkNodeVersionWarning } from '../lambda/shared/node-warnings';
+import { hideSdkNodeVersionWarning } from '../lambda/shared/runtime/node-warnings';
 import { formatSummary, runDemo } from './demo';
 import { LOCAL_AWS, startTwin, TWIN_PROVIDERS } from './twin';
 

@@ -1,11 +1,11 @@
 import { AttributeValue, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { AdapterKind, InboxAttr as A, InboxItemKind, OpsConfig, providerRuntimeConfig, ResultAttr as R } from '../../lib/contract';
-import { inlineBodyOf } from '../../lambda/shared/inline-body';
-import { adaptersFor } from '../../lambda/shared/adapters';
-import { safeErrorText } from '../../lambda/shared/errors';
-import { S3BodyStore } from '../../lambda/shared/body-store';
-import { resultKey } from '../../lambda/shared/results-store';
+import { inlineBodyOf } from '../../lambda/shared/stores/inline-body';
+import { adaptersFor } from '../../lambda/shared/providers/registry';
+import { safeErrorText } from '../../lambda/shared/runtime/errors';
+import { S3BodyStore } from '../../lambda/shared/stores/body-store';
+import { resultKey } from '../../lambda/shared/stores/results-store';
 import { OpsClients } from '../clients';
 import { OpsError } from '../errors';
 import { EventRef, iso, numberAttr } from './common';

@@ -1,6 +1,6 @@
 import { InboxAttr as A, InboxItemKind, OpsConfig } from '../../lib/contract';
 import { OpsClients } from '../clients';
-import { scanAll } from '../../lambda/shared/dynamo';
+import { scanAll } from '../../lambda/shared/stores/dynamo';
 import { InspectedCopy, quarantinedCopy } from './inspect';
 
 export interface QuarantineEntry extends InspectedCopy {

@@ -1,7 +1,7 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { OpsConfig } from '../../lib/contract';
-import { DynamoDbInboxStore } from '../../lambda/shared/inbox-store';
-import { decodeWorkMessage } from '../../lambda/shared/work-queue';
+import { DynamoDbInboxStore } from '../../lambda/shared/stores/inbox-store';
+import { decodeWorkMessage } from '../../lambda/shared/stores/work-queue';
 import { OpsClients } from '../clients';
 import { OpsError } from '../errors';
 

@@ -1,8 +1,8 @@
 import { InboxAttr as A, InboxItemKind, OpsConfig } from '../../lib/contract';
-import { DynamoDbInboxStore } from '../../lambda/shared/inbox-store';
-import { SqsWorkQueue } from '../../lambda/shared/work-queue';
+import { DynamoDbInboxStore } from '../../lambda/shared/stores/inbox-store';
+import { SqsWorkQueue } from '../../lambda/shared/stores/work-queue';
 import { OpsClients } from '../clients';
-import { scanAll } from '../../lambda/shared/dynamo';
+import { scanAll } from '../../lambda/shared/stores/dynamo';
 import { EventRef } from './common';
 
 /**

@@ -1,14 +1,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Defaults, Env } from '../../lib/contract';
-import { adaptersFor } from '../shared/adapters';
-import { resourceReadersFor } from '../shared/authoritative-read';
-import { bodyStoreFromEnv } from '../shared/body-store';
-import { integerEnv, providersFromEnv, requiredEnv } from '../shared/config';
-import { effectSinkFromEnv } from '../shared/effect-sinks';
-import { DynamoDbInboxStore } from '../shared/inbox-store';
-import { DynamoDbResultsStore } from '../shared/results-store';
-import { secretCacheFromEnv } from '../shared/secrets';
-import { Telemetry } from '../shared/telemetry';
+import { adaptersFor } from '../shared/providers/registry';
+import { resourceReadersFor } from '../shared/providers/authoritative-read';
+import { bodyStoreFromEnv } from '../shared/stores/body-store';
+import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
+import { effectSinkFromEnv } from '../shared/effects/sinks';
+import { DynamoDbInboxStore } from '../shared/stores/inbox-store';
+import { DynamoDbResultsStore } from '../shared/stores/results-store';
+import { secretCacheFromEnv } from '../shared/signatures/secrets';
+import { Telemetry } from '../shared/runtime/telemetry';
 import { createProcessor } from './processor';
 
 const env = process.env;

@@ -1,16 +1,16 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { MetricName, RowOutcome } from '../../lib/contract';
-import { JobObservation, ProviderAdapter } from '../shared/adapters';
-import { ResourceReader } from '../shared/authoritative-read';
-import { BodyStore, responseObjectKey } from '../shared/body-store';
-import { logReference, sha256Hex } from '../shared/digest';
-import { DispatchOutcome, EffectSink } from '../shared/effect-sinks';
-import { Effect, EffectAssembler, effectContent } from '../shared/effects';
-import { ConfigurationError, SafeError, safeErrorText } from '../shared/errors';
-import { BodyLocation, InboxStore, splitKey, StoredDelivery } from '../shared/inbox-store';
-import { OfferOutcome, ResultsStore } from '../shared/results-store';
-import { LogFields, Telemetry } from '../shared/telemetry';
-import { decodeWorkMessage } from '../shared/work-queue';
+import { JobObservation, ProviderAdapter } from '../shared/providers/adapter';
+import { ResourceReader } from '../shared/providers/authoritative-read';
+import { BodyStore, responseObjectKey } from '../shared/stores/body-store';
+import { logReference, sha256Hex } from '../shared/runtime/digest';
+import { DispatchOutcome, EffectSink } from '../shared/effects/sinks';
+import { Effect, EffectAssembler, effectContent } from '../shared/effects/assembler';
+import { ConfigurationError, SafeError, safeErrorText } from '../shared/runtime/errors';
+import { BodyLocation, InboxStore, splitKey, StoredDelivery } from '../shared/stores/inbox-store';
+import { OfferOutcome, ResultsStore } from '../shared/stores/results-store';
+import { LogFields, Telemetry } from '../shared/runtime/telemetry';
+import { decodeWorkMessage } from '../shared/stores/work-queue';
 
 /** Where effects go, and what they are built with. */
 export interface EffectsConfig {

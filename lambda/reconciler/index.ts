@@ -1,14 +1,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Defaults, Env } from '../../lib/contract';
-import { bodyStoreFromEnv } from '../shared/body-store';
-import { integerEnv, providersFromEnv, requiredEnv } from '../shared/config';
-import { DynamoDbInboxStore } from '../shared/inbox-store';
-import { ledgerProvidersFor, pollingFromEnv } from '../shared/polling';
-import { secretCacheFromEnv } from '../shared/secrets';
-import { DynamoDbSubmissionStore } from '../shared/submission-store';
-import { Telemetry } from '../shared/telemetry';
-import { SqsWorkQueue } from '../shared/work-queue';
+import { bodyStoreFromEnv } from '../shared/stores/body-store';
+import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
+import { DynamoDbInboxStore } from '../shared/stores/inbox-store';
+import { ledgerProvidersFor, pollingFromEnv } from '../shared/providers/polling';
+import { secretCacheFromEnv } from '../shared/signatures/secrets';
+import { DynamoDbSubmissionStore } from '../shared/stores/submission-store';
+import { Telemetry } from '../shared/runtime/telemetry';
+import { SqsWorkQueue } from '../shared/stores/work-queue';
 import { createReconciler } from './reconciler';
 
 const env = process.env;

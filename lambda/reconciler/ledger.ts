@@ -1,12 +1,13 @@
 import { MetricName, PollingDefaults, SubmissionState } from '../../lib/contract';
 import { admitDelivery } from '../shared/admission';
-import { BodyStore } from '../shared/body-store';
-import { logReference, sha256Hex } from '../shared/digest';
-import { deliveryKey, InboxStore } from '../shared/inbox-store';
-import { LEDGER_ONLY_PROVIDER, LedgerProvider, PollResult } from '../shared/polling';
-import { splitKey, Submission, SubmissionStateName, SubmissionStore } from '../shared/submission-store';
-import { Telemetry } from '../shared/telemetry';
-import { WorkQueue } from '../shared/work-queue';
+import { BodyStore } from '../shared/stores/body-store';
+import { logReference, sha256Hex } from '../shared/runtime/digest';
+import { deliveryKey, InboxStore } from '../shared/stores/inbox-store';
+import { LEDGER_ONLY_PROVIDER, LedgerProvider } from '../shared/providers/polling';
+import { PollResult } from '../shared/providers/provider-api';
+import { splitKey, Submission, SubmissionStateName, SubmissionStore } from '../shared/stores/submission-store';
+import { Telemetry } from '../shared/runtime/telemetry';
+import { WorkQueue } from '../shared/stores/work-queue';
 
 export interface LedgerDependencies {
   readonly submissions: SubmissionStore;

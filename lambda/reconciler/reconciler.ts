@@ -1,7 +1,7 @@
 import { MetricName } from '../../lib/contract';
-import { InboxStore } from '../shared/inbox-store';
-import { Telemetry } from '../shared/telemetry';
-import { WorkQueue } from '../shared/work-queue';
+import { InboxStore } from '../shared/stores/inbox-store';
+import { Telemetry } from '../shared/runtime/telemetry';
+import { WorkQueue } from '../shared/stores/work-queue';
 import { LedgerDependencies, LedgerReport, reconcileLedger } from './ledger';
 
 export interface ReconcilerDependencies {

@@ -1,8 +1,8 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { Env } from '../../lib/contract';
-import { requiredEnv } from '../shared/config';
-import { Telemetry } from '../shared/telemetry';
+import { requiredEnv } from '../shared/runtime/config';
+import { Telemetry } from '../shared/runtime/telemetry';
 import { createRotator, LambdaRegistrar, rotatedSecretsFromEnv } from './rotator';
 
 const env = process.env;

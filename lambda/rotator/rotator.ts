@@ -10,11 +10,11 @@ import {
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { SecretsManagerRotationEvent } from 'aws-lambda';
 import { Env, RotatedSecretConfig } from '../../lib/contract';
-import { requiredEnv } from '../shared/config';
-import { ConfigurationError, errorName, functionErrorType, SafeError, safeErrorFields } from '../shared/errors';
-import { SecretStage } from '../shared/secrets';
-import { decodeStandardWebhooksSecret } from '../shared/standard-webhooks';
-import { Telemetry } from '../shared/telemetry';
+import { requiredEnv } from '../shared/runtime/config';
+import { ConfigurationError, errorName, functionErrorType, SafeError, safeErrorFields } from '../shared/runtime/errors';
+import { SecretStage } from '../shared/signatures/secrets';
+import { decodeStandardWebhooksSecret } from '../shared/signatures/standard-webhooks';
+import { Telemetry } from '../shared/runtime/telemetry';
 
 /** What the register function receives in the setSecret step (JSON). */
 export interface SecretRegistration {

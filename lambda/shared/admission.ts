@@ -6,9 +6,9 @@
  * the enqueue of a new row. The enqueue is best effort: the row is durable and pending, and the
  * reconciler's sweep enqueues it again if this one fails.
  */
-import { BodyStore, placeBody } from './body-store';
-import { BodyLocation, deliveryKey, InboxStore, OriginalRow } from './inbox-store';
-import { WorkQueue } from './work-queue';
+import { BodyStore, placeBody } from './stores/body-store';
+import { BodyLocation, deliveryKey, InboxStore, OriginalRow } from './stores/inbox-store';
+import { WorkQueue } from './stores/work-queue';
 
 export interface AdmissionStores {
   readonly inbox: InboxStore;

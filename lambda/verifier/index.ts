@@ -1,13 +1,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Defaults, Env } from '../../lib/contract';
-import { adaptersFor } from '../shared/adapters';
-import { bodyStoreFromEnv } from '../shared/body-store';
-import { integerEnv, providersFromEnv, requiredEnv } from '../shared/config';
-import { DynamoDbInboxStore } from '../shared/inbox-store';
-import { secretCacheFromEnv } from '../shared/secrets';
-import { Telemetry } from '../shared/telemetry';
-import { SqsWorkQueue } from '../shared/work-queue';
+import { adaptersFor } from '../shared/providers/registry';
+import { bodyStoreFromEnv } from '../shared/stores/body-store';
+import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
+import { DynamoDbInboxStore } from '../shared/stores/inbox-store';
+import { secretCacheFromEnv } from '../shared/signatures/secrets';
+import { Telemetry } from '../shared/runtime/telemetry';
+import { SqsWorkQueue } from '../shared/stores/work-queue';
 import { createVerifier } from './verifier';
 
 const env = process.env;

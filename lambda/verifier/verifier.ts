@@ -1,16 +1,16 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { MetricName } from '../../lib/contract';
-import { ProviderAdapter } from '../shared/adapters';
-import { logReference, sha256Hex } from '../shared/digest';
-import { parseApiGatewayEvent, Reason, respond } from '../shared/http';
+import { ProviderAdapter } from '../shared/providers/adapter';
+import { logReference, sha256Hex } from '../shared/runtime/digest';
+import { parseApiGatewayEvent, Reason, respond } from '../shared/runtime/http';
 import { admitDelivery, AdmissionResult, placement } from '../shared/admission';
-import { BodyStore } from '../shared/body-store';
-import { safeErrorFields } from '../shared/errors';
-import { deliveryKey, InboxStore } from '../shared/inbox-store';
-import { SecretCache, SecretStage, SecretVersion, usableVersions } from '../shared/secrets';
-import { Verdict } from '../shared/signing-key';
-import { LogFields, Telemetry } from '../shared/telemetry';
-import { WorkQueue } from '../shared/work-queue';
+import { BodyStore } from '../shared/stores/body-store';
+import { safeErrorFields } from '../shared/runtime/errors';
+import { deliveryKey, InboxStore } from '../shared/stores/inbox-store';
+import { SecretCache, SecretStage, SecretVersion, usableVersions } from '../shared/signatures/secrets';
+import { Verdict } from '../shared/signatures/signing-key';
+import { LogFields, Telemetry } from '../shared/runtime/telemetry';
+import { WorkQueue } from '../shared/stores/work-queue';
 
 export interface VerifierDependencies {
   readonly adapters: ReadonlyMap<string, ProviderAdapter>;

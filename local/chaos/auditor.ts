@@ -19,7 +19,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MetricName } from '../../lib/contract';
-import { logReference } from '../../lambda/shared/digest';
+import { logReference } from '../../lambda/shared/runtime/digest';
 import type { AnswerlineTask } from '../providers/answerline';
 import type { EchonovaJob, EchonovaWebhook } from '../providers/echonova';
 import { DeliveryRecord, isSuccess } from '../providers/sender';

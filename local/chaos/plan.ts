@@ -49,7 +49,7 @@ export function chaosProfile(speed = 1, ratePerSecond?: number): ChaosProfile {
     reconcileEverySeconds: speed >= 2 ? 1 : 2,
     maxReceiveCount: 3,
     polling: {
-      // Answerline: five minutes of run and ~43 minutes of delivery retries after the start (the
+      // Answerline: five minutes of run and 45 minutes of delivery retries after the start (the
       // four hours of queueing are not simulated: tasks start at once).
       answerline: {
         horizon: Math.ceil((ANSWERLINE_RUN_MS + ANSWERLINE_RETRY_WINDOW_MS) / factors.answerline / 1000) + 1,

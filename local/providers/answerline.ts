@@ -14,6 +14,7 @@
  *
  * For the local twin's fault-injection run; its records are what the auditor trusts.
  */
+import { AnswerlineDelivery, AnswerlineLifecycle, attemptsOf } from '../../lib/contract';
 import { FakeAnswerlineApi } from '../fake-answerline-api';
 import { Random } from './random';
 import { DeliveryRecord, providerSender, RetryingSender, RetrySchedule, SignedRequest, SimulatedProviderOptions } from './sender';
@@ -22,15 +23,15 @@ import { standardWebhooksHeaders, unixSeconds } from './signing';
 export const ANSWERLINE = 'answerline';
 
 export const ANSWERLINE_SCHEDULE: RetrySchedule = {
-  maxAttempts: 10,
-  waitBeforeMs: (attempt, random) => 5_000 * 2 ** (attempt - 2) * (1 - random.next() * 0.5),
-  timeoutMs: 15_000,
+  maxAttempts: attemptsOf(AnswerlineDelivery),
+  waitBeforeMs: (attempt, random) => AnswerlineDelivery.maxWaitsSeconds[attempt - 2] * 1000 * (1 - random.next() * 0.5),
+  timeoutMs: AnswerlineDelivery.attemptTimeoutSeconds * 1000,
 };
 
-/** The longest a delivery can keep retrying, provider time: 5 s × (2⁹ − 1). */
-export const ANSWERLINE_RETRY_WINDOW_MS = 5_000 * (2 ** 9 - 1);
-/** A task's run after its start (docs/providers/answerline.md: five minutes from first start to finish). */
-export const ANSWERLINE_RUN_MS = 5 * 60_000;
+/** The longest a delivery can keep retrying, provider time: first attempt to last answer. */
+export const ANSWERLINE_RETRY_WINDOW_MS = AnswerlineLifecycle.DELIVERY_RETRY_SECONDS * 1000;
+/** A task's run after its start: five minutes from first start to finish. */
+export const ANSWERLINE_RUN_MS = AnswerlineLifecycle.RUN_SECONDS * 1000;
 
 export type AnswerlineStatus = 'QUEUED' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
 

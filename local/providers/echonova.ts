@@ -12,6 +12,7 @@
  *
  * For the local twin's fault-injection run; its records are what the auditor trusts.
  */
+import { ECHONOVA_DISABLE_AFTER_FAILURES, EchonovaDelivery, attemptsOf, retryWindowSeconds } from '../../lib/contract';
 import { FakeEchonovaApi } from '../fake-echonova-api';
 import { Random } from './random';
 import { DeliveryRecord, providerSender, RetryingSender, RetrySchedule, SignedRequest, SimulatedProviderOptions } from './sender';
@@ -28,15 +29,13 @@ export function echonovaJobEventKey(jobId: string): string {
 }
 
 export const ECHONOVA_SCHEDULE: RetrySchedule = {
-  maxAttempts: 3,
-  waitBeforeMs: (attempt) => 5_000 * 2 ** (attempt - 2),
-  timeoutMs: 10_000,
+  maxAttempts: attemptsOf(EchonovaDelivery),
+  waitBeforeMs: (attempt) => EchonovaDelivery.maxWaitsSeconds[attempt - 2] * 1000,
+  timeoutMs: EchonovaDelivery.attemptTimeoutSeconds * 1000,
 };
 
 /** The last attempt ends about 45 s after the first began, at worst (provider time). */
-export const ECHONOVA_RETRY_WINDOW_MS = 45_000;
-/** Consecutive failed deliveries that disable a webhook. */
-export const ECHONOVA_DISABLE_AFTER = 5;
+export const ECHONOVA_RETRY_WINDOW_MS = retryWindowSeconds(EchonovaDelivery) * 1000;
 
 export type EchonovaStatus = 'queued' | 'processing' | 'completed' | 'failed';
 
@@ -142,7 +141,7 @@ export class SimulatedEchonova {
       this.webhook.consecutiveFailures = 0;
     } else if (delivery.state === 'dead') {
       this.webhook.consecutiveFailures += 1;
-      if (this.webhook.enabled && this.webhook.consecutiveFailures >= ECHONOVA_DISABLE_AFTER) {
+      if (this.webhook.enabled && this.webhook.consecutiveFailures >= ECHONOVA_DISABLE_AFTER_FAILURES) {
         this.webhook.enabled = false;
         this.webhook.disabledAt.push(Date.now());
       }

@@ -8,11 +8,12 @@
  * - each attempt is signed anew with its own timestamp (`v1,` base64 HMAC-SHA256 of
  *   `id.timestamp.body`);
  * - the long schedule: retries for up to about 72 hours (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h,
- *   20 h, 24 h, each with up to 10 % jitter), 15 s timeout. There is no polling API for events:
+ *   20 h, 24 h, each shortened by up to 10 % of jitter), 15 s timeout. There is no polling API for events:
  *   the long window is the recovery path.
  *
  * For the local twin's fault-injection run; its records are what the auditor trusts.
  */
+import { attemptsOf, StandardWebhooksDelivery } from '../../lib/contract';
 import { FakeResponsesApi } from '../fake-responses-api';
 import { Random } from './random';
 import { DeliveryRecord, providerSender, RetryingSender, RetrySchedule, SignedRequest, SimulatedProviderOptions } from './sender';
@@ -20,16 +21,12 @@ import { standardWebhooksHeaders, unixSeconds } from './signing';
 
 export const STANDARD_WEBHOOKS = 'standard-webhooks';
 
-const WAITS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000, 72_000_000, 86_400_000];
-
 export const STANDARD_WEBHOOKS_SCHEDULE: RetrySchedule = {
-  maxAttempts: WAITS_MS.length + 1,
-  waitBeforeMs: (attempt, random) => WAITS_MS[attempt - 2] * (1 + random.next() * 0.1),
-  timeoutMs: 15_000,
+  maxAttempts: attemptsOf(StandardWebhooksDelivery),
+  // The schedule's waits are the longest; jitter only shortens them, so the window holds.
+  waitBeforeMs: (attempt, random) => StandardWebhooksDelivery.maxWaitsSeconds[attempt - 2] * 1000 * (1 - random.next() * 0.1),
+  timeoutMs: StandardWebhooksDelivery.attemptTimeoutSeconds * 1000,
 };
-
-/** About 72 hours, provider time. */
-export const STANDARD_WEBHOOKS_RETRY_WINDOW_MS = WAITS_MS.reduce((sum, wait) => sum + wait, 0);
 
 export interface StandardWebhooksEvent {
   /** `webhook-id`: the stable event id. */

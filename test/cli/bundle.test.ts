@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { encodeWorkMessage } from '../../lambda/shared/work-queue';
+import { encodeWorkMessage } from '../../lambda/shared/stores/work-queue';
 import { LocalOpsConfig } from '../../cli/config';
 import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
 import { answerlineBody, InboxHarness, keyOf, SecretsFixture } from '../support/inbox-fixture';

@@ -29,9 +29,9 @@ import * as fc from 'fast-check';
 import { AdapterKind, Defaults, InboxItemKind, ProviderRuntimeConfig } from '../../lib/contract';
 import { HmacAlgorithm, SecretEncoding, SignatureEncoding } from '../../lib/provider';
 import { hmacRuntimeSettings } from '../../lib/runtime-config';
-import { logReference } from '../../lambda/shared/digest';
-import { HTTP_STATUS, Reason } from '../../lambda/shared/http';
-import { deliveryKey } from '../../lambda/shared/inbox-store';
+import { logReference } from '../../lambda/shared/runtime/digest';
+import { HTTP_STATUS, Reason } from '../../lambda/shared/runtime/http';
+import { deliveryKey } from '../../lambda/shared/stores/inbox-store';
 import { createBodyBucket } from '../../local/provision';
 import { apiGatewayEvent, InboxHarness, Item, LogRecord, newSigningSecret, SecretsFixture, sha256Hex, TOLERANCE_SECONDS } from '../support/inbox-fixture';
 import { fixtureGateway } from '../support/iam-fixture';
@@ -914,20 +914,20 @@ export const BOUNDARY_PLANS: readonly FuzzPlan[] = [
  * - A header value that is not a string (a direct invocation's `null`; here `user-agent`, the
  *   fifth header of the event) was kept by parseApiGatewayEvent, and the row's metadata then
  *   called `.slice` on it: 500 internal_error for a validly signed delivery. Fixed in
- *   lambda/shared/http.ts: only string header values are headers.
+ *   lambda/shared/runtime/http.ts: only string header values are headers.
  * - A body that is not a string (a direct invocation's number) made Buffer.byteLength throw:
- *   500 internal_error. Fixed in lambda/shared/http.ts: only a string is a body.
+ *   500 internal_error. Fixed in lambda/shared/runtime/http.ts: only a string is a body.
  * - An Echonova spending.* body naming a 3,000-character billing cycle: the cycle is part of the
  *   event id, the key passed DynamoDB's 2,048-byte limit, and a validly signed delivery was
  *   answered 503 store_error, retried until Echonova disables the webhook. Fixed in
- *   lambda/shared/adapters/echonova.ts: a cycle over 64 bytes is malformed (400).
+ *   lambda/shared/providers/echonova/adapter.ts: a cycle over 64 bytes is malformed (400).
  * The last four pin down rules rather than crashes: an Echonova job replayed under another event
  * header is quarantined under its job, a spending event without a cycle retried is a duplicate,
  * an Answerline task that is not final is acknowledged and not stored.
  */
 export const REGRESSION_PLANS: readonly FuzzPlan[] = [
   // An event id with U+FFFF / U+FFFE: SQS refused the work message, so the accepted row was never
-  // enqueued. Fixed in lambda/shared/work-queue.ts: non-ASCII is escaped in the message.
+  // enqueued. Fixed in lambda/shared/stores/work-queue.ts: non-ASCII is escaped in the message.
   deliveryPlan('openai', { id: { kind: 'unicode', suffix: '\uffff' } }),
   deliveryPlan('stripe', { id: { kind: 'unicode', suffix: '\ufffe' } }),
   deliveryPlan('answerline', { mutations: [{ kind: 'header', role: 'any', index: 4, op: { kind: 'null' } }] }),

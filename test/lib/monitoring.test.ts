@@ -9,7 +9,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { InboxAlarm, WebhookInbox, WebhookInboxAlarms, WebhookInboxBase, WebhookInboxProps, WebhookProvider } from '../../lib';
 import { METRIC_NAMESPACE, MetricDimension, MetricName } from '../../lib/contract';
-import { Telemetry } from '../../lambda/shared/telemetry';
+import { Telemetry } from '../../lambda/shared/runtime/telemetry';
 
 const INBOX = 'answers';
 const RUNBOOK = readFileSync(join(__dirname, '..', '..', 'docs', 'RUNBOOK.md'), 'utf8');

@@ -645,7 +645,7 @@ describe('recovery by polling, effects and the authoritative read', () => {
     const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables;
     const polling = JSON.stringify(env[Env.POLLING]);
     expect(polling).toContain('https://api.answerline.dev/v1/async/task/{taskId}');
-    expect(polling).toContain('\\"horizonSeconds\\":17280');
+    expect(polling).toContain('\\"horizonSeconds\\":17405');
     expect(polling).toContain('\\"horizonSeconds\\":7200');
     expect(polling).not.toContain('stripe');
     expect(env[Env.POLL_BATCH_SIZE]).toBe('20');

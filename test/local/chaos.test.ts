@@ -16,7 +16,7 @@ import { audit, ChaosReport, Evidence, FAULT_KINDS, formatReport, outranks, scan
 import { chaosProfile, makePlan } from '../../local/chaos/plan';
 import { standardWebhooksSignature } from '../../local/providers/signing';
 import { STANDARD_WEBHOOKS_VECTOR } from '../support/senders';
-import { logReference } from '../../lambda/shared/digest';
+import { logReference } from '../../lambda/shared/runtime/digest';
 
 const SEED = 20_261_129;
 const ROOT = join(__dirname, '..', '..');

@@ -33,19 +33,19 @@ import {
   ProviderRuntimeConfig,
   providerRuntimeConfig,
 } from '../../lib/contract';
-import { inlineBodyOf } from '../../lambda/shared/inline-body';
+import { inlineBodyOf } from '../../lambda/shared/stores/inline-body';
 import { createProcessor, EffectsConfig, ProcessorDependencies } from '../../lambda/processor/processor';
 import { createReconciler, ReconcilerDependencies } from '../../lambda/reconciler/reconciler';
-import { adaptersFor } from '../../lambda/shared/adapters';
-import { resourceReadersFor } from '../../lambda/shared/authoritative-read';
-import { DispatchOutcome, EffectSink, EventBridgeSink, LambdaFunctionSink } from '../../lambda/shared/effect-sinks';
-import { Effect } from '../../lambda/shared/effects';
-import { deliveryKey, DynamoDbInboxStore, InboxStore } from '../../lambda/shared/inbox-store';
-import { DynamoDbResultsStore, resultKey } from '../../lambda/shared/results-store';
-import { MIN_MISS_REFRESH_MS, SecretCache, SecretsManagerReader, SecretVersion, SecretVersionReader } from '../../lambda/shared/secrets';
-import { decodeStandardWebhooksSecret, signStandardWebhooks } from '../../lambda/shared/standard-webhooks';
-import { LineWriter, Telemetry } from '../../lambda/shared/telemetry';
-import { decodeWorkMessage, SqsWorkQueue } from '../../lambda/shared/work-queue';
+import { adaptersFor } from '../../lambda/shared/providers/registry';
+import { resourceReadersFor } from '../../lambda/shared/providers/authoritative-read';
+import { DispatchOutcome, EffectSink, EventBridgeSink, LambdaFunctionSink } from '../../lambda/shared/effects/sinks';
+import { Effect } from '../../lambda/shared/effects/assembler';
+import { deliveryKey, DynamoDbInboxStore, InboxStore } from '../../lambda/shared/stores/inbox-store';
+import { DynamoDbResultsStore, resultKey } from '../../lambda/shared/stores/results-store';
+import { MIN_MISS_REFRESH_MS, SecretCache, SecretsManagerReader, SecretVersion, SecretVersionReader } from '../../lambda/shared/signatures/secrets';
+import { decodeStandardWebhooksSecret, signStandardWebhooks } from '../../lambda/shared/signatures/standard-webhooks';
+import { LineWriter, Telemetry } from '../../lambda/shared/runtime/telemetry';
+import { decodeWorkMessage, SqsWorkQueue } from '../../lambda/shared/stores/work-queue';
 import { createVerifier, VerifierDependencies } from '../../lambda/verifier/verifier';
 import { EventBridgeStandIn } from '../../local/eventbridge-stand-in';
 import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
@@ -54,9 +54,10 @@ import { SecretsManagerStandIn } from '../../local/secrets-manager-stand-in';
 import { pollOnce, drain, PollReport, SqsHandler } from '../../local/sqs-event-source';
 import { SubmissionLedger, SubmissionLedgerOptions } from '../../client';
 import { LedgerDependencies } from '../../lambda/reconciler/ledger';
-import { ledgerProvidersFor, ProviderApi } from '../../lambda/shared/polling';
-import { DynamoDbSubmissionStore } from '../../lambda/shared/submission-store';
-import { S3BodyStore } from '../../lambda/shared/body-store';
+import { ledgerProvidersFor } from '../../lambda/shared/providers/polling';
+import { ProviderApi } from '../../lambda/shared/providers/provider-api';
+import { DynamoDbSubmissionStore } from '../../lambda/shared/stores/submission-store';
+import { S3BodyStore } from '../../lambda/shared/stores/body-store';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../local/local-aws';
 import { fixtureGateway, iamReady, InboxRole, InboxStructure, LocalInbox, RoleClients } from './iam-fixture';
 

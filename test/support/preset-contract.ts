@@ -8,9 +8,10 @@
 import * as fc from 'fast-check';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { MetricName, ProviderRuntimeConfig } from '../../lib/contract';
-import { adaptersFor, ProviderAdapter } from '../../lambda/shared/adapters';
-import { deliveryKey } from '../../lambda/shared/inbox-store';
-import { SigningKey } from '../../lambda/shared/signing-key';
+import { ProviderAdapter } from '../../lambda/shared/providers/adapter';
+import { adaptersFor } from '../../lambda/shared/providers/registry';
+import { deliveryKey } from '../../lambda/shared/stores/inbox-store';
+import { SigningKey } from '../../lambda/shared/signatures/signing-key';
 import { Answer, answerOf, apiGatewayEvent, EventOptions, InboxHarness, Item, SecretsFixture, sha256Hex } from './inbox-fixture';
 import { flipByte, HeaderMap, oddJson, tamperSignature, UNICODE_NOTE } from './senders';
 

@@ -122,7 +122,7 @@ export async function githubHeaders(body: Buffer | string, secret: string, event
 
 /**
  * The bytes a template like `{id}.{timestamp}.{body}` stands for, built by plain string
- * substitution around the raw body (independent of lambda/shared/hmac-signature.ts).
+ * substitution around the raw body (independent of lambda/shared/signatures/hmac.ts).
  */
 export function signedContent(template: string, body: Buffer, values: { timestamp?: string; id?: string } = {}): Buffer {
   const [before, after] = template

@@ -1,0 +1,240 @@
+import { Defaults, ProviderRuntimeConfig } from '../../../lib/contract';
+import { Headers } from '../runtime/http';
+import { SecretStage, SecretVersion } from '../signatures/secrets';
+import { SigningKey, Tolerance, Verdict } from '../signatures/signing-key';
+
+/** What a verified body is to the inbox. */
+export type Admission =
+  | {
+      readonly kind: 'event';
+      readonly eventId: string;
+      /**
+       * A level rather than an edge (Echonova's `spending.exhausted`): repeats legitimately carry
+       * other bodies, so a different digest is a duplicate, not an altered copy to quarantine.
+       */
+      readonly repeatable?: boolean;
+      /**
+       * The job reference the provider's body carries (Answerline: the exact `task.idempotencyKey`),
+       * read at no extra cost; the row keeps it as `<provider>#<jobRef>` so that a submission
+       * known only by that key finds its task.
+       */
+      readonly jobRef?: string;
+    }
+  | { readonly kind: 'test' }
+  /**
+   * A task that is not final yet: it carries no result, and storing it would make the final
+   * delivery (same id, another body) an altered copy. Acknowledged, never stored.
+   */
+  | { readonly kind: 'not_final' }
+  /**
+   * An unsigned header that disagrees with the signed body (Echonova: an event name that is not
+   * the job's signed status): the copy is quarantined under `eventId`, never a row of its own;
+   * `detail` names the header.
+   */
+  | { readonly kind: 'anomaly'; readonly eventId: string; readonly detail: string }
+  | { readonly kind: 'malformed'; readonly detail: string };
+
+/** A final result that a stored delivery reports for one logical job. */
+export interface JobObservation {
+  /** The logical job (Answerline: `task.idempotencyKey` without a trailing `-rN`). */
+  readonly jobKey: string;
+  readonly taskId: string;
+  readonly status: FinalStatus;
+  /** When the task was created, normalized by `parseInstant` (fixed width, 9 fraction digits). */
+  readonly createdAt: string;
+  /** The result as JSON text, stored as it came (a FAILED task's error included). */
+  readonly response: string;
+}
+
+export type FinalStatus = 'COMPLETED' | 'FAILED';
+
+/**
+ * Everything that differs between providers: how deliveries are signed, which id is stable,
+ * what a test delivery looks like and how a body maps onto a job. The inbox, the processor and
+ * the reconciler are shared.
+ */
+export interface ProviderAdapter {
+  readonly name: string;
+  /** The Secrets Manager secret holding this provider's signing secret. */
+  readonly secretId: string;
+  /** How long after a rotation the AWSPREVIOUS secret still verifies, in seconds. */
+  readonly previousSecretGraceSeconds: number;
+  /**
+   * Turns the stored secret versions into signing keys; throws when the AWSCURRENT value is
+   * unusable, and leaves out another version whose value is (it cannot sign anything).
+   */
+  signingKeys(versions: readonly StagedValue[]): SigningKey[];
+  /** Checks authenticity and freshness over the exact bytes received. */
+  verify(headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number): Verdict;
+  /** Reads the stable event id of a verified body, or recognises a test delivery. */
+  admit(headers: Headers, body: Buffer): Admission;
+  /** The delivery metadata worth keeping on the row: no signature, no credentials. */
+  metadata(headers: Headers): Record<string, string>;
+  /**
+   * The final result a stored delivery reports, or undefined when it reports none. `meta` is the
+   * metadata kept on the row. Throws MalformedDeliveryError naming the field when the body
+   * cannot be interpreted.
+   */
+  observe(body: Buffer, meta: Readonly<Record<string, string>>): JobObservation | undefined;
+  /**
+   * Whether a stored delivery belongs to a job's lifecycle (Answerline tasks, Echonova `job.*`).
+   * Such deliveries cause an effect only when their job's winner changes; a delivery of any other
+   * kind (Stripe, GitHub, Standard Webhooks, Echonova `spending.*`) is an effect of its own.
+   */
+  reportsJob(meta: Readonly<Record<string, string>>): boolean;
+}
+
+/** What a signing key is made of: a stored value and the stage it came from. */
+export type StagedValue = Pick<SecretVersion, 'stage' | 'value'>;
+
+/** What makes one provider's adapter; `buildAdapter` adds the parts every adapter shares. */
+export interface AdapterParts {
+  /** Turns one stored secret value into key material. */
+  readonly decodeKey: (value: string) => Pick<SigningKey, 'bytes' | 'publicKey'>;
+  readonly verify: (headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number, tolerance: Tolerance) => Verdict;
+  readonly admit: (headers: Headers, body: Buffer) => Admission;
+  /** Provider headers worth keeping on the row (never a signature). */
+  readonly keptHeaders: readonly string[];
+  readonly observe?: ProviderAdapter['observe'];
+  /** Absent: no delivery of this provider belongs to a job. */
+  readonly reportsJob?: ProviderAdapter['reportsJob'];
+}
+
+const COMMON_KEPT_HEADERS = ['content-type', 'content-length', 'user-agent'];
+
+export function buildAdapter(config: ProviderRuntimeConfig, parts: AdapterParts): ProviderAdapter {
+  const tolerance: Tolerance = { pastSeconds: config.tolerancePastSeconds, futureSeconds: config.toleranceFutureSeconds };
+  const kept = [...parts.keptHeaders, ...COMMON_KEPT_HEADERS];
+  return {
+    name: config.name,
+    secretId: config.secretId,
+    previousSecretGraceSeconds: config.previousSecretGraceSeconds ?? Defaults.PREVIOUS_SECRET_GRACE_SECONDS,
+    signingKeys: (versions) => versions.flatMap((version) => signingKey(version, parts.decodeKey)),
+    verify: (headers, body, keys, nowSeconds) => parts.verify(headers, body, keys, nowSeconds, tolerance),
+    admit: config.authoritativeRead ? withResourceId(parts.admit, config.authoritativeRead.idJsonPath) : parts.admit,
+    metadata: (headers) => pickHeaders(headers, kept),
+    observe: parts.observe ?? (() => undefined),
+    reportsJob: parts.reportsJob ?? (() => false),
+  };
+}
+
+/**
+ * An event of a provider with an authoritative read must name its resource: the processor reads
+ * it before anything is exposed, so a body without one is refused at the edge, never admitted to
+ * fail every attempt.
+ */
+function withResourceId(admit: AdapterParts['admit'], idJsonPath: string): AdapterParts['admit'] {
+  return (headers, body) => {
+    const admission = admit(headers, body);
+    if (admission.kind !== 'event') return admission;
+    const read = readResourceId(body, idJsonPath);
+    return typeof read === 'string' ? admission : { kind: 'malformed', detail: `${read.field} ${read.problem}` };
+  };
+}
+
+/** The resource id at `path` of a JSON body (a string, or a number as text), or what is wrong with it. */
+export function readResourceId(body: Buffer, path: string): string | { readonly field: string; readonly problem: string } {
+  const parsed = parseJsonObject(body);
+  if (!parsed) return { field: 'body', problem: 'is not a JSON object' };
+  const value = valueAtPath(parsed, path);
+  const id = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  const problem = idProblem(id);
+  return problem === undefined ? (id as string) : { field: path, problem };
+}
+
+/**
+ * One version as a signing key. A mistyped AWSPENDING or an old AWSPREVIOUS value that does not
+ * decode must not take the provider down: it is left out. A bad AWSCURRENT value is an error.
+ */
+function signingKey(version: StagedValue, decodeKey: AdapterParts['decodeKey']): SigningKey[] {
+  try {
+    return [{ stage: version.stage, ...decodeKey(version.value) }];
+  } catch (error) {
+    if (version.stage === SecretStage.CURRENT) throw error;
+    return [];
+  }
+}
+
+/**
+ * The secret's text as key bytes (GitHub, Stripe, Echonova, most HMAC senders). An empty value is
+ * no key: HMAC accepts a zero-length key, and anyone can sign with it.
+ */
+export function utf8Key(value: string): Pick<SigningKey, 'bytes'> {
+  if (value === '') throw new Error('signing secret is empty');
+  return { bytes: Buffer.from(value, 'utf8') };
+}
+
+/** Reads a dotted path (`task.id`) of a parsed JSON value. */
+export function valueAtPath(value: unknown, path: string): unknown {
+  return path
+    .split('.')
+    .reduce<unknown>((node, segment) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[segment] : undefined), value);
+}
+
+/**
+ * The longest id a body or a header may carry, in UTF-8 bytes. Ids become DynamoDB keys: the
+ * inbox key `<provider>#<eventId>` and the job-ref index key `<provider>#<jobRef>` hold at most
+ * 2,048 bytes (provider names at most 63 characters), and a composite event id escapes its
+ * fields (up to three bytes per byte): one id of this size beside an event name and a billing
+ * cycle still fits.
+ */
+export const MAX_ID_BYTES = 512;
+
+/** A UTF-16 surrogate without its pair: no UTF-8 text (and no DynamoDB key) can hold one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * What is wrong with a key field (a non-empty, well-formed string of at most `maxBytes` in UTF-8),
+ * as a detail follows the field's name; undefined when it is usable.
+ */
+export function keyFieldProblem(value: unknown, maxBytes: number): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'is missing or not a string';
+  if (value.search(LONE_SURROGATE) >= 0) return 'is not well-formed Unicode';
+  return Buffer.byteLength(value, 'utf8') > maxBytes ? `is longer than ${maxBytes} bytes` : undefined;
+}
+
+/** What is wrong with an id, or undefined when it is usable. */
+export function idProblem(value: unknown): string | undefined {
+  return keyFieldProblem(value, MAX_ID_BYTES);
+}
+
+/**
+ * An event id made of several fields: each escaped with encodeURIComponent (so none holds a `:`)
+ * and joined with `:`, so that two different field lists never make one id. A field the edge
+ * refuses (a lone surrogate) never throws here: it is replaced, and no row carries it anyway.
+ */
+export function compositeEventId(...fields: string[]): string {
+  return fields.map((field) => encodeURIComponent(field.replace(LONE_SURROGATE, '\ufffd'))).join(':');
+}
+
+/** An event admission for a usable id, or a malformed one naming where the id should be. */
+export function eventIdFrom(value: unknown, where: string): Admission {
+  const problem = idProblem(value);
+  return problem === undefined ? { kind: 'event', eventId: value as string } : { kind: 'malformed', detail: `${where} ${problem}` };
+}
+
+/** Reads the event id at a JSON path of the body. */
+export function eventIdAtPath(body: Buffer, path: string): Admission {
+  const parsed = parseJsonObject(body);
+  return parsed ? eventIdFrom(valueAtPath(parsed, path), path) : { kind: 'malformed', detail: 'body is not a JSON object' };
+}
+
+/** Keeps only the named headers that are present. */
+export function pickHeaders(headers: Headers, names: readonly string[]): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of names) {
+    const value = headers[name];
+    if (value !== undefined) picked[name] = value.slice(0, 512);
+  }
+  return picked;
+}
+
+/** Parses a JSON object body; undefined when the bytes are not a JSON object. */
+export function parseJsonObject(body: Buffer): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

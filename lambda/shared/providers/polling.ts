@@ -1,0 +1,82 @@
+import { Defaults, Env, PollingRuntimeConfig, pollingProblems, ProviderRuntimeConfig } from '../../../lib/contract';
+import { ConfigurationError } from '../runtime/errors';
+import { SecretCache } from '../signatures/secrets';
+import { ProviderAdapter } from './adapter';
+import { ApiKeySource } from './api-key';
+import { ProviderApi } from './provider-api';
+import { LedgerProfile, SAME_ID_PROFILE } from './provider-module';
+import { adaptersFor, providerModule } from './registry';
+
+/** How one provider is polled. */
+export interface ProviderPoller {
+  readonly api: ProviderApi;
+  /** After submission, when a submission without a delivery is first polled. */
+  readonly horizonMs: number;
+  /** Between two checks of a task that is not final yet. */
+  readonly recheckMs: number;
+  /** One poll request's timeout, to keep a run inside its Lambda timeout. */
+  readonly timeoutMs: number;
+}
+
+/** What the reconciler knows about one provider of the ledger. */
+export interface LedgerProvider {
+  readonly profile: LedgerProfile;
+  /** Absent for a submission whose provider this inbox does not serve. */
+  readonly adapter?: ProviderAdapter;
+  /** Absent when the provider is not polled: its submissions are only checked for a delivery. */
+  readonly poller?: ProviderPoller;
+}
+
+/** The default for providers the inbox serves but does not poll. */
+export const LEDGER_ONLY_PROVIDER: LedgerProvider = { profile: SAME_ID_PROFILE };
+
+/** Parses and validates the polling configuration the construct serialized; empty when unset. */
+export function pollingFromEnv(env: Record<string, string | undefined>): PollingRuntimeConfig[] {
+  const raw = env[Env.POLLING];
+  if (raw === undefined || raw === '') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigurationError(`environment variable ${Env.POLLING} is not valid JSON`);
+  }
+  if (!Array.isArray(parsed)) throw new ConfigurationError(`environment variable ${Env.POLLING} must be a JSON array`);
+  return parsed.map((entry, index) => {
+    const config = (entry ?? {}) as PollingRuntimeConfig;
+    const problems = [...(typeof config.provider === 'string' && config.provider !== '' ? [] : ['provider is missing']), ...pollingProblems(config)];
+    if (problems.length > 0) throw new ConfigurationError(`${Env.POLLING}[${index}]: ${problems.join('; ')}`);
+    return config;
+  });
+}
+
+/**
+ * The ledger's view of every provider: how its rows are keyed, its adapter (to admit a polled
+ * body exactly as a delivery), and its poller when it is polled. `apis` replaces the HTTP
+ * client of a provider (tests).
+ */
+export function ledgerProvidersFor(
+  providers: readonly ProviderRuntimeConfig[],
+  polling: readonly PollingRuntimeConfig[],
+  secrets: SecretCache,
+  apis: ReadonlyMap<string, ProviderApi> = new Map(),
+): Map<string, LedgerProvider> {
+  const adapters = adaptersFor(providers);
+  const served = new Map(providers.map((provider) => [provider.name, provider]));
+  const ledger = new Map<string, LedgerProvider>(
+    providers.map((provider) => [provider.name, { profile: providerModule(provider).ledgerProfile, adapter: adapters.get(provider.name) }]),
+  );
+  for (const config of polling) {
+    const provider = served.get(config.provider);
+    if (provider === undefined) throw new ConfigurationError(`${Env.POLLING}: provider ${config.provider} is not served by this inbox`);
+    const timeoutMs = config.timeoutMs ?? Defaults.POLL_TIMEOUT_MS;
+    const client = providerModule(provider).taskApi;
+    const api =
+      apis.get(config.provider) ?? client?.({ urlTemplate: config.taskUrlTemplate, apiKeys: new ApiKeySource(secrets, config.apiKeySecretId), timeoutMs });
+    if (!api) throw new ConfigurationError(`${Env.POLLING}: provider ${config.provider} uses the ${provider.adapter} adapter, which cannot be polled`);
+    ledger.set(config.provider, {
+      ...ledger.get(config.provider)!,
+      poller: { api, horizonMs: config.horizonSeconds * 1000, recheckMs: config.recheckSeconds * 1000, timeoutMs },
+    });
+  }
+  return ledger;
+}

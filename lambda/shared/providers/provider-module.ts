@@ -1,0 +1,24 @@
+import { ProviderRuntimeConfig } from '../../../lib/contract';
+import { ProviderAdapter } from './adapter';
+import { ProviderApi, TaskRequestOptions } from './provider-api';
+
+/** How a provider's task ids map onto its inbox rows. */
+export interface LedgerProfile {
+  /** The event ids under which a delivery of this task is stored (the rows to look for). */
+  eventIdsOf(taskId: string): string[];
+  /** The task id behind a stored event id. */
+  taskIdOf(eventId: string): string;
+}
+
+/** A provider whose rows are keyed by the task id the app recorded. */
+export const SAME_ID_PROFILE: LedgerProfile = { eventIdsOf: (taskId) => [taskId], taskIdOf: (eventId) => eventId };
+
+/** Everything the runtime knows of one kind of provider: what its folder exports to the registry. */
+export interface ProviderModule {
+  /** The adapter of one configured provider of this kind. */
+  readonly adapter: (config: ProviderRuntimeConfig) => ProviderAdapter;
+  /** Its task API client; absent when the provider cannot be polled. */
+  readonly taskApi?: (options: TaskRequestOptions) => ProviderApi;
+  /** How the submission ledger finds its rows. */
+  readonly ledgerProfile: LedgerProfile;
+}

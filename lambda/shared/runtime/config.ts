@@ -1,0 +1,64 @@
+import { AdapterKind, authoritativeReadProblems, Env, hmacSchemeProblems, PROVIDER_NAME_PATTERN, ProviderRuntimeConfig } from '../../../lib/contract';
+import { ConfigurationError } from './errors';
+
+type Environment = Record<string, string | undefined>;
+
+/** Reads a required variable, naming it when it is absent. */
+export function requiredEnv(env: Environment, name: string): string {
+  const value = env[name];
+  if (value === undefined || value === '') {
+    throw new ConfigurationError(`environment variable ${name} is not set`);
+  }
+  return value;
+}
+
+/** Reads a positive integer, naming the variable when it is absent or not a number. */
+export function integerEnv(env: Environment, name: string, fallback?: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') {
+    if (fallback !== undefined) return fallback;
+    throw new ConfigurationError(`environment variable ${name} is not set`);
+  }
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new ConfigurationError(`environment variable ${name} must be a non-negative integer, got "${raw}"`);
+  }
+  return value;
+}
+
+/** Parses and validates the providers the construct serialized into the environment. */
+export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
+  const raw = requiredEnv(env, Env.PROVIDERS);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigurationError(`environment variable ${Env.PROVIDERS} is not valid JSON`);
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) {
+    throw new ConfigurationError(`environment variable ${Env.PROVIDERS} must be a non-empty JSON array`);
+  }
+  return parsed.map((entry, index) => {
+    const p = entry as Partial<ProviderRuntimeConfig>;
+    const where = `${Env.PROVIDERS}[${index}]`;
+    if (typeof p.name !== 'string' || !PROVIDER_NAME_PATTERN.test(p.name)) throw new ConfigurationError(`${where}.name is invalid`);
+    if (typeof p.adapter !== 'string') throw new ConfigurationError(`${where}.adapter is missing`);
+    if (typeof p.secretId !== 'string' || p.secretId === '') throw new ConfigurationError(`${where}.secretId is missing`);
+    for (const field of ['tolerancePastSeconds', 'toleranceFutureSeconds'] as const) {
+      if (typeof p[field] !== 'number' || !(p[field]! >= 0)) throw new ConfigurationError(`${where}.${field} is invalid`);
+    }
+    if (p.previousSecretGraceSeconds !== undefined && !(typeof p.previousSecretGraceSeconds === 'number' && p.previousSecretGraceSeconds >= 0)) {
+      throw new ConfigurationError(`${where}.previousSecretGraceSeconds is invalid`);
+    }
+    if (p.adapter === AdapterKind.HMAC) {
+      const problems = p.hmac ? hmacSchemeProblems(p.hmac) : ['the scheme is missing'];
+      if (problems.length > 0) throw new ConfigurationError(`${where}.hmac: ${problems.join('; ')}`);
+    }
+    if (p.authoritativeRead !== undefined) {
+      const read = p.authoritativeRead;
+      const problems = typeof read === 'object' && read !== null ? authoritativeReadProblems(read) : ['must be an object'];
+      if (problems.length > 0) throw new ConfigurationError(`${where}.authoritativeRead: ${problems.join('; ')}`);
+    }
+    return p as ProviderRuntimeConfig;
+  });
+}

@@ -1,0 +1,459 @@
+import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { InboxAttr as A, InboxItemKind, PendingIndex, SUBMISSION_PARTITION_PREFIX } from '../../../lib/contract';
+import { shardOf } from '../runtime/digest';
+import { BoundedCount, countShardedIndex, N, pendingIndexOf, queryShardedIndex, S, stringMap } from './dynamo';
+import { isConditionalCheckFailed } from '../runtime/errors';
+import { inlineBodyAttributes, inlineBodyOf } from './inline-body';
+
+export type DeliveryStatus = 'RECEIVED' | 'PROCESSING' | 'PROCESSED' | 'DEAD';
+
+/** The inbox key of one event: the provider namespaces the provider's stable id. */
+export function deliveryKey(provider: string, eventId: string): string {
+  return `${provider}#${eventId}`;
+}
+
+/**
+ * The provider and the rest of an inbox partition key: `<provider>#<rest>` (provider names carry
+ * no `#`), after the submission prefix when there is one.
+ */
+export function splitKey(key: string): { provider: string; rest: string } {
+  const bare = key.startsWith(SUBMISSION_PARTITION_PREFIX) ? key.slice(SUBMISSION_PARTITION_PREFIX.length) : key;
+  const at = bare.indexOf('#');
+  return { provider: bare.slice(0, at), rest: bare.slice(at + 1) };
+}
+
+/**
+ * Where a row's body is: inline (`body`) or, when too large for an item, in the body store
+ * (`bodyRef`). Exactly one is set.
+ */
+export interface BodyLocation {
+  readonly body?: Buffer;
+  readonly bodyRef?: string;
+}
+
+/** A verified delivery about to be admitted. */
+export interface NewDelivery extends BodyLocation {
+  readonly provider: string;
+  readonly eventId: string;
+  readonly digest: string;
+  readonly receivedAt: number;
+  readonly meta: Record<string, string>;
+  readonly expiresAt: number;
+  /** The provider's job reference (Answerline: `task.idempotencyKey`); kept as `<provider>#<jobRef>` in the job-ref index. */
+  readonly jobRef?: string;
+  /** Fetched by polling the provider (the reconciler), not delivered. */
+  readonly recovered?: boolean;
+}
+
+/** What a conflicting insert finds: the stored row's digest and whether polling fed it. */
+export interface OriginalRow {
+  readonly digest: string;
+  readonly recovered: boolean;
+}
+
+/** The job-ref index key of a provider's job reference. */
+export function jobRefKey(provider: string, jobRef: string): string {
+  return `${provider}#${jobRef}`;
+}
+
+/** A delivery row as stored. */
+export interface StoredDelivery extends BodyLocation {
+  readonly key: string;
+  readonly provider: string;
+  readonly eventId: string;
+  readonly digest: string;
+  readonly receivedAt: number;
+  readonly meta: Record<string, string>;
+  readonly status: DeliveryStatus;
+  readonly attempts: number;
+  readonly expiresAt: number;
+  readonly lastError?: string;
+  /** Fetched by polling the provider (the reconciler), not delivered. */
+  readonly recovered: boolean;
+}
+
+/** An altered duplicate: the same key with another digest. */
+export interface QuarantinedCopy extends BodyLocation {
+  readonly provider: string;
+  readonly digest: string;
+  readonly meta: Record<string, string>;
+  readonly receivedAt: number;
+  readonly expiresAt: number;
+}
+
+/**
+ * Persistence of the inbox. Every method is one single-item conditional request, safe to
+ * repeat after a crash; nothing depends on transactions or streams.
+ */
+export interface InboxStore {
+  /** Writes a new row; false when a row with this key already exists (nothing is changed). */
+  insert(delivery: NewDelivery): Promise<boolean>;
+  /** The digest of an existing row and whether it was recovered by polling, read without its body. */
+  originalOf(key: string): Promise<OriginalRow | undefined>;
+  /** Keeps an altered copy beside the original, counting repeats. */
+  quarantine(key: string, copy: QuarantinedCopy): Promise<void>;
+  /**
+   * Takes the lease on a row still to process (RECEIVED, or PROCESSING with its lease expired)
+   * that has had fewer than `maxAttempts` attempts; undefined when it is settled (PROCESSED,
+   * DEAD), leased, out of attempts or absent. A DEAD row is never claimed: only an operator
+   * revives it.
+   */
+  claim(key: string, owner: string, now: number, leaseMs: number, maxAttempts: number): Promise<StoredDelivery | undefined>;
+  /** Reads a row's state without its body. */
+  status(key: string): Promise<RowState | undefined>;
+  /**
+   * Marks DEAD a row whose `maxAttempts` attempts all ended without a release (their invocations
+   * died: a timeout, out of memory, a kill); false when it changed meanwhile.
+   */
+  markExhausted(key: string, error: string, now: number, maxAttempts: number): Promise<boolean>;
+  /** Marks a claimed row processed; false when the lease was lost meanwhile. */
+  complete(key: string, owner: string, outcome: string, now: number): Promise<boolean>;
+  /**
+   * Gives a claimed row back after a failure, recording the error. A live row's pending clock
+   * restarts, so the sweep leaves it to the queue's own retries; a dead row leaves the index.
+   */
+  release(key: string, owner: string, error: string, dead: boolean, now: number): Promise<void>;
+  /** Keys of rows pending since before `cutoff`, oldest first, at most `limit`. */
+  findStranded(cutoff: number, limit: number): Promise<string[]>;
+  /** Restarts a pending row's clock after it was enqueued again. */
+  touchPending(key: string, now: number): Promise<void>;
+}
+
+/** A row's state, read without its body. */
+export interface RowState {
+  readonly status: DeliveryStatus;
+  readonly leaseUntil?: number;
+  readonly attempts: number;
+}
+
+export class DynamoDbInboxStore implements InboxStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  private itemKey(key: string, sk: string = InboxItemKind.DELIVERY): Record<string, AttributeValue> {
+    return { [A.PK]: S(key), [A.SK]: S(sk) };
+  }
+
+  async insert(delivery: NewDelivery): Promise<boolean> {
+    const key = deliveryKey(delivery.provider, delivery.eventId);
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: {
+            ...this.itemKey(key),
+            [A.PROVIDER]: S(delivery.provider),
+            [A.EVENT_ID]: S(delivery.eventId),
+            ...bodyAttributes(delivery),
+            [A.DIGEST]: S(delivery.digest),
+            [A.RECEIVED_AT]: N(delivery.receivedAt),
+            [A.META]: stringMap(delivery.meta),
+            [A.STATUS]: S('RECEIVED'),
+            [A.ATTEMPTS]: N(0),
+            [A.EXPIRES_AT]: N(delivery.expiresAt),
+            [A.PENDING_SHARD]: S(shardOf(key, PendingIndex.SHARD_COUNT)),
+            [A.PENDING_SINCE]: N(delivery.receivedAt),
+            ...(delivery.jobRef ? { [A.JOB_REF]: S(jobRefKey(delivery.provider, delivery.jobRef)) } : {}),
+            ...(delivery.recovered ? { [A.RECOVERED]: { BOOL: true } } : {}),
+          },
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': A.PK },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async originalOf(key: string): Promise<OriginalRow | undefined> {
+    const out = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: this.itemKey(key),
+        ConsistentRead: true,
+        ProjectionExpression: '#digest, #recovered',
+        ExpressionAttributeNames: { '#digest': A.DIGEST, '#recovered': A.RECOVERED },
+      }),
+    );
+    const digest = out.Item?.[A.DIGEST]?.S;
+    return digest === undefined ? undefined : { digest, recovered: out.Item?.[A.RECOVERED]?.BOOL === true };
+  }
+
+  async quarantine(key: string, copy: QuarantinedCopy): Promise<void> {
+    // The item is keyed by the copy's digest, so its body attributes are the same on every repeat.
+    const body = Object.entries(bodyAttributes(copy));
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.tableName,
+        Key: this.itemKey(key, `${InboxItemKind.QUARANTINE_PREFIX}${copy.digest}`),
+        UpdateExpression:
+          `SET #provider = :provider, #digest = :digest, ${body.map((_, i) => `#body${i} = :body${i}`).join(', ')}, #meta = :meta, ` +
+          '#receivedAt = if_not_exists(#receivedAt, :receivedAt), #lastSeen = :receivedAt, #expiresAt = :expiresAt ADD #count :one',
+        ExpressionAttributeNames: {
+          '#provider': A.PROVIDER,
+          '#digest': A.DIGEST,
+          ...Object.fromEntries(body.map(([name], i) => [`#body${i}`, name])),
+          '#meta': A.META,
+          '#receivedAt': A.RECEIVED_AT,
+          '#expiresAt': A.EXPIRES_AT,
+          '#count': A.COUNT,
+          '#lastSeen': A.LAST_SEEN_AT,
+        },
+        ExpressionAttributeValues: {
+          ':provider': S(copy.provider),
+          ':digest': S(copy.digest),
+          ...Object.fromEntries(body.map(([, value], i) => [`:body${i}`, value])),
+          ':meta': stringMap(copy.meta),
+          ':receivedAt': N(copy.receivedAt),
+          ':expiresAt': N(copy.expiresAt),
+          ':one': N(1),
+        },
+      }),
+    );
+  }
+
+  async claim(key: string, owner: string, now: number, leaseMs: number, maxAttempts: number): Promise<StoredDelivery | undefined> {
+    try {
+      const out = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.itemKey(key),
+          UpdateExpression: 'SET #status = :processing, #owner = :owner, #until = :until ADD #attempts :one',
+          ConditionExpression: `attribute_exists(#pk) AND ${CLAIMABLE} AND (attribute_not_exists(#attempts) OR #attempts < :max)`,
+          ExpressionAttributeNames: {
+            '#pk': A.PK,
+            '#status': A.STATUS,
+            '#owner': A.LEASE_OWNER,
+            '#until': A.LEASE_UNTIL,
+            '#attempts': A.ATTEMPTS,
+          },
+          ExpressionAttributeValues: {
+            ':received': S('RECEIVED'),
+            ':processing': S('PROCESSING'),
+            ':owner': S(owner),
+            ':until': N(now + leaseMs),
+            ':now': N(now),
+            ':one': N(1),
+            ':max': N(maxAttempts),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toStoredDelivery(out.Attributes!);
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async status(key: string): Promise<RowState | undefined> {
+    const out = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: this.itemKey(key),
+        ConsistentRead: true,
+        ProjectionExpression: '#status, #until, #attempts',
+        ExpressionAttributeNames: { '#status': A.STATUS, '#until': A.LEASE_UNTIL, '#attempts': A.ATTEMPTS },
+      }),
+    );
+    if (!out.Item) return undefined;
+    const leaseUntil = out.Item[A.LEASE_UNTIL]?.N;
+    return {
+      status: out.Item[A.STATUS].S as DeliveryStatus,
+      attempts: Number(out.Item[A.ATTEMPTS]?.N ?? 0),
+      ...(leaseUntil ? { leaseUntil: Number(leaseUntil) } : {}),
+    };
+  }
+
+  async markExhausted(key: string, error: string, now: number, maxAttempts: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.itemKey(key),
+          // Out of the pending index, like any dead row: the alarm and the operator own it from here.
+          UpdateExpression: 'SET #status = :dead, #lastError = :error REMOVE #owner, #until, #shard, #since',
+          ConditionExpression: `${CLAIMABLE} AND #attempts >= :max`,
+          ExpressionAttributeNames: {
+            '#status': A.STATUS,
+            '#lastError': A.LAST_ERROR,
+            '#owner': A.LEASE_OWNER,
+            '#until': A.LEASE_UNTIL,
+            '#shard': A.PENDING_SHARD,
+            '#since': A.PENDING_SINCE,
+            '#attempts': A.ATTEMPTS,
+          },
+          ExpressionAttributeValues: {
+            ':dead': S('DEAD'),
+            ':error': S(error.slice(0, 1000)),
+            ':received': S('RECEIVED'),
+            ':processing': S('PROCESSING'),
+            ':now': N(now),
+            ':max': N(maxAttempts),
+          },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) return false;
+      throw err;
+    }
+  }
+
+  async complete(key: string, owner: string, outcome: string, now: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.itemKey(key),
+          UpdateExpression: 'SET #status = :processed, #processedAt = :now, #outcome = :outcome ' + 'REMOVE #owner, #until, #shard, #since, #lastError',
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: {
+            '#status': A.STATUS,
+            '#processedAt': A.PROCESSED_AT,
+            '#outcome': A.OUTCOME,
+            '#owner': A.LEASE_OWNER,
+            '#until': A.LEASE_UNTIL,
+            '#shard': A.PENDING_SHARD,
+            '#since': A.PENDING_SINCE,
+            '#lastError': A.LAST_ERROR,
+          },
+          ExpressionAttributeValues: { ':processed': S('PROCESSED'), ':now': N(now), ':outcome': S(outcome), ':owner': S(owner) },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async release(key: string, owner: string, error: string, dead: boolean, now: number): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.itemKey(key),
+          // A dead row leaves the pending index: the DLQ and its alarm own it from here.
+          UpdateExpression: dead
+            ? 'SET #status = :status, #lastError = :error REMOVE #owner, #until, #shard, #since'
+            : 'SET #status = :status, #lastError = :error, #since = :now REMOVE #owner, #until',
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: {
+            '#status': A.STATUS,
+            '#lastError': A.LAST_ERROR,
+            '#owner': A.LEASE_OWNER,
+            '#until': A.LEASE_UNTIL,
+            '#since': A.PENDING_SINCE,
+            ...(dead ? { '#shard': A.PENDING_SHARD } : {}),
+          },
+          ExpressionAttributeValues: {
+            ':status': S(dead ? 'DEAD' : 'RECEIVED'),
+            ':error': S(error.slice(0, 1000)),
+            ':owner': S(owner),
+            ...(dead ? {} : { ':now': N(now) }),
+          },
+        }),
+      );
+    } catch (err) {
+      // Another worker took the lease after ours expired; its outcome stands.
+      if (!isConditionalCheckFailed(err)) throw err;
+    }
+  }
+
+  /**
+   * An operator's replay or redrive: puts a PROCESSED or DEAD row back to RECEIVED, with a fresh
+   * budget of attempts and back in the pending index (so the sweep covers it), in one conditional
+   * UpdateItem on the status seen (a concurrent change wins). The row keeps its body, digest,
+   * outcome and processedAt; processing it again offers the same result under the same job and
+   * effect keys. False when the row changed meanwhile.
+   */
+  async revive(key: string, seen: DeliveryStatus, now: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.itemKey(key),
+          UpdateExpression: 'SET #status = :received, #attempts = :zero, #shard = :shard, #since = :now REMOVE #owner, #until',
+          ConditionExpression: '#status = :seen',
+          ExpressionAttributeNames: {
+            '#status': A.STATUS,
+            '#attempts': A.ATTEMPTS,
+            '#shard': A.PENDING_SHARD,
+            '#since': A.PENDING_SINCE,
+            '#owner': A.LEASE_OWNER,
+            '#until': A.LEASE_UNTIL,
+          },
+          ExpressionAttributeValues: {
+            ':received': S('RECEIVED'),
+            ':zero': N(0),
+            ':seen': S(seen),
+            ':shard': S(shardOf(key, PendingIndex.SHARD_COUNT)),
+            ':now': N(now),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async findStranded(cutoff: number, limit: number): Promise<string[]> {
+    const entries = await queryShardedIndex(this.client, pendingIndexOf(this.tableName), cutoff, limit, false);
+    return entries.map((entry) => entry.key);
+  }
+
+  /** How many rows are pending since before `cutoff` (an operator's status), counting at most `limitPerShard` per shard. */
+  countStranded(cutoff: number, limitPerShard: number): Promise<BoundedCount> {
+    return countShardedIndex(this.client, pendingIndexOf(this.tableName), limitPerShard, cutoff);
+  }
+
+  async touchPending(key: string, now: number): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.itemKey(key),
+          UpdateExpression: 'SET #since = :now',
+          ConditionExpression: 'attribute_exists(#since)',
+          ExpressionAttributeNames: { '#since': A.PENDING_SINCE },
+          ExpressionAttributeValues: { ':now': N(now) },
+        }),
+      );
+    } catch (error) {
+      // Processed meanwhile: it left the pending index, nothing to restart.
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+}
+
+/** A row a worker may take: waiting (RECEIVED), or PROCESSING by a worker whose lease ran out. Never PROCESSED or DEAD. */
+const CLAIMABLE = '(#status = :received OR #status = :processing) AND (attribute_not_exists(#until) OR #until < :now)';
+
+/** The row attributes that hold a body: the bytes (deflated when smaller), or the body store's reference to them. */
+function bodyAttributes(location: BodyLocation): Record<string, AttributeValue> {
+  return location.bodyRef !== undefined ? { [A.BODY_REF]: S(location.bodyRef) } : inlineBodyAttributes(location.body ?? Buffer.alloc(0));
+}
+
+function toStoredDelivery(item: Record<string, AttributeValue>): StoredDelivery {
+  return {
+    key: item[A.PK].S!,
+    provider: item[A.PROVIDER].S!,
+    eventId: item[A.EVENT_ID].S!,
+    ...(item[A.BODY_REF]?.S ? { bodyRef: item[A.BODY_REF].S } : { body: inlineBodyOf(item) }),
+    digest: item[A.DIGEST].S!,
+    receivedAt: Number(item[A.RECEIVED_AT].N),
+    meta: Object.fromEntries(Object.entries(item[A.META]?.M ?? {}).map(([name, value]) => [name, value.S ?? ''])),
+    status: item[A.STATUS].S as DeliveryStatus,
+    attempts: Number(item[A.ATTEMPTS]?.N ?? 0),
+    expiresAt: Number(item[A.EXPIRES_AT].N),
+    ...(item[A.LAST_ERROR]?.S ? { lastError: item[A.LAST_ERROR].S } : {}),
+    recovered: item[A.RECOVERED]?.BOOL === true,
+  };
+}

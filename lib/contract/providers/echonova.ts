@@ -1,0 +1,19 @@
+/** Echonova's documented behaviour (docs/providers/echonova.md). */
+import { DeliverySchedule, retryWindowSeconds } from './schedule';
+
+/** 3 attempts, 5 s then 10 s apart, 10 s per attempt. */
+export const EchonovaDelivery: DeliverySchedule = { maxWaitsSeconds: [5, 10], attemptTimeoutSeconds: 10 };
+
+/** Consecutive failed deliveries (after all their attempts) that disable a webhook. */
+export const ECHONOVA_DISABLE_AFTER_FAILURES = 5;
+
+export const EchonovaPolling = {
+  // Echonova documents no job lifecycle, only its deliveries, and names no job URL: the template
+  // has no default, and the horizon is an assumption (an hour covers most jobs; set it for the
+  // account's longest).
+  horizonSeconds: 3600,
+  recheckSeconds: 300,
+} as const;
+
+/** Echonova never redelivers on request: its last attempt ends 45 s after the first began, at worst. */
+export const ECHONOVA_REDELIVERY_SECONDS = retryWindowSeconds(EchonovaDelivery);

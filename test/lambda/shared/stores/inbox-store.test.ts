@@ -1,0 +1,161 @@
+/**
+ * The inbox store's conditional requests, one by one, against the DynamoDB emulator: what each
+ * writes, and what each refuses to change. The handlers' tests rely on these; here each is
+ * checked on its own, with the row read back as DynamoDB holds it.
+ */
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDbInboxStore, NewDelivery } from '../../../../lambda/shared/stores/inbox-store';
+import { createTables, resourceNames } from '../../../../local/provision';
+import { uniqueName } from '../../../support/inbox-fixture';
+
+const dynamodb = new DynamoDBClient({});
+let table: string;
+let store: DynamoDbInboxStore;
+const T0 = Date.UTC(2026, 8, 18, 10);
+const LEASE = 30_000;
+const MAX = 3;
+
+beforeEach(async () => {
+  const names = resourceNames(uniqueName('inbox-store'));
+  await createTables(dynamodb, names);
+  table = names.inboxTable;
+  store = new DynamoDbInboxStore(dynamodb, table);
+});
+afterAll(() => dynamodb.destroy());
+
+const delivery = (eventId: string, overrides: Partial<NewDelivery> = {}): NewDelivery => ({
+  provider: 'answerline',
+  eventId,
+  body: Buffer.from(`{"task":{"id":"${eventId}"}}`),
+  digest: `digest-of-${eventId}`,
+  receivedAt: T0,
+  meta: { 'content-type': 'application/json' },
+  expiresAt: T0 / 1000 + 86_400,
+  ...overrides,
+});
+
+async function item(key: string, sk = 'delivery'): Promise<Record<string, unknown> | undefined> {
+  const out = await dynamodb.send(new GetItemCommand({ TableName: table, Key: { pk: { S: key }, sk: { S: sk } }, ConsistentRead: true }));
+  return (
+    out.Item &&
+    Object.fromEntries(Object.entries(out.Item).map(([name, value]) => [name, value.S ?? (value.N !== undefined ? Number(value.N) : (value.BOOL ?? value))]))
+  );
+}
+
+test('insert writes a RECEIVED row in the pending index, once: a second insert of the key changes nothing', async () => {
+  expect(await store.insert(delivery('tsk_1', { jobRef: 'job-1', recovered: true }))).toBe(true);
+  const first = await item('answerline#tsk_1');
+  expect(first).toMatchObject({ status: 'RECEIVED', attempts: 0, digest: 'digest-of-tsk_1', pendingSince: T0, jobRef: 'answerline#job-1', recovered: true });
+  expect(first!.pendingShard).toMatch(/^p\d\d$/);
+
+  expect(await store.insert(delivery('tsk_1', { digest: 'another', receivedAt: T0 + 1 }))).toBe(false);
+  expect(await item('answerline#tsk_1')).toEqual(first);
+  expect(await store.originalOf('answerline#tsk_1')).toEqual({ digest: 'digest-of-tsk_1', recovered: true });
+  expect(await store.originalOf('answerline#absent')).toBeUndefined();
+});
+
+test('quarantine keeps one copy per digest beside the row, counting repeats and keeping when it was first seen', async () => {
+  await store.insert(delivery('tsk_q'));
+  const copy = { provider: 'answerline', digest: 'altered', body: Buffer.from('{}'), meta: {}, receivedAt: T0, expiresAt: T0 / 1000 + 60 };
+  await store.quarantine('answerline#tsk_q', copy);
+  await store.quarantine('answerline#tsk_q', { ...copy, receivedAt: T0 + 5_000 });
+  expect(await item('answerline#tsk_q', 'quarantine#altered')).toMatchObject({ count: 2, receivedAt: T0, lastSeenAt: T0 + 5_000 });
+  expect(await item('answerline#tsk_q')).toMatchObject({ digest: 'digest-of-tsk_q' });
+});
+
+describe('claim', () => {
+  test('takes a RECEIVED row with a lease and counts the attempt; a held lease refuses, an expired one is taken again', async () => {
+    await store.insert(delivery('tsk_c'));
+    expect(await store.claim('answerline#tsk_c', 'w1', T0, LEASE, MAX)).toMatchObject({ status: 'PROCESSING', attempts: 1, recovered: false });
+    expect(await item('answerline#tsk_c')).toMatchObject({ leaseOwner: 'w1', leaseUntil: T0 + LEASE });
+    expect(await store.claim('answerline#tsk_c', 'w2', T0 + LEASE - 1, LEASE, MAX)).toBeUndefined();
+    expect(await store.claim('answerline#tsk_c', 'w2', T0 + LEASE + 1, LEASE, MAX)).toMatchObject({ attempts: 2 });
+  });
+
+  test('never takes a row out of attempts, a PROCESSED or a DEAD row, or a row that is not there', async () => {
+    await store.insert(delivery('tsk_spent'));
+    for (let i = 0; i < MAX; i++) await store.claim('answerline#tsk_spent', `w${i}`, T0 + i * (LEASE + 1), LEASE, MAX);
+    expect(await store.claim('answerline#tsk_spent', 'late', T0 + MAX * (LEASE + 1), LEASE, MAX)).toBeUndefined();
+    expect(await store.status('answerline#tsk_spent')).toMatchObject({ status: 'PROCESSING', attempts: MAX });
+
+    await store.insert(delivery('tsk_done'));
+    await store.claim('answerline#tsk_done', 'w', T0, LEASE, MAX);
+    expect(await store.complete('answerline#tsk_done', 'w', 'winner', T0 + 1)).toBe(true);
+    expect(await store.claim('answerline#tsk_done', 'again', T0 + LEASE * 10, LEASE, MAX)).toBeUndefined();
+
+    await store.insert(delivery('tsk_dead'));
+    await store.claim('answerline#tsk_dead', 'w', T0, LEASE, MAX);
+    await store.release('answerline#tsk_dead', 'w', 'Error', true, T0 + 1);
+    expect(await store.claim('answerline#tsk_dead', 'again', T0 + LEASE * 10, LEASE, MAX)).toBeUndefined();
+
+    expect(await store.claim('answerline#never', 'w', T0, LEASE, MAX)).toBeUndefined();
+  });
+});
+
+test('complete and release act only for the lease owner; a live release restarts the pending clock, a dead one leaves the index', async () => {
+  await store.insert(delivery('tsk_r'));
+  await store.claim('answerline#tsk_r', 'owner', T0, LEASE, MAX);
+  expect(await store.complete('answerline#tsk_r', 'thief', 'winner', T0 + 1)).toBe(false);
+  await store.release('answerline#tsk_r', 'thief', 'Error', false, T0 + 1);
+  expect(await item('answerline#tsk_r')).toMatchObject({ status: 'PROCESSING', leaseOwner: 'owner' });
+
+  await store.release('answerline#tsk_r', 'owner', 'MalformedDeliveryError: task: is missing', false, T0 + 2);
+  const live = await item('answerline#tsk_r');
+  expect(live).toMatchObject({ status: 'RECEIVED', lastError: 'MalformedDeliveryError: task: is missing', pendingSince: T0 + 2 });
+  expect(live).not.toHaveProperty('leaseOwner');
+
+  await store.claim('answerline#tsk_r', 'owner2', T0 + 3, LEASE, MAX);
+  await store.release('answerline#tsk_r', 'owner2', 'Error', true, T0 + 4);
+  const dead = await item('answerline#tsk_r');
+  expect(dead).toMatchObject({ status: 'DEAD' });
+  expect(dead).not.toHaveProperty('pendingShard');
+  expect(dead).not.toHaveProperty('pendingSince');
+});
+
+test('complete marks PROCESSED with its outcome and takes the row out of the pending index', async () => {
+  await store.insert(delivery('tsk_p'));
+  await store.claim('answerline#tsk_p', 'w', T0, LEASE, MAX);
+  await store.complete('answerline#tsk_p', 'w', 'superseded', T0 + 9);
+  const done = await item('answerline#tsk_p');
+  expect(done).toMatchObject({ status: 'PROCESSED', outcome: 'superseded', processedAt: T0 + 9 });
+  for (const gone of ['leaseOwner', 'leaseUntil', 'pendingShard', 'pendingSince', 'lastError']) expect(done).not.toHaveProperty(gone);
+});
+
+test('markExhausted kills only a row whose attempts are spent and whose last lease ran out', async () => {
+  await store.insert(delivery('tsk_x'));
+  await store.claim('answerline#tsk_x', 'w', T0, LEASE, MAX);
+  expect(await store.markExhausted('answerline#tsk_x', 'AttemptsExhausted: …', T0 + LEASE + 1, MAX)).toBe(false);
+  for (let i = 1; i < MAX; i++) await store.claim('answerline#tsk_x', `w${i}`, T0 + i * (LEASE + 1), LEASE, MAX);
+  expect(await store.markExhausted('answerline#tsk_x', 'AttemptsExhausted: …', T0 + (MAX - 1) * (LEASE + 1) + 1, MAX)).toBe(false);
+  expect(await store.markExhausted('answerline#tsk_x', 'AttemptsExhausted: …', T0 + MAX * (LEASE + 1), MAX)).toBe(true);
+  expect(await item('answerline#tsk_x')).toMatchObject({ status: 'DEAD', lastError: 'AttemptsExhausted: …' });
+});
+
+test('revive puts back only a row still in the status the operator saw, with a fresh budget and in the pending index', async () => {
+  await store.insert(delivery('tsk_v'));
+  await store.claim('answerline#tsk_v', 'w', T0, LEASE, MAX);
+  await store.release('answerline#tsk_v', 'w', 'Error', true, T0 + 1);
+  expect(await store.revive('answerline#tsk_v', 'PROCESSED', T0 + 2)).toBe(false);
+  expect(await store.revive('answerline#tsk_v', 'DEAD', T0 + 2)).toBe(true);
+  expect(await item('answerline#tsk_v')).toMatchObject({
+    status: 'RECEIVED',
+    attempts: 0,
+    pendingSince: T0 + 2,
+    pendingShard: expect.stringMatching(/^p\d\d$/),
+  });
+});
+
+test('the pending index: stranded rows oldest first and bounded, a touch restarts the clock, processed rows are gone, counts are bounded', async () => {
+  for (let i = 0; i < 5; i++) await store.insert(delivery(`tsk_s${i}`, { receivedAt: T0 + i }));
+  expect(await store.findStranded(T0 + 3, 10)).toEqual(['answerline#tsk_s0', 'answerline#tsk_s1', 'answerline#tsk_s2']);
+  expect(await store.findStranded(T0 + 10, 2)).toEqual(['answerline#tsk_s0', 'answerline#tsk_s1']);
+  await store.touchPending('answerline#tsk_s0', T0 + 100);
+  expect(await store.findStranded(T0 + 10, 10)).not.toContain('answerline#tsk_s0');
+  expect(await store.countStranded(T0 + 10, 1000)).toEqual({ count: 4, atLeast: false });
+
+  await store.claim('answerline#tsk_s1', 'w', T0, LEASE, MAX);
+  await store.complete('answerline#tsk_s1', 'w', 'winner', T0 + 1);
+  await store.touchPending('answerline#tsk_s1', T0 + 200);
+  expect(await item('answerline#tsk_s1')).not.toHaveProperty('pendingSince');
+  expect(await store.findStranded(T0 + 1_000, 10)).toEqual(['answerline#tsk_s2', 'answerline#tsk_s3', 'answerline#tsk_s4', 'answerline#tsk_s0']);
+});

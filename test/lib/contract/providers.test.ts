@@ -1,0 +1,44 @@
+/**
+ * The providers' documented facts, restated here by hand: the figures the construct, the runtime
+ * and the simulated providers all derive from them.
+ */
+import {
+  AdapterKind,
+  AnswerlineDelivery,
+  AnswerlineLifecycle,
+  attemptsOf,
+  EchonovaDelivery,
+  PROVIDER_REDELIVERY_SECONDS,
+  retryWindowSeconds,
+  StandardWebhooksDelivery,
+} from '../../../lib/contract';
+
+describe('delivery schedules', () => {
+  it('Answerline: 10 attempts, waits of 5 s doubling (2,555 s in all), 15 s each: 2,705 s from first attempt to last answer', () => {
+    expect(attemptsOf(AnswerlineDelivery)).toBe(10);
+    expect(AnswerlineDelivery.maxWaitsSeconds).toEqual([5, 10, 20, 40, 80, 160, 320, 640, 1280]);
+    expect(retryWindowSeconds(AnswerlineDelivery)).toBe(2555 + 150);
+  });
+
+  it('Answerline: the horizon is 4 h of queueing, 5 min of run and the retry window', () => {
+    expect(AnswerlineLifecycle.HORIZON_SECONDS).toBe(14_400 + 300 + 2_705);
+    expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.ANSWERLINE]).toBe(17_405);
+  });
+
+  it('Echonova: 3 attempts, 5 s then 10 s apart, 10 s each: 45 s', () => {
+    expect(attemptsOf(EchonovaDelivery)).toBe(3);
+    expect(retryWindowSeconds(EchonovaDelivery)).toBe(45);
+    expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.ECHONOVA]).toBe(45);
+  });
+
+  it('Standard Webhooks: 10 attempts whose worst case stays inside the documented 72 hours', () => {
+    expect(attemptsOf(StandardWebhooksDelivery)).toBe(10);
+    expect(retryWindowSeconds(StandardWebhooksDelivery)).toBeLessThanOrEqual(72 * 3600);
+    expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.STANDARD_WEBHOOKS]).toBe(72 * 3600);
+  });
+
+  it('every adapter kind has a redelivery window: three days for Stripe, GitHub and a generic HMAC sender', () => {
+    expect(Object.keys(PROVIDER_REDELIVERY_SECONDS).sort()).toEqual(Object.values(AdapterKind).sort());
+    for (const kind of [AdapterKind.STRIPE, AdapterKind.GITHUB, AdapterKind.HMAC]) expect(PROVIDER_REDELIVERY_SECONDS[kind]).toBe(259_200);
+  });
+});
