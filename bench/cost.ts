@@ -30,7 +30,7 @@ export const SECRET_READS_PER_MONTH_PER_ENVIRONMENT = SECONDS_PER_MONTH / Defaul
  */
 export const SECRET_READING_ENVIRONMENTS = 1;
 
-/** Memory of each function, from lib/webhook-inbox.ts (ours); the comparison receiver gets the same. */
+/** Memory of each function, as `Defaults` in lib/contract/defaults.ts sets it (ours); the comparison receiver gets the same. */
 export const MEMORY_MB = { edge: 512, processor: 512, reconciler: 256 } as const;
 
 export interface CostLine {

@@ -49,9 +49,9 @@ export interface ProviderPolling {
 }
 
 /**
- * The authoritative read (seed 004): before a delivery's result is exposed, fetch the provider's
- * resource it names. A missing or expired resource (404/410) marks the row unavailable and
- * never triggers a new generation.
+ * The authoritative read (docs/providers/standard-webhooks.md#authoritative-read): before a
+ * delivery's result is exposed, fetch the provider's resource it names. A missing or expired
+ * resource (404/410) marks the row unavailable and never triggers a new generation.
  */
 export interface AuthoritativeRead {
   /** `https://` URL of the resource with `{id}` where its id goes, e.g. `https://api.openai.com/v1/responses/{id}`. */
@@ -176,7 +176,8 @@ export interface HmacProviderOptions extends WebhookProviderOptions {
   readonly timestampHeader?: string;
 
   /**
-   * The header with the stable event id.
+   * The header with the stable event id. It is the event id only when `signedContent` covers it
+   * (`{id}`); see `acknowledgeUnsignedIdHeader`.
    * @default - the id is read from `idJsonPath`
    */
   readonly idHeader?: string;
@@ -253,8 +254,9 @@ export abstract class WebhookProvider {
   /**
    * Answerline async-task results: Standard Webhooks signatures (`webhook-id`,
    * `webhook-timestamp`, `webhook-signature`), inbox keyed by `task.id` from the signed body,
-   * `"test": true` deliveries acknowledged and dropped, one result per `task.idempotencyKey`
-   * without its resubmission suffix `-rN` (a keyless task is the job `~task:<task id>`).
+   * `"test": true` deliveries acknowledged and dropped, a task that is not final yet answered
+   * `not_final` and not stored, one result per `task.idempotencyKey` without its resubmission
+   * suffix `-rN` (a keyless task is the job `~task:<task id>`).
    */
   public static answerline(options: WebhookProviderOptions = {}): WebhookProvider {
     return new PresetProvider(AdapterKind.ANSWERLINE, 'whsec', options);
@@ -262,9 +264,10 @@ export abstract class WebhookProvider {
 
   /**
    * Echonova: `X-Webhook-Event`, `X-Webhook-Timestamp`, `X-Webhook-Signature` (hex
-   * HMAC-SHA256 of `timestamp.body`); a job's final event is keyed by `jobId` and decided by the
-   * signed `status` (an event header that disagrees is quarantined), `spending.*` by `apiKeyId` +
-   * event + the body's billing cycle or digest (repeats of `spending.exhausted` are duplicates).
+   * HMAC-SHA256 of `timestamp.body`); a job's final event is keyed by its `jobId` (`<jobId>:job`)
+   * and decided by the signed `status` (an event header that disagrees is quarantined),
+   * `spending.*` by `apiKeyId` + event + the body's billing cycle or digest (repeats of
+   * `spending.exhausted` are duplicates), any other event by its name and the body's digest.
    */
   public static echonova(options: WebhookProviderOptions = {}): WebhookProvider {
     return new PresetProvider(AdapterKind.ECHONOVA, 'text', options);
@@ -273,7 +276,7 @@ export abstract class WebhookProvider {
   /**
    * Any Standard Webhooks sender (OpenAI, Svix, ...): `webhook-*` or `svix-*` headers, `v1`
    * HMAC-SHA256 (`whsec_` secret) or `v1a` Ed25519 (`whpk_` public key) signatures, event id
-   * from `webhook-id`.
+   * from the signed `webhook-id` (`svix-id`).
    */
   public static standardWebhooks(options: WebhookProviderOptions = {}): WebhookProvider {
     return new PresetProvider(AdapterKind.STANDARD_WEBHOOKS, 'whsec', options);
@@ -288,8 +291,9 @@ export abstract class WebhookProvider {
   }
 
   /**
-   * GitHub: `X-Hub-Signature-256: sha256=...` over the body, event id from `X-GitHub-Delivery`,
-   * `ping` events acknowledged as test deliveries. GitHub signs no timestamp.
+   * GitHub: `X-Hub-Signature-256: sha256=...` over the body, event id the SHA-256 digest of the
+   * body (`X-GitHub-Delivery` is not signed: it is kept as row metadata only), `ping` events
+   * acknowledged as test deliveries. GitHub signs no timestamp.
    */
   public static github(options: WebhookProviderOptions = {}): WebhookProvider {
     return new PresetProvider(AdapterKind.GITHUB, 'text', options);

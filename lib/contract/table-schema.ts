@@ -126,7 +126,7 @@ export const ResultAttr = {
 
 /**
  * The sparse index of rows that are not yet processed. Its partition key is sharded so that a
- * busy inbox is never capped at one partition's write rate (see DESIGN.md, Scale).
+ * busy inbox is never capped at one partition's write rate (see docs/DESIGN.md#scale).
  */
 export const PendingIndex = {
   NAME: 'pending',

@@ -3,7 +3,7 @@
  * beside the delivery rows (sort key `submission`), so the reconciler can poll for results that
  * were never delivered (docs/DESIGN.md#invariant-10).
  *
- * Items and indexes (names in `lib/contract.ts`):
+ * Items and indexes (names in `lib/contract/table-schema.ts`):
  * - by id: pk `ledger:<provider>#<taskId>`; known only by its idempotency key (a create that
  *   timed out and whose retry got 409): pk `ledger:<provider>#key:<idempotencyKey>`. The prefix
  *   keeps submissions out of the delivery rows' key space, so the apps' grant cannot write those;
