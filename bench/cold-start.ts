@@ -12,9 +12,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { AdapterKind, Defaults, Env, HANDLER_NODE_MAJOR, providerRuntimeConfig } from '../lib/contract';
+import { AdapterKind, HANDLER_NODE_MAJOR, providerRuntimeConfig } from '../lib/contract';
 import { bundleOptions, ROOT } from '../scripts/bundle-options';
-import { handlerEnvironments } from '../lib/handler-environment';
+import { handlerEnvironments, handlerSettingsWithDefaults, rotatorEnvironment } from '../lib/handler-environment';
 import { median } from './stats';
 
 export const HANDLERS = ['verifier', 'processor', 'reconciler', 'rotator'] as const;
@@ -48,32 +48,20 @@ export interface ColdStartResult {
 
 /** The environment a handler's module needs to load (the construct sets it; names only here). */
 function handlerEnvironment(name: HandlerName): Record<string, string> {
-  // The rotator is not one of the inbox's handlers: lib/webhook-inbox.ts gives it its own two variables.
-  if (name === 'rotator') {
-    const rotated = [{ secretId: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench', providerName: 'answerline', format: 'whsec' }];
-    return { [Env.INBOX_NAME]: 'bench', [Env.ROTATED_SECRETS]: JSON.stringify(rotated) };
-  }
-  return handlerEnvironments({
-    inboxName: 'bench',
-    inboxTable: 'bench-inbox',
-    resultsTable: 'bench-results',
-    workQueueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-work',
-    providers: [
-      providerRuntimeConfig({ name: 'answerline', adapter: AdapterKind.ANSWERLINE, secretId: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench' }),
-    ],
-    maxBodyBytes: Defaults.MAX_BODY_BYTES,
-    bodyBucket: 'bench-bodies',
-    inlineBodyBytes: Defaults.INLINE_BODY_BYTES,
-    retentionSeconds: Defaults.RETENTION_DAYS * 86_400,
-    secretCacheSeconds: Defaults.SECRET_CACHE_SECONDS,
-    leaseSeconds: Defaults.PROCESSOR_TIMEOUT_SECONDS,
-    maxReceiveCount: Defaults.MAX_RECEIVE_COUNT,
-    sweepAfterSeconds: Defaults.SWEEP_AFTER_SECONDS,
-    sweepBatchSize: Defaults.SWEEP_BATCH_SIZE,
-    polling: [],
-    pollBatchSize: Defaults.POLL_BATCH_SIZE,
-    effectBusName: 'bench-bus',
-  })[name];
+  const secretId = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench';
+  // The rotator is not one of the inbox's handlers: it has an environment of its own.
+  if (name === 'rotator') return rotatorEnvironment('bench', [{ secretId, providerName: 'answerline', format: 'whsec' }]);
+  return handlerEnvironments(
+    handlerSettingsWithDefaults({
+      inboxName: 'bench',
+      inboxTable: 'bench-inbox',
+      resultsTable: 'bench-results',
+      workQueueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-work',
+      providers: [providerRuntimeConfig({ name: 'answerline', adapter: AdapterKind.ANSWERLINE, secretId })],
+      bodyBucket: 'bench-bodies',
+      effectBusName: 'bench-bus',
+    }),
+  )[name];
 }
 
 const LOADER = [

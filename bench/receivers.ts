@@ -2,9 +2,9 @@
  * The two receivers the bench compares, each built from real handlers on real SDK clients
  * against the same emulators and stand-ins:
  *
- * - ours: the shipped handlers' factories (createVerifier, createProcessor, createReconciler)
- *   with the stores and clients their `index.ts` builds, injected here so that every client
- *   carries the bench's request counter;
+ * - ours: the shipped handlers' composition roots (`lambda/<handler>/from-env.ts`, what each
+ *   `index.ts` calls), on the environments the construct sets, with SDK clients handed in so
+ *   that every client carries the bench's request counter;
  * - powertools: what a careful engineer builds from Powertools for AWS Lambda (TypeScript) to do
  *   the same work: verify the signature (the reference `standardwebhooks` library), then, made
  *   idempotent by `@aws-lambda-powertools/idempotency` on its DynamoDB persistence layer (keyed
@@ -23,21 +23,14 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { AdapterKind, Defaults, EffectEvent, ProviderRuntimeConfig, providerRuntimeConfig } from '../lib/contract';
-import { createProcessor } from '../lambda/processor/processor';
-import { createReconciler } from '../lambda/reconciler/reconciler';
-import { adaptersFor } from '../lambda/shared/providers/registry';
 import { observeAnswerlineTask } from '../lambda/shared/providers/answerline/adapter';
-import { EventBridgeSink } from '../lambda/shared/effects/sinks';
 import { isConditionalCheckFailed } from '../lambda/shared/runtime/errors';
-import { DynamoDbInboxStore } from '../lambda/shared/stores/inbox-store';
 import { winnerOrder } from '../lambda/shared/winner-order';
-import { ledgerProvidersFor } from '../lambda/shared/providers/polling';
-import { DynamoDbResultsStore } from '../lambda/shared/stores/results-store';
-import { MIN_MISS_REFRESH_MS, SecretCache, SecretsManagerReader } from '../lambda/shared/signatures/secrets';
-import { DynamoDbSubmissionStore } from '../lambda/shared/stores/submission-store';
-import { Telemetry } from '../lambda/shared/runtime/telemetry';
-import { SqsWorkQueue } from '../lambda/shared/stores/work-queue';
+import { createProcessorFromEnv } from '../lambda/processor/from-env';
+import { createReconcilerFromEnv } from '../lambda/reconciler/from-env';
+import { verifierDependenciesFromEnv } from '../lambda/verifier/from-env';
 import { createVerifier } from '../lambda/verifier/verifier';
+import { handlerEnvironments, handlerSettingsWithDefaults } from '../lib/handler-environment';
 import { createQueues, createTables, InboxResourceNames, resourceNames } from '../local/provision';
 import { CapacityMeter } from './capacity';
 import { RequestCounter, SdkClient } from './counting';
@@ -91,7 +84,6 @@ function instrument<C extends SdkClient>(client: C, stage: string, instruments: 
 
 export const PROVIDER = 'answerline';
 const INBOX_NAME = 'bench-inbox';
-const RETENTION_SECONDS = Defaults.RETENTION_DAYS * 86_400;
 
 type SharedParts = Pick<Receiver, 'signingSecret' | 'queueUrl' | 'deadLetterQueueUrl' | 'bus' | 'eventSourceSqs' | 'logs'>;
 
@@ -117,63 +109,44 @@ async function sharedParts(
   };
 }
 
-/** Our receiver: the shipped handler factories, wired as their `index.ts` wires them. */
+/** Our receiver: the shipped wiring, from the construct's environments. */
 export async function buildOurReceiver(env: BenchEnvironment, instruments: Instruments, label = 'ours'): Promise<Receiver> {
   const names = resourceNames(runPrefix(label));
   await createTables(env.dynamodb(), names);
   const { secretId, parts } = await sharedParts(env, instruments, names, label);
   const { bus, logs } = parts;
   const provider: ProviderRuntimeConfig = providerRuntimeConfig({ name: PROVIDER, adapter: AdapterKind.ANSWERLINE, secretId });
-  const secretCache = (stage: string) =>
-    new SecretCache(new SecretsManagerReader(instrument(env.secretsManager(), stage, instruments)), {
-      ttlMs: Defaults.SECRET_CACHE_SECONDS * 1000,
-      minRefreshIntervalMs: MIN_MISS_REFRESH_MS,
-    });
+  // The environments the construct sets with its defaults (no body bucket, effects on the bench's bus).
+  const environments = handlerEnvironments(
+    handlerSettingsWithDefaults({
+      inboxName: INBOX_NAME,
+      inboxTable: names.inboxTable,
+      resultsTable: names.resultsTable,
+      workQueueUrl: parts.queueUrl,
+      providers: [provider],
+      effectBusName: bus,
+    }),
+  );
 
-  // verifier/index.ts
+  // Each handler's own composition root, with clients that count its calls.
   const edgeDynamodb = instrument(env.dynamodb(), Stage.EDGE, instruments);
   const edgeSqs = instrument(env.sqs(), Stage.EDGE, instruments);
-  const verifierSecrets = secretCache(Stage.SECRETS);
-  const verifier = createVerifier({
-    adapters: adaptersFor([provider]),
-    secrets: verifierSecrets,
-    inbox: new DynamoDbInboxStore(edgeDynamodb, names.inboxTable),
-    queue: new SqsWorkQueue(edgeSqs, parts.queueUrl),
-    telemetry: new Telemetry(INBOX_NAME, 'verifier', logs.edge.write),
-    now: Date.now,
-    maxBodyBytes: Defaults.MAX_BODY_BYTES,
-    retentionSeconds: RETENTION_SECONDS,
+  const verifierDependencies = verifierDependenciesFromEnv(environments.verifier, {
+    clients: { dynamodb: edgeDynamodb, sqs: edgeSqs, secretsManager: instrument(env.secretsManager(), Stage.SECRETS, instruments) },
+    write: logs.edge.write,
   });
-
-  // processor/index.ts (no authoritative read configured: no secrets client)
-  const processorDynamodb = instrument(env.dynamodb(), Stage.PROCESSOR, instruments);
-  const processor = createProcessor({
-    adapters: adaptersFor([provider]),
-    inbox: new DynamoDbInboxStore(processorDynamodb, names.inboxTable),
-    results: new DynamoDbResultsStore(processorDynamodb, names.resultsTable),
-    effects: { sink: new EventBridgeSink(instrument(env.events(), Stage.PROCESSOR, instruments), bus), inboxName: INBOX_NAME },
-    telemetry: new Telemetry(INBOX_NAME, 'processor', logs.processor.write),
-    now: Date.now,
-    leaseMs: Defaults.PROCESSOR_TIMEOUT_SECONDS * 1000,
-    maxReceiveCount: Defaults.MAX_RECEIVE_COUNT,
+  const verifier = createVerifier(verifierDependencies);
+  const processor = createProcessorFromEnv(environments.processor, {
+    clients: { dynamodb: instrument(env.dynamodb(), Stage.PROCESSOR, instruments), eventBridge: instrument(env.events(), Stage.PROCESSOR, instruments) },
+    write: logs.processor.write,
   });
-
-  // reconciler/index.ts: the sweep, then the submission ledger for the served provider (no polling configured)
-  const reconcilerDynamodb = instrument(env.dynamodb(), Stage.RECONCILER, instruments);
-  const reconcilerInbox = new DynamoDbInboxStore(reconcilerDynamodb, names.inboxTable);
-  const reconciler = createReconciler({
-    inbox: reconcilerInbox,
-    queue: new SqsWorkQueue(instrument(env.sqs(), Stage.RECONCILER, instruments), parts.queueUrl),
-    telemetry: new Telemetry(INBOX_NAME, 'reconciler', logs.reconciler.write),
-    now: Date.now,
-    sweepAfterMs: Defaults.SWEEP_AFTER_SECONDS * 1000,
-    batchSize: Defaults.SWEEP_BATCH_SIZE,
-    ledger: {
-      submissions: new DynamoDbSubmissionStore(reconcilerDynamodb, names.inboxTable),
-      providers: ledgerProvidersFor([provider], [], secretCache(Stage.RECONCILER)),
-      batchSize: Defaults.POLL_BATCH_SIZE,
-      retentionSeconds: RETENTION_SECONDS,
+  const reconciler = createReconcilerFromEnv(environments.reconciler, {
+    clients: {
+      dynamodb: instrument(env.dynamodb(), Stage.RECONCILER, instruments),
+      sqs: instrument(env.sqs(), Stage.RECONCILER, instruments),
+      secretsManager: instrument(env.secretsManager(), Stage.RECONCILER, instruments),
     },
+    write: logs.reconciler.write,
   });
 
   return {
@@ -183,7 +156,7 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
     processor,
     reconciler: () => reconciler(undefined, lambdaContext('bench-reconciler', 120_000)),
     warm: async () => {
-      await verifierSecrets.versions(secretId);
+      await verifierDependencies.secrets.versions(secretId);
     },
     edgeClients: { dynamodb: edgeDynamodb, sqs: edgeSqs },
   };

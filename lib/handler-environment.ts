@@ -1,4 +1,4 @@
-import { Env, PollingRuntimeConfig, ProviderRuntimeConfig } from './contract';
+import { Defaults, Env, PollingRuntimeConfig, ProviderRuntimeConfig, RotatedSecretConfig } from './contract';
 
 /**
  * What the handlers are configured with, as plain values: CloudFormation tokens when the
@@ -29,6 +29,32 @@ export interface InboxHandlerSettings {
   readonly effectBusName?: string;
   /** The user's processing function the processor invokes, when there is one. */
   readonly effectFunctionArn?: string;
+}
+
+/** What a local inbox must name; everything else falls back to the construct's defaults. */
+export type LocalHandlerSettings = Pick<InboxHandlerSettings, 'inboxName' | 'inboxTable' | 'resultsTable' | 'workQueueUrl' | 'providers'> &
+  Partial<InboxHandlerSettings>;
+
+/** The handlers' settings of an inbox deployed with the construct's defaults, but for `settings` (the twin, the bench, the tests). */
+export function handlerSettingsWithDefaults(settings: LocalHandlerSettings): InboxHandlerSettings {
+  return {
+    maxBodyBytes: Defaults.MAX_BODY_BYTES,
+    inlineBodyBytes: Defaults.INLINE_BODY_BYTES,
+    retentionSeconds: Defaults.RETENTION_DAYS * 86_400,
+    secretCacheSeconds: Defaults.SECRET_CACHE_SECONDS,
+    leaseSeconds: Defaults.PROCESSOR_TIMEOUT_SECONDS,
+    maxReceiveCount: Defaults.MAX_RECEIVE_COUNT,
+    sweepAfterSeconds: Defaults.SWEEP_AFTER_SECONDS,
+    sweepBatchSize: Defaults.SWEEP_BATCH_SIZE,
+    polling: [],
+    pollBatchSize: Defaults.POLL_BATCH_SIZE,
+    ...settings,
+  };
+}
+
+/** The rotator's environment: the inbox it belongs to and the secrets it may rotate. */
+export function rotatorEnvironment(inboxName: string, rotated: readonly RotatedSecretConfig[]): Record<string, string> {
+  return { [Env.INBOX_NAME]: inboxName, [Env.ROTATED_SECRETS]: JSON.stringify(rotated) };
 }
 
 export interface HandlerEnvironments {

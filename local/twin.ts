@@ -17,7 +17,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { LocalOpsConfig } from '../lib/contract';
 import { AdapterKind, AuthoritativeReadSettings, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig, providerRuntimeConfig } from '../lib/contract';
-import { handlerEnvironments } from '../lib/handler-environment';
+import { handlerEnvironments, handlerSettingsWithDefaults } from '../lib/handler-environment';
 import { startApiGateway } from './api-gateway';
 import { IamGateway, LocalCredentials } from './iam/gateway';
 import { inboxBinding, registerInboxRoles } from './iam/inbox-roles';
@@ -226,25 +226,24 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     const polling = options.polling ?? [];
     const roles = gateway ? twinRoles(gateway, { providers, polling, useBucket, names, queues, arnOf: (id) => secretsStandIn.arnOf(id) ?? id }) : {};
 
-    const environments = handlerEnvironments({
-      inboxName: INBOX_NAME,
-      inboxTable: names.inboxTable,
-      resultsTable: names.resultsTable,
-      workQueueUrl: queues.workQueueUrl,
-      providers,
-      maxBodyBytes: useBucket ? Defaults.MAX_BODY_BYTES : PERSISTENT_MAX_BODY_BYTES,
-      bodyBucket: useBucket ? names.bodyBucket : undefined,
-      inlineBodyBytes: Defaults.INLINE_BODY_BYTES,
-      retentionSeconds: Defaults.RETENTION_DAYS * 86_400,
-      secretCacheSeconds: Defaults.SECRET_CACHE_SECONDS,
-      leaseSeconds: timing.processorTimeoutSeconds,
-      maxReceiveCount: options.maxReceiveCount ?? Defaults.MAX_RECEIVE_COUNT,
-      sweepAfterSeconds: timing.sweepAfterSeconds,
-      sweepBatchSize: options.sweepBatchSize ?? Defaults.SWEEP_BATCH_SIZE,
-      polling,
-      pollBatchSize: options.pollBatchSize ?? Defaults.POLL_BATCH_SIZE,
-      effectBusName: EVENT_BUS,
-    });
+    const environments = handlerEnvironments(
+      handlerSettingsWithDefaults({
+        inboxName: INBOX_NAME,
+        inboxTable: names.inboxTable,
+        resultsTable: names.resultsTable,
+        workQueueUrl: queues.workQueueUrl,
+        providers,
+        maxBodyBytes: useBucket ? Defaults.MAX_BODY_BYTES : PERSISTENT_MAX_BODY_BYTES,
+        bodyBucket: useBucket ? names.bodyBucket : undefined,
+        leaseSeconds: timing.processorTimeoutSeconds,
+        maxReceiveCount: options.maxReceiveCount ?? Defaults.MAX_RECEIVE_COUNT,
+        sweepAfterSeconds: timing.sweepAfterSeconds,
+        sweepBatchSize: options.sweepBatchSize ?? Defaults.SWEEP_BATCH_SIZE,
+        polling,
+        pollBatchSize: options.pollBatchSize ?? Defaults.POLL_BATCH_SIZE,
+        effectBusName: EVENT_BUS,
+      }),
+    );
     // What Lambda gives every function: a region, its role's credentials, and here the local endpoints.
     const awsEnvironment = (role: InboxRole) => {
       const own = roles[role] ?? credentials;

@@ -4,8 +4,9 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { Defaults, Env, RotatedSecretConfig } from '../contract';
+import { Defaults, RotatedSecretConfig } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
+import { rotatorEnvironment } from '../handler-environment';
 import { createHandlerFunction } from './handler-function';
 import { pascalCase } from './names';
 import { signingSecretOf } from './resources';
@@ -36,10 +37,7 @@ export function createRotation(
     memorySize: Defaults.ROTATOR_MEMORY_MB,
     timeout: Duration.seconds(Defaults.ROTATOR_TIMEOUT_SECONDS),
     logRetention,
-    environment: {
-      [Env.INBOX_NAME]: inboxName,
-      [Env.ROTATED_SECRETS]: JSON.stringify(rotatedSecrets),
-    },
+    environment: rotatorEnvironment(inboxName, rotatedSecrets),
   });
   for (const provider of rotated) {
     const secret = signingSecretOf(secrets, provider.name);

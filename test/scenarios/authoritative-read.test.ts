@@ -139,7 +139,7 @@ test.each([404, 410])('the resource is gone (%i): the row is settled unavailable
   expect(h.capture.logs('resource unavailable')).toMatchObject([{ httpStatus: status }]);
   // No retry: the queue and the DLQ are empty, the sweep finds nothing, the provider was asked once.
   h.clock.advance(60 * 60_000);
-  expect(await h.reconciler()()).toEqual({ swept: 0 });
+  expect(await h.reconciler()()).toMatchObject({ swept: 0 });
   expect(await h.takeMessages()).toEqual([]);
   expect(await h.takeMessages(h.deadLetterQueueUrl)).toEqual([]);
   expect(api.requestsFor(`/v1/responses/${id}`)).toHaveLength(1);

@@ -269,7 +269,7 @@ describe('the row is the outbox: an intent is never lost and never becomes a sec
     await h.takeMessages();
 
     h.clock.advance(10 * 60_000);
-    expect(await h.reconciler()()).toEqual({ swept: 1 });
+    expect(await h.reconciler()()).toMatchObject({ swept: 1 });
     expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
 
     expect(effectKeys()).toEqual([jobKeyOf(PROVIDER, 'job-s', 'tsk_s', 'COMPLETED')]);

@@ -36,8 +36,6 @@ import {
 import { inlineBodyOf } from '../../lambda/shared/stores/inline-body';
 import { createProcessor, EffectsConfig, ProcessorDependencies } from '../../lambda/processor/processor';
 import { createReconciler, ReconcilerDependencies } from '../../lambda/reconciler/reconciler';
-import { adaptersFor } from '../../lambda/shared/providers/registry';
-import { resourceReadersFor } from '../../lambda/shared/providers/authoritative-read';
 import { DispatchOutcome, EffectSink, EventBridgeSink, LambdaFunctionSink } from '../../lambda/shared/effects/sinks';
 import { Effect } from '../../lambda/shared/effects/assembler';
 import { deliveryKey, DynamoDbInboxStore, InboxStore } from '../../lambda/shared/stores/inbox-store';
@@ -47,6 +45,11 @@ import { decodeStandardWebhooksSecret, signStandardWebhooks } from '../../lambda
 import { LineWriter, Telemetry } from '../../lambda/shared/runtime/telemetry';
 import { decodeWorkMessage, SqsWorkQueue } from '../../lambda/shared/stores/work-queue';
 import { createVerifier, VerifierDependencies } from '../../lambda/verifier/verifier';
+import { verifierDependenciesFromEnv } from '../../lambda/verifier/from-env';
+import { processorDependenciesFromEnv } from '../../lambda/processor/from-env';
+import { reconcilerDependenciesFromEnv } from '../../lambda/reconciler/from-env';
+import { HandlerRuntime } from '../../lambda/shared/runtime/handler-runtime';
+import { handlerEnvironments, HandlerEnvironments, handlerSettingsWithDefaults } from '../../lib/handler-environment';
 import { EventBridgeStandIn } from '../../local/eventbridge-stand-in';
 import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
 import { createQueues, createTables, InboxResourceNames, QueueSettings, resourceNames } from '../../local/provision';
@@ -54,7 +57,6 @@ import { SecretsManagerStandIn } from '../../local/secrets-manager-stand-in';
 import { pollOnce, drain, PollReport, SqsHandler } from '../../local/sqs-event-source';
 import { SubmissionLedger, SubmissionLedgerOptions } from '../../client';
 import { LedgerDependencies } from '../../lambda/reconciler/ledger';
-import { ledgerProvidersFor } from '../../lambda/shared/providers/polling';
 import { ProviderApi } from '../../lambda/shared/providers/provider-api';
 import { DynamoDbSubmissionStore } from '../../lambda/shared/stores/submission-store';
 import { S3BodyStore } from '../../lambda/shared/stores/body-store';
@@ -581,18 +583,7 @@ export class InboxHarness {
     overrides: Partial<VerifierDependencies> & { secretId?: string; providers?: readonly ProviderRuntimeConfig[] } = {},
   ): ReturnType<typeof createVerifier> {
     const { secretId, providers = [this.providerConfig(secretId)], ...deps } = overrides;
-    const clients = this.as('verifier', { providers });
-    return createVerifier({
-      adapters: adaptersFor(providers),
-      secrets: this.secretCache(this.secretReader(clients.secretsManager)),
-      inbox: new DynamoDbInboxStore(clients.dynamodb, this.names.inboxTable),
-      queue: new SqsWorkQueue(clients.sqs, this.workQueueUrl),
-      telemetry: this.capture.telemetry('verifier', this.clock.now),
-      now: this.clock.now,
-      maxBodyBytes: Defaults.MAX_BODY_BYTES,
-      retentionSeconds: RETENTION_SECONDS,
-      ...deps,
-    });
+    return createVerifier({ ...verifierDependenciesFromEnv(this.environments({ providers }).verifier, this.runtime('verifier', { providers })), ...deps });
   }
 
   /**
@@ -601,18 +592,7 @@ export class InboxHarness {
    */
   processor(overrides: Partial<ProcessorDependencies> & { providers?: readonly ProviderRuntimeConfig[] } = {}): (event: SQSEvent) => Promise<SQSBatchResponse> {
     const { providers = [this.providerConfig()], ...deps } = overrides;
-    const clients = this.as('processor', { providers });
-    return createProcessor({
-      adapters: adaptersFor(providers),
-      resourceReaders: resourceReadersFor(providers, this.secretCache(this.secretReader(clients.secretsManager))),
-      inbox: new DynamoDbInboxStore(clients.dynamodb, this.names.inboxTable),
-      results: new DynamoDbResultsStore(clients.dynamodb, this.names.resultsTable),
-      telemetry: this.capture.telemetry('processor', this.clock.now),
-      now: this.clock.now,
-      leaseMs: LEASE_MS,
-      maxReceiveCount: Defaults.MAX_RECEIVE_COUNT,
-      ...deps,
-    });
+    return createProcessor({ ...processorDependenciesFromEnv(this.environments({ providers }).processor, this.runtime('processor', { providers })), ...deps });
   }
 
   /** The processor's effects configuration for `sink`, named after this inbox. */
@@ -620,17 +600,31 @@ export class InboxHarness {
     return { sink, inboxName: INBOX_NAME, ...options };
   }
 
+  /** The reconciler of the Answerline provider: the sweep, then the ledger (`ledger(...)` for another one). */
   reconciler(overrides: Partial<ReconcilerDependencies> = {}): ReturnType<typeof createReconciler> {
-    const clients = this.as('reconciler');
-    return createReconciler({
-      inbox: new DynamoDbInboxStore(clients.dynamodb, this.names.inboxTable),
-      queue: new SqsWorkQueue(clients.sqs, this.workQueueUrl),
-      telemetry: this.capture.telemetry('reconciler', this.clock.now),
-      now: this.clock.now,
-      sweepAfterMs: Defaults.SWEEP_AFTER_SECONDS * 1000,
-      batchSize: Defaults.SWEEP_BATCH_SIZE,
-      ...overrides,
-    });
+    const structure = { providers: [this.providerConfig()] };
+    return createReconciler({ ...reconcilerDependenciesFromEnv(this.environments(structure).reconciler, this.runtime('reconciler', structure)), ...overrides });
+  }
+
+  /** The environments the construct gives this inbox's handlers when it serves `structure`. */
+  private environments(structure: InboxStructure): HandlerEnvironments {
+    return handlerEnvironments(
+      handlerSettingsWithDefaults({
+        inboxName: INBOX_NAME,
+        inboxTable: this.names.inboxTable,
+        resultsTable: this.names.resultsTable,
+        workQueueUrl: this.workQueueUrl,
+        providers: structure.providers,
+        polling: structure.polling ?? [],
+        retentionSeconds: RETENTION_SECONDS,
+        leaseSeconds: LEASE_MS / 1000,
+      }),
+    );
+  }
+
+  /** A role's clients, judged by its policies for `structure`, on the clock, logging into the capture. */
+  private runtime(role: InboxRole, structure: InboxStructure): HandlerRuntime {
+    return { clients: this.as(role, structure), now: this.clock.now, write: this.capture.write };
   }
 
   /** This inbox as the ops CLI sees it: the OpsConfig the construct publishes as a stack output. */
@@ -702,14 +696,9 @@ export class InboxHarness {
     } = {},
   ): LedgerDependencies {
     const { configs = [this.providerConfig()], polling = [], apis, ...deps } = options;
-    const clients = this.as('reconciler', { providers: configs, polling });
-    return {
-      submissions: new DynamoDbSubmissionStore(clients.dynamodb, this.names.inboxTable),
-      providers: ledgerProvidersFor(configs, polling, this.secretCache(this.secretReader(clients.secretsManager)), apis),
-      batchSize: Defaults.POLL_BATCH_SIZE,
-      retentionSeconds: RETENTION_SECONDS,
-      ...deps,
-    };
+    const structure = { providers: configs, polling };
+    const { ledger } = reconcilerDependenciesFromEnv(this.environments(structure).reconciler, { ...this.runtime('reconciler', structure), apis });
+    return { ...ledger!, ...deps };
   }
 
   /** A submission item, decoded. */

@@ -148,12 +148,15 @@ export class SequentialSinks implements EffectSink {
 }
 
 /** The sinks the construct configured: the user's function, the bus, both, or none. */
-export function effectSinkFromEnv(env: Record<string, string | undefined>): EffectSink | undefined {
+export function effectSinkFromEnv(
+  env: Record<string, string | undefined>,
+  clients: { readonly lambda?: LambdaClient; readonly eventBridge?: EventBridgeClient } = {},
+): EffectSink | undefined {
   const sinks: EffectSink[] = [];
   const functionArn = env[Env.EFFECT_FUNCTION_ARN];
   const busName = env[Env.EFFECT_BUS_NAME];
-  if (functionArn) sinks.push(new LambdaFunctionSink(new LambdaClient({}), functionArn));
-  if (busName) sinks.push(new EventBridgeSink(new EventBridgeClient({}), busName));
+  if (functionArn) sinks.push(new LambdaFunctionSink(clients.lambda ?? new LambdaClient({}), functionArn));
+  if (busName) sinks.push(new EventBridgeSink(clients.eventBridge ?? new EventBridgeClient({}), busName));
   if (sinks.length === 0) return undefined;
   return sinks.length === 1 ? sinks[0] : new SequentialSinks(sinks);
 }

@@ -178,9 +178,14 @@ export class SecretCache {
 export const MIN_MISS_REFRESH_MS = 2_000;
 
 /** A cache of Secrets Manager reads with the TTL the construct configured. */
-export function secretCacheFromEnv(env: Record<string, string | undefined>): SecretCache {
-  return new SecretCache(new SecretsManagerReader(new SecretsManagerClient({})), {
-    ttlMs: integerEnv(env, Env.SECRET_CACHE_SECONDS, Defaults.SECRET_CACHE_SECONDS) * 1000,
-    minRefreshIntervalMs: MIN_MISS_REFRESH_MS,
-  });
+export function secretCacheFromEnv(
+  env: Record<string, string | undefined>,
+  client: SecretsManagerClient = new SecretsManagerClient({}),
+  now: () => number = Date.now,
+): SecretCache {
+  return new SecretCache(
+    new SecretsManagerReader(client),
+    { ttlMs: integerEnv(env, Env.SECRET_CACHE_SECONDS, Defaults.SECRET_CACHE_SECONDS) * 1000, minRefreshIntervalMs: MIN_MISS_REFRESH_MS },
+    now,
+  );
 }

@@ -76,7 +76,7 @@ function bodyStoreClient(): S3Client {
 }
 
 /** The body store the construct configured, if any. */
-export function bodyStoreFromEnv(env: Record<string, string | undefined>): BodyStore | undefined {
+export function bodyStoreFromEnv(env: Record<string, string | undefined>, client?: S3Client): BodyStore | undefined {
   const bucket = env[Env.BODY_BUCKET];
-  return bucket ? new S3BodyStore(bodyStoreClient(), bucket) : undefined;
+  return bucket ? new S3BodyStore(client ?? bodyStoreClient(), bucket) : undefined;
 }

@@ -1,0 +1,42 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { Defaults, Env } from '../../lib/contract';
+import { effectSinkFromEnv } from '../shared/effects/sinks';
+import { resourceReadersFor } from '../shared/providers/authoritative-read';
+import { adaptersFor } from '../shared/providers/registry';
+import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
+import { HandlerRuntime } from '../shared/runtime/handler-runtime';
+import { Telemetry } from '../shared/runtime/telemetry';
+import { secretCacheFromEnv } from '../shared/signatures/secrets';
+import { bodyStoreFromEnv } from '../shared/stores/body-store';
+import { DynamoDbInboxStore } from '../shared/stores/inbox-store';
+import { DynamoDbResultsStore } from '../shared/stores/results-store';
+import { createProcessor, ProcessorDependencies } from './processor';
+
+/** The processor's composition root: its dependencies from the environment the construct sets. */
+export function processorDependenciesFromEnv(env: Record<string, string | undefined>, runtime: HandlerRuntime = {}): ProcessorDependencies {
+  const { clients = {}, now = Date.now } = runtime;
+  const dynamodb = clients.dynamodb ?? new DynamoDBClient({});
+  const providers = providersFromEnv(env);
+  const inboxName = requiredEnv(env, Env.INBOX_NAME);
+  const sink = effectSinkFromEnv(env, clients);
+  return {
+    adapters: adaptersFor(providers),
+    inbox: new DynamoDbInboxStore(dynamodb, requiredEnv(env, Env.INBOX_TABLE)),
+    results: new DynamoDbResultsStore(dynamodb, requiredEnv(env, Env.RESULTS_TABLE)),
+    bodies: bodyStoreFromEnv(env, clients.s3),
+    inlineBodyBytes: integerEnv(env, Env.INLINE_BODY_BYTES, Defaults.INLINE_BODY_BYTES),
+    effects: sink && { sink, inboxName, bodyBucket: env[Env.BODY_BUCKET] || undefined },
+    // API keys of the authoritative reads, cached like signing secrets; no client when none is configured.
+    resourceReaders: providers.some((provider) => provider.authoritativeRead)
+      ? resourceReadersFor(providers, secretCacheFromEnv(env, clients.secretsManager, now))
+      : undefined,
+    telemetry: new Telemetry(inboxName, 'processor', runtime.write, now),
+    now,
+    leaseMs: integerEnv(env, Env.LEASE_SECONDS, Defaults.PROCESSOR_TIMEOUT_SECONDS) * 1000,
+    maxReceiveCount: integerEnv(env, Env.MAX_RECEIVE_COUNT, Defaults.MAX_RECEIVE_COUNT),
+  };
+}
+
+export function createProcessorFromEnv(env: Record<string, string | undefined>, runtime: HandlerRuntime = {}): ReturnType<typeof createProcessor> {
+  return createProcessor(processorDependenciesFromEnv(env, runtime));
+}

@@ -1,0 +1,49 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { Defaults, Env } from '../../lib/contract';
+import { ledgerProvidersFor, pollingFromEnv } from '../shared/providers/polling';
+import { ProviderApi } from '../shared/providers/provider-api';
+import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
+import { HandlerRuntime } from '../shared/runtime/handler-runtime';
+import { Telemetry } from '../shared/runtime/telemetry';
+import { secretCacheFromEnv } from '../shared/signatures/secrets';
+import { bodyStoreFromEnv } from '../shared/stores/body-store';
+import { DynamoDbInboxStore } from '../shared/stores/inbox-store';
+import { DynamoDbSubmissionStore } from '../shared/stores/submission-store';
+import { SqsWorkQueue } from '../shared/stores/work-queue';
+import { createReconciler, ReconcilerDependencies } from './reconciler';
+
+export interface ReconcilerRuntime extends HandlerRuntime {
+  /** Clients of polled provider APIs that replace the HTTP ones, by provider name. */
+  readonly apis?: ReadonlyMap<string, ProviderApi>;
+}
+
+/** The reconciler's composition root: its dependencies from the environment the construct sets. */
+export function reconcilerDependenciesFromEnv(env: Record<string, string | undefined>, runtime: ReconcilerRuntime = {}): ReconcilerDependencies {
+  const { clients = {}, now = Date.now } = runtime;
+  const dynamodb = clients.dynamodb ?? new DynamoDBClient({});
+  const inboxTable = requiredEnv(env, Env.INBOX_TABLE);
+  return {
+    inbox: new DynamoDbInboxStore(dynamodb, inboxTable),
+    queue: new SqsWorkQueue(clients.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: false }), requiredEnv(env, Env.WORK_QUEUE_URL)),
+    telemetry: new Telemetry(requiredEnv(env, Env.INBOX_NAME), 'reconciler', runtime.write, now),
+    now,
+    sweepAfterMs: integerEnv(env, Env.SWEEP_AFTER_SECONDS, Defaults.SWEEP_AFTER_SECONDS) * 1000,
+    batchSize: integerEnv(env, Env.SWEEP_BATCH_SIZE, Defaults.SWEEP_BATCH_SIZE),
+    ledger: {
+      submissions: new DynamoDbSubmissionStore(dynamodb, inboxTable),
+      // Without the providers, submissions are still checked for a delivery and counted overdue.
+      providers: env[Env.PROVIDERS]
+        ? ledgerProvidersFor(providersFromEnv(env), pollingFromEnv(env), secretCacheFromEnv(env, clients.secretsManager, now), runtime.apis)
+        : new Map(),
+      batchSize: integerEnv(env, Env.POLL_BATCH_SIZE, Defaults.POLL_BATCH_SIZE),
+      retentionSeconds: integerEnv(env, Env.RETENTION_SECONDS, Defaults.RETENTION_DAYS * 86_400),
+      bodies: bodyStoreFromEnv(env, clients.s3),
+      inlineBodyBytes: integerEnv(env, Env.INLINE_BODY_BYTES, Defaults.INLINE_BODY_BYTES),
+    },
+  };
+}
+
+export function createReconcilerFromEnv(env: Record<string, string | undefined>, runtime: ReconcilerRuntime = {}): ReturnType<typeof createReconciler> {
+  return createReconciler(reconcilerDependenciesFromEnv(env, runtime));
+}

@@ -1,0 +1,28 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { LineWriter } from './telemetry';
+
+/** The SDK clients a handler may use; each handler creates only those it needs. */
+export interface AwsClients {
+  readonly dynamodb: DynamoDBClient;
+  readonly sqs: SQSClient;
+  readonly s3: S3Client;
+  readonly secretsManager: SecretsManagerClient;
+  readonly eventBridge: EventBridgeClient;
+  readonly lambda: LambdaClient;
+}
+
+/**
+ * What a handler's composition root takes besides its environment. In Lambda nothing: every
+ * client is the SDK's default (region, credentials and endpoints from the environment), the
+ * clock is `Date.now` and log lines go to stdout. The tests and the bench hand in their own.
+ */
+export interface HandlerRuntime {
+  readonly clients?: Partial<AwsClients>;
+  readonly now?: () => number;
+  readonly write?: LineWriter;
+}
