@@ -28,7 +28,7 @@ function counted(client) {
   return client;
 }
 
-/** As lambda/shared/work-queue.ts encodes an inbox key (non-ASCII escaped). */
+/** As lambda/shared/stores/work-queue.ts encodes an inbox key (non-ASCII escaped). */
 function encodeWorkMessage(key) {
   return JSON.stringify({ key }).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -31,7 +31,7 @@ export const SECRET_READS_PER_MONTH_PER_ENVIRONMENT = SECONDS_PER_MONTH / Defaul
 export const SECRET_READING_ENVIRONMENTS = 1;
 
 /** Memory of each function, as `Defaults` in lib/contract/defaults.ts sets it (ours); the comparison receiver gets the same. */
-export const MEMORY_MB = { edge: 512, processor: 512, reconciler: 256 } as const;
+export const MEMORY_MB = { edge: Defaults.VERIFIER_MEMORY_MB, processor: Defaults.PROCESSOR_MEMORY_MB, reconciler: Defaults.RECONCILER_MEMORY_MB } as const;
 
 export interface CostLine {
   readonly item: string;

@@ -9,12 +9,12 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { Limits } from '../lib/contract';
 import { InvocationTimeoutError } from './lambda-host';
 import { LOCAL_ACCOUNT } from './local-aws';
 import { closeServer, listenOnLoopback } from './loopback';
 
 export const API_GATEWAY_MAX_REQUEST_BYTES = 10 * 1024 * 1024;
-export const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 /** Content types API Gateway passes to Lambda as text; any other body arrives base64-encoded. */
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)|application\/[\w.+-]+\+(json|xml))/i;
@@ -52,7 +52,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, routes: Readonly
     chunks.push(chunk as Buffer);
   }
   const event = toEvent(req, url, provider, Buffer.concat(chunks));
-  if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_PAYLOAD_BYTES) {
+  if (Buffer.byteLength(JSON.stringify(event)) > Limits.LAMBDA_SYNC_PAYLOAD_BYTES) {
     return answer(res, 413, { message: 'Request Entity Too Large' });
   }
   let result: APIGatewayProxyStructuredResultV2;

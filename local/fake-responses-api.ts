@@ -1,6 +1,6 @@
 /**
- * A FAKE of a Standard Webhooks sender's resource API (OpenAI's `GET /v1/responses/{id}`, seed
- * 004), for the local twin's fault-injection run: the processor's authoritative read fetches the
+ * A FAKE of a Standard Webhooks sender's resource API (OpenAI's `GET /v1/responses/{id}`,
+ * docs/providers/standard-webhooks.md), for the local twin's fault-injection run: the processor's authoritative read fetches the
  * resource a `response.completed` delivery names. A resource that was never stored, or that the
  * provider no longer keeps (OpenAI drops `store=false` background responses after ~10 minutes),
  * answers 404. Bearer key, request log and injected failures come from FakeApiServer.

@@ -16,7 +16,7 @@ import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secre
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { LocalOpsConfig } from '../lib/contract';
-import { AdapterKind, AuthoritativeReadSettings, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig, providerRuntimeConfig } from '../lib/contract';
+import { AdapterKind, AuthoritativeReadSettings, Defaults, Limits, PollingRuntimeConfig, ProviderRuntimeConfig, providerRuntimeConfig } from '../lib/contract';
 import { handlerEnvironments, handlerSettingsWithDefaults } from '../lib/handler-environment';
 import { startApiGateway } from './api-gateway';
 import { IamGateway, LocalCredentials } from './iam/gateway';
@@ -129,7 +129,7 @@ const INBOX_NAME = 'local-twin';
 const EVENT_BUS = `${INBOX_NAME}-bus`;
 const ASSETS = join(__dirname, '..', 'assets');
 /** With `dataDir`, bodies stay inline (fauxqs keeps objects in memory only), so the limit is an item's. */
-const PERSISTENT_MAX_BODY_BYTES = 350 * 1024;
+const PERSISTENT_MAX_BODY_BYTES = Limits.INLINE_BODY_BYTES;
 
 export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
   const timing = options.timing ?? DEFAULT_TWIN_TIMING;

@@ -1,5 +1,5 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { OpsConfig } from '../../lib/contract';
+import { DeliveryStatus, OpsConfig } from '../../lib/contract';
 import { DynamoDbInboxStore } from '../../lambda/shared/stores/inbox-store';
 import { decodeWorkMessage } from '../../lambda/shared/stores/work-queue';
 import { OpsClients } from '../clients';
@@ -56,7 +56,7 @@ export async function redrive(clients: OpsClients, config: OpsConfig, options: R
     // Revived first: if the send fails, the row is back in the pending index and the sweep finds it.
     for (const message of messages) {
       const key = workKeyOf(message.Body);
-      if (key !== undefined && (await inbox.revive(key, 'DEAD', now()))) revived++;
+      if (key !== undefined && (await inbox.revive(key, DeliveryStatus.DEAD, now()))) revived++;
     }
     const sent = await clients.sqs.send(
       new SendMessageBatchCommand({

@@ -1,4 +1,4 @@
-import { InboxAttr as A, InboxItemKind, OpsConfig } from '../../lib/contract';
+import { InboxAttr as A, DeliveryStatus, InboxItemKind, OpsConfig } from '../../lib/contract';
 import { DynamoDbInboxStore } from '../../lambda/shared/stores/inbox-store';
 import { SqsWorkQueue } from '../../lambda/shared/stores/work-queue';
 import { OpsClients } from '../clients';
@@ -86,9 +86,9 @@ async function replayRows(
 ): Promise<ReplayReport> {
   const rows: ReplayedRow[] = [];
   for (const { key, status } of candidates) {
-    if (status === 'PROCESSED' && !options.force) {
+    if (status === DeliveryStatus.PROCESSED && !options.force) {
       rows.push({ key, status, action: 'skipped' });
-    } else if (status === 'PROCESSED' || status === 'DEAD') {
+    } else if (status === DeliveryStatus.PROCESSED || status === DeliveryStatus.DEAD) {
       const reset = await new DynamoDbInboxStore(clients.dynamodb, config.inboxTable).revive(key, status, options.now);
       rows.push({ key, status, action: reset ? 'reset' : 'enqueued' });
     } else {

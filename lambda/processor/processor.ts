@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { MetricName, RowOutcome } from '../../lib/contract';
+import { DeliveryStatus, MetricName, RowOutcome } from '../../lib/contract';
 import { JobObservation, ProviderAdapter } from '../shared/providers/adapter';
 import { ResourceReader } from '../shared/providers/authoritative-read';
 import { BodyStore, responseObjectKey } from '../shared/stores/body-store';
@@ -98,11 +98,11 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
   const row = await deps.inbox.claim(key, owner, deps.now(), deps.leaseMs, deps.maxReceiveCount);
   if (!row) {
     const state = await deps.inbox.status(key);
-    if (state && state.status !== 'PROCESSED' && state.status !== 'DEAD' && state.attempts >= deps.maxReceiveCount && (state.leaseUntil ?? 0) <= deps.now()) {
+    if (state && state.status !== DeliveryStatus.PROCESSED && state.status !== DeliveryStatus.DEAD && state.attempts >= deps.maxReceiveCount && (state.leaseUntil ?? 0) <= deps.now()) {
       await exhausted(key, state.attempts, fields, deps);
       return undefined;
     }
-    if (state?.status === 'PROCESSING') {
+    if (state?.status === DeliveryStatus.PROCESSING) {
       // On its last receive a duplicate message must not dead-letter a healthy row: the lease
       // holder finishes it, or the lease expires and the sweep re-enqueues it.
       if (receiveCount >= deps.maxReceiveCount) {

@@ -16,8 +16,6 @@ export const EffectEvent = {
   WEBHOOK_RECEIVED: 'WebhookReceived',
   /** The `schemaVersion` of the `EffectDetail` the processor sends. */
   SCHEMA_VERSION: 1,
-  /** Row metadata (`meta`) key set to `true` on rows fed from a polled result, not a delivery. */
-  RECOVERED_META_KEY: 'webhook-inbox-recovered',
 } as const;
 
 /** What processing decided for a row (its `outcome` attribute). */

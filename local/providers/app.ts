@@ -1,6 +1,6 @@
 /**
  * The app side of the simulation: it submits work to the simulated providers and, like a real
- * app, records every submitted task in the submission ledger (`client/SubmissionLedger`, one
+ * app, records every submitted task in the submission ledger (`SubmissionLedger` of `client/submission-ledger.ts`, one
  * conditional PutItem against the inbox table) right after the provider answered with its id, so
  * that the inbox's reconciler can poll for results whose deliveries never arrive.
  */

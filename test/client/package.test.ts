@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import * as ts from 'typescript';
 import { createTables, resourceNames } from '../../local/provision';
 import { uniqueName } from '../support/inbox-fixture';
 
@@ -27,5 +30,46 @@ describe('the packaged submission ledger client', () => {
       new GetItemCommand({ TableName: names.inboxTable, Key: { pk: { S: 'ledger:answerline#tsk_packaged' }, sk: { S: 'submission' } } }),
     );
     expect(item.Item).toMatchObject({ state: { S: 'AWAITING' }, awaitDueAt: { N: expect.any(String) } });
+  });
+});
+
+describe('the packaged client types', () => {
+  const manifest = require('cdk-webhook-inbox/package.json') as { exports: Record<string, { types?: string }> };
+  const typesFile = join(dirname(require.resolve('cdk-webhook-inbox/package.json')), manifest.exports['./client'].types!);
+
+  test('are one declaration file that imports nothing but the AWS SDK: no runtime internals', () => {
+    const source = readFileSync(typesFile, 'utf8');
+    const imported = [...source.matchAll(/from '([^']+)'/g)].map((match) => match[1]);
+    expect(imported).toEqual(['@aws-sdk/client-dynamodb']);
+    expect(source).toMatch(/export declare class SubmissionLedger\b/);
+  });
+
+  test('type-check an app that uses the client through the package exports, and reject a misuse', () => {
+    const consumer = join(dirname(typesFile), '..', '..', 'consumer-of-client.ts');
+    const diagnosticsOf = (code: string) => {
+      const options: ts.CompilerOptions = {
+        strict: true,
+        noEmit: true,
+        module: ts.ModuleKind.Node16,
+        moduleResolution: ts.ModuleResolutionKind.Node16,
+        target: ts.ScriptTarget.ES2022,
+        types: ['node'],
+        skipLibCheck: true,
+      };
+      const host = ts.createCompilerHost(options);
+      const readFile = host.readFile.bind(host);
+      host.readFile = (file) => (file === consumer ? code : readFile(file));
+      const fileExists = host.fileExists.bind(host);
+      host.fileExists = (file) => file === consumer || fileExists(file);
+      const program = ts.createProgram([consumer], options, host);
+      return ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    };
+    const app = [
+      "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
+      "import { SubmissionLedger } from 'cdk-webhook-inbox/client';",
+      "const ledger = new SubmissionLedger({ client: new DynamoDBClient({}), tableName: 'inbox' });",
+    ];
+    expect(diagnosticsOf([...app, "void ledger.recordSubmission({ provider: 'answerline', taskId: 'tsk_1' });"].join('\n'))).toEqual([]);
+    expect(diagnosticsOf([...app, 'void ledger.recordSubmission({ provider: 42 });'].join('\n')).join('\n')).toMatch(/not assignable to type 'string'/);
   });
 });

@@ -1,5 +1,5 @@
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Env } from '../../../lib/contract';
+import { BodyPrefix, Env } from '../../../lib/contract';
 import type { BodyLocation } from './inbox-store';
 
 /**
@@ -15,7 +15,7 @@ export interface BodyStore {
 
 /** The object of a delivery body. */
 export function bodyObjectKey(provider: string, digest: string): string {
-  return `bodies/${provider}/${digest}`;
+  return `${BodyPrefix.BODIES}/${provider}/${digest}`;
 }
 
 /**
@@ -36,12 +36,12 @@ export async function placeBody(
 
 /** The object of a job result too large for the results table. */
 export function responseObjectKey(provider: string, digest: string): string {
-  return `responses/${provider}/${digest}`;
+  return `${BodyPrefix.RESPONSES}/${provider}/${digest}`;
 }
 
 /** The object of a provider resource (fetched by the authoritative read) too large for an effect. */
 export function resourceObjectKey(provider: string, digest: string): string {
-  return `resources/${provider}/${digest}`;
+  return `${BodyPrefix.RESOURCES}/${provider}/${digest}`;
 }
 
 export class S3BodyStore implements BodyStore {

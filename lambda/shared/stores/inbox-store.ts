@@ -1,11 +1,10 @@
 import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { InboxAttr as A, InboxItemKind, PendingIndex, SUBMISSION_PARTITION_PREFIX } from '../../../lib/contract';
+import { InboxAttr as A, DeliveryStatus, InboxItemKind, PendingIndex, SUBMISSION_PARTITION_PREFIX } from '../../../lib/contract';
 import { shardOf } from '../runtime/digest';
 import { BoundedCount, countShardedIndex, N, pendingIndexOf, queryShardedIndex, S, stringMap } from './dynamo';
 import { isConditionalCheckFailed } from '../runtime/errors';
 import { inlineBodyAttributes, inlineBodyOf } from './inline-body';
 
-export type DeliveryStatus = 'RECEIVED' | 'PROCESSING' | 'PROCESSED' | 'DEAD';
 
 /** The inbox key of one event: the provider namespaces the provider's stable id. */
 export function deliveryKey(provider: string, eventId: string): string {
@@ -150,7 +149,7 @@ export class DynamoDbInboxStore implements InboxStore {
             [A.DIGEST]: S(delivery.digest),
             [A.RECEIVED_AT]: N(delivery.receivedAt),
             [A.META]: stringMap(delivery.meta),
-            [A.STATUS]: S('RECEIVED'),
+            [A.STATUS]: S(DeliveryStatus.RECEIVED),
             [A.ATTEMPTS]: N(0),
             [A.EXPIRES_AT]: N(delivery.expiresAt),
             [A.PENDING_SHARD]: S(shardOf(key, PendingIndex.SHARD_COUNT)),
@@ -232,8 +231,8 @@ export class DynamoDbInboxStore implements InboxStore {
             '#attempts': A.ATTEMPTS,
           },
           ExpressionAttributeValues: {
-            ':received': S('RECEIVED'),
-            ':processing': S('PROCESSING'),
+            ':received': S(DeliveryStatus.RECEIVED),
+            ':processing': S(DeliveryStatus.PROCESSING),
             ':owner': S(owner),
             ':until': N(now + leaseMs),
             ':now': N(now),
@@ -288,10 +287,10 @@ export class DynamoDbInboxStore implements InboxStore {
             '#attempts': A.ATTEMPTS,
           },
           ExpressionAttributeValues: {
-            ':dead': S('DEAD'),
+            ':dead': S(DeliveryStatus.DEAD),
             ':error': S(error.slice(0, 1000)),
-            ':received': S('RECEIVED'),
-            ':processing': S('PROCESSING'),
+            ':received': S(DeliveryStatus.RECEIVED),
+            ':processing': S(DeliveryStatus.PROCESSING),
             ':now': N(now),
             ':max': N(maxAttempts),
           },
@@ -322,7 +321,7 @@ export class DynamoDbInboxStore implements InboxStore {
             '#since': A.PENDING_SINCE,
             '#lastError': A.LAST_ERROR,
           },
-          ExpressionAttributeValues: { ':processed': S('PROCESSED'), ':now': N(now), ':outcome': S(outcome), ':owner': S(owner) },
+          ExpressionAttributeValues: { ':processed': S(DeliveryStatus.PROCESSED), ':now': N(now), ':outcome': S(outcome), ':owner': S(owner) },
         }),
       );
       return true;
@@ -352,7 +351,7 @@ export class DynamoDbInboxStore implements InboxStore {
             ...(dead ? { '#shard': A.PENDING_SHARD } : {}),
           },
           ExpressionAttributeValues: {
-            ':status': S(dead ? 'DEAD' : 'RECEIVED'),
+            ':status': S(dead ? DeliveryStatus.DEAD : DeliveryStatus.RECEIVED),
             ':error': S(error.slice(0, 1000)),
             ':owner': S(owner),
             ...(dead ? {} : { ':now': N(now) }),
@@ -389,7 +388,7 @@ export class DynamoDbInboxStore implements InboxStore {
             '#until': A.LEASE_UNTIL,
           },
           ExpressionAttributeValues: {
-            ':received': S('RECEIVED'),
+            ':received': S(DeliveryStatus.RECEIVED),
             ':zero': N(0),
             ':seen': S(seen),
             ':shard': S(shardOf(key, PendingIndex.SHARD_COUNT)),
