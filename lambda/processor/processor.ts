@@ -98,7 +98,13 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
   const row = await deps.inbox.claim(key, owner, deps.now(), deps.leaseMs, deps.maxReceiveCount);
   if (!row) {
     const state = await deps.inbox.status(key);
-    if (state && state.status !== DeliveryStatus.PROCESSED && state.status !== DeliveryStatus.DEAD && state.attempts >= deps.maxReceiveCount && (state.leaseUntil ?? 0) <= deps.now()) {
+    if (
+      state &&
+      state.status !== DeliveryStatus.PROCESSED &&
+      state.status !== DeliveryStatus.DEAD &&
+      state.attempts >= deps.maxReceiveCount &&
+      (state.leaseUntil ?? 0) <= deps.now()
+    ) {
       await exhausted(key, state.attempts, fields, deps);
       return undefined;
     }

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { encodeWorkMessage } from '../../lambda/shared/stores/work-queue';
-import { LocalOpsConfig } from '../../cli/config';
 import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
 import { answerlineBody, InboxHarness, keyOf, SecretsFixture } from '../support/inbox-fixture';
 
@@ -25,17 +24,7 @@ beforeAll(async () => {
   await secrets.start();
   lambdaEndpoint = await lambda.start();
   h = await InboxHarness.create(secrets, 'cli-bundle');
-  const env = process.env;
-  const document: LocalOpsConfig = {
-    ...h.opsConfig(),
-    endpoints: {
-      dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB!,
-      sqs: env.AWS_ENDPOINT_URL_SQS!,
-      s3: env.AWS_ENDPOINT_URL_S3!,
-      lambda: lambdaEndpoint,
-      region: 'us-east-1',
-    },
-  };
+  const document = h.localOpsConfig(lambdaEndpoint);
   configPath = join(mkdtempSync(join(tmpdir(), 'webhook-inbox-bundle-')), 'ops-config.json');
   writeFileSync(configPath, JSON.stringify(document, null, 2));
 });

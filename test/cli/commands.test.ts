@@ -54,18 +54,7 @@ afterEach(() => {
 
 /** The document the local twin writes for `--config`: the inbox's OpsConfig and the emulators' endpoints. */
 function configFile(overrides: Partial<LocalOpsConfig> = {}): string {
-  const env = process.env;
-  const document: LocalOpsConfig = {
-    ...h.opsConfig(),
-    endpoints: {
-      dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB!,
-      sqs: env.AWS_ENDPOINT_URL_SQS!,
-      s3: env.AWS_ENDPOINT_URL_S3!,
-      lambda: lambdaEndpoint,
-      region: 'us-east-1',
-    },
-    ...overrides,
-  };
+  const document = h.localOpsConfig(lambdaEndpoint, overrides);
   const path = join(dir, `${randomUUID()}.json`);
   writeFileSync(path, JSON.stringify(document));
   return path;

@@ -16,6 +16,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import type { AwsClients } from '../../lambda/shared/runtime/handler-runtime';
 import { PollingRuntimeConfig, ProviderRuntimeConfig } from '../../lib/contract';
 import { Denial, IamGateway, LocalCredentials } from '../../local/iam/gateway';
 import { inboxBinding, LocalInboxResources, registerInboxRoles } from '../../local/iam/inbox-roles';
@@ -25,14 +26,8 @@ import { LOCAL_ACCOUNT, LOCAL_REGION, OPERATOR_ACCESS_KEY } from '../../local/lo
 export type { InboxRole };
 
 /** Real SDK clients of one role, every one pointed at the gateway. */
-export interface RoleClients {
-  readonly dynamodb: DynamoDBClient;
-  readonly sqs: SQSClient;
-  readonly s3: S3Client;
-  readonly secretsManager: SecretsManagerClient;
-  readonly eventBridge: EventBridgeClient;
-  readonly lambda: LambdaClient;
-}
+/** Every SDK client a handler may use, as one role. */
+export type RoleClients = AwsClients;
 
 /** What shapes an inbox's policies: its providers, how they are polled, which secrets rotate. */
 export interface InboxStructure {

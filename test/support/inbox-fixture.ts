@@ -27,6 +27,7 @@ import {
   Defaults,
   InboxAttr,
   InboxItemKind,
+  LocalOpsConfig,
   OpsConfig,
   PollingDefaults,
   PollingRuntimeConfig,
@@ -637,6 +638,22 @@ export class InboxHarness {
       deadLetterQueueUrl: this.deadLetterQueueUrl,
       reconcilerFunctionName: `${this.names.inboxTable}-reconciler`,
       providers: [PROVIDER],
+      ...overrides,
+    };
+  }
+
+  /** The document the local twin writes for the CLI's `--config`: this inbox's OpsConfig and the emulators' endpoints. */
+  localOpsConfig(lambdaEndpoint: string, overrides: Partial<LocalOpsConfig> = {}): LocalOpsConfig {
+    const env = process.env;
+    return {
+      ...this.opsConfig(),
+      endpoints: {
+        dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB!,
+        sqs: env.AWS_ENDPOINT_URL_SQS!,
+        s3: env.AWS_ENDPOINT_URL_S3!,
+        lambda: lambdaEndpoint,
+        region: LOCAL_REGION,
+      },
       ...overrides,
     };
   }

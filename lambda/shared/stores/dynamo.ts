@@ -1,4 +1,4 @@
-import { AttributeValue, DynamoDBClient, QueryCommand, ScanCommand, ScanCommandInput } from '@aws-sdk/client-dynamodb';
+import { AttributeValue, DynamoDBClient, QueryCommand, QueryCommandOutput, ScanCommand, ScanCommandInput } from '@aws-sdk/client-dynamodb';
 import { AwaitingIndex, InboxAttr, PendingIndex } from '../../../lib/contract';
 import { allShards } from '../runtime/digest';
 
@@ -46,26 +46,37 @@ export interface BoundedCount {
   readonly atLeast: boolean;
 }
 
-/**
- * How many entries of a sharded index (whose sort value is below `before`, when given): one
- * Query per shard, `Select: COUNT`, at most `limit` entries each, bounded whatever the inbox size.
- */
-export async function countShardedIndex(client: DynamoDBClient, index: ShardedIndex, limit: number, before?: number): Promise<BoundedCount> {
-  const pages = await Promise.all(
+/** One Query per shard of `index`, in parallel; `range` bounds the sort value. */
+function queryEachShard(
+  client: DynamoDBClient,
+  index: ShardedIndex,
+  query: { readonly range?: { readonly operator: '<' | '<='; readonly bound: number }; readonly limit: number; readonly count?: boolean },
+): Promise<QueryCommandOutput[]> {
+  const { range } = query;
+  return Promise.all(
     allShards(index.shardCount).map((shard) =>
       client.send(
         new QueryCommand({
           TableName: index.tableName,
           IndexName: index.indexName,
-          KeyConditionExpression: before === undefined ? '#shard = :shard' : '#shard = :shard AND #sort < :before',
-          ExpressionAttributeNames: { '#shard': index.shardAttribute, ...(before === undefined ? {} : { '#sort': index.sortAttribute }) },
-          ExpressionAttributeValues: { ':shard': S(shard), ...(before === undefined ? {} : { ':before': N(before) }) },
-          Select: 'COUNT',
-          Limit: limit,
+          KeyConditionExpression: range ? `#shard = :shard AND #sort ${range.operator} :bound` : '#shard = :shard',
+          ExpressionAttributeNames: { '#shard': index.shardAttribute, ...(range ? { '#sort': index.sortAttribute } : {}) },
+          ExpressionAttributeValues: { ':shard': S(shard), ...(range ? { ':bound': N(range.bound) } : {}) },
+          ...(query.count ? { Select: 'COUNT' as const } : {}),
+          Limit: query.limit,
         }),
       ),
     ),
   );
+}
+
+/**
+ * How many entries of a sharded index (whose sort value is below `before`, when given): one
+ * Query per shard, `Select: COUNT`, at most `limit` entries each, bounded whatever the inbox size.
+ */
+export async function countShardedIndex(client: DynamoDBClient, index: ShardedIndex, limit: number, before?: number): Promise<BoundedCount> {
+  const range = before === undefined ? undefined : { operator: '<' as const, bound: before };
+  const pages = await queryEachShard(client, index, { range, limit, count: true });
   return { count: pages.reduce((total, page) => total + (page.Count ?? 0), 0), atLeast: pages.some((page) => page.LastEvaluatedKey !== undefined) };
 }
 
@@ -88,20 +99,7 @@ export async function queryShardedIndex(
   inclusive: boolean,
 ): Promise<ShardedEntry[]> {
   if (limit <= 0) return [];
-  const pages = await Promise.all(
-    allShards(index.shardCount).map((shard) =>
-      client.send(
-        new QueryCommand({
-          TableName: index.tableName,
-          IndexName: index.indexName,
-          KeyConditionExpression: `#shard = :shard AND #sort ${inclusive ? '<=' : '<'} :bound`,
-          ExpressionAttributeNames: { '#shard': index.shardAttribute, '#sort': index.sortAttribute },
-          ExpressionAttributeValues: { ':shard': S(shard), ':bound': N(bound) },
-          Limit: limit,
-        }),
-      ),
-    ),
-  );
+  const pages = await queryEachShard(client, index, { range: { operator: inclusive ? '<=' : '<', bound }, limit });
   return pages
     .flatMap((page) => page.Items ?? [])
     .map((item) => ({ key: item[InboxAttr.PK].S!, sort: Number(item[index.sortAttribute].N) }))

@@ -5,7 +5,6 @@ import { BoundedCount, countShardedIndex, N, pendingIndexOf, queryShardedIndex, 
 import { isConditionalCheckFailed } from '../runtime/errors';
 import { inlineBodyAttributes, inlineBodyOf } from './inline-body';
 
-
 /** The inbox key of one event: the provider namespaces the provider's stable id. */
 export function deliveryKey(provider: string, eventId: string): string {
   return `${provider}#${eventId}`;
