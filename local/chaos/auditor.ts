@@ -66,6 +66,9 @@ export interface InboxRow {
   readonly digest: string;
   readonly recovered: boolean;
   readonly outcome?: string;
+  /** Claims the row has used, and the last failure's name (what an operator would read). */
+  readonly attempts?: number;
+  readonly lastError?: string;
 }
 
 export interface DispatchedEffect {
@@ -209,7 +212,8 @@ export function audit(evidence: Evidence): ChaosReport {
     } else if (row.status === 'PROCESSED') {
       figures.add('processed', provider);
     } else {
-      notProcessed.push(`${key}: ${row.status}`);
+      const killed = evidence.killedRows.has(key) ? ', in a killed invocation' : '';
+      notProcessed.push(`${key}: ${row.status} after ${row.attempts ?? 0} attempts (last error: ${row.lastError ?? 'none'}${killed})`);
     }
   }
   for (const name of ['processed', 'recovered by polling', 'dead-lettered poison rows']) figures.ensure(name);

@@ -520,6 +520,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           digest: item[InboxAttr.DIGEST]?.S ?? '',
           recovered: item[InboxAttr.RECOVERED]?.BOOL === true,
           outcome: item[InboxAttr.OUTCOME]?.S,
+          attempts: Number(item[InboxAttr.ATTEMPTS]?.N ?? 0),
+          lastError: item[InboxAttr.LAST_ERROR]?.S,
         })),
       quarantined: items
         .filter((item) => item[InboxAttr.SK]?.S?.startsWith(InboxItemKind.QUARANTINE_PREFIX))
