@@ -158,7 +158,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           const index = state.processorInvocations++;
           const keys = event.Records.map((record) => workKey(record.body)).filter((key): key is string => key !== undefined);
           let fault: InvocationFault | undefined;
-          if (index % plan.workerCrashEvery === plan.workerCrashEvery - 1) {
+          if (index % plan.workerCrashEvery === plan.workerCrashEvery - 1) state.workerCrashDue = true;
+          // Crashes are independent events: one never lands on a row a crash already killed (its
+          // redelivery comes back within a few batches), else a row of `maxReceiveCount: 3` could
+          // die of the adversary's cadence rather than of anything the system did. The crash waits
+          // for the next batch instead.
+          if (state.workerCrashDue && !keys.some((key) => state.killedRows.has(key))) {
+            state.workerCrashDue = false;
             const n = state.workerCrashesArmed++;
             fault =
               n % 2 === 0
@@ -603,6 +609,8 @@ class RunState {
   queueDown = false;
   processorInvocations = 0;
   workerCrashesArmed = 0;
+  /** The crash cadence came round and no batch free of killed rows has taken the crash yet. */
+  workerCrashDue = false;
   queueDepth = 0;
   alteredSkipped = 0;
   /** Signatures of attempts whose verifier invocation dies right after its inbox write. */
