@@ -8,7 +8,7 @@ export interface Emulators {
   /** The variables that point AWS SDK clients at these emulators. */
   readonly environment: Readonly<Record<string, string>>;
   readonly dynamodb: Server;
-  readonly sqs: { readonly port: number; stop(): Promise<void> };
+  readonly sqs: { readonly server: Server; readonly port: number; stop(): Promise<void> };
   stop(): Promise<void>;
 }
 

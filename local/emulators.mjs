@@ -1,7 +1,7 @@
 // Starts the protocol-level emulators the tests and the local twin run against, on loopback.
 // Plain ESM because fauxqs is ESM-only; TypeScript callers load it with a dynamic import.
 import dynalite from 'dynalite';
-import { startFauxqs } from 'fauxqs';
+import { buildApp } from 'fauxqs';
 
 /**
  * @param {{ dynamodbPort?: number, sqsPort?: number, dataDir?: string }} [options]
@@ -18,7 +18,17 @@ export async function startEmulators(options = {}) {
     dynamodb.once('error', reject);
     dynamodb.listen(options.dynamodbPort ?? 0, '127.0.0.1', resolve);
   });
-  const sqs = await startFauxqs({ port: options.sqsPort ?? 0, host: '127.0.0.1', logger: false });
+  // Not startFauxqs: it listens on every interface whatever its host option says. Its app is the
+  // same emulator; `host` names the queue URLs' host, as startFauxqs would.
+  const sqsApp = buildApp({ host: '127.0.0.1', logger: false });
+  await sqsApp.listen({ port: options.sqsPort ?? 0, host: '127.0.0.1' });
+  const sqs = {
+    server: sqsApp.server,
+    port: sqsApp.server.address().port,
+    async stop() {
+      await sqsApp.close();
+    },
+  };
   const dynamodbEndpoint = `http://127.0.0.1:${dynamodb.address().port}`;
   const sqsEndpoint = `http://127.0.0.1:${sqs.port}`;
   // fauxqs serves S3 (path-style) on the same port as SQS.
