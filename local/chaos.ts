@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { hideSdkNodeVersionWarning } from '../lambda/shared/runtime/node-warnings';
 import { formatReport } from './chaos/auditor';
 import { runChaos } from './chaos/run';
+import { runMain, UsageError } from './usage';
 
 const USAGE = `usage: npm run chaos -- [--seed N] [--deliveries N] [--speed X] [--rate N] [--keep DIR] [--report FILE]
   --seed N           repeat a run (the seed is printed at the start of every run; default: random)
@@ -39,8 +40,7 @@ async function main(): Promise<number> {
       strict: true,
     }).values;
   } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    return 2;
+    throw new UsageError((error as Error).message, USAGE);
   }
   if (args.help) {
     console.log(USAGE);
@@ -58,10 +58,7 @@ async function main(): Promise<number> {
     ...(speed > 0 ? [] : [`--speed wants a positive number, got "${args.speed}"`]),
     ...(rate === undefined || rate > 0 ? [] : [`--rate wants a positive number, got "${args.rate}"`]),
   ];
-  if (problems.length) {
-    console.error(`${problems.join('\n')}\n${USAGE}`);
-    return 2;
-  }
+  if (problems.length) throw new UsageError(problems.join('; '), USAGE);
   console.log(`seed ${seed}  (repeat with: npm run chaos -- --seed ${seed} --deliveries ${deliveries}${speed !== 1 ? ` --speed ${speed}` : ''})`);
   const report = await runChaos({
     seed,
@@ -77,10 +74,4 @@ async function main(): Promise<number> {
   return report.violations.length > 0 ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { hideSdkNodeVersionWarning } from '../lambda/shared/runtime/node-warnings';
 import { formatSummary, runDemo } from './demo';
 import { LOCAL_AWS, startTwin, TWIN_PROVIDERS } from './twin';
+import { assertPortFree, lockDataDir, runMain, UsageError } from './usage';
 
 const USAGE = `usage: npm start -- [--no-demo] [--once] [--port N] [--provider NAME ...] [--secret NAME=VALUE ...] [--data DIR]
   --no-demo          only serve
@@ -18,7 +19,7 @@ const USAGE = `usage: npm start -- [--no-demo] [--once] [--port N] [--provider N
 
 hideSdkNodeVersionWarning();
 
-async function main(): Promise<void> {
+async function main(): Promise<number | void> {
   let args;
   try {
     args = parseArgs({
@@ -34,32 +35,35 @@ async function main(): Promise<void> {
       strict: true,
     }).values;
   } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    process.exit(2);
+    throw new UsageError((error as Error).message, USAGE);
   }
   if (args.help) {
     console.log(USAGE);
-    return;
+    return 0;
   }
   const port = Number(args.port);
   const secrets: Record<string, string> = {};
   for (const pair of args.secret ?? []) {
     const at = pair.indexOf('=');
-    if (at <= 0) {
-      console.error(`--secret wants NAME=VALUE, got "${pair}"\n${USAGE}`);
-      process.exit(2);
-    }
+    if (at <= 0) throw new UsageError(`--secret wants NAME=VALUE, got "${pair}"`, USAGE);
     secrets[pair.slice(0, at)] = pair.slice(at + 1);
   }
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`--port wants a port number, got "${args.port}"\n${USAGE}`);
-    process.exit(2);
-  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port wants a port number, got "${args.port}"`, USAGE);
   const providers = args.provider?.flatMap((value) => value.split(',')).filter(Boolean);
+  const unknownProvider = providers?.find((name) => !Object.hasOwn(TWIN_PROVIDERS, name));
+  if (unknownProvider !== undefined) {
+    throw new UsageError(`--provider ${unknownProvider} is not one the twin serves; pick from ${Object.keys(TWIN_PROVIDERS).join(', ')}`);
+  }
+  // Port 0 picks a free one when the twin listens.
+  if (port !== 0) await assertPortFree(port);
+  const dataDirLock = args.data ? lockDataDir(args.data) : undefined;
 
+  const startedAt = Date.now();
+  console.error('starting the twin: emulators, stand-ins, Lambda hosts…');
   const twin = await startTwin({ port, providers, secrets, dataDir: args.data });
   const shutdown = async () => {
     await twin.stop();
+    dataDirLock?.release();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown());
@@ -79,6 +83,7 @@ async function main(): Promise<void> {
       logs: twin.logDir,
     }),
   );
+  console.error(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   if (!args['no-demo']) {
     const summary = await runDemo(twin, (line) => console.log(line));
     console.log(formatSummary(summary));
@@ -87,7 +92,4 @@ async function main(): Promise<void> {
   console.log(`\nServing. Try the ops CLI: npx webhook-inbox status --config ${twin.opsConfigPath}  (Ctrl-C to stop)`);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runMain(main);
