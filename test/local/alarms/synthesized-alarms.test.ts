@@ -1,0 +1,164 @@
+/**
+ * The alarms the construct synthesizes, evaluated locally from the template itself: the example
+ * app's stack is synthesized, its Alarm and CompositeAlarm resources resolved, and datapoints fed
+ * as the handlers (through their telemetry) and AWS (Lambda invocations, queue depth) publish them.
+ *
+ * What CloudWatch does, stated here as the oracle: the alarms evaluate one completed period ending
+ * at the latest whole minute; a real datapoint still inside the evaluation range (EvaluationPeriods
+ * + 2 periods) is evaluated again after its metric stops, and only when none is left does
+ * TreatMissingData decide. The dead-deliveries composite is in ALARM while either child is.
+ */
+import { App, Stack } from 'aws-cdk-lib';
+import { CfnAlarm, CfnCompositeAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { WebhookInbox } from '../../../lib';
+import { Telemetry } from '../../../lambda/shared/runtime/telemetry';
+import { parseEmfLine } from '../../../local/alarms/emf';
+import { AlarmEvaluator, AlarmResource, AlarmTransition } from '../../../local/alarms/evaluator';
+import { MetricStore } from '../../../local/alarms/metric-store';
+import { pseudoParameters, resolveIntrinsics, resolveString, TemplateBinding } from '../../../local/iam/intrinsics';
+import { ACCOUNT_ALARM_ARN, ManualClock, MINUTE, T0 } from './support';
+
+const ALARM_TYPES = ['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::CompositeAlarm'];
+
+interface TemplateResource {
+  readonly Type: string;
+  readonly Properties?: Record<string, unknown>;
+}
+
+const app = new App();
+const stack = new Stack(app, 'WebhookInboxExample');
+const inbox = new WebhookInbox(stack, 'Answers');
+const resources = (app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, TemplateResource> }).Resources;
+
+/** CloudFormation names an alarm without an AlarmName itself; locally its logical id stands for that name. */
+const alarmName = (logicalId: string) => (resources[logicalId].Properties?.AlarmName as string | undefined) ?? logicalId;
+const binding: TemplateBinding = {
+  resources: {},
+  pseudo: pseudoParameters('000000000000', 'us-east-1', stack.stackName),
+  fallback: (logicalId, attribute) => {
+    if (ALARM_TYPES.includes(resources[logicalId]?.Type)) return attribute === 'Arn' ? `${ACCOUNT_ALARM_ARN}${alarmName(logicalId)}` : alarmName(logicalId);
+    return attribute === undefined ? logicalId : `${logicalId}.${attribute}`;
+  },
+};
+const alarms: AlarmResource[] = Object.entries(resources)
+  .filter(([, resource]) => ALARM_TYPES.includes(resource.Type))
+  .map(([logicalId, resource]) => ({
+    logicalId,
+    name: alarmName(logicalId),
+    arn: `${ACCOUNT_ALARM_ARN}${alarmName(logicalId)}`,
+    type: resource.Type,
+    properties: resolveIntrinsics(resource.Properties ?? {}, binding) as Record<string, unknown>,
+  }));
+
+const idOf = (alarm: CfnAlarm | CfnCompositeAlarm | undefined) => stack.getLogicalId(alarm!);
+const DEAD_LETTERED = idOf(inbox.alarms.deadLettered?.node.defaultChild as CfnAlarm);
+const QUEUE_DEPTH = idOf(inbox.alarms.deadLetterQueueDepth?.node.defaultChild as CfnAlarm);
+const NOT_RUNNING = idOf(inbox.alarms.reconcilerNotRunning?.node.defaultChild as CfnAlarm);
+const DEAD_DELIVERIES = idOf(inbox.alarms.deadDeliveries?.node.defaultChild as CfnCompositeAlarm);
+const WATCHED = [DEAD_LETTERED, QUEUE_DEPTH, NOT_RUNNING, DEAD_DELIVERIES];
+
+const reconcilerName = resolveString(stack.resolve(inbox.reconcilerFunction.functionName), binding);
+const deadLetterQueueName = resolveString(stack.resolve(inbox.deadLetterQueue!.queueName), binding);
+
+function setup() {
+  const clock = new ManualClock();
+  const store = new MetricStore({ clock: clock.read });
+  const evaluator = new AlarmEvaluator(alarms, { store, clock: clock.read });
+  /** What the processor's telemetry publishes when it dead-letters one row. */
+  const deadLetterRow = (at: number) => {
+    const lines: string[] = [];
+    const telemetry = new Telemetry(
+      inbox.inboxName,
+      'processor',
+      (line) => lines.push(line),
+      () => at,
+    );
+    telemetry.count('DeadLettered', 'answerline');
+    telemetry.flush();
+    store.putAll(lines.flatMap(parseEmfLine));
+  };
+  const reconcilerInvoked = (at: number) =>
+    store.put({ namespace: 'AWS/Lambda', name: 'Invocations', dimensions: { FunctionName: reconcilerName }, timestamp: at, value: 1, unit: 'Count' });
+  const queueDepth = (at: number, value: number) =>
+    store.put({
+      namespace: 'AWS/SQS',
+      name: 'ApproximateNumberOfMessagesVisible',
+      dimensions: { QueueName: deadLetterQueueName },
+      timestamp: at,
+      value,
+      unit: 'Count',
+    });
+  /** Evaluates every minute up to `lastMinute`, as the twin would; the watched alarms' transitions are in template order, composites last. */
+  const runUntil = (lastMinute: number, each: (minute: number) => void = () => {}) => {
+    const seen: [number, string, string][] = [];
+    const all: AlarmTransition[] = [];
+    for (let minute = 0; minute <= lastMinute; minute++) {
+      each(minute);
+      clock.set(T0 + minute * MINUTE);
+      const transitions = evaluator.evaluate();
+      all.push(...transitions);
+      for (const transition of transitions) if (WATCHED.includes(transition.logicalId)) seen.push([minute, transition.logicalId, transition.to]);
+    }
+    return { seen, all };
+  };
+  return { evaluator, deadLetterRow, reconcilerInvoked, queueDepth, runUntil };
+}
+
+test('every synthesized alarm is one the local evaluator reproduces', () => {
+  expect(alarms.map((alarm) => alarm.type).sort()).toEqual([...Array(9).fill('AWS::CloudWatch::Alarm'), 'AWS::CloudWatch::CompositeAlarm']);
+  const { evaluator } = setup();
+  expect(evaluator.states().every((status) => status.state === 'INSUFFICIENT_DATA')).toBe(true);
+});
+
+test('a dead-lettered row raises dead-deliveries; the reconciler alarm follows its invocations, breaching when they stop', () => {
+  const { evaluator, deadLetterRow, reconcilerInvoked, runUntil } = setup();
+  const { seen, all } = runUntil(310, (minute) => {
+    // The reconciler runs every 5 minutes for two hours, then stops; a row is dead-lettered at 00:30:01.
+    if (minute <= 120 && minute % 5 === 0) reconcilerInvoked(T0 + minute * MINUTE + 1000);
+    if (minute === 30) deadLetterRow(T0 + 30 * MINUTE + 1000);
+  });
+
+  expect(seen).toEqual([
+    // No data: count alarms are not breaching, and no invocation at all is breaching.
+    [0, QUEUE_DEPTH, 'OK'],
+    [0, DEAD_LETTERED, 'OK'],
+    [0, NOT_RUNNING, 'ALARM'],
+    [0, DEAD_DELIVERIES, 'OK'],
+    // The hour ending 00:01 holds the 00:00 invocation.
+    [1, NOT_RUNNING, 'OK'],
+    // The minute [00:30, 00:31) holds the dead-lettered row; the composite follows in the same evaluation.
+    [31, DEAD_LETTERED, 'ALARM'],
+    [31, DEAD_DELIVERIES, 'ALARM'],
+    // That datapoint stays in the 3-period range until 00:34, when missing data is not breaching again.
+    [34, DEAD_LETTERED, 'OK'],
+    [34, DEAD_DELIVERIES, 'OK'],
+    // The last invocation (02:00:01) leaves the 3-hour range after 05:00: a one-hour alarm on silence fires 3 hours on.
+    [301, NOT_RUNNING, 'ALARM'],
+  ]);
+  const raised = all.find((transition) => transition.logicalId === DEAD_DELIVERIES && transition.to === 'ALARM')!;
+  expect(raised.alarmName).toBe(resources[DEAD_DELIVERIES].Properties!.AlarmName);
+  expect(raised.description).toContain('docs/RUNBOOK.md#dead-deliveries');
+  expect(raised.reason).toContain(`${ACCOUNT_ALARM_ARN}${DEAD_LETTERED} is ALARM`);
+  expect(evaluator.states().find((status) => status.logicalId === NOT_RUNNING)).toMatchObject({
+    state: 'ALARM',
+    reason: expect.stringContaining('treated as [Breaching]'),
+    description: expect.stringContaining('the reconciler was not invoked for 1 hour'),
+  });
+});
+
+test('the dead-letter queue holding a message raises dead-deliveries too', () => {
+  const { queueDepth, runUntil } = setup();
+  const { seen } = runUntil(12, (minute) => {
+    // CloudWatch samples the queue every minute: empty, then one message from 00:05 to 00:07.
+    queueDepth(T0 + minute * MINUTE + 1000, minute >= 5 && minute <= 7 ? 1 : 0);
+  });
+  expect(seen.filter(([, logicalId]) => logicalId !== NOT_RUNNING)).toEqual([
+    [0, QUEUE_DEPTH, 'OK'],
+    [0, DEAD_LETTERED, 'OK'],
+    [0, DEAD_DELIVERIES, 'OK'],
+    [6, QUEUE_DEPTH, 'ALARM'],
+    [6, DEAD_DELIVERIES, 'ALARM'],
+    [9, QUEUE_DEPTH, 'OK'],
+    [9, DEAD_DELIVERIES, 'OK'],
+  ]);
+});
