@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 /**
- * The example app: one stack with a WebhookInbox receiving Answerline results, checked by
- * cdk-nag's AwsSolutions rules. `npx cdk synth` runs offline, with no AWS credentials.
+ * The example app: one stack with a WebhookInbox receiving Answerline and Echonova results,
+ * checked by cdk-nag's AwsSolutions rules. `npx cdk synth` runs offline, with no AWS
+ * credentials; `npm start` runs its synthesized template locally.
  */
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { WebhookInbox } from '../lib';
+import { WebhookInbox, WebhookProvider } from '../lib';
 
 const app = new App();
 const stack = new Stack(app, 'WebhookInboxExample', {
-  description: 'cdk-webhook-inbox example: receives Answerline results',
+  description: 'cdk-webhook-inbox example: receives Answerline and Echonova results',
 });
-const inbox = new WebhookInbox(stack, 'Answers');
+const inbox = new WebhookInbox(stack, 'Answers', { providers: [WebhookProvider.answerline(), WebhookProvider.echonova()] });
 
 // Applications read results through a grant, like any aws-cdk-lib resource.
 void inbox;

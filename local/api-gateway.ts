@@ -1,6 +1,6 @@
 /**
  * An HTTP front door that behaves like an API Gateway HTTP API with a Lambda proxy integration
- * (payload format 2.0), for the local twin: routes `POST /hooks/<provider>`, builds the event
+ * (payload format 2.0), for the local twin: routes requests by route key as API Gateway does, builds the event
  * (lower-case headers, repeated headers joined by commas, base64 for non-text bodies), enforces
  * the 10 MB request limit and Lambda's 6 MB invocation payload limit, and answers as API Gateway
  * does when the integration fails (500) or times out (503).
@@ -19,11 +19,32 @@ export const API_GATEWAY_MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 /** Content types API Gateway passes to Lambda as text; any other body arrives base64-encoded. */
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)|application\/[\w.+-]+\+(json|xml))/i;
 
+/** One route of the API: its route key (`POST /hooks/x`, `GET /items/{id}`, `ANY /{proxy+}`, `$default`) and its integration. */
+export interface ApiRoute {
+  readonly routeKey: string;
+  readonly invoke: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+}
+
+/** What the front door answered one request, as its access log would say. */
+export interface ApiAccessRecord {
+  readonly routeKey?: string;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  /** The integration's answer body (not the request's), for reports. */
+  readonly responseBody: string;
+  readonly requestId: string;
+  readonly at: number;
+}
+
 export interface ApiGatewayOptions {
   readonly port?: number;
-  /** Provider names served at `/hooks/<name>`. */
-  readonly routes: readonly string[];
-  readonly invoke: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+  readonly routes: readonly ApiRoute[];
+  readonly apiId?: string;
+  /** Serves requests that are not the API's (the twin's console); true when it answered. */
+  readonly fallback?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Every answer, as an access log records it. */
+  readonly onResponse?: (record: ApiAccessRecord) => void;
 }
 
 export interface LocalApiGateway {
@@ -31,63 +52,124 @@ export interface LocalApiGateway {
   stop(): Promise<void>;
 }
 
+interface MatchedRoute {
+  readonly route: ApiRoute;
+  readonly pathParameters?: Record<string, string>;
+}
+
 export async function startApiGateway(options: ApiGatewayOptions): Promise<LocalApiGateway> {
-  const routes = new Set(options.routes);
-  const server: Server = createServer((req, res) => void serve(req, res, routes, options.invoke));
+  const server: Server = createServer((req, res) => {
+    if (options.fallback?.(req, res)) return;
+    void serve(req, res, options);
+  });
   return { url: await listenOnLoopback(server, options.port), stop: () => closeServer(server) };
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, routes: ReadonlySet<string>, invoke: ApiGatewayOptions['invoke']): Promise<void> {
+async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGatewayOptions): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
-  const provider = /^\/hooks\/([^/]+)$/.exec(url.pathname)?.[1];
-  if (req.method !== 'POST' || !provider || !routes.has(provider)) {
+  const method = req.method ?? 'GET';
+  const requestId = randomUUID();
+  const reply = (status: number, body: Buffer, headers: Record<string, string>, routeKey?: string) => {
+    res.writeHead(status, { ...headers, 'content-length': String(body.length), 'apigw-requestid': requestId });
+    res.end(body);
+    options.onResponse?.({ routeKey, method, path: url.pathname, status, responseBody: body.toString('utf8'), requestId, at: Date.now() });
+  };
+  const message = (status: number, text: string, routeKey?: string) =>
+    reply(status, Buffer.from(JSON.stringify({ message: text })), { 'content-type': 'application/json' }, routeKey);
+  const matched = matchRoute(options.routes, method, url.pathname);
+  if (!matched) {
     req.resume();
-    return answer(res, 404, { message: 'Not Found' });
+    return message(404, 'Not Found');
   }
+  const { routeKey } = matched.route;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > API_GATEWAY_MAX_REQUEST_BYTES) return answer(res, 413, { message: 'Request Entity Too Large' });
+    if (size > API_GATEWAY_MAX_REQUEST_BYTES) return message(413, 'Request Entity Too Large', routeKey);
     chunks.push(chunk as Buffer);
   }
-  const event = toEvent(req, url, provider, Buffer.concat(chunks));
-  if (Buffer.byteLength(JSON.stringify(event)) > Limits.LAMBDA_SYNC_PAYLOAD_BYTES) {
-    return answer(res, 413, { message: 'Request Entity Too Large' });
-  }
+  const event = toEvent(req, url, routeKey, Buffer.concat(chunks), requestId, options.apiId, matched.pathParameters);
+  if (Buffer.byteLength(JSON.stringify(event)) > Limits.LAMBDA_SYNC_PAYLOAD_BYTES) return message(413, 'Request Entity Too Large', routeKey);
   let result: APIGatewayProxyStructuredResultV2;
   try {
-    result = await invoke(event);
+    result = await matched.route.invoke(event);
   } catch (error) {
-    return error instanceof InvocationTimeoutError
-      ? answer(res, 503, { message: 'Service Unavailable' })
-      : answer(res, 500, { message: 'Internal Server Error' });
+    return error instanceof InvocationTimeoutError ? message(503, 'Service Unavailable', routeKey) : message(500, 'Internal Server Error', routeKey);
   }
-  const body = result.body === undefined ? '' : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
-  res.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string>), 'content-length': body.length });
-  res.end(body);
+  const body = result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  reply(result.statusCode ?? 200, body, (result.headers ?? {}) as Record<string, string>, routeKey);
 }
 
-function answer(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
+/** The route API Gateway picks: the most specific match, `ANY` after the method's own, `$default` last. */
+export function matchRoute(routes: readonly ApiRoute[], method: string, path: string): MatchedRoute | undefined {
+  let best: { matched: MatchedRoute; score: number } | undefined;
+  for (const route of routes) {
+    if (route.routeKey === '$default') {
+      if (!best) best = { matched: { route }, score: -1 };
+      continue;
+    }
+    const [routeMethod, routePath] = route.routeKey.split(' ');
+    if (routeMethod !== method && routeMethod !== 'ANY') continue;
+    const pathParameters = matchPath(routePath, path);
+    if (!pathParameters) continue;
+    const literal = routePath.split('/').filter((segment) => !segment.startsWith('{')).length;
+    const score = literal * 4 + (routePath.includes('+}') ? 0 : 2) + (routeMethod === method ? 1 : 0);
+    if (!best || score > best.score) best = { matched: { route, ...(Object.keys(pathParameters).length ? { pathParameters } : {}) }, score };
+  }
+  return best?.matched;
 }
 
-function toEvent(req: IncomingMessage, url: URL, provider: string, body: Buffer): APIGatewayProxyEventV2 {
+function matchPath(routePath: string, path: string): Record<string, string> | undefined {
+  const want = routePath.split('/');
+  const got = path.split('/');
+  const parameters: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const segment = want[i];
+    const greedy = /^\{(.+)\+\}$/.exec(segment);
+    if (greedy) {
+      if (i >= got.length || got.slice(i).join('/') === '') return undefined;
+      parameters[greedy[1]] = decodeURIComponent(got.slice(i).join('/'));
+      return parameters;
+    }
+    if (i >= got.length) return undefined;
+    const parameter = /^\{(.+)\}$/.exec(segment);
+    if (parameter) {
+      if (got[i] === '') return undefined;
+      parameters[parameter[1]] = decodeURIComponent(got[i]);
+    } else if (segment !== got[i]) {
+      return undefined;
+    }
+  }
+  return want.length === got.length ? parameters : undefined;
+}
+
+function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  routeKey: string,
+  body: Buffer,
+  requestId: string,
+  apiId: string | undefined,
+  pathParameters: Record<string, string> | undefined,
+): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i].toLowerCase();
     headers[name] = name in headers ? `${headers[name]},${req.rawHeaders[i + 1]}` : req.rawHeaders[i + 1];
   }
   return httpApiEvent({
-    routeKey: `POST /hooks/${provider}`,
+    routeKey,
+    method: req.method ?? 'GET',
     path: url.pathname,
     rawQueryString: url.search.slice(1),
     headers,
     body,
     protocol: `HTTP/${req.httpVersion}`,
     sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    requestId,
+    apiId,
+    pathParameters,
   });
 }
 
@@ -98,6 +180,11 @@ export interface HttpApiRequest {
   readonly body: Buffer;
   /** @default `POST <path>` */
   readonly routeKey?: string;
+  /** @default 'POST' */
+  readonly method?: string;
+  readonly requestId?: string;
+  readonly apiId?: string;
+  readonly pathParameters?: Record<string, string>;
   readonly rawQueryString?: string;
   readonly protocol?: string;
   readonly sourceIp?: string;
@@ -111,26 +198,33 @@ export function httpApiEvent(request: HttpApiRequest): APIGatewayProxyEventV2 {
   const { headers, body } = request;
   const asText = TEXT_TYPES.test(headers['content-type'] ?? '') && isUtf8(body);
   const now = new Date();
-  const routeKey = request.routeKey ?? `POST ${request.path}`;
+  const method = request.method ?? 'POST';
+  const routeKey = request.routeKey ?? `${method} ${request.path}`;
+  const query = new URLSearchParams(request.rawQueryString ?? '');
+  const queryStringParameters: Record<string, string> = {};
+  // API Gateway joins repeated query parameters with commas, as it joins repeated headers.
+  for (const [name, value] of query) queryStringParameters[name] = name in queryStringParameters ? `${queryStringParameters[name]},${value}` : value;
   return {
     version: '2.0',
     routeKey,
     rawPath: request.path,
     rawQueryString: request.rawQueryString ?? '',
     headers: { ...headers },
+    ...(Object.keys(queryStringParameters).length ? { queryStringParameters } : {}),
+    ...(request.pathParameters ? { pathParameters: request.pathParameters } : {}),
     requestContext: {
       accountId: LOCAL_ACCOUNT,
-      apiId: 'local',
+      apiId: request.apiId ?? 'local',
       domainName: headers.host ?? '127.0.0.1',
       domainPrefix: '127',
       http: {
-        method: 'POST',
+        method,
         path: request.path,
         protocol: request.protocol ?? 'HTTP/1.1',
         sourceIp: request.sourceIp ?? '127.0.0.1',
         userAgent: headers['user-agent'] ?? '',
       },
-      requestId: randomUUID(),
+      requestId: request.requestId ?? randomUUID(),
       routeKey,
       stage: '$default',
       time: now.toUTCString(),

@@ -5,7 +5,8 @@
  * unchanged, and it keeps EventBridge's limits: 1 to 10 entries and 256 KB per call, entry sizes
  * counted as EventBridge counts them, a Detail that must be a JSON object, per-entry failures
  * reported through `FailedEntryCount`. It implements PutEvents only (buses are declared in
- * code), routes nothing, and records every accepted event in memory.
+ * code), records every accepted event in memory and hands it to the listeners `onAccepted`
+ * registered (the twin's rules match them).
  *
  * Failure injection: `failNextCalls` answers whole calls with an error (the SDK sees an
  * exception), `failNextEntries` fails single entries inside a successful answer (the partial
@@ -72,7 +73,13 @@ export class EventBridgeStandIn {
   private readonly buses = new Set<string>(['default']);
   private callFailures: { type: string; status: number }[] = [];
   private entryFailures: string[] = [];
+  private readonly listeners: ((event: RecordedEvent) => void)[] = [];
   private server?: Server;
+
+  /** Calls `listener` with every event accepted from now on (rules route them). */
+  onAccepted(listener: (event: RecordedEvent) => void): void {
+    this.listeners.push(listener);
+  }
 
   /** Starts serving on 127.0.0.1 and returns the endpoint URL. */
   async start(port = 0): Promise<string> {
@@ -170,7 +177,7 @@ export class EventBridgeStandIn {
     if (!this.buses.has(bus)) return { ErrorCode: 'ResourceNotFoundException', ErrorMessage: `Event bus ${bus} does not exist.` };
     const eventId = randomUUID();
     const time = entry.Time === undefined ? new Date() : new Date(typeof entry.Time === 'number' ? entry.Time * 1000 : entry.Time);
-    this.events.push({
+    const recorded: RecordedEvent = {
       eventId,
       bus,
       source: entry.Source,
@@ -179,7 +186,9 @@ export class EventBridgeStandIn {
       detailText: entry.Detail,
       resources: entry.Resources ?? [],
       time: time.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    });
+    };
+    this.events.push(recorded);
+    for (const listener of this.listeners) listener(recorded);
     return { EventId: eventId };
   }
 }

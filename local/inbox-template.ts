@@ -110,7 +110,7 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
         : {}),
       ...(spec.rotation?.providers.includes(config.name) ? { rotation: { registerFunction } } : {}),
     };
-    return providerFor(config, options);
+    return presetFor(config, options);
   });
   const inbox = new WebhookInbox(stack, 'Inbox', {
     providers,
@@ -148,7 +148,8 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
   return { template, logicalIds };
 }
 
-function providerFor(config: ProviderRuntimeConfig, options: WebhookProviderOptions): WebhookProvider {
+/** The construct's preset for a provider of an adapter kind (the generic HMAC scheme from its runtime settings). */
+export function presetFor(config: Pick<ProviderRuntimeConfig, 'name' | 'adapter' | 'hmac'>, options: WebhookProviderOptions): WebhookProvider {
   switch (config.adapter) {
     case AdapterKind.ANSWERLINE:
       return WebhookProvider.answerline(options);

@@ -13,6 +13,10 @@ export interface LambdaHostOptions {
   readonly functionName: string;
   /** Path of the bundle (`assets/<name>/index.js`). */
   readonly bundlePath: string;
+  /** The export the bundle's handler is (the part of the function's `Handler` after the last dot). @default 'handler' */
+  readonly handlerExport?: string;
+  /** The function's memory size: the environment's heap is capped near it. */
+  readonly memoryMb?: number;
   /** The function's environment variables (on top of the twin's process environment). */
   readonly environment: Record<string, string>;
   /** How many execution environments may run at once. */
@@ -71,6 +75,11 @@ export class LambdaHost {
   private stopped = false;
 
   constructor(private readonly options: LambdaHostOptions) {}
+
+  /** How many execution environments may run at once. */
+  get concurrency(): number {
+    return this.options.concurrency ?? 1;
+  }
 
   /** Invokes the handler with `event` in a free environment (starting one if allowed). */
   async invoke<T = unknown>(event: unknown, fault?: { crashAfter?: CrashAfter }): Promise<T> {
@@ -173,9 +182,9 @@ export class LambdaHost {
   private spawn(): Sandbox {
     if (this.stopped) throw new Error(`${this.options.functionName} is stopped`);
     this.stats.coldStarts++;
-    const child = fork(WORKER, [this.options.bundlePath], {
+    const child = fork(WORKER, [this.options.bundlePath, this.options.handlerExport ?? 'handler'], {
       // A plain Node.js process, as Lambda's: not the parent's flags (ts-node's loader costs ~0.5 s per cold start).
-      execArgv: [],
+      execArgv: this.options.memoryMb ? [`--max-old-space-size=${this.options.memoryMb}`] : [],
       env: { ...process.env, ...this.options.environment, AWS_LAMBDA_FUNCTION_NAME: this.options.functionName },
       stdio: ['ignore', this.options.logs ? 'pipe' : 'inherit', this.options.logs ? 'pipe' : 'inherit', 'ipc'],
       serialization: 'advanced',

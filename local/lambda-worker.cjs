@@ -8,6 +8,7 @@
 const diagnostics = require('node:diagnostics_channel');
 
 const bundlePath = process.argv[2];
+const handlerExport = process.argv[3] || 'handler';
 let armed; // { target, remaining }
 
 diagnostics.subscribe('http.client.response.finish', ({ request, response }) => {
@@ -19,14 +20,18 @@ diagnostics.subscribe('http.client.response.finish', ({ request, response }) => 
 
 const started = Date.now();
 let handler;
-try {
-  handler = require(bundlePath).handler;
-  if (typeof handler !== 'function') throw new Error(`${bundlePath} exports no handler`);
-} catch (error) {
-  process.send({ type: 'init_error', message: String(error && error.stack ? error.stack : error) });
-  process.exit(1);
-}
-process.send({ type: 'ready', initMs: Date.now() - started });
+// An ES module (.mjs) is imported, as Lambda's Node.js runtime imports it; anything else is required.
+const load = bundlePath.endsWith('.mjs') ? import(require('node:url').pathToFileURL(bundlePath).href) : Promise.resolve().then(() => require(bundlePath));
+load
+  .then((module) => {
+    handler = module[handlerExport];
+    if (typeof handler !== 'function') throw new Error(`${bundlePath} exports no function "${handlerExport}"`);
+    process.send({ type: 'ready', initMs: Date.now() - started });
+  })
+  .catch((error) => {
+    process.send({ type: 'init_error', message: String(error && error.stack ? error.stack : error) });
+    process.exit(1);
+  });
 
 process.on('message', async (message) => {
   if (message.type !== 'invoke') return;

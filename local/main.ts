@@ -1,21 +1,31 @@
 /**
- * `npm start`: the local twin. Starts the inbox on 127.0.0.1, prints one JSON line with
- * `"ready": true` and everything a client needs, runs the demo (unless `--no-demo`), then serves
- * until interrupted (or exits after the demo with `--once`).
+ * `npm start`: the local twin. Synthesizes the example app (bin/app.ts) and runs its template on
+ * 127.0.0.1 (or runs a given assembly, or the twin's own app for `--provider`), prints one JSON
+ * line with `"ready": true` and everything a client needs, runs the demo (unless `--no-demo`),
+ * then serves until interrupted (or exits after the demo with `--once`).
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { hideSdkNodeVersionWarning } from '../lambda/shared/runtime/node-warnings';
 import { formatSummary, runDemo } from './demo';
-import { LOCAL_AWS, startTwin, TWIN_PROVIDERS } from './twin';
+import { SynthesisError, synthesizeProject } from './synth';
+import { AssemblyError } from './stack/assembly';
+import { readyLine, startTemplateTwin, startTwin, Twin, twinOf, TWIN_PROVIDERS } from './twin';
 import { assertPortFree, lockDataDir, runMain, UsageError } from './usage';
 
-const USAGE = `usage: npm start -- [--no-demo] [--once] [--port N] [--provider NAME ...] [--secret NAME=VALUE ...] [--data DIR]
+const USAGE = `usage: npm start -- [--app PATH] [--stack NAME ...] [--no-demo] [--once] [--port N] [--provider NAME ...] [--secret NAME=VALUE ...] [--data DIR] [--time-scale X]
+  --app PATH         run this cloud assembly (cdk.out) or template (default: synthesize bin/app.ts)
+  --stack NAME       only this stack of the assembly (repeatable)
   --no-demo          only serve
   --once             exit after the demo
   --port N           webhook port (default 3000; 0 picks a free one)
-  --provider NAME    serve this provider (repeatable; default answerline and echonova); one of ${Object.keys(TWIN_PROVIDERS).join(', ')}
+  --provider NAME    run the twin's own app with this provider instead (repeatable); one of ${Object.keys(TWIN_PROVIDERS).join(', ')}
   --secret NAME=VAL  use this signing secret for a provider (default: generated)
-  --data DIR         keep DynamoDB data in DIR across restarts`;
+  --data DIR         keep DynamoDB data in DIR across restarts
+  --time-scale X     run schedules X times faster than real time (default 1)`;
+
+const PROJECT = join(__dirname, '..');
 
 hideSdkNodeVersionWarning();
 
@@ -30,6 +40,9 @@ async function main(): Promise<number | void> {
         provider: { type: 'string', multiple: true },
         secret: { type: 'string', multiple: true },
         data: { type: 'string' },
+        app: { type: 'string' },
+        stack: { type: 'string', multiple: true },
+        'time-scale': { type: 'string', default: '1' },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -54,13 +67,36 @@ async function main(): Promise<number | void> {
   if (unknownProvider !== undefined) {
     throw new UsageError(`--provider ${unknownProvider} is not one the twin serves; pick from ${Object.keys(TWIN_PROVIDERS).join(', ')}`);
   }
+  const timeScale = Number(args['time-scale']);
+  if (!(timeScale > 0)) throw new UsageError(`--time-scale wants a positive number, got "${args['time-scale']}"`, USAGE);
+  if (providers && args.app) throw new UsageError("--provider runs the twin's own app; it cannot be combined with --app");
+  if (args.app && !existsSync(args.app)) throw new UsageError(`--app ${args.app}: no such file or folder (synthesize first: npx cdk synth)`);
   // Port 0 picks a free one when the twin listens.
   if (port !== 0) await assertPortFree(port);
   const dataDirLock = args.data ? lockDataDir(args.data) : undefined;
 
   const startedAt = Date.now();
-  console.error('starting the twin: emulators, stand-ins, Lambda hosts…');
-  const twin = await startTwin({ port, providers, secrets, dataDir: args.data });
+  const log = (line: string) => console.error(line);
+  let twin: Twin;
+  if (providers) {
+    log(`synthesizing the twin's own app with ${providers.join(', ')}…`);
+    twin = await startTwin({ port, providers, secrets, dataDir: args.data, log });
+  } else {
+    let app = args.app;
+    if (!app) {
+      log('synthesizing the example app (bin/app.ts)…');
+      app = synthesizeFromProject(join(PROJECT, '.twin', 'cdk.out'));
+    }
+    const template = await startTemplateTwin({ app, stacks: args.stack, port, secrets, dataDir: args.data, timeScale, log }).catch((error: unknown) => {
+      throw error instanceof AssemblyError ? new UsageError(error.message) : error;
+    });
+    const [inbox] = template.inboxes;
+    if (!inbox) {
+      await template.stop();
+      throw new UsageError(`${app} holds no WebhookInbox`);
+    }
+    twin = twinOf(template, inbox);
+  }
   const shutdown = async () => {
     await twin.stop();
     dataDirLock?.release();
@@ -69,20 +105,7 @@ async function main(): Promise<number | void> {
   process.once('SIGINT', () => void shutdown());
   process.once('SIGTERM', () => void shutdown());
 
-  console.log(
-    JSON.stringify({
-      ready: true,
-      endpoints: twin.urls,
-      secrets: twin.secrets,
-      emulators: twin.endpoints,
-      region: LOCAL_AWS.region,
-      tables: { inbox: twin.names.inboxTable, results: twin.names.resultsTable },
-      queues: { work: twin.workQueueUrl, deadLetter: twin.deadLetterQueueUrl },
-      bucket: twin.endpoints.s3 ? twin.names.bodyBucket : undefined,
-      opsConfig: twin.opsConfigPath,
-      logs: twin.logDir,
-    }),
-  );
+  console.log(JSON.stringify(readyLine(twin.template)));
   console.error(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   if (!args['no-demo']) {
     const summary = await runDemo(twin, (line) => console.log(line));
@@ -90,6 +113,14 @@ async function main(): Promise<number | void> {
     if (args.once) return shutdown();
   }
   console.log(`\nServing. Try the ops CLI: npx webhook-inbox status --config ${twin.opsConfigPath}  (Ctrl-C to stop)`);
+}
+
+function synthesizeFromProject(outdir: string): string {
+  try {
+    return synthesizeProject(PROJECT, outdir);
+  } catch (error) {
+    throw error instanceof SynthesisError ? new UsageError(error.message) : error;
+  }
 }
 
 runMain(main);

@@ -13,6 +13,8 @@ export interface PollOptions {
   readonly batchSize?: number;
   readonly waitTimeSeconds?: number;
   readonly queueArn?: string;
+  /** Whether the handler's `batchItemFailures` count (the mapping's `ReportBatchItemFailures`); without it a batch fails only by throwing. @default true */
+  readonly reportBatchItemFailures?: boolean;
 }
 
 export interface PollReport {
@@ -37,7 +39,8 @@ export async function pollOnce(client: SQSClient, queueUrl: string, handler: Sqs
   let failedIds: Set<string>;
   try {
     const response = await handler({ Records: records });
-    failedIds = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+    const failures = options.reportBatchItemFailures === false ? [] : (response?.batchItemFailures ?? []);
+    failedIds = new Set(failures.map((failure) => failure.itemIdentifier));
   } catch {
     // A handler that throws fails the whole batch, as in Lambda.
     failedIds = new Set(records.map((record) => record.messageId));

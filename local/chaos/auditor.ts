@@ -559,7 +559,7 @@ const REPORTED_METRICS = [
 function countLinesByEvent(logs: readonly LogFile[], message: string): Map<string, number> {
   const counts = new Map<string, number>();
   const marker = `"message":${JSON.stringify(message)}`;
-  for (const { lines } of logs.filter((file) => file.name.endsWith('processor.log'))) {
+  for (const { lines } of logs.filter((file) => /processor\.log$/i.test(file.name))) {
     for (const line of lines) {
       if (!line.includes(marker)) continue;
       const ref = /"eventRef":"([^"]+)"/.exec(line)?.[1];

@@ -31,8 +31,17 @@ export interface Template {
   readonly Resources: Readonly<Record<string, { readonly Type: string; readonly Properties?: Record<string, unknown> }>>;
 }
 
-/** Every identity policy of one role, resolved. */
-export function identityPoliciesOf(template: Template, roleLogicalId: string, binding: TemplateBinding): NamedPolicy[] {
+/**
+ * Every identity policy of one role, resolved. A managed policy that is not in the template (an
+ * AWS managed policy) is an error, unless `onOutsidePolicy` is given: it is then reported and
+ * grants nothing locally, so what it would allow shows up as a denial.
+ */
+export function identityPoliciesOf(
+  template: Template,
+  roleLogicalId: string,
+  binding: TemplateBinding,
+  onOutsidePolicy?: (policyArn: string) => void,
+): NamedPolicy[] {
   const role = template.Resources[roleLogicalId];
   if (role?.Type !== 'AWS::IAM::Role') throw new UnresolvableError(`${roleLogicalId} is not an IAM role of the template`);
   const managed = (role.Properties?.ManagedPolicyArns as unknown[] | undefined) ?? [];
@@ -40,6 +49,10 @@ export function identityPoliciesOf(template: Template, roleLogicalId: string, bi
   for (const arn of managed) {
     const logicalId = refTarget(arn);
     if (logicalId === undefined || template.Resources[logicalId]?.Type !== 'AWS::IAM::ManagedPolicy') {
+      if (onOutsidePolicy) {
+        onOutsidePolicy(resolveString(arn, binding));
+        continue;
+      }
       throw new UnresolvableError(`${roleLogicalId} has a managed policy (${JSON.stringify(arn)}) whose statements are not in the template`);
     }
   }

@@ -220,7 +220,7 @@ describe('signature lists and raw bytes', () => {
     const forged = signatureHeaders(body, { secret: newSigningSecret(), timestamp: h.clock.seconds })['webhook-signature'];
     const events: APIGatewayProxyEventV2[] = [];
     const verifier = h.verifier();
-    const api = await startApiGateway({ routes: [PROVIDER], invoke: (event) => (events.push(event), verifier(event)) });
+    const api = await startApiGateway({ routes: [{ routeKey: `POST /hooks/${PROVIDER}`, invoke: (event) => (events.push(event), verifier(event)) }] });
     try {
       const status = await new Promise<number>((resolve, reject) => {
         const headers = { ...signed.headers, 'content-type': 'application/json', 'webhook-signature': [forged, signed.headers['webhook-signature']!] };

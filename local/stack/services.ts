@@ -1,0 +1,144 @@
+/**
+ * The local AWS a stack runs on: the emulators (dynalite for DynamoDB, fauxqs for SQS and S3),
+ * the stand-ins (Secrets Manager, EventBridge, Lambda Invoke), the IAM gateway every function
+ * calls through, and the fault proxies in front of DynamoDB and SQS that a fault-injection run
+ * takes down. Everything listens on 127.0.0.1.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { EventBridgeStandIn } from '../eventbridge-stand-in';
+import { endpointTarget, FaultProxy } from '../fault-proxy';
+import { IamGateway } from '../iam/gateway';
+import { LambdaInvokeStandIn } from '../lambda-invoke-stand-in';
+import { LOCAL_ACCOUNT, LOCAL_AWS, LOCAL_REGION, OPERATOR_ACCESS_KEY } from '../local-aws';
+import { SecretsManagerStandIn } from '../secrets-manager-stand-in';
+
+export interface LocalServicesOptions {
+  /** Keep DynamoDB data in this folder across restarts. */
+  readonly dataDir?: string;
+  /** Judge every function's AWS call by its role's policy. @default true */
+  readonly enforceIam?: boolean;
+  /** Progress lines while the emulators start. */
+  readonly progress?: (line: string) => void;
+}
+
+/** Where the services answer. */
+export interface ServiceEndpoints {
+  readonly dynamodb: string;
+  readonly sqs: string;
+  readonly s3: string;
+  readonly secretsManager: string;
+  readonly eventBridge: string;
+  readonly lambda: string;
+}
+
+export interface LocalServices {
+  /** As operators reach them (provisioning, tests, the ops CLI): not behind the gateway or the fault proxies. */
+  readonly endpoints: ServiceEndpoints;
+  /** As functions reach them: through the fault proxies and the IAM gateway. */
+  readonly functionEndpoints: ServiceEndpoints;
+  readonly clients: { readonly dynamodb: DynamoDBClient; readonly sqs: SQSClient; readonly s3: S3Client; readonly secrets: SecretsManagerClient };
+  readonly secrets: SecretsManagerStandIn;
+  readonly eventBridge: EventBridgeStandIn;
+  readonly lambda: LambdaInvokeStandIn;
+  /** Absent with `enforceIam: false`. */
+  readonly iam?: { readonly gateway: IamGateway; readonly endpoint: string };
+  readonly faults: { readonly dynamodb: FaultProxy; readonly sqs: FaultProxy };
+  /** Stops whatever `onStop` registered (last first), then the services. */
+  stop(): Promise<void>;
+  onStop(stop: () => Promise<unknown> | unknown): void;
+}
+
+export async function startLocalServices(options: LocalServicesOptions = {}): Promise<LocalServices> {
+  const stops: Array<() => Promise<unknown> | unknown> = [];
+  const stop = async () => {
+    for (const step of stops.splice(0).reverse()) await Promise.resolve(step()).catch(() => undefined);
+  };
+  try {
+    options.progress?.('starting the emulators (DynamoDB, SQS, S3)…');
+    const emulatorsModule: typeof import('../emulators.mjs') = await import('../emulators.mjs' as string);
+    const emulators = await emulatorsModule.startEmulators({ dataDir: options.dataDir });
+    stops.push(() => emulators.stop());
+
+    options.progress?.('starting the stand-ins (Secrets Manager, EventBridge, Lambda)…');
+    const secrets = new SecretsManagerStandIn();
+    const secretsManager = await secrets.start();
+    stops.push(() => secrets.stop());
+    const eventBridge = new EventBridgeStandIn();
+    const eventBridgeEndpoint = await eventBridge.start();
+    stops.push(() => eventBridge.stop());
+    const lambda = new LambdaInvokeStandIn();
+    const lambdaEndpoint = await lambda.start();
+    stops.push(() => lambda.stop());
+    const endpoints: ServiceEndpoints = {
+      dynamodb: emulators.dynamodbEndpoint,
+      sqs: emulators.sqsEndpoint,
+      s3: emulators.s3Endpoint,
+      secretsManager,
+      eventBridge: eventBridgeEndpoint,
+      lambda: lambdaEndpoint,
+    };
+
+    const gateway =
+      options.enforceIam === false
+        ? undefined
+        : new IamGateway({
+            upstreams: {
+              dynamodb: endpoints.dynamodb,
+              sqs: endpoints.sqs,
+              s3: endpoints.s3,
+              secretsmanager: endpoints.secretsManager,
+              events: endpoints.eventBridge,
+              lambda: endpoints.lambda,
+            },
+            account: LOCAL_ACCOUNT,
+            region: LOCAL_REGION,
+            secretArn: (id) => secrets.arnOf(id),
+            operatorKeys: [OPERATOR_ACCESS_KEY],
+          });
+    const gatewayEndpoint = await gateway?.start();
+    if (gateway) stops.push(() => gateway.stop());
+    const dynamodbProxy = new FaultProxy(endpointTarget(gatewayEndpoint ?? endpoints.dynamodb));
+    const sqsProxy = new FaultProxy(endpointTarget(gatewayEndpoint ?? endpoints.sqs));
+    const proxiedDynamodb = await dynamodbProxy.start();
+    const proxiedSqs = await sqsProxy.start();
+    stops.push(
+      () => dynamodbProxy.stop(),
+      () => sqsProxy.stop(),
+    );
+    const functionEndpoints: ServiceEndpoints = {
+      dynamodb: proxiedDynamodb,
+      sqs: proxiedSqs,
+      // fauxqs serves S3 on its SQS port: S3 goes through the same proxy.
+      s3: proxiedSqs,
+      secretsManager: gatewayEndpoint ?? endpoints.secretsManager,
+      eventBridge: gatewayEndpoint ?? endpoints.eventBridge,
+      lambda: gatewayEndpoint ?? endpoints.lambda,
+    };
+
+    const clients = {
+      dynamodb: new DynamoDBClient({ endpoint: endpoints.dynamodb, ...LOCAL_AWS }),
+      sqs: new SQSClient({ endpoint: endpoints.sqs, ...LOCAL_AWS, useQueueUrlAsEndpoint: false }),
+      s3: new S3Client({ endpoint: endpoints.s3, ...LOCAL_AWS, forcePathStyle: true }),
+      secrets: new SecretsManagerClient({ endpoint: endpoints.secretsManager, ...LOCAL_AWS }),
+    };
+    stops.push(() => Object.values(clients).forEach((client) => client.destroy()));
+    return {
+      endpoints,
+      functionEndpoints,
+      clients,
+      secrets,
+      eventBridge,
+      lambda,
+      ...(gateway ? { iam: { gateway, endpoint: gatewayEndpoint! } } : {}),
+      faults: { dynamodb: dynamodbProxy, sqs: sqsProxy },
+      stop,
+      onStop: (step) => stops.push(step),
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The app the twin synthesizes when it is not given one (the fault-injection run, the bench, a
+ * `--provider` choice): a `WebhookInbox` with the providers, polling, timing and limits asked
+ * for, and an app role granted `grantRecordSubmission`, as a user's app would have. What the
+ * twin then runs is this app's template, as it would deploy.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Duration, Size, Stack } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { AdapterKind, AuthoritativeReadSettings, Defaults, PollingRuntimeConfig } from '../lib/contract';
+import type { WebhookProviderOptions } from '../lib/provider';
+import { WebhookInbox } from '../lib/webhook-inbox';
+import { presetFor } from './inbox-template';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from './local-aws';
+import { ASSEMBLY_METADATA_CONTEXT } from './synth';
+
+/** The providers the twin can serve by name: the construct's presets. */
+export const TWIN_PROVIDERS: Readonly<Record<string, { readonly adapter: string }>> = {
+  answerline: { adapter: AdapterKind.ANSWERLINE },
+  echonova: { adapter: AdapterKind.ECHONOVA },
+  'standard-webhooks': { adapter: AdapterKind.STANDARD_WEBHOOKS },
+  stripe: { adapter: AdapterKind.STRIPE },
+  github: { adapter: AdapterKind.GITHUB },
+};
+
+export const TWIN_STACK = 'LocalTwin';
+export const TWIN_INBOX_NAME = 'local-twin';
+/** The construct id of the app role granted `grantRecordSubmission`. */
+export const RECORDING_APP_ID = 'RecordingApp';
+
+export interface TwinAppOptions {
+  readonly providers: readonly string[];
+  /** The processor's timeout (and claim lease); the visibility timeout is the construct's multiple of it. */
+  readonly processorTimeoutSeconds: number;
+  readonly sweepAfterSeconds: number;
+  /** The reconciler's schedule, in whole minutes (EventBridge's smallest rate is one minute). */
+  readonly reconcileEveryMinutes: number;
+  readonly maxReceiveCount?: number;
+  readonly verifierConcurrency?: number;
+  readonly processorConcurrency?: number;
+  readonly sweepBatchSize?: number;
+  readonly pollBatchSize?: number;
+  /** Polling per provider; API keys are secrets the twin creates by name. */
+  readonly polling?: readonly PollingRuntimeConfig[];
+  readonly authoritativeReads?: Readonly<Record<string, AuthoritativeReadSettings>>;
+  /** Without a body bucket: every body must fit a row. */
+  readonly inlineBodiesOnly?: boolean;
+}
+
+/** Synthesizes the twin's app into a new cloud assembly folder; returns it. */
+export function synthesizeTwinApp(options: TwinAppOptions): string {
+  const outdir = mkdtempSync(join(tmpdir(), 'webhook-inbox-twin-app-'));
+  // The shipped bundles are read where they are: no copy into the assembly.
+  const app = new App({ outdir, context: { 'aws:cdk:disable-asset-staging': true, ...ASSEMBLY_METADATA_CONTEXT } });
+  const stack = new Stack(app, TWIN_STACK, { env: { account: LOCAL_ACCOUNT, region: LOCAL_REGION } });
+  const apiKeys = new Map<string, secretsmanager.ISecret>();
+  const apiKey = (name: string) => {
+    if (!apiKeys.has(name)) apiKeys.set(name, secretsmanager.Secret.fromSecretNameV2(stack, `ApiKey${apiKeys.size}`, name));
+    return apiKeys.get(name)!;
+  };
+  const providers = options.providers.map((name) => {
+    const known = TWIN_PROVIDERS[name];
+    if (!known) throw new Error(`unknown provider "${name}"; the twin serves ${Object.keys(TWIN_PROVIDERS).join(', ')}`);
+    const polling = options.polling?.find((entry) => entry.provider === name);
+    const read = options.authoritativeReads?.[name];
+    const preset: WebhookProviderOptions = {
+      name,
+      ...(polling
+        ? {
+            polling: {
+              apiKeySecret: apiKey(polling.apiKeySecretId),
+              taskUrlTemplate: polling.taskUrlTemplate,
+              horizon: Duration.seconds(polling.horizonSeconds),
+              recheckInterval: Duration.seconds(polling.recheckSeconds),
+            },
+          }
+        : {}),
+      ...(read ? { authoritativeRead: { urlTemplate: read.urlTemplate, idJsonPath: read.idJsonPath, apiKeySecret: apiKey(read.apiKeySecretId) } } : {}),
+    };
+    return presetFor({ name, adapter: known.adapter }, preset);
+  });
+  const inbox = new WebhookInbox(stack, 'Inbox', {
+    inboxName: TWIN_INBOX_NAME,
+    providers,
+    publishEvents: true,
+    processorFunctionProps: { timeout: Duration.seconds(options.processorTimeoutSeconds) },
+    ...(options.verifierConcurrency ? { verifierFunctionProps: { reservedConcurrentExecutions: options.verifierConcurrency } } : {}),
+    ...(options.processorConcurrency ? { processorMaxConcurrency: Math.max(2, options.processorConcurrency) } : {}),
+    sweepAfter: Duration.seconds(options.sweepAfterSeconds),
+    reconcileSchedule: events.Schedule.rate(Duration.minutes(options.reconcileEveryMinutes)),
+    ...(options.maxReceiveCount ? { maxReceiveCount: options.maxReceiveCount } : {}),
+    ...(options.sweepBatchSize ? { sweepBatchSize: options.sweepBatchSize } : {}),
+    ...(options.pollBatchSize ? { pollBatchSize: options.pollBatchSize } : {}),
+    ...(options.inlineBodiesOnly ? { maxBodySize: Size.bytes(Defaults.INLINE_BODY_BYTES) } : {}),
+  });
+  inbox.grantRecordSubmission(new iam.Role(stack, RECORDING_APP_ID, { assumedBy: new iam.AccountRootPrincipal() }));
+  app.synth();
+  return outdir;
+}
