@@ -27,6 +27,13 @@ export interface InvocationFault {
  */
 export type Interceptor<E = unknown, R = unknown> = (event: E, invoke: (fault?: InvocationFault) => Promise<R>) => Promise<R>;
 
+/** How one invocation ended. */
+export interface InvocationOutcome {
+  readonly durationMs: number;
+  /** The function failed: it threw, crashed or timed out. */
+  readonly failed: boolean;
+}
+
 export interface LocalFunction {
   readonly logicalId: string;
   /** Its construct path without the stack (`Answers/Verifier`), or its logical id. */
@@ -56,6 +63,8 @@ export interface FunctionOptions {
   readonly defaultConcurrency: number;
   /** Every line a function logs (the twin reads its metrics from them). */
   readonly onLogLine?: (fn: LocalFunction, line: string) => void;
+  /** Every invocation's outcome, as Lambda's own metrics count it. */
+  readonly onInvocation?: (fn: LocalFunction, outcome: InvocationOutcome) => void;
   readonly warn: (line: string) => void;
 }
 
@@ -148,7 +157,17 @@ function startFunction(
     timeoutSeconds,
     environment,
     invoke: <R>(event: unknown) => {
-      const direct = (fault?: InvocationFault) => host.invoke<R>(event, fault);
+      const direct = async (fault?: InvocationFault) => {
+        const started = Date.now();
+        let failed = true;
+        try {
+          const result = await host.invoke<R>(event, fault);
+          failed = false;
+          return result;
+        } finally {
+          options.onInvocation?.(fn, { durationMs: Date.now() - started, failed });
+        }
+      };
       return (interceptor ? interceptor(event, direct as (fault?: InvocationFault) => Promise<unknown>) : direct()) as Promise<R>;
     },
     intercept: (next) => {

@@ -12,7 +12,7 @@ import type { LocalCredentials } from '../iam/gateway';
 import { identityPoliciesOf, resourcePoliciesOf } from '../iam/template-policies';
 import type { SynthesizedStack } from './assembly';
 import { StackBinding } from './binding';
-import { constructPath, LocalFunction, refTarget, startFunctions } from './functions';
+import { constructPath, InvocationOutcome, LocalFunction, refTarget, startFunctions } from './functions';
 import { CreatedResources, createDataResources, LocalQueue } from './resources';
 import { signingSecretFor, templateSecretValue } from './secret-values';
 import type { LocalServices } from './services';
@@ -39,6 +39,7 @@ export interface RunStackOptions {
   readonly onRuleDelivery?: (delivery: RuleDelivery) => void;
   readonly onScheduled?: (rule: string) => void;
   readonly onLogLine?: (fn: LocalFunction, line: string) => void;
+  readonly onInvocation?: (fn: LocalFunction, outcome: InvocationOutcome) => void;
 }
 
 /** A provider of an inbox, as the local run serves it. */
@@ -98,6 +99,7 @@ export async function runStack(stack: SynthesizedStack, services: LocalServices,
     credentials,
     defaultConcurrency: options.defaultConcurrency,
     onLogLine: options.onLogLine,
+    onInvocation: options.onInvocation,
     warn: options.warn,
   });
   const routes = apiRoutes(stack, binding, functions, options.warn);
