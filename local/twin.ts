@@ -23,6 +23,8 @@ import { LocalInbox, RunningStack, runStack } from './stack/run-stack';
 import { LocalServices, ServiceEndpoints, startLocalServices } from './stack/services';
 import type { ScheduleClock } from './stack/triggers';
 import { RECORDING_APP_ID, synthesizeTwinApp, TWIN_PROVIDERS } from './twin-app';
+import { TwinMonitor } from './twin-monitor';
+import { consoleRequestListener, CONSOLE_PATH } from './console/server';
 
 export { TWIN_PROVIDERS } from './twin-app';
 export { LOCAL_AWS } from './local-aws';
@@ -62,6 +64,12 @@ export interface TemplateTwin {
   readonly logDir: string;
   /** Every event put on a bus, one JSON line each, and what the rules delivered. */
   readonly eventsLog: string;
+  /** The metrics and the template's alarms, as the twin evaluates them. */
+  readonly monitor: TwinMonitor;
+  /** One JSON line per alarm state change. */
+  readonly notificationsLog: string;
+  /** The local console, on the first API's port; absent without an HTTP API. */
+  readonly consoleUrl?: string;
   /** Each function's AWS calls the IAM gateway refused, by function path. */
   deniedByFunction(): Record<string, number>;
   stop(): Promise<void>;
@@ -84,6 +92,11 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
       await services.clients.secrets.send(new CreateSecretCommand({ Name: name, SecretString: value }));
     }
     const clock = scaledClock(options.timeScale ?? 1);
+    const notificationsLog = join(stateDir, 'notifications.log');
+    writeFileSync(notificationsLog, '');
+    const monitor = new TwinMonitor({ clock, notificationsLog, log });
+    services.onStop(() => monitor.stop());
+    const consoleListener = consoleRequestListener(monitor.consoleSource(services));
     const running: RunningStack[] = [];
     for (const [index, stack] of stacks.entries()) {
       log(`running stack ${stack.stackName} from its template…`);
@@ -92,15 +105,22 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
           account: LOCAL_ACCOUNT,
           region: LOCAL_REGION,
           port: index === 0 ? options.port : 0,
+          // The console shares the first API's loopback port.
+          ...(index === 0 ? { fallback: consoleListener } : {}),
           stateDir,
           defaultConcurrency: options.defaultConcurrency ?? 4,
           clock,
           signingSecrets: options.secrets,
           warn: (line) => log(`warning: ${line}`),
           onRuleDelivery: (delivery) => record({ type: 'rule-delivery', ...delivery }),
+          onLogLine: (fn, line) => monitor.onLogLine(fn, line),
+          onInvocation: (fn, outcome) => monitor.onInvocation(fn, outcome),
+          onApiResponse: (api, response) => monitor.onApiResponse(api, response),
         }),
       );
     }
+    monitor.start(running, services);
+    const firstApi = running[0]?.apis[0];
     const inboxes = running.flatMap((stack) => stack.inboxes);
     const opsConfigPaths: Record<string, string> = {};
     for (const [index, inbox] of inboxes.entries()) {
@@ -128,6 +148,9 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
       opsConfigPaths,
       logDir,
       eventsLog,
+      monitor,
+      notificationsLog,
+      ...(firstApi ? { consoleUrl: `${firstApi.url}${CONSOLE_PATH}` } : {}),
       deniedByFunction() {
         const counts: Record<string, number> = {};
         for (const denial of services.iam?.gateway.denials ?? []) {
@@ -167,8 +190,10 @@ export function readyLine(twin: TemplateTwin): Record<string, unknown> {
       ...(inbox.opsConfig.bodyBucket ? { bucket: inbox.opsConfig.bodyBucket } : {}),
       opsConfig: twin.opsConfigPaths[inbox.opsConfig.inboxName],
     })),
+    ...(twin.consoleUrl ? { console: twin.consoleUrl } : {}),
     logs: twin.logDir,
     events: twin.eventsLog,
+    notifications: twin.notificationsLog,
   };
 }
 
@@ -182,10 +207,8 @@ function roleName(stack: RunningStack, roleLogicalId: string | undefined): strin
 /** Time that runs `scale` times faster than real time from now on. */
 function scaledClock(scale: number): ScheduleClock {
   const origin = Date.now();
-  return {
-    now: () => origin + (Date.now() - origin) * scale,
-    realDelayUntil: (at) => Math.max(0, (at - (origin + (Date.now() - origin) * scale)) / scale),
-  };
+  const at = (realMs: number) => origin + (realMs - origin) * scale;
+  return { scale, at, now: () => at(Date.now()), realDelayUntil: (instant) => Math.max(0, (instant - at(Date.now())) / scale) };
 }
 
 /** Durations of the twin's own app, compressed from the construct's defaults so that recovery is visible. */

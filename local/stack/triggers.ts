@@ -23,8 +23,12 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The clock schedules run on: local time may run faster than real time. */
 export interface ScheduleClock {
+  /** How many times faster than real time it runs. */
+  readonly scale: number;
   /** Now, in the stack's (possibly compressed) time. */
   now(): number;
+  /** A real instant (epoch milliseconds) in the stack's time. */
+  at(realMs: number): number;
   /** Real milliseconds until `at` in the stack's time. */
   realDelayUntil(at: number): number;
 }
