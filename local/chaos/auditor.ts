@@ -116,6 +116,8 @@ export interface Evidence {
   readonly hostStats: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /** Calls the IAM gateway refused (each function's role policy from the template), and how many it judged, by principal. */
   readonly iam: { readonly denials: readonly { principal: string; message: string }[]; readonly evaluated: Readonly<Record<string, number>> };
+  /** Every alarm state change of the template's alarms, as the twin evaluated them. */
+  readonly alarms: readonly { readonly logicalId: string; readonly to: string; readonly at: number }[];
   readonly errors: readonly string[];
   elapsedMs: number;
 }
@@ -137,6 +139,8 @@ export interface ChaosReport {
 }
 
 const EXAMPLES = 5;
+/** Refused requests that must page: the signature alarm's default threshold, which the run's flood exceeds within one period. */
+const SIGNATURE_FLOOD_PAGES = 10;
 /** The documented at-least-once case: a worker interrupted after sending; consumers dedupe by the key. */
 const REPEATED = 'effects repeated after an interrupted attempt (same key)';
 
@@ -416,6 +420,28 @@ export function audit(evidence: Evidence): ChaosReport {
       `${evidence.iam.denials.length} AWS calls were denied by the functions' own role policies`,
       evidence.iam.denials.map((denial) => denial.message),
     );
+
+  // --- Alarms: what an operator must be paged for, they are ----------------------------------------------
+  // Stated here by the alarms' construct ids: a dead delivery, a flood of refused signatures, a
+  // submission past its horizon without a result, each pages once the handlers counted it.
+  const alarmed = new Set(evidence.alarms.filter((change) => change.to === 'ALARM').map((change) => change.logicalId));
+  const paged = (constructId: string) => [...alarmed].some((logicalId) => logicalId.includes(constructId));
+  const refusedSignatures = counted(MetricName.AUTHENTICATION_FAILED);
+  const mustPage: ReadonlyArray<readonly [string, boolean, string]> = [
+    ['DeadDeliveries', counted(MetricName.DEAD_LETTERED) > 0, `${counted(MetricName.DEAD_LETTERED)} rows were dead-lettered`],
+    [
+      'SignatureFailures',
+      refusedSignatures >= SIGNATURE_FLOOD_PAGES,
+      `${refusedSignatures} requests were refused at the authenticity check, a flood among them`,
+    ],
+    ['OverdueSubmissions', counted(MetricName.OVERDUE) > 0, 'the reconciler counted overdue submissions'],
+  ];
+  for (const [alarm, due, why] of mustPage) {
+    figures.set(`alarm ${alarm} reached ALARM`, 'total', paged(alarm) ? 1 : 0);
+    if (due && !paged(alarm)) violation(`the ${alarm} alarm never reached ALARM though ${why}`);
+  }
+  const pages = evidence.alarms.filter((change) => change.to === 'ALARM');
+  notes.push(`alarms: ${pages.map((change) => `${change.logicalId} → ALARM`).join(', ') || 'none reached ALARM'}`);
 
   // --- The run itself --------------------------------------------------------------------------------------
   if (evidence.errors.length) violation(`${evidence.errors.length} errors in the run's own actions`, evidence.errors);

@@ -102,6 +102,9 @@ export interface PlannedEvent {
 }
 
 export type Provider = 'answerline' | 'echonova' | 'standard-webhooks';
+/** Forged requests sent within one second, once a run. */
+export const FORGED_FLOOD = 15;
+
 export type AdversaryKind = 'stale' | 'future' | 'forged' | 'replay';
 
 export interface Window {
@@ -236,6 +239,10 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
       adversary.push({ kind, provider: providers[i % providers.length], at, label: `${kind}-${i}` });
     }
   }
+  // A flood of forgeries within a second, more than an operator would see by chance: it must page.
+  const floodAt = calmTime();
+  for (let i = 0; i < FORGED_FLOOD; i++)
+    adversary.push({ kind: 'forged', provider: providers[i % providers.length], at: floodAt + i * 50, label: `flood-${i}` });
 
   const rateLimits: Plan['rateLimits'] = [
     // When the deliveries that died in the long outage come due for polling.

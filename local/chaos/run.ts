@@ -561,6 +561,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       appStats: app.stats,
       hostStats: { verifier: twin.hosts.verifier.stats, processor: twin.hosts.processor.stats, reconciler: twin.hosts.reconciler.stats },
       iam: { denials: twin.iam?.gateway.denials ?? [], evaluated: Object.fromEntries(twin.iam?.gateway.evaluated ?? []) },
+      alarms: (twin.template.monitor.evaluate(), twin.template.monitor.notifications).map(({ logicalId, to, at }) => ({ logicalId, to, at })),
       errors: state.errors,
       elapsedMs: 0,
     };

@@ -83,6 +83,15 @@ describe('fault-injection run', () => {
     expect(figure('lost')).toBe(0);
   });
 
+  it("pages, from the template's alarms, for the dead deliveries, the signature flood and the overdue submissions", () => {
+    const figure = (name: string) => report.figures.find((f) => f.name === name)?.values.total ?? 0;
+    expect({
+      dead: figure('alarm DeadDeliveries reached ALARM'),
+      signatures: figure('alarm SignatureFailures reached ALARM'),
+      overdue: figure('alarm OverdueSubmissions reached ALARM'),
+    }).toEqual({ dead: 1, signatures: 1, overdue: 1 });
+  });
+
   it('ran every function under its own role policy: every AWS call judged, none denied', () => {
     const figure = (name: string) => report.figures.find((f) => f.name === name)?.values.total ?? 0;
     expect(figure('AWS calls judged by the IAM gateway')).toBeGreaterThan(1000);
@@ -195,6 +204,7 @@ describe('the auditor', () => {
       logDir,
       sensitive: { texts: [], signatureTokens: new Set() },
       iam: { denials: [], evaluated: {} },
+      alarms: [],
       appStats: {},
       hostStats: {},
       errors: [],
@@ -272,6 +282,7 @@ describe('the auditor', () => {
           rows: poison.map((d) => ({ key: d.eventKey, status: 'DEAD', digest: d.digest, recovered: false })),
           deadLettered: poison.map((d) => d.eventKey),
           killedRows,
+          alarms: [{ logicalId: 'InboxAlarmsDeadDeliveries5E984ACD', to: 'ALARM', at: 0 }],
         }),
       );
     };
@@ -288,5 +299,24 @@ describe('the auditor', () => {
     expect(auditWith([deadLine('p1'), deadLine('p2'), deadCount(1)], new Set()).violations).toEqual([
       'the processor counted 1 rows dead-lettered but logged 2',
     ]);
+  });
+
+  it('flags an alarm that did not page for what the handlers counted', () => {
+    const metricLine = (name: string, value: number) =>
+      JSON.stringify({
+        _aws: { Timestamp: 0, CloudWatchMetrics: [{ Namespace: 'WebhookInbox', Dimensions: [['Inbox']], Metrics: [{ Name: name, Unit: 'Count' }] }] },
+        Inbox: 'i',
+        [name]: value,
+      });
+    writeFileSync(join(logDir, 'verifier.log'), `${metricLine('AuthenticationFailed', 12)}\n`);
+    writeFileSync(join(logDir, 'reconciler.log'), `${metricLine('OverdueSubmissions', 2)}\n`);
+    const alarmsOf = (...ids: string[]) => ids.map((logicalId) => ({ logicalId: `InboxAlarms${logicalId}0123ABCD`, to: 'ALARM', at: 0 }));
+    expect(audit(evidenceOf([], { alarms: alarmsOf('SignatureFailures', 'OverdueSubmissions') })).violations).toEqual([]);
+    expect(audit(evidenceOf([], { alarms: alarmsOf('SignatureFailures') })).violations).toEqual([
+      'the OverdueSubmissions alarm never reached ALARM though the reconciler counted overdue submissions',
+    ]);
+    // Nine refusals are not a flood: no page is owed.
+    writeFileSync(join(logDir, 'verifier.log'), `${metricLine('AuthenticationFailed', 9)}\n`);
+    expect(audit(evidenceOf([], { alarms: alarmsOf('OverdueSubmissions') })).violations).toEqual([]);
   });
 });
