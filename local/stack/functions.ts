@@ -4,7 +4,7 @@
  * the local resources, calling AWS with its own role's credentials through the IAM gateway.
  */
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { Writable } from 'node:stream';
 import { CrashAfter, LambdaHost } from '../lambda-host';
 import { LOCAL_AWS } from '../local-aws';
@@ -15,6 +15,16 @@ import type { LocalServices } from './services';
 /** Lambda's defaults for what a template leaves out. */
 const LAMBDA_DEFAULT_TIMEOUT_SECONDS = 3;
 const LAMBDA_DEFAULT_MEMORY_MB = 128;
+
+/**
+ * Lambda's Node.js runtimes put the AWS SDK v3 on every function's NODE_PATH (under
+ * /var/runtime/node_modules), so inline code and bundles that leave `@aws-sdk/*` out (NodejsFunction's
+ * default) require it from there; locally, the node_modules the twin's own SDK clients come from.
+ */
+const RUNTIME_NODE_PATH = (() => {
+  const entry = require.resolve('@aws-sdk/client-dynamodb');
+  return entry.slice(0, entry.lastIndexOf(`${sep}@aws-sdk${sep}`));
+})();
 
 /** A fault to inject into one invocation of a function. */
 export interface InvocationFault {
@@ -143,6 +153,7 @@ function startFunction(
       AWS_ENDPOINT_URL_EVENTBRIDGE: endpoints.eventBridge,
       AWS_ENDPOINT_URL_LAMBDA: endpoints.lambda,
       NODE_NO_WARNINGS: '1',
+      NODE_PATH: RUNTIME_NODE_PATH,
       ...environment,
     },
   });

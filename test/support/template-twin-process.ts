@@ -1,0 +1,109 @@
+/**
+ * Runs a template twin outside the test worker, as the twin's own tests must: it imports its ESM
+ * emulators, which jest's module sandbox does not load. `startTemplateTwinProcess` runs
+ * `startTemplateTwin` itself (test/support/template-twin-child.ts) and asks it for the IAM gateway's
+ * record; the ready line's shape and the waits are shared with the tests of the companion package's
+ * command.
+ */
+import { ChildProcess, fork } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TemplateTwinOptions } from '../../local/twin';
+import type { ChildMessage, ChildRequest, IamRecord } from './template-twin-child';
+
+export type { IamRecord } from './template-twin-child';
+
+export const ROOT = join(__dirname, '..', '..');
+
+/** The parts of the twin's ready line (local/twin.ts `readyLine`) the tests read. */
+export interface ReadyLine {
+  readonly ready: true;
+  readonly services: { readonly dynamodb: string; readonly sqs: string; readonly iamGateway?: string };
+  readonly region: string;
+  readonly inboxes: readonly {
+    readonly stack: string;
+    readonly name: string;
+    readonly providers: readonly { readonly name: string; readonly adapter: string; readonly url: string; readonly secret: string }[];
+    readonly tables: { readonly inbox: string; readonly results: string };
+    readonly queues: { readonly work: string; readonly deadLetter?: string };
+    readonly bus?: string;
+  }[];
+  readonly logs: string;
+}
+
+/** The environment of a twin's process: not the endpoints of the emulators the test run started, since a twin starts its own. */
+export function twinEnvironment(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_ENDPOINT_URL')));
+}
+
+export interface TemplateTwinProcess {
+  readonly ready: ReadyLine;
+  /** What the IAM gateway judged so far. */
+  iam(): Promise<IamRecord>;
+  stop(): Promise<void>;
+}
+
+export async function startTemplateTwinProcess(options: Omit<TemplateTwinOptions, 'log'>): Promise<TemplateTwinProcess> {
+  const child = fork(join(__dirname, 'template-twin-child.ts'), [JSON.stringify(options)], {
+    cwd: ROOT,
+    execArgv: ['-r', 'ts-node/register/transpile-only'],
+    env: { ...twinEnvironment(), TS_NODE_PROJECT: join(ROOT, 'tsconfig.dev.json') },
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const first = await nextMessage(child, () => stderr);
+  if (first.type !== 'ready') {
+    child.kill('SIGKILL');
+    throw new Error(`the twin did not start: ${first.type === 'failed' ? first.error : first.type}\n${stderr}`);
+  }
+  return {
+    ready: first.ready as unknown as ReadyLine,
+    async iam() {
+      const request: ChildRequest = { type: 'iam' };
+      child.send(request);
+      const answer = await nextMessage(child, () => stderr);
+      if (answer.type !== 'iam') throw new Error(`the twin answered ${answer.type} to a question about IAM`);
+      return answer.record;
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const request: ChildRequest = { type: 'stop' };
+      child.send(request);
+      await exited;
+    },
+  };
+}
+
+function nextMessage(child: ChildProcess, output: () => string): Promise<ChildMessage> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => {
+      child.off('message', onMessage);
+      reject(new Error(`the twin's process exited (${code}):\n${output()}`));
+    };
+    const onMessage = (message: ChildMessage) => {
+      child.off('exit', onExit);
+      resolve(message);
+    };
+    child.once('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+/** Polls `probe` until it returns a value, at most `timeoutMs`; then fails with `what`. */
+export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The lines of a function's log file (`<logs>/<stack>-<function path>.log`), none while it does not exist. */
+export function functionLogLines(logDir: string, stack: string, functionPath: string): string[] {
+  const file = join(logDir, `${stack}-${functionPath.replace(/[^\w.-]+/g, '-')}.log`);
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+}
