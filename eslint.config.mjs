@@ -11,7 +11,20 @@ const boundary = (files, patterns, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'assets/**', 'dist/**', 'cdk.out/**', 'coverage/**', 'lib/**/*.js', 'lib/**/*.d.ts', '**/*.cjs', '.twin/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'assets/**',
+      'dist/**',
+      'packages/*/dist/**',
+      'cdk.out/**',
+      'coverage/**',
+      'lib/**/*.js',
+      'lib/**/*.d.ts',
+      '**/*.cjs',
+      '.twin/**',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {

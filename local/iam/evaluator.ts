@@ -2,10 +2,12 @@
  * Decides one access as IAM would, with `@cloud-copilot/iam-simulate` (an IAM policy simulator:
  * identity and resource policies, explicit deny, every condition operator, action and
  * resource-type validation against AWS's own service data). It is AGPL-3.0, so it is used only
- * here, by the tests and the local twin: never bundled into `assets/`, never required by `lib/`.
- * What it covers and what it does not: docs/IAM-ENFORCEMENT.md.
+ * here, by the tests and the local twin: never bundled into `assets/`, never required by `lib/`,
+ * and loaded only when a gateway is made, so that the twin runs (without judging) where it is not
+ * installed (an optional peer of the companion package). What it covers and what it does not:
+ * docs/IAM-ENFORCEMENT.md.
  */
-import { getDenialReasons, runSimulation } from '@cloud-copilot/iam-simulate';
+import type * as IamSimulate from '@cloud-copilot/iam-simulate';
 import type { AccessRequest } from './aws-requests';
 import type { NamedPolicy, PolicyDocument } from './template-policies';
 
@@ -23,12 +25,30 @@ export type Decision =
 /** Context keys every request carries here as it would in Lambda (the SDK reaches AWS over TLS). */
 const GLOBAL_CONTEXT = { 'aws:SecureTransport': 'true' } as const;
 
+const SIMULATOR = '@cloud-copilot/iam-simulate';
+
+/** The simulator, or undefined when it is not installed. */
+export function loadIamSimulator(): typeof IamSimulate | undefined {
+  try {
+    return require('@cloud-copilot/iam-simulate') as typeof IamSimulate;
+  } catch (error) {
+    // Only its own absence: a simulator that is installed but fails to load is an error to see.
+    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && (error as Error).message.includes(`'${SIMULATOR}'`)) return undefined;
+    throw error;
+  }
+}
+
 export class PolicyEvaluator {
+  private readonly simulator: typeof IamSimulate;
   private readonly cache = new Map<string, Promise<Decision>>();
   /** Condition keys each principal's policies (and any resource policy) refer to, lower-cased. */
   private readonly referencedKeys = new WeakMap<PolicyPrincipal, Set<string>>();
 
-  constructor(private readonly account: string) {}
+  constructor(private readonly account: string) {
+    const simulator = loadIamSimulator();
+    if (!simulator) throw new Error(`IAM is judged by ${SIMULATOR}, which is not installed: npm install --save-dev ${SIMULATOR}`);
+    this.simulator = simulator;
+  }
 
   /** Whether any policy this principal is judged by reads the condition key. */
   refersTo(principal: PolicyPrincipal, conditionKey: string): boolean {
@@ -51,7 +71,7 @@ export class PolicyEvaluator {
 
   private async simulate(principal: PolicyPrincipal, access: AccessRequest, context: Record<string, string | string[]>): Promise<Decision> {
     const resourcePolicy = resourcePolicyFor(principal, access.resource);
-    const result = await runSimulation(
+    const result = await this.simulator.runSimulation(
       {
         request: {
           principal: principal.arn,
@@ -72,7 +92,7 @@ export class PolicyEvaluator {
     }
     if (result.overallResult === 'Allowed') return { allowed: true };
     const analysis = result.resultType === 'single' ? result.result.analysis : undefined;
-    const reasons = analysis ? getDenialReasons(analysis) : [];
+    const reasons = analysis ? this.simulator.getDenialReasons(analysis) : [];
     const explicit = result.overallResult === 'ExplicitlyDenied';
     const byResource = reasons.some((reason) => reason.denialType === (explicit ? 'Explicit' : 'Implicit') && reason.policyType === 'resource');
     return { allowed: false, explicit, policyType: explicit && byResource ? 'resource' : 'identity' };

@@ -65,6 +65,7 @@ export class IamGateway {
   private readonly operators: ReadonlySet<string>;
   private readonly schemas = new Map<string, Promise<TableKeys | undefined>>();
   private readonly upstreams = new Map<ServiceName, string>();
+  private readonly denialListeners: ((denial: Denial) => void)[] = [];
   private secretArn?: (secretId: string) => string | undefined;
   private dynamodb?: DynamoDBClient;
   private server?: Server;
@@ -104,6 +105,11 @@ export class IamGateway {
       resourcePolicies: principal.resourcePolicies ?? new Map(),
     });
     return { accessKeyId, secretAccessKey: randomBytes(20).toString('base64') };
+  }
+
+  /** Hands every later refusal to `listener` as it is answered (a twin reports them as they happen). */
+  onDenial(listener: (denial: Denial) => void): void {
+    this.denialListeners.push(listener);
   }
 
   /** Refusals, optionally of one principal. */
@@ -171,7 +177,9 @@ export class IamGateway {
           : `because no identity-based policy allows the ${access.action} action`;
     const role = principal.arn.split('/').pop();
     const message = `User: arn:aws:sts::${this.options.account}:assumed-role/${role}/${principal.name} is not authorized to perform: ${access.action} on resource: ${access.resource} ${because}`;
-    this.denials.push({ principal: principal.name, operation, action: access.action, resource: access.resource, message });
+    const denial: Denial = { principal: principal.name, operation, action: access.action, resource: access.resource, message };
+    this.denials.push(denial);
+    for (const listener of this.denialListeners) listener(denial);
     refuse(res, protocol, request, 'denied', message);
   }
 

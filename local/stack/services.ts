@@ -10,6 +10,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeStandIn } from '../eventbridge-stand-in';
 import { endpointTarget, FaultProxy } from '../fault-proxy';
+import { loadIamSimulator } from '../iam/evaluator';
 import { IamGateway } from '../iam/gateway';
 import { LambdaInvokeStandIn } from '../lambda-invoke-stand-in';
 import { LOCAL_ACCOUNT, LOCAL_AWS, LOCAL_REGION, OPERATOR_ACCESS_KEY } from '../local-aws';
@@ -18,7 +19,11 @@ import { SecretsManagerStandIn } from '../secrets-manager-stand-in';
 export interface LocalServicesOptions {
   /** Keep DynamoDB data in this folder across restarts. */
   readonly dataDir?: string;
-  /** Judge every function's AWS call by its role's policy. @default true */
+  /**
+   * Judge every function's AWS call by its role's policy (with `@cloud-copilot/iam-simulate`; `true`
+   * fails when it is not installed).
+   * @default true where the simulator is installed; elsewhere calls are not judged, and progress says so
+   */
   readonly enforceIam?: boolean;
   /** Progress lines while the emulators start. */
   readonly progress?: (line: string) => void;
@@ -81,23 +86,23 @@ export async function startLocalServices(options: LocalServicesOptions = {}): Pr
       lambda: lambdaEndpoint,
     };
 
-    const gateway =
-      options.enforceIam === false
-        ? undefined
-        : new IamGateway({
-            upstreams: {
-              dynamodb: endpoints.dynamodb,
-              sqs: endpoints.sqs,
-              s3: endpoints.s3,
-              secretsmanager: endpoints.secretsManager,
-              events: endpoints.eventBridge,
-              lambda: endpoints.lambda,
-            },
-            account: LOCAL_ACCOUNT,
-            region: LOCAL_REGION,
-            secretArn: (id) => secrets.arnOf(id),
-            operatorKeys: [OPERATOR_ACCESS_KEY],
-          });
+    const enforceIam = options.enforceIam ?? iamSimulatorInstalled(options.progress);
+    const gateway = enforceIam
+      ? new IamGateway({
+          upstreams: {
+            dynamodb: endpoints.dynamodb,
+            sqs: endpoints.sqs,
+            s3: endpoints.s3,
+            secretsmanager: endpoints.secretsManager,
+            events: endpoints.eventBridge,
+            lambda: endpoints.lambda,
+          },
+          account: LOCAL_ACCOUNT,
+          region: LOCAL_REGION,
+          secretArn: (id) => secrets.arnOf(id),
+          operatorKeys: [OPERATOR_ACCESS_KEY],
+        })
+      : undefined;
     const gatewayEndpoint = await gateway?.start();
     if (gateway) stops.push(() => gateway.stop());
     const dynamodbProxy = new FaultProxy(endpointTarget(gatewayEndpoint ?? endpoints.dynamodb));
@@ -141,4 +146,13 @@ export async function startLocalServices(options: LocalServicesOptions = {}): Pr
     await stop();
     throw error;
   }
+}
+
+/** Whether the IAM simulator can be loaded; when it cannot, says that the functions' calls go unjudged. */
+function iamSimulatorInstalled(progress: ((line: string) => void) | undefined): boolean {
+  if (loadIamSimulator()) return true;
+  progress?.(
+    "warning: IAM is not enforced: @cloud-copilot/iam-simulate is not installed, so the functions' AWS calls are not judged against their roles' policies (npm install --save-dev @cloud-copilot/iam-simulate to judge them)",
+  );
+  return false;
 }
