@@ -4,14 +4,14 @@
  * line with `"ready": true` and everything a client needs, runs the demo (unless `--no-demo`),
  * then serves until interrupted (or exits after the demo with `--once`).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { hideSdkNodeVersionWarning } from '../lambda/shared/runtime/node-warnings';
 import { formatSummary, runDemo } from './demo';
 import { SynthesisError, synthesizeProject } from './synth';
 import { AssemblyError } from './stack/assembly';
-import { readyLine, startTemplateTwin, startTwin, Twin, twinOf, TWIN_PROVIDERS } from './twin';
+import { readyLine, startTemplateTwin, startTwin, Twin, twinOf, TWIN_PROVIDERS, TwinProviderSpec } from './twin';
 import { assertPortFree, lockDataDir, runMain, UsageError } from './usage';
 
 const USAGE = `usage: npm start -- [--app PATH] [--stack NAME ...] [--no-demo] [--once] [--port N] [--provider NAME ...] [--secret NAME=VALUE ...] [--data DIR] [--time-scale X]
@@ -20,7 +20,11 @@ const USAGE = `usage: npm start -- [--app PATH] [--stack NAME ...] [--no-demo] [
   --no-demo          only serve
   --once             exit after the demo
   --port N           webhook port (default 3000; 0 picks a free one)
-  --provider NAME    run the twin's own app with this provider instead (repeatable); one of ${Object.keys(TWIN_PROVIDERS).join(', ')}
+  --provider NAME[=PRESET]
+                     run the twin's own app with this provider instead (repeatable): a preset by its name, or
+                     under another name (shop=stripe); presets: ${Object.keys(TWIN_PROVIDERS).join(', ')}
+  --providers FILE   the same, from a JSON array: {"name", "preset"} entries, and {"name", "preset": "hmac",
+                     "signatureHeader", ...} for the generic HMAC scheme (the options of WebhookProvider.hmac)
   --secret NAME=VAL  use this signing secret for a provider (default: generated)
   --data DIR         keep DynamoDB data in DIR across restarts
   --time-scale X     run schedules X times faster than real time (default 1)`;
@@ -38,6 +42,7 @@ async function main(): Promise<number | void> {
         once: { type: 'boolean', default: false },
         port: { type: 'string', default: '3000' },
         provider: { type: 'string', multiple: true },
+        providers: { type: 'string' },
         secret: { type: 'string', multiple: true },
         data: { type: 'string' },
         app: { type: 'string' },
@@ -62,11 +67,7 @@ async function main(): Promise<number | void> {
     secrets[pair.slice(0, at)] = pair.slice(at + 1);
   }
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port wants a port number, got "${args.port}"`, USAGE);
-  const providers = args.provider?.flatMap((value) => value.split(',')).filter(Boolean);
-  const unknownProvider = providers?.find((name) => !Object.hasOwn(TWIN_PROVIDERS, name));
-  if (unknownProvider !== undefined) {
-    throw new UsageError(`--provider ${unknownProvider} is not one the twin serves; pick from ${Object.keys(TWIN_PROVIDERS).join(', ')}`);
-  }
+  const providers = twinProviders(args.provider, args.providers);
   const timeScale = Number(args['time-scale']);
   if (!(timeScale > 0)) throw new UsageError(`--time-scale wants a positive number, got "${args['time-scale']}"`, USAGE);
   if (providers && args.app) throw new UsageError("--provider runs the twin's own app; it cannot be combined with --app");
@@ -79,8 +80,12 @@ async function main(): Promise<number | void> {
   const log = (line: string) => console.error(line);
   let twin: Twin;
   if (providers) {
-    log(`synthesizing the twin's own app with ${providers.join(', ')}…`);
-    twin = await startTwin({ port, providers, secrets, dataDir: args.data, log });
+    // A provider setting the construct refuses (an invalid HMAC scheme) is the caller's to fix.
+    twin = await startTwin({ port, providers, secrets, dataDir: args.data, log }).catch((error: unknown) => {
+      throw error instanceof Error && /^(Invalid WebhookInbox props|unknown preset)/.test(error.message)
+        ? new UsageError(error.message.replace(/:?\n- /g, (separator) => (separator.startsWith(':') ? ': ' : '; ')))
+        : error;
+    });
   } else {
     let app = args.app;
     if (!app) {
@@ -113,6 +118,36 @@ async function main(): Promise<number | void> {
     if (args.once) return shutdown();
   }
   console.log(`\nServing. Try the ops CLI: npx webhook-inbox status --config ${twin.opsConfigPath}  (Ctrl-C to stop)`);
+}
+
+/** The providers of `--provider` and `--providers`, checked; undefined when neither is given. */
+function twinProviders(flags: readonly string[] | undefined, file: string | undefined): TwinProviderSpec[] | undefined {
+  if (!flags && !file) return undefined;
+  const specs: TwinProviderSpec[] = (flags ?? [])
+    .flatMap((value) => value.split(','))
+    .filter(Boolean)
+    .map((value) => {
+      const [name, preset = name] = value.split('=');
+      return { name, preset };
+    });
+  if (file) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new UsageError(`--providers ${file}: ${(error as Error).message}`);
+    }
+    if (!Array.isArray(parsed) || parsed.some((entry) => typeof entry?.name !== 'string' || typeof entry?.preset !== 'string')) {
+      throw new UsageError(`--providers ${file} must hold a JSON array of objects with a "name" and a "preset"`);
+    }
+    specs.push(...(parsed as TwinProviderSpec[]));
+  }
+  const presets = [...Object.keys(TWIN_PROVIDERS), 'hmac'];
+  const unknown = specs.find((spec) => !presets.includes(spec.preset));
+  if (unknown) throw new UsageError(`--provider ${unknown.name}: "${unknown.preset}" is not a preset the twin serves; pick from ${presets.join(', ')}`);
+  const hmacFromFlag = specs.find((spec) => spec.preset === 'hmac' && !('signatureHeader' in spec));
+  if (hmacFromFlag) throw new UsageError(`--provider ${hmacFromFlag.name}: the hmac scheme needs its settings; give it in a --providers file`);
+  return specs;
 }
 
 function synthesizeFromProject(outdir: string): string {

@@ -12,7 +12,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AdapterKind, AuthoritativeReadSettings, Defaults, PollingRuntimeConfig } from '../lib/contract';
-import type { WebhookProviderOptions } from '../lib/provider';
+import { HmacProviderOptions, WebhookProvider, WebhookProviderOptions } from '../lib/provider';
 import { WebhookInbox } from '../lib/webhook-inbox';
 import { presetFor } from './inbox-template';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './local-aws';
@@ -27,13 +27,22 @@ export const TWIN_PROVIDERS: Readonly<Record<string, { readonly adapter: string 
   github: { adapter: AdapterKind.GITHUB },
 };
 
+/**
+ * A provider of the twin's app: a preset under its own name (`{ name: 'shop', preset: 'stripe' }`),
+ * or the generic HMAC scheme with its settings, as `WebhookProvider.hmac` takes them.
+ */
+export type TwinProviderSpec =
+  | { readonly name: string; readonly preset: string }
+  | ({ readonly name: string; readonly preset: 'hmac' } & Omit<HmacProviderOptions, keyof WebhookProviderOptions>);
+
 export const TWIN_STACK = 'LocalTwin';
 export const TWIN_INBOX_NAME = 'local-twin';
 /** The construct id of the app role granted `grantRecordSubmission`. */
 export const RECORDING_APP_ID = 'RecordingApp';
 
 export interface TwinAppOptions {
-  readonly providers: readonly string[];
+  /** Preset names, or providers with their own names and settings. */
+  readonly providers: readonly (string | TwinProviderSpec)[];
   /** The processor's timeout (and claim lease); the visibility timeout is the construct's multiple of it. */
   readonly processorTimeoutSeconds: number;
   readonly sweepAfterSeconds: number;
@@ -62,10 +71,10 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
     if (!apiKeys.has(name)) apiKeys.set(name, secretsmanager.Secret.fromSecretNameV2(stack, `ApiKey${apiKeys.size}`, name));
     return apiKeys.get(name)!;
   };
-  const providers = options.providers.map((name) => {
-    const known = TWIN_PROVIDERS[name];
-    if (!known) throw new Error(`unknown provider "${name}"; the twin serves ${Object.keys(TWIN_PROVIDERS).join(', ')}`);
-    const polling = options.polling?.find((entry) => entry.provider === name);
+  const providers = options.providers.map((entry) => {
+    const spec: TwinProviderSpec = typeof entry === 'string' ? { name: entry, preset: entry } : entry;
+    const { name } = spec;
+    const polling = options.polling?.find((candidate) => candidate.provider === name);
     const read = options.authoritativeReads?.[name];
     const preset: WebhookProviderOptions = {
       name,
@@ -81,6 +90,12 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
         : {}),
       ...(read ? { authoritativeRead: { urlTemplate: read.urlTemplate, idJsonPath: read.idJsonPath, apiKeySecret: apiKey(read.apiKeySecretId) } } : {}),
     };
+    if (spec.preset === 'hmac') {
+      const { name: _name, preset: _preset, ...scheme } = spec as Extract<TwinProviderSpec, { preset: 'hmac' }>;
+      return WebhookProvider.hmac({ ...preset, ...scheme });
+    }
+    const known = TWIN_PROVIDERS[spec.preset];
+    if (!known) throw new Error(`unknown preset "${spec.preset}" for provider ${name}; the twin serves ${[...Object.keys(TWIN_PROVIDERS), 'hmac'].join(', ')}`);
     return presetFor({ name, adapter: known.adapter }, preset);
   });
   const inbox = new WebhookInbox(stack, 'Inbox', {

@@ -22,11 +22,12 @@ import type { Interceptor } from './stack/functions';
 import { LocalInbox, RunningStack, runStack } from './stack/run-stack';
 import { LocalServices, ServiceEndpoints, startLocalServices } from './stack/services';
 import type { ScheduleClock } from './stack/triggers';
-import { RECORDING_APP_ID, synthesizeTwinApp, TWIN_PROVIDERS } from './twin-app';
+import { RECORDING_APP_ID, synthesizeTwinApp, TwinProviderSpec } from './twin-app';
 import { TwinMonitor } from './twin-monitor';
 import { consoleRequestListener, CONSOLE_PATH } from './console/server';
 
 export { TWIN_PROVIDERS } from './twin-app';
+export type { TwinProviderSpec } from './twin-app';
 export { LOCAL_AWS } from './local-aws';
 export type { InvocationFault, Interceptor } from './stack/functions';
 
@@ -226,7 +227,8 @@ export const DEFAULT_TWIN_TIMING: TwinTiming = { processorTimeoutSeconds: 5, swe
 export interface TwinOptions {
   /** Port of the webhook endpoint; 0 picks a free one. */
   readonly port?: number;
-  readonly providers?: readonly string[];
+  /** Preset names, or providers with their own names and settings. @default answerline and echonova */
+  readonly providers?: readonly (string | TwinProviderSpec)[];
   /** Signing secrets by provider; the others are generated. */
   readonly secrets?: Readonly<Record<string, string>>;
   /** Keep DynamoDB data in this folder across restarts (bodies then stay inline: fauxqs keeps objects in memory only). */
@@ -297,9 +299,6 @@ export interface Twin {
 export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
   const timing = options.timing ?? DEFAULT_TWIN_TIMING;
   const providers = options.providers ?? ['answerline', 'echonova'];
-  for (const name of providers) {
-    if (!TWIN_PROVIDERS[name]) throw new Error(`unknown provider "${name}"; the twin serves ${Object.keys(TWIN_PROVIDERS).join(', ')}`);
-  }
   // EventBridge's smallest rate is a minute: a faster reconciler runs the one-minute schedule faster.
   const everyMinute = timing.reconcileEverySeconds < 60 || timing.reconcileEverySeconds % 60 !== 0;
   const assembly = synthesizeTwinApp({
@@ -316,6 +315,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     authoritativeReads: options.authoritativeReads,
     inlineBodiesOnly: Boolean(options.dataDir),
   });
+  options.log?.(`synthesized the twin's own app (${providers.map((spec) => (typeof spec === 'string' ? spec : spec.name)).join(', ')})`);
   let template: TemplateTwin;
   try {
     template = await startTemplateTwin({

@@ -2,8 +2,10 @@
  * The console of a running twin, in headless Chromium: the twin runs its app's synthesized
  * template (in a process of its own), the demo's deliveries show on the page with their answers,
  * no alarm pages for a clean demo, and a poison delivery (its authoritative read always fails) turns the dead-
- * deliveries alarm red once its attempts are spent, without a reload.
+ * deliveries alarm red once its attempts are spent, without a reload. The twin's app also serves a
+ * generic HMAC provider from its settings.
  */
+import { createHmac } from 'node:crypto';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -32,7 +34,20 @@ beforeAll(async () => {
   const request: TwinProcessRequest = {
     options: {
       port: 0,
-      providers: ['answerline', 'standard-webhooks'],
+      providers: [
+        'answerline',
+        'standard-webhooks',
+        // The generic scheme with its settings, as a --providers file gives them: Slack's signing rule.
+        {
+          name: 'slack',
+          preset: 'hmac',
+          signatureHeader: 'X-Slack-Signature',
+          signaturePrefix: 'v0=',
+          signedContent: 'v0:{timestamp}:{body}',
+          timestampHeader: 'X-Slack-Request-Timestamp',
+          idJsonPath: 'event_id',
+        },
+      ],
       stateDir,
       // Two attempts of two seconds each, and the reconciler's minute every two seconds: a poison row dies within half a minute.
       timing: { processorTimeoutSeconds: 2, sweepAfterSeconds: 120, reconcileEverySeconds: 2 },
@@ -104,3 +119,16 @@ test('a poison delivery turns the dead-deliveries alarm red once its attempts ar
   await page.locator('[data-testid=dead-letter-depth]').filter({ hasText: /\b1\b/ }).first().waitFor({ timeout: 30_000 });
   expect(await alarm('DeadDeliveries').locator('[data-testid=alarm-runbook]').getAttribute('href')).toMatch(/RUNBOOK\.md#dead-deliveries$/);
 }, 90_000);
+
+test('serves a generic HMAC provider from its settings: a delivery signed by its rule is accepted, a forged one refused', async () => {
+  // Slack's rule, stated here: v0= and the hex HMAC-SHA256 of "v0:<timestamp>:<body>" with the signing secret.
+  const slackHeaders = (secret: string, body: string) => {
+    const timestamp = String(unixSeconds());
+    const signature = createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex');
+    return { 'content-type': 'application/json', 'x-slack-request-timestamp': timestamp, 'x-slack-signature': `v0=${signature}` };
+  };
+  const body = JSON.stringify({ type: 'event_callback', event_id: `Ev${randomUUID().slice(0, 8)}`, event: { type: 'app_mention' } });
+  const signed = await fetch(twin.urls.slack, { method: 'POST', headers: slackHeaders(twin.secrets.slack, body), body });
+  const forged = await fetch(twin.urls.slack, { method: 'POST', headers: slackHeaders('not-the-secret', body), body });
+  expect({ signed: signed.status, forged: forged.status }).toEqual({ signed: 202, forged: 400 });
+});

@@ -63,6 +63,16 @@ describe('npm start', () => {
     expectOneLineUsageError(await runEntry('local/main.ts', ['--provider', 'nope', '--port', '0']), '--provider nope', 'answerline', 'echonova');
   });
 
+  it('refuses a provider scheme the construct refuses, with its reasons on one line', async () => {
+    const file = join(tempDir(), 'providers.json');
+    writeFileSync(file, JSON.stringify([{ name: 'shop', preset: 'hmac', signatureHeader: 'X-Sig', signedContent: 'no body' }]));
+    expectOneLineUsageError(await runEntry('local/main.ts', ['--providers', file, '--port', '0']), 'shop', 'signedContent must contain {body}');
+  });
+
+  it('refuses the hmac scheme named on the command line, which has no settings there', async () => {
+    expectOneLineUsageError(await runEntry('local/main.ts', ['--provider', 'slack=hmac', '--port', '0']), '--provider slack', '--providers');
+  });
+
   describe('with a port that is taken', () => {
     const holder = createServer();
     let port: number;
