@@ -30,6 +30,10 @@ export interface OpsEndpoints {
 /** The document the ops CLI's `--config <file.json>` reads (the local twin writes it): an OpsConfig, plus where its services answer. */
 export interface LocalOpsConfig extends OpsConfig {
   readonly endpoints?: OpsEndpoints;
+  /** The twin's log of every event put on a bus (one JSON line each): EventBridge itself keeps no history to list. */
+  readonly eventsLog?: string;
+  /** The bus the inbox's processor puts its effect events on. */
+  readonly eventBus?: string;
 }
 
 /** The description of the stack output that carries an inbox's OpsConfig (one per inbox). */
