@@ -1,8 +1,8 @@
 /**
  * Creates the tables and queues of an inbox against any DynamoDB/SQS endpoint, from the same
  * schema and defaults the construct deploys (`TableSchema` in `lib/contract/table-schema.ts`,
- * `Defaults` in `lib/contract/defaults.ts`): the tests and the local twin never keep a copy of
- * the resource definitions.
+ * `Defaults` in `lib/contract/defaults.ts`), for the handler tests and the bench: they never keep
+ * a copy of the resource definitions. (The local twin creates its resources from the template.)
  */
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';

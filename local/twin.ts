@@ -260,8 +260,8 @@ export interface TwinOptions {
   readonly log?: (line: string) => void;
 }
 
-/** The names of one inbox's resources, as the twin created them. */
-export interface InboxResourceNames {
+/** The names of one inbox's resources, as the twin created them from the template. */
+export interface TwinInboxNames {
   readonly inboxTable: string;
   readonly resultsTable: string;
   readonly workQueue: string;
@@ -276,7 +276,7 @@ export interface Twin {
   /** The webhook URL of each provider. */
   readonly urls: Readonly<Record<string, string>>;
   readonly secrets: Readonly<Record<string, string>>;
-  readonly names: InboxResourceNames;
+  readonly names: TwinInboxNames;
   readonly workQueueUrl: string;
   readonly deadLetterQueueUrl: string;
   /** Service endpoints as clients outside the twin use them (not behind the fault proxies). */
