@@ -75,7 +75,7 @@ export class TwinMonitor {
     });
     const recent = this.deliveries.get(api.logicalId) ?? [];
     recent.unshift({
-      at: new Date(record.at).toISOString(),
+      at: new Date(at).toISOString(),
       provider: /\/hooks\/([^/]+)$/.exec(record.path)?.[1] ?? record.path,
       status: record.status,
       reason: answerReason(record),
