@@ -27,6 +27,8 @@ export interface InboxOutput {
 const REQUIRED_STRINGS = ['inboxName', 'inboxTable', 'resultsTable', 'workQueueUrl', 'reconcilerFunctionName'] as const;
 const OPTIONAL_STRINGS = ['deadLetterQueueUrl', 'bodyBucket'] as const;
 const ENDPOINT_NAMES = ['dynamodb', 'sqs', 's3', 'lambda'] as const;
+/** The fields a --config file may add to an OpsConfig beside its endpoints (the twin's events). */
+const LOCAL_OPTIONAL_STRINGS = ['eventsLog', 'eventBus'] as const;
 
 /** What is wrong with an OpsConfig document; empty when it is usable. */
 export function opsConfigProblems(value: unknown): string[] {
@@ -144,7 +146,12 @@ export function loadConfigFile(path: string): LocalOpsConfig {
   } catch (error) {
     throw new UsageError(`--config ${path} is not JSON: ${(error as Error).message}`);
   }
-  const problems = [...opsConfigProblems(value), ...endpointProblems((value as { endpoints?: unknown } | null)?.endpoints)];
+  const doc = value as Record<string, unknown> | null;
+  const problems = [
+    ...opsConfigProblems(value),
+    ...endpointProblems(doc?.endpoints),
+    ...LOCAL_OPTIONAL_STRINGS.filter((name) => doc?.[name] !== undefined && typeof doc[name] !== 'string').map((name) => `${name} is not a string`),
+  ];
   if (problems.length > 0) throw new UsageError(`--config ${path}: ${problems.join('; ')}`);
   return value as LocalOpsConfig;
 }

@@ -1,4 +1,5 @@
 /** Plain-text rendering of the command reports: aligned columns, no colours, nothing secret. */
+import { EventsReport } from './commands/events';
 import { InspectReport } from './commands/inspect';
 import { QuarantineReport } from './commands/quarantine';
 import { ReconcileReport } from './commands/reconcile';
@@ -149,4 +150,39 @@ export function formatQuarantine(report: QuarantineReport): string {
       ...report.copies.map((copy) => [copy.key, copy.digest, String(copy.count), copy.firstSeen ?? '-', copy.lastSeen ?? '-']),
     ])
   );
+}
+
+/** A detail field for a column: strings only, control characters replaced so that an event stays on its line. */
+function detailCell(detail: Readonly<Record<string, unknown>>, field: string): string {
+  const value = detail[field];
+  return typeof value === 'string' && value !== '' ? value.replace(/[\u0000-\u001f\u007f]/g, '?') : '-';
+}
+
+/** The events report's first line: how many, of which inbox and bus, from which log. */
+function describeEventsSource(report: EventsReport): string {
+  const filters = [report.bus === undefined ? 'any bus' : `bus ${report.bus}`, ...(report.detailType === undefined ? [] : [report.detailType])].join(', ');
+  return `${report.events.length} of ${report.matched} effect event${report.matched === 1 ? '' : 's'} of inbox ${report.inboxName} (${filters}), newest last, from ${report.eventsLog}`;
+}
+
+export function malformedLinesNote(report: EventsReport): string | undefined {
+  if (report.malformedLines === 0) return undefined;
+  return `skipped ${report.malformedLines} malformed line${report.malformedLines === 1 ? '' : 's'} of ${report.eventsLog}`;
+}
+
+export function formatEvents(report: EventsReport): string {
+  const note = malformedLinesNote(report);
+  const rows =
+    report.events.length === 0
+      ? ''
+      : table([
+          ['TIME', 'DETAIL TYPE', 'EVENT KEY', 'JOB KEY', 'STATUS'],
+          ...report.events.map((event) => [
+            event.time,
+            event.detailType,
+            detailCell(event.detail, 'eventKey'),
+            detailCell(event.detail, 'jobKey'),
+            detailCell(event.detail, 'status'),
+          ]),
+        ]);
+  return `${describeEventsSource(report)}\n${rows}${note === undefined ? '' : `${note}\n`}`;
 }

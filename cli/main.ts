@@ -5,8 +5,9 @@
  */
 import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { OpsConfig } from '../lib/contract';
+import { LocalOpsConfig } from '../lib/contract';
 import { createClients, createCloudFormationClient, destroyClients, OpsClients } from './clients';
+import { DEFAULT_EVENTS_LIMIT, DETAIL_TYPES, listEvents, NO_EVENT_HISTORY } from './commands/events';
 import { inspect } from './commands/inspect';
 import { listQuarantine } from './commands/quarantine';
 import { reconcile } from './commands/reconcile';
@@ -17,9 +18,9 @@ import { parseEventRef } from './commands/common';
 import { loadConfigFile, OpsEndpoints, selectOpsConfig, stackOutputs } from './config';
 import { safeErrorText } from '../lambda/shared/runtime/errors';
 import { ExitCode, OpsError, UsageError } from './errors';
-import { formatInspect, formatQuarantine, formatReconcile, formatRedrive, formatReplay, formatStatus } from './format';
+import { formatEvents, formatInspect, formatQuarantine, formatReconcile, formatRedrive, formatReplay, formatStatus, malformedLinesNote } from './format';
 
-export const COMMANDS = ['status', 'redrive', 'replay', 'inspect', 'reconcile', 'quarantine'] as const;
+export const COMMANDS = ['status', 'redrive', 'replay', 'inspect', 'reconcile', 'quarantine', 'events'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const OPTIONS = {
@@ -35,6 +36,7 @@ const OPTIONS = {
   to: { type: 'string' },
   force: { type: 'boolean' },
   'skip-scan': { type: 'boolean' },
+  'detail-type': { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -46,6 +48,7 @@ const COMMAND_OPTIONS: Readonly<Record<Command, readonly OptionName[]>> = {
   inspect: [],
   reconcile: [],
   quarantine: [],
+  events: ['limit', 'detail-type'],
 };
 
 const TARGET_HELP = `Target (one of):
@@ -70,6 +73,8 @@ Commands:
                <provider>#<eventId>
   reconcile    run the reconciler now and print its report
   quarantine   list the quarantined altered duplicates
+  events       the effect events the inbox published, newest last (the local twin's events log)
+               [--limit N] [--detail-type T]
 
 ${TARGET_HELP}
 
@@ -130,6 +135,18 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
   Lists quarantined altered duplicates: key, digest, count, first and last seen. This is a Scan
   of the whole inbox table with a filter on the sort key prefix (an ops command, never a
   per-delivery or scheduled path); the items it read are printed. Bodies are never read.
+`,
+  events: `Usage: webhook-inbox events --config <file> [--limit N] [--detail-type T] [--json]
+
+  Lists the effect events the inbox published, newest last: time, detail type, and the detail's
+  event key, job key and status when it has them. They come from the events log the local twin
+  keeps (the config's eventsLog): its events of source cdk-webhook-inbox naming this inbox, on the
+  inbox's bus when the config names one (eventBus). A malformed line of the log is skipped and
+  counted. --json prints the array of events (the count of skipped lines goes to stderr).
+  --limit N          the latest N (default: ${DEFAULT_EVENTS_LIMIT})
+  --detail-type T    only ${DETAIL_TYPES.join(' or ')}
+  A deployed stack has no such log: EventBridge keeps no history of a bus's events. To keep one,
+  add an archive on the inbox's bus, or a rule (inbox.onJobResult) with an SQS queue as target.
 `,
 };
 
@@ -200,6 +217,7 @@ export async function run(argv: readonly string[], deps: RunDependencies): Promi
     clients = (deps.clients ?? createClients)(target.endpoints, values.region);
     const report = await action(clients, target.config, deps.now ?? Date.now);
     io.stdout(values.json ? `${JSON.stringify(report.data, null, 2)}\n` : report.text);
+    if (values.json && report.jsonNote !== undefined) io.stderr(`webhook-inbox: ${report.jsonNote}\n`);
     return report.exitCode ?? ExitCode.OK;
   } catch (error) {
     if (error instanceof UsageError) {
@@ -218,7 +236,7 @@ function describe(error: unknown): string {
   return error instanceof OpsError ? error.message : safeErrorText(error);
 }
 
-async function resolveTarget(values: Values, deps: RunDependencies): Promise<{ config: OpsConfig; endpoints?: OpsEndpoints }> {
+async function resolveTarget(values: Values, deps: RunDependencies): Promise<{ config: LocalOpsConfig; endpoints?: OpsEndpoints }> {
   if (values.stack !== undefined && values.config !== undefined) throw new UsageError('give either --stack or --config, not both');
   if (values.config !== undefined) {
     if (values.inbox !== undefined) throw new UsageError('--inbox chooses among the inboxes of a --stack; a --config file describes one inbox');
@@ -239,9 +257,12 @@ interface Report {
   readonly data: unknown;
   readonly text: string;
   readonly exitCode?: number;
+  /** With --json, said on stderr: stdout carries the data alone (the text report includes it). */
+  readonly jsonNote?: string;
 }
 
-type Action = (clients: OpsClients, config: OpsConfig, now: () => number) => Promise<Report>;
+/** The config of a deployed stack, or of a --config file (which may add the twin's events log). */
+type Action = (clients: OpsClients, config: LocalOpsConfig, now: () => number) => Promise<Report>;
 
 /** Checks the command's own arguments (before any AWS request) and returns what running it does. */
 export function prepare(command: Command, values: Values, positionals: readonly string[]): Action {
@@ -297,6 +318,20 @@ export function prepare(command: Command, values: Values, positionals: readonly 
         const report = await listQuarantine(clients, config);
         return { data: report, text: formatQuarantine(report) };
       };
+    case 'events': {
+      // A stack's outputs never name an events log: no need to ask CloudFormation to say so.
+      if (values.stack !== undefined && values.config === undefined) throw new UsageError(NO_EVENT_HISTORY);
+      const limit = values.limit === undefined ? DEFAULT_EVENTS_LIMIT : positiveInteger(values.limit, '--limit');
+      const detailType = values['detail-type'];
+      if (detailType !== undefined && !DETAIL_TYPES.includes(detailType)) {
+        throw new UsageError(`--detail-type ${detailType}: expected ${DETAIL_TYPES.join(' or ')}`);
+      }
+      return async (_clients, config) => {
+        const report = listEvents(config, { limit, ...(detailType === undefined ? {} : { detailType }) });
+        const note = malformedLinesNote(report);
+        return { data: report.events, text: formatEvents(report), ...(note === undefined ? {} : { jsonNote: note }) };
+      };
+    }
   }
 }
 

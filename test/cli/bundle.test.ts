@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { EffectEvent } from '../../lib/contract';
 import { encodeWorkMessage } from '../../lambda/shared/stores/work-queue';
 import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
 import { answerlineBody, InboxHarness, keyOf, SecretsFixture } from '../support/inbox-fixture';
@@ -96,4 +97,47 @@ test('status, inspect, replay, redrive, quarantine and reconcile against the emu
 
   lambda.deploy(h.opsConfig().reconcilerFunctionName, () => h.reconciler()());
   expect(await webhookInbox('reconcile', '--config', configPath)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^swept +0$/m) });
+});
+
+test("events lists the effect events of a twin's events log; without one it is exit 2", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'webhook-inbox-bundle-events-'));
+  const eventsLog = join(dir, 'events.log');
+  const inbox = h.opsConfig().inboxName;
+  const effect = (bus: string, jobKey: string) => {
+    const detail = { schemaVersion: 1, inbox, provider: 'answerline', eventKey: 'answerline#tsk_1', jobKey, status: 'COMPLETED' };
+    return JSON.stringify({
+      at: '2026-03-01T10:00:01.000Z',
+      type: 'event',
+      eventId: jobKey,
+      bus,
+      source: EffectEvent.SOURCE,
+      detailType: EffectEvent.JOB_RESULT_DECIDED,
+      detail,
+      detailText: JSON.stringify(detail),
+      resources: [],
+      time: '2026-03-01T10:00:01Z',
+    });
+  };
+  writeFileSync(
+    eventsLog,
+    [
+      effect('effects', 'answerline#job_1'),
+      effect('default', 'answerline#job_2'),
+      '{"type":"rule-delivery","rule":"R","target":"Q","kind":"sqs","event":"answerline#job_1"}',
+      'not json',
+      '',
+    ].join('\n'),
+  );
+  const withLog = join(dir, 'ops-config.json');
+  writeFileSync(withLog, JSON.stringify({ ...h.localOpsConfig(lambdaEndpoint), eventsLog, eventBus: 'effects' }));
+
+  const listed = await webhookInbox('events', '--config', withLog);
+  expect(listed).toMatchObject({ code: 0, stderr: '' });
+  expect(listed.stdout).toMatch(/^2026-03-01T10:00:01Z +JobResultDecided +answerline#tsk_1 +answerline#job_1 +COMPLETED$/m);
+  expect(listed.stdout).not.toContain('answerline#job_2');
+  expect(listed.stdout).toContain(`skipped 1 malformed line of ${eventsLog}`);
+  const json = await webhookInbox('events', '--config', withLog, '--json');
+  expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ eventId: 'answerline#job_1', bus: 'effects' })]);
+
+  expect(await webhookInbox('events', '--config', configPath)).toMatchObject({ code: 2, stderr: expect.stringContaining('EventBridge keeps no history') });
 });
