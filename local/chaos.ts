@@ -6,11 +6,10 @@
  */
 import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { hideSdkNodeVersionWarning } from '../lambda/shared/runtime/node-warnings';
 import { formatReport } from './chaos/auditor';
 import { runChaos } from './chaos/run';
-import { runMain, UsageError } from './usage';
+import { parseCommandLine, runMain, UsageError } from './usage';
 
 const USAGE = `usage: npm run chaos -- [--seed N] [--deliveries N] [--speed X] [--rate N] [--keep DIR] [--report FILE]
   --seed N           repeat a run (the seed is printed at the start of every run; default: random)
@@ -24,24 +23,19 @@ const USAGE = `usage: npm run chaos -- [--seed N] [--deliveries N] [--speed X] [
 hideSdkNodeVersionWarning();
 
 async function main(): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
-      options: {
-        seed: { type: 'string' },
-        deliveries: { type: 'string', default: '10000' },
-        speed: { type: 'string', default: '1' },
-        rate: { type: 'string' },
-        keep: { type: 'string' },
-        report: { type: 'string' },
-        'drain-seconds': { type: 'string', default: '180' },
-        help: { type: 'boolean', default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message, USAGE);
-  }
+  const args = parseCommandLine(
+    {
+      seed: { type: 'string' },
+      deliveries: { type: 'string', default: '10000' },
+      speed: { type: 'string', default: '1' },
+      rate: { type: 'string' },
+      keep: { type: 'string' },
+      report: { type: 'string' },
+      'drain-seconds': { type: 'string', default: '180' },
+      help: { type: 'boolean', default: false },
+    },
+    USAGE,
+  );
   if (args.help) {
     console.log(USAGE);
     return 0;

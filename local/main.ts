@@ -6,13 +6,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { hideSdkNodeVersionWarning } from '../lambda/shared/runtime/node-warnings';
 import { formatSummary, runDemo } from './demo';
 import { SynthesisError, synthesizeProject } from './synth';
 import { AssemblyError } from './stack/assembly';
 import { readyLine, startTemplateTwin, startTwin, Twin, twinOf, TWIN_PROVIDERS, TwinProviderSpec } from './twin';
-import { assertPortFree, lockDataDir, runMain, UsageError } from './usage';
+import { assertPortFree, lockDataDir, parseCommandLine, portOption, runMain, secretOptions, timeScaleOption, UsageError } from './usage';
 
 const USAGE = `usage: npm start -- [--app PATH] [--stack NAME ...] [--no-demo] [--once] [--port N] [--provider NAME ...] [--secret NAME=VALUE ...] [--data DIR] [--time-scale X]
   --app PATH         run this cloud assembly (cdk.out) or template (default: synthesize bin/app.ts)
@@ -34,42 +33,30 @@ const PROJECT = join(__dirname, '..');
 hideSdkNodeVersionWarning();
 
 async function main(): Promise<number | void> {
-  let args;
-  try {
-    args = parseArgs({
-      options: {
-        'no-demo': { type: 'boolean', default: false },
-        once: { type: 'boolean', default: false },
-        port: { type: 'string', default: '3000' },
-        provider: { type: 'string', multiple: true },
-        providers: { type: 'string' },
-        secret: { type: 'string', multiple: true },
-        data: { type: 'string' },
-        app: { type: 'string' },
-        stack: { type: 'string', multiple: true },
-        'time-scale': { type: 'string', default: '1' },
-        help: { type: 'boolean', default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message, USAGE);
-  }
+  const args = parseCommandLine(
+    {
+      'no-demo': { type: 'boolean', default: false },
+      once: { type: 'boolean', default: false },
+      port: { type: 'string', default: '3000' },
+      provider: { type: 'string', multiple: true },
+      providers: { type: 'string' },
+      secret: { type: 'string', multiple: true },
+      data: { type: 'string' },
+      app: { type: 'string' },
+      stack: { type: 'string', multiple: true },
+      'time-scale': { type: 'string', default: '1' },
+      help: { type: 'boolean', default: false },
+    },
+    USAGE,
+  );
   if (args.help) {
     console.log(USAGE);
     return 0;
   }
-  const port = Number(args.port);
-  const secrets: Record<string, string> = {};
-  for (const pair of args.secret ?? []) {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new UsageError(`--secret wants NAME=VALUE, got "${pair}"`, USAGE);
-    secrets[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port wants a port number, got "${args.port}"`, USAGE);
+  const port = portOption(args.port, USAGE);
+  const secrets = secretOptions(args.secret, USAGE);
   const providers = twinProviders(args.provider, args.providers);
-  const timeScale = Number(args['time-scale']);
-  if (!(timeScale > 0)) throw new UsageError(`--time-scale wants a positive number, got "${args['time-scale']}"`, USAGE);
+  const timeScale = timeScaleOption(args['time-scale'], USAGE);
   if (providers && args.app) throw new UsageError("--provider runs the twin's own app; it cannot be combined with --app");
   if (args.app && !existsSync(args.app)) throw new UsageError(`--app ${args.app}: no such file or folder (synthesize first: npx cdk synth)`);
   // Port 0 picks a free one when the twin listens.

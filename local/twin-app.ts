@@ -48,13 +48,19 @@ export interface TwinAppOptions {
   readonly sweepAfterSeconds: number;
   /** The reconciler's schedule, in whole minutes (EventBridge's smallest rate is one minute). */
   readonly reconcileEveryMinutes: number;
+  /** Receives of a work message before it goes to the DLQ. @default the construct's */
   readonly maxReceiveCount?: number;
+  /** The verifier's reserved concurrency. @default none */
   readonly verifierConcurrency?: number;
+  /** The processor's event source concurrency (at least 2, as Lambda requires). @default the construct's */
   readonly processorConcurrency?: number;
+  /** The most stranded rows one reconciler run re-enqueues. @default the construct's */
   readonly sweepBatchSize?: number;
+  /** The most due submissions one reconciler run checks. @default the construct's */
   readonly pollBatchSize?: number;
-  /** Polling per provider; API keys are secrets the twin creates by name. */
+  /** How the reconciler polls providers (e.g. the fake provider APIs of a fault-injection run); API keys are secrets the twin creates by name. */
   readonly polling?: readonly PollingRuntimeConfig[];
+  /** The authoritative read of a provider, by provider name (e.g. against a fake resource API). */
   readonly authoritativeReads?: Readonly<Record<string, AuthoritativeReadSettings>>;
   /** Without a body bucket: every body must fit a row. */
   readonly inlineBodiesOnly?: boolean;

@@ -10,7 +10,7 @@ import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { CreateSecretCommand } from '@aws-sdk/client-secrets-manager';
-import type { AuthoritativeReadSettings, LocalOpsConfig, PollingRuntimeConfig } from '../lib/contract';
+import type { LocalOpsConfig } from '../lib/contract';
 import type { LambdaHost } from './lambda-host';
 import type { EventBridgeStandIn } from './eventbridge-stand-in';
 import type { FaultProxy } from './fault-proxy';
@@ -22,7 +22,7 @@ import type { Interceptor } from './stack/functions';
 import { LocalInbox, RunningStack, runStack } from './stack/run-stack';
 import { LocalServices, ServiceEndpoints, startLocalServices } from './stack/services';
 import type { ScheduleClock } from './stack/triggers';
-import { RECORDING_APP_ID, synthesizeTwinApp, TwinProviderSpec } from './twin-app';
+import { RECORDING_APP_ID, synthesizeTwinApp, TwinAppOptions, TwinProviderSpec } from './twin-app';
 import { TwinMonitor } from './twin-monitor';
 import { consoleRequestListener, CONSOLE_PATH } from './console/server';
 
@@ -224,7 +224,13 @@ export interface TwinTiming {
 
 export const DEFAULT_TWIN_TIMING: TwinTiming = { processorTimeoutSeconds: 5, sweepAfterSeconds: 10, reconcileEverySeconds: 5 };
 
-export interface TwinOptions {
+/** What the twin's own app is built with, as `TwinAppOptions` says (providers and timing aside). */
+type TwinAppSettings = Pick<
+  TwinAppOptions,
+  'maxReceiveCount' | 'verifierConcurrency' | 'processorConcurrency' | 'sweepBatchSize' | 'pollBatchSize' | 'polling' | 'authoritativeReads'
+>;
+
+export interface TwinOptions extends TwinAppSettings {
   /** Port of the webhook endpoint; 0 picks a free one. */
   readonly port?: number;
   /** Preset names, or providers with their own names and settings. @default answerline and echonova */
@@ -234,21 +240,10 @@ export interface TwinOptions {
   /** Keep DynamoDB data in this folder across restarts (bodies then stay inline: fauxqs keeps objects in memory only). */
   readonly dataDir?: string;
   readonly timing?: TwinTiming;
-  readonly verifierConcurrency?: number;
-  readonly processorConcurrency?: number;
-  readonly maxReceiveCount?: number;
   /** Where the twin writes the ops CLI's configuration and the functions' logs. */
   readonly stateDir?: string;
-  /** How the reconciler polls providers (e.g. the fake provider APIs of a fault-injection run). */
-  readonly polling?: readonly PollingRuntimeConfig[];
-  /** The authoritative read of a provider, by provider name (e.g. against a fake resource API). */
-  readonly authoritativeReads?: Readonly<Record<string, AuthoritativeReadSettings>>;
   /** More secrets to create in the Secrets Manager stand-in, name → value (API keys of polling and authoritative reads). */
   readonly extraSecrets?: Readonly<Record<string, string>>;
-  /** The most stranded rows one reconciler run re-enqueues. */
-  readonly sweepBatchSize?: number;
-  /** The most due submissions one reconciler run checks. */
-  readonly pollBatchSize?: number;
   /** Enforce each function's IAM policy from the synthesized template. @default true */
   readonly enforceIam?: boolean;
   /** Wrap the invocations of the verifier (through the API front door) and the processor (from the queue). */

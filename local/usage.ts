@@ -6,6 +6,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { parseArgs, ParseArgsConfig } from 'node:util';
 
 /** A mistake in how the command was called: its message is one line that says what to do instead. */
 export class UsageError extends Error {
@@ -132,4 +133,43 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** What a strict parse of `O` gives. */
+type StrictValues<O extends NonNullable<ParseArgsConfig['options']>> = ReturnType<
+  typeof parseArgs<{ options: O; strict: true; allowPositionals: false }>
+>['values'];
+
+/** The options of a command line (node:util parseArgs, strict, no positionals): a garbled one is a UsageError, then the usage. */
+export function parseCommandLine<O extends NonNullable<ParseArgsConfig['options']>>(options: O, usage: string): StrictValues<O> {
+  try {
+    return parseArgs({ options, strict: true as const, allowPositionals: false as const }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message, usage);
+  }
+}
+
+/** A `--port` value: a port number, 0 for a free one. */
+export function portOption(text: string, usage: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port wants a port number, got "${text}"`, usage);
+  return port;
+}
+
+/** The `--secret NAME=VALUE` pairs, by name. */
+export function secretOptions(pairs: readonly string[] | undefined, usage: string): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  for (const pair of pairs ?? []) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new UsageError(`--secret wants NAME=VALUE, got "${pair}"`, usage);
+    secrets[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return secrets;
+}
+
+/** A `--time-scale` value: a positive number. */
+export function timeScaleOption(text: string, usage: string): number {
+  const scale = Number(text);
+  if (!(scale > 0)) throw new UsageError(`--time-scale wants a positive number, got "${text}"`, usage);
+  return scale;
 }

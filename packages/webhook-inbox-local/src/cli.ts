@@ -5,11 +5,10 @@
  * as it happens. Usage errors answer one line and exit 2.
  */
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { hideSdkNodeVersionWarning } from '../../../lambda/shared/runtime/node-warnings';
 import { AssemblyError } from '../../../local/stack/assembly';
 import { readyLine, startTemplateTwin, TemplateTwin } from '../../../local/twin';
-import { assertPortFree, lockDataDir, runMain, UsageError } from '../../../local/usage';
+import { assertPortFree, lockDataDir, parseCommandLine, portOption, runMain, secretOptions, timeScaleOption, UsageError } from '../../../local/usage';
 
 const USAGE = `usage: webhook-inbox-local [--app cdk.out] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR]
   --app PATH         the cloud assembly (cdk.out, from npx cdk synth) or template file to run (default: cdk.out)
@@ -22,38 +21,25 @@ const USAGE = `usage: webhook-inbox-local [--app cdk.out] [--stack NAME ...] [--
 hideSdkNodeVersionWarning();
 
 async function main(): Promise<number | void> {
-  let args;
-  try {
-    args = parseArgs({
-      options: {
-        app: { type: 'string', default: 'cdk.out' },
-        stack: { type: 'string', multiple: true },
-        port: { type: 'string', default: '3000' },
-        secret: { type: 'string', multiple: true },
-        'time-scale': { type: 'string', default: '1' },
-        data: { type: 'string' },
-        help: { type: 'boolean', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message, USAGE);
-  }
+  const args = parseCommandLine(
+    {
+      app: { type: 'string', default: 'cdk.out' },
+      stack: { type: 'string', multiple: true },
+      port: { type: 'string', default: '3000' },
+      secret: { type: 'string', multiple: true },
+      'time-scale': { type: 'string', default: '1' },
+      data: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    USAGE,
+  );
   if (args.help) {
     console.log(USAGE);
     return 0;
   }
-  const port = Number(args.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port wants a port number, got "${args.port}"`, USAGE);
-  const secrets: Record<string, string> = {};
-  for (const pair of args.secret ?? []) {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new UsageError(`--secret wants NAME=VALUE, got "${pair}"`, USAGE);
-    secrets[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  const timeScale = Number(args['time-scale']);
-  if (!(timeScale > 0)) throw new UsageError(`--time-scale wants a positive number, got "${args['time-scale']}"`, USAGE);
+  const port = portOption(args.port, USAGE);
+  const secrets = secretOptions(args.secret, USAGE);
+  const timeScale = timeScaleOption(args['time-scale'], USAGE);
   if (!existsSync(args.app)) throw new UsageError(`--app ${args.app}: no such file or folder (synthesize first: npx cdk synth)`);
   // Checked before anything starts: port 0 picks a free one when the twin listens.
   if (port !== 0) await assertPortFree(port);
