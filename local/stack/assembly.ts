@@ -68,7 +68,12 @@ export function assetPathOf(stack: SynthesizedStack, resource: TemplateResource,
 function stacksOfAssembly(folder: string): (SynthesizedStack & { displayName: string })[] {
   const manifestPath = join(folder, 'manifest.json');
   if (!existsSync(manifestPath)) throw new AssemblyError(`${folder} is not a cloud assembly (no manifest.json)`);
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { artifacts?: Record<string, ManifestArtifact> };
+  let manifest: { artifacts?: Record<string, ManifestArtifact> };
+  try {
+    manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as typeof manifest;
+  } catch (error) {
+    throw new AssemblyError(`${manifestPath}: not a JSON manifest (${(error as Error).message})`);
+  }
   return Object.entries(manifest.artifacts ?? {}).flatMap(([id, artifact]) => {
     if (artifact.type === 'cdk:cloud-assembly' && artifact.properties?.directoryName) return stacksOfAssembly(join(folder, artifact.properties.directoryName));
     if (artifact.type !== 'aws:cloudformation:stack' || !artifact.properties?.templateFile) return [];
