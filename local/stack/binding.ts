@@ -28,6 +28,7 @@ const NAME_PROPERTIES: Readonly<Record<string, { readonly property: string; read
 
 export class StackBinding {
   private readonly resources: Record<string, BoundResource> = {};
+  private readonly parameters: Record<string, BoundResource> = {};
   readonly pseudo: Readonly<Record<string, string>>;
 
   constructor(
@@ -37,11 +38,16 @@ export class StackBinding {
     readonly region: string,
   ) {
     this.pseudo = pseudoParameters(account, region, stackName);
-    for (const [logicalId, resource] of Object.entries(template.Resources)) this.resources[logicalId] = this.initial(logicalId, resource);
     for (const [name, parameter] of Object.entries(template.Parameters ?? {})) {
       // CDK's bootstrap version check is the only parameter a synthesized stack usually has; any
       // parameter runs with its default, as a deploy without overrides would.
-      if (parameter.Default !== undefined) this.resources[name] = { ref: String(parameter.Default) };
+      if (parameter.Default !== undefined) this.parameters[name] = { ref: String(parameter.Default) };
+    }
+    Object.assign(this.resources, this.parameters);
+    for (const [logicalId, resource] of Object.entries(template.Resources)) this.resources[logicalId] = this.initial(logicalId, resource);
+    // A rule on a bus of its own is named under that bus, which may come later in the template.
+    for (const [logicalId, resource] of Object.entries(template.Resources)) {
+      if (resource.Type === 'AWS::Events::Rule') this.resources[logicalId] = this.ruleOnItsBus(logicalId, resource);
     }
   }
 
@@ -121,19 +127,29 @@ export class StackBinding {
     }
   }
 
+  private ruleOnItsBus(logicalId: string, resource: TemplateResource): BoundResource {
+    const bound = this.resources[logicalId];
+    const busProperty = resource.Properties?.EventBusName;
+    if (busProperty === undefined) return bound;
+    // EventBusName is a bus's name or its ARN.
+    const bus = this.resolveString(busProperty).replace(/^arn:.*:event-bus\//, '');
+    if (bus === 'default') return bound;
+    return { ...bound, attributes: { ...bound.attributes, Arn: `arn:aws:events:${this.region}:${this.account}:rule/${bus}/${bound.ref}` } };
+  }
+
   private physicalName(logicalId: string, resource: TemplateResource): string {
     const naming = NAME_PROPERTIES[resource.Type];
     const own = naming && resource.Properties?.[naming.property];
     if (own !== undefined) {
-      // A name built from pseudo parameters only: other resources are not bound yet.
-      return resolveString(own, { resources: {}, pseudo: this.pseudo });
+      // A name built from parameters and pseudo parameters only: other resources are not bound yet.
+      return resolveString(own, { resources: this.parameters, pseudo: this.pseudo });
     }
     const generated = `${this.stackName}-${logicalId}`;
-    const maxLength = naming?.maxLength ?? 255;
-    const fitted = generated.length <= maxLength ? generated : `${generated.slice(0, maxLength - 9)}-${digest(generated, 8)}`;
     const fifo = resource.Type === 'AWS::SQS::Queue' && resource.Properties?.FifoQueue === true ? '.fifo' : '';
-    const named = fifo && fitted.length + fifo.length > maxLength ? fitted.slice(0, maxLength - fifo.length) : fitted;
-    return naming?.lowerCase ? `${named}${fifo}`.toLowerCase().replace(/[^a-z0-9.-]/g, '-') : `${named}${fifo}`;
+    // The suffix is part of the limit: fitting the name to what is left keeps its digest whole.
+    const maxLength = (naming?.maxLength ?? 255) - fifo.length;
+    const fitted = generated.length <= maxLength ? generated : `${generated.slice(0, maxLength - 9)}-${digest(generated, 8)}`;
+    return naming?.lowerCase ? `${fitted}${fifo}`.toLowerCase().replace(/[^a-z0-9.-]/g, '-') : `${fitted}${fifo}`;
   }
 }
 
