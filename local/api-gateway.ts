@@ -129,19 +129,28 @@ function matchPath(routePath: string, path: string): Record<string, string> | un
     const greedy = /^\{(.+)\+\}$/.exec(segment);
     if (greedy) {
       if (i >= got.length || got.slice(i).join('/') === '') return undefined;
-      parameters[greedy[1]] = decodeURIComponent(got.slice(i).join('/'));
+      parameters[greedy[1]] = decodedOrAsSent(got.slice(i).join('/'));
       return parameters;
     }
     if (i >= got.length) return undefined;
     const parameter = /^\{(.+)\}$/.exec(segment);
     if (parameter) {
       if (got[i] === '') return undefined;
-      parameters[parameter[1]] = decodeURIComponent(got[i]);
+      parameters[parameter[1]] = decodedOrAsSent(got[i]);
     } else if (segment !== got[i]) {
       return undefined;
     }
   }
   return want.length === got.length ? parameters : undefined;
+}
+
+/** Percent-decoded, or as sent when it is not valid percent-encoding (a stray `%` must not fail the request). */
+function decodedOrAsSent(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function toEvent(
