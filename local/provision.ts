@@ -4,7 +4,7 @@
  * `Defaults` in `lib/contract/defaults.ts`), for the handler tests and the bench: they never keep
  * a copy of the resource definitions. (The local twin creates its resources from the template.)
  */
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Defaults, TableSchema } from '../lib/contract';
@@ -85,6 +85,21 @@ export async function createTables(client: DynamoDBClient, names: InboxResourceN
       KeySchema: [{ AttributeName: results.partitionKey, KeyType: 'HASH' }],
     }),
   );
+  await Promise.all([waitForActiveTable(client, names.inboxTable), waitForActiveTable(client, names.resultsTable)]);
+}
+
+/**
+ * Waits until a new table is ACTIVE: dynalite answers CreateTable with the table CREATING, and
+ * an item request before it is ACTIVE fails with ResourceNotFoundException, as in DynamoDB.
+ */
+export async function waitForActiveTable(client: DynamoDBClient, tableName: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    if (Date.now() > deadline) throw new Error(`table ${tableName} is still ${Table?.TableStatus} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 export interface QueueSettings {

@@ -8,6 +8,7 @@ import { CreateTableCommand, CreateTableCommandInput } from '@aws-sdk/client-dyn
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { CreateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
+import { waitForActiveTable } from '../provision';
 import type { SynthesizedStack, TemplateResource } from './assembly';
 import type { StackBinding } from './binding';
 import type { LocalServices } from './services';
@@ -55,6 +56,7 @@ export async function createDataResources(stack: SynthesizedStack, binding: Stac
       });
     tables.set(logicalId, name);
   }
+  await Promise.all([...tables.values()].map((name) => waitForActiveTable(services.clients.dynamodb, name)));
 
   const queues = new Map<string, LocalQueue>();
   // Dead-letter queues first: a redrive policy names an existing queue.
