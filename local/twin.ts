@@ -134,6 +134,8 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
           lambda: services.endpoints.lambda,
           region: LOCAL_REGION,
         },
+        eventsLog,
+        ...(inbox.eventBus ? { eventBus: inbox.eventBus } : {}),
       };
       const path = join(stateDir, index === 0 ? 'ops-config.json' : `ops-config.${inbox.opsConfig.inboxName}.json`);
       writeFileSync(path, `${JSON.stringify(document, null, 2)}\n`);

@@ -6,7 +6,7 @@
  * generic HMAC provider from its settings.
  */
 import { createHmac } from 'node:crypto';
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -104,6 +104,19 @@ test('the console shows the demo deliveries with their answers, and no alarm pag
   expect(await page.locator('[data-testid=alarm]').count()).toBeGreaterThan(0);
   expect(await page.locator('[data-testid=alarm][data-state=ALARM]').allTextContents()).toEqual([]);
 }, 90_000);
+
+test('the shipped ops CLI works against the twin unchanged: status reads its queues, events lists what the demo published', () => {
+  const cli = (...args: string[]) => {
+    const run = spawnSync(process.execPath, [join(ROOT, 'assets', 'cli', 'webhook-inbox.js'), ...args, '--config', twin.opsConfigPath, '--json'], {
+      encoding: 'utf8',
+    });
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    return JSON.parse(run.stdout) as unknown;
+  };
+  expect(cli('status')).toMatchObject({ inboxName: 'local-twin', deadLetterQueue: { visible: 0 } });
+  const events = cli('events', '--limit', '100') as { detailType: string }[];
+  expect(events.filter((event) => event.detailType === 'JobResultDecided').length).toBeGreaterThan(0);
+});
 
 test('a poison delivery turns the dead-deliveries alarm red once its attempts are spent, without a reload', async () => {
   expect(await alarm('DeadDeliveries').getAttribute('data-state')).toBe('OK');

@@ -21,6 +21,8 @@ export interface TwinProcessReady {
   readonly urls: Readonly<Record<string, string>>;
   readonly secrets: Readonly<Record<string, string>>;
   readonly consoleUrl?: string;
+  /** The ops CLI's configuration of the inbox. */
+  readonly opsConfigPath: string;
   readonly demo?: Awaited<ReturnType<typeof runDemo>>;
 }
 
@@ -43,7 +45,13 @@ async function main(): Promise<void> {
     log: (line) => process.stderr.write(`${line}\n`),
   });
   const demo = request.demo ? await runDemo(twin, () => undefined) : undefined;
-  const ready: TwinProcessReady = { urls: twin.urls, secrets: twin.secrets, consoleUrl: twin.template.consoleUrl, ...(demo ? { demo } : {}) };
+  const ready: TwinProcessReady = {
+    urls: twin.urls,
+    secrets: twin.secrets,
+    consoleUrl: twin.template.consoleUrl,
+    opsConfigPath: twin.opsConfigPath,
+    ...(demo ? { demo } : {}),
+  };
   process.stdout.write(`${JSON.stringify(ready)}\n`);
   process.once('SIGTERM', () => {
     void Promise.all([twin.stop(), responses?.stop()]).then(() => process.exit(0));
