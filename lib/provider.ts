@@ -113,6 +113,13 @@ export interface WebhookProviderOptions {
    * @default - no read: the delivery's body is the result
    */
   readonly authoritativeRead?: AuthoritativeRead;
+
+  /**
+   * The only source address ranges (CIDR, IPv4 or IPv6) the provider sends from, for providers
+   * that publish theirs: a request from elsewhere is answered 403 before any verification, and counted.
+   * @default - any source: the signature alone decides
+   */
+  readonly allowedSources?: string[];
 }
 
 /** The HMAC hash function of a generic HMAC provider. */
@@ -243,6 +250,11 @@ export interface WebhookProviderConfig {
    * @default - none
    */
   readonly authoritativeRead?: AuthoritativeRead;
+  /**
+   * The source address ranges requests are verified from.
+   * @default - any
+   */
+  readonly allowedSources?: string[];
 }
 
 /**
@@ -331,6 +343,7 @@ class PresetProvider extends WebhookProvider {
       secretFormat: this.secretFormat,
       polling: this.options.polling,
       authoritativeRead: this.options.authoritativeRead,
+      allowedSources: this.options.allowedSources,
     };
   }
 }

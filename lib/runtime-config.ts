@@ -9,6 +9,7 @@ import {
   PollingRuntimeConfig,
   ProviderRuntimeConfig,
   providerRuntimeConfig,
+  sourceCidrProblems,
 } from './contract';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProviderConfig } from './provider';
 
@@ -34,6 +35,7 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
   const problems = [
     ...(runtime.hmac ? hmacSchemeProblems(runtime.hmac).map((problem) => `hmac: ${problem}`) : []),
     ...(runtime.authoritativeRead ? authoritativeReadProblems(runtime.authoritativeRead).map((problem) => `authoritativeRead: ${problem}`) : []),
+    ...(runtime.allowedSourceCidrs ? sourceCidrProblems(runtime.allowedSourceCidrs).map((problem) => `allowedSources: ${problem}`) : []),
   ];
   if (provider.polling) {
     if (provider.adapter !== AdapterKind.ANSWERLINE && provider.adapter !== AdapterKind.ECHONOVA) {
@@ -85,5 +87,6 @@ export function providerRuntimeConfigOf(provider: WebhookProviderConfig, secretI
           },
         }
       : {}),
+    ...(provider.allowedSources?.length ? { allowedSourceCidrs: provider.allowedSources } : {}),
   });
 }

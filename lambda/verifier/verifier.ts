@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { MetricName } from '../../lib/contract';
 import { ProviderAdapter } from '../shared/providers/adapter';
 import { logReference, sha256Hex } from '../shared/runtime/digest';
-import { parseApiGatewayEvent, Reason, respond } from '../shared/runtime/http';
+import { HandshakeAnswer, InboundRequest, parseApiGatewayEvent, Reason, respond, respondToHandshake } from '../shared/runtime/http';
 import { admitDelivery, AdmissionResult, placement } from '../shared/admission';
 import { BodyStore } from '../shared/stores/body-store';
 import { safeErrorFields } from '../shared/runtime/errors';
@@ -32,6 +32,8 @@ const METRIC_OF: Readonly<Record<Reason, string | undefined>> = {
   quarantined: MetricName.QUARANTINED,
   test: MetricName.TEST_DELIVERY,
   not_final: MetricName.NOT_FINAL,
+  handshake: MetricName.HANDSHAKE,
+  source_not_allowed: MetricName.SOURCE_NOT_ALLOWED,
   bad_signature: MetricName.BAD_SIGNATURE,
   stale_timestamp: MetricName.STALE_TIMESTAMP,
   malformed: MetricName.MALFORMED,
@@ -53,6 +55,10 @@ interface Decision {
   readonly reason: Reason;
   readonly detail?: string;
   readonly fields?: LogFields;
+  /** The answer a handshake asks for, instead of the reason's own. */
+  readonly answer?: HandshakeAnswer;
+  /** The status the provider documents for this refusal, instead of the reason's own. */
+  readonly status?: number;
 }
 
 /**
@@ -75,15 +81,18 @@ export function createVerifier(deps: VerifierDependencies) {
         decision = { reason: 'unknown_provider', detail: 'no provider is served at this path' };
       } else if (!parsed.ok) {
         decision = parsed;
+      } else if (!adapter.allowsSource(parsed.request.sourceIp)) {
+        // Before any secret is read: an address outside the provider's ranges is not the provider.
+        decision = { reason: 'source_not_allowed', detail: 'the source address is not one the provider sends from' };
       } else {
-        decision = await admit(adapter, parsed.request.headers, parsed.request.body, deps);
+        decision = await admit(adapter, parsed.request, deps);
       }
     } catch (error) {
       decision = { reason: 'internal_error', fields: safeErrorFields(error) };
     }
     const metric = METRIC_OF[decision.reason];
     if (metric) deps.telemetry.count(metric, provider);
-    const response = respond(decision.reason, decision.detail);
+    const response = decision.answer ? respondToHandshake(decision.answer) : respond(decision.reason, decision.detail, decision.status);
     deps.telemetry.log(response.statusCode! >= 500 ? 'ERROR' : 'INFO', 'delivery', {
       provider,
       reason: decision.reason,
@@ -105,28 +114,23 @@ interface VerificationAttempt {
 }
 
 /** Verifies against the keys the staged values make; after a bad signature, tells which values could not make one. */
-function verifyAgainst(
-  adapter: ProviderAdapter,
-  headers: Record<string, string | undefined>,
-  body: Buffer,
-  nowSeconds: number,
-  versions: readonly SecretVersion[],
-): VerificationAttempt {
+function verifyAgainst(adapter: ProviderAdapter, request: InboundRequest, nowSeconds: number, versions: readonly SecretVersion[]): VerificationAttempt {
   const keys = adapter.signingKeys(versions);
-  const verdict = adapter.verify(headers, body, keys, nowSeconds);
+  const verdict = adapter.verify(request.headers, request.body, keys, nowSeconds, request);
   // Off the accepted path: only a bad signature asks which staged value was left out.
   if (verdict.ok || verdict.reason !== 'bad_signature' || keys.length === versions.length) return { verdict, undecodableStages: [] };
   const decoded = new Set(keys.map((key) => key.stage));
   return { verdict, undecodableStages: versions.filter((version) => !decoded.has(version.stage)).map((version) => version.stage) };
 }
 
-async function admit(adapter: ProviderAdapter, headers: Record<string, string | undefined>, body: Buffer, deps: VerifierDependencies): Promise<Decision> {
+async function admit(adapter: ProviderAdapter, request: InboundRequest, deps: VerifierDependencies): Promise<Decision> {
+  const { headers, body } = request;
   let attempt: VerificationAttempt;
   try {
     const nowSeconds = Math.floor(deps.now() / 1000);
     // AWSCURRENT, AWSPENDING, and AWSPREVIOUS within the provider's grace after a rotation.
     const verifyWith = (versions: readonly SecretVersion[]) =>
-      verifyAgainst(adapter, headers, body, nowSeconds, usableVersions(versions, deps.now(), adapter.previousSecretGraceSeconds));
+      verifyAgainst(adapter, request, nowSeconds, usableVersions(versions, deps.now(), adapter.previousSecretGraceSeconds));
     attempt = verifyWith(await deps.secrets.versions(adapter.secretId));
     if (!attempt.verdict.ok && attempt.verdict.reason === 'bad_signature') {
       // The secret may have changed since it was cached: read it again, at a bounded rate.
@@ -140,16 +144,18 @@ async function admit(adapter: ProviderAdapter, headers: Record<string, string | 
   if (!verdict.ok) {
     // Junk signatures are forgery too: every refusal here feeds the signature-failure alarm.
     deps.telemetry.count(MetricName.AUTHENTICATION_FAILED, adapter.name);
+    const refusal = { reason: verdict.reason, detail: verdict.detail, ...(adapter.refusalStatus ? { status: adapter.refusalStatus } : {}) };
     // Only a bad signature names undecodable stages: a mistyped AWSPENDING looks exactly like
     // forgery from outside, so say which value is at fault.
-    if (attempt.undecodableStages.length === 0) return { reason: verdict.reason, detail: verdict.detail };
+    if (attempt.undecodableStages.length === 0) return refusal;
     deps.telemetry.count(MetricName.UNUSABLE_SECRET_VERSION, adapter.name);
-    return { reason: verdict.reason, detail: verdict.detail, fields: { unusableSecretStages: attempt.undecodableStages.join(',') } };
+    return { ...refusal, fields: { unusableSecretStages: attempt.undecodableStages.join(',') } };
   }
   const matched = MATCHED_METRIC_OF[verdict.key.stage];
   if (matched) deps.telemetry.count(matched, adapter.name);
 
-  const admission = adapter.admit(headers, body);
+  const admission = adapter.admit(headers, body, verdict.key);
+  if (admission.kind === 'handshake') return { reason: 'handshake', answer: admission.answer };
   if (admission.kind === 'test') return { reason: 'test' };
   if (admission.kind === 'not_final') return { reason: 'not_final' };
   if (admission.kind === 'malformed') return { reason: 'malformed', detail: admission.detail };

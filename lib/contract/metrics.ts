@@ -12,6 +12,10 @@ export const MetricName = {
   ACCEPTED: 'Accepted',
   DUPLICATE: 'Duplicate',
   TEST_DELIVERY: 'TestDelivery',
+  /** Signed handshakes the provider checks the endpoint with (Slack's url_verification, Discord's PING), answered at the edge. */
+  HANDSHAKE: 'Handshake',
+  /** Requests from outside the provider's allowed source ranges, refused before any verification. */
+  SOURCE_NOT_ALLOWED: 'SourceNotAllowed',
   /** Verified deliveries of a task that is not final yet (Answerline): acknowledged, never stored. */
   NOT_FINAL: 'NotFinal',
   BAD_SIGNATURE: 'BadSignature',

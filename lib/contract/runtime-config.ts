@@ -61,6 +61,18 @@ export function pollingProblems(config: PollingRuntimeConfig): string[] {
   return problems;
 }
 
+/** An IPv4 (`192.0.2.0/24`) or IPv6 (`2001:db8::/32`) range; a bare address is its own range. */
+const IPV4_CIDR = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}(\/(3[0-2]|[12]?\d))?$/;
+const IPV6_CIDR = /^[0-9a-f:]*:[0-9a-f:.]*(\/(12[0-8]|1[01]\d|[1-9]?\d))?$/i;
+
+/** What is wrong with a source allow-list; empty when it is usable. Checked at synth and at cold start. */
+export function sourceCidrProblems(cidrs: unknown): string[] {
+  if (!Array.isArray(cidrs)) return ['must be a list of CIDR ranges'];
+  return cidrs.flatMap((cidr, index) =>
+    typeof cidr === 'string' && (IPV4_CIDR.test(cidr) || IPV6_CIDR.test(cidr)) ? [] : [`[${index}] ${JSON.stringify(cidr)} is not a CIDR range`],
+  );
+}
+
 /** The generic HMAC adapter's scheme, as the construct passes it to the handlers. */
 export interface HmacRuntimeSettings {
   /** Lower-case name of the header carrying the signature(s). */
@@ -133,6 +145,8 @@ export interface ProviderRuntimeConfig {
   readonly hmac?: HmacRuntimeSettings;
   /** Fetch the provider's resource before a delivery's result is exposed; absent: no read. */
   readonly authoritativeRead?: AuthoritativeReadSettings;
+  /** The only source address ranges (CIDR) a request is verified from; absent or empty: any. */
+  readonly allowedSourceCidrs?: readonly string[];
 }
 
 /** What names a provider's runtime configuration; everything else has its default. */

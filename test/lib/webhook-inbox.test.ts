@@ -567,6 +567,14 @@ describe('provider presets', () => {
     expect(() => build({ providers: [WebhookProvider.hmac({ name: 'acme', ...shopify, signedContent: '{id}.{body}' })] })).not.toThrow();
   });
 
+  test("a provider's source allow-list reaches the verifier as given, and a range that is not one is refused at synth", () => {
+    const { template } = build({ providers: [WebhookProvider.github({ allowedSources: ['192.30.252.0/22', '2a0a:a440::/29'] })] });
+    expect(providersOf(template)[0].allowedSourceCidrs).toEqual(['192.30.252.0/22', '2a0a:a440::/29']);
+    expect(() => build({ providers: [WebhookProvider.github({ allowedSources: ['192.30.252.0/33', 'github.com'] })] })).toThrow(
+      /providers: github: allowedSources: \[0\] "192.30.252.0\/33" is not a CIDR range[\s\S]*\[1\] "github.com" is not a CIDR range/,
+    );
+  });
+
   test('a generic HMAC scheme that cannot work is refused at synth, naming the provider', () => {
     expect(() =>
       build({

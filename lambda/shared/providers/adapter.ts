@@ -1,5 +1,6 @@
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { Defaults, ProviderRuntimeConfig } from '../../../lib/contract';
-import { Headers } from '../runtime/http';
+import { HandshakeAnswer, Headers, RequestContext } from '../runtime/http';
 import { SecretStage, SecretVersion } from '../signatures/secrets';
 import { SigningKey, Tolerance, Verdict } from '../signatures/signing-key';
 
@@ -21,6 +22,11 @@ export type Admission =
       readonly jobRef?: string;
     }
   | { readonly kind: 'test' }
+  /**
+   * A signed request the provider sends to check the endpoint (Slack's `url_verification`,
+   * Discord's PING): answered at the edge as the provider documents, never stored, counted.
+   */
+  | { readonly kind: 'handshake'; readonly answer: HandshakeAnswer }
   /**
    * A task that is not final yet: it carries no result, and storing it would make the final
    * delivery (same id, another body) an altered copy. Acknowledged, never stored.
@@ -64,10 +70,20 @@ export interface ProviderAdapter {
    * unusable, and leaves out another version whose value is (it cannot sign anything).
    */
   signingKeys(versions: readonly StagedValue[]): SigningKey[];
-  /** Checks authenticity and freshness over the exact bytes received. */
-  verify(headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number): Verdict;
-  /** Reads the stable event id of a verified body, or recognises a test delivery. */
-  admit(headers: Headers, body: Buffer): Admission;
+  /**
+   * Checks authenticity and freshness over the exact bytes received (and, for a provider that
+   * signs them, the request's URL and method).
+   */
+  verify(headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number, request?: RequestContext): Verdict;
+  /**
+   * Reads the stable event id of a verified body, or recognises a test delivery or a handshake
+   * (`key` is the key the request verified with: some handshakes answer with a value derived from it).
+   */
+  admit(headers: Headers, body: Buffer, key?: SigningKey): Admission;
+  /** The status a refused signature is answered with, when the provider documents one. @default 400 */
+  readonly refusalStatus?: number;
+  /** Whether a request from this address may be verified at all (the provider's published ranges). */
+  allowsSource(sourceIp: string): boolean;
   /** The delivery metadata worth keeping on the row: no signature, no credentials. */
   metadata(headers: Headers): Record<string, string>;
   /**
@@ -91,8 +107,9 @@ export type StagedValue = Pick<SecretVersion, 'stage' | 'value'>;
 export interface AdapterParts {
   /** Turns one stored secret value into key material. */
   readonly decodeKey: (value: string) => Pick<SigningKey, 'bytes' | 'publicKey'>;
-  readonly verify: (headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number, tolerance: Tolerance) => Verdict;
-  readonly admit: (headers: Headers, body: Buffer) => Admission;
+  readonly verify: (headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number, tolerance: Tolerance, request?: RequestContext) => Verdict;
+  readonly admit: (headers: Headers, body: Buffer, key?: SigningKey) => Admission;
+  readonly refusalStatus?: number;
   /** Provider headers worth keeping on the row (never a signature). */
   readonly keptHeaders: readonly string[];
   readonly observe?: ProviderAdapter['observe'];
@@ -110,8 +127,10 @@ export function buildAdapter(config: ProviderRuntimeConfig, parts: AdapterParts)
     secretId: config.secretId,
     previousSecretGraceSeconds: config.previousSecretGraceSeconds ?? Defaults.PREVIOUS_SECRET_GRACE_SECONDS,
     signingKeys: (versions) => versions.flatMap((version) => signingKey(version, parts.decodeKey)),
-    verify: (headers, body, keys, nowSeconds) => parts.verify(headers, body, keys, nowSeconds, tolerance),
+    verify: (headers, body, keys, nowSeconds, request) => parts.verify(headers, body, keys, nowSeconds, tolerance, request),
     admit: config.authoritativeRead ? withResourceId(parts.admit, config.authoritativeRead.idJsonPath) : parts.admit,
+    ...(parts.refusalStatus ? { refusalStatus: parts.refusalStatus } : {}),
+    allowsSource: sourceAllowList(config.allowedSourceCidrs),
     metadata: (headers) => pickHeaders(headers, kept),
     observe: parts.observe ?? (() => undefined),
     reportsJob: parts.reportsJob ?? (() => false),
@@ -124,11 +143,26 @@ export function buildAdapter(config: ProviderRuntimeConfig, parts: AdapterParts)
  * fail every attempt.
  */
 function withResourceId(admit: AdapterParts['admit'], idJsonPath: string): AdapterParts['admit'] {
-  return (headers, body) => {
-    const admission = admit(headers, body);
+  return (headers, body, key) => {
+    const admission = admit(headers, body, key);
     if (admission.kind !== 'event') return admission;
     const read = readResourceId(body, idJsonPath);
     return typeof read === 'string' ? admission : { kind: 'malformed', detail: `${read.field} ${read.problem}` };
+  };
+}
+
+/** Whether an address is in the provider's allowed ranges; every address when it names none. */
+function sourceAllowList(cidrs: readonly string[] | undefined): (sourceIp: string) => boolean {
+  if (!cidrs || cidrs.length === 0) return () => true;
+  const allowed = new BlockList();
+  for (const cidr of cidrs) {
+    const [address, prefix] = cidr.split('/');
+    const family = isIPv6(address) ? 'ipv6' : 'ipv4';
+    allowed.addSubnet(address, Number(prefix ?? (family === 'ipv6' ? 128 : 32)), family);
+  }
+  return (sourceIp) => {
+    const family = isIPv6(sourceIp) ? 'ipv6' : isIPv4(sourceIp) ? 'ipv4' : undefined;
+    return family !== undefined && allowed.check(sourceIp, family);
   };
 }
 

@@ -1,4 +1,12 @@
-import { AdapterKind, authoritativeReadProblems, Env, hmacSchemeProblems, PROVIDER_NAME_PATTERN, ProviderRuntimeConfig } from '../../../lib/contract';
+import {
+  AdapterKind,
+  authoritativeReadProblems,
+  Env,
+  hmacSchemeProblems,
+  PROVIDER_NAME_PATTERN,
+  ProviderRuntimeConfig,
+  sourceCidrProblems,
+} from '../../../lib/contract';
 import { ConfigurationError } from './errors';
 
 type Environment = Record<string, string | undefined>;
@@ -58,6 +66,10 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
       const read = p.authoritativeRead;
       const problems = typeof read === 'object' && read !== null ? authoritativeReadProblems(read) : ['must be an object'];
       if (problems.length > 0) throw new ConfigurationError(`${where}.authoritativeRead: ${problems.join('; ')}`);
+    }
+    if (p.allowedSourceCidrs !== undefined) {
+      const problems = sourceCidrProblems(p.allowedSourceCidrs);
+      if (problems.length > 0) throw new ConfigurationError(`${where}.allowedSourceCidrs: ${problems.join('; ')}`);
     }
     return p as ProviderRuntimeConfig;
   });

@@ -3,12 +3,30 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 /** Request headers with lower-case names, as API Gateway HTTP APIs deliver them. */
 export type Headers = Readonly<Record<string, string | undefined>>;
 
-/** What the verifier needs of one HTTP request: the exact bytes and their headers. */
-export interface InboundRequest {
+/** What of a request, beyond its headers and bytes, a signature may cover or an edge check reads. */
+export interface RequestContext {
+  readonly method: string;
+  /** The path as received, e.g. `/hooks/twilio`. */
+  readonly path: string;
+  /** The query string as received, without `?`; empty when none. */
+  readonly rawQueryString: string;
+  /** The sender's address as API Gateway saw it. */
+  readonly sourceIp: string;
+}
+
+/** What the verifier needs of one HTTP request: the exact bytes, their headers, and where they came from. */
+export interface InboundRequest extends RequestContext {
   readonly provider: string;
   readonly headers: Headers;
   readonly body: Buffer;
   readonly requestId: string;
+}
+
+/** An answer a provider's handshake asks for, given as the provider documents it. */
+export interface HandshakeAnswer {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
 }
 
 /** Every answer the endpoint gives; each is also a log reason code. */
@@ -18,6 +36,8 @@ export type Reason =
   | 'quarantined'
   | 'test'
   | 'not_final'
+  | 'handshake'
+  | 'source_not_allowed'
   | 'bad_signature'
   | 'stale_timestamp'
   | 'malformed'
@@ -38,6 +58,8 @@ export const HTTP_STATUS: Readonly<Record<Reason, number>> = {
   quarantined: 200,
   test: 200,
   not_final: 200,
+  handshake: 200,
+  source_not_allowed: 403,
   bad_signature: 400,
   stale_timestamp: 400,
   malformed: 400,
@@ -78,15 +100,27 @@ export function parseApiGatewayEvent(event: APIGatewayProxyEventV2, maxBodyBytes
       headers,
       body: Buffer.from(raw, encoding),
       requestId: event.requestContext?.requestId ?? '',
+      method: event.requestContext?.http?.method ?? 'POST',
+      path: event.rawPath ?? '',
+      rawQueryString: typeof event.rawQueryString === 'string' ? event.rawQueryString : '',
+      sourceIp: event.requestContext?.http?.sourceIp ?? '',
     },
   };
 }
 
-/** The HTTP answer for a reason; the body names the reason and, for rejections, the field at fault. */
-export function respond(reason: Reason, detail?: string): APIGatewayProxyStructuredResultV2 {
+/**
+ * The HTTP answer for a reason; the body names the reason and, for rejections, the field at fault.
+ * `status` overrides the reason's own where a provider documents another (Discord: 401 for a bad signature).
+ */
+export function respond(reason: Reason, detail?: string, status = HTTP_STATUS[reason]): APIGatewayProxyStructuredResultV2 {
   return {
-    statusCode: HTTP_STATUS[reason],
+    statusCode: status,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(detail ? { result: reason, detail } : { result: reason }),
   };
+}
+
+/** A handshake's answer, exactly as the provider asks for it. */
+export function respondToHandshake(answer: HandshakeAnswer): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: answer.status, headers: { 'content-type': answer.contentType }, body: answer.body };
 }

@@ -495,3 +495,37 @@ describe('logs carry no secrets and no content', () => {
     expect(() => h.capture.expectNoLineContains(['"reason":"accepted"'])).toThrow();
   });
 });
+
+describe("a provider's source allow-list", () => {
+  // The fixture's requests come from 203.0.113.7, as API Gateway reports the sender.
+  const withSources = (allowedSourceCidrs: string[]) => h.verifier({ providers: [{ ...h.providerConfig(), allowedSourceCidrs }] });
+
+  test('lets a request from an allowed range be verified as any other', async () => {
+    const body = answerlineBody();
+    expect(answerOf(await withSources(['198.51.100.0/24', '203.0.113.0/24'])(h.signed(body)))).toEqual({ statusCode: 202, result: 'accepted' });
+    expect(await h.inboxItems()).toHaveLength(1);
+  });
+
+  test('answers 403 to a request from elsewhere before verifying it: a forgery from there is refused the same, and counted as neither', async () => {
+    const verifier = withSources(['198.51.100.0/24', '2001:db8::/32']);
+    const body = answerlineBody();
+    const forged = apiGatewayEvent(body, signatureHeaders(body, { secret: newSigningSecret(), timestamp: h.clock.seconds }));
+
+    expect(answerOf(await verifier(h.signed(body)))).toMatchObject({ statusCode: 403, result: 'source_not_allowed' });
+    expect(answerOf(await verifier(forged))).toMatchObject({ statusCode: 403, result: 'source_not_allowed' });
+    expect(h.capture.metric(MetricName.SOURCE_NOT_ALLOWED, PROVIDER)).toBe(2);
+    expect(h.capture.metric(MetricName.AUTHENTICATION_FAILED, PROVIDER)).toBe(0);
+    await expectNothingAdmitted();
+  });
+
+  test('matches IPv6 senders against IPv6 ranges', async () => {
+    const body = answerlineBody();
+    const fromV6 = (ip: string) => {
+      const event = h.signed(body);
+      return { ...event, requestContext: { ...event.requestContext, http: { ...event.requestContext.http, sourceIp: ip } } };
+    };
+    const verifier = withSources(['2001:db8::/32']);
+    expect(answerOf(await verifier(fromV6('2001:db8::17')))).toEqual({ statusCode: 202, result: 'accepted' });
+    expect(answerOf(await verifier(fromV6('2001:db9::17')))).toMatchObject({ statusCode: 403 });
+  });
+});
