@@ -311,6 +311,17 @@ export abstract class WebhookProvider {
     return new PresetProvider(AdapterKind.GITHUB, 'text', options);
   }
 
+  /**
+   * Meta (Facebook Pages, Instagram, Messenger, WhatsApp Cloud API): `X-Hub-Signature-256:
+   * sha256=...` over the body with the app secret, event id the SHA-256 digest of the body (Meta
+   * signs no id and no timestamp). The endpoint also answers Meta's `GET` subscription check with
+   * its `hub.challenge` when `hub.verify_token` matches. The signing secret holds JSON
+   * `{"appSecret": "…", "verifyToken": "…"}`.
+   */
+  public static meta(options: WebhookProviderOptions = {}): WebhookProvider {
+    return new PresetProvider(AdapterKind.META, 'json', options);
+  }
+
   /** Any HMAC-signed webhook, described by its header, signed content, encoding and id. */
   public static hmac(options: HmacProviderOptions): WebhookProvider {
     return new PresetProvider(AdapterKind.HMAC, 'text', options, options);

@@ -37,6 +37,9 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
     ...(runtime.authoritativeRead ? authoritativeReadProblems(runtime.authoritativeRead).map((problem) => `authoritativeRead: ${problem}`) : []),
     ...(runtime.allowedSourceCidrs ? sourceCidrProblems(runtime.allowedSourceCidrs).map((problem) => `allowedSources: ${problem}`) : []),
   ];
+  if (provider.rotation && provider.secretFormat === 'json') {
+    problems.push("rotation: this provider's secret is chosen in its own dashboard; stage the new value there and in the secret instead");
+  }
   if (provider.polling) {
     if (provider.adapter !== AdapterKind.ANSWERLINE && provider.adapter !== AdapterKind.ECHONOVA) {
       problems.push('polling: only Answerline and Echonova can be polled');

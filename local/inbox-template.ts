@@ -161,6 +161,8 @@ export function presetFor(config: Pick<ProviderRuntimeConfig, 'name' | 'adapter'
       return WebhookProvider.stripe(options);
     case AdapterKind.GITHUB:
       return WebhookProvider.github(options);
+    case AdapterKind.META:
+      return WebhookProvider.meta(options);
     case AdapterKind.HMAC: {
       const scheme = config.hmac!;
       const hmac: HmacProviderOptions = {

@@ -25,6 +25,7 @@ export const TWIN_PROVIDERS: Readonly<Record<string, { readonly adapter: string 
   'standard-webhooks': { adapter: AdapterKind.STANDARD_WEBHOOKS },
   stripe: { adapter: AdapterKind.STRIPE },
   github: { adapter: AdapterKind.GITHUB },
+  meta: { adapter: AdapterKind.META },
 };
 
 /**

@@ -34,6 +34,7 @@ const METRIC_OF: Readonly<Record<Reason, string | undefined>> = {
   not_final: MetricName.NOT_FINAL,
   handshake: MetricName.HANDSHAKE,
   source_not_allowed: MetricName.SOURCE_NOT_ALLOWED,
+  subscription_refused: MetricName.AUTHENTICATION_FAILED,
   bad_signature: MetricName.BAD_SIGNATURE,
   stale_timestamp: MetricName.STALE_TIMESTAMP,
   malformed: MetricName.MALFORMED,
@@ -84,6 +85,8 @@ export function createVerifier(deps: VerifierDependencies) {
       } else if (!adapter.allowsSource(parsed.request.sourceIp)) {
         // Before any secret is read: an address outside the provider's ranges is not the provider.
         decision = { reason: 'source_not_allowed', detail: 'the source address is not one the provider sends from' };
+      } else if (parsed.request.method === 'GET') {
+        decision = await checkSubscription(adapter, parsed.request, deps);
       } else {
         decision = await admit(adapter, parsed.request, deps);
       }
@@ -105,6 +108,22 @@ export function createVerifier(deps: VerifierDependencies) {
     deps.telemetry.flush();
     return response;
   };
+}
+
+/**
+ * A provider's unsigned GET check of the endpoint (Meta's subscription): answered with what it
+ * asks for when it presents the token stored beside the secret, refused 403 otherwise. Nothing is stored.
+ */
+async function checkSubscription(adapter: ProviderAdapter, request: InboundRequest, deps: VerifierDependencies): Promise<Decision> {
+  if (!adapter.answerSubscriptionCheck) return { reason: 'unknown_provider', detail: 'this provider is not checked with a GET' };
+  let keys;
+  try {
+    keys = adapter.signingKeys(usableVersions(await deps.secrets.versions(adapter.secretId), deps.now(), adapter.previousSecretGraceSeconds));
+  } catch (error) {
+    return { reason: 'secret_unavailable', fields: safeErrorFields(error) };
+  }
+  const answer = adapter.answerSubscriptionCheck(new URLSearchParams(request.rawQueryString), keys);
+  return answer ? { reason: 'handshake', answer } : { reason: 'subscription_refused', detail: 'the verify token or the challenge is missing or wrong' };
 }
 
 interface VerificationAttempt {

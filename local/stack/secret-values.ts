@@ -16,6 +16,9 @@ export function signingSecretFor(provider: Pick<ProviderRuntimeConfig, 'adapter'
       return `whsec_${randomBytes(24).toString('hex')}`;
     case AdapterKind.ECHONOVA:
       return randomBytes(32).toString('hex');
+    case AdapterKind.META:
+      // Both are chosen in Meta's dashboard; the twin makes up a pair.
+      return JSON.stringify({ appSecret: randomBytes(16).toString('hex'), verifyToken: randomBytes(12).toString('base64url') });
     case AdapterKind.GITHUB:
       return randomBytes(20).toString('hex');
     default:

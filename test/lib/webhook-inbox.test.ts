@@ -575,6 +575,17 @@ describe('provider presets', () => {
     );
   });
 
+  test('only a provider that checks the endpoint with a GET (Meta) gets a GET route beside its POST; its secret is not rotated here', () => {
+    const { template } = build({ providers: [WebhookProvider.meta(), WebhookProvider.github()] });
+    const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
+      (route) => (route as { Properties: { RouteKey: string } }).Properties.RouteKey,
+    );
+    expect(routeKeys.sort()).toEqual(['GET /hooks/meta', 'POST /hooks/github', 'POST /hooks/meta']);
+    expect(() => build({ providers: [WebhookProvider.meta({ rotation: { schedule: Duration.days(30) } })] })).toThrow(
+      /providers: meta: rotation: this provider's secret is chosen in its own dashboard/,
+    );
+  });
+
   test('a generic HMAC scheme that cannot work is refused at synth, naming the provider', () => {
     expect(() =>
       build({

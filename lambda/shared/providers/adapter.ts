@@ -84,6 +84,11 @@ export interface ProviderAdapter {
   readonly refusalStatus?: number;
   /** Whether a request from this address may be verified at all (the provider's published ranges). */
   allowsSource(sourceIp: string): boolean;
+  /**
+   * The answer to the provider's unsigned GET subscription check (Meta's `hub.challenge`), or
+   * undefined when it does not present what the keys hold; absent: the provider sends none.
+   */
+  readonly answerSubscriptionCheck?: (query: URLSearchParams, keys: readonly SigningKey[]) => HandshakeAnswer | undefined;
   /** The delivery metadata worth keeping on the row: no signature, no credentials. */
   metadata(headers: Headers): Record<string, string>;
   /**
@@ -106,10 +111,11 @@ export type StagedValue = Pick<SecretVersion, 'stage' | 'value'>;
 /** What makes one provider's adapter; `buildAdapter` adds the parts every adapter shares. */
 export interface AdapterParts {
   /** Turns one stored secret value into key material. */
-  readonly decodeKey: (value: string) => Pick<SigningKey, 'bytes' | 'publicKey'>;
+  readonly decodeKey: (value: string) => Pick<SigningKey, 'bytes' | 'publicKey' | 'verifyToken'>;
   readonly verify: (headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number, tolerance: Tolerance, request?: RequestContext) => Verdict;
   readonly admit: (headers: Headers, body: Buffer, key?: SigningKey) => Admission;
   readonly refusalStatus?: number;
+  readonly answerSubscriptionCheck?: ProviderAdapter['answerSubscriptionCheck'];
   /** Provider headers worth keeping on the row (never a signature). */
   readonly keptHeaders: readonly string[];
   readonly observe?: ProviderAdapter['observe'];
@@ -130,6 +136,7 @@ export function buildAdapter(config: ProviderRuntimeConfig, parts: AdapterParts)
     verify: (headers, body, keys, nowSeconds, request) => parts.verify(headers, body, keys, nowSeconds, tolerance, request),
     admit: config.authoritativeRead ? withResourceId(parts.admit, config.authoritativeRead.idJsonPath) : parts.admit,
     ...(parts.refusalStatus ? { refusalStatus: parts.refusalStatus } : {}),
+    ...(parts.answerSubscriptionCheck ? { answerSubscriptionCheck: parts.answerSubscriptionCheck } : {}),
     allowsSource: sourceAllowList(config.allowedSourceCidrs),
     metadata: (headers) => pickHeaders(headers, kept),
     observe: parts.observe ?? (() => undefined),

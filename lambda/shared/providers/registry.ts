@@ -5,6 +5,7 @@ import { answerline } from './answerline';
 import { echonova } from './echonova';
 import { github } from './github';
 import { hmac } from './hmac';
+import { meta } from './meta';
 import { ProviderModule } from './provider-module';
 import { standardWebhooks } from './standard-webhooks';
 import { stripe } from './stripe';
@@ -17,6 +18,7 @@ const REGISTRY: Readonly<Record<string, ProviderModule>> = {
   [AdapterKind.STRIPE]: stripe,
   [AdapterKind.GITHUB]: github,
   [AdapterKind.HMAC]: hmac,
+  [AdapterKind.META]: meta,
 };
 
 /** The module of a configured provider's adapter kind. */

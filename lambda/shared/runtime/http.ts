@@ -38,6 +38,7 @@ export type Reason =
   | 'not_final'
   | 'handshake'
   | 'source_not_allowed'
+  | 'subscription_refused'
   | 'bad_signature'
   | 'stale_timestamp'
   | 'malformed'
@@ -60,6 +61,7 @@ export const HTTP_STATUS: Readonly<Record<Reason, number>> = {
   not_final: 200,
   handshake: 200,
   source_not_allowed: 403,
+  subscription_refused: 403,
   bad_signature: 400,
   stale_timestamp: 400,
   malformed: 400,

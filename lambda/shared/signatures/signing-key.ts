@@ -7,6 +7,8 @@ export interface SigningKey {
   readonly stage: string;
   /** Set for an asymmetric (Ed25519) verification key instead of an HMAC secret. */
   readonly publicKey?: KeyObject;
+  /** The token a provider's unsigned subscription check must present (Meta's `hub.verify_token`), stored beside the secret. */
+  readonly verifyToken?: string;
 }
 
 /** A failed authenticity check; the reason is also the metric and the log code. */

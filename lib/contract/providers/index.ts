@@ -7,6 +7,7 @@ import { ANSWERLINE_REDELIVERY_SECONDS, AnswerlineLifecycle, AnswerlinePolling }
 import { ECHONOVA_REDELIVERY_SECONDS, EchonovaPolling } from './echonova';
 import { GITHUB_REDELIVERY_SECONDS } from './github';
 import { HMAC_REDELIVERY_SECONDS } from './hmac';
+import { META_REDELIVERY_SECONDS } from './meta';
 import { STANDARD_WEBHOOKS_REDELIVERY_SECONDS } from './standard-webhooks';
 import { STRIPE_REDELIVERY_SECONDS } from './stripe';
 
@@ -14,6 +15,7 @@ export * from './answerline';
 export * from './echonova';
 export * from './github';
 export * from './hmac';
+export * from './meta';
 export * from './schedule';
 export * from './standard-webhooks';
 export * from './stripe';
@@ -32,7 +34,11 @@ export const AdapterKind = {
   STRIPE: 'stripe',
   GITHUB: 'github',
   HMAC: 'hmac',
+  META: 'meta',
 } as const;
+
+/** Adapters whose provider checks the endpoint with a `GET` (Meta's subscription): the API serves `GET /hooks/<name>` for them too. */
+export const GET_CHECKED_ADAPTERS: readonly string[] = [AdapterKind.META];
 
 /**
  * How long after an event a provider may still deliver it (its retries, or a redelivery an
@@ -46,6 +52,7 @@ export const PROVIDER_REDELIVERY_SECONDS: Readonly<Record<string, number>> = {
   [AdapterKind.STRIPE]: STRIPE_REDELIVERY_SECONDS,
   [AdapterKind.GITHUB]: GITHUB_REDELIVERY_SECONDS,
   [AdapterKind.HMAC]: HMAC_REDELIVERY_SECONDS,
+  [AdapterKind.META]: META_REDELIVERY_SECONDS,
 };
 
 /** Polling defaults per adapter kind. */

@@ -41,4 +41,8 @@ describe('delivery schedules', () => {
     expect(Object.keys(PROVIDER_REDELIVERY_SECONDS).sort()).toEqual(Object.values(AdapterKind).sort());
     for (const kind of [AdapterKind.STRIPE, AdapterKind.GITHUB, AdapterKind.HMAC]) expect(PROVIDER_REDELIVERY_SECONDS[kind]).toBe(259_200);
   });
+
+  it("Meta: the longest of its retries, WhatsApp's seven days (the Graph API's 36 hours fit inside)", () => {
+    expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.META]).toBe(7 * 24 * 3600);
+  });
 });
