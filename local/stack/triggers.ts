@@ -263,8 +263,13 @@ export function startTriggers(
       };
       const arm = () => {
         const next = schedule.nextAfter(options.clock.now());
-        // A cron schedule whose last occurrence has passed never fires again.
-        if (Number.isFinite(next)) waitUntil(next, () => void run().finally(arm));
+        // A cron schedule whose last occurrence has passed never fires again. The next occurrence
+        // is armed before this one runs: EventBridge fires on time whether or not the last run ended.
+        if (Number.isFinite(next))
+          waitUntil(next, () => {
+            arm();
+            void run();
+          });
       };
       arm();
     }
