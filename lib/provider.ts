@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { AdapterKind, Defaults } from './contract';
+import { AdapterKind, Defaults, LINEAR_TOLERANCE_SECONDS, PADDLE_PAST_TOLERANCE_SECONDS } from './contract';
 
 /** Automatic rotation of a signing secret by the inbox's rotation function. */
 export interface SigningSecretRotation {
@@ -211,6 +211,16 @@ export interface HmacProviderOptions extends WebhookProviderOptions {
   readonly secretEncoding?: SecretEncoding;
 }
 
+/** Options of the Square preset. */
+export interface SquareProviderOptions extends WebhookProviderOptions {
+  /**
+   * The subscription's notification URL, exactly as registered with Square (https), e.g.
+   * `https://hooks.example.com/hooks/square`: Square signs it with each body, and behind API
+   * Gateway or a custom domain it cannot be rebuilt from the request.
+   */
+  readonly notificationUrl: string;
+}
+
 /** What a provider resolves to when an inbox binds it. */
 export interface WebhookProviderConfig {
   /** Path segment, key namespace and metric dimension. */
@@ -255,6 +265,11 @@ export interface WebhookProviderConfig {
    * @default - any
    */
   readonly allowedSources?: string[];
+  /**
+   * The URL the provider signs with each delivery (Square's notification URL).
+   * @default - none
+   */
+  readonly notificationUrl?: string;
 }
 
 /**
@@ -286,9 +301,10 @@ export abstract class WebhookProvider {
   }
 
   /**
-   * Any Standard Webhooks sender (OpenAI, Svix, ...): `webhook-*` or `svix-*` headers, `v1`
-   * HMAC-SHA256 (`whsec_` secret) or `v1a` Ed25519 (`whpk_` public key) signatures, event id
-   * from the signed `webhook-id` (`svix-id`).
+   * Any Standard Webhooks sender (OpenAI; Svix-powered senders such as Clerk and Resend; ...):
+   * `webhook-*` or `svix-*` headers, `v1` HMAC-SHA256 (`whsec_` secret) or `v1a` Ed25519
+   * (`whpk_` public key) signatures, event id from the signed `webhook-id` (`svix-id`). Name each
+   * instance after its sender, e.g. `standardWebhooks({ name: 'clerk' })`.
    */
   public static standardWebhooks(options: WebhookProviderOptions = {}): WebhookProvider {
     return new PresetProvider(AdapterKind.STANDARD_WEBHOOKS, 'whsec', options);
@@ -320,6 +336,91 @@ export abstract class WebhookProvider {
    */
   public static meta(options: WebhookProviderOptions = {}): WebhookProvider {
     return new PresetProvider(AdapterKind.META, 'json', options);
+  }
+
+  /**
+   * Slack (Events API, slash commands, interactivity): `X-Slack-Signature: v0=...`, hex
+   * HMAC-SHA256 of `v0:<X-Slack-Request-Timestamp>:<body>` with the signing secret; the signed
+   * `url_verification` request answered with its `challenge` as plain text and never stored;
+   * event id the body's `event_id`, or `sha256:<digest of the body>` for a body without one
+   * (form-encoded slash commands and interactivity payloads).
+   */
+  public static slack(options: WebhookProviderOptions = {}): WebhookProvider {
+    return new PresetProvider(AdapterKind.SLACK, 'text', options);
+  }
+
+  /**
+   * Zoom: `x-zm-signature: v0=...`, hex HMAC-SHA256 of `v0:<x-zm-request-timestamp>:<body>`
+   * with the secret token; the signed `endpoint.url_validation` request answered with its
+   * `plainToken` and `encryptedToken` (the token's HMAC) and never stored; event id the SHA-256
+   * digest of the body (Zoom signs no delivery id: `x-zm-trackingid` is kept as row metadata only).
+   */
+  public static zoom(options: WebhookProviderOptions = {}): WebhookProvider {
+    return new PresetProvider(AdapterKind.ZOOM, 'text', options);
+  }
+
+  /**
+   * Shopify: `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the body with the app's client
+   * secret), event id the SHA-256 digest of the body: Shopify signs neither a timestamp nor
+   * `X-Shopify-Webhook-Id`, which is kept as row metadata with the topic and the trigger time.
+   */
+  public static shopify(options: WebhookProviderOptions = {}): WebhookProvider {
+    return new PresetProvider(AdapterKind.SHOPIFY, 'text', options);
+  }
+
+  /**
+   * Paddle Billing: `Paddle-Signature: ts=...;h1=...` (hex HMAC-SHA256 of `ts:body`; several
+   * `h1` during a secret rotation), event id from the body's `event_id`. `pastTolerance`
+   * defaults to 5 seconds, what Paddle's SDK accepts (Paddle signs every attempt anew).
+   */
+  public static paddle(options: WebhookProviderOptions = {}): WebhookProvider {
+    return new PresetProvider(AdapterKind.PADDLE, 'text', {
+      ...options,
+      pastTolerance: options.pastTolerance ?? Duration.seconds(PADDLE_PAST_TOLERANCE_SECONDS),
+    });
+  }
+
+  /**
+   * PagerDuty v3 webhooks: `X-PagerDuty-Signature: v1=...` (hex HMAC-SHA256 of the body; one
+   * `v1` per secret during a rotation), event id from the body's `event.id`, `pagey.ping`
+   * acknowledged as a test delivery. PagerDuty signs no timestamp.
+   */
+  public static pagerduty(options: WebhookProviderOptions = {}): WebhookProvider {
+    return new PresetProvider(AdapterKind.PAGERDUTY, 'text', options);
+  }
+
+  /**
+   * Linear: `Linear-Signature` (hex HMAC-SHA256 of the body), freshness from the signed body's
+   * `webhookTimestamp` (`pastTolerance` and `futureTolerance` default to 60 seconds, as Linear
+   * recommends), event id from the signed body: `webhookId`, `type`, `action`, `data.id` and
+   * `createdAt` (`Linear-Delivery` is not signed: it is kept as row metadata).
+   */
+  public static linear(options: WebhookProviderOptions = {}): WebhookProvider {
+    return new PresetProvider(AdapterKind.LINEAR, 'text', {
+      ...options,
+      pastTolerance: options.pastTolerance ?? Duration.seconds(LINEAR_TOLERANCE_SECONDS),
+      futureTolerance: options.futureTolerance ?? Duration.seconds(LINEAR_TOLERANCE_SECONDS),
+    });
+  }
+  /**
+   * Discord interactions: `X-Signature-Ed25519` (hex Ed25519 signature of
+   * `<X-Signature-Timestamp><body>`) verified with the application's public key (64 hex
+   * characters, stored as the signing secret), a refused signature answered 401 as Discord
+   * requires; a PING answered `{"type":1}` and an autocomplete with no choices, neither stored;
+   * any other interaction stored under its `id` and answered with a deferred response
+   * (`{"type":5}`, `{"type":6}` for a component) the app follows up within 15 minutes.
+   */
+  public static discord(options: WebhookProviderOptions = {}): WebhookProvider {
+    return new PresetProvider(AdapterKind.DISCORD, 'text', options);
+  }
+
+  /**
+   * Square: `X-Square-HmacSha256-Signature` (base64 HMAC-SHA256 of the notification URL
+   * followed by the body, with the subscription's signature key), event id from the body's
+   * `event_id`. Square signs no timestamp: a replay is a duplicate.
+   */
+  public static square(options: SquareProviderOptions): WebhookProvider {
+    return new PresetProvider(AdapterKind.SQUARE, 'text', options);
   }
 
   /** Any HMAC-signed webhook, described by its header, signed content, encoding and id. */
@@ -355,6 +456,7 @@ class PresetProvider extends WebhookProvider {
       polling: this.options.polling,
       authoritativeRead: this.options.authoritativeRead,
       allowedSources: this.options.allowedSources,
+      notificationUrl: (this.options as Partial<SquareProviderOptions>).notificationUrl,
     };
   }
 }

@@ -149,7 +149,10 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
 }
 
 /** The construct's preset for a provider of an adapter kind (the generic HMAC scheme from its runtime settings). */
-export function presetFor(config: Pick<ProviderRuntimeConfig, 'name' | 'adapter' | 'hmac'>, options: WebhookProviderOptions): WebhookProvider {
+export function presetFor(
+  config: Pick<ProviderRuntimeConfig, 'name' | 'adapter' | 'hmac' | 'notificationUrl'>,
+  options: WebhookProviderOptions,
+): WebhookProvider {
   switch (config.adapter) {
     case AdapterKind.ANSWERLINE:
       return WebhookProvider.answerline(options);
@@ -163,6 +166,22 @@ export function presetFor(config: Pick<ProviderRuntimeConfig, 'name' | 'adapter'
       return WebhookProvider.github(options);
     case AdapterKind.META:
       return WebhookProvider.meta(options);
+    case AdapterKind.SLACK:
+      return WebhookProvider.slack(options);
+    case AdapterKind.ZOOM:
+      return WebhookProvider.zoom(options);
+    case AdapterKind.SHOPIFY:
+      return WebhookProvider.shopify(options);
+    case AdapterKind.PADDLE:
+      return WebhookProvider.paddle(options);
+    case AdapterKind.PAGERDUTY:
+      return WebhookProvider.pagerduty(options);
+    case AdapterKind.LINEAR:
+      return WebhookProvider.linear(options);
+    case AdapterKind.DISCORD:
+      return WebhookProvider.discord(options);
+    case AdapterKind.SQUARE:
+      return WebhookProvider.square({ ...options, notificationUrl: config.notificationUrl ?? '' });
     case AdapterKind.HMAC: {
       const scheme = config.hmac!;
       const hmac: HmacProviderOptions = {

@@ -2,13 +2,21 @@ import { AdapterKind, ProviderRuntimeConfig } from '../../../lib/contract';
 import { ConfigurationError } from '../runtime/errors';
 import { ProviderAdapter } from './adapter';
 import { answerline } from './answerline';
+import { discord } from './discord';
 import { echonova } from './echonova';
 import { github } from './github';
 import { hmac } from './hmac';
+import { linear } from './linear';
 import { meta } from './meta';
+import { paddle } from './paddle';
+import { pagerduty } from './pagerduty';
 import { ProviderModule } from './provider-module';
+import { shopify } from './shopify';
+import { square } from './square';
+import { slack } from './slack';
 import { standardWebhooks } from './standard-webhooks';
 import { stripe } from './stripe';
+import { zoom } from './zoom';
 
 /** Every kind of provider the runtime serves: adding one is its folder and a line here. */
 const REGISTRY: Readonly<Record<string, ProviderModule>> = {
@@ -18,7 +26,15 @@ const REGISTRY: Readonly<Record<string, ProviderModule>> = {
   [AdapterKind.STRIPE]: stripe,
   [AdapterKind.GITHUB]: github,
   [AdapterKind.HMAC]: hmac,
+  [AdapterKind.DISCORD]: discord,
+  [AdapterKind.SQUARE]: square,
+  [AdapterKind.SLACK]: slack,
+  [AdapterKind.ZOOM]: zoom,
   [AdapterKind.META]: meta,
+  [AdapterKind.SHOPIFY]: shopify,
+  [AdapterKind.PADDLE]: paddle,
+  [AdapterKind.PAGERDUTY]: pagerduty,
+  [AdapterKind.LINEAR]: linear,
 };
 
 /** The module of a configured provider's adapter kind. */

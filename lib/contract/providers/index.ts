@@ -4,21 +4,37 @@
  * the adapters the runtime knows, how a provider's name is spelled, and the tables by kind.
  */
 import { ANSWERLINE_REDELIVERY_SECONDS, AnswerlineLifecycle, AnswerlinePolling } from './answerline';
+import { DISCORD_REDELIVERY_SECONDS } from './discord';
 import { ECHONOVA_REDELIVERY_SECONDS, EchonovaPolling } from './echonova';
 import { GITHUB_REDELIVERY_SECONDS } from './github';
 import { HMAC_REDELIVERY_SECONDS } from './hmac';
+import { LINEAR_REDELIVERY_SECONDS } from './linear';
 import { META_REDELIVERY_SECONDS } from './meta';
+import { PADDLE_REDELIVERY_SECONDS } from './paddle';
+import { PAGERDUTY_REDELIVERY_SECONDS } from './pagerduty';
+import { SHOPIFY_REDELIVERY_SECONDS } from './shopify';
+import { SLACK_REDELIVERY_SECONDS } from './slack';
+import { SQUARE_REDELIVERY_SECONDS } from './square';
 import { STANDARD_WEBHOOKS_REDELIVERY_SECONDS } from './standard-webhooks';
 import { STRIPE_REDELIVERY_SECONDS } from './stripe';
+import { ZOOM_REDELIVERY_SECONDS } from './zoom';
 
 export * from './answerline';
+export * from './discord';
 export * from './echonova';
 export * from './github';
 export * from './hmac';
+export * from './linear';
 export * from './meta';
+export * from './paddle';
+export * from './pagerduty';
 export * from './schedule';
+export * from './shopify';
+export * from './slack';
+export * from './square';
 export * from './standard-webhooks';
 export * from './stripe';
+export * from './zoom';
 
 /** A provider's name: its path segment `/hooks/<name>` and its key namespace. Checked at synth, at cold start and by the ledger client. */
 export const PROVIDER_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -34,7 +50,15 @@ export const AdapterKind = {
   STRIPE: 'stripe',
   GITHUB: 'github',
   HMAC: 'hmac',
+  DISCORD: 'discord',
+  SQUARE: 'square',
+  SLACK: 'slack',
+  ZOOM: 'zoom',
   META: 'meta',
+  SHOPIFY: 'shopify',
+  PADDLE: 'paddle',
+  PAGERDUTY: 'pagerduty',
+  LINEAR: 'linear',
 } as const;
 
 /** Adapters whose provider checks the endpoint with a `GET` (Meta's subscription): the API serves `GET /hooks/<name>` for them too. */
@@ -52,6 +76,14 @@ export const PROVIDER_REDELIVERY_SECONDS: Readonly<Record<string, number>> = {
   [AdapterKind.STRIPE]: STRIPE_REDELIVERY_SECONDS,
   [AdapterKind.GITHUB]: GITHUB_REDELIVERY_SECONDS,
   [AdapterKind.HMAC]: HMAC_REDELIVERY_SECONDS,
+  [AdapterKind.SHOPIFY]: SHOPIFY_REDELIVERY_SECONDS,
+  [AdapterKind.PADDLE]: PADDLE_REDELIVERY_SECONDS,
+  [AdapterKind.PAGERDUTY]: PAGERDUTY_REDELIVERY_SECONDS,
+  [AdapterKind.LINEAR]: LINEAR_REDELIVERY_SECONDS,
+  [AdapterKind.DISCORD]: DISCORD_REDELIVERY_SECONDS,
+  [AdapterKind.SQUARE]: SQUARE_REDELIVERY_SECONDS,
+  [AdapterKind.SLACK]: SLACK_REDELIVERY_SECONDS,
+  [AdapterKind.ZOOM]: ZOOM_REDELIVERY_SECONDS,
   [AdapterKind.META]: META_REDELIVERY_SECONDS,
 };
 

@@ -8,9 +8,13 @@ import {
   AnswerlineLifecycle,
   attemptsOf,
   EchonovaDelivery,
+  LINEAR_TOLERANCE_SECONDS,
+  PADDLE_PAST_TOLERANCE_SECONDS,
   PROVIDER_REDELIVERY_SECONDS,
   retryWindowSeconds,
+  SlackDelivery,
   StandardWebhooksDelivery,
+  ZoomDelivery,
 } from '../../../lib/contract';
 
 describe('delivery schedules', () => {
@@ -37,6 +41,17 @@ describe('delivery schedules', () => {
     expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.STANDARD_WEBHOOKS]).toBe(72 * 3600);
   });
 
+  it('Shopify: 8 retries over 4 hours; Paddle: three days; PagerDuty: 5 attempts over about 20 minutes; Linear: retries after 1 min, 1 h and 6 h', () => {
+    expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.SHOPIFY]).toBe(14_400);
+    expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.PADDLE]).toBe(259_200);
+    expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.PAGERDUTY]).toBe(1_200);
+    expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.LINEAR]).toBe(60 + 3_600 + 21_600);
+  });
+
+  it("the tolerances the providers' own rules call for: Paddle's SDK accepts a ts 5 s old, Linear recommends a minute", () => {
+    expect(PADDLE_PAST_TOLERANCE_SECONDS).toBe(5);
+    expect(LINEAR_TOLERANCE_SECONDS).toBe(60);
+  });
   it('every adapter kind has a redelivery window: three days for Stripe, GitHub and a generic HMAC sender', () => {
     expect(Object.keys(PROVIDER_REDELIVERY_SECONDS).sort()).toEqual(Object.values(AdapterKind).sort());
     for (const kind of [AdapterKind.STRIPE, AdapterKind.GITHUB, AdapterKind.HMAC]) expect(PROVIDER_REDELIVERY_SECONDS[kind]).toBe(259_200);
@@ -44,5 +59,17 @@ describe('delivery schedules', () => {
 
   it("Meta: the longest of its retries, WhatsApp's seven days (the Graph API's 36 hours fit inside)", () => {
     expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.META]).toBe(7 * 24 * 3600);
+  });
+
+  it('Slack: 4 attempts (nearly at once, then after 1 and 5 minutes), 3 s each: 372 s', () => {
+    expect(attemptsOf(SlackDelivery)).toBe(4);
+    expect(SlackDelivery.maxWaitsSeconds).toEqual([0, 60, 300]);
+    expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.SLACK]).toBe(360 + 4 * 3);
+  });
+
+  it('Zoom: 4 attempts (retries 5, 20 and 60 minutes apart), 3 s each: 85 min 12 s', () => {
+    expect(attemptsOf(ZoomDelivery)).toBe(4);
+    expect(retryWindowSeconds(ZoomDelivery)).toBe(85 * 60 + 12);
+    expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.ZOOM]).toBe(5_112);
   });
 });
