@@ -25,8 +25,22 @@ export const TWIN_PROVIDERS: Readonly<Record<string, { readonly adapter: string 
   'standard-webhooks': { adapter: AdapterKind.STANDARD_WEBHOOKS },
   stripe: { adapter: AdapterKind.STRIPE },
   github: { adapter: AdapterKind.GITHUB },
+  slack: { adapter: AdapterKind.SLACK },
+  zoom: { adapter: AdapterKind.ZOOM },
   meta: { adapter: AdapterKind.META },
+  shopify: { adapter: AdapterKind.SHOPIFY },
+  paddle: { adapter: AdapterKind.PADDLE },
+  pagerduty: { adapter: AdapterKind.PAGERDUTY },
+  linear: { adapter: AdapterKind.LINEAR },
+  discord: { adapter: AdapterKind.DISCORD },
+  square: { adapter: AdapterKind.SQUARE },
 };
+
+/**
+ * The notification URL a Square provider of the twin is signed over: Square signs the URL it was
+ * registered with, and the twin's own is plain HTTP on a port chosen when it starts.
+ */
+export const twinNotificationUrl = (name: string): string => `https://localhost/hooks/${name}`;
 
 /**
  * A provider of the twin's app: a preset under its own name (`{ name: 'shop', preset: 'stripe' }`),
@@ -103,7 +117,7 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
     }
     const known = TWIN_PROVIDERS[spec.preset];
     if (!known) throw new Error(`unknown preset "${spec.preset}" for provider ${name}; the twin serves ${[...Object.keys(TWIN_PROVIDERS), 'hmac'].join(', ')}`);
-    return presetFor({ name, adapter: known.adapter }, preset);
+    return presetFor({ name, adapter: known.adapter, notificationUrl: twinNotificationUrl(name) }, preset);
   });
   const inbox = new WebhookInbox(stack, 'Inbox', {
     inboxName: TWIN_INBOX_NAME,

@@ -3,7 +3,7 @@
  * provider issues (an inbox's environment says which provider signs with which secret), a
  * generated secret as its `GenerateSecretString` asks, or the template's own `SecretString`.
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomInt } from 'node:crypto';
 import { AdapterKind, ProviderRuntimeConfig } from '../../lib/contract';
 
 /** A signing secret as each provider issues it. */
@@ -19,8 +19,29 @@ export function signingSecretFor(provider: Pick<ProviderRuntimeConfig, 'adapter'
     case AdapterKind.META:
       // Both are chosen in Meta's dashboard; the twin makes up a pair.
       return JSON.stringify({ appSecret: randomBytes(16).toString('hex'), verifyToken: randomBytes(12).toString('base64url') });
+    case AdapterKind.SHOPIFY:
+      // An app's client secret: 32 hexadecimal characters.
+      return randomBytes(16).toString('hex');
+    case AdapterKind.PADDLE:
+      return `pdl_ntfset_${randomBytes(13).toString('hex').slice(0, 26)}_${randomBytes(24).toString('base64url')}`;
+    case AdapterKind.PAGERDUTY:
+      return randomBytes(48).toString('base64');
+    case AdapterKind.LINEAR:
+      return `lin_wh_${randomBytes(24).toString('base64url')}`;
+    case AdapterKind.SLACK:
+      // An app's signing secret: 32 hexadecimal characters.
+      return randomBytes(16).toString('hex');
+    case AdapterKind.ZOOM:
+      // An app's secret token: 22 URL-safe characters.
+      return randomBytes(16).toString('base64url');
     case AdapterKind.GITHUB:
       return randomBytes(20).toString('hex');
+    case AdapterKind.DISCORD:
+      // The application's public key, in hex as the Developer Portal shows it (its private key is Discord's).
+      return Buffer.from(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('hex');
+    case AdapterKind.SQUARE:
+      // A subscription's signature key: 22 URL-safe characters.
+      return randomBytes(16).toString('base64url');
     default:
       return provider.hmac?.secretEncoding === 'base64' ? randomBytes(32).toString('base64') : randomBytes(24).toString('hex');
   }

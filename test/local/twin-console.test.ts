@@ -3,7 +3,7 @@
  * template (in a process of its own), the demo's deliveries show on the page with their answers,
  * no alarm pages for a clean demo, and a poison delivery (its authoritative read always fails) turns the dead-
  * deliveries alarm red once its attempts are spent, without a reload. The twin's app also serves a
- * generic HMAC provider from its settings.
+ * generic HMAC provider from its settings, and answers the Slack and Zoom presets' URL checks.
  */
 import { createHmac } from 'node:crypto';
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -47,6 +47,9 @@ beforeAll(async () => {
           timestampHeader: 'X-Slack-Request-Timestamp',
           idJsonPath: 'event_id',
         },
+        // The presets whose URL checks are answered at the edge, one under another name.
+        { name: 'slack-events', preset: 'slack' },
+        'zoom',
       ],
       stateDir,
       // Two attempts of two seconds each, and the reconciler's minute every two seconds: a poison row dies within half a minute.
@@ -144,4 +147,35 @@ test('serves a generic HMAC provider from its settings: a delivery signed by its
   const signed = await fetch(twin.urls.slack, { method: 'POST', headers: slackHeaders(twin.secrets.slack, body), body });
   const forged = await fetch(twin.urls.slack, { method: 'POST', headers: slackHeaders('not-the-secret', body), body });
   expect({ signed: signed.status, forged: forged.status }).toEqual({ signed: 202, forged: 400 });
+});
+
+test("answers the Slack and Zoom presets' URL checks through the twin's front door, as the providers ask", async () => {
+  // Each provider's rule, stated here: v0= and the hex HMAC-SHA256 of "v0:<timestamp>:<body>".
+  const signed = (secret: string, signature: string, timestampHeader: string, body: string) => {
+    const timestamp = String(unixSeconds());
+    const mac = createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex');
+    return { 'content-type': 'application/json', [timestampHeader]: timestamp, [signature]: `v0=${mac}` };
+  };
+  const challenge = `challenge-${randomUUID()}`;
+  const verification = JSON.stringify({ token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl', challenge, type: 'url_verification' });
+  const slack = await fetch(twin.urls['slack-events'], {
+    method: 'POST',
+    headers: signed(twin.secrets['slack-events'], 'x-slack-signature', 'x-slack-request-timestamp', verification),
+    body: verification,
+  });
+  expect({ status: slack.status, type: slack.headers.get('content-type'), body: await slack.text() }).toEqual({
+    status: 200,
+    type: 'text/plain',
+    body: challenge,
+  });
+
+  const plainToken = randomUUID().replace(/-/g, '').slice(0, 22);
+  const validation = JSON.stringify({ payload: { plainToken }, event_ts: Date.now(), event: 'endpoint.url_validation' });
+  const zoom = await fetch(twin.urls.zoom, {
+    method: 'POST',
+    headers: signed(twin.secrets.zoom, 'x-zm-signature', 'x-zm-request-timestamp', validation),
+    body: validation,
+  });
+  expect({ status: zoom.status, type: zoom.headers.get('content-type') }).toEqual({ status: 200, type: 'application/json' });
+  expect(await zoom.json()).toEqual({ plainToken, encryptedToken: createHmac('sha256', twin.secrets.zoom).update(plainToken).digest('hex') });
 });

@@ -3,6 +3,7 @@
  * provider issues, and a generated secret as Secrets Manager generates it from the template's
  * `GenerateSecretString`.
  */
+import { createPublicKey } from 'node:crypto';
 import { AdapterKind, HmacRuntimeSettings } from '../../../lib/contract';
 import { signingSecretFor, templateSecretValue } from '../../../local/stack/secret-values';
 
@@ -45,6 +46,25 @@ describe('signing secrets, as each provider issues them', () => {
 
   test('github: 40 hex characters', () => {
     expect(signingSecretFor({ adapter: AdapterKind.GITHUB })).toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  test('slack: 32 hex characters (an app signing secret)', () => {
+    expect(signingSecretFor({ adapter: AdapterKind.SLACK })).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  test('zoom: 22 URL-safe characters (an app secret token)', () => {
+    expect(signingSecretFor({ adapter: AdapterKind.ZOOM })).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  });
+
+  test("discord: the application's public key, 64 hex characters of an Ed25519 key", () => {
+    const secret = signingSecretFor({ adapter: AdapterKind.DISCORD });
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(secret, 'hex').toString('base64url') }, format: 'jwk' });
+    expect(key.asymmetricKeyType).toBe('ed25519');
+  });
+
+  test('square: 22 URL-safe characters (a subscription signature key)', () => {
+    expect(signingSecretFor({ adapter: AdapterKind.SQUARE })).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 
   test('a generic HMAC scheme: base64 when its secret is base64-encoded, hex text otherwise', () => {
