@@ -1,8 +1,9 @@
 /**
  * Property-based fuzzing of the verifier, run by `test/fuzz/verifier.test.ts` (3,000 cases in
  * `npm test`, 100,000 with `npm run fuzz`): one verifier serving every preset (Answerline, Echonova, Standard Webhooks
- * with `webhook-*` and `svix-*` headers, Standard Webhooks `v1a` Ed25519, Stripe, GitHub and two
- * generic HMAC schemes) against the emulators, the Secrets Manager stand-in and an S3 body store.
+ * with `webhook-*` and `svix-*` headers, Standard Webhooks `v1a` Ed25519, Stripe, GitHub, Shopify,
+ * Paddle, PagerDuty, Linear, Discord (Ed25519, answered as Discord requires), Square (signed with
+ * its notification URL) and two generic HMAC schemes) against the emulators, the Secrets Manager stand-in and an S3 body store.
  *
  * A case is a plan (plain data, so fast-check can print and shrink it) that is materialized into
  * API Gateway events at run time: most plans start from a delivery the provider would really
@@ -23,6 +24,7 @@
  * altered digest), and the work queue exactly one message per accepted invocation.
  */
 import { createHash, generateKeyPairSync, KeyObject, randomBytes, sign as signEd25519 } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as fc from 'fast-check';
@@ -104,7 +106,22 @@ const echonovaHeader = (style: string) => ECHONOVA_JOB_STYLES[style]?.header ?? 
 // Presets: how each provider signs, where its id is, which headers the verifier reads
 // =============================================================================================
 
-export const PRESETS = ['answerline', 'echonova', 'openai', 'ed25519', 'stripe', 'github', 'slack', 'acme'] as const;
+export const PRESETS = [
+  'answerline',
+  'echonova',
+  'openai',
+  'ed25519',
+  'stripe',
+  'github',
+  'slack',
+  'acme',
+  'shopify',
+  'paddle',
+  'pagerduty',
+  'linear',
+  'discord',
+  'square',
+] as const;
 export type PresetName = (typeof PRESETS)[number];
 
 /** What a delivery is made of before it is signed. */
@@ -116,6 +133,8 @@ interface Draft {
   readonly note: string;
   /** Echonova spending.*: how the body names its billing cycle. */
   readonly cycle: CyclePlan;
+  /** The signing time as the plan writes it: Linear dates its body with it. */
+  readonly timestamp: string;
 }
 
 interface Signer {
@@ -142,7 +161,19 @@ interface Preset {
   /** Header carrying the signed timestamp; undefined when none is signed (GitHub) or it sits in the signature (Stripe). */
   readonly timestampHeader?: (style: string) => string;
   readonly signsTimestamp: boolean;
+  /**
+   * The timestamp is a field of the signed body (Linear's `webhookTimestamp`, milliseconds): read
+   * only once the MAC matched, so a bad one is answered after bad_signature, never before.
+   */
+  readonly timestampInBody?: boolean;
   readonly newSigner: () => Signer;
+  /** The status a refused signature (or signature header) is answered with, where the provider documents one (Discord: 401). */
+  readonly refusalStatus?: number;
+  /**
+   * The body the provider requires in answer to `reason` instead of the inbox's own (Discord's
+   * interaction responses), given the bytes received; undefined: the inbox's own answer.
+   */
+  readonly ownAnswer?: (reason: Reason, received: Buffer) => Record<string, unknown> | undefined;
   readonly payload: (draft: Draft) => Record<string, unknown>;
   /** The signed headers of `body` (with any unsigned ones the sender adds). */
   readonly headers: (draft: Draft, body: Buffer, timestamp: string, signature: (content: Buffer) => string) => HeaderMap;
@@ -155,6 +186,8 @@ interface Preset {
 
 type Admission =
   | { kind: 'test' }
+  /** Answered at the edge as the provider asks (Discord's PING and autocomplete), never stored. */
+  | { kind: 'handshake' }
   | { kind: 'not_final' }
   | { kind: 'malformed' }
   /** `shared`: the id is a digest of a body that carries no id of this case, so another case may have stored it first. */
@@ -171,6 +204,10 @@ const headerIdFits = (id: unknown): boolean => typeof id === 'string' && id.leng
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const validId = (id: unknown, max: number): id is string =>
   typeof id === 'string' && id.length > 0 && id.length <= max && !LONE_SURROGATE.test(id) && Buffer.byteLength(id, 'utf8') <= MAX_ID_BYTES;
+/** A key field of at most `maxBytes` in UTF-8 (Linear bounds each field of its composite id). */
+const fitsBytes = (id: unknown, maxBytes: number): id is string =>
+  typeof id === 'string' && id.length > 0 && !LONE_SURROGATE.test(id) && Buffer.byteLength(id, 'utf8') <= maxBytes;
+const LINEAR_CREATED_AT = '2026-09-18T10:00:00.000Z';
 const idOrMalformed = (id: unknown, max: number, eventId: (id: string) => string = (x) => x, repeatable = false): Admission =>
   validId(id, max) ? { kind: 'event', eventId: eventId(id), repeatable } : { kind: 'malformed' };
 
@@ -190,6 +227,37 @@ function ed25519Signer(): Signer {
   const signWith = (key: KeyObject, content: Buffer) => `v1a,${signEd25519(null, content, key).toString('base64')}`;
   return { stored: `whpk_${raw.toString('base64')}`, sign: (content, useWrong) => signWith(useWrong ? other.privateKey : pair.privateKey, content) };
 }
+
+/** Discord: hex Ed25519 over `timestamp + body`; the inbox stores the application's public key in hex. */
+function discordSigner(): Signer {
+  const pair = generateKeyPairSync('ed25519');
+  const other = generateKeyPairSync('ed25519');
+  const raw = Buffer.from(pair.publicKey.export({ format: 'jwk' }).x!, 'base64url');
+  return { stored: raw.toString('hex'), sign: (content, useWrong) => signEd25519(null, content, useWrong ? other.privateKey : pair.privateKey).toString('hex') };
+}
+
+/** The interaction types of the Discord styles: a command, a component, a modal submit, a PING, an autocomplete. */
+const DISCORD_INTERACTION_TYPES: Readonly<Record<string, number>> = { command: 2, component: 3, modal: 5, ping: 1, autocomplete: 4 };
+
+/**
+ * What Discord must read in answer (it waits for an interaction response): PONG to a PING, no
+ * choices to an autocomplete, a deferral to a stored interaction (the update kind, 6, for a
+ * component; 5 otherwise); a refusal is the inbox's own answer.
+ */
+function discordAnswer(reason: Reason, received: Buffer): Record<string, unknown> | undefined {
+  let type: unknown;
+  try {
+    type = (JSON.parse(received.toString('utf8')) as { type?: unknown }).type;
+  } catch {
+    return undefined;
+  }
+  if (reason === 'handshake') return type === 1 ? { type: 1 } : { type: 8, data: { choices: [] } };
+  if (reason === 'accepted' || reason === 'duplicate' || reason === 'quarantined') return { type: type === 3 ? 6 : 5 };
+  return undefined;
+}
+
+/** The notification URL the fuzzed Square provider is registered with: Square signs it before the body. */
+const SQUARE_NOTIFICATION_URL = 'https://hooks.example.com/hooks/square';
 
 function textSigner(algorithm: 'sha256' | 'sha512', encoding: 'hex' | 'base64', prefix: string, newSecret: () => string = textSecret): Signer {
   const secret = newSecret();
@@ -434,12 +502,199 @@ const PRESET: Record<PresetName, Preset> = {
     listSeparator: ',',
     admission: (d) => idOrMalformed(d.id, 256),
   },
+  shopify: {
+    adapter: AdapterKind.SHOPIFY,
+    styles: ['orders/create', 'app/uninstalled'],
+    idIn: 'header',
+    maxIdLength: 512,
+    idPrefix: '',
+    readHeaders: () => ['x-shopify-hmac-sha256', 'x-shopify-topic', 'x-shopify-webhook-id'],
+    signatureHeader: () => 'x-shopify-hmac-sha256',
+    signsTimestamp: false,
+    newSigner: () => textSigner('sha256', 'base64', ''),
+    keyedByBody: true,
+    payload: (d) => ({ id: 820982911946154500, admin_graphql_api_id: d.id, note: d.note, total_price: '12.50' }),
+    headers: (d, body, _timestamp, signature) => ({
+      'x-shopify-topic': d.style,
+      'x-shopify-hmac-sha256': signature(body),
+      'x-shopify-webhook-id': typeof d.id === 'string' ? d.id : '',
+      'x-shopify-triggered-at': '2026-09-18T10:00:00.000Z',
+    }),
+    extraEntry: (shape, bytes) => [b64(bytes, 32), b64(bytes, 31), hex(bytes, 32), 'sha256='][shape % 4],
+    listSeparator: ',',
+    // Nothing signs X-Shopify-Webhook-Id: the key is the body's digest, a replay under a fresh id a duplicate.
+    admission: (d, bytes) => ({ kind: 'event', eventId: sha256Hex(bytes), repeatable: false, shared: !carriesCaseId(d) }),
+  },
+  paddle: {
+    adapter: AdapterKind.PADDLE,
+    styles: ['transaction.paid'],
+    idIn: 'body',
+    maxIdLength: 512,
+    idPrefix: 'evt_',
+    readHeaders: () => ['paddle-signature'],
+    signatureHeader: () => 'paddle-signature',
+    signsTimestamp: true,
+    newSigner: () => textSigner('sha256', 'hex', ''),
+    payload: (d) => ({
+      event_id: d.id,
+      event_type: d.style,
+      occurred_at: '2026-09-18T10:00:00.000000Z',
+      notification_id: 'ntf_fuzz',
+      data: { id: 'txn_fuzz', custom_data: { note: d.note } },
+    }),
+    headers: (_d, body, timestamp, signature) => ({
+      'paddle-signature': `ts=${timestamp};h1=${signature(signedContent('{timestamp}:{body}', body, { timestamp }))}`,
+    }),
+    extraEntry: (shape, bytes) =>
+      [`h1=${hex(bytes, 32)}`, `h2=${hex(bytes, 32)}`, `h1=${hex(bytes, 31)}`, 'scheme=x', 'junk', `h1=${hex(bytes, 32).toUpperCase()}`][shape % 6],
+    listSeparator: ';',
+    admission: (d, _bytes, parses) => (parses ? idOrMalformed(d.id, 512) : { kind: 'malformed' }),
+  },
+  pagerduty: {
+    adapter: AdapterKind.PAGERDUTY,
+    styles: ['incident.triggered', 'incident.resolved', 'pagey.ping'],
+    idIn: 'body',
+    maxIdLength: 512,
+    idPrefix: '01',
+    readHeaders: () => ['x-pagerduty-signature'],
+    signatureHeader: () => 'x-pagerduty-signature',
+    signsTimestamp: false,
+    newSigner: () => textSigner('sha256', 'hex', 'v1='),
+    payload: (d) => ({
+      event: {
+        id: d.id,
+        event_type: d.style,
+        resource_type: d.style === 'pagey.ping' ? 'pagey' : 'incident',
+        occurred_at: '2026-09-18T10:00:00.000Z',
+        agent: null,
+        client: null,
+        data: { id: 'PGR0VU2', title: d.note },
+      },
+    }),
+    headers: (_d, body, _timestamp, signature) => ({ 'x-pagerduty-signature': signature(body), 'x-webhook-id': 'fuzz-webhook' }),
+    extraEntry: (shape, bytes) => [`v1=${hex(bytes, 32)}`, `v0=${hex(bytes, 32)}`, `v1=${hex(bytes, 31)}`, 'v1='][shape % 4],
+    listSeparator: ',',
+    // The ping is recognised by its signed event type, before its id is read.
+    admission: (d, _bytes, parses) => (!parses ? { kind: 'malformed' } : d.style === 'pagey.ping' ? { kind: 'test' } : idOrMalformed(d.id, 512)),
+  },
+  linear: {
+    adapter: AdapterKind.LINEAR,
+    styles: ['Issue:update', 'Comment:create'],
+    idIn: 'body',
+    maxIdLength: 128,
+    idPrefix: 'wh-',
+    readHeaders: () => ['linear-signature'],
+    signatureHeader: () => 'linear-signature',
+    // No header timestamp is checked before the MAC: it is in the body (timestampInBody).
+    signsTimestamp: false,
+    timestampInBody: true,
+    newSigner: () => textSigner('sha256', 'hex', ''),
+    payload: (d) => ({
+      action: d.style.split(':')[1],
+      type: d.style.split(':')[0],
+      createdAt: LINEAR_CREATED_AT,
+      data: { id: 'issue-fuzz', title: d.note },
+      organizationId: 'org-fuzz',
+      webhookId: d.id,
+      // Milliseconds; a text that is no Unix seconds stays text, which the preset refuses.
+      webhookTimestamp: CANONICAL_SECONDS.test(d.timestamp) ? Number(d.timestamp) * 1000 : d.timestamp,
+    }),
+    headers: (_d, body, _timestamp, signature) => ({ 'linear-signature': signature(body), 'linear-delivery': 'fuzz-delivery', 'linear-event': 'Issue' }),
+    extraEntry: (shape, bytes) => [hex(bytes, 32), hex(bytes, 31), 'sha256', hex(bytes, 32).toUpperCase()][shape % 4],
+    listSeparator: ',',
+    // webhookId (at most 128 bytes), type, action, data.id, createdAt; a retry dated anew is a repeat.
+    admission: (d, _bytes, parses) => {
+      if (!parses || !fitsBytes(d.id, 128)) return { kind: 'malformed' };
+      const [type, action] = d.style.split(':');
+      return { kind: 'event', eventId: composite(d.id, type, action, 'issue-fuzz', LINEAR_CREATED_AT), repeatable: true };
+    },
+  },
+  discord: {
+    adapter: AdapterKind.DISCORD,
+    styles: Object.keys(DISCORD_INTERACTION_TYPES),
+    idIn: 'body',
+    maxIdLength: 512,
+    idPrefix: '',
+    readHeaders: () => ['x-signature-ed25519', 'x-signature-timestamp'],
+    signatureHeader: () => 'x-signature-ed25519',
+    timestampHeader: () => 'x-signature-timestamp',
+    signsTimestamp: true,
+    newSigner: discordSigner,
+    refusalStatus: 401,
+    ownAnswer: discordAnswer,
+    payload: (d) => ({
+      application_id: '1162853462716543108',
+      id: d.id,
+      type: DISCORD_INTERACTION_TYPES[d.style],
+      token: 'aW50ZXJhY3Rpb246ZnV6eg',
+      version: 1,
+      data: { name: 'note', options: [{ name: 'text', type: 3, value: d.note }] },
+    }),
+    headers: (_d, body, timestamp, signature) => ({
+      'x-signature-ed25519': signature(Buffer.concat([Buffer.from(timestamp, 'utf8'), body])),
+      'x-signature-timestamp': timestamp,
+    }),
+    // Discord sends exactly one signature, and the preset reads exactly one: nothing to add beside it.
+    extraEntry: () => '',
+    listSeparator: '',
+    // A PING and an autocomplete are answered at the edge whatever their id; any other interaction is keyed by its id.
+    admission: (d, _bytes, parses) => {
+      if (!parses) return { kind: 'malformed' };
+      if (d.style === 'ping' || d.style === 'autocomplete') return { kind: 'handshake' };
+      return idOrMalformed(d.id, 512);
+    },
+  },
+  square: {
+    adapter: AdapterKind.SQUARE,
+    config: { notificationUrl: SQUARE_NOTIFICATION_URL },
+    styles: ['payment.updated', 'webhooks.test_notification'],
+    idIn: 'body',
+    maxIdLength: 512,
+    idPrefix: '',
+    readHeaders: () => ['x-square-hmacsha256-signature'],
+    signatureHeader: () => 'x-square-hmacsha256-signature',
+    signsTimestamp: false,
+    newSigner: () => textSigner('sha256', 'base64', '', () => randomBytes(16).toString('base64url')),
+    payload: (d) => ({
+      merchant_id: '6SSW7HV8K2ST5',
+      type: d.style,
+      event_id: d.id,
+      created_at: '2026-09-18T10:00:00.000Z',
+      data: { type: 'payment', id: 'pay_fuzz', object: { payment: { id: 'pay_fuzz', note: d.note } } },
+    }),
+    headers: (_d, body, _timestamp, signature) => ({
+      'x-square-hmacsha256-signature': signature(signedContent(`${SQUARE_NOTIFICATION_URL}{body}`, body)),
+      'square-environment': 'Sandbox',
+    }),
+    extraEntry: (shape, bytes) => [b64(bytes, 32), b64(bytes, 31), hex(bytes, 32), 'sha256='][shape % 4],
+    listSeparator: ',',
+    // Square signs no timestamp; the key is the signed body's event_id.
+    admission: (d, _bytes, parses) => (parses ? idOrMalformed(d.id, 512) : { kind: 'malformed' }),
+  },
 };
 
 /** Every header name any preset reads: a 4xx detail naming a header names one of these. */
 const KNOWN_HEADERS = new Set(PRESETS.flatMap((name) => PRESET[name].styles.flatMap((style) => PRESET[name].readHeaders(style))));
 /** Every body field an id is read from. */
-const KNOWN_FIELDS = ['task.id', 'task.status', 'task.createdAt', 'task.idempotencyKey', 'jobId', 'apiKeyId', 'billingCycle', 'cycle', 'id', 'event_id'];
+const KNOWN_FIELDS = [
+  'task.id',
+  'task.status',
+  'task.createdAt',
+  'task.idempotencyKey',
+  'jobId',
+  'apiKeyId',
+  'billingCycle',
+  'cycle',
+  'id',
+  'event_id',
+  'event.id',
+  'webhookId',
+  'type',
+  'action',
+  'data.id',
+  'createdAt',
+  'webhookTimestamp',
+];
 
 // =============================================================================================
 // Plans: what fast-check generates and shrinks
@@ -1268,6 +1523,19 @@ export class FuzzBench {
       violations.push(`${label}: the answer body is not JSON`);
       return undefined;
     }
+    // A provider's own answer (Discord's interaction responses) names no result: its log line does.
+    const served = servedPreset(step.event.rawPath);
+    const ownAnswered = parsed.result === undefined && served?.ownAnswer !== undefined;
+    if (ownAnswered) {
+      const logged = (
+        step.hasContext
+          ? logs.find((line) => line.requestId === step.requestId)
+          : logs.find((line) => line.requestId === undefined && !claimed.has(line))
+      )?.reason as Reason | undefined;
+      const expected = logged === undefined ? undefined : served.ownAnswer!(logged, step.received);
+      if (!isDeepStrictEqual(parsed, expected)) violations.push(`${label}: answered ${String(body)}, the provider's answer to ${logged} is ${JSON.stringify(expected)}`);
+      parsed = { result: logged };
+    }
     const result = parsed.result as Reason;
     const detail = typeof parsed.detail === 'string' ? parsed.detail : undefined;
     // The answer goes back to whoever sent the request: it names fields, it echoes no content.
@@ -1278,7 +1546,8 @@ export class FuzzBench {
 
     if (statusCode === undefined || statusCode >= 500) violations.push(`${label}: answered ${statusCode} ${result} (the store is up: never 5xx)`);
     if (!Object.prototype.hasOwnProperty.call(HTTP_STATUS, result)) violations.push(`${label}: result ${JSON.stringify(result)} is not a documented reason`);
-    else if (HTTP_STATUS[result] !== statusCode) violations.push(`${label}: ${result} answered ${statusCode}, documented ${HTTP_STATUS[result]}`);
+    else if (documentedStatus(result, detail, served, ownAnswered) !== statusCode)
+      violations.push(`${label}: ${result} answered ${statusCode}, documented ${documentedStatus(result, detail, served, ownAnswered)}`);
     if (statusCode !== undefined && statusCode >= 400 && statusCode < 500 && !namesSomething(result, detail)) {
       violations.push(`${label}: ${statusCode} ${result} detail ${JSON.stringify(detail)} names no header, field, path or limit`);
     }
@@ -1416,6 +1685,7 @@ export class FuzzBench {
       id: planId(plan.id, preset.idPrefix, nonce),
       note: variant === 0 ? plan.note : `${plan.note}#altered-${variant}`,
       cycle: plan.cycle ?? 'named',
+      timestamp: tsText,
     };
     // Never the preset itself, whatever the style index.
     const otherPreset = PRESETS[(PRESETS.indexOf(plan.preset) + 1 + (plan.style % (PRESETS.length - 1))) % PRESETS.length];
@@ -1559,14 +1829,21 @@ export class FuzzBench {
     if (!c.headersPresent) return reason('malformed');
     if (!c.headersIntact) return c.authentic ? { kind: 'any' } : { kind: 'reject' };
     if (c.plan.signing === 'unsigned') return reason('malformed');
+    if (c.preset.timestampInBody && c.authentic) {
+      const inBody = bodyTimestampExpectation(c.admission, c.tsText, c.plan.timestamp.kind === 'text' ? undefined : c.offset);
+      if (inBody) return inBody;
+    }
 
     // Header shape is checked before any MAC: a header id or a timestamp the preset refuses.
     // GitHub signs no timestamp: whatever the plan says about it does not matter there.
     const timed = c.preset.signsTimestamp;
     const textual = timed && c.plan.timestamp.kind === 'text';
     const canonical = CANONICAL_SECONDS.test(c.tsText);
-    // Stripe trims the t= value and splits the header at commas; the others read the header as it is.
-    const refused = timed && !canonical && (c.plan.preset !== 'stripe' || (!/[, ]/.test(c.tsText) && c.tsText.trim() === c.tsText));
+    // Stripe trims the t= value and splits the header at commas, Paddle splits it at semicolons; the others read the header as it is.
+    const refused =
+      timed &&
+      !canonical &&
+      (c.plan.preset === 'stripe' ? !/[, ]/.test(c.tsText) && c.tsText.trim() === c.tsText : c.plan.preset !== 'paddle' || !c.tsText.includes(';'));
     if (c.preset.idIn === 'header' && c.preset.maxIdLength === 256 && !headerIdFits(c.id)) return reason('malformed');
     if (refused) return reason('malformed');
     if (!c.authentic) return textual ? { kind: 'reject' } : reason('bad_signature');
@@ -1576,6 +1853,8 @@ export class FuzzBench {
     switch (c.admission.kind) {
       case 'test':
         return reason('test');
+      case 'handshake':
+        return reason('handshake');
       case 'not_final':
         return reason('not_final');
       case 'malformed':
@@ -1727,6 +2006,21 @@ function copyOf(m: Materialized, requestId: string): Materialized {
   return { ...m, event, requestId };
 }
 
+/**
+ * What an authentic delivery whose timestamp is a field of its body is answered before its
+ * admission (undefined: by its admission): a body that is no JSON object, or a timestamp that is
+ * no whole Unix seconds (written as text), is malformed; a planned offset outside the tolerance is
+ * stale, or any 4xx when the id is refused too (the body may not parse). A random body, or a
+ * textual time that happens to be whole seconds, may be answered anything documented.
+ */
+function bodyTimestampExpectation(admission: Admission, tsText: string, offset: number | undefined): Expectation | undefined {
+  if (admission.kind === 'unknown') return { kind: 'any' };
+  if (!CANONICAL_SECONDS.test(tsText)) return { kind: 'reason', reason: 'malformed' };
+  if (offset === undefined) return { kind: 'any' };
+  if (offset >= -TOLERANCE_SECONDS && offset <= TOLERANCE_SECONDS) return undefined;
+  return admission.kind === 'malformed' ? { kind: 'reject' } : { kind: 'reason', reason: 'stale_timestamp' };
+}
+
 /** A 4xx detail names what is at fault: a header the presets read, a body field, the body, the path or the limit. */
 function namesSomething(reason: Reason, detail: string | undefined): boolean {
   if (!detail) return false;
@@ -1743,6 +2037,23 @@ function routing(path: PathPlan): 'own' | 'other' | 'unknown' | 'none' {
   return path === 'bare' || path === 'missing' ? 'none' : 'unknown';
 }
 
+/** The preset served at a path, as the verifier routes it (its last `/hooks/<name>` segment). */
+function servedPreset(rawPath: unknown): Preset | undefined {
+  const name = /\/hooks\/([^/]+)\/?$/.exec(typeof rawPath === 'string' ? rawPath : '')?.[1];
+  return (PRESETS as readonly string[]).includes(name ?? '') ? PRESET[name as PresetName] : undefined;
+}
+
+/**
+ * The status a reason is answered with at a preset's path: 200 for an answer of the provider's
+ * own; the provider's for a refused signature, its freshness or a signature header (a header's
+ * shape is part of verification: the body's fields are not); the inbox's otherwise.
+ */
+function documentedStatus(reason: Reason, detail: string | undefined, served: Preset | undefined, ownAnswered: boolean): number {
+  if (ownAnswered) return 200;
+  const refusal = reason === 'bad_signature' || reason === 'stale_timestamp' || (reason === 'malformed' && detail?.startsWith('header ') === true);
+  return refusal && served?.refusalStatus !== undefined ? served.refusalStatus : HTTP_STATUS[reason];
+}
+
 function idFieldOf(preset: PresetName): string | undefined {
   return {
     answerline: undefined,
@@ -1753,12 +2064,20 @@ function idFieldOf(preset: PresetName): string | undefined {
     github: undefined,
     slack: 'event_id',
     acme: undefined,
+    shopify: undefined,
+    paddle: 'event_id',
+    pagerduty: undefined,
+    linear: 'webhookId',
+    discord: 'id',
+    square: 'event_id',
   }[preset];
 }
 
 /** Leaves the id out of a body-keyed payload (`notString: undefined` means missing). */
 function deleteId(payload: Record<string, unknown>, preset: PresetName): void {
   if (preset === 'answerline') delete (payload.task as Record<string, unknown>).id;
+  if (preset === 'pagerduty') delete (payload.event as Record<string, unknown>).id;
+  if (preset === 'linear') delete payload.webhookId;
   for (const field of ['id', 'event_id', 'jobId', 'apiKeyId']) delete payload[field];
 }
 

@@ -7,11 +7,16 @@ import {
   AnswerlineDelivery,
   AnswerlineLifecycle,
   attemptsOf,
+  DISCORD_REFUSAL_STATUS,
+  DiscordCallbackType,
+  DiscordHeaders,
+  DiscordInteractionType,
   EchonovaDelivery,
   LINEAR_TOLERANCE_SECONDS,
   PADDLE_PAST_TOLERANCE_SECONDS,
   PROVIDER_REDELIVERY_SECONDS,
   retryWindowSeconds,
+  SQUARE_SIGNATURE_HEADER,
   SlackDelivery,
   StandardWebhooksDelivery,
   ZoomDelivery,
@@ -57,6 +62,11 @@ describe('delivery schedules', () => {
     for (const kind of [AdapterKind.STRIPE, AdapterKind.GITHUB, AdapterKind.HMAC]) expect(PROVIDER_REDELIVERY_SECONDS[kind]).toBe(259_200);
   });
 
+  it('Discord: an interaction is sent once, never retried; Square: retried for up to 72 hours after its event', () => {
+    expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.DISCORD]).toBe(0);
+    expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.SQUARE]).toBe(259_200);
+  });
+
   it("Meta: the longest of its retries, WhatsApp's seven days (the Graph API's 36 hours fit inside)", () => {
     expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.META]).toBe(7 * 24 * 3600);
   });
@@ -71,5 +81,26 @@ describe('delivery schedules', () => {
     expect(attemptsOf(ZoomDelivery)).toBe(4);
     expect(retryWindowSeconds(ZoomDelivery)).toBe(85 * 60 + 12);
     expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.ZOOM]).toBe(5_112);
+  });
+});
+
+describe('signed requests', () => {
+  it('Discord: hex Ed25519 in X-Signature-Ed25519 over X-Signature-Timestamp and the body; 401 for a bad signature', () => {
+    expect(DiscordHeaders).toEqual({ SIGNATURE: 'x-signature-ed25519', TIMESTAMP: 'x-signature-timestamp' });
+    expect(DISCORD_REFUSAL_STATUS).toBe(401);
+  });
+
+  it('Discord: interaction types 1 to 5 (PING to MODAL_SUBMIT); answers PONG 1, deferrals 5 and 6, autocomplete results 8', () => {
+    expect(DiscordInteractionType).toEqual({ PING: 1, APPLICATION_COMMAND: 2, MESSAGE_COMPONENT: 3, APPLICATION_COMMAND_AUTOCOMPLETE: 4, MODAL_SUBMIT: 5 });
+    expect(DiscordCallbackType).toEqual({
+      PONG: 1,
+      DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5,
+      DEFERRED_UPDATE_MESSAGE: 6,
+      APPLICATION_COMMAND_AUTOCOMPLETE_RESULT: 8,
+    });
+  });
+
+  it('Square: base64 HMAC-SHA256 in X-Square-HmacSha256-Signature', () => {
+    expect(SQUARE_SIGNATURE_HEADER).toBe('x-square-hmacsha256-signature');
   });
 });

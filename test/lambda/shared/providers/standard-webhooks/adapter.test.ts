@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { AdapterKind, MetricName } from '../../../../../lib/contract';
-import { Clock, newSigningSecret } from '../../../../support/inbox-fixture';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
+import { deliveryKey } from '../../../../../lambda/shared/stores/inbox-store';
+import { answerOf, apiGatewayEvent, Clock, newSigningSecret } from '../../../../support/inbox-fixture';
 import { PresetBench, presetContract, PresetSpec } from '../../../../support/preset-contract';
 import {
   Ed25519Sender,
@@ -228,6 +231,38 @@ describe('the event id is the signed webhook-id', () => {
   test('the generic preset has no test delivery: a body with "test": true is stored', async () => {
     const body = bench.bytes({ test: true, type: 'response.completed' });
     const answer = await bench.deliver(body);
+    expect(answer).toMatchObject({ statusCode: 202, result: 'accepted' });
+    await bench.expectStored(body, answer.headers);
+  });
+});
+
+describe('named senders: OpenAI with webhook-* headers, Clerk and Resend through Svix with svix-* headers', () => {
+  const clerkUserCreated = () => ({ object: 'event', type: 'user.created', data: { id: `user_${randomUUID().replace(/-/g, '')}`, first_name: 'Grüße' } });
+  const resendEmailSent = () => ({ type: 'email.sent', created_at: '2026-09-18T10:00:00.000Z', data: { email_id: randomUUID(), subject: 'Köln 🚀' } });
+
+  test.each([
+    ['clerk', clerkUserCreated],
+    ['resend', resendEmailSent],
+  ])('%s: the svix library signs and verifies the delivery, the inbox accepts it under <name>#<svix-id>; a flipped byte is refused', async (name, payload) => {
+    const secret = newSigningSecret();
+    const config = await bench.h.addProvider(name, AdapterKind.STANDARD_WEBHOOKS, secret);
+    const verifier = bench.h.verifier({ providers: [config] });
+    const body = bench.bytes(payload());
+    const headers = svixHeaders(body, secret, bench.h.clock.seconds);
+    bench.h.markSensitive(headers['svix-signature']);
+    const post = (bytes: Buffer) => verifier(apiGatewayEvent(bytes, headers, { path: `/hooks/${name}` }));
+
+    expect(new SvixWebhook(secret).verify(body.toString('utf8'), headers)).toEqual(JSON.parse(body.toString('utf8')));
+    expect(answerOf(await post(flipByte(body)))).toMatchObject({ statusCode: 400, result: 'bad_signature', detail: expect.stringContaining('svix-signature') });
+    expect(answerOf(await post(body))).toEqual({ statusCode: 202, result: 'accepted' });
+    expect(await bench.h.row(deliveryKey(name, headers['svix-id']))).toMatchObject({ provider: name, eventId: headers['svix-id'] });
+  });
+
+  test('openai: the reference standardwebhooks library verifies what the inbox accepts', async () => {
+    const body = bench.bytes(responseCompleted('from OpenAI'));
+    const answer = await bench.deliver(body);
+
+    expect(new StandardWebhook(bench.secret).verify(body.toString('utf8'), answer.headers)).toEqual(JSON.parse(body.toString('utf8')));
     expect(answer).toMatchObject({ statusCode: 202, result: 'accepted' });
     await bench.expectStored(body, answer.headers);
   });

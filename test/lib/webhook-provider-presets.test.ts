@@ -1,0 +1,39 @@
+/**
+ * What the Shopify, Paddle, PagerDuty and Linear presets resolve to, restated by hand: their
+ * adapter, their name and path, the kind of secret, and the tolerances each provider's own rules
+ * call for by default (Paddle's SDK accepts 5 s, Linear recommends a minute), which options override.
+ */
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { WebhookProvider, WebhookProviderOptions } from '../../lib';
+import { providerRuntimeConfigOf } from '../../lib/runtime-config';
+
+const bind = (provider: WebhookProvider) => provider.bind(new Stack(new App(), 'Presets'));
+const tolerances = (provider: WebhookProvider) => {
+  const config = bind(provider);
+  return [config.pastTolerance.toSeconds(), config.futureTolerance.toSeconds()];
+};
+
+describe.each([
+  ['shopify', (options?: WebhookProviderOptions) => WebhookProvider.shopify(options), [300, 300]],
+  ['paddle', (options?: WebhookProviderOptions) => WebhookProvider.paddle(options), [5, 300]],
+  ['pagerduty', (options?: WebhookProviderOptions) => WebhookProvider.pagerduty(options), [300, 300]],
+  ['linear', (options?: WebhookProviderOptions) => WebhookProvider.linear(options), [60, 60]],
+])('WebhookProvider.%s()', (name, preset, defaults) => {
+  test(`is served at /hooks/${name} by the ${name} adapter with a text secret`, () => {
+    expect(bind(preset())).toMatchObject({ name, adapter: name, secretFormat: 'text' });
+    expect(bind(preset({ name: `${name}-eu` })).name).toBe(`${name}-eu`);
+  });
+
+  test(`tolerates ${defaults[0]} s past and ${defaults[1]} s future by default; each option overrides its own`, () => {
+    expect(tolerances(preset())).toEqual(defaults);
+    expect(tolerances(preset({ pastTolerance: Duration.seconds(30) }))).toEqual([30, defaults[1]]);
+    expect(tolerances(preset({ futureTolerance: Duration.seconds(20) }))).toEqual([defaults[0], 20]);
+    expect(providerRuntimeConfigOf(bind(preset()), 'arn:secret')).toMatchObject({ tolerancePastSeconds: defaults[0], toleranceFutureSeconds: defaults[1] });
+  });
+});
+
+test('the Standard Webhooks preset serves senders by name: OpenAI, Clerk and Resend', () => {
+  for (const name of ['openai', 'clerk', 'resend']) {
+    expect(bind(WebhookProvider.standardWebhooks({ name }))).toMatchObject({ name, adapter: 'standard-webhooks', secretFormat: 'whsec' });
+  }
+});
