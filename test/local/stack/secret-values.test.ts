@@ -67,6 +67,21 @@ describe('signing secrets, as each provider issues them', () => {
     expect(signingSecretFor({ adapter: AdapterKind.SQUARE })).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 
+  test('shopify: 32 hex characters (an app client secret)', () => {
+    expect(signingSecretFor({ adapter: AdapterKind.SHOPIFY })).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  test('paddle: pdl_ntfset_, a notification setting id and a key (an endpoint secret key)', () => {
+    expect(signingSecretFor({ adapter: AdapterKind.PADDLE })).toMatch(/^pdl_ntfset_[0-9a-z]{26}_[A-Za-z0-9_-]{32}$/);
+  });
+
+  test('pagerduty: 64 base64 characters (a webhook subscription secret)', () => {
+    expect(signingSecretFor({ adapter: AdapterKind.PAGERDUTY })).toMatch(/^[A-Za-z0-9+/]{64}$/);
+  });
+
+  test('linear: lin_wh_ and 32 URL-safe characters (a webhook signing secret)', () => {
+    expect(signingSecretFor({ adapter: AdapterKind.LINEAR })).toMatch(/^lin_wh_[A-Za-z0-9_-]{32}$/);
+  });
   test('a generic HMAC scheme: base64 when its secret is base64-encoded, hex text otherwise', () => {
     const base64 = signingSecretFor({ adapter: AdapterKind.HMAC, hmac: hmacScheme('base64') });
     expect(Buffer.from(base64, 'base64').toString('base64')).toBe(base64);

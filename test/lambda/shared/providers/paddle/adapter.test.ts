@@ -140,7 +140,7 @@ describe("Paddle's SDK judges the same deliveries", () => {
 });
 
 describe('the event id is the body event_id', () => {
-  test('a retry (re-signed later) and a replay of the event are duplicates; the same event_id with another body is quarantined', async () => {
+  test('a retry (the same body, re-signed an hour later) is a duplicate; the same event_id with another body is quarantined', async () => {
     const event = transactionPaid('an order');
     const first = await bench.deliver(bench.bytes(event));
     bench.h.clock.advance(3_600_000);
