@@ -3,7 +3,7 @@
  * `npm test`, 100,000 with `npm run fuzz`): one verifier serving every preset (Answerline, Echonova, Standard Webhooks
  * with `webhook-*` and `svix-*` headers, Standard Webhooks `v1a` Ed25519, Stripe, GitHub, Shopify,
  * Paddle, PagerDuty, Linear, Discord (Ed25519, answered as Discord requires), Square (signed with
- * its notification URL) and two generic HMAC schemes) against the emulators, the Secrets Manager stand-in and an S3 body store.
+ * its notification URL), Slack and Zoom (their URL checks answered at the edge) and two generic HMAC schemes) against the emulators, the Secrets Manager stand-in and an S3 body store.
  *
  * A case is a plan (plain data, so fast-check can print and shrink it) that is materialized into
  * API Gateway events at run time: most plans start from a delivery the provider would really
@@ -18,6 +18,8 @@
  * - an unauthenticated delivery (wrong secret, no signature, altered bytes, another provider's
  *   path, a random event) is never answered 2xx; where the plan pins the outcome down (an intact
  *   signed delivery) the exact reason, and for a stored one the exact inbox key, are checked;
+ * - a provider's own answer (Discord's interaction responses, Slack's and Zoom's URL checks) is
+ *   exactly the one it documents, and only ever given to an authentic request;
  * - no log line carries a body, a secret or a signature (the fixture's capture, expectLogsClean).
  * After a run, `audit()` checks the real table and queue: the inbox holds exactly the rows of the
  * invocations answered accepted (one delivery row each) and quarantined (one quarantine item per
@@ -121,6 +123,8 @@ export const PRESETS = [
   'linear',
   'discord',
   'square',
+  'slack-events',
+  'zoom',
 ] as const;
 export type PresetName = (typeof PRESETS)[number];
 
@@ -171,9 +175,11 @@ interface Preset {
   readonly refusalStatus?: number;
   /**
    * The body the provider requires in answer to `reason` instead of the inbox's own (Discord's
-   * interaction responses), given the bytes received; undefined: the inbox's own answer.
+   * interaction responses, Slack's and Zoom's URL checks), given the bytes received and the stored
+   * secret: a string is the answer's text as sent, anything else its JSON value; undefined: the
+   * inbox's own answer.
    */
-  readonly ownAnswer?: (reason: Reason, received: Buffer) => Record<string, unknown> | undefined;
+  readonly ownAnswer?: (reason: Reason, received: Buffer, stored: string) => unknown;
   readonly payload: (draft: Draft) => Record<string, unknown>;
   /** The signed headers of `body` (with any unsigned ones the sender adds). */
   readonly headers: (draft: Draft, body: Buffer, timestamp: string, signature: (content: Buffer) => string) => HeaderMap;
@@ -233,7 +239,10 @@ function discordSigner(): Signer {
   const pair = generateKeyPairSync('ed25519');
   const other = generateKeyPairSync('ed25519');
   const raw = Buffer.from(pair.publicKey.export({ format: 'jwk' }).x!, 'base64url');
-  return { stored: raw.toString('hex'), sign: (content, useWrong) => signEd25519(null, content, useWrong ? other.privateKey : pair.privateKey).toString('hex') };
+  return {
+    stored: raw.toString('hex'),
+    sign: (content, useWrong) => signEd25519(null, content, useWrong ? other.privateKey : pair.privateKey).toString('hex'),
+  };
 }
 
 /** The interaction types of the Discord styles: a command, a component, a modal submit, a PING, an autocomplete. */
@@ -258,6 +267,30 @@ function discordAnswer(reason: Reason, received: Buffer): Record<string, unknown
 
 /** The notification URL the fuzzed Square provider is registered with: Square signs it before the body. */
 const SQUARE_NOTIFICATION_URL = 'https://hooks.example.com/hooks/square';
+
+/** A member of a JSON object body at a dotted path; undefined when the body is no JSON object. */
+function bodyField(received: Buffer, path: string): unknown {
+  let node: unknown;
+  try {
+    node = JSON.parse(received.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  for (const key of path.split('.')) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+  return node;
+}
+
+/** Slack's answer to its signed URL check: the challenge, as plain text. */
+function slackAnswer(reason: Reason, received: Buffer): unknown {
+  return reason === 'handshake' ? bodyField(received, 'challenge') : undefined;
+}
+
+/** Zoom's answer to its signed URL validation: the plainToken and its hex HMAC-SHA256 under the secret token. */
+function zoomAnswer(reason: Reason, received: Buffer, stored: string): unknown {
+  const plainToken = bodyField(received, 'payload.plainToken');
+  if (reason !== 'handshake' || typeof plainToken !== 'string') return undefined;
+  return { plainToken, encryptedToken: hmacText('sha256', 'hex', stored, Buffer.from(plainToken, 'utf8')) };
+}
 
 function textSigner(algorithm: 'sha256' | 'sha512', encoding: 'hex' | 'base64', prefix: string, newSecret: () => string = textSecret): Signer {
   const secret = newSecret();
@@ -671,6 +704,71 @@ const PRESET: Record<PresetName, Preset> = {
     // Square signs no timestamp; the key is the signed body's event_id.
     admission: (d, _bytes, parses) => (parses ? idOrMalformed(d.id, 512) : { kind: 'malformed' }),
   },
+  // The Slack preset (the generic scheme's Slack-style entry above has no URL check).
+  'slack-events': {
+    adapter: AdapterKind.SLACK,
+    styles: ['event_callback', 'url_verification', 'app_rate_limited'],
+    idIn: 'body',
+    maxIdLength: 512,
+    idPrefix: 'Ev',
+    readHeaders: () => ['x-slack-signature', 'x-slack-request-timestamp'],
+    signatureHeader: () => 'x-slack-signature',
+    timestampHeader: () => 'x-slack-request-timestamp',
+    signsTimestamp: true,
+    newSigner: () => textSigner('sha256', 'hex', 'v0='),
+    ownAnswer: slackAnswer,
+    payload: (d) =>
+      d.style === 'url_verification'
+        ? { token: d.note, challenge: d.id, type: 'url_verification' }
+        : d.style === 'app_rate_limited'
+          ? { token: d.note, type: 'app_rate_limited', team_id: 'T1', minute_rate_limited: 1789000000, api_app_id: d.id }
+          : { token: 'x', team_id: 'T1', api_app_id: 'A1', event_id: d.id, type: 'event_callback', event: { type: 'message', text: d.note } },
+    headers: (_d, body, timestamp, signature) => ({
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': signature(signedContent('v0:{timestamp}:{body}', body, { timestamp })),
+      'x-slack-retry-num': '1',
+    }),
+    extraEntry: (shape, bytes) => [`v0=${hex(bytes, 32)}`, `v1=${hex(bytes, 32)}`, `v0=${hex(bytes, 33)}`, 'v0='][shape % 4],
+    listSeparator: ',',
+    // The URL check is answered with its challenge; an Events API event is keyed by its event_id;
+    // a body that is no JSON object (a form body) or names no id, by `sha256:<digest>`.
+    admission: (d, bytes, parses) => {
+      const digest: Admission = { kind: 'event', eventId: composite('sha256', sha256Hex(bytes)), repeatable: false, shared: !carriesCaseId(d) };
+      if (!parses || d.style === 'app_rate_limited') return digest;
+      if (d.style === 'url_verification') return validId(d.id, 512) ? { kind: 'handshake' } : { kind: 'malformed' };
+      return idOrMalformed(d.id, 512);
+    },
+  },
+  zoom: {
+    adapter: AdapterKind.ZOOM,
+    styles: ['meeting.started', 'endpoint.url_validation'],
+    idIn: 'body',
+    maxIdLength: 512,
+    idPrefix: '',
+    readHeaders: () => ['x-zm-signature', 'x-zm-request-timestamp'],
+    signatureHeader: () => 'x-zm-signature',
+    timestampHeader: () => 'x-zm-request-timestamp',
+    signsTimestamp: true,
+    newSigner: () => textSigner('sha256', 'hex', 'v0='),
+    ownAnswer: zoomAnswer,
+    payload: (d) =>
+      d.style === 'endpoint.url_validation'
+        ? { payload: { plainToken: d.id }, event_ts: 1789000000000, event: d.style }
+        : { event: d.style, event_ts: 1789000000000, payload: { account_id: 'acct_fuzz', object: { id: d.id, topic: d.note } } },
+    headers: (_d, body, timestamp, signature) => ({
+      'x-zm-request-timestamp': timestamp,
+      'x-zm-signature': signature(signedContent('v0:{timestamp}:{body}', body, { timestamp })),
+      'x-zm-trackingid': 'v=2.0&s=fuzz&r=VA',
+    }),
+    extraEntry: (shape, bytes) => [`v0=${hex(bytes, 32)}`, `v1=${hex(bytes, 32)}`, `v0=${hex(bytes, 33)}`, 'v0='][shape % 4],
+    listSeparator: ',',
+    // Zoom signs no delivery id: an event is keyed by the body's digest; the URL validation is answered with the token's HMAC.
+    admission: (d, bytes, parses) => {
+      if (!parses) return { kind: 'malformed' };
+      if (d.style !== 'endpoint.url_validation') return { kind: 'event', eventId: sha256Hex(bytes), repeatable: false, shared: !carriesCaseId(d) };
+      return validId(d.id, 512) ? { kind: 'handshake' } : { kind: 'malformed' };
+    },
+  },
 };
 
 /** Every header name any preset reads: a 4xx detail naming a header names one of these. */
@@ -694,6 +792,9 @@ const KNOWN_FIELDS = [
   'data.id',
   'createdAt',
   'webhookTimestamp',
+  'challenge',
+  'event',
+  'payload.plainToken',
 ];
 
 // =============================================================================================
@@ -1516,30 +1617,37 @@ export class FuzzBench {
       return undefined;
     }
     const { statusCode, body } = outcome.response;
-    let parsed: { result?: unknown; detail?: unknown };
-    try {
-      parsed = JSON.parse(String(body));
-    } catch {
-      violations.push(`${label}: the answer body is not JSON`);
-      return undefined;
-    }
-    // A provider's own answer (Discord's interaction responses) names no result: its log line does.
+    // The inbox's own answers are JSON; a provider's own answer may be text (Slack's challenge).
+    const text = String(body);
     const served = servedPreset(step.event.rawPath);
+    let json: unknown = undefined;
+    let parsed: { result?: unknown; detail?: unknown } = {};
+    try {
+      json = JSON.parse(text);
+      if (typeof json === 'object' && json !== null) parsed = json as { result?: unknown; detail?: unknown };
+    } catch {
+      if (served?.ownAnswer === undefined) {
+        violations.push(`${label}: the answer body is not JSON`);
+        return undefined;
+      }
+    }
+    // A provider's own answer (Discord's interaction responses, Slack's and Zoom's URL checks) names no result: its log line does.
     const ownAnswered = parsed.result === undefined && served?.ownAnswer !== undefined;
     if (ownAnswered) {
       const logged = (
-        step.hasContext
-          ? logs.find((line) => line.requestId === step.requestId)
-          : logs.find((line) => line.requestId === undefined && !claimed.has(line))
+        step.hasContext ? logs.find((line) => line.requestId === step.requestId) : logs.find((line) => line.requestId === undefined && !claimed.has(line))
       )?.reason as Reason | undefined;
-      const expected = logged === undefined ? undefined : served.ownAnswer!(logged, step.received);
-      if (!isDeepStrictEqual(parsed, expected)) violations.push(`${label}: answered ${String(body)}, the provider's answer to ${logged} is ${JSON.stringify(expected)}`);
+      const stored = this.signers[PRESETS.find((name) => PRESET[name] === served)!].stored;
+      const expected = logged === undefined ? undefined : served.ownAnswer!(logged, step.received, stored);
+      if (!isDeepStrictEqual(typeof expected === 'string' ? text : json, expected))
+        violations.push(`${label}: answered ${String(body)}, the provider's answer to ${logged} is ${JSON.stringify(expected)}`);
       parsed = { result: logged };
     }
     const result = parsed.result as Reason;
     const detail = typeof parsed.detail === 'string' ? parsed.detail : undefined;
-    // The answer goes back to whoever sent the request: it names fields, it echoes no content.
-    const echoed = step.needles.find((needle) => needle.length >= 16 && String(body).includes(needle));
+    // The answer goes back to whoever sent the request: it names fields, it echoes no content
+    // (but what the provider asks to have echoed: Slack's challenge, Zoom's plainToken).
+    const echoed = ownAnswered ? undefined : step.needles.find((needle) => needle.length >= 16 && String(body).includes(needle));
     if (echoed !== undefined) violations.push(`${label}: the answer echoes request content ${JSON.stringify(echoed.slice(0, 40))}`);
     this.stats.byReason[result] = (this.stats.byReason[result] ?? 0) + 1;
     this.stats.byStatus[String(statusCode)] = (this.stats.byStatus[String(statusCode)] ?? 0) + 1;
@@ -2063,6 +2171,8 @@ function idFieldOf(preset: PresetName): string | undefined {
     stripe: 'id',
     github: undefined,
     slack: 'event_id',
+    'slack-events': 'event_id',
+    zoom: undefined,
     acme: undefined,
     shopify: undefined,
     paddle: 'event_id',
@@ -2078,6 +2188,8 @@ function deleteId(payload: Record<string, unknown>, preset: PresetName): void {
   if (preset === 'answerline') delete (payload.task as Record<string, unknown>).id;
   if (preset === 'pagerduty') delete (payload.event as Record<string, unknown>).id;
   if (preset === 'linear') delete payload.webhookId;
+  if (preset === 'slack-events') delete payload.challenge;
+  if (preset === 'zoom') delete (payload.payload as Record<string, unknown>).plainToken;
   for (const field of ['id', 'event_id', 'jobId', 'apiKeyId']) delete payload[field];
 }
 

@@ -44,6 +44,7 @@ test(
       'stale_timestamp',
       'test',
       'not_final',
+      'handshake',
       'accepted',
       'duplicate',
       'quarantined',
