@@ -1,9 +1,10 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Token } from 'aws-cdk-lib';
 import {
   AdapterKind,
   authoritativeReadProblems,
   HmacRuntimeSettings,
   hmacSchemeProblems,
+  notificationUrlProblems,
   PollingDefaults,
   pollingProblems,
   PollingRuntimeConfig,
@@ -39,6 +40,13 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
   ];
   if (provider.rotation && provider.secretFormat === 'json') {
     problems.push("rotation: this provider's secret is chosen in its own dashboard; stage the new value there and in the secret instead");
+  }
+  // A URL built from a token (a custom domain's name) is checked at cold start.
+  if (provider.adapter === AdapterKind.SQUARE && !Token.isUnresolved(provider.notificationUrl)) {
+    problems.push(...notificationUrlProblems(provider.notificationUrl).map((problem) => `notificationUrl ${problem}`));
+  }
+  if (provider.rotation && provider.adapter === AdapterKind.DISCORD) {
+    problems.push("rotation: the stored value is the Discord application's public key, not a secret: there is nothing to rotate");
   }
   if (provider.polling) {
     if (provider.adapter !== AdapterKind.ANSWERLINE && provider.adapter !== AdapterKind.ECHONOVA) {
@@ -91,5 +99,6 @@ export function providerRuntimeConfigOf(provider: WebhookProviderConfig, secretI
         }
       : {}),
     ...(provider.allowedSources?.length ? { allowedSourceCidrs: provider.allowedSources } : {}),
+    ...(provider.notificationUrl !== undefined ? { notificationUrl: provider.notificationUrl } : {}),
   });
 }

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { MetricName } from '../../lib/contract';
-import { ProviderAdapter } from '../shared/providers/adapter';
+import { Admission, ProviderAdapter } from '../shared/providers/adapter';
 import { logReference, sha256Hex } from '../shared/runtime/digest';
 import { HandshakeAnswer, InboundRequest, parseApiGatewayEvent, Reason, respond, respondToHandshake } from '../shared/runtime/http';
 import { admitDelivery, AdmissionResult, placement } from '../shared/admission';
@@ -179,11 +179,29 @@ async function admit(adapter: ProviderAdapter, request: InboundRequest, deps: Ve
   if (admission.kind === 'not_final') return { reason: 'not_final' };
   if (admission.kind === 'malformed') return { reason: 'malformed', detail: admission.detail };
 
+  const stored = await store(adapter, request, admission, verdict.key.stage, deps);
+  // The answer a provider requires to a stored event (Discord's deferred interaction response), whatever the row's outcome.
+  const answer = admission.kind === 'event' ? admission.answer : undefined;
+  return answer && STORED_REASONS.includes(stored.reason) ? { ...stored, answer } : stored;
+}
+
+/** The outcomes of a stored delivery: each is a 2xx, acknowledging it to the provider. */
+const STORED_REASONS: readonly Reason[] = ['accepted', 'duplicate', 'quarantined'];
+
+/** Writes a verified event's row conditionally (or sets an anomaly's copy aside); the decision says how it went. */
+async function store(
+  adapter: ProviderAdapter,
+  request: InboundRequest,
+  admission: Extract<Admission, { kind: 'event' | 'anomaly' }>,
+  signedWith: string,
+  deps: VerifierDependencies,
+): Promise<Decision> {
+  const { headers, body } = request;
   const now = deps.now();
   const meta = adapter.metadata(headers);
   const key = deliveryKey(adapter.name, admission.eventId);
   const digest = sha256Hex(body);
-  const fields: LogFields = { eventRef: logReference(key), digest, signedWith: verdict.key.stage };
+  const fields: LogFields = { eventRef: logReference(key), digest, signedWith };
   let admitted: AdmissionResult;
   try {
     if (admission.kind === 'anomaly') {

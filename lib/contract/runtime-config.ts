@@ -39,6 +39,26 @@ function apiUrlProblems(field: string, url: string): string[] {
   return parsed.protocol === 'https:' || loopback ? [] : [`${field} must be an https:// URL`];
 }
 
+/** Characters no URL holds unencoded (RFC 3986): a signed URL is signed as text, exactly as written. */
+const NOT_IN_A_URL = /[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/;
+
+/**
+ * What is wrong with the URL a provider signs (Square's notification URL), each problem as it
+ * follows the field's name; empty when it is usable. It cannot be rebuilt from a request behind
+ * API Gateway or a custom domain, so it is configured. Checked at synth and at cold start.
+ */
+export function notificationUrlProblems(url: unknown): string[] {
+  if (typeof url !== 'string' || url === '') return ['is required: the URL the provider signs, exactly as registered with it'];
+  if (NOT_IN_A_URL.test(url)) return ['holds a character no URL holds unencoded (a space, a brace, non-ASCII): give it as the provider shows it'];
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return ['is not a URL'];
+  }
+  return parsed.protocol === 'https:' ? [] : ['must be an https:// URL'];
+}
+
 /** What is wrong with a provider's polling configuration; empty when it is usable. Checked at synth and at cold start. */
 export function pollingProblems(config: PollingRuntimeConfig): string[] {
   const problems: string[] = [];
@@ -147,6 +167,8 @@ export interface ProviderRuntimeConfig {
   readonly authoritativeRead?: AuthoritativeReadSettings;
   /** The only source address ranges (CIDR) a request is verified from; absent or empty: any. */
   readonly allowedSourceCidrs?: readonly string[];
+  /** The URL the provider signs, exactly as registered with it (Square's notification URL); absent for providers that sign none. */
+  readonly notificationUrl?: string;
 }
 
 /** What names a provider's runtime configuration; everything else has its default. */

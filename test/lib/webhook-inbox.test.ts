@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { App, Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import { App, Duration, Lazy, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -457,6 +457,8 @@ describe('retention', () => {
       WebhookProvider.standardWebhooks(),
       WebhookProvider.stripe(),
       WebhookProvider.github(),
+      WebhookProvider.slack(),
+      WebhookProvider.zoom(),
     ];
     expect(() => new WebhookInbox(stack, 'Inbox', { providers })).not.toThrow();
   });
@@ -584,6 +586,40 @@ describe('provider presets', () => {
     expect(() => build({ providers: [WebhookProvider.meta({ rotation: { schedule: Duration.days(30) } })] })).toThrow(
       /providers: meta: rotation: this provider's secret is chosen in its own dashboard/,
     );
+  });
+
+  test('Square: the notification URL reaches the runtime as written; a missing or plain-HTTP one is refused at synth, one built from a token is left to cold start', () => {
+    const url = 'https://hooks.example.com/hooks/square';
+    const providers = providersOf(build({ providers: [WebhookProvider.square({ notificationUrl: url }), WebhookProvider.discord()] }).template);
+    expect(providers.map((p: any) => [p.name, p.adapter, p.notificationUrl])).toEqual([
+      ['square', 'square', url],
+      ['discord', 'discord', undefined],
+    ]);
+    expect(() => build({ providers: [WebhookProvider.square({ notificationUrl: 'http://hooks.example.com/hooks/square' })] })).toThrow(
+      /providers: square: notificationUrl must be an https:\/\/ URL/,
+    );
+    expect(() => build({ providers: [WebhookProvider.square({ notificationUrl: '' })] })).toThrow(/providers: square: notificationUrl is required/);
+    const domain = Lazy.string({ produce: () => 'hooks.example.com' });
+    expect(() => build({ providers: [WebhookProvider.square({ notificationUrl: `https://${domain}/hooks/square` })] })).not.toThrow();
+  });
+
+  test("Discord: served on POST only; its stored value is the application's public key, so rotation is refused at synth", () => {
+    build({ providers: [WebhookProvider.discord()] }).template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /hooks/discord' }, 1);
+    expect(() => build({ providers: [WebhookProvider.discord({ rotation: { schedule: Duration.days(30) } })] })).toThrow(
+      /providers: discord: rotation: the stored value is the Discord application's public key, not a secret: there is nothing to rotate/,
+    );
+  });
+
+  test('Slack and Zoom: served on POST only (their URL checks are signed POSTs), with their adapters and the default 300 s tolerance', () => {
+    const { template } = build({ providers: [WebhookProvider.slack(), WebhookProvider.zoom({ name: 'zoom-meetings' })] });
+    for (const path of ['slack', 'zoom-meetings']) {
+      template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { RouteKey: `POST /hooks/${path}` }, 1);
+      template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { RouteKey: `GET /hooks/${path}` }, 0);
+    }
+    expect(providersOf(template).map((p: any) => [p.name, p.adapter, p.tolerancePastSeconds])).toEqual([
+      ['slack', 'slack', 300],
+      ['zoom-meetings', 'zoom', 300],
+    ]);
   });
 
   test('a generic HMAC scheme that cannot work is refused at synth, naming the provider', () => {

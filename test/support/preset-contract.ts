@@ -2,14 +2,17 @@
  * What every provider preset must do, run once per preset against the emulators: accept what
  * the provider's own library signs, byte-exactly (non-ASCII, odd JSON layout, base64-encoded
  * API Gateway bodies); reject one flipped byte; judge freshness with separately configured past
- * and future tolerances; answer malformed headers with a 400 naming the header, never an
- * exception; keep no signature in the stored row. Each preset's test file adds what is its own.
+ * and future tolerances; answer malformed headers with a 400 (or the status the provider
+ * documents for a refusal) naming the header, never an exception; answer a stored delivery as
+ * the provider requires; keep no signature in the stored row. Each preset's test file adds what
+ * is its own.
  */
 import * as fc from 'fast-check';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { MetricName, ProviderRuntimeConfig } from '../../lib/contract';
 import { ProviderAdapter } from '../../lambda/shared/providers/adapter';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
+import { HTTP_STATUS } from '../../lambda/shared/runtime/http';
 import { deliveryKey } from '../../lambda/shared/stores/inbox-store';
 import { SigningKey } from '../../lambda/shared/signatures/signing-key';
 import { Answer, answerOf, apiGatewayEvent, EventOptions, InboxHarness, Item, SecretsFixture, sha256Hex } from './inbox-fixture';
@@ -46,7 +49,15 @@ export interface PresetSpec {
   readonly signatureHeader: string;
   /** Where the signed timestamp is, as a stale rejection names it; absent when none is signed (GitHub). */
   readonly timestampField?: string;
-  /** Header changes to a validly signed delivery that must be answered 400 malformed naming `header`. */
+  /** The status a refused signature (or signature header) is answered with, when the provider documents one (Discord: 401); default 400. */
+  readonly refusalStatus?: number;
+  /**
+   * The answer the provider requires once a delivery is stored, instead of the inbox's own
+   * (Discord: a deferred interaction response), as the JSON of its body; its log line then says
+   * whether it was accepted or a duplicate.
+   */
+  readonly storedAnswer?: (body: Buffer) => Record<string, unknown>;
+  /** Header changes to a validly signed delivery that must be answered malformed (400, or `refusalStatus`) naming `header`. */
   readonly malformed: readonly (readonly [label: string, change: (headers: HeaderMap) => HeaderOverrides, header: string])[];
 }
 
@@ -154,6 +165,17 @@ export class PresetBench {
     return this.h.row(this.key(eventId), sk);
   }
 
+  /** The answer to a delivery of `body` that was stored as `reason`: the inbox's own, or the one the provider requires. */
+  expectAnswered(answer: Answer, body: Buffer, reason: 'accepted' | 'duplicate'): void {
+    if (!this.spec.storedAnswer) {
+      expect(answer).toMatchObject({ statusCode: HTTP_STATUS[reason], result: reason });
+      return;
+    }
+    const { headers: _sent, ...received } = answer as Answer & { headers?: HeaderMap };
+    expect(received).toEqual({ statusCode: 200, ...this.spec.storedAnswer(body) });
+    expect(this.h.capture.logs('delivery').at(-1)).toMatchObject({ reason });
+  }
+
   /** The stored row of an accepted delivery: these exact bytes, their digest and id, no signature in its meta. */
   async expectStored(body: Buffer, headers: HeaderMap): Promise<Item> {
     const eventId = this.spec.eventId(body, headers);
@@ -175,6 +197,8 @@ function expectNoSignatureIn(meta: Record<string, string>, signature: string | u
 export function presetContract(bench: PresetBench): void {
   const { spec } = bench;
   const badSignature = { ok: false, reason: 'bad_signature', detail: expect.stringContaining(spec.signatureHeader) };
+  const refused = spec.refusalStatus ?? 400;
+  const storedStatus = spec.storedAnswer ? 200 : HTTP_STATUS.accepted;
 
   describe('signatures from the sender', () => {
     test("verify() accepts the sender's signature; any flipped body byte, a flipped signature character or another secret is bad_signature", async () => {
@@ -223,17 +247,17 @@ export function presetContract(bench: PresetBench): void {
 
       const first = await bench.deliver(body, { base64, verifier });
 
-      expect(first).toMatchObject({ statusCode: 202, result: 'accepted' });
+      bench.expectAnswered(first, body, 'accepted');
       await bench.expectStored(body, first.headers);
       expect(await bench.h.takeMessages()).toEqual([bench.key(spec.eventId(body, first.headers))]);
       // The sender retries later: the same bytes, signed again.
       bench.h.clock.advance(5_000);
-      expect(await bench.deliver(body, { base64, verifier, retryOf: first.headers })).toMatchObject({ statusCode: 200, result: 'duplicate' });
+      bench.expectAnswered(await bench.deliver(body, { base64, verifier, retryOf: first.headers }), body, 'duplicate');
       expect(await bench.h.inboxItems()).toHaveLength(1);
       expect(bench.h.capture.metric(MetricName.ACCEPTED, spec.name)).toBe(1);
     });
 
-    test('a flipped body byte or signature character is answered 400 bad_signature naming the header; nothing is stored', async () => {
+    test('a flipped body byte or signature character is answered bad_signature (400, or the refusal status) naming the header; nothing is stored', async () => {
       const body = bench.bytes(spec.payload(UNICODE_NOTE));
       const headers = await bench.sign(body);
       const verifier = bench.verifier();
@@ -243,7 +267,11 @@ export function presetContract(bench: PresetBench): void {
         bench.event(flipByte(body), headers, { base64: true }),
         bench.event(body, { ...headers, [spec.signatureHeader]: tamperSignature(headers[spec.signatureHeader]) }),
       ]) {
-        expect(answerOf(await verifier(event))).toEqual({ statusCode: 400, result: 'bad_signature', detail: expect.stringContaining(spec.signatureHeader) });
+        expect(answerOf(await verifier(event))).toEqual({
+          statusCode: refused,
+          result: 'bad_signature',
+          detail: expect.stringContaining(spec.signatureHeader),
+        });
       }
       expect(bench.h.capture.metric(MetricName.BAD_SIGNATURE, spec.name)).toBe(3);
       await bench.h.expectNothingAdmitted();
@@ -260,22 +288,22 @@ export function presetContract(bench: PresetBench): void {
       const at = (offset: number) =>
         bench.deliver(bench.bytes(spec.payload('a delivery signed at an offset')), { timestamp: bench.h.clock.seconds + offset, verifier });
 
-      expect(await at(-past)).toMatchObject({ statusCode: 202 });
-      expect(await at(future)).toMatchObject({ statusCode: 202 });
-      expect(await at(-past - 1)).toMatchObject({ statusCode: 400, result: 'stale_timestamp', detail: `${field} is older than the tolerance` });
-      expect(await at(future + 1)).toMatchObject({ statusCode: 400, result: 'stale_timestamp', detail: `${field} is too far in the future` });
+      expect(await at(-past)).toMatchObject({ statusCode: storedStatus });
+      expect(await at(future)).toMatchObject({ statusCode: storedStatus });
+      expect(await at(-past - 1)).toMatchObject({ statusCode: refused, result: 'stale_timestamp', detail: `${field} is older than the tolerance` });
+      expect(await at(future + 1)).toMatchObject({ statusCode: refused, result: 'stale_timestamp', detail: `${field} is too far in the future` });
       expect(await bench.h.inboxItems()).toHaveLength(2);
       expect(bench.h.capture.metric(MetricName.STALE_TIMESTAMP, spec.name)).toBe(2);
     });
   }
 
-  test.each(spec.malformed)('malformed: %s is answered 400 naming the header; nothing is stored', async (_label, change, header) => {
+  test.each(spec.malformed)('malformed: %s is answered 400 (or the refusal status) naming the header; nothing is stored', async (_label, change, header) => {
     const body = bench.bytes(spec.payload('a delivery with a malformed header'));
     const headers = await bench.sign(body);
 
     const answer = answerOf(await bench.verifier()(bench.event(body, { ...headers, ...change(headers) })));
 
-    expect(answer).toEqual({ statusCode: 400, result: 'malformed', detail: expect.stringContaining(header) });
+    expect(answer).toEqual({ statusCode: refused, result: 'malformed', detail: expect.stringContaining(header) });
     expect(bench.h.capture.metric(MetricName.MALFORMED, spec.name)).toBe(1);
     await bench.h.expectNothingAdmitted();
   });

@@ -20,6 +20,11 @@ export type Admission =
        * known only by that key finds its task.
        */
       readonly jobRef?: string;
+      /**
+       * The answer the provider requires once the event is stored, instead of the inbox's own
+       * (Discord: an interaction response deferring the reply), for a duplicate too.
+       */
+      readonly answer?: HandshakeAnswer;
     }
   | { readonly kind: 'test' }
   /**

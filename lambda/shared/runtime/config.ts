@@ -3,6 +3,7 @@ import {
   authoritativeReadProblems,
   Env,
   hmacSchemeProblems,
+  notificationUrlProblems,
   PROVIDER_NAME_PATTERN,
   ProviderRuntimeConfig,
   sourceCidrProblems,
@@ -66,6 +67,10 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
       const read = p.authoritativeRead;
       const problems = typeof read === 'object' && read !== null ? authoritativeReadProblems(read) : ['must be an object'];
       if (problems.length > 0) throw new ConfigurationError(`${where}.authoritativeRead: ${problems.join('; ')}`);
+    }
+    if (p.adapter === AdapterKind.SQUARE) {
+      const problems = notificationUrlProblems(p.notificationUrl);
+      if (problems.length > 0) throw new ConfigurationError(`${where}.notificationUrl ${problems.join('; ')}`);
     }
     if (p.allowedSourceCidrs !== undefined) {
       const problems = sourceCidrProblems(p.allowedSourceCidrs);

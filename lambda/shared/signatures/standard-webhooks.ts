@@ -1,4 +1,4 @@
-import { createHmac, createPublicKey, timingSafeEqual, verify as verifySignature } from 'node:crypto';
+import { createHmac, createPublicKey, KeyObject, timingSafeEqual, verify as verifySignature } from 'node:crypto';
 import { Headers } from '../runtime/http';
 import { checkFreshness, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
 
@@ -58,7 +58,12 @@ export function decodeStandardWebhooksKey(value: string): Pick<SigningKey, 'byte
   if (!value.startsWith(PUBLIC_KEY_PREFIX)) return { bytes: decodeStandardWebhooksSecret(value) };
   const raw = decodeStandardWebhooksSecret(value.slice(PUBLIC_KEY_PREFIX.length));
   if (raw.length !== 32) throw new Error('whpk_ key is not a 32-byte Ed25519 public key');
-  return { bytes: raw, publicKey: createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' }) };
+  return { bytes: raw, publicKey: ed25519PublicKey(raw) };
+}
+
+/** The verification key of 32 raw Ed25519 public key bytes (Standard Webhooks `v1a`, Discord). */
+export function ed25519PublicKey(raw: Buffer): KeyObject {
+  return createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
 }
 
 function standardWebhooksMac(key: Buffer, id: string, timestamp: number, body: Buffer): Buffer {

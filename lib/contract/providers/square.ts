@@ -1,0 +1,9 @@
+/**
+ * Square's documented webhook behaviour (docs/providers/square.md): a notification that is not
+ * acknowledged with a 2xx within 10 seconds is retried, one minute then doubling up to an hour
+ * apart, for up to 72 hours after its event; after that it is discarded.
+ */
+export const SQUARE_REDELIVERY_SECONDS = 72 * 3600;
+
+/** The header of a notification's signature: base64 HMAC-SHA256 of the notification URL followed by the body. */
+export const SQUARE_SIGNATURE_HEADER = 'x-square-hmacsha256-signature';
