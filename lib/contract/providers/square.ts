@@ -1,7 +1,7 @@
 /**
  * Square's documented webhook behaviour (docs/providers/square.md): a notification that is not
- * acknowledged with a 2xx within 10 seconds is retried, one minute then doubling up to an hour
- * apart, for up to 72 hours after its event; after that it is discarded.
+ * acknowledged with a 2xx within 10 seconds is retried 1, 2, 4, 8, 16 and 32 minutes apart, then
+ * hourly, for up to 72 hours after its event; after that it is discarded.
  */
 export const SQUARE_REDELIVERY_SECONDS = 72 * 3600;
 
