@@ -31,7 +31,7 @@ export function slackAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
 }
 
 /** What a verified Slack body is: the URL check, an Events API event, or a body keyed by its digest. */
-export function admitSlack(body: Buffer): Admission {
+function admitSlack(body: Buffer): Admission {
   const parsed = parseJsonObject(body);
   // Slash commands and interactivity payloads are form-encoded: signed bytes without an id.
   if (!parsed) return digestAdmission(body);

@@ -36,7 +36,7 @@ export function zoomAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
 }
 
 /** What a verified Zoom body is: the URL validation, or an event keyed by its digest. */
-export function admitZoom(body: Buffer, key?: SigningKey): Admission {
+function admitZoom(body: Buffer, key?: SigningKey): Admission {
   const parsed = parseJsonObject(body);
   if (!parsed) return { kind: 'malformed', detail: 'body is not a JSON object' };
   const eventProblem = keyFieldProblem(parsed.event, MAX_FIELD_BYTES);
