@@ -38,7 +38,7 @@ function sentAtMs(body: Buffer): number | string {
  * Linear signs the body only, and dates it inside: the MAC is checked first, then the signed
  * `webhookTimestamp` (milliseconds) against the tolerances.
  */
-export function verifyLinear(headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number, tolerance: Tolerance): Verdict {
+function verifyLinear(headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number, tolerance: Tolerance): Verdict {
   const verdict = verifyHmac(headers, body, keys, nowSeconds, tolerance, SCHEME);
   if (!verdict.ok) return verdict;
   const sentAt = sentAtMs(body);
@@ -52,7 +52,7 @@ export function verifyLinear(headers: Headers, body: Buffer, keys: readonly Sign
  * attempt is sent with a new `webhookTimestamp`, so a retry is another body under the same id:
  * a repeat, never an altered copy.
  */
-export function admitLinear(body: Buffer): Admission {
+function admitLinear(body: Buffer): Admission {
   const parsed = parseJsonObject(body);
   if (!parsed) return { kind: 'malformed', detail: 'body is not a JSON object' };
   const fields: string[] = [];

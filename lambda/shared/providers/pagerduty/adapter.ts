@@ -15,7 +15,7 @@ const SCHEME = {
 const PING_EVENT_TYPE = 'pagey.ping';
 
 /** A verified v3 body: PagerDuty's ping is a test delivery; any other event is keyed by its `event.id`. */
-export function admitPagerDuty(body: Buffer): Admission {
+function admitPagerDuty(body: Buffer): Admission {
   const parsed = parseJsonObject(body);
   if (!parsed) return { kind: 'malformed', detail: 'body is not a JSON object' };
   if (valueAtPath(parsed, 'event.event_type') === PING_EVENT_TYPE) return { kind: 'test' };
