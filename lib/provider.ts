@@ -406,8 +406,8 @@ export abstract class WebhookProvider {
    * Discord interactions: `X-Signature-Ed25519` (hex Ed25519 signature of
    * `<X-Signature-Timestamp><body>`) verified with the application's public key (64 hex
    * characters, stored as the signing secret), a refused signature answered 401 as Discord
-   * requires; a PING answered `{"type":1}` and an autocomplete with no choices, neither stored;
-   * any other interaction stored under its `id` and answered with a deferred response
+   * requires. A PING is answered `{"type":1}` and an autocomplete with no choices, neither
+   * stored; any other interaction is stored under its `id` and answered with a deferred response
    * (`{"type":5}`, `{"type":6}` for a component) the app follows up within 15 minutes.
    */
   public static discord(options: WebhookProviderOptions = {}): WebhookProvider {
