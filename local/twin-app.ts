@@ -40,7 +40,7 @@ export const TWIN_PROVIDERS: Readonly<Record<string, { readonly adapter: string 
  * The notification URL a Square provider of the twin is signed over: Square signs the URL it was
  * registered with, and the twin's own is plain HTTP on a port chosen when it starts.
  */
-export const twinNotificationUrl = (name: string): string => `https://localhost/hooks/${name}`;
+const twinNotificationUrl = (name: string): string => `https://localhost/hooks/${name}`;
 
 /**
  * A provider of the twin's app: a preset under its own name (`{ name: 'shop', preset: 'stripe' }`),

@@ -25,7 +25,7 @@ export function discordAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
  * (answered with none, never stored); any other interaction is stored under its `id` and answered
  * with a deferral the app follows up on with the interaction's token within 15 minutes.
  */
-export function admitInteraction(body: Buffer): Admission {
+function admitInteraction(body: Buffer): Admission {
   const interaction = parseJsonObject(body);
   if (!interaction) return { kind: 'malformed', detail: 'body is not a JSON object' };
   const { type } = interaction;
