@@ -3,9 +3,10 @@
  * template (in a process of its own), the demo's deliveries show on the page with their answers,
  * no alarm pages for a clean demo, and a poison delivery (its authoritative read always fails) turns the dead-
  * deliveries alarm red once its attempts are spent, without a reload. The twin's app also serves a
- * generic HMAC provider from its settings, and answers the Slack and Zoom presets' URL checks.
+ * generic HMAC provider from its settings, and answers the Slack and Zoom presets' URL checks,
+ * Discord's interactions and Square's notifications as those providers require.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -19,6 +20,9 @@ import type { TwinProcessReady, TwinProcessRequest } from '../support/twin-proce
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = join(__dirname, '..', '..');
 const POISON_RESOURCE = 'resp_poison';
+/** The Discord application the twin's `discord` provider is given the public key of. */
+const DISCORD_APP = generateKeyPairSync('ed25519');
+const DISCORD_PUBLIC_KEY = Buffer.from(DISCORD_APP.publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('hex');
 
 let browser: Browser;
 let twinProcess: ChildProcess;
@@ -50,7 +54,11 @@ beforeAll(async () => {
         // The presets whose URL checks are answered at the edge, one under another name.
         { name: 'slack-events', preset: 'slack' },
         'zoom',
+        'discord',
+        'square',
       ],
+      // Discord's key pair is the application's: the twin can only be told its public half.
+      secrets: { discord: DISCORD_PUBLIC_KEY },
       stateDir,
       // Two attempts of two seconds each, and the reconciler's minute every two seconds: a poison row dies within half a minute.
       timing: { processorTimeoutSeconds: 2, sweepAfterSeconds: 120, reconcileEverySeconds: 2 },
@@ -178,4 +186,35 @@ test("answers the Slack and Zoom presets' URL checks through the twin's front do
   });
   expect({ status: zoom.status, type: zoom.headers.get('content-type') }).toEqual({ status: 200, type: 'application/json' });
   expect(await zoom.json()).toEqual({ plainToken, encryptedToken: createHmac('sha256', twin.secrets.zoom).update(plainToken).digest('hex') });
+});
+
+test("answers Discord's interactions and Square's notifications through the twin's front door, as those providers require", async () => {
+  // Discord's rule, stated here: the hex Ed25519 signature of the timestamp followed by the body.
+  const discordHeaders = (body: string, privateKey = DISCORD_APP.privateKey) => {
+    const timestamp = String(unixSeconds());
+    const signature = sign(null, Buffer.from(`${timestamp}${body}`), privateKey).toString('hex');
+    return { 'content-type': 'application/json', 'x-signature-timestamp': timestamp, 'x-signature-ed25519': signature };
+  };
+  const answer = async (response: Response) => ({ status: response.status, type: response.headers.get('content-type'), body: await response.text() });
+  const ping = JSON.stringify({ id: '787053080478613555', token: 'ThisIsATokenFromDiscordThatIsVeryLong', type: 1, version: 1 });
+  const pong = await fetch(twin.urls.discord, { method: 'POST', headers: discordHeaders(ping), body: ping });
+  expect(await answer(pong)).toEqual({ status: 200, type: 'application/json', body: '{"type":1}' });
+  const forged = await fetch(twin.urls.discord, { method: 'POST', headers: discordHeaders(ping, generateKeyPairSync('ed25519').privateKey), body: ping });
+  expect(forged.status).toBe(401);
+  const command = JSON.stringify({ id: String(Date.now()), type: 2, token: `token-${randomUUID()}`, data: { name: 'note' }, version: 1 });
+  const deferred = await fetch(twin.urls.discord, { method: 'POST', headers: discordHeaders(command), body: command });
+  expect(await answer(deferred)).toEqual({ status: 200, type: 'application/json', body: '{"type":5}' });
+
+  // Square's rule, stated here: the base64 HMAC-SHA256 of the notification URL the twin registers
+  // its Square providers with, followed by the body.
+  const event = JSON.stringify({ merchant_id: '6SSW7HV8K2ST5', type: 'payment.updated', event_id: randomUUID(), data: { type: 'payment' } });
+  const squareSignature = (url: string) => createHmac('sha256', twin.secrets.square).update(`${url}${event}`).digest('base64');
+  const square = (url: string) =>
+    fetch(twin.urls.square, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': squareSignature(url) },
+      body: event,
+    });
+  expect((await square(twin.urls.square)).status).toBe(400);
+  expect((await square('https://localhost/hooks/square')).status).toBe(202);
 });
