@@ -115,6 +115,7 @@ export const PRESETS = [
   'ed25519',
   'stripe',
   'github',
+  'meta',
   'slack',
   'acme',
   'shopify',
@@ -296,6 +297,16 @@ function textSigner(algorithm: 'sha256' | 'sha512', encoding: 'hex' | 'base64', 
   const secret = newSecret();
   const wrong = newSecret();
   return { stored: secret, sign: (content, useWrong) => `${prefix}${hmacText(algorithm, encoding, useWrong ? wrong : secret, content)}` };
+}
+
+/** Meta's stored value: JSON of the app secret (the HMAC key) beside the verify token of its GET check. */
+function metaSigner(): Signer {
+  const appSecret = textSecret();
+  const wrong = textSecret();
+  return {
+    stored: JSON.stringify({ appSecret, verifyToken: textSecret() }),
+    sign: (content, useWrong) => `sha256=${hmacText('sha256', 'hex', useWrong ? wrong : appSecret, content)}`,
+  };
 }
 
 /** A base64 secret stored with a whsec_ prefix (the generic scheme's `secretEncoding: base64`). */
@@ -534,6 +545,29 @@ const PRESET: Record<PresetName, Preset> = {
     extraEntry: (shape, bytes) => [b64(bytes, 64), b64(bytes, 32), b64(bytes, 63), 'sha512'][shape % 4],
     listSeparator: ',',
     admission: (d) => idOrMalformed(d.id, 256),
+  },
+  meta: {
+    adapter: AdapterKind.META,
+    styles: ['messages', 'statuses'],
+    idIn: 'body',
+    maxIdLength: 512,
+    idPrefix: 'wamid.',
+    readHeaders: () => ['x-hub-signature-256'],
+    signatureHeader: () => 'x-hub-signature-256',
+    signsTimestamp: false,
+    newSigner: metaSigner,
+    keyedByBody: true,
+    payload: (d) => ({
+      object: 'whatsapp_business_account',
+      entry: [
+        { id: '102290129340398', changes: [{ field: d.style, value: { messaging_product: 'whatsapp', [d.style]: [{ id: d.id, text: { body: d.note } }] } }] },
+      ],
+    }),
+    headers: (_d, body, _timestamp, signature) => ({ 'x-hub-signature-256': signature(body), 'user-agent': 'facebookexternalua' }),
+    extraEntry: (shape, bytes) => [`sha256=${hex(bytes, 32)}`, `sha1=${hex(bytes, 20)}`, `sha256=${hex(bytes, 31)}`, 'sha256='][shape % 4],
+    listSeparator: ',',
+    // Meta signs no id: the key is the body's digest, a retry (the same body) a duplicate.
+    admission: (d, bytes) => ({ kind: 'event', eventId: sha256Hex(bytes), repeatable: false, shared: !carriesCaseId(d) }),
   },
   shopify: {
     adapter: AdapterKind.SHOPIFY,
@@ -2170,6 +2204,7 @@ function idFieldOf(preset: PresetName): string | undefined {
     ed25519: undefined,
     stripe: 'id',
     github: undefined,
+    meta: undefined,
     slack: 'event_id',
     'slack-events': 'event_id',
     zoom: undefined,
