@@ -128,6 +128,12 @@ export interface IWebhookInbox extends IConstruct {
   /** Verified test deliveries (answered 2xx, nothing stored). @default - sum over 5 minutes */
   metricTestDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
+  /** Signed handshakes a provider checks the endpoint with, answered at the edge and never stored. @default - sum over 5 minutes */
+  metricHandshakes(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Requests from outside a provider's allowed source ranges, refused 403 before any verification. @default - sum over 5 minutes */
+  metricSourceNotAllowed(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
   /**
    * Verified deliveries of a task that is not final yet (Answerline): answered 200, nothing stored,
    * so they never stand in the way of the final delivery. @default - sum over 5 minutes
@@ -373,6 +379,16 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
   /** Verified test deliveries (answered 2xx, nothing stored). @default - sum over 5 minutes */
   public metricTestDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.TEST_DELIVERY, props);
+  }
+
+  /** Signed handshakes a provider checks the endpoint with, answered at the edge and never stored. @default - sum over 5 minutes */
+  public metricHandshakes(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.HANDSHAKE, props);
+  }
+
+  /** Requests from outside a provider's allowed source ranges, refused 403 before any verification. @default - sum over 5 minutes */
+  public metricSourceNotAllowed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.SOURCE_NOT_ALLOWED, props);
   }
 
   /**
