@@ -22,6 +22,18 @@ export interface HmacSchemeSpec {
   readonly idHeader?: string;
 }
 
+/**
+ * `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>`, the scheme Meta's webhooks use and
+ * GitHub's adopted: the body only, no timestamp, no id.
+ */
+export const HUB_SIGNATURE_256: HmacSchemeSpec = {
+  signatureHeader: 'x-hub-signature-256',
+  algorithm: 'sha256',
+  encoding: 'hex',
+  prefix: 'sha256=',
+  signedContent: '{body}',
+};
+
 const DIGEST_BYTES: Readonly<Record<HmacAlgorithm, number>> = { sha256: 32, sha512: 64 };
 
 function encodedLength(algorithm: HmacAlgorithm, encoding: SignatureEncoding): number {

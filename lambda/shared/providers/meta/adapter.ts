@@ -2,18 +2,9 @@ import { timingSafeEqual } from 'node:crypto';
 import { MetaSubscriptionCheck, ProviderRuntimeConfig } from '../../../../lib/contract';
 import { sha256Hex } from '../../runtime/digest';
 import { HandshakeAnswer } from '../../runtime/http';
-import { verifyHmac } from '../../signatures/hmac';
+import { HUB_SIGNATURE_256, verifyHmac } from '../../signatures/hmac';
 import { SigningKey } from '../../signatures/signing-key';
 import { buildAdapter, ProviderAdapter } from '../adapter';
-
-const SCHEME = {
-  signatureHeader: 'x-hub-signature-256',
-  algorithm: 'sha256',
-  encoding: 'hex',
-  prefix: 'sha256=',
-  signedContent: '{body}',
-  secretEncoding: 'utf8',
-} as const;
 
 /** The longest challenge echoed back: Meta's are short numbers; anything long is not Meta. */
 const MAX_CHALLENGE_LENGTH = 256;
@@ -29,7 +20,7 @@ const MAX_CHALLENGE_LENGTH = 256;
 export function metaAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
   return buildAdapter(config, {
     decodeKey: metaKey,
-    verify: (headers, body, keys, nowSeconds, tolerance) => verifyHmac(headers, body, keys, nowSeconds, tolerance, SCHEME),
+    verify: (headers, body, keys, nowSeconds, tolerance) => verifyHmac(headers, body, keys, nowSeconds, tolerance, HUB_SIGNATURE_256),
     admit: (_headers, body) => ({ kind: 'event', eventId: sha256Hex(body) }),
     answerSubscriptionCheck,
     keptHeaders: [],
