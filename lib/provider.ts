@@ -221,6 +221,16 @@ export interface SquareProviderOptions extends WebhookProviderOptions {
   readonly notificationUrl: string;
 }
 
+/** Options of the Twilio preset. */
+export interface TwilioProviderOptions extends WebhookProviderOptions {
+  /**
+   * The webhook URL exactly as configured in Twilio (https, without its query string), e.g.
+   * `https://hooks.example.com/hooks/twilio`: Twilio signs it with each request, and behind API
+   * Gateway or a custom domain it cannot be rebuilt from the request.
+   */
+  readonly webhookUrl: string;
+}
+
 /** What a provider resolves to when an inbox binds it. */
 export interface WebhookProviderConfig {
   /** Path segment, key namespace and metric dimension. */
@@ -421,6 +431,17 @@ export abstract class WebhookProvider {
    */
   public static square(options: SquareProviderOptions): WebhookProvider {
     return new PresetProvider(AdapterKind.SQUARE, 'text', options);
+  }
+
+  /**
+   * Twilio (Messaging, Voice and status callbacks): `X-Twilio-Signature`, the base64 HMAC-SHA1
+   * of the configured webhook URL with the request's query followed by the POST parameters sorted
+   * by name (a JSON body through its `bodySHA256` query parameter), keyed by the Auth Token; event
+   * id the SHA-256 digest of the body. Twilio signs no timestamp and no id: a replay is a duplicate.
+   */
+  public static twilio(options: TwilioProviderOptions): WebhookProvider {
+    // The preset carries the URL a provider signs as `notificationUrl`, Square's name for it.
+    return new PresetProvider(AdapterKind.TWILIO, 'text', { ...options, notificationUrl: options.webhookUrl } as SquareProviderOptions);
   }
 
   /** Any HMAC-signed webhook, described by its header, signed content, encoding and id. */

@@ -11,6 +11,7 @@ import {
   ProviderRuntimeConfig,
   providerRuntimeConfig,
   sourceCidrProblems,
+  URL_SIGNING_ADAPTERS,
 } from './contract';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProviderConfig } from './provider';
 
@@ -42,7 +43,7 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
     problems.push("rotation: this provider's secret is chosen in its own dashboard; stage the new value there and in the secret instead");
   }
   // A URL built from a token (a custom domain's name) is checked at cold start.
-  if (provider.adapter === AdapterKind.SQUARE && !Token.isUnresolved(provider.notificationUrl)) {
+  if (URL_SIGNING_ADAPTERS.includes(provider.adapter) && !Token.isUnresolved(provider.notificationUrl)) {
     problems.push(...notificationUrlProblems(provider.notificationUrl).map((problem) => `notificationUrl ${problem}`));
   }
   if (provider.rotation && provider.adapter === AdapterKind.DISCORD) {

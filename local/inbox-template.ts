@@ -182,6 +182,8 @@ export function presetFor(
       return WebhookProvider.discord(options);
     case AdapterKind.SQUARE:
       return WebhookProvider.square({ ...options, notificationUrl: config.notificationUrl ?? '' });
+    case AdapterKind.TWILIO:
+      return WebhookProvider.twilio({ ...options, webhookUrl: config.notificationUrl ?? '' });
     case AdapterKind.HMAC: {
       const scheme = config.hmac!;
       const hmac: HmacProviderOptions = {

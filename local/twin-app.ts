@@ -34,6 +34,7 @@ export const TWIN_PROVIDERS: Readonly<Record<string, { readonly adapter: string 
   linear: { adapter: AdapterKind.LINEAR },
   discord: { adapter: AdapterKind.DISCORD },
   square: { adapter: AdapterKind.SQUARE },
+  twilio: { adapter: AdapterKind.TWILIO },
 };
 
 /**

@@ -42,6 +42,9 @@ export function signingSecretFor(provider: Pick<ProviderRuntimeConfig, 'adapter'
     case AdapterKind.SQUARE:
       // A subscription's signature key: 22 URL-safe characters.
       return randomBytes(16).toString('base64url');
+    case AdapterKind.TWILIO:
+      // An Auth Token: 32 hex characters.
+      return randomBytes(16).toString('hex');
     default:
       return provider.hmac?.secretEncoding === 'base64' ? randomBytes(32).toString('base64') : randomBytes(24).toString('hex');
   }

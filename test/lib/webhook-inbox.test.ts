@@ -622,6 +622,14 @@ describe('provider presets', () => {
     ]);
   });
 
+  test("Twilio's webhook URL, which it signs, reaches the verifier as configured; one that is not https is refused at synth", () => {
+    const { template } = build({ providers: [WebhookProvider.twilio({ webhookUrl: 'https://hooks.example.com/hooks/twilio' })] });
+    expect(providersOf(template)[0]).toMatchObject({ adapter: 'twilio', notificationUrl: 'https://hooks.example.com/hooks/twilio' });
+    expect(() => build({ providers: [WebhookProvider.twilio({ webhookUrl: 'http://hooks.example.com/hooks/twilio' })] })).toThrow(
+      /providers: twilio: notificationUrl/,
+    );
+  });
+
   test('a generic HMAC scheme that cannot work is refused at synth, naming the provider', () => {
     expect(() =>
       build({

@@ -8,6 +8,7 @@ import { github } from './github';
 import { hmac } from './hmac';
 import { linear } from './linear';
 import { meta } from './meta';
+import { twilio } from './twilio';
 import { paddle } from './paddle';
 import { pagerduty } from './pagerduty';
 import { ProviderModule } from './provider-module';
@@ -31,6 +32,7 @@ const REGISTRY: Readonly<Record<string, ProviderModule>> = {
   [AdapterKind.SLACK]: slack,
   [AdapterKind.ZOOM]: zoom,
   [AdapterKind.META]: meta,
+  [AdapterKind.TWILIO]: twilio,
   [AdapterKind.SHOPIFY]: shopify,
   [AdapterKind.PADDLE]: paddle,
   [AdapterKind.PAGERDUTY]: pagerduty,

@@ -7,6 +7,7 @@ import {
   PROVIDER_NAME_PATTERN,
   ProviderRuntimeConfig,
   sourceCidrProblems,
+  URL_SIGNING_ADAPTERS,
 } from '../../../lib/contract';
 import { ConfigurationError } from './errors';
 
@@ -68,7 +69,7 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
       const problems = typeof read === 'object' && read !== null ? authoritativeReadProblems(read) : ['must be an object'];
       if (problems.length > 0) throw new ConfigurationError(`${where}.authoritativeRead: ${problems.join('; ')}`);
     }
-    if (p.adapter === AdapterKind.SQUARE) {
+    if (URL_SIGNING_ADAPTERS.includes(p.adapter)) {
       const problems = notificationUrlProblems(p.notificationUrl);
       if (problems.length > 0) throw new ConfigurationError(`${where}.notificationUrl ${problems.join('; ')}`);
     }

@@ -10,6 +10,7 @@ import { GITHUB_REDELIVERY_SECONDS } from './github';
 import { HMAC_REDELIVERY_SECONDS } from './hmac';
 import { LINEAR_REDELIVERY_SECONDS } from './linear';
 import { META_REDELIVERY_SECONDS } from './meta';
+import { TWILIO_REDELIVERY_SECONDS } from './twilio';
 import { PADDLE_REDELIVERY_SECONDS } from './paddle';
 import { PAGERDUTY_REDELIVERY_SECONDS } from './pagerduty';
 import { SHOPIFY_REDELIVERY_SECONDS } from './shopify';
@@ -26,6 +27,7 @@ export * from './github';
 export * from './hmac';
 export * from './linear';
 export * from './meta';
+export * from './twilio';
 export * from './paddle';
 export * from './pagerduty';
 export * from './schedule';
@@ -55,11 +57,15 @@ export const AdapterKind = {
   SLACK: 'slack',
   ZOOM: 'zoom',
   META: 'meta',
+  TWILIO: 'twilio',
   SHOPIFY: 'shopify',
   PADDLE: 'paddle',
   PAGERDUTY: 'pagerduty',
   LINEAR: 'linear',
 } as const;
+
+/** Adapters whose provider signs the URL it posts to, configured with the preset (behind a custom domain it cannot be rebuilt). */
+export const URL_SIGNING_ADAPTERS: readonly string[] = [AdapterKind.SQUARE, AdapterKind.TWILIO];
 
 /** Adapters whose provider checks the endpoint with a `GET` (Meta's subscription): the API serves `GET /hooks/<name>` for them too. */
 export const GET_CHECKED_ADAPTERS: readonly string[] = [AdapterKind.META];
@@ -85,6 +91,7 @@ export const PROVIDER_REDELIVERY_SECONDS: Readonly<Record<string, number>> = {
   [AdapterKind.SLACK]: SLACK_REDELIVERY_SECONDS,
   [AdapterKind.ZOOM]: ZOOM_REDELIVERY_SECONDS,
   [AdapterKind.META]: META_REDELIVERY_SECONDS,
+  [AdapterKind.TWILIO]: TWILIO_REDELIVERY_SECONDS,
 };
 
 /** Polling defaults per adapter kind. */

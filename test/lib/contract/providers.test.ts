@@ -67,6 +67,10 @@ describe('delivery schedules', () => {
     expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.SQUARE]).toBe(259_200);
   });
 
+  it('Twilio: a day, beyond any retry its connection overrides ask for (at most 5, seconds apart)', () => {
+    expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.TWILIO]).toBe(24 * 3600);
+  });
+
   it("Meta: the longest of its retries, WhatsApp's seven days (the Graph API's 36 hours fit inside)", () => {
     expect(PROVIDER_REDELIVERY_SECONDS[AdapterKind.META]).toBe(7 * 24 * 3600);
   });

@@ -17,7 +17,7 @@ const config = (adapter: string) =>
     adapter,
     secretId: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:s',
     ...(adapter === AdapterKind.HMAC ? { hmac: HMAC_SCHEME } : {}),
-    ...(adapter === AdapterKind.SQUARE ? { notificationUrl: 'https://hooks.example.com/hooks/p-square' } : {}),
+    ...(adapter === AdapterKind.SQUARE || adapter === AdapterKind.TWILIO ? { notificationUrl: `https://hooks.example.com/hooks/p-${adapter}` } : {}),
   });
 
 describe('the provider registry', () => {

@@ -1,0 +1,25 @@
+import { ProviderRuntimeConfig } from '../../../../lib/contract';
+import { sha256Hex } from '../../runtime/digest';
+import { ConfigurationError } from '../../runtime/errors';
+import { verifyTwilio } from '../../signatures/twilio';
+import { buildAdapter, ProviderAdapter, utf8Key } from '../adapter';
+
+/** What Twilio tells about a request beside its body: none of it signed, none of it a signature. */
+const KEPT_HEADERS = ['i-twilio-idempotency-token', 'x-home-region'];
+
+/**
+ * Twilio: `X-Twilio-Signature` over the configured webhook URL with the request's query and the
+ * sorted POST parameters (or, for a JSON body, its `bodySHA256` in the URL), keyed by the Auth
+ * Token text. Twilio signs no time and no id (its idempotency token header is not signed): the
+ * event id is the body's digest, so a retry, which resends the same parameters, is a duplicate.
+ */
+export function twilioAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
+  const webhookUrl = config.notificationUrl;
+  if (!webhookUrl) throw new ConfigurationError(`provider ${config.name}: notificationUrl is required`);
+  return buildAdapter(config, {
+    decodeKey: utf8Key,
+    verify: (headers, body, keys, _nowSeconds, _tolerance, request) => verifyTwilio(headers, body, keys, webhookUrl, request),
+    admit: (_headers, body) => ({ kind: 'event', eventId: sha256Hex(body) }),
+    keptHeaders: KEPT_HEADERS,
+  });
+}

@@ -1,0 +1,107 @@
+/**
+ * Twilio: the signature covers the webhook URL as configured in Twilio, with the query Twilio
+ * requested, and the POST parameters sorted by name (a JSON body through its `bodySHA256` query
+ * parameter). Twilio's own library signs here (getExpectedTwilioSignature) and judges
+ * (validateRequest, validateRequestWithBody); Twilio's documented example must verify.
+ */
+import { createHash } from 'node:crypto';
+import twilio from 'twilio';
+import { AdapterKind, ProviderRuntimeConfig, providerRuntimeConfig } from '../../../../../lib/contract';
+import { answerOf, apiGatewayEvent, InboxHarness, SecretsFixture, sha256Hex } from '../../../../support/inbox-fixture';
+
+/** The example of Twilio's security documentation: Auth Token, URL, parameters and the signature it computes. */
+const EXAMPLE = {
+  authToken: '12345',
+  webhookUrl: 'https://mycompany.com/myapp.php',
+  query: 'foo=1&bar=2',
+  params: { CallSid: 'CA1234567890ABCDE', Caller: '+12349013030', Digits: '1234', From: '+12349013030', To: '+18005551212' },
+  signature: '0/KCTR6DLpKmkAf8muzZqo1nDgQ=',
+};
+const PATH = '/hooks/twilio';
+const FORM = 'application/x-www-form-urlencoded';
+
+const secrets = new SecretsFixture();
+let h: InboxHarness;
+let config: ProviderRuntimeConfig;
+
+beforeAll(() => secrets.start());
+afterAll(() => secrets.stop());
+beforeEach(async () => {
+  h = await InboxHarness.create(secrets, 'twilio');
+  const { id } = await secrets.create(EXAMPLE.authToken);
+  config = providerRuntimeConfig({ name: 'twilio', adapter: AdapterKind.TWILIO, secretId: id, notificationUrl: EXAMPLE.webhookUrl });
+});
+afterEach(() => {
+  h.expectLogsClean();
+  h.destroy();
+});
+
+/** A request as API Gateway hands it over: the form body, the query Twilio requested, the signature header. */
+function request(body: string, query: string, signature: string, contentType = FORM) {
+  const event = apiGatewayEvent(
+    body,
+    { 'content-type': contentType, 'x-twilio-signature': signature, 'i-twilio-idempotency-token': 'f1d2c3b4' },
+    { path: PATH },
+  );
+  return { ...event, rawQueryString: query };
+}
+const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
+
+test("Twilio's documented example verifies, and its library agrees", async () => {
+  const url = `${EXAMPLE.webhookUrl}?${EXAMPLE.query}`;
+  expect(twilio.getExpectedTwilioSignature(EXAMPLE.authToken, url, EXAMPLE.params)).toBe(EXAMPLE.signature);
+  const body = form(EXAMPLE.params);
+  expect(answerOf(await h.verifier({ providers: [config] })(request(body, EXAMPLE.query, EXAMPLE.signature)))).toEqual({ statusCode: 202, result: 'accepted' });
+  const [row] = await h.inboxItems();
+  expect(row).toMatchObject({ pk: `twilio#${sha256Hex(body)}` });
+  expect(JSON.stringify(row.meta)).not.toContain(EXAMPLE.signature);
+});
+
+test('a retry (the same parameters) is a duplicate; parameters in another order sign the same', async () => {
+  const verifier = h.verifier({ providers: [config] });
+  const params = { MessageSid: 'SM0123456789abcdef0123456789abcdef', MessageStatus: 'delivered', To: '+15558675310', Body: 'Grüße 👋 & more' };
+  const signature = twilio.getExpectedTwilioSignature(EXAMPLE.authToken, EXAMPLE.webhookUrl, params);
+  expect(answerOf(await verifier(request(form(params), '', signature)))).toEqual({ statusCode: 202, result: 'accepted' });
+  expect(answerOf(await verifier(request(form(params), '', signature)))).toMatchObject({ statusCode: 200, result: 'duplicate' });
+  const reordered = form({ To: params.To, Body: params.Body, MessageStatus: params.MessageStatus, MessageSid: params.MessageSid });
+  expect(twilio.validateRequest(EXAMPLE.authToken, signature, EXAMPLE.webhookUrl, Object.fromEntries(new URLSearchParams(reordered)))).toBe(true);
+  expect(answerOf(await verifier(request(reordered, '', signature)))).toEqual({ statusCode: 202, result: 'accepted' });
+});
+
+test('a flipped parameter, another URL, another query or another token is refused, and nothing is stored', async () => {
+  const verifier = h.verifier({ providers: [config] });
+  const url = `${EXAMPLE.webhookUrl}?${EXAMPLE.query}`;
+  const flipped = form({ ...EXAMPLE.params, Digits: '1235' });
+  expect(twilio.validateRequest(EXAMPLE.authToken, EXAMPLE.signature, url, Object.fromEntries(new URLSearchParams(flipped)))).toBe(false);
+  for (const [body, query, signature] of [
+    [flipped, EXAMPLE.query, EXAMPLE.signature],
+    [form(EXAMPLE.params), 'foo=1&bar=3', EXAMPLE.signature],
+    [form(EXAMPLE.params), EXAMPLE.query, twilio.getExpectedTwilioSignature('another-token', url, EXAMPLE.params)],
+    [
+      form(EXAMPLE.params),
+      EXAMPLE.query,
+      twilio.getExpectedTwilioSignature(EXAMPLE.authToken, `https://other.example.com/myapp.php?${EXAMPLE.query}`, EXAMPLE.params),
+    ],
+  ]) {
+    expect(answerOf(await verifier(request(body, query, signature)))).toMatchObject({ statusCode: 400, result: 'bad_signature' });
+  }
+  expect(answerOf(await verifier(request(form(EXAMPLE.params), EXAMPLE.query, 'not base64!')))).toMatchObject({
+    statusCode: 400,
+    detail: expect.stringContaining('x-twilio-signature'),
+  });
+  expect(await h.inboxItems()).toEqual([]);
+});
+
+test('a JSON body is covered by its bodySHA256 in the signed URL: the body must hash to it', async () => {
+  const verifier = h.verifier({ providers: [config] });
+  const body = JSON.stringify({ event_type: 'com.twilio.messaging.message.delivered', data: { messageSid: 'SM11' } });
+  const query = `bodySHA256=${createHash('sha256').update(body).digest('hex')}`;
+  const signature = twilio.getExpectedTwilioSignature(EXAMPLE.authToken, `${EXAMPLE.webhookUrl}?${query}`, {});
+  expect(twilio.validateRequestWithBody(EXAMPLE.authToken, signature, `${EXAMPLE.webhookUrl}?${query}`, body)).toBe(true);
+  expect(answerOf(await verifier(request(body, query, signature, 'application/json')))).toEqual({ statusCode: 202, result: 'accepted' });
+  const altered = body.replace('SM11', 'SM12');
+  expect(answerOf(await verifier(request(altered, query, signature, 'application/json')))).toMatchObject({
+    statusCode: 400,
+    detail: expect.stringContaining('bodySHA256'),
+  });
+});
