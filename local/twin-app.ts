@@ -127,6 +127,9 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
     processorFunctionProps: { timeout: Duration.seconds(options.processorTimeoutSeconds) },
     ...(options.verifierConcurrency ? { verifierFunctionProps: { reservedConcurrentExecutions: options.verifierConcurrency } } : {}),
     ...(options.processorConcurrency ? { processorMaxConcurrency: Math.max(2, options.processorConcurrency) } : {}),
+    // One reconciler at a time, as the twin always ran it: overlapping sweeps under a compressed
+    // schedule re-enqueue the same stranded rows over and over.
+    reconcilerFunctionProps: { reservedConcurrentExecutions: 1 },
     sweepAfter: Duration.seconds(options.sweepAfterSeconds),
     reconcileSchedule: events.Schedule.rate(Duration.minutes(options.reconcileEveryMinutes)),
     ...(options.maxReceiveCount ? { maxReceiveCount: options.maxReceiveCount } : {}),
