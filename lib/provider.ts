@@ -430,7 +430,7 @@ export abstract class WebhookProvider {
    * `event_id`. Square signs no timestamp: a replay is a duplicate.
    */
   public static square(options: SquareProviderOptions): WebhookProvider {
-    return new PresetProvider(AdapterKind.SQUARE, 'text', options);
+    return new PresetProvider(AdapterKind.SQUARE, 'text', options, { signedUrl: options.notificationUrl });
   }
 
   /**
@@ -440,13 +440,12 @@ export abstract class WebhookProvider {
    * id the SHA-256 digest of the body. Twilio signs no timestamp and no id: a replay is a duplicate.
    */
   public static twilio(options: TwilioProviderOptions): WebhookProvider {
-    // The preset carries the URL a provider signs as `notificationUrl`, Square's name for it.
-    return new PresetProvider(AdapterKind.TWILIO, 'text', { ...options, notificationUrl: options.webhookUrl } as SquareProviderOptions);
+    return new PresetProvider(AdapterKind.TWILIO, 'text', options, { signedUrl: options.webhookUrl });
   }
 
   /** Any HMAC-signed webhook, described by its header, signed content, encoding and id. */
   public static hmac(options: HmacProviderOptions): WebhookProvider {
-    return new PresetProvider(AdapterKind.HMAC, 'text', options, options);
+    return new PresetProvider(AdapterKind.HMAC, 'text', options, { hmacScheme: options });
   }
 
   /** Resolves the provider for the inbox that serves it. */
@@ -458,7 +457,8 @@ class PresetProvider extends WebhookProvider {
     private readonly adapter: string,
     private readonly secretFormat: string,
     private readonly options: WebhookProviderOptions,
-    private readonly hmacScheme?: HmacProviderOptions,
+    /** What some presets add: the generic scheme's settings, or the URL the provider signs (Square, Twilio). */
+    private readonly extras: { readonly hmacScheme?: HmacProviderOptions; readonly signedUrl?: string } = {},
   ) {
     super();
   }
@@ -472,12 +472,12 @@ class PresetProvider extends WebhookProvider {
       futureTolerance: this.options.futureTolerance ?? Duration.seconds(Defaults.TIMESTAMP_TOLERANCE_SECONDS),
       previousSecretGracePeriod: this.options.previousSecretGracePeriod ?? Duration.seconds(Defaults.PREVIOUS_SECRET_GRACE_SECONDS),
       rotation: this.options.rotation,
-      hmacScheme: this.hmacScheme,
+      hmacScheme: this.extras.hmacScheme,
       secretFormat: this.secretFormat,
       polling: this.options.polling,
       authoritativeRead: this.options.authoritativeRead,
       allowedSources: this.options.allowedSources,
-      notificationUrl: (this.options as Partial<SquareProviderOptions>).notificationUrl,
+      notificationUrl: this.extras.signedUrl,
     };
   }
 }

@@ -208,6 +208,7 @@ function busArn(name: string): string {
   return `arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT}:event-bus/${name}`;
 }
 
-function busName(nameOrArn: string): string {
+/** A bus by its name, whether named or given by ARN (PutEvents and rules accept both). */
+export function busName(nameOrArn: string): string {
   return nameOrArn.startsWith('arn:') ? nameOrArn.slice(nameOrArn.indexOf(':event-bus/') + ':event-bus/'.length) : nameOrArn;
 }

@@ -27,6 +27,8 @@ const EVALUATE_MS = 1_000;
 const RECENT_DELIVERIES = 50;
 /** How far back the console's charts reach, in the twin's time. */
 const CHART_WINDOW_MS = 3 * 3_600_000;
+/** How long one count of a table's rows serves the console's refreshes: a Scan a second would be one per open page. */
+const ROW_COUNT_REUSE_MS = 2_000;
 
 export interface TwinMonitorOptions {
   readonly clock: ScheduleClock;
@@ -48,6 +50,7 @@ export class TwinMonitor {
   private readonly deliveries = new Map<string, ConsoleDelivery[]>();
   private readonly depths = new Map<string, number>();
   private readonly timers: NodeJS.Timeout[] = [];
+  private readonly rowCounts = new Map<string, { readonly at: number; readonly counts: Promise<Record<string, number>> }>();
   private stacks: readonly RunningStack[] = [];
   private inboxes: readonly LocalInbox[] = [];
 
@@ -134,7 +137,7 @@ export class TwinMonitor {
           name: inbox.opsConfig.inboxName,
           providers: inbox.providers.map((provider) => ({ name: provider.name, url: provider.url })),
           deliveries: deliveries.filter((delivery) => names.has(delivery.provider)),
-          rowsByStatus: await rowsByStatus(services, inbox.opsConfig.inboxTable),
+          rowsByStatus: await this.rowsByStatus(services, inbox.opsConfig.inboxTable),
           deadLetter: { queue: inbox.deadLetterQueue?.name ?? '', depth: this.depths.get(inbox.deadLetterQueue?.name ?? '') ?? 0 },
         };
       }),
@@ -163,6 +166,17 @@ export class TwinMonitor {
         })),
     );
     return { generatedAt: new Date(now).toISOString(), inboxes, alarms, dashboards };
+  }
+
+  /** A table's rows by status, counted at most once per ROW_COUNT_REUSE_MS whatever the number of pages refreshing. */
+  private rowsByStatus(services: LocalServices, table: string): Promise<Record<string, number>> {
+    const recent = this.rowCounts.get(table);
+    if (recent && Date.now() - recent.at < ROW_COUNT_REUSE_MS) return recent.counts;
+    const counts = countRowsByStatus(services, table);
+    this.rowCounts.set(table, { at: Date.now(), counts });
+    // A failed count is not kept: the next refresh tries again.
+    counts.catch(() => this.rowCounts.delete(table));
+    return counts;
   }
 
   /** Each queue's depth and age of oldest message, as the SQS metrics say them, read from the emulator without receiving. */
@@ -231,7 +245,7 @@ function answerReason(record: ApiAccessRecord): string {
 }
 
 /** How many delivery rows of an inbox are in each status. */
-async function rowsByStatus(services: LocalServices, table: string): Promise<Record<string, number>> {
+async function countRowsByStatus(services: LocalServices, table: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   let ExclusiveStartKey: Record<string, never> | undefined;
   do {

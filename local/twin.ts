@@ -18,7 +18,7 @@ import type { IamGateway, LocalCredentials } from './iam/gateway';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './local-aws';
 import type { Poller } from './sqs-event-source';
 import { loadStacks } from './stack/assembly';
-import type { Interceptor } from './stack/functions';
+import { constructPath, Interceptor } from './stack/functions';
 import { LocalInbox, RunningStack, runStack } from './stack/run-stack';
 import { LocalServices, ServiceEndpoints, startLocalServices } from './stack/services';
 import type { ScheduleClock } from './stack/triggers';
@@ -200,11 +200,9 @@ export function readyLine(twin: TemplateTwin): Record<string, unknown> {
   };
 }
 
+/** The role's name in the IAM gateway's reports, as the stack registered it. */
 function roleName(stack: RunningStack, roleLogicalId: string | undefined): string {
-  if (!roleLogicalId) return '';
-  const resource = stack.stack.template.Resources[roleLogicalId];
-  const path = resource?.Metadata?.['aws:cdk:path'];
-  return typeof path === 'string' ? path.replace(`${stack.stack.stackName}/`, '').replace(/\/Resource$/, '') : roleLogicalId;
+  return roleLogicalId ? constructPath(stack.stack, roleLogicalId, stack.stack.template.Resources[roleLogicalId]) : '';
 }
 
 /** Time that runs `scale` times faster than real time from now on. */

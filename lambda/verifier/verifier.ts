@@ -118,12 +118,17 @@ async function checkSubscription(adapter: ProviderAdapter, request: InboundReque
   if (!adapter.answerSubscriptionCheck) return { reason: 'unknown_provider', detail: 'this provider is not checked with a GET' };
   let keys;
   try {
-    keys = adapter.signingKeys(usableVersions(await deps.secrets.versions(adapter.secretId), deps.now(), adapter.previousSecretGraceSeconds));
+    keys = adapter.signingKeys(usableFor(adapter, await deps.secrets.versions(adapter.secretId), deps));
   } catch (error) {
     return { reason: 'secret_unavailable', fields: safeErrorFields(error) };
   }
   const answer = adapter.answerSubscriptionCheck(new URLSearchParams(request.rawQueryString), keys);
   return answer ? { reason: 'handshake', answer } : { reason: 'subscription_refused', detail: 'the verify token or the challenge is missing or wrong' };
+}
+
+/** The staged values a request may be verified with: AWSCURRENT, AWSPENDING, and AWSPREVIOUS within the provider's grace after a rotation. */
+function usableFor(adapter: ProviderAdapter, versions: readonly SecretVersion[], deps: VerifierDependencies): SecretVersion[] {
+  return usableVersions(versions, deps.now(), adapter.previousSecretGraceSeconds);
 }
 
 interface VerificationAttempt {
@@ -147,9 +152,7 @@ async function admit(adapter: ProviderAdapter, request: InboundRequest, deps: Ve
   let attempt: VerificationAttempt;
   try {
     const nowSeconds = Math.floor(deps.now() / 1000);
-    // AWSCURRENT, AWSPENDING, and AWSPREVIOUS within the provider's grace after a rotation.
-    const verifyWith = (versions: readonly SecretVersion[]) =>
-      verifyAgainst(adapter, request, nowSeconds, usableVersions(versions, deps.now(), adapter.previousSecretGraceSeconds));
+    const verifyWith = (versions: readonly SecretVersion[]) => verifyAgainst(adapter, request, nowSeconds, usableFor(adapter, versions, deps));
     attempt = verifyWith(await deps.secrets.versions(adapter.secretId));
     if (!attempt.verdict.ok && attempt.verdict.reason === 'bad_signature') {
       // The secret may have changed since it was cached: read it again, at a bounded rate.

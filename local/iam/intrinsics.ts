@@ -110,3 +110,14 @@ function substitute(argument: unknown, binding: TemplateBinding): string {
     return dot < 0 ? ref(name, binding) : attributeOf(name.slice(0, dot), name.slice(dot + 1), binding);
   });
 }
+
+/** The logical id a `{ Ref: X }` or `{ 'Fn::GetAtt': [X, …] }` names; undefined for anything else. */
+export function refTarget(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const ref = (value as { Ref?: unknown }).Ref;
+  if (typeof ref === 'string') return ref;
+  const getAtt = (value as { 'Fn::GetAtt'?: unknown })['Fn::GetAtt'];
+  if (Array.isArray(getAtt)) return String(getAtt[0]);
+  if (typeof getAtt === 'string') return getAtt.split('.')[0];
+  return undefined;
+}

@@ -3,7 +3,7 @@
  * identity policies (its inline policies and every `AWS::IAM::Policy` / `AWS::IAM::ManagedPolicy`
  * attached to it), and the resource policies of queues, buckets and secrets.
  */
-import { resolveIntrinsics, resolveString, TemplateBinding, UnresolvableError } from './intrinsics';
+import { refTarget, resolveIntrinsics, resolveString, TemplateBinding, UnresolvableError } from './intrinsics';
 
 export interface PolicyStatement {
   readonly Sid?: string;
@@ -87,12 +87,6 @@ export function resourcePoliciesOf(template: Template, binding: TemplateBinding)
     }
   }
   return new Map([...statements].map(([arn, merged]) => [arn, { Version: '2012-10-17', Statement: merged }]));
-}
-
-/** The logical id a `{ Ref: X }` names. */
-function refTarget(value: unknown): string | undefined {
-  const ref = (value as { Ref?: unknown } | null)?.Ref;
-  return typeof ref === 'string' ? ref : undefined;
 }
 
 /** The ARN of a resource named by `{ Ref: X }` (its `Arn` attribute), or given as an ARN. */

@@ -7,6 +7,7 @@ import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs
 import { join, sep } from 'node:path';
 import { Writable } from 'node:stream';
 import { CrashAfter, LambdaHost } from '../lambda-host';
+import { refTarget } from '../iam/intrinsics';
 import { LOCAL_AWS } from '../local-aws';
 import { assetPathOf, SynthesizedStack, TemplateResource } from './assembly';
 import type { StackBinding } from './binding';
@@ -216,17 +217,6 @@ export function constructPath(stack: SynthesizedStack, logicalId: string, resour
   const path = resource.Metadata?.['aws:cdk:path'];
   if (typeof path !== 'string') return logicalId;
   return path.replace(new RegExp(`^${stack.stackName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/`), '').replace(/\/Resource$/, '');
-}
-
-/** The logical id a `{ Ref: X }` or `{ 'Fn::GetAtt': [X, …] }` names. */
-export function refTarget(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const ref = (value as { Ref?: unknown }).Ref;
-  if (typeof ref === 'string') return ref;
-  const getAtt = (value as { 'Fn::GetAtt'?: unknown })['Fn::GetAtt'];
-  if (Array.isArray(getAtt)) return String(getAtt[0]);
-  if (typeof getAtt === 'string') return getAtt.split('.')[0];
-  return undefined;
 }
 
 /** Writes through to `sink` and hands each complete line to `onLine`. */

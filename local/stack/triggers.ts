@@ -7,13 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ApiAccessRecord, ApiRoute, LocalApiGateway, startApiGateway } from '../api-gateway';
-import type { RecordedEvent } from '../eventbridge-stand-in';
+import { busName, RecordedEvent } from '../eventbridge-stand-in';
 import { LOCAL_AWS } from '../local-aws';
 import { Poller, startPoller } from '../sqs-event-source';
 import type { SynthesizedStack, TemplateResource } from './assembly';
 import type { StackBinding } from './binding';
 import { matchesEventPattern, validateEventPattern } from './event-pattern';
-import { constructPath, LocalFunction, refTarget } from './functions';
+import { refTarget } from '../iam/intrinsics';
+import { constructPath, LocalFunction } from './functions';
 import type { LocalQueue } from './resources';
 import { parseScheduleExpression } from './schedule-expression';
 import type { LocalServices } from './services';
@@ -295,10 +296,6 @@ export function startTriggers(
 
 function resourcesOf(stack: SynthesizedStack, type: string): [string, TemplateResource][] {
   return Object.entries(stack.template.Resources).filter(([, resource]) => resource.Type === type);
-}
-
-function busName(nameOrArn: string): string {
-  return nameOrArn.replace(/^arn:[^:]+:events:[^:]*:[^:]*:event-bus\//, '');
 }
 
 function busEvent(
