@@ -134,6 +134,12 @@ export interface IWebhookInbox extends IConstruct {
   /** Requests from outside a provider's allowed source ranges, refused 403 before any verification. @default - sum over 5 minutes */
   metricSourceNotAllowed(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
+  /** Requests whose signing certificate (SNS's) could not be fetched, answered 503 so that SNS retries. @default - sum over 5 minutes */
+  metricCertificateUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Subscription confirmations (SNS's) that SNS did not accept when the inbox requested them, answered 502. @default - sum over 5 minutes */
+  metricConfirmationFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
   /**
    * Verified deliveries of a task that is not final yet (Answerline): answered 200, nothing stored,
    * so they never stand in the way of the final delivery. @default - sum over 5 minutes
@@ -389,6 +395,16 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
   /** Requests from outside a provider's allowed source ranges, refused 403 before any verification. @default - sum over 5 minutes */
   public metricSourceNotAllowed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.SOURCE_NOT_ALLOWED, props);
+  }
+
+  /** Requests whose signing certificate (SNS's) could not be fetched, answered 503 so that SNS retries. @default - sum over 5 minutes */
+  public metricCertificateUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.CERTIFICATE_UNAVAILABLE, props);
+  }
+
+  /** Subscription confirmations (SNS's) that SNS did not accept when the inbox requested them, answered 502. @default - sum over 5 minutes */
+  public metricConfirmationFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.CONFIRMATION_FAILED, props);
   }
 
   /**

@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { AdapterKind, Defaults, LINEAR_TOLERANCE_SECONDS, PADDLE_PAST_TOLERANCE_SECONDS } from './contract';
+import { AdapterKind, Defaults, LINEAR_TOLERANCE_SECONDS, PADDLE_PAST_TOLERANCE_SECONDS, SNS_PAST_TOLERANCE_SECONDS } from './contract';
 
 /** Automatic rotation of a signing secret by the inbox's rotation function. */
 export interface SigningSecretRotation {
@@ -231,6 +231,42 @@ export interface TwilioProviderOptions extends WebhookProviderOptions {
   readonly webhookUrl: string;
 }
 
+/** Options of the Amazon SNS preset: SNS signs with certificates, so there is no signing secret to give or rotate. */
+export interface SnsProviderOptions {
+  /**
+   * The provider's name: its path (`/hooks/<name>`), its key namespace and its metrics' `Provider` dimension.
+   * @default 'sns'
+   */
+  readonly name?: string;
+
+  /**
+   * The ARNs of the topics whose HTTPS subscriptions post here (`topic.topicArn` of a topic in the
+   * app, or a topic of another account): a message of any other topic is refused, since anyone
+   * can subscribe an endpoint to a topic of their own and SNS signs its messages too.
+   */
+  readonly topicArns: string[];
+
+  /**
+   * How old a message's signed `Timestamp` may be: every retry of a message carries its first
+   * attempt's signature, so this covers the delivery policy's whole retry window.
+   * @default Duration.seconds(3900) - SNS's longest retry window (an hour) and 5 minutes of skew
+   */
+  readonly pastTolerance?: Duration;
+
+  /**
+   * How far in the future a signed `Timestamp` may lie.
+   * @default Duration.minutes(5)
+   */
+  readonly futureTolerance?: Duration;
+
+  /**
+   * The only source address ranges (CIDR) requests are verified from (SNS sends from the
+   * `AMAZON` ranges of its region in AWS's ip-ranges.json): a request from elsewhere is answered 403.
+   * @default - any source: the signature and the topic decide
+   */
+  readonly allowedSources?: string[];
+}
+
 /** What a provider resolves to when an inbox binds it. */
 export interface WebhookProviderConfig {
   /** Path segment, key namespace and metric dimension. */
@@ -258,7 +294,7 @@ export interface WebhookProviderConfig {
    * @default - none: a preset
    */
   readonly hmacScheme?: HmacProviderOptions;
-  /** The form of secret the provider uses, for the placeholder and for rotation: `whsec` or `text`. */
+  /** The form of secret the provider uses, for the placeholder and for rotation: `whsec`, `text`, `json`, or `none` (SNS). */
   readonly secretFormat: string;
   /**
    * Recovery by polling.
@@ -280,6 +316,11 @@ export interface WebhookProviderConfig {
    * @default - none
    */
   readonly notificationUrl?: string;
+  /**
+   * The topics whose subscriptions post here (SNS).
+   * @default - none
+   */
+  readonly topicArns?: string[];
 }
 
 /**
@@ -443,6 +484,23 @@ export abstract class WebhookProvider {
     return new PresetProvider(AdapterKind.TWILIO, 'text', options, { signedUrl: options.webhookUrl });
   }
 
+  /**
+   * Amazon SNS HTTPS subscriptions of the configured topics: each message signed
+   * (`SignatureVersion` 1 SHA1withRSA, 2 SHA256withRSA) with the key of the certificate at its
+   * `SigningCertURL`, fetched only from SNS's host of the topic's region and cached; a
+   * `SubscriptionConfirmation` confirmed at its `SubscribeURL` and never stored; a `Notification`
+   * stored under its `MessageId`; an `UnsubscribeConfirmation` stored for the app to see (nothing
+   * resubscribes). Raw message delivery is refused: it is unsigned. No signing secret.
+   */
+  public static sns(options: SnsProviderOptions): WebhookProvider {
+    return new PresetProvider(
+      AdapterKind.SNS,
+      'none',
+      { ...options, pastTolerance: options.pastTolerance ?? Duration.seconds(SNS_PAST_TOLERANCE_SECONDS) },
+      { topicArns: options.topicArns },
+    );
+  }
+
   /** Any HMAC-signed webhook, described by its header, signed content, encoding and id. */
   public static hmac(options: HmacProviderOptions): WebhookProvider {
     return new PresetProvider(AdapterKind.HMAC, 'text', options, { hmacScheme: options });
@@ -457,8 +515,8 @@ class PresetProvider extends WebhookProvider {
     private readonly adapter: string,
     private readonly secretFormat: string,
     private readonly options: WebhookProviderOptions,
-    /** What some presets add: the generic scheme's settings, or the URL the provider signs (Square, Twilio). */
-    private readonly extras: { readonly hmacScheme?: HmacProviderOptions; readonly signedUrl?: string } = {},
+    /** What some presets add: the generic scheme's settings, the URL the provider signs (Square, Twilio), the topics (SNS). */
+    private readonly extras: { readonly hmacScheme?: HmacProviderOptions; readonly signedUrl?: string; readonly topicArns?: string[] } = {},
   ) {
     super();
   }
@@ -478,6 +536,7 @@ class PresetProvider extends WebhookProvider {
       authoritativeRead: this.options.authoritativeRead,
       allowedSources: this.options.allowedSources,
       notificationUrl: this.extras.signedUrl,
+      topicArns: this.extras.topicArns,
     };
   }
 }

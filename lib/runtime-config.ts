@@ -11,6 +11,7 @@ import {
   ProviderRuntimeConfig,
   providerRuntimeConfig,
   sourceCidrProblems,
+  topicArnProblems,
   URL_SIGNING_ADAPTERS,
 } from './contract';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProviderConfig } from './provider';
@@ -45,6 +46,11 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
   // A URL built from a token (a custom domain's name) is checked at cold start.
   if (URL_SIGNING_ADAPTERS.includes(provider.adapter) && !Token.isUnresolved(provider.notificationUrl)) {
     problems.push(...notificationUrlProblems(provider.notificationUrl).map((problem) => `notificationUrl ${problem}`));
+  }
+  if (provider.adapter === AdapterKind.SNS) {
+    // An ARN made of tokens (a topic of the app) is checked at cold start.
+    problems.push(...topicArnProblems(provider.topicArns, (arn) => Token.isUnresolved(arn)).map((problem) => `topicArns ${problem}`));
+    if (provider.signingSecret) problems.push('signingSecret: SNS signs with certificates; there is no secret to give');
   }
   if (provider.rotation && provider.adapter === AdapterKind.DISCORD) {
     problems.push("rotation: the stored value is the Discord application's public key, not a secret: there is nothing to rotate");
@@ -81,11 +87,11 @@ function seconds(duration: Duration | undefined): number | undefined {
 }
 
 /** What the handlers are told about a provider (serialized into their environment). */
-export function providerRuntimeConfigOf(provider: WebhookProviderConfig, secretId: string): ProviderRuntimeConfig {
+export function providerRuntimeConfigOf(provider: WebhookProviderConfig, secretId: string | undefined): ProviderRuntimeConfig {
   return providerRuntimeConfig({
     name: provider.name,
     adapter: provider.adapter,
-    secretId,
+    ...(secretId !== undefined ? { secretId } : {}),
     tolerancePastSeconds: provider.pastTolerance.toSeconds(),
     toleranceFutureSeconds: provider.futureTolerance.toSeconds(),
     previousSecretGraceSeconds: provider.previousSecretGracePeriod.toSeconds(),
@@ -101,5 +107,6 @@ export function providerRuntimeConfigOf(provider: WebhookProviderConfig, secretI
       : {}),
     ...(provider.allowedSources?.length ? { allowedSourceCidrs: provider.allowedSources } : {}),
     ...(provider.notificationUrl !== undefined ? { notificationUrl: provider.notificationUrl } : {}),
+    ...(provider.topicArns !== undefined ? { topicArns: provider.topicArns } : {}),
   });
 }

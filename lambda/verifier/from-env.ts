@@ -9,14 +9,19 @@ import { secretCacheFromEnv } from '../shared/signatures/secrets';
 import { bodyStoreFromEnv } from '../shared/stores/body-store';
 import { DynamoDbInboxStore } from '../shared/stores/inbox-store';
 import { SqsWorkQueue } from '../shared/stores/work-queue';
+import { HttpsSnsClient } from '../shared/providers/sns/sns-client';
 import { createVerifier, VerifierDependencies } from './verifier';
 
 /** The verifier's composition root: its dependencies from the environment the construct sets. */
 export function verifierDependenciesFromEnv(env: Record<string, string | undefined>, runtime: HandlerRuntime = {}): VerifierDependencies {
   const { clients = {}, now = Date.now } = runtime;
+  // One SNS client is both the source of signing certificates and the confirmer of subscriptions.
+  const sns = new HttpsSnsClient();
   return {
-    adapters: adaptersFor(providersFromEnv(env)),
+    adapters: adaptersFor(providersFromEnv(env), { snsEndpoint: env.AWS_ENDPOINT_URL_SNS }),
     secrets: secretCacheFromEnv(env, clients.secretsManager, now),
+    certificates: sns,
+    confirmations: sns,
     inbox: new DynamoDbInboxStore(clients.dynamodb ?? new DynamoDBClient({}), requiredEnv(env, Env.INBOX_TABLE)),
     queue: new SqsWorkQueue(clients.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: false }), requiredEnv(env, Env.WORK_QUEUE_URL)),
     bodies: bodyStoreFromEnv(env, clients.s3),

@@ -5,16 +5,21 @@ import { logReference, sha256Hex } from '../shared/runtime/digest';
 import { HandshakeAnswer, InboundRequest, parseApiGatewayEvent, Reason, respond, respondToHandshake } from '../shared/runtime/http';
 import { admitDelivery, AdmissionResult, placement } from '../shared/admission';
 import { BodyStore } from '../shared/stores/body-store';
-import { safeErrorFields } from '../shared/runtime/errors';
 import { deliveryKey, InboxStore } from '../shared/stores/inbox-store';
 import { SecretCache, SecretStage, SecretVersion, usableVersions } from '../shared/signatures/secrets';
-import { Verdict } from '../shared/signatures/signing-key';
+import { CERTIFICATE_STAGE, Verdict } from '../shared/signatures/signing-key';
+import { SigningCertificates, SubscriptionConfirmer } from '../shared/providers/sns/sns-client';
+import { ConfigurationError, safeErrorFields } from '../shared/runtime/errors';
 import { LogFields, Telemetry } from '../shared/runtime/telemetry';
 import { WorkQueue } from '../shared/stores/work-queue';
 
 export interface VerifierDependencies {
   readonly adapters: ReadonlyMap<string, ProviderAdapter>;
   readonly secrets: SecretCache;
+  /** The certificates requests name (SNS's); needed when a provider's requests name theirs. */
+  readonly certificates?: SigningCertificates;
+  /** Confirms the subscriptions a handshake asks to (SNS's); needed with `certificates`. */
+  readonly confirmations?: SubscriptionConfirmer;
   readonly inbox: InboxStore;
   readonly queue: WorkQueue;
   /** Where bodies larger than `inlineBodyBytes` go; absent when every accepted body fits a row. */
@@ -41,6 +46,8 @@ const METRIC_OF: Readonly<Record<Reason, string | undefined>> = {
   too_large: MetricName.TOO_LARGE,
   store_error: MetricName.STORE_ERROR,
   secret_unavailable: MetricName.SECRET_UNAVAILABLE,
+  certificate_unavailable: MetricName.CERTIFICATE_UNAVAILABLE,
+  confirmation_failed: MetricName.CONFIRMATION_FAILED,
   unknown_provider: undefined,
   internal_error: undefined,
 };
@@ -118,7 +125,7 @@ async function checkSubscription(adapter: ProviderAdapter, request: InboundReque
   if (!adapter.answerSubscriptionCheck) return { reason: 'unknown_provider', detail: 'this provider is not checked with a GET' };
   let keys;
   try {
-    keys = adapter.signingKeys(usableFor(adapter, await deps.secrets.versions(adapter.secretId), deps));
+    keys = adapter.signingKeys(usableFor(adapter, await deps.secrets.versions(adapter.secretId!), deps));
   } catch (error) {
     return { reason: 'secret_unavailable', fields: safeErrorFields(error) };
   }
@@ -149,19 +156,8 @@ function verifyAgainst(adapter: ProviderAdapter, request: InboundRequest, nowSec
 
 async function admit(adapter: ProviderAdapter, request: InboundRequest, deps: VerifierDependencies): Promise<Decision> {
   const { headers, body } = request;
-  let attempt: VerificationAttempt;
-  try {
-    const nowSeconds = Math.floor(deps.now() / 1000);
-    const verifyWith = (versions: readonly SecretVersion[]) => verifyAgainst(adapter, request, nowSeconds, usableFor(adapter, versions, deps));
-    attempt = verifyWith(await deps.secrets.versions(adapter.secretId));
-    if (!attempt.verdict.ok && attempt.verdict.reason === 'bad_signature') {
-      // The secret may have changed since it was cached: read it again, at a bounded rate.
-      const refreshed = await deps.secrets.refreshAfterMiss(adapter.secretId);
-      if (refreshed) attempt = verifyWith(refreshed);
-    }
-  } catch (error) {
-    return { reason: 'secret_unavailable', fields: safeErrorFields(error) };
-  }
+  const attempt = adapter.signingCertificateUrl ? await verifyWithCertificate(adapter, request, deps) : await verifyWithSecrets(adapter, request, deps);
+  if ('reason' in attempt) return attempt;
   const verdict = attempt.verdict;
   if (!verdict.ok) {
     // Junk signatures are forgery too: every refusal here feeds the signature-failure alarm.
@@ -177,7 +173,7 @@ async function admit(adapter: ProviderAdapter, request: InboundRequest, deps: Ve
   if (matched) deps.telemetry.count(matched, adapter.name);
 
   const admission = adapter.admit(headers, body, verdict.key);
-  if (admission.kind === 'handshake') return { reason: 'handshake', answer: admission.answer };
+  if (admission.kind === 'handshake') return handshake(admission, deps);
   if (admission.kind === 'test') return { reason: 'test' };
   if (admission.kind === 'not_final') return { reason: 'not_final' };
   if (admission.kind === 'malformed') return { reason: 'malformed', detail: admission.detail };
@@ -186,6 +182,49 @@ async function admit(adapter: ProviderAdapter, request: InboundRequest, deps: Ve
   // The answer a provider requires to a stored event (Discord's deferred interaction response), whatever the row's outcome.
   const answer = admission.kind === 'event' ? admission.answer : undefined;
   return answer && STORED_REASONS.includes(stored.reason) ? { ...stored, answer } : stored;
+}
+
+/** Verifies against the secret's staged values, reading them again (at a bounded rate) after a bad signature. */
+async function verifyWithSecrets(adapter: ProviderAdapter, request: InboundRequest, deps: VerifierDependencies): Promise<VerificationAttempt | Decision> {
+  try {
+    const nowSeconds = Math.floor(deps.now() / 1000);
+    const verifyWith = (versions: readonly SecretVersion[]) => verifyAgainst(adapter, request, nowSeconds, usableFor(adapter, versions, deps));
+    const attempt = verifyWith(await deps.secrets.versions(adapter.secretId!));
+    if (attempt.verdict.ok || attempt.verdict.reason !== 'bad_signature') return attempt;
+    // The secret may have changed since it was cached: read it again, at a bounded rate.
+    const refreshed = await deps.secrets.refreshAfterMiss(adapter.secretId!);
+    return refreshed ? verifyWith(refreshed) : attempt;
+  } catch (error) {
+    return { reason: 'secret_unavailable', fields: safeErrorFields(error) };
+  }
+}
+
+/** Verifies with the certificate the request names, once the adapter has checked it is the provider's. */
+async function verifyWithCertificate(adapter: ProviderAdapter, request: InboundRequest, deps: VerifierDependencies): Promise<VerificationAttempt | Decision> {
+  const located = adapter.signingCertificateUrl!(request.headers, request.body);
+  if ('ok' in located) return { verdict: located, undecodableStages: [] };
+  if (!deps.certificates) throw new ConfigurationError(`provider ${adapter.name}: no certificate source is configured`);
+  let publicKey;
+  try {
+    publicKey = await deps.certificates.publicKey(located.url, deps.now());
+  } catch (error) {
+    return { reason: 'certificate_unavailable', detail: 'the signing certificate could not be fetched', fields: safeErrorFields(error) };
+  }
+  const key = { stage: CERTIFICATE_STAGE, bytes: Buffer.alloc(0), publicKey };
+  return { verdict: adapter.verify(request.headers, request.body, [key], Math.floor(deps.now() / 1000), request), undecodableStages: [] };
+}
+
+/** A handshake's answer, once the subscription it asks to confirm (SNS's) is confirmed. */
+async function handshake(admission: Extract<Admission, { kind: 'handshake' }>, deps: VerifierDependencies): Promise<Decision> {
+  if (admission.confirmUrl !== undefined) {
+    if (!deps.confirmations) throw new ConfigurationError('no subscription confirmer is configured');
+    try {
+      await deps.confirmations.confirm(admission.confirmUrl);
+    } catch (error) {
+      return { reason: 'confirmation_failed', detail: 'the subscription could not be confirmed', fields: safeErrorFields(error) };
+    }
+  }
+  return { reason: 'handshake', answer: admission.answer };
 }
 
 /** The outcomes of a stored delivery: each is a 2xx, acknowledging it to the provider. */

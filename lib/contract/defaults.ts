@@ -92,6 +92,13 @@ export const Defaults = {
   POLL_BATCH_SIZE: 50,
   /** Timeout of one poll request to a provider. */
   POLL_TIMEOUT_MS: 10_000,
+  /**
+   * Timeout of the verifier's requests to SNS (a signing certificate, a subscription's
+   * confirmation): well inside the 15 s SNS waits for an answer.
+   */
+  SNS_REQUEST_TIMEOUT_MS: 5_000,
+  /** The largest signing certificate fetched (SNS's are about 2 KB of PEM). */
+  SNS_CERTIFICATE_MAX_BYTES: 16 * 1024,
 } as const;
 
 /** The default period of the inbox's metrics and the default thresholds of its alarms. */

@@ -30,6 +30,10 @@ export const MetricName = {
   TOO_LARGE: 'TooLarge',
   STORE_ERROR: 'StoreError',
   SECRET_UNAVAILABLE: 'SecretUnavailable',
+  /** Requests whose signing certificate (SNS's) could not be fetched: answered 503, so the provider retries. */
+  CERTIFICATE_UNAVAILABLE: 'CertificateUnavailable',
+  /** Subscription confirmations (SNS's) the provider did not accept when the inbox requested them: answered 502. */
+  CONFIRMATION_FAILED: 'ConfirmationFailed',
   QUARANTINED: 'Quarantined',
   ENQUEUE_FAILED: 'EnqueueFailed',
   PROCESSED: 'Processed',

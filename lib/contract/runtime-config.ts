@@ -153,8 +153,8 @@ export interface ProviderRuntimeConfig {
   readonly name: string;
   /** Which runtime adapter handles this provider. */
   readonly adapter: string;
-  /** ARN (or name) of the Secrets Manager secret holding the signing secret. */
-  readonly secretId: string;
+  /** ARN (or name) of the Secrets Manager secret holding the signing secret; absent for a provider whose requests name their certificate (SNS). */
+  readonly secretId?: string;
   /** How far in the past a signed timestamp may lie, in seconds. */
   readonly tolerancePastSeconds: number;
   /** How far in the future a signed timestamp may lie, in seconds. */
@@ -169,6 +169,8 @@ export interface ProviderRuntimeConfig {
   readonly allowedSourceCidrs?: readonly string[];
   /** The URL the provider signs, exactly as registered with it (Square's notification URL); absent for providers that sign none. */
   readonly notificationUrl?: string;
+  /** The SNS topics whose subscriptions post here (their ARNs); only for SNS. */
+  readonly topicArns?: readonly string[];
 }
 
 /** What names a provider's runtime configuration; everything else has its default. */

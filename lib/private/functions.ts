@@ -66,7 +66,7 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     inboxTable: resources.inboxTable.tableName,
     resultsTable: resources.resultsTable.tableName,
     workQueueUrl: resources.workQueue.queueUrl,
-    providers: resources.providers.map((provider) => providerRuntimeConfigOf(provider, resources.secrets.get(provider.name)!.secretArn)),
+    providers: resources.providers.map((provider) => providerRuntimeConfigOf(provider, resources.secrets.get(provider.name)?.secretArn)),
     maxBodyBytes: settings.maxBodyBytes,
     bodyBucket: resources.bodyBucket?.bucketName,
     inlineBodyBytes: settings.inlineBodyBytes,

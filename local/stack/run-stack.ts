@@ -49,7 +49,9 @@ export interface LocalProvider {
   readonly adapter: string;
   /** Its webhook URL (the inbox's route for it). */
   readonly url: string;
-  readonly secretArn: string;
+  /** Its signing secret's ARN; absent for a provider whose requests name their certificate (SNS). */
+  readonly secretArn?: string;
+  /** What its simulated sender signs with: the secret's value, or (SNS) the local SNS's signing key. */
   readonly secret: string;
 }
 
@@ -177,7 +179,7 @@ async function inboxesOf(
         .find((entry) => entry.functionLogicalId === verifier!.logicalId && entry.route.routeKey.endsWith(`/${config.name}`));
       const api = apis.find((candidate) => candidate.logicalId === route?.apiLogicalId);
       const secret = signingSecrets[config.name] ?? signingSecretFor(config);
-      await services.clients.secrets.send(new PutSecretValueCommand({ SecretId: config.secretId, SecretString: secret }));
+      if (config.secretId) await services.clients.secrets.send(new PutSecretValueCommand({ SecretId: config.secretId, SecretString: secret }));
       providers.push({
         name: config.name,
         adapter: config.adapter,

@@ -7,6 +7,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { InboxTableSettings, SignatureEncoding, TableSettings, WebhookInbox, WebhookInboxProps, WebhookProvider } from '../../lib';
@@ -628,6 +629,33 @@ describe('provider presets', () => {
     expect(() => build({ providers: [WebhookProvider.twilio({ webhookUrl: 'http://hooks.example.com/hooks/twilio' })] })).toThrow(
       /providers: twilio: notificationUrl/,
     );
+  });
+
+  test('SNS: no signing secret is created, granted or output; the topics reach the verifier; POST only; its tolerance covers the hour of retries', () => {
+    const topicArn = 'arn:aws:sns:eu-west-1:123456789012:orders';
+    const { template, inbox } = build({ providers: [WebhookProvider.sns({ topicArns: [topicArn] }), WebhookProvider.github()] });
+    expect(providersOf(template).map((p: any) => [p.name, p.adapter, p.secretId === undefined, p.topicArns, p.tolerancePastSeconds])).toEqual([
+      ['sns', 'sns', true, [topicArn], 3_900],
+      ['github', 'github', false, undefined, 300],
+    ]);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    expect(Object.keys(template.findOutputs('*')).filter((key) => key.includes('SigningSecretArn'))).toEqual([
+      expect.stringContaining('GithubSigningSecretArn'),
+    ]);
+    template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /hooks/sns' }, 1);
+    template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /hooks/sns' }, 0);
+    expect(inbox.urlFor('sns')).toContain('/hooks/sns');
+    expect(() => inbox.signingSecretFor('sns')).toThrow(/no provider named "sns" with a signing secret/);
+  });
+
+  test('SNS: no topic, or one that is no SNS topic ARN of a served partition, is refused at synth; a topic of the app (a token) is left to cold start', () => {
+    expect(() => build({ providers: [WebhookProvider.sns({ topicArns: [] })] })).toThrow(/providers: sns: topicArns is required/);
+    expect(() =>
+      build({ providers: [WebhookProvider.sns({ topicArns: ['arn:aws:sqs:us-east-1:123456789012:q', 'arn:aws-iso:sns:us-iso-east-1:123456789012:t'] })] }),
+    ).toThrow(/topicArns \[0\] "arn:aws:sqs:us-east-1:123456789012:q" is not an SNS topic ARN[\s\S]*\[1\] "arn:aws-iso:sns/);
+    const stack = new Stack(new App(), 'Topics');
+    const topic = new sns.Topic(stack, 'Orders');
+    expect(() => new WebhookInbox(stack, 'Inbox', { providers: [WebhookProvider.sns({ topicArns: [topic.topicArn] })] })).not.toThrow();
   });
 
   test('a generic HMAC scheme that cannot work is refused at synth, naming the provider', () => {

@@ -2,7 +2,7 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { Defaults, ProviderRuntimeConfig } from '../../../lib/contract';
 import { HandshakeAnswer, Headers, RequestContext } from '../runtime/http';
 import { SecretStage, SecretVersion } from '../signatures/secrets';
-import { SigningKey, Tolerance, Verdict } from '../signatures/signing-key';
+import { Rejection, SigningKey, Tolerance, Verdict } from '../signatures/signing-key';
 
 /** What a verified body is to the inbox. */
 export type Admission =
@@ -31,7 +31,12 @@ export type Admission =
    * A signed request the provider sends to check the endpoint (Slack's `url_verification`,
    * Discord's PING): answered at the edge as the provider documents, never stored, counted.
    */
-  | { readonly kind: 'handshake'; readonly answer: HandshakeAnswer }
+  | {
+      readonly kind: 'handshake';
+      readonly answer: HandshakeAnswer;
+      /** A URL to request before answering, that confirms the subscription (SNS's `SubscribeURL`). */
+      readonly confirmUrl?: string;
+    }
   /**
    * A task that is not final yet: it carries no result, and storing it would make the final
    * delivery (same id, another body) an altered copy. Acknowledged, never stored.
@@ -66,8 +71,8 @@ export type FinalStatus = 'COMPLETED' | 'FAILED';
  */
 export interface ProviderAdapter {
   readonly name: string;
-  /** The Secrets Manager secret holding this provider's signing secret. */
-  readonly secretId: string;
+  /** The Secrets Manager secret holding this provider's signing secret; absent when requests name their certificate. */
+  readonly secretId?: string;
   /** How long after a rotation the AWSPREVIOUS secret still verifies, in seconds. */
   readonly previousSecretGraceSeconds: number;
   /**
@@ -85,6 +90,11 @@ export interface ProviderAdapter {
    * (`key` is the key the request verified with: some handshakes answer with a value derived from it).
    */
   admit(headers: Headers, body: Buffer, key?: SigningKey): Admission;
+  /**
+   * Where the certificate that signed a request is (SNS's `SigningCertURL`), checked to be the
+   * provider's own; a rejection when it is not. Absent: requests are verified with the stored secret.
+   */
+  readonly signingCertificateUrl?: (headers: Headers, body: Buffer) => { readonly url: string } | Rejection;
   /** The status a refused signature is answered with, when the provider documents one. @default 400 */
   readonly refusalStatus?: number;
   /** Whether a request from this address may be verified at all (the provider's published ranges). */

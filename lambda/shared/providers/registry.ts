@@ -11,8 +11,9 @@ import { meta } from './meta';
 import { twilio } from './twilio';
 import { paddle } from './paddle';
 import { pagerduty } from './pagerduty';
-import { ProviderModule } from './provider-module';
+import { AdapterContext, ProviderModule } from './provider-module';
 import { shopify } from './shopify';
+import { sns } from './sns';
 import { square } from './square';
 import { slack } from './slack';
 import { standardWebhooks } from './standard-webhooks';
@@ -37,6 +38,7 @@ const REGISTRY: Readonly<Record<string, ProviderModule>> = {
   [AdapterKind.PADDLE]: paddle,
   [AdapterKind.PAGERDUTY]: pagerduty,
   [AdapterKind.LINEAR]: linear,
+  [AdapterKind.SNS]: sns,
 };
 
 /** The module of a configured provider's adapter kind. */
@@ -47,6 +49,6 @@ export function providerModule(config: Pick<ProviderRuntimeConfig, 'name' | 'ada
 }
 
 /** One adapter per configured provider, by provider name. */
-export function adaptersFor(providers: readonly ProviderRuntimeConfig[]): Map<string, ProviderAdapter> {
-  return new Map(providers.map((config) => [config.name, providerModule(config).adapter(config)]));
+export function adaptersFor(providers: readonly ProviderRuntimeConfig[], context: AdapterContext = {}): Map<string, ProviderAdapter> {
+  return new Map(providers.map((config) => [config.name, providerModule(config).adapter(config, context)]));
 }

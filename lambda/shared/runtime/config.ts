@@ -1,12 +1,14 @@
 import {
   AdapterKind,
   authoritativeReadProblems,
+  CERTIFICATE_SIGNED_ADAPTERS,
   Env,
   hmacSchemeProblems,
   notificationUrlProblems,
   PROVIDER_NAME_PATTERN,
   ProviderRuntimeConfig,
   sourceCidrProblems,
+  topicArnProblems,
   URL_SIGNING_ADAPTERS,
 } from '../../../lib/contract';
 import { ConfigurationError } from './errors';
@@ -53,7 +55,12 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
     const where = `${Env.PROVIDERS}[${index}]`;
     if (typeof p.name !== 'string' || !PROVIDER_NAME_PATTERN.test(p.name)) throw new ConfigurationError(`${where}.name is invalid`);
     if (typeof p.adapter !== 'string') throw new ConfigurationError(`${where}.adapter is missing`);
-    if (typeof p.secretId !== 'string' || p.secretId === '') throw new ConfigurationError(`${where}.secretId is missing`);
+    if (CERTIFICATE_SIGNED_ADAPTERS.includes(p.adapter)) {
+      const problems = topicArnProblems(p.topicArns);
+      if (problems.length > 0) throw new ConfigurationError(`${where}.topicArns ${problems.join('; ')}`);
+    } else if (typeof p.secretId !== 'string' || p.secretId === '') {
+      throw new ConfigurationError(`${where}.secretId is missing`);
+    }
     for (const field of ['tolerancePastSeconds', 'toleranceFutureSeconds'] as const) {
       if (typeof p[field] !== 'number' || !(p[field]! >= 0)) throw new ConfigurationError(`${where}.${field} is invalid`);
     }

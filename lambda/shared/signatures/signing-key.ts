@@ -11,6 +11,9 @@ export interface SigningKey {
   readonly verifyToken?: string;
 }
 
+/** The stage a request's own signing certificate (SNS's) is counted under: it is no staged secret. */
+export const CERTIFICATE_STAGE = 'certificate';
+
 /** A failed authenticity check; the reason is also the metric and the log code. */
 export interface Rejection {
   readonly ok: false;
