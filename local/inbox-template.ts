@@ -184,6 +184,8 @@ export function presetFor(
       return WebhookProvider.square({ ...options, notificationUrl: config.notificationUrl ?? '' });
     case AdapterKind.TWILIO:
       return WebhookProvider.twilio({ ...options, webhookUrl: config.notificationUrl ?? '' });
+    case AdapterKind.MESSAGE_BATCHES:
+      return WebhookProvider.messageBatches(options.polling!, options);
     case AdapterKind.HMAC: {
       const scheme = config.hmac!;
       const hmac: HmacProviderOptions = {
