@@ -12,7 +12,7 @@ import { inspect } from './commands/inspect';
 import { listQuarantine } from './commands/quarantine';
 import { reconcile } from './commands/reconcile';
 import { redrive } from './commands/redrive';
-import { replayEvent, replayRange } from './commands/replay';
+import { replayBatchChildren, replayEvent, replayRange } from './commands/replay';
 import { status } from './commands/status';
 import { parseEventRef } from './commands/common';
 import { loadConfigFile, OpsEndpoints, selectOpsConfig, stackOutputs } from './config';
@@ -37,6 +37,8 @@ const OPTIONS = {
   force: { type: 'boolean' },
   'skip-scan': { type: 'boolean' },
   'detail-type': { type: 'string' },
+  batch: { type: 'string' },
+  children: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -44,7 +46,7 @@ const GLOBAL_OPTIONS: readonly OptionName[] = ['stack', 'inbox', 'config', 'regi
 const COMMAND_OPTIONS: Readonly<Record<Command, readonly OptionName[]>> = {
   status: ['skip-scan'],
   redrive: ['limit'],
-  replay: ['event', 'from', 'to', 'force'],
+  replay: ['event', 'from', 'to', 'batch', 'children', 'force'],
   inspect: [],
   reconcile: [],
   quarantine: [],
@@ -106,6 +108,7 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
 `,
   replay: `Usage: webhook-inbox replay <target> --event <provider>#<eventId> [--force] [--json]
        webhook-inbox replay <target> --from <ISO-8601> --to <ISO-8601> [--force] [--json]
+       webhook-inbox replay <target> --batch <provider>#<batchId> --children <customId>[,<customId>...] [--force] [--json]
 
   Re-enqueues inbox rows (sort key "delivery"). A row not yet processed is enqueued again; a DEAD
   row goes back to RECEIVED (and into the pending index) and is enqueued. A PROCESSED row is
@@ -115,6 +118,7 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
   --from/--to select rows by receivedAt, from inclusive, to exclusive. This is a Scan of the
   whole inbox table with a filter (an ops command, never a per-delivery or scheduled path); the
   items it read are printed.
+  --batch/--children select the rows of those requests of a polled batch (one GetItem each).
 `,
   inspect: `Usage: webhook-inbox inspect <target> <provider>#<eventId> [--json]
 
@@ -282,7 +286,17 @@ export function prepare(command: Command, values: Values, positionals: readonly 
     case 'replay': {
       const force = values.force ?? false;
       const hasRange = values.from !== undefined || values.to !== undefined;
-      if (values.event !== undefined && hasRange) throw new UsageError('replay takes either --event or --from/--to, not both');
+      const selectors = [values.event !== undefined, hasRange, values.batch !== undefined].filter(Boolean).length;
+      if (selectors > 1) throw new UsageError('replay takes one of --event, --from/--to or --batch/--children');
+      if (values.batch !== undefined || values.children !== undefined) {
+        const batch = parseEventRef(values.batch, '--batch');
+        const customIds = (values.children ?? '').split(',').filter((id) => id !== '');
+        if (customIds.length === 0) throw new UsageError('replay --batch needs --children <customId>[,<customId>...]');
+        return async (clients, config, now) => {
+          const report = await replayBatchChildren(clients, config, { provider: batch.provider, batchId: batch.eventId }, customIds, { force, now: now() });
+          return { data: report, text: formatReplay(report), ...(report.notFound > 0 ? { exitCode: ExitCode.FAILURE } : {}) };
+        };
+      }
       if (values.event !== undefined) {
         const event = parseEventRef(values.event);
         return async (clients, config, now) => {

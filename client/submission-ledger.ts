@@ -26,10 +26,18 @@
  * This module is outside `lib/` on purpose: `lib/` is compiled by jsii and stays free of AWS SDK
  * types. Apps bring their own `@aws-sdk/client-dynamodb`.
  */
-import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { AnswerlineLifecycle, Defaults, Env } from '../lib/contract';
+import { DynamoDBClient, PutItemCommand, PutItemCommandInput } from '@aws-sdk/client-dynamodb';
+import { AnswerlineLifecycle, Defaults, Env, MessageBatchesPolling } from '../lib/contract';
 import { isConditionalCheckFailed } from '../lambda/shared/runtime/errors';
-import { recordSubmissionInput, submissionKey, submissionProblems } from '../lambda/shared/stores/submission-store';
+import {
+  batchChildProblems,
+  NewSubmission,
+  recordBatchChildrenInputs,
+  recordSubmissionInput,
+  SubmissionIdentity,
+  submissionKey,
+  submissionProblems,
+} from '../lambda/shared/stores/submission-store';
 
 export interface SubmissionLedgerOptions {
   readonly client: DynamoDBClient;
@@ -58,6 +66,17 @@ export interface SubmissionRecord {
   /** The idempotency key the task was created with; required when the task id is unknown. */
   readonly idempotencyKey?: string;
   /** When the task was submitted. @default now */
+  readonly submittedAt?: Date | number;
+}
+
+export interface BatchRecord {
+  /** The provider's name in the inbox (a `messageBatches` provider). */
+  readonly provider: string;
+  /** The provider's batch id. */
+  readonly batchId: string;
+  /** The `custom_id` of every request of the batch (1 to 64 letters, digits, `_`, `-`; each once). */
+  readonly childIds: readonly string[];
+  /** When the batch was created. @default now */
   readonly submittedAt?: Date | number;
 }
 
@@ -110,30 +129,60 @@ export class SubmissionLedger {
 
   /** Records one submitted task; idempotent. Throws InvalidSubmissionError for a record that cannot be stored. */
   async recordSubmission(record: SubmissionRecord): Promise<RecordedSubmission> {
-    const problems = submissionProblems(record);
-    const submittedAt = record.submittedAt === undefined ? this.now() : new Date(record.submittedAt).getTime();
+    const identity = { provider: record.provider, taskId: record.taskId, idempotencyKey: record.idempotencyKey };
+    const horizon = this.options.horizonSeconds?.[record.provider] ?? this.options.defaultHorizonSeconds ?? AnswerlineLifecycle.HORIZON_SECONDS;
+    return this.record(this.prepare(identity, record.submittedAt, horizon, submissionProblems(record)));
+  }
+
+  /**
+   * Records one submitted batch with the custom ids of its requests; idempotent. The ids go into
+   * items of their own beside the batch's (2,000 per item: a batch of 100,000 requests is 50
+   * PutItems and one more), written before it, so the reconciler never sees a batch without its
+   * children. Throws InvalidSubmissionError for a record that cannot be stored.
+   */
+  async recordBatch(record: BatchRecord): Promise<RecordedSubmission> {
+    const identity = { provider: record.provider, taskId: record.batchId };
+    const horizon = this.options.horizonSeconds?.[record.provider] ?? MessageBatchesPolling.horizonSeconds;
+    const problems = [...submissionProblems(identity), ...batchChildProblems(record.childIds)];
+    const submission = this.prepare(identity, record.submittedAt, horizon, problems, record.childIds);
+    for (const input of recordBatchChildrenInputs(this.options.tableName, submission)) await this.put(input);
+    return this.record(submission);
+  }
+
+  /** The submission to record, or InvalidSubmissionError naming every problem. */
+  private prepare(
+    identity: SubmissionIdentity,
+    when: Date | number | undefined,
+    horizon: number,
+    problems: string[],
+    childIds?: readonly string[],
+  ): NewSubmission {
+    const submittedAt = when === undefined ? this.now() : new Date(when).getTime();
     if (!Number.isFinite(submittedAt)) problems.push('submittedAt is not a valid time');
     if (problems.length > 0) throw new InvalidSubmissionError(problems);
-
-    const horizon = this.options.horizonSeconds?.[record.provider] ?? this.options.defaultHorizonSeconds ?? AnswerlineLifecycle.HORIZON_SECONDS;
     const retention = this.options.retentionSeconds ?? Defaults.RETENTION_DAYS * 86_400;
-    const dueAt = submittedAt + horizon * 1000;
-    const identity = { provider: record.provider, taskId: record.taskId, idempotencyKey: record.idempotencyKey };
-    const key = submissionKey(identity);
+    return {
+      ...identity,
+      submittedAt,
+      dueAt: submittedAt + horizon * 1000,
+      expiresAt: Math.floor(submittedAt / 1000) + Math.max(retention, horizon + 86_400),
+      ...(childIds ? { childIds } : {}),
+    };
+  }
+
+  private async record(submission: NewSubmission): Promise<RecordedSubmission> {
+    const key = submissionKey(submission);
+    const recorded = await this.put(recordSubmissionInput(this.options.tableName, submission));
+    return recorded ? { outcome: 'recorded', key, dueAt: submission.dueAt } : { outcome: 'already_recorded', key };
+  }
+
+  /** One conditional PutItem; false when the item was recorded before. */
+  private async put(input: PutItemCommandInput): Promise<boolean> {
     try {
-      await this.options.client.send(
-        new PutItemCommand(
-          recordSubmissionInput(this.options.tableName, {
-            ...identity,
-            submittedAt,
-            dueAt,
-            expiresAt: Math.floor(submittedAt / 1000) + Math.max(retention, horizon + 86_400),
-          }),
-        ),
-      );
-      return { outcome: 'recorded', key, dueAt };
+      await this.options.client.send(new PutItemCommand(input));
+      return true;
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return { outcome: 'already_recorded', key };
+      if (isConditionalCheckFailed(error)) return false;
       throw error;
     }
   }

@@ -73,6 +73,20 @@ export interface IWebhookInbox extends IConstruct {
   onWebhookReceived(id: string, options?: events.OnEventOptions): events.Rule;
 
   /**
+   * A rule for each request of a polled batch that reached its terminal state (`BatchChildSettled`: once per request).
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  onBatchChildSettled(id: string, options?: events.OnEventOptions): events.Rule;
+
+  /**
+   * A rule for each polled batch whose every result was recorded (`BatchSettled`: its summary, once per batch).
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  onBatchSettled(id: string, options?: events.OnEventOptions): events.Rule;
+
+  /**
    * A metric the handlers emit, for this inbox across its providers.
    * @default - sum over 5 minutes
    */
@@ -175,6 +189,12 @@ export interface IWebhookInbox extends IConstruct {
 
   /** Polled submissions the provider does not know (404: unknown or expired). @default - sum over 5 minutes */
   metricUnknownSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Results of polled batches' requests stored as rows of their own (each once). @default - sum over 5 minutes */
+  metricBatchChildrenRecorded(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Polled batches whose every result was recorded and whose summary was stored. @default - sum over 5 minutes */
+  metricBatchesSettled(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
   /** Polled submissions not final yet, checked again later. @default - sum over 5 minutes */
   metricStillPending(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
@@ -294,6 +314,24 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
    */
   public onWebhookReceived(id: string, options: events.OnEventOptions = {}): events.Rule {
     return this.onEffect(id, EffectEvent.WEBHOOK_RECEIVED, options);
+  }
+
+  /**
+   * A rule for each request of a polled batch that reached its terminal state (`BatchChildSettled`: once per request).
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  public onBatchChildSettled(id: string, options: events.OnEventOptions = {}): events.Rule {
+    return this.onEffect(id, EffectEvent.BATCH_CHILD_SETTLED, options);
+  }
+
+  /**
+   * A rule for each polled batch whose every result was recorded (`BatchSettled`: its summary, once per batch).
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  public onBatchSettled(id: string, options: events.OnEventOptions = {}): events.Rule {
+    return this.onEffect(id, EffectEvent.BATCH_SETTLED, options);
   }
 
   /**
@@ -463,6 +501,16 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
   /** Polled submissions the provider does not know (404: unknown or expired). @default - sum over 5 minutes */
   public metricUnknownSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.UNKNOWN_SUBMISSIONS, props);
+  }
+
+  /** Results of polled batches' requests stored as rows of their own (each once). @default - sum over 5 minutes */
+  public metricBatchChildrenRecorded(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.BATCH_CHILDREN_RECORDED, props);
+  }
+
+  /** Polled batches whose every result was recorded and whose summary was stored. @default - sum over 5 minutes */
+  public metricBatchesSettled(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.BATCHES_SETTLED, props);
   }
 
   /** Polled submissions not final yet, checked again later. @default - sum over 5 minutes */

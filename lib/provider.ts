@@ -501,6 +501,20 @@ export abstract class WebhookProvider {
     );
   }
 
+  /**
+   * A message-batches API (Anthropic Message Batches; docs/providers/message-batches.md): it sends
+   * no webhooks, so its route refuses every request. The app records each batch with the custom
+   * ids of its requests (`SubmissionLedger.recordBatch`); the reconciler polls the batch until it
+   * has ended, then stores each request's result (succeeded, errored, canceled, expired) as a row
+   * of its own and the batch's summary as one more, each with its own effect (`BatchChildSettled`,
+   * `BatchSettled`).
+   * @param batchApi how the batch API is polled: its `apiKeySecret` holds the API key; `taskUrlTemplate` defaults to `https://api.anthropic.com/v1/messages/batches/{batchId}`, the first look 1 minute after submission, then every 5 minutes
+   * @param options the options of every preset (its `polling` is replaced by the first argument)
+   */
+  public static messageBatches(batchApi: ProviderPolling, options: WebhookProviderOptions = {}): WebhookProvider {
+    return new PresetProvider(AdapterKind.MESSAGE_BATCHES, 'text', { ...options, polling: batchApi });
+  }
+
   /** Any HMAC-signed webhook, described by its header, signed content, encoding and id. */
   public static hmac(options: HmacProviderOptions): WebhookProvider {
     return new PresetProvider(AdapterKind.HMAC, 'text', options, { hmacScheme: options });

@@ -56,14 +56,17 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
     problems.push("rotation: the stored value is the Discord application's public key, not a secret: there is nothing to rotate");
   }
   if (provider.polling) {
-    if (provider.adapter !== AdapterKind.ANSWERLINE && provider.adapter !== AdapterKind.ECHONOVA) {
-      problems.push('polling: only Answerline and Echonova can be polled');
+    if (!POLLED_ADAPTERS.includes(provider.adapter)) {
+      problems.push('polling: only Answerline, Echonova and a message-batches API can be polled');
     } else {
       problems.push(...pollingProblems(pollingRuntimeConfig(provider, provider.polling, 'secret')).map((problem) => `polling: ${problem}`));
     }
   }
   return problems.map((problem) => `providers: ${provider.name}: ${problem}`);
 }
+
+/** The adapter kinds the reconciler can poll. */
+const POLLED_ADAPTERS: readonly string[] = [AdapterKind.ANSWERLINE, AdapterKind.ECHONOVA, AdapterKind.MESSAGE_BATCHES];
 
 /** How the reconciler polls a provider, the preset's defaults filled in. */
 export function pollingRuntimeConfig(
@@ -72,7 +75,11 @@ export function pollingRuntimeConfig(
   apiKeySecretId: string,
 ): PollingRuntimeConfig {
   const defaults: { taskUrlTemplate?: string; horizonSeconds: number; recheckSeconds: number } =
-    provider.adapter === AdapterKind.ANSWERLINE ? PollingDefaults.answerline : PollingDefaults.echonova;
+    provider.adapter === AdapterKind.ANSWERLINE
+      ? PollingDefaults.answerline
+      : provider.adapter === AdapterKind.MESSAGE_BATCHES
+        ? PollingDefaults['message-batches']
+        : PollingDefaults.echonova;
   return {
     provider: provider.name,
     taskUrlTemplate: polling.taskUrlTemplate ?? defaults.taskUrlTemplate ?? '',

@@ -195,6 +195,8 @@ export function presetFor(
         pastTolerance: options.pastTolerance,
         futureTolerance: options.futureTolerance,
       });
+    case AdapterKind.MESSAGE_BATCHES:
+      return WebhookProvider.messageBatches(options.polling!, options);
     case AdapterKind.HMAC: {
       const scheme = config.hmac!;
       const hmac: HmacProviderOptions = {

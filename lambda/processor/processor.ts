@@ -158,7 +158,8 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
     const resource = read?.kind === 'found' ? read.text : undefined;
 
     if (!observation) {
-      const effect = assembler && (await assembler.assemble({ row, content: effectContent(row, body, undefined, undefined, resource) }));
+      const effect =
+        assembler && (await assembler.assemble({ row, event: adapter.effectOf(body), content: effectContent(row, body, undefined, undefined, resource) }));
       return { ...claimed, outcome: RowOutcome.EVENT, effect };
     }
     return { ...claimed, ...(await decideJob(row, body, observation, resource, key, deps, assembler)) };

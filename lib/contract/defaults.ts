@@ -38,6 +38,11 @@ export const Limits = {
   SQS_RETENTION_DAYS: 14,
   /** The longest period of a single-datapoint alarm (PutMetricAlarm: Period × EvaluationPeriods ≤ 7 days). */
   ALARM_PERIOD_DAYS: 7,
+  /**
+   * Custom ids of a batch per ledger item: 2,000 ids of at most 64 bytes are 128 KB, well under
+   * DynamoDB's 400 KB item limit, so a batch of 100,000 requests is 50 items, never one.
+   */
+  BATCH_CHILD_IDS_PER_ITEM: 2_000,
 } as const;
 
 /** Values the construct uses by default and a local run reuses. */
@@ -99,6 +104,10 @@ export const Defaults = {
   SNS_REQUEST_TIMEOUT_MS: 5_000,
   /** The largest signing certificate fetched (SNS's are about 2 KB of PEM). */
   SNS_CERTIFICATE_MAX_BYTES: 16 * 1024,
+  /** Results a batch API lists per page (the `limit` of one results request). */
+  BATCH_RESULTS_PAGE_SIZE: 100,
+  /** The most result pages of one batch a reconciler run reads, so one large batch never holds up the rest. */
+  BATCH_RESULT_PAGES_PER_RUN: 20,
 } as const;
 
 /** The default period of the inbox's metrics and the default thresholds of its alarms. */

@@ -64,6 +64,10 @@ export const MetricName = {
   EFFECT_FAILURES: 'EffectFailures',
   /** Deliveries whose provider resource was missing or expired at the authoritative read. */
   RESOURCE_UNAVAILABLE: 'ResourceUnavailable',
+  /** Results of a polled batch's requests stored as rows of their own (each once). */
+  BATCH_CHILDREN_RECORDED: 'BatchChildrenRecorded',
+  /** Polled batches whose every result was recorded and whose summary was stored. */
+  BATCHES_SETTLED: 'BatchesSettled',
   /** Work messages whose inbox row is gone (expired before the message was processed, e.g. redriven late): nothing to process. */
   MESSAGE_WITHOUT_ROW: 'MessageWithoutRow',
 } as const;

@@ -5,14 +5,14 @@
 
 import { Defaults } from './defaults';
 
-/** The placeholders of a task in a polling URL template (Answerline says task, Echonova job). */
-export const TASK_ID_PLACEHOLDERS = ['{taskId}', '{jobId}'] as const;
+/** The placeholders of a task in a polling URL template (Answerline says task, Echonova job, a batch API batch). */
+export const TASK_ID_PLACEHOLDERS = ['{taskId}', '{jobId}', '{batchId}'] as const;
 
 /** How the reconciler polls one provider (JSON array in `Env.POLLING`). */
 export interface PollingRuntimeConfig {
   /** The provider's name, as in `ProviderRuntimeConfig.name`; its adapter picks the API client. */
   readonly provider: string;
-  /** URL of one task: `{taskId}` or `{jobId}`, once, is replaced by the URL-encoded id. https, or http on loopback. */
+  /** URL of one task: `{taskId}`, `{jobId}` or `{batchId}`, once, is replaced by the URL-encoded id. https, or http on loopback. */
   readonly taskUrlTemplate: string;
   /** ARN (or name) of the Secrets Manager secret whose AWSCURRENT value is the API key, text or JSON `{"apiKey": "…"}` (sent as `Authorization: Bearer`). */
   readonly apiKeySecretId: string;
@@ -64,7 +64,7 @@ export function pollingProblems(config: PollingRuntimeConfig): string[] {
   const problems: string[] = [];
   const template = config.taskUrlTemplate ?? '';
   const placeholders = TASK_ID_PLACEHOLDERS.reduce((count, placeholder) => count + template.split(placeholder).length - 1, 0);
-  if (placeholders !== 1) problems.push('taskUrlTemplate must contain {taskId} (or {jobId}) exactly once');
+  if (placeholders !== 1) problems.push('taskUrlTemplate must contain {taskId} (or {jobId}, {batchId}) exactly once');
   problems.push(
     ...apiUrlProblems(
       'taskUrlTemplate',

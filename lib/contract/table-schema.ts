@@ -55,7 +55,37 @@ export const InboxAttr = {
   AWAIT_SHARD: 'awaitShard',
   /** Submission items, while AWAITING: when it is next due for a check, epoch milliseconds. */
   AWAIT_DUE_AT: 'awaitDueAt',
+  /** Submission items: `batch` for a batch (its task id is the batch id); absent for one task. */
+  SUBMISSION_KIND: 'submissionKind',
+  /** Batch submissions: how many requests (children) the app recorded. */
+  CHILD_COUNT: 'childCount',
+  /** Batch submissions: how many child-id items (`children#00000`, …) hold their custom ids. */
+  CHILD_CHUNKS: 'childChunks',
+  /** Child-id items of a batch: a string set of custom ids. */
+  CHILD_IDS: 'childIds',
+  /** Batch submissions: the provider's `processing_status` at the last poll. */
+  BATCH_STATUS: 'batchStatus',
+  /** Batch submissions: when the provider expires the batch (its `expires_at`), epoch milliseconds. */
+  BATCH_EXPIRES_AT: 'batchExpiresAt',
+  /** Batch submissions: when the provider ended it (its `ended_at`), epoch milliseconds. */
+  BATCH_ENDED_AT: 'batchEndedAt',
+  /** Batch submissions: the results page to read next (the provider's cursor; empty for the first page). */
+  RESULTS_CURSOR: 'resultsCursor',
+  /** Batch submissions: true once the last results page was read. */
+  RESULTS_DONE: 'resultsDone',
+  /** Batch submissions: results read so far of recorded children. */
+  RESULTS_READ: 'resultsRead',
+  /** Batch submissions: results read that name no recorded child (never fed). */
+  RESULTS_UNEXPECTED: 'resultsUnexpected',
 } as const;
+
+/** Batch submissions: results read so far per child state (`childSucceeded`, `childErrored`, …). */
+export function childStateAttr(state: string): string {
+  return `child${state.charAt(0).toUpperCase()}${state.slice(1)}`;
+}
+
+/** The value of `InboxAttr.SUBMISSION_KIND` of a batch submission. */
+export const SUBMISSION_KIND_BATCH = 'batch';
 
 /** Sort key values that tell the kinds of inbox items apart. */
 export const InboxItemKind = {
@@ -63,6 +93,8 @@ export const InboxItemKind = {
   QUARANTINE_PREFIX: 'quarantine#',
   /** A task recorded at submission (the ledger); its partition is `<provider>#<taskId>`, or `<provider>#key:<idempotencyKey>`. */
   SUBMISSION: 'submission',
+  /** The custom ids of a batch submission, a chunk per item beside it: `children#00000`, `children#00001`, … */
+  BATCH_CHILDREN_PREFIX: 'children#',
 } as const;
 
 /** What follows `<provider>#` in the partition key of a submission known only by its idempotency key. */

@@ -314,6 +314,30 @@ describe('replay', () => {
     expect(await h.result(jobKey)).toEqual(decided);
   });
 
+  test('selected requests of a polled batch: their rows (`<provider>#<batchId>:<customId>`) are enqueued; an unknown one is exit 1', async () => {
+    const now = h.clock.now();
+    for (const customId of ['a', 'b', 'c']) {
+      const body = Buffer.from(JSON.stringify({ type: 'message_batch.result', batch_id: 'msgbatch_1', custom_id: customId, result: { type: 'succeeded' } }));
+      await h.inbox.insert({
+        provider: 'batches',
+        eventId: `msgbatch_1:${customId}`,
+        body,
+        digest: sha256Hex(body),
+        receivedAt: now,
+        meta: {},
+        expiresAt: Math.floor(now / 1000) + 3600,
+        recovered: true,
+      });
+    }
+    const result = await cli('replay', '--batch', 'batches#msgbatch_1', '--children', 'a,c,zz', '--json');
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ enqueued: 2, notFound: 1 });
+    expect((await h.takeMessages()).sort()).toEqual(['batches#msgbatch_1:a', 'batches#msgbatch_1:c']);
+    expect(await cli('replay', '--batch', 'batches#msgbatch_1', '--children', 'a')).toMatchObject({ code: 0 });
+    expect(await cli('replay', '--batch', 'batches#msgbatch_1')).toMatchObject({ code: 2, stderr: expect.stringContaining('needs --children') });
+    expect(await cli('replay', '--batch', 'batches#msgbatch_1', '--children', 'a', '--event', 'x#y')).toMatchObject({ code: 2 });
+  });
+
   test('an unknown event is exit 1; a malformed one is a usage error', async () => {
     expect(await cli('replay', '--event', `${PROVIDER}#tsk_nope`)).toMatchObject({
       code: 1,

@@ -758,7 +758,7 @@ describe('recovery by polling, effects and the authoritative read', () => {
           ],
         }),
     ).toThrow(
-      /echonova: polling: taskUrlTemplate must contain[\s\S]*answerline: polling: taskUrlTemplate must be an https:\/\/ URL[\s\S]*stripe: polling: only Answerline and Echonova can be polled/,
+      /echonova: polling: taskUrlTemplate must contain[\s\S]*answerline: polling: taskUrlTemplate must be an https:\/\/ URL[\s\S]*stripe: polling: only Answerline, Echonova and a message-batches API can be polled/,
     );
   });
 
@@ -780,6 +780,26 @@ describe('recovery by polling, effects and the authoritative read', () => {
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [resourceNamed(template, 'AWS::SQS::Queue', 'Consumer').id, 'Arn'] } })],
     });
     template.hasResourceProperties('AWS::Events::Rule', { EventPattern: Match.objectLike({ 'detail-type': ['WebhookReceived'] }) });
+  });
+
+  test('a message-batches provider is polled with {batchId} in its URL; onBatchChildSettled and onBatchSettled subscribe to their detail types', () => {
+    const stack = new Stack(new App(), 'Batches');
+    const apiKeySecret = new secretsmanager.Secret(stack, 'BatchesKey');
+    const inbox = new WebhookInbox(stack, 'Inbox', {
+      inboxName: 'answers',
+      providers: [WebhookProvider.messageBatches({ apiKeySecret }, { name: 'batches' })],
+    });
+    inbox.onBatchChildSettled('Children');
+    inbox.onBatchSettled('Summaries');
+    const template = Template.fromStack(stack);
+    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables;
+    expect(JSON.stringify(env[Env.POLLING])).toContain('https://api.anthropic.com/v1/messages/batches/{batchId}');
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['cdk-webhook-inbox'], 'detail-type': ['BatchChildSettled'], detail: { inbox: ['answers'] } },
+    });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['cdk-webhook-inbox'], 'detail-type': ['BatchSettled'], detail: { inbox: ['answers'] } },
+    });
   });
 
   test('the user’s processing function is invoked by the processor; without events there is no bus and no on* rule', () => {

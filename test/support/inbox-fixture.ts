@@ -422,6 +422,7 @@ function decodeValue(value: AttributeValue): unknown {
   if (value.NULL !== undefined) return null;
   if (value.M !== undefined) return decodeItem(value.M);
   if (value.L !== undefined) return value.L.map(decodeValue);
+  if (value.SS !== undefined) return [...value.SS];
   throw new Error(`unexpected attribute value ${JSON.stringify(value)}`);
 }
 
@@ -1012,4 +1013,15 @@ export async function storeUncheckedRow(h: InboxHarness, body: string): Promise<
   });
   await h.queue.enqueue([key]);
   return key;
+}
+
+/** The methods of a store, bound to it: a copy whose methods a test can replace one by one (a store that dies at a chosen call). */
+export function bind<T extends object>(instance: T): { [K in keyof T]: T[K] } {
+  const proto = Object.getPrototypeOf(instance) as Record<string, unknown>;
+  const bound: Record<string, unknown> = {};
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    const value = proto[name];
+    if (name !== 'constructor' && typeof value === 'function') bound[name] = (value as (...args: unknown[]) => unknown).bind(instance);
+  }
+  return bound as T;
 }

@@ -1,5 +1,5 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { Defaults, ProviderRuntimeConfig } from '../../../lib/contract';
+import { Defaults, EffectDetail, EffectEvent, ProviderRuntimeConfig } from '../../../lib/contract';
 import { HandshakeAnswer, Headers, RequestContext } from '../runtime/http';
 import { SecretStage, SecretVersion } from '../signatures/secrets';
 import { Rejection, SigningKey, Tolerance, Verdict } from '../signatures/signing-key';
@@ -65,6 +65,17 @@ export interface JobObservation {
 export type FinalStatus = 'COMPLETED' | 'FAILED';
 
 /**
+ * The effect of a stored event that is neither a job's result nor a plain webhook (a polled
+ * batch's request or summary): its detail type, the fields beside the inbox and provider that
+ * make its key, and what it adds to the detail.
+ */
+export interface EventEffect {
+  readonly detailType: (typeof EffectEvent)['BATCH_CHILD_SETTLED' | 'BATCH_SETTLED'];
+  readonly keyFields: readonly string[];
+  readonly fields: Pick<EffectDetail, 'batchId' | 'customId' | 'childState' | 'batchOutcome'>;
+}
+
+/**
  * Everything that differs between providers: how deliveries are signed, which id is stable,
  * what a test delivery looks like and how a body maps onto a job. The inbox, the processor and
  * the reconciler are shared.
@@ -118,6 +129,8 @@ export interface ProviderAdapter {
    * kind (Stripe, GitHub, Standard Webhooks, Echonova `spending.*`) is an effect of its own.
    */
   reportsJob(meta: Readonly<Record<string, string>>): boolean;
+  /** The effect of a stored event of its own kind; undefined: a `WebhookReceived` (or a job's result). */
+  effectOf(body: Buffer): EventEffect | undefined;
 }
 
 /** What a signing key is made of: a stored value and the stage it came from. */
@@ -136,6 +149,8 @@ export interface AdapterParts {
   readonly observe?: ProviderAdapter['observe'];
   /** Absent: no delivery of this provider belongs to a job. */
   readonly reportsJob?: ProviderAdapter['reportsJob'];
+  /** Absent: every event is a `WebhookReceived`. */
+  readonly effectOf?: ProviderAdapter['effectOf'];
 }
 
 const COMMON_KEPT_HEADERS = ['content-type', 'content-length', 'user-agent'];
@@ -156,6 +171,7 @@ export function buildAdapter(config: ProviderRuntimeConfig, parts: AdapterParts)
     metadata: (headers) => pickHeaders(headers, kept),
     observe: parts.observe ?? (() => undefined),
     reportsJob: parts.reportsJob ?? (() => false),
+    effectOf: parts.effectOf ?? (() => undefined),
   };
 }
 

@@ -1,5 +1,6 @@
 import { ProviderRuntimeConfig } from '../../../lib/contract';
 import { ProviderAdapter } from './adapter';
+import { BatchApi } from './message-batches/batch-api';
 import { ProviderApi, TaskRequestOptions } from './provider-api';
 
 /** How a provider's task ids map onto its inbox rows. */
@@ -28,6 +29,8 @@ export interface ProviderModule {
   readonly adapter: (config: ProviderRuntimeConfig, context?: AdapterContext) => ProviderAdapter;
   /** Its task API client; absent when the provider cannot be polled. */
   readonly taskApi?: (options: TaskRequestOptions) => ProviderApi;
+  /** Its batch API client, for a provider whose submissions are batches of many requests. */
+  readonly batchApi?: (options: TaskRequestOptions) => BatchApi;
   /** How the submission ledger finds its rows. */
   readonly ledgerProfile: LedgerProfile;
 }

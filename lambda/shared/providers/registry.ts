@@ -7,6 +7,7 @@ import { echonova } from './echonova';
 import { github } from './github';
 import { hmac } from './hmac';
 import { linear } from './linear';
+import { messageBatches } from './message-batches';
 import { meta } from './meta';
 import { twilio } from './twilio';
 import { paddle } from './paddle';
@@ -39,6 +40,7 @@ const REGISTRY: Readonly<Record<string, ProviderModule>> = {
   [AdapterKind.PAGERDUTY]: pagerduty,
   [AdapterKind.LINEAR]: linear,
   [AdapterKind.SNS]: sns,
+  [AdapterKind.MESSAGE_BATCHES]: messageBatches,
 };
 
 /** The module of a configured provider's adapter kind. */

@@ -9,6 +9,7 @@ import { ECHONOVA_REDELIVERY_SECONDS, EchonovaPolling } from './echonova';
 import { GITHUB_REDELIVERY_SECONDS } from './github';
 import { HMAC_REDELIVERY_SECONDS } from './hmac';
 import { LINEAR_REDELIVERY_SECONDS } from './linear';
+import { MESSAGE_BATCHES_REDELIVERY_SECONDS, MessageBatchesPolling } from './message-batches';
 import { META_REDELIVERY_SECONDS } from './meta';
 import { TWILIO_REDELIVERY_SECONDS } from './twilio';
 import { PADDLE_REDELIVERY_SECONDS } from './paddle';
@@ -27,6 +28,7 @@ export * from './echonova';
 export * from './github';
 export * from './hmac';
 export * from './linear';
+export * from './message-batches';
 export * from './meta';
 export * from './twilio';
 export * from './paddle';
@@ -65,6 +67,8 @@ export const AdapterKind = {
   PAGERDUTY: 'pagerduty',
   LINEAR: 'linear',
   SNS: 'sns',
+  /** A batch API (Anthropic Message Batches): polled only, one result per request of a batch. */
+  MESSAGE_BATCHES: 'message-batches',
 } as const;
 
 /** Adapters whose provider signs the URL it posts to, configured with the preset (behind a custom domain it cannot be rebuilt). */
@@ -99,12 +103,14 @@ export const PROVIDER_REDELIVERY_SECONDS: Readonly<Record<string, number>> = {
   [AdapterKind.META]: META_REDELIVERY_SECONDS,
   [AdapterKind.TWILIO]: TWILIO_REDELIVERY_SECONDS,
   [AdapterKind.SNS]: SNS_REDELIVERY_SECONDS,
+  [AdapterKind.MESSAGE_BATCHES]: MESSAGE_BATCHES_REDELIVERY_SECONDS,
 };
 
 /** Polling defaults per adapter kind. */
 export const PollingDefaults = {
   answerline: AnswerlinePolling,
   echonova: EchonovaPolling,
+  'message-batches': MessageBatchesPolling,
   /** A provider without polling: its submissions are only checked for a delivery. */
   ledgerOnly: {
     horizonSeconds: AnswerlineLifecycle.HORIZON_SECONDS,
