@@ -55,6 +55,20 @@ export const InboxAttr = {
   AWAIT_SHARD: 'awaitShard',
   /** Submission items, while AWAITING: when it is next due for a check, epoch milliseconds. */
   AWAIT_DUE_AT: 'awaitDueAt',
+  /** Rejection records: the reason code the request was refused with. */
+  REASON: 'reason',
+  /** Rejection records: the HTTP status the request was answered with. */
+  HTTP_STATUS: 'httpStatus',
+  /** Rejection records: `hmac-sha256:<hex>` of the source address, keyed with the inbox's source-hash key. */
+  SOURCE_HASH: 'sourceHash',
+  /** Rejection records: the request's header names (lower case, sorted, bounded), never their values. */
+  HEADER_NAMES: 'headerNames',
+  /** Rejection records: true when the request had more header names than a record keeps. */
+  HEADER_NAMES_TRUNCATED: 'headerNamesTruncated',
+  /** Rejection records: the body's length in bytes (the body itself is never kept). */
+  BODY_BYTES: 'bodyBytes',
+  /** The source-hash key item: the random HMAC key (binary). */
+  HASH_KEY: 'hashKey',
 } as const;
 
 /** Sort key values that tell the kinds of inbox items apart. */
@@ -75,6 +89,20 @@ export const SUBMISSION_KEY_ONLY_PREFIX = 'key:';
  * this prefix existed (`<provider>#<taskId>`, sort key `submission`) are still reconciled.
  */
 export const SUBMISSION_PARTITION_PREFIX = 'ledger:';
+
+/**
+ * Where the records of requests refused at the authenticity check live (docs/REJECTIONS.md): one
+ * partition per provider per UTC day, `rejected:<provider>#<YYYY-MM-DD>`, holding the day's
+ * records (`record#<ISO time>#<request id>`) and its per-minute counters (`count#<YYYY-MM-DDTHH:MM>`).
+ * No delivery row's key can begin so (provider names hold no `:`).
+ */
+export const RejectionKey = {
+  PARTITION_PREFIX: 'rejected:',
+  RECORD_PREFIX: 'record#',
+  COUNTER_PREFIX: 'count#',
+  /** The partition of the inbox's source-hash key (`rejected:` alone: no provider name is empty). */
+  HASH_KEY_SORT: 'source-hash-key',
+} as const;
 
 /** The life of a submission item: AWAITING until it leaves the awaiting index in one of the other states. */
 export const SubmissionState = {
