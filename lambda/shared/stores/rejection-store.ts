@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { InboxAttr as A, RejectionKey } from '../../../lib/contract';
 import { isConditionalCheckFailed } from '../runtime/errors';
-import { N, S } from './dynamo';
+import { N, queryPages, S } from './dynamo';
 
 /**
  * A request refused at the authenticity check, as kept for an operator: what was refused and
@@ -156,30 +156,29 @@ export class DynamoDbRejectionStore implements RejectionStore {
     const records: RejectionRecord[] = [];
     // One bounded Query per day partition from `since` to `until`, never a Scan.
     for (let day = Math.floor(since / DAY_MS) * DAY_MS; day <= until && records.length < limit; day += DAY_MS) {
-      let start: Record<string, AttributeValue> | undefined;
-      do {
-        const page = await this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-            FilterExpression: '#expiresAt > :until',
-            ExpressionAttributeNames: { '#pk': A.PK, '#sk': A.SK, '#expiresAt': A.EXPIRES_AT },
-            ExpressionAttributeValues: {
-              ':until': N(Math.floor(until / 1000)),
-              ':pk': S(rejectionPartition(provider, day)),
-              ':from': S(recordSortKey(Math.max(since, day), '')),
-              // `~` sorts after every request id character.
-              ':to': S(recordSortKey(Math.min(until, day + DAY_MS - 1), '~')),
-            },
-            Limit: limit - records.length,
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) records.push(recordOf(item));
-        start = records.length < limit ? page.LastEvaluatedKey : undefined;
-      } while (start);
+      await queryPages(
+        this.client,
+        {
+          TableName: this.tableName,
+          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+          FilterExpression: '#expiresAt > :until',
+          ExpressionAttributeNames: { '#pk': A.PK, '#sk': A.SK, '#expiresAt': A.EXPIRES_AT },
+          ExpressionAttributeValues: {
+            ':until': N(Math.floor(until / 1000)),
+            ':pk': S(rejectionPartition(provider, day)),
+            ':from': S(recordSortKey(Math.max(since, day), '')),
+            // `~` sorts after every request id character.
+            ':to': S(recordSortKey(Math.min(until, day + DAY_MS - 1), '~')),
+          },
+          Limit: limit,
+        },
+        (items) => {
+          for (const item of items) records.push(recordOf(item));
+          return records.length < limit;
+        },
+      );
     }
-    return records;
+    return records.slice(0, limit);
   }
 }
 
