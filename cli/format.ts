@@ -1,7 +1,7 @@
 /** Plain-text rendering of the command reports: aligned columns, no colours, nothing secret. */
 import { EventsReport } from './commands/events';
 import { InspectReport } from './commands/inspect';
-import { QuarantineReport } from './commands/quarantine';
+import { QuarantineReport, RejectedReport } from './commands/quarantine';
 import { ReconcileReport } from './commands/reconcile';
 import { RedriveReport } from './commands/redrive';
 import { ReplayReport } from './commands/replay';
@@ -148,6 +148,27 @@ export function formatQuarantine(report: QuarantineReport): string {
     table([
       ['KEY', 'DIGEST', 'COUNT', 'FIRST SEEN', 'LAST SEEN'],
       ...report.copies.map((copy) => [copy.key, copy.digest, String(copy.count), copy.firstSeen ?? '-', copy.lastSeen ?? '-']),
+    ])
+  );
+}
+
+export function formatRejected(report: RejectedReport): string {
+  const header = `${report.records.length} rejection record${report.records.length === 1 ? '' : 's'} of ${report.providers.join(', ')} since ${report.since}${report.truncated ? ' (limit reached: there are more, use --since or --limit)' : ''}\n`;
+  if (report.records.length === 0) return header;
+  return (
+    header +
+    table([
+      ['RECEIVED', 'PROVIDER', 'REASON', 'STATUS', 'SOURCE', 'BODY BYTES', 'DIGEST', 'HEADER NAMES'],
+      ...report.records.map((record) => [
+        record.receivedAt,
+        record.provider,
+        record.reason,
+        String(record.httpStatus),
+        record.sourceHash ?? '-',
+        String(record.bodyBytes),
+        record.digest,
+        record.headerNames.join(',') + (record.headerNamesTruncated ? ',…' : ''),
+      ]),
     ])
   );
 }

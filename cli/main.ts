@@ -9,7 +9,7 @@ import { LocalOpsConfig } from '../lib/contract';
 import { createClients, createCloudFormationClient, destroyClients, OpsClients } from './clients';
 import { DEFAULT_EVENTS_LIMIT, DETAIL_TYPES, listEvents, NO_EVENT_HISTORY } from './commands/events';
 import { inspect } from './commands/inspect';
-import { listQuarantine } from './commands/quarantine';
+import { listQuarantine, listRejected } from './commands/quarantine';
 import { reconcile } from './commands/reconcile';
 import { redrive } from './commands/redrive';
 import { replayBatchChildren, replayEvent, replayRange } from './commands/replay';
@@ -18,7 +18,22 @@ import { parseEventRef } from './commands/common';
 import { loadConfigFile, OpsEndpoints, selectOpsConfig, stackOutputs } from './config';
 import { safeErrorText } from '../lambda/shared/runtime/errors';
 import { ExitCode, OpsError, UsageError } from './errors';
-import { formatEvents, formatInspect, formatQuarantine, formatReconcile, formatRedrive, formatReplay, formatStatus, malformedLinesNote } from './format';
+import {
+  formatEvents,
+  formatInspect,
+  formatQuarantine,
+  formatReconcile,
+  formatRedrive,
+  formatRejected,
+  formatReplay,
+  formatStatus,
+  malformedLinesNote,
+} from './format';
+
+/** `quarantine --rejected` without --since: the last day's records. */
+const DEFAULT_REJECTED_HOURS = 24;
+/** `quarantine --rejected` without --limit. */
+const DEFAULT_REJECTED_LIMIT = 100;
 
 export const COMMANDS = ['status', 'redrive', 'replay', 'inspect', 'reconcile', 'quarantine', 'events'] as const;
 export type Command = (typeof COMMANDS)[number];
@@ -39,6 +54,9 @@ const OPTIONS = {
   'detail-type': { type: 'string' },
   batch: { type: 'string' },
   children: { type: 'string' },
+  rejected: { type: 'boolean' },
+  provider: { type: 'string' },
+  since: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -49,7 +67,7 @@ const COMMAND_OPTIONS: Readonly<Record<Command, readonly OptionName[]>> = {
   replay: ['event', 'from', 'to', 'batch', 'children', 'force'],
   inspect: [],
   reconcile: [],
-  quarantine: [],
+  quarantine: ['rejected', 'provider', 'since', 'limit'],
   events: ['limit', 'detail-type'],
 };
 
@@ -74,7 +92,8 @@ Commands:
   inspect      one event's row (sanitized, never the body), its quarantined copies and job result
                <provider>#<eventId>
   reconcile    run the reconciler now and print its report
-  quarantine   list the quarantined altered duplicates
+  quarantine   list the quarantined altered duplicates; --rejected: the records of requests
+               refused at the authenticity check   [--provider P] [--since ISO] [--limit N]
   events       the effect events the inbox published, newest last (the local twin's events log)
                [--limit N] [--detail-type T]
 
@@ -135,10 +154,19 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
   function fails.
 `,
   quarantine: `Usage: webhook-inbox quarantine <target> [--json]
+       webhook-inbox quarantine <target> --rejected [--provider P] [--since ISO] [--limit N] [--json]
 
   Lists quarantined altered duplicates: key, digest, count, first and last seen. This is a Scan
   of the whole inbox table with a filter on the sort key prefix (an ops command, never a
   per-delivery or scheduled path); the items it read are printed. Bodies are never read.
+
+  --rejected lists the records of requests refused at the authenticity check (bad signature,
+  stale timestamp, missing signature headers, source not allowed), oldest first: time,
+  provider, reason, status, the keyed hash of the source address, body size and digest, and
+  the header names (never a value; the body is never kept). One Query per provider and day.
+  --provider P   only this provider's records (default: every provider of the inbox)
+  --since ISO    from this instant (default: ${DEFAULT_REJECTED_HOURS} hours ago)
+  --limit N      at most N records (default: ${DEFAULT_REJECTED_LIMIT})
 `,
   events: `Usage: webhook-inbox events --config <file> [--limit N] [--detail-type T] [--json]
 
@@ -327,11 +355,24 @@ export function prepare(command: Command, values: Values, positionals: readonly 
         const report = await reconcile(clients, config);
         return { data: report, text: formatReconcile(report) };
       };
-    case 'quarantine':
-      return async (clients, config) => {
-        const report = await listQuarantine(clients, config);
-        return { data: report, text: formatQuarantine(report) };
+    case 'quarantine': {
+      if (!values.rejected) {
+        const stray = (['provider', 'since', 'limit'] as const).find((name) => values[name] !== undefined);
+        if (stray) throw new UsageError(`--${stray} lists rejection records: add --rejected`);
+        return async (clients, config) => {
+          const report = await listQuarantine(clients, config);
+          return { data: report, text: formatQuarantine(report) };
+        };
+      }
+      const limit = values.limit === undefined ? DEFAULT_REJECTED_LIMIT : positiveInteger(values.limit, '--limit');
+      const since = values.since === undefined ? undefined : instant(values.since, '--since');
+      const provider = values.provider;
+      return async (clients, config, now) => {
+        const at = now();
+        const report = await listRejected(clients, config, { provider, since: since ?? at - DEFAULT_REJECTED_HOURS * 3_600_000, now: at, limit });
+        return { data: report, text: formatRejected(report) };
       };
+    }
     case 'events': {
       // A stack's outputs never name an events log: no need to ask CloudFormation to say so.
       if (values.stack !== undefined && values.config === undefined) throw new UsageError(NO_EVENT_HISTORY);

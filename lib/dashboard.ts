@@ -145,6 +145,12 @@ export function createInboxDashboard(
         inbox.metricSignatureFailures({ label: 'authentication failed' }),
         inbox.metricUnusableSecretVersions({ label: 'bad signature, a staged value unusable' }),
       ],
+      // What the refusals left: records (quarantine --rejected), those over the limit or sampled out, failed writes.
+      right: [
+        inbox.metricRejectionsRecorded({ label: 'rejection records' }),
+        inbox.metricRejectionsSuppressed({ label: 'rejections not recorded' }),
+        inbox.metricRejectionRecordFailures({ label: 'rejection records failed' }),
+      ],
     }),
   );
   dashboard.addWidgets(

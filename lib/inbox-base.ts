@@ -226,6 +226,15 @@ export interface IWebhookInbox extends IConstruct {
   /** Deliveries whose provider resource was missing or expired at the authoritative read. @default - sum over 5 minutes */
   metricResourceUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
+  /** Requests refused at the authenticity check that left a rejection record. @default - sum over 5 minutes */
+  metricRejectionsRecorded(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Requests refused at the authenticity check that left no record: sampled out or over the minute's limit. @default - sum over 5 minutes */
+  metricRejectionsSuppressed(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Rejection records that could not be written (an error, or over their time budget). @default - sum over 5 minutes */
+  metricRejectionRecordFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
   /** Messages waiting in the work queue (`AWS/SQS` `ApproximateNumberOfMessagesVisible`). @default - maximum over 5 minutes */
   metricWorkQueueDepth(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
@@ -557,6 +566,21 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
   /** Deliveries whose provider resource was missing or expired at the authoritative read. @default - sum over 5 minutes */
   public metricResourceUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.RESOURCE_UNAVAILABLE, props);
+  }
+
+  /** Requests refused at the authenticity check that left a rejection record. @default - sum over 5 minutes */
+  public metricRejectionsRecorded(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.REJECTION_RECORDED, props);
+  }
+
+  /** Requests refused at the authenticity check that left no record: sampled out or over the minute's limit. @default - sum over 5 minutes */
+  public metricRejectionsSuppressed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.REJECTION_SUPPRESSED, props);
+  }
+
+  /** Rejection records that could not be written (an error, or over their time budget). @default - sum over 5 minutes */
+  public metricRejectionRecordFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.REJECTION_RECORD_FAILED, props);
   }
 
   /** Messages waiting in the work queue (`AWS/SQS` `ApproximateNumberOfMessagesVisible`). @default - maximum over 5 minutes */

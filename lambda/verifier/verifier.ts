@@ -12,6 +12,7 @@ import { SigningCertificates, SubscriptionConfirmer } from '../shared/providers/
 import { ConfigurationError, safeErrorFields } from '../shared/runtime/errors';
 import { LogFields, Telemetry } from '../shared/runtime/telemetry';
 import { WorkQueue } from '../shared/stores/work-queue';
+import { RejectionRecorder } from './rejections';
 
 export interface VerifierDependencies {
   readonly adapters: ReadonlyMap<string, ProviderAdapter>;
@@ -29,6 +30,8 @@ export interface VerifierDependencies {
   readonly now: () => number;
   readonly maxBodyBytes: number;
   readonly retentionSeconds: number;
+  /** Leaves a bounded record of each request refused at the authenticity check; absent: none. */
+  readonly rejections?: RejectionRecorder;
 }
 
 const METRIC_OF: Readonly<Record<Reason, string | undefined>> = {
@@ -67,6 +70,8 @@ interface Decision {
   readonly answer?: HandshakeAnswer;
   /** The status the provider documents for this refusal, instead of the reason's own. */
   readonly status?: number;
+  /** Refused at the authenticity check (source, signature, timestamp, signature headers, verify token): worth a rejection record. */
+  readonly unauthentic?: boolean;
 }
 
 /**
@@ -78,6 +83,7 @@ export function createVerifier(deps: VerifierDependencies) {
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const started = deps.now();
     let provider: string | undefined;
+    let request: InboundRequest | undefined;
     let decision: Decision;
     try {
       const parsed = parseApiGatewayEvent(event, deps.maxBodyBytes);
@@ -85,13 +91,14 @@ export function createVerifier(deps: VerifierDependencies) {
       const adapter = named === undefined ? undefined : deps.adapters.get(named);
       // Only a served provider names a metric dimension or a log field: a path is the sender's to choose.
       provider = adapter?.name;
+      if (parsed.ok) request = parsed.request;
       if (!adapter) {
         decision = { reason: 'unknown_provider', detail: 'no provider is served at this path' };
       } else if (!parsed.ok) {
         decision = parsed;
       } else if (!adapter.allowsSource(parsed.request.sourceIp)) {
         // Before any secret is read: an address outside the provider's ranges is not the provider.
-        decision = { reason: 'source_not_allowed', detail: 'the source address is not one the provider sends from' };
+        decision = { reason: 'source_not_allowed', detail: 'the source address is not one the provider sends from', unauthentic: true };
       } else if (parsed.request.method === 'GET') {
         decision = await checkSubscription(adapter, parsed.request, deps);
       } else {
@@ -103,6 +110,10 @@ export function createVerifier(deps: VerifierDependencies) {
     const metric = METRIC_OF[decision.reason];
     if (metric) deps.telemetry.count(metric, provider);
     const response = decision.answer ? respondToHandshake(decision.answer) : respond(decision.reason, decision.detail, decision.status);
+    if (decision.unauthentic && provider !== undefined && request !== undefined) {
+      // Never throws, and bounded in time: the answer above is final.
+      await deps.rejections?.record({ provider, reason: decision.reason, httpStatus: response.statusCode!, request });
+    }
     deps.telemetry.log(response.statusCode! >= 500 ? 'ERROR' : 'INFO', 'delivery', {
       provider,
       reason: decision.reason,
@@ -130,7 +141,9 @@ async function checkSubscription(adapter: ProviderAdapter, request: InboundReque
     return { reason: 'secret_unavailable', fields: safeErrorFields(error) };
   }
   const answer = adapter.answerSubscriptionCheck(new URLSearchParams(request.rawQueryString), keys);
-  return answer ? { reason: 'handshake', answer } : { reason: 'subscription_refused', detail: 'the verify token or the challenge is missing or wrong' };
+  return answer
+    ? { reason: 'handshake', answer }
+    : { reason: 'subscription_refused', detail: 'the verify token or the challenge is missing or wrong', unauthentic: true };
 }
 
 /** The staged values a request may be verified with: AWSCURRENT, AWSPENDING, and AWSPREVIOUS within the provider's grace after a rotation. */
@@ -162,7 +175,7 @@ async function admit(adapter: ProviderAdapter, request: InboundRequest, deps: Ve
   if (!verdict.ok) {
     // Junk signatures are forgery too: every refusal here feeds the signature-failure alarm.
     deps.telemetry.count(MetricName.AUTHENTICATION_FAILED, adapter.name);
-    const refusal = { reason: verdict.reason, detail: verdict.detail, ...(adapter.refusalStatus ? { status: adapter.refusalStatus } : {}) };
+    const refusal = { reason: verdict.reason, detail: verdict.detail, unauthentic: true, ...(adapter.refusalStatus ? { status: adapter.refusalStatus } : {}) };
     // Only a bad signature names undecodable stages: a mistyped AWSPENDING looks exactly like
     // forgery from outside, so say which value is at fault.
     if (attempt.undecodableStages.length === 0) return refusal;

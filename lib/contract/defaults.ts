@@ -43,6 +43,16 @@ export const Limits = {
    * DynamoDB's 400 KB item limit, so a batch of 100,000 requests is 50 items, never one.
    */
   BATCH_CHILD_IDS_PER_ITEM: 2_000,
+  /** `rejectionRecordsPerMinute`: 0 turns rejection records off. */
+  REJECTION_RECORDS_PER_MINUTE: { MIN: 0, MAX: 1000 },
+  /** `rejectionRecordSamplePercent`: the share of refused requests considered for a record. */
+  REJECTION_SAMPLE_PERCENT: { MIN: 1, MAX: 100 },
+  /** `rejectionRecordRetention`, in days. */
+  REJECTION_RETENTION_DAYS: { MIN: 1, MAX: 365 },
+  /** A rejection record keeps at most this many header names... */
+  REJECTION_HEADER_NAMES: 64,
+  /** ...each cut to this many characters (API Gateway's request headers total at most 10 KiB). */
+  REJECTION_HEADER_NAME_CHARS: 64,
 } as const;
 
 /** Values the construct uses by default and a local run reuses. */
@@ -108,6 +118,19 @@ export const Defaults = {
   BATCH_RESULTS_PAGE_SIZE: 100,
   /** The most result pages of one batch a reconciler run reads, so one large batch never holds up the rest. */
   BATCH_RESULT_PAGES_PER_RUN: 20,
+  /** Records a minute of requests refused at the authenticity check, per provider, across every verifier instance. */
+  REJECTION_RECORDS_PER_MINUTE: 60,
+  /** Percent of refused requests considered for a record (the rest are counted only). */
+  REJECTION_SAMPLE_PERCENT: 100,
+  /** How long a rejection record is kept (DynamoDB TTL). */
+  REJECTION_RETENTION_DAYS: 7,
+  /** How long a minute's counter item is kept after its minute (DynamoDB TTL). */
+  REJECTION_COUNTER_TTL_SECONDS: 3600,
+  /**
+   * The most a rejection record may add to a refusal's answer: its DynamoDB calls are aborted
+   * after this and counted as failed. Over the minute's limit a verifier makes no call at all.
+   */
+  REJECTION_RECORD_BUDGET_MS: 200,
 } as const;
 
 /** The default period of the inbox's metrics and the default thresholds of its alarms. */

@@ -29,4 +29,12 @@ export const Env = {
    * lifecycle says its delivery should have arrived.
    */
   SUBMISSION_HORIZONS: 'WEBHOOK_INBOX_SUBMISSION_HORIZONS',
+  /** Verifier: the most rejection records a minute per provider (0: none). */
+  REJECTION_RECORDS_PER_MINUTE: 'WEBHOOK_INBOX_REJECTION_RECORDS_PER_MINUTE',
+  /** Verifier: percent of refused requests considered for a record. */
+  REJECTION_SAMPLE_PERCENT: 'WEBHOOK_INBOX_REJECTION_SAMPLE_PERCENT',
+  /** Verifier: how long a rejection record is kept, seconds. */
+  REJECTION_RETENTION_SECONDS: 'WEBHOOK_INBOX_REJECTION_RETENTION_SECONDS',
+  /** Verifier: the most milliseconds a rejection record may add to a refusal's answer. */
+  REJECTION_RECORD_BUDGET_MS: 'WEBHOOK_INBOX_REJECTION_RECORD_BUDGET_MS',
 } as const;

@@ -70,4 +70,10 @@ export const MetricName = {
   BATCHES_SETTLED: 'BatchesSettled',
   /** Work messages whose inbox row is gone (expired before the message was processed, e.g. redriven late): nothing to process. */
   MESSAGE_WITHOUT_ROW: 'MessageWithoutRow',
+  /** Requests refused at the authenticity check that left a rejection record. */
+  REJECTION_RECORDED: 'RejectionRecorded',
+  /** Requests refused at the authenticity check that left none: sampled out, or over the minute's limit. */
+  REJECTION_SUPPRESSED: 'RejectionSuppressed',
+  /** Rejection records that could not be written (an error, or over their time budget): counted, never answered. */
+  REJECTION_RECORD_FAILED: 'RejectionRecordFailed',
 } as const;

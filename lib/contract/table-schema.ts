@@ -77,6 +77,20 @@ export const InboxAttr = {
   RESULTS_READ: 'resultsRead',
   /** Batch submissions: results read that name no recorded child (never fed). */
   RESULTS_UNEXPECTED: 'resultsUnexpected',
+  /** Rejection records: the reason code the request was refused with. */
+  REASON: 'reason',
+  /** Rejection records: the HTTP status the request was answered with. */
+  HTTP_STATUS: 'httpStatus',
+  /** Rejection records: `hmac-sha256:<hex>` of the source address, keyed with the inbox's source-hash key. */
+  SOURCE_HASH: 'sourceHash',
+  /** Rejection records: the request's header names (lower case, sorted, bounded), never their values. */
+  HEADER_NAMES: 'headerNames',
+  /** Rejection records: true when the request had more header names than a record keeps. */
+  HEADER_NAMES_TRUNCATED: 'headerNamesTruncated',
+  /** Rejection records: the body's length in bytes (the body itself is never kept). */
+  BODY_BYTES: 'bodyBytes',
+  /** The source-hash key item: the random HMAC key (binary). */
+  HASH_KEY: 'hashKey',
 } as const;
 
 /** Batch submissions: results read so far per child state (`childSucceeded`, `childErrored`, …). */
@@ -107,6 +121,20 @@ export const SUBMISSION_KEY_ONLY_PREFIX = 'key:';
  * this prefix existed (`<provider>#<taskId>`, sort key `submission`) are still reconciled.
  */
 export const SUBMISSION_PARTITION_PREFIX = 'ledger:';
+
+/**
+ * Where the records of requests refused at the authenticity check live (docs/REJECTIONS.md): one
+ * partition per provider per UTC day, `rejected:<provider>#<YYYY-MM-DD>`, holding the day's
+ * records (`record#<ISO time>#<request id>`) and its per-minute counters (`count#<YYYY-MM-DDTHH:MM>`).
+ * No delivery row's key can begin so (provider names hold no `:`).
+ */
+export const RejectionKey = {
+  PARTITION_PREFIX: 'rejected:',
+  RECORD_PREFIX: 'record#',
+  COUNTER_PREFIX: 'count#',
+  /** The partition of the inbox's source-hash key (`rejected:` alone: no provider name is empty). */
+  HASH_KEY_SORT: 'source-hash-key',
+} as const;
 
 /** The life of a submission item: AWAITING until it leaves the awaiting index in one of the other states. */
 export const SubmissionState = {

@@ -80,6 +80,10 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     pollBatchSize: settings.pollBatchSize,
     effectBusName: resources.eventBus?.eventBusName,
     effectFunctionArn: processingFunction?.functionArn,
+    rejectionRecordsPerMinute: settings.rejectionRecordsPerMinute,
+    rejectionSamplePercent: settings.rejectionRecordSamplePercent,
+    rejectionRetentionSeconds: settings.rejectionRecordRetention.toSeconds(),
+    rejectionRecordBudgetMs: Defaults.REJECTION_RECORD_BUDGET_MS,
   });
 }
 
@@ -100,6 +104,7 @@ function createVerifier(
     overrides: props.verifierFunctionProps,
     environment: environments.verifier,
   });
+  // PutItem, GetItem and UpdateItem also serve the rejection records, their counters and the source-hash key.
   grantTableActions(verifier.role, resources.inboxTable, ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
   grantSend(verifier.role, resources.workQueue);
   for (const secret of resources.secrets.values()) secret.grantRead(verifier.role);

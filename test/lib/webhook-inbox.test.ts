@@ -304,8 +304,17 @@ describe('WebhookInbox with defaults', () => {
         Env.SECRET_CACHE_SECONDS,
         Env.BODY_BUCKET,
         Env.INLINE_BODY_BYTES,
+        Env.REJECTION_RECORDS_PER_MINUTE,
+        Env.REJECTION_SAMPLE_PERCENT,
+        Env.REJECTION_RETENTION_SECONDS,
+        Env.REJECTION_RECORD_BUDGET_MS,
       ].sort(),
     );
+    // Refused requests: 60 records a minute per provider, every one considered, kept 7 days, at most 200 ms each.
+    expect(verifier[Env.REJECTION_RECORDS_PER_MINUTE]).toBe('60');
+    expect(verifier[Env.REJECTION_SAMPLE_PERCENT]).toBe('100');
+    expect(verifier[Env.REJECTION_RETENTION_SECONDS]).toBe(String(7 * 86400));
+    expect(verifier[Env.REJECTION_RECORD_BUDGET_MS]).toBe('200');
     expect(verifier[Env.MAX_BODY_BYTES]).toBe('6000000');
     expect(verifier[Env.INLINE_BODY_BYTES]).toBe(String(64 * 1024));
     expect(verifier[Env.RETENTION_SECONDS]).toBe(String(30 * 86400));
@@ -418,10 +427,21 @@ describe('WebhookInbox with overrides', () => {
           processorBatchSize: 11,
           maxBodySize: Size.mebibytes(7),
           inlineBodyLimit: Size.kibibytes(400),
+          rejectionRecordsPerMinute: 1001,
+          rejectionRecordSamplePercent: 0,
+          rejectionRecordRetention: Duration.hours(12),
         }),
     ).toThrow(
-      /"answerline" is served twice[\s\S]*"Bad_Name" is not a valid name[\s\S]*inboxTableSettings: not allowed with inboxTable[\s\S]*maxReceiveCount[\s\S]*processorBatchSize[\s\S]*maxBodySize[\s\S]*inlineBodyLimit/,
+      /"answerline" is served twice[\s\S]*"Bad_Name" is not a valid name[\s\S]*inboxTableSettings: not allowed with inboxTable[\s\S]*maxReceiveCount[\s\S]*processorBatchSize[\s\S]*maxBodySize[\s\S]*inlineBodyLimit[\s\S]*rejectionRecordsPerMinute: must be a whole number from 0 to 1000, got 1001[\s\S]*rejectionRecordSamplePercent: must be a whole number from 1 to 100, got 0[\s\S]*rejectionRecordRetention \(days\): must be a whole number from 1 to 365, got 0.5/,
     );
+  });
+
+  test('rejection records: the limit, the sample and the retention reach the verifier as set', () => {
+    const { template } = build({ rejectionRecordsPerMinute: 0, rejectionRecordSamplePercent: 25, rejectionRecordRetention: Duration.days(2) });
+    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties.Environment.Variables;
+    expect(env[Env.REJECTION_RECORDS_PER_MINUTE]).toBe('0');
+    expect(env[Env.REJECTION_SAMPLE_PERCENT]).toBe('25');
+    expect(env[Env.REJECTION_RETENTION_SECONDS]).toBe(String(2 * 86400));
   });
 });
 
