@@ -120,6 +120,13 @@ export interface WebhookProviderOptions {
    * @default - any source: the signature alone decides
    */
   readonly allowedSources?: string[];
+
+  /**
+   * Dotted path of the tenant's id in a delivery's JSON body (e.g. `account.id`): the delivery
+   * record logs its salted hash as `tenantRef`, never the value.
+   * @default - no tenant reference in the delivery record
+   */
+  readonly tenantJsonPath?: string;
 }
 
 /** The HMAC hash function of a generic HMAC provider. */
@@ -280,6 +287,11 @@ export interface WebhookProviderConfig {
    * @default - none
    */
   readonly notificationUrl?: string;
+  /**
+   * Dotted path of the tenant's id in a delivery's JSON body, hashed into the delivery record.
+   * @default - none
+   */
+  readonly tenantJsonPath?: string;
 }
 
 /**
@@ -478,6 +490,7 @@ class PresetProvider extends WebhookProvider {
       authoritativeRead: this.options.authoritativeRead,
       allowedSources: this.options.allowedSources,
       notificationUrl: this.extras.signedUrl,
+      tenantJsonPath: this.options.tenantJsonPath,
     };
   }
 }

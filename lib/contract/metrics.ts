@@ -60,6 +60,17 @@ export const MetricName = {
   EFFECT_FAILURES: 'EffectFailures',
   /** Deliveries whose provider resource was missing or expired at the authoritative read. */
   RESOURCE_UNAVAILABLE: 'ResourceUnavailable',
+  /**
+   * Milliseconds from a delivery's receipt to the start of its first processing attempt (one value
+   * per row, unit Milliseconds): the queue delay the alarm's p99 watches.
+   */
+  QUEUE_DELAY: 'QueueDelay',
+  /**
+   * Milliseconds from the provider's signed event timestamp to the start of the row's first
+   * processing attempt, for providers that sign a time (unit Milliseconds): the provider's own
+   * retries and the clock skew included.
+   */
+  QUEUE_DELAY_FROM_EVENT: 'QueueDelayFromEvent',
   /** Work messages whose inbox row is gone (expired before the message was processed, e.g. redriven late): nothing to process. */
   MESSAGE_WITHOUT_ROW: 'MessageWithoutRow',
 } as const;
