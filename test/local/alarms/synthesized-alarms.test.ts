@@ -65,8 +65,8 @@ function setup() {
   const clock = new ManualClock();
   const store = new MetricStore({ clock: clock.read });
   const evaluator = new AlarmEvaluator(alarms, { store, clock: clock.read });
-  /** What the processor's telemetry publishes when it dead-letters one row. */
-  const deadLetterRow = (at: number) => {
+  /** What the processor's telemetry publishes at `at` for what `emit` records. */
+  const published = (at: number, emit: (telemetry: Telemetry) => void) => {
     const lines: string[] = [];
     const telemetry = new Telemetry(
       inbox.inboxName,
@@ -74,23 +74,17 @@ function setup() {
       (line) => lines.push(line),
       () => at,
     );
-    telemetry.count('DeadLettered', 'answerline');
+    emit(telemetry);
     telemetry.flush();
     store.putAll(lines.flatMap(parseEmfLine));
   };
-  /** What the processor's telemetry publishes for rows whose first attempt started `delaysMs` after their receipt. */
-  const rowsStarted = (at: number, delaysMs: readonly number[]) => {
-    const lines: string[] = [];
-    const telemetry = new Telemetry(
-      inbox.inboxName,
-      'processor',
-      (line) => lines.push(line),
-      () => at,
-    );
-    for (const delay of delaysMs) telemetry.duration('QueueDelay', 'answerline', delay);
-    telemetry.flush();
-    store.putAll(lines.flatMap(parseEmfLine));
-  };
+  /** The processor dead-letters one row. */
+  const deadLetterRow = (at: number) => published(at, (telemetry) => telemetry.count('DeadLettered', 'answerline'));
+  /** Rows whose first attempt started `delaysMs` after their receipt. */
+  const rowsStarted = (at: number, delaysMs: readonly number[]) =>
+    published(at, (telemetry) => {
+      for (const delay of delaysMs) telemetry.duration('QueueDelay', 'answerline', delay);
+    });
   const reconcilerInvoked = (at: number) =>
     store.put({ namespace: 'AWS/Lambda', name: 'Invocations', dimensions: { FunctionName: reconcilerName }, timestamp: at, value: 1, unit: 'Count' });
   const queueDepth = (at: number, value: number) =>
