@@ -1,5 +1,6 @@
 /** Plain-text rendering of the command reports: aligned columns, no colours, nothing secret. */
 import { EventsReport } from './commands/events';
+import { HashReport } from './commands/hash';
 import { InspectReport } from './commands/inspect';
 import { QuarantineReport, RejectedReport } from './commands/quarantine';
 import { ReconcileReport } from './commands/reconcile';
@@ -138,6 +139,10 @@ function jobLine(report: InspectReport): string {
 
 export function formatReconcile(report: ReconcileReport): string {
   return table(Object.entries(report).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
+}
+
+export function formatHash(report: HashReport): string {
+  return `${report.field} ${report.reference}\n\nCloudWatch Logs Insights, over the verifier's and the processor's log groups:\n${report.query}\n`;
 }
 
 export function formatQuarantine(report: QuarantineReport): string {

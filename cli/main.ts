@@ -8,6 +8,7 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { LocalOpsConfig } from '../lib/contract';
 import { createClients, createCloudFormationClient, destroyClients, OpsClients } from './clients';
 import { DEFAULT_EVENTS_LIMIT, DETAIL_TYPES, listEvents, NO_EVENT_HISTORY } from './commands/events';
+import { hashReport } from './commands/hash';
 import { inspect } from './commands/inspect';
 import { listQuarantine, listRejected } from './commands/quarantine';
 import { reconcile } from './commands/reconcile';
@@ -20,6 +21,7 @@ import { safeErrorText } from '../lambda/shared/runtime/errors';
 import { ExitCode, OpsError, UsageError } from './errors';
 import {
   formatEvents,
+  formatHash,
   formatInspect,
   formatQuarantine,
   formatReconcile,
@@ -35,7 +37,7 @@ const DEFAULT_REJECTED_HOURS = 24;
 /** `quarantine --rejected` without --limit. */
 const DEFAULT_REJECTED_LIMIT = 100;
 
-export const COMMANDS = ['status', 'redrive', 'replay', 'inspect', 'reconcile', 'quarantine', 'events'] as const;
+export const COMMANDS = ['status', 'redrive', 'replay', 'inspect', 'reconcile', 'quarantine', 'events', 'hash'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const OPTIONS = {
@@ -57,6 +59,8 @@ const OPTIONS = {
   rejected: { type: 'boolean' },
   provider: { type: 'string' },
   since: { type: 'string' },
+  resource: { type: 'string' },
+  tenant: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -69,6 +73,7 @@ const COMMAND_OPTIONS: Readonly<Record<Command, readonly OptionName[]>> = {
   reconcile: [],
   quarantine: ['rejected', 'provider', 'since', 'limit'],
   events: ['limit', 'detail-type'],
+  hash: ['resource', 'tenant'],
 };
 
 const TARGET_HELP = `Target (one of):
@@ -96,6 +101,9 @@ Commands:
                refused at the authenticity check   [--provider P] [--since ISO] [--limit N]
   events       the effect events the inbox published, newest last (the local twin's events log)
                [--limit N] [--detail-type T]
+  hash         the reference the delivery record logs for an id you hold, and the Logs Insights
+               query that finds its lines (no target)
+               <provider>#<eventId> | --resource <provider>#<resourceId> | --tenant <value>
 
 ${TARGET_HELP}
 
@@ -180,6 +188,15 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
   A deployed stack has no such log: EventBridge keeps no history of a bus's events. To keep one,
   add an archive on the inbox's bus, or a rule (inbox.onJobResult) with an SQS queue as target.
 `,
+  hash: `Usage: webhook-inbox hash <provider>#<eventId> [--json]
+       webhook-inbox hash --resource <provider>#<resourceId> [--json]
+       webhook-inbox hash --tenant <value> [--json]
+
+  Prints the reference the delivery record logs instead of the id (docs/DELIVERY-RECORD.md):
+  eventRef, resourceRef or tenantRef, "sha256:" and 16 hex digits; and a CloudWatch Logs Insights
+  query that lists every line carrying it. Run the query over the verifier's and the processor's
+  log groups. Needs no --stack or --config and makes no AWS request.
+`,
 };
 
 export interface Io {
@@ -224,7 +241,7 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
   const allowed = new Set<OptionName>([...GLOBAL_OPTIONS, ...COMMAND_OPTIONS[first]]);
   const stray = (Object.keys(values) as OptionName[]).filter((name) => values[name] !== undefined && !allowed.has(name));
   if (stray.length > 0) throw new UsageError(`${first} does not take ${stray.map((name) => `--${name}`).join(', ')}`);
-  const expectedPositionals = first === 'inspect' ? 1 : 0;
+  const expectedPositionals = first === 'inspect' || first === 'hash' ? 1 : 0;
   if (positionals.length > expectedPositionals) throw new UsageError(`${first}: unexpected argument ${positionals[expectedPositionals]}`);
   if (first === 'inspect' && positionals.length === 0) throw new UsageError('inspect needs the event: webhook-inbox inspect <target> <provider>#<eventId>');
   return { command: first, values, positionals };
@@ -242,6 +259,11 @@ export async function run(argv: readonly string[], deps: RunDependencies): Promi
     const { command, values, positionals } = parseCommandLine(argv);
     if (values.help || !command) {
       io.stdout(command ? COMMAND_HELP[command] : USAGE);
+      return ExitCode.OK;
+    }
+    if (command === 'hash') {
+      const report = hashReport({ event: positionals[0], resource: values.resource, tenant: values.tenant });
+      io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatHash(report));
       return ExitCode.OK;
     }
     const action = prepare(command, values, positionals);
@@ -297,7 +319,7 @@ interface Report {
 type Action = (clients: OpsClients, config: LocalOpsConfig, now: () => number) => Promise<Report>;
 
 /** Checks the command's own arguments (before any AWS request) and returns what running it does. */
-export function prepare(command: Command, values: Values, positionals: readonly string[]): Action {
+export function prepare(command: Exclude<Command, 'hash'>, values: Values, positionals: readonly string[]): Action {
   switch (command) {
     case 'status':
       return async (clients, config, now) => {

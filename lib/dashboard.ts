@@ -83,14 +83,24 @@ export function createInboxDashboard(
   dashboard.addWidgets(
     new cloudwatch.GraphWidget({
       title: 'Work queue',
-      width: HALF,
+      width: THIRD,
       height: HEIGHT,
       left: queueDepth,
       right: [inbox.metricOldestMessageAge({ label: 'oldest message age (s)' })],
     }),
     new cloudwatch.GraphWidget({
+      title: 'Queue delay (ms, p99)',
+      width: THIRD,
+      height: HEIGHT,
+      left: [
+        inbox.metricQueueDelay({ label: 'from receipt p99' }),
+        inbox.metricQueueDelayFromEvent({ label: "from the provider's event p99" }),
+        inbox.metricQueueDelay({ statistic: 'p50', label: 'from receipt p50' }),
+      ],
+    }),
+    new cloudwatch.GraphWidget({
       title: 'Dead deliveries',
-      width: HALF,
+      width: THIRD,
       height: HEIGHT,
       left: [...(deadLetterDepth ? [deadLetterDepth] : []), inbox.metricDeadLettered({ label: 'dead-lettered rows' })],
     }),

@@ -234,6 +234,15 @@ export interface IWebhookInbox extends IConstruct {
 
   /** Rejection records that could not be written (an error, or over their time budget). @default - sum over 5 minutes */
   metricRejectionRecordFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+  /**
+   * Milliseconds from a delivery's receipt to the start of its first processing attempt (`QueueDelay`, one value per row). @default - p99 over 5 minutes
+   */
+  metricQueueDelay(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Milliseconds from the provider's signed event timestamp to the start of the row's first processing attempt (`QueueDelayFromEvent`; providers that sign a time). @default - p99 over 5 minutes
+   */
+  metricQueueDelayFromEvent(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
   /** Messages waiting in the work queue (`AWS/SQS` `ApproximateNumberOfMessagesVisible`). @default - maximum over 5 minutes */
   metricWorkQueueDepth(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
@@ -581,6 +590,18 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
   /** Rejection records that could not be written (an error, or over their time budget). @default - sum over 5 minutes */
   public metricRejectionRecordFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.REJECTION_RECORD_FAILED, props);
+  }
+
+  /** Milliseconds from a delivery's receipt to the start of its first processing attempt (`QueueDelay`, one value per row). @default - p99 over 5 minutes */
+  public metricQueueDelay(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.QUEUE_DELAY, { statistic: 'p99', ...props });
+  }
+
+  /**
+   * Milliseconds from the provider's signed event timestamp to the start of the row's first processing attempt (`QueueDelayFromEvent`; providers that sign a time). @default - p99 over 5 minutes
+   */
+  public metricQueueDelayFromEvent(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.QUEUE_DELAY_FROM_EVENT, { statistic: 'p99', ...props });
   }
 
   /** Messages waiting in the work queue (`AWS/SQS` `ApproximateNumberOfMessagesVisible`). @default - maximum over 5 minutes */

@@ -120,6 +120,13 @@ export interface WebhookProviderOptions {
    * @default - any source: the signature alone decides
    */
   readonly allowedSources?: string[];
+
+  /**
+   * Dotted path of the tenant's id in a delivery's JSON body (e.g. `account.id`): the delivery
+   * record logs its salted hash as `tenantRef`, never the value.
+   * @default - no tenant reference in the delivery record
+   */
+  readonly tenantJsonPath?: string;
 }
 
 /** The HMAC hash function of a generic HMAC provider. */
@@ -321,6 +328,11 @@ export interface WebhookProviderConfig {
    * @default - none
    */
   readonly topicArns?: string[];
+  /**
+   * Dotted path of the tenant's id in a delivery's JSON body, hashed into the delivery record.
+   * @default - none
+   */
+  readonly tenantJsonPath?: string;
 }
 
 /**
@@ -551,6 +563,7 @@ class PresetProvider extends WebhookProvider {
       allowedSources: this.options.allowedSources,
       notificationUrl: this.extras.signedUrl,
       topicArns: this.extras.topicArns,
+      tenantJsonPath: this.options.tenantJsonPath,
     };
   }
 }

@@ -4,6 +4,7 @@ import {
   authoritativeReadProblems,
   HmacRuntimeSettings,
   hmacSchemeProblems,
+  jsonPathProblems,
   notificationUrlProblems,
   PollingDefaults,
   pollingProblems,
@@ -39,6 +40,9 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
     ...(runtime.hmac ? hmacSchemeProblems(runtime.hmac).map((problem) => `hmac: ${problem}`) : []),
     ...(runtime.authoritativeRead ? authoritativeReadProblems(runtime.authoritativeRead).map((problem) => `authoritativeRead: ${problem}`) : []),
     ...(runtime.allowedSourceCidrs ? sourceCidrProblems(runtime.allowedSourceCidrs).map((problem) => `allowedSources: ${problem}`) : []),
+    ...(runtime.tenantJsonPath !== undefined && !Token.isUnresolved(runtime.tenantJsonPath)
+      ? jsonPathProblems(runtime.tenantJsonPath).map((problem) => `tenantJsonPath ${problem}`)
+      : []),
   ];
   if (provider.rotation && provider.secretFormat === 'json') {
     problems.push("rotation: this provider's secret is chosen in its own dashboard; stage the new value there and in the secret instead");
@@ -115,5 +119,6 @@ export function providerRuntimeConfigOf(provider: WebhookProviderConfig, secretI
     ...(provider.allowedSources?.length ? { allowedSourceCidrs: provider.allowedSources } : {}),
     ...(provider.notificationUrl !== undefined ? { notificationUrl: provider.notificationUrl } : {}),
     ...(provider.topicArns !== undefined ? { topicArns: provider.topicArns } : {}),
+    ...(provider.tenantJsonPath !== undefined ? { tenantJsonPath: provider.tenantJsonPath } : {}),
   });
 }

@@ -1,13 +1,13 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { MetricName } from '../../lib/contract';
+import { DedupeResult, DeliveryRecordMessage, MetricName, SignatureResult } from '../../lib/contract';
 import { Admission, ProviderAdapter } from '../shared/providers/adapter';
-import { logReference, sha256Hex } from '../shared/runtime/digest';
+import { logReference, resourceReference, sha256Hex, tenantReference } from '../shared/runtime/digest';
 import { HandshakeAnswer, InboundRequest, parseApiGatewayEvent, Reason, respond, respondToHandshake } from '../shared/runtime/http';
 import { admitDelivery, AdmissionResult, placement } from '../shared/admission';
 import { BodyStore } from '../shared/stores/body-store';
 import { deliveryKey, InboxStore } from '../shared/stores/inbox-store';
 import { SecretCache, SecretStage, SecretVersion, usableVersions } from '../shared/signatures/secrets';
-import { CERTIFICATE_STAGE, Verdict } from '../shared/signatures/signing-key';
+import { Acceptance, CERTIFICATE_STAGE, Verdict } from '../shared/signatures/signing-key';
 import { SigningCertificates, SubscriptionConfirmer } from '../shared/providers/sns/sns-client';
 import { ConfigurationError, safeErrorFields } from '../shared/runtime/errors';
 import { LogFields, Telemetry } from '../shared/runtime/telemetry';
@@ -55,6 +55,30 @@ const METRIC_OF: Readonly<Record<Reason, string | undefined>> = {
   internal_error: undefined,
 };
 
+type Signature = (typeof SignatureResult)[keyof typeof SignatureResult];
+
+/** What each answer says of the event id (`dedupeResult` of the delivery record). */
+const DEDUPE_OF: Readonly<Record<Reason, (typeof DedupeResult)[keyof typeof DedupeResult]>> = {
+  accepted: DedupeResult.NEW,
+  duplicate: DedupeResult.DUPLICATE,
+  quarantined: DedupeResult.CONFLICT,
+  store_error: DedupeResult.STORE_ERROR,
+  test: DedupeResult.NOT_STORED,
+  not_final: DedupeResult.NOT_STORED,
+  handshake: DedupeResult.NOT_STORED,
+  source_not_allowed: DedupeResult.NOT_STORED,
+  subscription_refused: DedupeResult.NOT_STORED,
+  bad_signature: DedupeResult.NOT_STORED,
+  stale_timestamp: DedupeResult.NOT_STORED,
+  malformed: DedupeResult.NOT_STORED,
+  too_large: DedupeResult.NOT_STORED,
+  secret_unavailable: DedupeResult.NOT_STORED,
+  certificate_unavailable: DedupeResult.NOT_STORED,
+  confirmation_failed: DedupeResult.NOT_STORED,
+  unknown_provider: DedupeResult.NOT_STORED,
+  internal_error: DedupeResult.NOT_STORED,
+};
+
 /** Which staged version a verified delivery was signed with. */
 const MATCHED_METRIC_OF: Readonly<Record<string, string>> = {
   [SecretStage.CURRENT]: MetricName.MATCHED_CURRENT_SECRET,
@@ -72,6 +96,8 @@ interface Decision {
   readonly status?: number;
   /** Refused at the authenticity check (source, signature, timestamp, signature headers, verify token): worth a rejection record. */
   readonly unauthentic?: boolean;
+  /** How the authenticity check went; absent: it was not reached. */
+  readonly signature?: Signature;
 }
 
 /**
@@ -114,11 +140,15 @@ export function createVerifier(deps: VerifierDependencies) {
       // Never throws, and bounded in time: the answer above is final.
       await deps.rejections?.record({ provider, reason: decision.reason, httpStatus: response.statusCode!, request });
     }
-    deps.telemetry.log(response.statusCode! >= 500 ? 'ERROR' : 'INFO', 'delivery', {
+    // The delivery record's line (docs/DELIVERY-RECORD.md): one per request, never a body, a header's value or a secret.
+    deps.telemetry.log(response.statusCode! >= 500 ? 'ERROR' : 'INFO', DeliveryRecordMessage.RECEIVED, {
       provider,
       reason: decision.reason,
       detail: decision.detail,
       status: response.statusCode,
+      signatureResult: decision.signature ?? SignatureResult.NOT_CHECKED,
+      dedupeResult: DEDUPE_OF[decision.reason],
+      receivedAt: new Date(started).toISOString(),
       requestId: event.requestContext?.requestId,
       durationMs: deps.now() - started,
       ...decision.fields,
@@ -142,8 +172,13 @@ async function checkSubscription(adapter: ProviderAdapter, request: InboundReque
   }
   const answer = adapter.answerSubscriptionCheck(new URLSearchParams(request.rawQueryString), keys);
   return answer
-    ? { reason: 'handshake', answer }
-    : { reason: 'subscription_refused', detail: 'the verify token or the challenge is missing or wrong', unauthentic: true };
+    ? { reason: 'handshake', answer, signature: SignatureResult.VALID }
+    : {
+        reason: 'subscription_refused',
+        detail: 'the verify token or the challenge is missing or wrong',
+        unauthentic: true,
+        signature: SignatureResult.BAD_SIGNATURE,
+      };
 }
 
 /** The staged values a request may be verified with: AWSCURRENT, AWSPENDING, and AWSPREVIOUS within the provider's grace after a rotation. */
@@ -168,14 +203,19 @@ function verifyAgainst(adapter: ProviderAdapter, request: InboundRequest, nowSec
 }
 
 async function admit(adapter: ProviderAdapter, request: InboundRequest, deps: VerifierDependencies): Promise<Decision> {
-  const { headers, body } = request;
   const attempt = adapter.signingCertificateUrl ? await verifyWithCertificate(adapter, request, deps) : await verifyWithSecrets(adapter, request, deps);
   if ('reason' in attempt) return attempt;
   const verdict = attempt.verdict;
   if (!verdict.ok) {
     // Junk signatures are forgery too: every refusal here feeds the signature-failure alarm.
     deps.telemetry.count(MetricName.AUTHENTICATION_FAILED, adapter.name);
-    const refusal = { reason: verdict.reason, detail: verdict.detail, unauthentic: true, ...(adapter.refusalStatus ? { status: adapter.refusalStatus } : {}) };
+    const refusal = {
+      reason: verdict.reason,
+      detail: verdict.detail,
+      unauthentic: true,
+      signature: verdict.reason,
+      ...(adapter.refusalStatus ? { status: adapter.refusalStatus } : {}),
+    };
     // Only a bad signature names undecodable stages: a mistyped AWSPENDING looks exactly like
     // forgery from outside, so say which value is at fault.
     if (attempt.undecodableStages.length === 0) return refusal;
@@ -184,14 +224,31 @@ async function admit(adapter: ProviderAdapter, request: InboundRequest, deps: Ve
   }
   const matched = MATCHED_METRIC_OF[verdict.key.stage];
   if (matched) deps.telemetry.count(matched, adapter.name);
+  const decision = await admitVerified(adapter, request, verdict, deps);
+  return { ...decision, signature: SignatureResult.VALID, fields: { ...describe(adapter, request, verdict), ...decision.fields } };
+}
 
+/** What the delivery record names of a verified delivery: its type, signed time, and its resource and tenant hashed. */
+function describe(adapter: ProviderAdapter, request: InboundRequest, verdict: Acceptance): LogFields {
+  const { eventType, resourceId, tenant } = adapter.describe(request.headers, request.body);
+  return {
+    eventType,
+    resourceRef: resourceId === undefined ? undefined : resourceReference(adapter.name, resourceId),
+    eventTimestamp: verdict.signedAtMs === undefined ? undefined : new Date(verdict.signedAtMs).toISOString(),
+    tenantRef: tenant === undefined ? undefined : tenantReference(tenant),
+  };
+}
+
+/** A verified request: a handshake or a test answered, a task not final acknowledged, or an event stored. */
+async function admitVerified(adapter: ProviderAdapter, request: InboundRequest, verdict: Acceptance, deps: VerifierDependencies): Promise<Decision> {
+  const { headers, body } = request;
   const admission = adapter.admit(headers, body, verdict.key);
   if (admission.kind === 'handshake') return handshake(admission, deps);
   if (admission.kind === 'test') return { reason: 'test' };
   if (admission.kind === 'not_final') return { reason: 'not_final' };
   if (admission.kind === 'malformed') return { reason: 'malformed', detail: admission.detail };
 
-  const stored = await store(adapter, request, admission, verdict.key.stage, deps);
+  const stored = await store(adapter, request, admission, verdict, deps);
   // The answer a provider requires to a stored event (Discord's deferred interaction response), whatever the row's outcome.
   const answer = admission.kind === 'event' ? admission.answer : undefined;
   return answer && STORED_REASONS.includes(stored.reason) ? { ...stored, answer } : stored;
@@ -248,7 +305,7 @@ async function store(
   adapter: ProviderAdapter,
   request: InboundRequest,
   admission: Extract<Admission, { kind: 'event' | 'anomaly' }>,
-  signedWith: string,
+  verdict: Acceptance,
   deps: VerifierDependencies,
 ): Promise<Decision> {
   const { headers, body } = request;
@@ -256,7 +313,7 @@ async function store(
   const meta = adapter.metadata(headers);
   const key = deliveryKey(adapter.name, admission.eventId);
   const digest = sha256Hex(body);
-  const fields: LogFields = { eventRef: logReference(key), digest, signedWith };
+  const fields: LogFields = { eventRef: logReference(key), digest, signedWith: verdict.key.stage };
   let admitted: AdmissionResult;
   try {
     if (admission.kind === 'anomaly') {
@@ -275,6 +332,7 @@ async function store(
       now,
       jobRef: admission.jobRef,
       readsOriginal: !admission.repeatable,
+      eventAt: verdict.signedAtMs,
     });
     if (admitted.kind === 'exists') {
       const { original, location, expiresAt } = admitted;

@@ -53,6 +53,8 @@ export const Limits = {
   REJECTION_HEADER_NAMES: 64,
   /** ...each cut to this many characters (API Gateway's request headers total at most 10 KiB). */
   REJECTION_HEADER_NAME_CHARS: 64,
+  /** The longest `maxQueueDelay`: a delivery held longer is long past the oldest-message-age alarm's concern. */
+  MAX_QUEUE_DELAY_HOURS: 12,
 } as const;
 
 /** Values the construct uses by default and a local run reuses. */
@@ -144,6 +146,8 @@ export const MonitoringDefaults = {
   OVERDUE_SUBMISSION_THRESHOLD: 1,
   MAX_MESSAGE_AGE_MINUTES: 15,
   VERIFIER_SERVER_ERROR_THRESHOLD: 5,
+  /** The p99 queue delay (receipt to the first processing attempt) over 5 minutes that raises the queue-delay alarm. */
+  MAX_QUEUE_DELAY_SECONDS: 120,
   RECONCILER_ERROR_THRESHOLD: 1,
   /** The least silence of the reconciler before the not-running alarm (an hour)... */
   RECONCILER_SILENCE_SECONDS: 3600,

@@ -68,6 +68,17 @@ export const MetricName = {
   BATCH_CHILDREN_RECORDED: 'BatchChildrenRecorded',
   /** Polled batches whose every result was recorded and whose summary was stored. */
   BATCHES_SETTLED: 'BatchesSettled',
+  /**
+   * Milliseconds from a delivery's receipt to the start of its first processing attempt (one value
+   * per row, unit Milliseconds): the queue delay the alarm's p99 watches.
+   */
+  QUEUE_DELAY: 'QueueDelay',
+  /**
+   * Milliseconds from the provider's signed event timestamp to the start of the row's first
+   * processing attempt, for providers that sign a time (unit Milliseconds): the provider's own
+   * retries and the clock skew included.
+   */
+  QUEUE_DELAY_FROM_EVENT: 'QueueDelayFromEvent',
   /** Work messages whose inbox row is gone (expired before the message was processed, e.g. redriven late): nothing to process. */
   MESSAGE_WITHOUT_ROW: 'MessageWithoutRow',
   /** Requests refused at the authenticity check that left a rejection record. */

@@ -171,6 +171,23 @@ export interface ProviderRuntimeConfig {
   readonly notificationUrl?: string;
   /** The SNS topics whose subscriptions post here (their ARNs); only for SNS. */
   readonly topicArns?: readonly string[];
+  /** Dotted path of the tenant's id in a delivery's JSON body, hashed into the delivery record's `tenantRef`; absent: no tenant reference. */
+  readonly tenantJsonPath?: string;
+}
+
+/** A dotted path into a JSON body: names of letters, digits, `_`, `-` or `$`, joined by single dots (`account.id`). */
+const JSON_PATH = /^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/;
+
+/** The longest dotted path accepted, in characters. */
+const MAX_JSON_PATH_LENGTH = 256;
+
+/** What is wrong with a dotted JSON path, as it follows the field's name; empty when it is usable. Checked at synth and at cold start. */
+export function jsonPathProblems(path: unknown): string[] {
+  if (typeof path !== 'string' || path === '') return ['must be a non-empty dotted path, e.g. account.id'];
+  if (path.length > MAX_JSON_PATH_LENGTH) return [`is longer than ${MAX_JSON_PATH_LENGTH} characters`];
+  return JSON_PATH.test(path)
+    ? []
+    : [`${JSON.stringify(path)} is not a dotted path (names of letters, digits, _, - or $ joined by single dots, e.g. account.id)`];
 }
 
 /** What names a provider's runtime configuration; everything else has its default. */

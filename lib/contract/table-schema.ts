@@ -33,6 +33,8 @@ export const InboxAttr = {
   LAST_SEEN_AT: 'lastSeenAt',
   /** Delivery rows (and submissions recorded by id with a key): `<provider>#<idempotency key>`; the job-ref index. */
   JOB_REF: 'jobRef',
+  /** Delivery rows: when the provider signed the delivery (epoch ms), for a scheme that signs a time; absent on older rows. */
+  EVENT_AT: 'eventAt',
   /** Delivery rows: true when the row was fetched by polling the provider rather than delivered. */
   RECOVERED: 'recovered',
   /** Submission items: the provider's task (job) id, when known. */

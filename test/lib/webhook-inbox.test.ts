@@ -598,6 +598,14 @@ describe('provider presets', () => {
     );
   });
 
+  test("a provider's tenant path reaches the handlers as given, none by default, and a path that is not a dotted path is refused at synth", () => {
+    const { template } = build({ providers: [WebhookProvider.stripe({ tenantJsonPath: 'data.object.customer' }), WebhookProvider.github()] });
+    expect(providersOf(template).map((provider: { tenantJsonPath?: string }) => provider.tenantJsonPath)).toEqual(['data.object.customer', undefined]);
+    expect(() => build({ providers: [WebhookProvider.stripe({ tenantJsonPath: 'data..customer' }), WebhookProvider.github({ tenantJsonPath: '' })] })).toThrow(
+      /providers: stripe: tenantJsonPath "data\.\.customer" is not a dotted path[\s\S]*providers: github: tenantJsonPath must be a non-empty dotted path/,
+    );
+  });
+
   test('only a provider that checks the endpoint with a GET (Meta) gets a GET route beside its POST; its secret is not rotated here', () => {
     const { template } = build({ providers: [WebhookProvider.meta(), WebhookProvider.github()] });
     const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(

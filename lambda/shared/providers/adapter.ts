@@ -1,5 +1,5 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { Defaults, EffectDetail, EffectEvent, ProviderRuntimeConfig } from '../../../lib/contract';
+import { Defaults, EffectDetail, EffectEvent, EVENT_TYPE_PATTERN, ProviderRuntimeConfig } from '../../../lib/contract';
 import { HandshakeAnswer, Headers, RequestContext } from '../runtime/http';
 import { SecretStage, SecretVersion } from '../signatures/secrets';
 import { Rejection, SigningKey, Tolerance, Verdict } from '../signatures/signing-key';
@@ -131,6 +131,30 @@ export interface ProviderAdapter {
   reportsJob(meta: Readonly<Record<string, string>>): boolean;
   /** The effect of a stored event of its own kind; undefined: a `WebhookReceived` (or a job's result). */
   effectOf(body: Buffer): EventEffect | undefined;
+  /**
+   * What the delivery record names of a verified delivery: the provider's event type and resource
+   * id where it has them, and the tenant's value at the configured `tenantJsonPath`.
+   */
+  describe(headers: Headers, body: Buffer): EventDescription;
+}
+
+/** A verified delivery as the delivery record names it; each member absent when the delivery has none. */
+export interface EventDescription {
+  readonly eventType?: string;
+  /** The resource's plain id: hashed before it is logged. */
+  readonly resourceId?: string;
+  /** The tenant's plain value: hashed before it is logged. */
+  readonly tenant?: string;
+}
+
+/** Where a provider's deliveries carry their event type and resource id. */
+export interface DescriptionRule {
+  /** A header naming the event type (GitHub's `x-github-event`). */
+  readonly typeHeader?: string;
+  /** Dotted path of the event type in a JSON body, when no header names it. */
+  readonly typePath?: string;
+  /** Dotted path of the resource the event is about in a JSON body (an authoritative read's `idJsonPath` takes its place). */
+  readonly resourcePath?: string;
 }
 
 /** What a signing key is made of: a stored value and the stage it came from. */
@@ -151,6 +175,8 @@ export interface AdapterParts {
   readonly reportsJob?: ProviderAdapter['reportsJob'];
   /** Absent: every event is a `WebhookReceived`. */
   readonly effectOf?: ProviderAdapter['effectOf'];
+  /** Absent: the record names no event type or resource (a tenant, when configured, still). */
+  readonly describes?: DescriptionRule;
 }
 
 const COMMON_KEPT_HEADERS = ['content-type', 'content-length', 'user-agent'];
@@ -172,7 +198,35 @@ export function buildAdapter(config: ProviderRuntimeConfig, parts: AdapterParts)
     observe: parts.observe ?? (() => undefined),
     reportsJob: parts.reportsJob ?? (() => false),
     effectOf: parts.effectOf ?? (() => undefined),
+    describe: describer(parts.describes ?? {}, config),
   };
+}
+
+/** Reads a delivery's description; the body is parsed (once) only when a path is asked for. */
+function describer(rule: DescriptionRule, config: ProviderRuntimeConfig): ProviderAdapter['describe'] {
+  const resourcePath = config.authoritativeRead?.idJsonPath ?? rule.resourcePath;
+  const tenantPath = config.tenantJsonPath;
+  const readsBody = [rule.typePath, resourcePath, tenantPath].some((path) => path !== undefined);
+  return (headers, body) => {
+    const parsed = readsBody ? parseJsonObject(body) : undefined;
+    const at = (path: string | undefined) => (path !== undefined && parsed ? valueAtPath(parsed, path) : undefined);
+    const eventType = eventTypeName(rule.typeHeader !== undefined ? headers[rule.typeHeader] : at(rule.typePath));
+    const resourceId = scalarText(at(resourcePath));
+    const tenant = scalarText(at(tenantPath));
+    return { ...(eventType ? { eventType } : {}), ...(resourceId ? { resourceId } : {}), ...(tenant ? { tenant } : {}) };
+  };
+}
+
+/** A JSON string, or a finite number as text; undefined for anything else and for an empty string. */
+function scalarText(value: unknown): string | undefined {
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  return typeof text === 'string' && text !== '' ? text : undefined;
+}
+
+/** An event type the record may carry as it came: a name (EVENT_TYPE_PATTERN), never free text. */
+function eventTypeName(value: unknown): string | undefined {
+  const text = scalarText(value);
+  return text !== undefined && EVENT_TYPE_PATTERN.test(text) ? text : undefined;
 }
 
 /**

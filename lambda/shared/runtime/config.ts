@@ -4,6 +4,7 @@ import {
   CERTIFICATE_SIGNED_ADAPTERS,
   Env,
   hmacSchemeProblems,
+  jsonPathProblems,
   notificationUrlProblems,
   PROVIDER_NAME_PATTERN,
   ProviderRuntimeConfig,
@@ -83,6 +84,10 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
     if (p.allowedSourceCidrs !== undefined) {
       const problems = sourceCidrProblems(p.allowedSourceCidrs);
       if (problems.length > 0) throw new ConfigurationError(`${where}.allowedSourceCidrs: ${problems.join('; ')}`);
+    }
+    if (p.tenantJsonPath !== undefined) {
+      const problems = jsonPathProblems(p.tenantJsonPath);
+      if (problems.length > 0) throw new ConfigurationError(`${where}.tenantJsonPath ${problems.join('; ')}`);
     }
     return p as ProviderRuntimeConfig;
   });

@@ -25,6 +25,8 @@ export interface Rejection {
 export interface Acceptance {
   readonly ok: true;
   readonly key: SigningKey;
+  /** When the provider signed the delivery (epoch ms), for a scheme that signs a time; the delivery record's event timestamp. */
+  readonly signedAtMs?: number;
 }
 
 export type Verdict = Acceptance | Rejection;
@@ -47,6 +49,11 @@ export function checkFreshness(timestampSeconds: number, nowSeconds: number, tol
     return { ok: false, reason: 'stale_timestamp', detail: `${field} is too far in the future` };
   }
   return undefined;
+}
+
+/** A verified signature over a signed time: accepted with that time when it is fresh, refused as stale otherwise. */
+export function acceptFresh(key: SigningKey, timestampSeconds: number, nowSeconds: number, tolerance: Tolerance, field: string): Verdict {
+  return checkFreshness(timestampSeconds, nowSeconds, tolerance, field) ?? { ok: true, key, signedAtMs: timestampSeconds * 1000 };
 }
 
 /** Parses a whole number of seconds, as signature headers carry it; undefined when it is not one. */

@@ -2,7 +2,7 @@ import { parseTopicArn, ProviderRuntimeConfig, SnsHeaders, SnsMessageType, snsOr
 import { ConfigurationError } from '../../runtime/errors';
 import { Headers } from '../../runtime/http';
 import { parseSnsMessage, SnsMessage, snsSignatureMatches, snsTimestampSeconds } from '../../signatures/sns';
-import { checkFreshness, Rejection, Verdict } from '../../signatures/signing-key';
+import { acceptFresh, Rejection } from '../../signatures/signing-key';
 import { Admission, buildAdapter, eventIdFrom, ProviderAdapter } from '../adapter';
 import type { AdapterContext } from '../provider-module';
 
@@ -43,10 +43,11 @@ export function snsAdapter(config: ProviderRuntimeConfig, context: AdapterContex
         if (!key) return { ok: false, reason: 'bad_signature', detail: 'Signature does not verify with the signing certificate' };
         const timestamp = snsTimestampSeconds(message.Timestamp);
         if (timestamp === undefined) return { ok: false, reason: 'malformed', detail: 'Timestamp is not an ISO 8601 UTC time' };
-        return checkFreshness(timestamp, nowSeconds, tolerance, 'Timestamp') ?? ({ ok: true, key } satisfies Verdict);
+        return acceptFresh(key, timestamp, nowSeconds, tolerance, 'Timestamp');
       },
       admit: (_headers, body) => admitMessage(parseSnsMessage(body) as SnsMessage, originOf),
       keptHeaders: KEPT_HEADERS,
+      describes: { typePath: 'Type' },
     }),
     signingCertificateUrl: (headers: Headers, body: Buffer) => {
       if (headers[SnsHeaders.RAW_DELIVERY] === 'true') {
