@@ -176,7 +176,7 @@ async function admit(adapter: ProviderAdapter, request: InboundRequest, deps: Ve
   const matched = MATCHED_METRIC_OF[verdict.key.stage];
   if (matched) deps.telemetry.count(matched, adapter.name);
 
-  const admission = adapter.admit(headers, body, verdict.key);
+  const admission = adapter.admit(headers, body, verdict.key, request);
   if (admission.kind === 'handshake') return { reason: 'handshake', answer: admission.answer };
   if (admission.kind === 'test') return { reason: 'test' };
   if (admission.kind === 'not_final') return { reason: 'not_final' };
