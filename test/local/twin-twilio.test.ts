@@ -9,50 +9,32 @@
  * Token, of the URL with its query followed by each POST parameter's name and value, sorted by
  * name; Twilio signs no id, so the event is named by the SHA-256 of that signed content.
  */
-import { spawn, ChildProcess, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import twilio from 'twilio';
 import type { TwinProcessReady, TwinProcessRequest } from '../support/twin-process';
+import { startTwinProcess, TwinProcessHandle } from '../support/twin-process-handle';
 
 const ROOT = join(__dirname, '..', '..');
 const FORM = 'application/x-www-form-urlencoded';
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-let twinProcess: ChildProcess;
+let twinProcess: TwinProcessHandle;
 let twin: TwinProcessReady;
 let stateDir: string;
-let stderr = '';
 
 beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'twin-twilio-'));
   const request: TwinProcessRequest = { options: { port: 0, providers: ['twilio'], stateDir } };
-  // Not the emulator endpoints of the test run: the twin starts its own.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_ENDPOINT_URL')));
-  twinProcess = spawn(
-    process.execPath,
-    [require.resolve('ts-node/dist/bin.js'), '--transpile-only', '-P', 'tsconfig.dev.json', 'test/support/twin-process.ts', JSON.stringify(request)],
-    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  twinProcess.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [line] = await Promise.race([
-    createInterface({ input: twinProcess.stdout! })
-      [Symbol.asyncIterator]()
-      .next()
-      .then((next) => [next.value as string | undefined]),
-    new Promise<never>((_resolve, reject) => twinProcess.once('exit', (code) => reject(new Error(`the twin exited (${code}):\n${stderr.slice(-3000)}`)))),
-  ]);
-  twin = JSON.parse(line!) as TwinProcessReady;
+  twinProcess = await startTwinProcess(request);
+  twin = twinProcess.ready;
 }, 120_000);
 
 afterAll(async () => {
-  if (twinProcess && twinProcess.exitCode === null) {
-    twinProcess.kill('SIGTERM');
-    await new Promise((resolve) => twinProcess.once('exit', resolve));
-  }
+  await twinProcess?.stop();
   rmSync(stateDir, { recursive: true, force: true });
 });
 
