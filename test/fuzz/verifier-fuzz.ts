@@ -1538,6 +1538,10 @@ export const REGRESSION_PLANS: readonly FuzzPlan[] = [
   // Twilio's form parameters reordered sign the same: keyed by the body's bytes, the copy was a
   // second row. Fixed in lambda/shared/providers/twilio/adapter.ts: keyed by the signed content.
   deliveryPlan('twilio', { style: 1, followUp: 'reencoded' }),
+  // A Twilio form body that starts with `?`: URLSearchParams, which takes a query, dropped it from
+  // the first name, so Twilio's signature over `?Body…` was refused. Fixed in
+  // lambda/shared/signatures/twilio.ts: the body is read as a form, not as a query.
+  deliveryPlan('twilio', { body: { kind: 'text', text: '?Body=hello&MessageSid=SM1' } }),
 ];
 
 // =============================================================================================

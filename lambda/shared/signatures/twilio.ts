@@ -71,10 +71,13 @@ function signatureAlgorithm(settings: string | undefined): 'sha1' | 'sha256' | u
   return named === 'HMAC_SHA256' ? 'sha256' : undefined;
 }
 
-/** The POST parameters of a form-encoded body. */
+/**
+ * The POST parameters of a form-encoded body. URLSearchParams takes a query and drops a leading
+ * `?`; a form body keeps it in the first name, so the body is read after an empty `&` part.
+ */
 function formParameters(body: Buffer): Map<string, Set<string>> {
   const parameters = new Map<string, Set<string>>();
-  for (const [name, value] of new URLSearchParams(body.toString('utf8'))) parameters.set(name, (parameters.get(name) ?? new Set()).add(value));
+  for (const [name, value] of new URLSearchParams(`&${body.toString('utf8')}`)) parameters.set(name, (parameters.get(name) ?? new Set()).add(value));
   return parameters;
 }
 

@@ -80,6 +80,15 @@ test('a retry (the same parameters) is a duplicate; the same parameters in other
   );
 });
 
+test('a form body is read as a form, not as a query: a leading ? stays in the first name', async () => {
+  const verifier = h.verifier({ providers: [config] });
+  const body = '?Body=hello&MessageSid=SM1';
+  const signature = twilio.getExpectedTwilioSignature(EXAMPLE.authToken, EXAMPLE.webhookUrl, { '?Body': 'hello', MessageSid: 'SM1' });
+  expect(answerOf(await verifier(request(body, '', signature)))).toEqual({ statusCode: 202, result: 'accepted' });
+  const stripped = twilio.getExpectedTwilioSignature(EXAMPLE.authToken, EXAMPLE.webhookUrl, { Body: 'hello', MessageSid: 'SM1' });
+  expect(answerOf(await verifier(request(body, '', stripped)))).toMatchObject({ statusCode: 400, result: 'bad_signature' });
+});
+
 test('a body that is neither form-encoded nor hashed into the URL is refused: a signature over the URL alone covers no bytes', async () => {
   const verifier = h.verifier({ providers: [config] });
   const urlOnly = twilio.getExpectedTwilioSignature(EXAMPLE.authToken, `${EXAMPLE.webhookUrl}?${EXAMPLE.query}`, {});
