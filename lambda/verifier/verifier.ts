@@ -242,7 +242,7 @@ function describe(adapter: ProviderAdapter, request: InboundRequest, verdict: Ac
 /** A verified request: a handshake or a test answered, a task not final acknowledged, or an event stored. */
 async function admitVerified(adapter: ProviderAdapter, request: InboundRequest, verdict: Acceptance, deps: VerifierDependencies): Promise<Decision> {
   const { headers, body } = request;
-  const admission = adapter.admit(headers, body, verdict.key);
+  const admission = adapter.admit(headers, body, verdict.key, request);
   if (admission.kind === 'handshake') return handshake(admission, deps);
   if (admission.kind === 'test') return { reason: 'test' };
   if (admission.kind === 'not_final') return { reason: 'not_final' };

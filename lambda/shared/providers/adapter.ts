@@ -98,9 +98,10 @@ export interface ProviderAdapter {
   verify(headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number, request?: RequestContext): Verdict;
   /**
    * Reads the stable event id of a verified body, or recognises a test delivery or a handshake
-   * (`key` is the key the request verified with: some handshakes answer with a value derived from it).
+   * (`key` is the key the request verified with: some handshakes answer with a value derived from it;
+   * `request`: what beside the body the signature covered, e.g. the query Twilio signs).
    */
-  admit(headers: Headers, body: Buffer, key?: SigningKey): Admission;
+  admit(headers: Headers, body: Buffer, key?: SigningKey, request?: RequestContext): Admission;
   /**
    * Where the certificate that signed a request is (SNS's `SigningCertURL`), checked to be the
    * provider's own; a rejection when it is not. Absent: requests are verified with the stored secret.
@@ -165,7 +166,7 @@ export interface AdapterParts {
   /** Turns one stored secret value into key material. */
   readonly decodeKey: (value: string) => Pick<SigningKey, 'bytes' | 'publicKey' | 'verifyToken'>;
   readonly verify: (headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number, tolerance: Tolerance, request?: RequestContext) => Verdict;
-  readonly admit: (headers: Headers, body: Buffer, key?: SigningKey) => Admission;
+  readonly admit: (headers: Headers, body: Buffer, key?: SigningKey, request?: RequestContext) => Admission;
   readonly refusalStatus?: number;
   readonly answerSubscriptionCheck?: ProviderAdapter['answerSubscriptionCheck'];
   /** Provider headers worth keeping on the row (never a signature). */
@@ -235,8 +236,8 @@ function eventTypeName(value: unknown): string | undefined {
  * fail every attempt.
  */
 function withResourceId(admit: AdapterParts['admit'], idJsonPath: string): AdapterParts['admit'] {
-  return (headers, body, key) => {
-    const admission = admit(headers, body, key);
+  return (headers, body, key, request) => {
+    const admission = admit(headers, body, key, request);
     if (admission.kind !== 'event') return admission;
     const read = readResourceId(body, idJsonPath);
     return typeof read === 'string' ? admission : { kind: 'malformed', detail: `${read.field} ${read.problem}` };
