@@ -80,8 +80,11 @@ describe("the vectors of Paddle's SDK", () => {
     const body = Buffer.from(PADDLE_VECTOR.body);
 
     expect(paddleHeaders(body, at, PADDLE_VECTOR.secret)[HEADER]).toBe(PADDLE_VECTOR.header);
-    expect(adapter.verify({ [HEADER]: PADDLE_VECTOR.header }, body, keys, at)).toEqual({ ok: true, key: keys[0] });
-    expect(adapter.verify({ [HEADER]: PADDLE_VECTOR.multiple.header }, Buffer.from(PADDLE_VECTOR.multiple.body), keys, at)).toEqual({ ok: true, key: keys[0] });
+    expect(adapter.verify({ [HEADER]: PADDLE_VECTOR.header }, body, keys, at)).toMatchObject({ ok: true, key: keys[0] });
+    expect(adapter.verify({ [HEADER]: PADDLE_VECTOR.multiple.header }, Buffer.from(PADDLE_VECTOR.multiple.body), keys, at)).toMatchObject({
+      ok: true,
+      key: keys[0],
+    });
     expect(adapter.verify({ [HEADER]: PADDLE_VECTOR.header }, Buffer.from(PADDLE_VECTOR.spacedBody), keys, at)).toMatchObject({
       ok: false,
       reason: 'bad_signature',
@@ -97,7 +100,7 @@ describe("the vectors of Paddle's SDK", () => {
     const body = Buffer.from(PADDLE_VECTOR.body);
     const headers = { [HEADER]: PADDLE_VECTOR.header };
 
-    expect(adapter.verify(headers, body, keys, PADDLE_VECTOR.timestamp + 5)).toEqual({ ok: true, key: keys[0] });
+    expect(adapter.verify(headers, body, keys, PADDLE_VECTOR.timestamp + 5)).toMatchObject({ ok: true, key: keys[0] });
     for (const late of [6, 4 * 86_400]) {
       expect(adapter.verify(headers, body, keys, PADDLE_VECTOR.timestamp + late)).toEqual({
         ok: false,
@@ -119,7 +122,7 @@ describe("Paddle's SDK judges the same deliveries", () => {
     const { adapter, keys } = bench.adapter();
 
     expect(await paddle.webhooks.isSignatureValid(body.toString('utf8'), bench.secret, headers[HEADER])).toBe(true);
-    expect(adapter.verify(headers, body, keys, now())).toEqual({ ok: true, key: keys[0] });
+    expect(adapter.verify(headers, body, keys, now())).toMatchObject({ ok: true, key: keys[0] });
     expect(await paddle.webhooks.isSignatureValid(flipByte(body).toString('utf8'), bench.secret, headers[HEADER])).toBe(false);
     expect(adapter.verify(headers, flipByte(body), keys, now())).toMatchObject({ ok: false, reason: 'bad_signature' });
     expect(await paddle.webhooks.isSignatureValid(body.toString('utf8'), paddleSecret(), headers[HEADER])).toBe(false);
@@ -134,7 +137,7 @@ describe("Paddle's SDK judges the same deliveries", () => {
     expect(await paddle.webhooks.isSignatureValid(body.toString('utf8'), bench.secret, header)).toBe(true);
     for (const secret of [old, bench.secret]) {
       const { adapter, keys } = bench.adapter(secret);
-      expect(adapter.verify({ [HEADER]: header }, body, keys, now())).toEqual({ ok: true, key: keys[0] });
+      expect(adapter.verify({ [HEADER]: header }, body, keys, now())).toMatchObject({ ok: true, key: keys[0] });
     }
   });
 });

@@ -105,7 +105,7 @@ describe("Slack's official vector", () => {
     const { adapter, keys } = bench.adapter(SLACK_VECTOR.secret);
     const at = SLACK_VECTOR.timestamp;
 
-    expect(adapter.verify(headers, body, keys, at)).toEqual({ ok: true, key: keys[0] });
+    expect(adapter.verify(headers, body, keys, at)).toMatchObject({ ok: true, key: keys[0] });
     expect(adapter.verify(headers, flipByte(body), keys, at)).toMatchObject({ ok: false, reason: 'bad_signature', detail: expect.stringContaining(SIGNATURE) });
     expect(adapter.verify({ ...headers, [SIGNATURE]: tamperSignature(SLACK_VECTOR.signature) }, body, keys, at)).toMatchObject({
       ok: false,

@@ -87,7 +87,7 @@ describe('a secret roll: one v1 per valid secret', () => {
     for (const secret of [old, bench.secret]) {
       expect(stripe.webhooks.constructEvent(body.toString('utf8'), header, secret).id).toBe(spec.eventId(body, {}));
       const { adapter, keys } = bench.adapter(secret);
-      expect(adapter.verify({ [HEADER]: header }, body, keys, bench.h.clock.seconds)).toEqual({ ok: true, key: keys[0] });
+      expect(adapter.verify({ [HEADER]: header }, body, keys, bench.h.clock.seconds)).toMatchObject({ ok: true, key: keys[0] });
     }
     const { adapter, keys } = bench.adapter(stripeSecret());
     expect(adapter.verify({ [HEADER]: header }, body, keys, bench.h.clock.seconds)).toMatchObject({ ok: false, reason: 'bad_signature' });

@@ -104,7 +104,7 @@ describe("Zoom's own SDK (@zoom/rivet) as the judge", () => {
     const now = bench.h.clock.seconds;
 
     expect((await rivetAnswer(body, headers, bench.secret)).statusCode).toBe(200);
-    expect(adapter.verify(headers, body, keys, now)).toEqual({ ok: true, key: keys[0] });
+    expect(adapter.verify(headers, body, keys, now)).toMatchObject({ ok: true, key: keys[0] });
     for (const [bytes, changed, secret] of [
       [flipByte(body), headers, bench.secret],
       [body, { ...headers, [SIGNATURE]: tamperSignature(headers[SIGNATURE]) }, bench.secret],
