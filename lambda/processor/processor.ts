@@ -51,6 +51,15 @@ class LeaseHeldError extends SafeError {
   override readonly name = 'LeaseHeldError';
 }
 
+/**
+ * The message's row is DEAD: the message fails on every receive until SQS moves it to the
+ * dead-letter queue, so that every dead row has a message there for `redrive`, even when its
+ * attempts ran out on another message's receives (a sweep's copy).
+ */
+class DeadRowError extends SafeError {
+  override readonly name = 'DeadRowError';
+}
+
 type Outcome = (typeof RowOutcome)[keyof typeof RowOutcome];
 
 /** A row this invocation claimed and decided, waiting for its effect (if any) and its completion. */
@@ -107,7 +116,7 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
       (state.leaseUntil ?? 0) <= deps.now()
     ) {
       await exhausted(key, state.attempts, fields, deps);
-      return undefined;
+      throw new DeadRowError('the row ran out of attempts');
     }
     if (state?.status === DeliveryStatus.PROCESSING) {
       // On its last receive a duplicate message must not dead-letter a healthy row: the lease
@@ -125,7 +134,12 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
       deps.telemetry.log('WARN', 'message without a row', fields);
       return undefined;
     }
-    // Processed already (a duplicate message), or DEAD (only an operator revives it): nothing to do.
+    if (state.status === DeliveryStatus.DEAD) {
+      // Only an operator revives it; its message goes on to the dead-letter queue, where redrive finds it.
+      deps.telemetry.log('INFO', 'row is dead; its message goes on to the dead-letter queue', fields);
+      throw new DeadRowError('the row is DEAD');
+    }
+    // Processed already (a duplicate message): nothing to do.
     deps.telemetry.log('INFO', 'row already settled', { ...fields, status: state.status });
     return undefined;
   }

@@ -218,7 +218,12 @@ describe('a row whose invocations die', () => {
     expect(await h.row(key)).toMatchObject({ status: 'PROCESSING', attempts: MAX_RECEIVE_COUNT });
 
     // The delivery's own message, still in the queue, finds it out of attempts: whichever message carries it, the cap is the row's.
-    expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
+    const handler = processor();
+    expect(await h.pollOnce(handler)).toEqual({ received: 1, failed: 1 });
+    // The message fails on each receive until SQS moves it to the DLQ: every DEAD row has its message there.
+    const deadLettered: string[] = [];
+    await h.pollUntil(handler, async () => deadLettered.push(...(await h.takeMessages(h.deadLetterQueueUrl))) > 0, 6);
+    expect(deadLettered).toEqual([expect.stringContaining(key)]);
 
     const dead = await h.row(key);
     expect(dead).toMatchObject({ status: 'DEAD', attempts: MAX_RECEIVE_COUNT, lastError: expect.stringMatching(/^AttemptsExhausted: /) });
@@ -231,19 +236,24 @@ describe('a row whose invocations die', () => {
     expect(await h.reconciler()()).toMatchObject({ swept: 0 });
   });
 
-  test('DEAD is terminal: further messages claim nothing and count nothing; only an operator revives it', async () => {
+  test('DEAD is terminal: further messages claim nothing, count nothing and go on to the DLQ; only an operator revives it', async () => {
     const body = answerlineBody({ idempotencyKey: 'job-terminal' });
     await accept(body);
     const key = keyOf(body);
     await dieHolding(key, MAX_RECEIVE_COUNT);
-    await h.drain(processor());
+    const handler = processor();
+    const deadLettered: string[] = [];
+    const untilDeadLettered = (count: number) =>
+      h.pollUntil(handler, async () => deadLettered.push(...(await h.takeMessages(h.deadLetterQueueUrl))) >= count, 8);
+    await untilDeadLettered(1);
     expect(await h.row(key)).toMatchObject({ status: 'DEAD' });
 
     await h.queue.enqueue([key, key]);
-    expect(await h.drain(processor())).toEqual({ received: 2, failed: 0 });
+    await untilDeadLettered(3);
+    expect(deadLettered).toHaveLength(3);
     expect(await h.row(key)).toMatchObject({ status: 'DEAD', attempts: MAX_RECEIVE_COUNT });
     expect(h.capture.metric(MetricName.DEAD_LETTERED, PROVIDER)).toBe(1);
-    expect(await h.takeMessages(h.deadLetterQueueUrl)).toEqual([]);
+    expect(await h.takeMessages()).toEqual([]);
 
     // The operator's replay (webhook-inbox replay --event) puts it back with a fresh budget of attempts.
     expect(await new DynamoDbInboxStore(h.dynamodb, h.names.inboxTable).revive(key, 'DEAD', h.clock.now())).toBe(true);
