@@ -18,6 +18,7 @@ const config = (adapter: string) =>
     secretId: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:s',
     ...(adapter === AdapterKind.HMAC ? { hmac: HMAC_SCHEME } : {}),
     ...(adapter === AdapterKind.SQUARE || adapter === AdapterKind.TWILIO ? { notificationUrl: `https://hooks.example.com/hooks/p-${adapter}` } : {}),
+    ...(adapter === AdapterKind.SNS ? { topicArns: ['arn:aws:sns:us-east-1:123456789012:orders'] } : {}),
   });
 
 describe('the provider registry', () => {

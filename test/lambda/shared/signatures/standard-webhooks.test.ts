@@ -87,9 +87,9 @@ describe("svix's own verification suite", () => {
 
   test('valid signature is valid, with svix-* or unbranded webhook-* headers, and the secret with or without whsec_', () => {
     const headers = signedAt(NOW);
-    expect(verify(headers)).toEqual({ ok: true, key });
+    expect(verify(headers)).toEqual({ ok: true, key, signedAtMs: NOW * 1000 });
     const unbranded = { 'webhook-id': headers['svix-id'], 'webhook-signature': headers['svix-signature'], 'webhook-timestamp': headers['svix-timestamp'] };
-    expect(verify(unbranded)).toEqual({ ok: true, key });
+    expect(verify(unbranded)).toEqual({ ok: true, key, signedAtMs: NOW * 1000 });
     expect(keyOf(`whsec_${SECRET}`).bytes).toEqual(key.bytes);
   });
 
@@ -100,7 +100,7 @@ describe("svix's own verification suite", () => {
       valid,
       'v1,Ceo5qEr07ixe2NLpvHk3FH9bwy/WavXrAFQ/9tdO6mc=',
     ];
-    expect(verify(withHeader('svix-signature', sigs.join(' ')))).toEqual({ ok: true, key });
+    expect(verify(withHeader('svix-signature', sigs.join(' ')))).toEqual({ ok: true, key, signedAtMs: NOW * 1000 });
   });
 
   test('sign function works: the suite vector, whsec_ secret, message id, 1614265330', () => {
