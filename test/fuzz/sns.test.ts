@@ -62,5 +62,5 @@ test('after the run the inbox holds exactly the accepted messages, the queue one
   expect(audit.confirmations).toBe(audit.expectedConfirmations);
   expect(audit.deliveryRows).toBeGreaterThan(0);
   if (process.env.FUZZ_SUMMARY)
-    process.stdout.write(`\n${bench.summary(elapsedMs, audit)}\n(reproduce: FUZZ_SEED=${SEED} FUZZ_RUNS=${NUM_RUNS} npm run fuzz)\n`);
+    process.stdout.write(`\n${bench.summary(elapsedMs, audit)}\n(reproduce: FUZZ_SEED=${SEED} SNS_FUZZ_RUNS=${NUM_RUNS} npx jest test/fuzz/sns.test.ts)\n`);
 });
