@@ -1,12 +1,17 @@
 /**
- * The twin's demo: signed deliveries as Answerline and Echonova send them, with the awkward
- * cases mixed in (duplicates, a test delivery, a forged signature, two results for one job in
- * reverse order), then a summary read back from the tables.
+ * The twin's demo: signed deliveries as Answerline, Echonova and Amazon SNS send them, with the
+ * awkward cases mixed in (duplicates, a test delivery, a forged signature, two results for one job
+ * in reverse order, SNS's subscription confirmation and a topic not served), then a summary read
+ * back from the tables.
  */
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AdapterKind } from '../lib/contract';
 import { scanItems } from '../lambda/shared/stores/dynamo';
+import { LOCAL_REGION } from './local-aws';
 import { echonovaHeaders, standardWebhooksHeaders, unixSeconds } from './providers/signing';
+import { SnsMessageFields, snsHeaders, snsMessage, SnsMessageOptions } from './providers/sns';
+import type { LocalProvider } from './stack/run-stack';
 import { LOCAL_AWS, Twin } from './twin';
 
 type Log = (line: string) => void;
@@ -62,7 +67,9 @@ export async function runDemo(twin: Twin, log: Log): Promise<DemoSummary> {
 export function formatSummary(summary: DemoSummary): string {
   const lines = ['', 'Summary', '-------'];
   for (const [reason, count] of Object.entries(summary.answers).sort()) lines.push(`  ${reason.padEnd(16)}${count}`);
-  lines.push(`  ${'processed'.padEnd(16)}${summary.processed}`, '', 'Winners (one result per job, decided by rule)');
+  lines.push(`  ${'processed'.padEnd(16)}${summary.processed}`);
+  // Only providers with jobs have winners (SNS has none).
+  if (summary.winners.length > 0) lines.push('', 'Winners (one result per job, decided by rule)');
   for (const winner of summary.winners) lines.push(`  ${winner.job.padEnd(36)}${winner.status.padEnd(11)}${winner.taskId}`);
   if (summary.iam) lines.push('', `IAM: ${summary.iam.judged} AWS calls judged against each function's role policy, ${summary.iam.denied} denied`);
   return lines.join('\n');
@@ -92,7 +99,35 @@ function buildDeliveries(twin: Twin): Delivery[] {
     for (const body of jobs) deliveries.push(echonova('job.completed', body, secret));
     deliveries.push(echonova('job.completed', jobs[0], secret, 'retry of a delivered job (duplicate)'));
   }
+  for (const provider of twin.inbox.providers.filter((candidate) => candidate.adapter === AdapterKind.SNS)) {
+    deliveries.push(...snsDeliveries(provider, twin.endpoints.sns));
+  }
   return deliveries;
+}
+
+/** A topic of another account: SNS signs its messages as it signs every topic's. */
+const FOREIGN_TOPIC_ARN = `arn:aws:sns:${LOCAL_REGION}:111111111111:someone-elses-topic`;
+
+/** SNS's side of a subscription, signed by the twin's SNS stand-in: confirm it, then notify. */
+function snsDeliveries(provider: LocalProvider, origin: string): Delivery[] {
+  const signer = { signingKey: createPrivateKey(provider.secret) };
+  const topicArn = provider.topicArns![0];
+  const sns = (label: string, options: Partial<SnsMessageOptions>, alter: (fields: SnsMessageFields) => SnsMessageFields = (fields) => fields): Delivery => {
+    const fields = alter(snsMessage(signer, { topicArn, origin, ...options }));
+    return { label, provider: provider.name, body: JSON.stringify(fields), headers: snsHeaders(fields) };
+  };
+  const notifications = [
+    sns('notification', { message: JSON.stringify({ order: 'A-1001', status: 'shipped' }) }),
+    sns('notification with a Subject', { subject: 'Order shipped', message: JSON.stringify({ order: 'A-1002', status: 'shipped' }) }),
+    sns('notification, SignatureVersion 1', { signatureVersion: '1', message: JSON.stringify({ order: 'A-1003', status: 'delivered' }) }),
+  ];
+  return [
+    sns('subscription confirmation (confirmed at its SubscribeURL, never stored)', { type: 'SubscriptionConfirmation' }),
+    ...notifications,
+    { ...notifications[0], label: 'retry of a delivered notification (duplicate)' },
+    sns('a topic this inbox does not serve (SNS signs every topic)', { topicArn: FOREIGN_TOPIC_ARN }),
+    sns('forged: the message changed after SNS signed it', {}, (fields) => ({ ...fields, Message: JSON.stringify({ order: 'A-1001', status: 'refunded' }) })),
+  ];
 }
 
 function answerline(label: string, body: string, secret: string): Delivery {

@@ -35,7 +35,11 @@ export const TWIN_PROVIDERS: Readonly<Record<string, { readonly adapter: string 
   discord: { adapter: AdapterKind.DISCORD },
   square: { adapter: AdapterKind.SQUARE },
   twilio: { adapter: AdapterKind.TWILIO },
+  sns: { adapter: AdapterKind.SNS },
 };
+
+/** The topic a twin's SNS provider serves: a name of the twin's own account, so it cannot be taken for a real topic. */
+export const TWIN_SNS_TOPIC_ARN = `arn:aws:sns:${LOCAL_REGION}:${LOCAL_ACCOUNT}:webhook-inbox-twin`;
 
 /**
  * The notification URL a Square provider of the twin is signed over: Square signs the URL it was
@@ -118,7 +122,7 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
     }
     const known = TWIN_PROVIDERS[spec.preset];
     if (!known) throw new Error(`unknown preset "${spec.preset}" for provider ${name}; the twin serves ${[...Object.keys(TWIN_PROVIDERS), 'hmac'].join(', ')}`);
-    return presetFor({ name, adapter: known.adapter, notificationUrl: twinNotificationUrl(name) }, preset);
+    return presetFor({ name, adapter: known.adapter, notificationUrl: twinNotificationUrl(name), topicArns: [TWIN_SNS_TOPIC_ARN] }, preset);
   });
   const inbox = new WebhookInbox(stack, 'Inbox', {
     inboxName: TWIN_INBOX_NAME,

@@ -171,8 +171,9 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
 }
 
 /**
- * The twin's ready line: every endpoint (the stand-ins' included), each inbox's providers with
- * their URL, secret ARN and value, its tables, queues, bus and bucket, and where logs and events go.
+ * The twin's ready line: every endpoint (the stand-ins' included, with the SNS stand-in's CA file),
+ * each inbox's providers with their URL, secret ARN and value (SNS: its topics, and the stand-in's
+ * signing key as the value), its tables, queues, bus and bucket, and where logs and events go.
  */
 export function readyLine(twin: TemplateTwin): Record<string, unknown> {
   const [first] = twin.inboxes;
@@ -182,17 +183,20 @@ export function readyLine(twin: TemplateTwin): Record<string, unknown> {
     endpoints: Object.fromEntries((first?.providers ?? []).map((provider) => [provider.name, provider.url])),
     secrets: Object.fromEntries((first?.providers ?? []).map((provider) => [provider.name, provider.secret])),
     services: { ...twin.services.endpoints, ...(twin.services.iam ? { iamGateway: twin.services.iam.endpoint } : {}) },
+    // What trusts the SNS stand-in's host (curl --cacert, NODE_EXTRA_CA_CERTS).
+    snsCaFile: twin.services.sns.caFile,
     region: LOCAL_REGION,
     inboxes: twin.inboxes.map((inbox) => ({
       stack: inbox.stackName,
       name: inbox.opsConfig.inboxName,
-      providers: inbox.providers.map(({ name, adapter, url, signedUrl, secretArn, secret }) => ({
+      providers: inbox.providers.map(({ name, adapter, url, signedUrl, secretArn, secret, topicArns }) => ({
         name,
         adapter,
         url,
         ...(signedUrl ? { signedUrl } : {}),
         secretArn,
         secret,
+        topicArns,
       })),
       tables: { inbox: inbox.opsConfig.inboxTable, results: inbox.opsConfig.resultsTable },
       queues: { work: inbox.opsConfig.workQueueUrl, deadLetter: inbox.opsConfig.deadLetterQueueUrl },

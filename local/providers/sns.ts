@@ -35,7 +35,10 @@ export interface LocalSnsAuthority {
 export async function createLocalSnsAuthority(): Promise<LocalSnsAuthority> {
   const notBefore = new Date(Date.now() - 3_600_000);
   const notAfter = new Date(Date.now() + 86_400_000);
-  const caKeys = await webcrypto.subtle.generateKey(RSA, true, ['sign', 'verify']);
+  // Key generation is the slow part (RSA): the three pairs are made at once.
+  const [caKeys, signingKeys, serverKeys] = await Promise.all(
+    Array.from({ length: 3 }, () => webcrypto.subtle.generateKey(RSA, true, ['sign', 'verify']) as Promise<webcrypto.CryptoKeyPair>),
+  );
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: '01',
     name: LOCAL_SNS_CA_NAME,
@@ -45,8 +48,7 @@ export async function createLocalSnsAuthority(): Promise<LocalSnsAuthority> {
     signingAlgorithm: RSA,
     extensions: [new x509.BasicConstraintsExtension(true, 0, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)],
   });
-  const issue = async (serialNumber: string, subject: string, extensions: x509.Extension[]) => {
-    const keys = await webcrypto.subtle.generateKey(RSA, true, ['sign', 'verify']);
+  const issue = async (serialNumber: string, subject: string, keys: webcrypto.CryptoKeyPair, extensions: x509.Extension[]) => {
     const certificate = await x509.X509CertificateGenerator.create({
       serialNumber,
       subject,
@@ -60,10 +62,10 @@ export async function createLocalSnsAuthority(): Promise<LocalSnsAuthority> {
     });
     return { pem: certificate.toString('pem'), key: KeyObject.from(keys.privateKey) };
   };
-  const signing = await issue('02', 'CN=webhook-inbox local SNS signing certificate (not Amazon)', [
+  const signing = await issue('02', 'CN=webhook-inbox local SNS signing certificate (not Amazon)', signingKeys, [
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
   ]);
-  const server = await issue('03', 'CN=localhost', [
+  const server = await issue('03', 'CN=localhost', serverKeys, [
     new x509.SubjectAlternativeNameExtension([
       { type: 'dns', value: 'localhost' },
       { type: 'ip', value: '127.0.0.1' },
@@ -120,8 +122,8 @@ export interface SnsMessageOptions {
 /** The path the signing certificate is served under, as SNS names its own. */
 export const SIGNING_CERTIFICATE_PATH = '/SimpleNotificationService-local-twin.pem';
 
-/** A message of `type` as SNS would post it for the topic, signed by the stand-in's key. */
-export function snsMessage(authority: LocalSnsAuthority, options: SnsMessageOptions): SnsMessageFields {
+/** A message of `type` as SNS would post it for the topic, signed by the stand-in's key (the authority's, or one read from the twin's ready line). */
+export function snsMessage(authority: Pick<LocalSnsAuthority, 'signingKey'>, options: SnsMessageOptions): SnsMessageFields {
   const type = options.type ?? 'Notification';
   const messageId = options.messageId ?? randomUUID();
   const token = randomUUID().replace(/-/g, '').repeat(4);
@@ -189,7 +191,10 @@ export async function startLocalSnsHost(authority: LocalSnsAuthority, port = 0):
         );
       return;
     }
-    response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    // Not SNS's API: a client pointed here by AWS_ENDPOINT_URL_SNS is told what the stand-in is.
+    response
+      .writeHead(404, { 'content-type': 'text/plain' })
+      .end(`the local SNS stand-in serves only ${SIGNING_CERTIFICATE_PATH} and GET ?Action=ConfirmSubscription&TopicArn=...&Token=...\n`);
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {

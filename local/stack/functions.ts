@@ -153,6 +153,9 @@ function startFunction(
       AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints.secretsManager,
       AWS_ENDPOINT_URL_EVENTBRIDGE: endpoints.eventBridge,
       AWS_ENDPOINT_URL_LAMBDA: endpoints.lambda,
+      // SNS is the stand-in's HTTPS host, trusted by its CA (Node reads the file when each environment's process starts).
+      AWS_ENDPOINT_URL_SNS: endpoints.sns,
+      NODE_EXTRA_CA_CERTS: services.sns.caFile,
       NODE_NO_WARNINGS: '1',
       NODE_PATH: RUNTIME_NODE_PATH,
       ...environment,

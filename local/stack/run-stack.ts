@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { Env, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, ProviderRuntimeConfig } from '../../lib/contract';
+import { CERTIFICATE_SIGNED_ADAPTERS, Env, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, ProviderRuntimeConfig } from '../../lib/contract';
 import type { ApiAccessRecord } from '../api-gateway';
 import type { LocalCredentials } from '../iam/gateway';
 import { identityPoliciesOf, resourcePoliciesOf } from '../iam/template-policies';
@@ -56,8 +56,10 @@ export interface LocalProvider {
   readonly signedUrl?: string;
   /** Its signing secret's ARN; absent for a provider whose requests name their certificate (SNS). */
   readonly secretArn?: string;
-  /** What its simulated sender signs with: the secret's value, or (SNS) the local SNS's signing key. */
+  /** What its simulated sender signs with: the secret's value, or (SNS) the local SNS stand-in's signing key (PKCS#8 PEM). */
   readonly secret: string;
+  /** The topics it serves (SNS). */
+  readonly topicArns?: readonly string[];
 }
 
 /** An inbox of the stack, found by its ops configuration output. */
@@ -114,7 +116,7 @@ export async function runStack(stack: SynthesizedStack, services: LocalServices,
   for (const [apiLogicalId, list] of routes) apis.routeTables.get(apiLogicalId)?.push(...list.map(({ route }) => route));
   const triggers = startTriggers(stack, binding, services, functions, resources.queues, credentials, options);
   const outputs = Object.fromEntries(Object.entries(stack.template.Outputs ?? {}).map(([key, output]) => [key, binding.resolveString(output.Value)]));
-  const inboxes = await inboxesOf(stack, services, functions, resources, outputs, routes, apis.apis, options.signingSecrets ?? {});
+  const inboxes = await inboxesOf(stack, services, functions, resources, outputs, routes, apis.apis, options.signingSecrets ?? {}, options.warn);
   await fillOtherSecrets(stack, binding, services, resources, inboxes);
   return {
     stack,
@@ -159,6 +161,7 @@ async function inboxesOf(
   routes: ReturnType<typeof apiRoutes>,
   apis: readonly LocalApi[],
   signingSecrets: Readonly<Record<string, string>>,
+  warn: (line: string) => void,
 ): Promise<LocalInbox[]> {
   const inboxes: LocalInbox[] = [];
   for (const [key, output] of Object.entries(stack.template.Outputs ?? {})) {
@@ -183,7 +186,12 @@ async function inboxesOf(
         .flatMap(([apiLogicalId, list]) => list.map((entry) => ({ apiLogicalId, ...entry })))
         .find((entry) => entry.functionLogicalId === verifier!.logicalId && entry.route.routeKey.endsWith(`/${config.name}`));
       const api = apis.find((candidate) => candidate.logicalId === route?.apiLogicalId);
-      const secret = signingSecrets[config.name] ?? signingSecretFor(config);
+      // A provider that signs with certificates (SNS) has no secret: its messages are signed by the SNS stand-in.
+      const certificateSigned = CERTIFICATE_SIGNED_ADAPTERS.includes(config.adapter);
+      if (certificateSigned && signingSecrets[config.name] !== undefined) {
+        warn(`provider ${config.name} signs with certificates, not a secret: the secret given for it is ignored`);
+      }
+      const secret = certificateSigned ? services.sns.signingKeyPem : (signingSecrets[config.name] ?? signingSecretFor(config));
       if (config.secretId) await services.clients.secrets.send(new PutSecretValueCommand({ SecretId: config.secretId, SecretString: secret }));
       providers.push({
         name: config.name,
@@ -192,6 +200,7 @@ async function inboxesOf(
         ...(config.notificationUrl ? { signedUrl: config.notificationUrl } : {}),
         secretArn: config.secretId,
         secret,
+        ...(config.topicArns ? { topicArns: config.topicArns } : {}),
       });
     }
     const reconcileRule = Object.entries(stack.template.Resources).find(

@@ -1,9 +1,12 @@
 /**
  * The local AWS a stack runs on: the emulators (dynalite for DynamoDB, fauxqs for SQS and S3),
- * the stand-ins (Secrets Manager, EventBridge, Lambda Invoke), the IAM gateway every function
- * calls through, and the fault proxies in front of DynamoDB and SQS that a fault-injection run
- * takes down. Everything listens on 127.0.0.1.
+ * the stand-ins (Secrets Manager, EventBridge, Lambda Invoke, SNS's HTTPS host), the IAM gateway
+ * every function calls through, and the fault proxies in front of DynamoDB and SQS that a
+ * fault-injection run takes down. Everything listens on 127.0.0.1.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -14,6 +17,7 @@ import { loadIamSimulator } from '../iam/evaluator';
 import { IamGateway } from '../iam/gateway';
 import { LambdaInvokeStandIn } from '../lambda-invoke-stand-in';
 import { LOCAL_ACCOUNT, LOCAL_AWS, LOCAL_REGION, OPERATOR_ACCESS_KEY } from '../local-aws';
+import { createLocalSnsAuthority, LocalSnsAuthority, LocalSnsHost, startLocalSnsHost } from '../providers/sns';
 import { SecretsManagerStandIn } from '../secrets-manager-stand-in';
 
 export interface LocalServicesOptions {
@@ -37,6 +41,21 @@ export interface ServiceEndpoints {
   readonly secretsManager: string;
   readonly eventBridge: string;
   readonly lambda: string;
+  /** The SNS stand-in's HTTPS origin: SNS's host of every topic, for its certificate and confirmations. */
+  readonly sns: string;
+}
+
+/**
+ * The SNS stand-in of one run: its authority (a CA made at start, the signing certificate it
+ * issues) and its HTTPS host. A function trusts the host by its CA file (`NODE_EXTRA_CA_CERTS`).
+ */
+export interface LocalSns {
+  readonly authority: LocalSnsAuthority;
+  readonly host: LocalSnsHost;
+  /** A file holding the CA certificate (PEM). */
+  readonly caFile: string;
+  /** The signing certificate's private key (PKCS#8 PEM): what a simulated SNS signs messages with. */
+  readonly signingKeyPem: string;
 }
 
 export interface LocalServices {
@@ -48,6 +67,7 @@ export interface LocalServices {
   readonly secrets: SecretsManagerStandIn;
   readonly eventBridge: EventBridgeStandIn;
   readonly lambda: LambdaInvokeStandIn;
+  readonly sns: LocalSns;
   /** Absent with `enforceIam: false`. */
   readonly iam?: { readonly gateway: IamGateway; readonly endpoint: string };
   readonly faults: { readonly dynamodb: FaultProxy; readonly sqs: FaultProxy };
@@ -61,13 +81,16 @@ export async function startLocalServices(options: LocalServicesOptions = {}): Pr
   const stop = async () => {
     for (const step of stops.splice(0).reverse()) await Promise.resolve(step()).catch(() => undefined);
   };
+  // The SNS stand-in's keys are made while the emulators start (RSA key generation takes a while).
+  const snsAuthority = createLocalSnsAuthority();
+  snsAuthority.catch(() => undefined);
   try {
     options.progress?.('starting the emulators (DynamoDB, SQS, S3)…');
     const emulatorsModule: typeof import('../emulators.mjs') = await import('../emulators.mjs' as string);
     const emulators = await emulatorsModule.startEmulators({ dataDir: options.dataDir });
     stops.push(() => emulators.stop());
 
-    options.progress?.('starting the stand-ins (Secrets Manager, EventBridge, Lambda)…');
+    options.progress?.('starting the stand-ins (Secrets Manager, EventBridge, Lambda, SNS)…');
     const secrets = new SecretsManagerStandIn();
     const secretsManager = await secrets.start();
     stops.push(() => secrets.stop());
@@ -77,6 +100,8 @@ export async function startLocalServices(options: LocalServicesOptions = {}): Pr
     const lambda = new LambdaInvokeStandIn();
     const lambdaEndpoint = await lambda.start();
     stops.push(() => lambda.stop());
+    const { sns, stop: stopSns } = await startLocalSns(await snsAuthority);
+    stops.push(stopSns);
     const endpoints: ServiceEndpoints = {
       dynamodb: emulators.dynamodbEndpoint,
       sqs: emulators.sqsEndpoint,
@@ -84,6 +109,7 @@ export async function startLocalServices(options: LocalServicesOptions = {}): Pr
       secretsManager,
       eventBridge: eventBridgeEndpoint,
       lambda: lambdaEndpoint,
+      sns: sns.host.origin,
     };
 
     const enforceIam = options.enforceIam ?? iamSimulatorInstalled(options.progress);
@@ -121,6 +147,8 @@ export async function startLocalServices(options: LocalServicesOptions = {}): Pr
       secretsManager: gatewayEndpoint ?? endpoints.secretsManager,
       eventBridge: gatewayEndpoint ?? endpoints.eventBridge,
       lambda: gatewayEndpoint ?? endpoints.lambda,
+      // SNS serves its certificates and confirmations to anyone, unsigned: no IAM in between.
+      sns: endpoints.sns,
     };
 
     const clients = {
@@ -137,6 +165,7 @@ export async function startLocalServices(options: LocalServicesOptions = {}): Pr
       secrets,
       eventBridge,
       lambda,
+      sns,
       ...(gateway ? { iam: { gateway, endpoint: gatewayEndpoint! } } : {}),
       faults: { dynamodb: dynamodbProxy, sqs: sqsProxy },
       stop,
@@ -146,6 +175,22 @@ export async function startLocalServices(options: LocalServicesOptions = {}): Pr
     await stop();
     throw error;
   }
+}
+
+/** Starts the SNS stand-in's host and writes its CA where the functions' processes read it. */
+async function startLocalSns(authority: LocalSnsAuthority): Promise<{ readonly sns: LocalSns; stop(): Promise<void> }> {
+  const host = await startLocalSnsHost(authority);
+  const folder = mkdtempSync(join(tmpdir(), 'webhook-inbox-local-sns-'));
+  const caFile = join(folder, 'ca.pem');
+  writeFileSync(caFile, authority.caPem);
+  const signingKeyPem = authority.signingKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  return {
+    sns: { authority, host, caFile, signingKeyPem },
+    stop: async () => {
+      await host.close();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Whether the IAM simulator can be loaded; when it cannot, says that the functions' calls go unjudged. */

@@ -2,13 +2,15 @@
  * The companion package's command (`webhook-inbox-local`) runs a consumer's app as the consumer
  * would: the app is synthesized here, outside the repository's bin/, into its own project folder,
  * and the command runs in its own process from the package's bin. One stack, two inboxes: Orders
- * (Stripe, GitHub) with a processing function, Answers (Answerline, Echonova) with an
- * `onJobResult` rule to an SQS queue. Signed deliveries reach both; the processing function runs,
- * the queue receives the decided results, and the IAM gateway refuses nothing. Without the
- * optional IAM simulator installed, the command still runs and says that calls are not judged.
+ * (Stripe, GitHub, Amazon SNS) with a processing function, Answers (Answerline, Echonova) with an
+ * `onJobResult` rule to an SQS queue. Signed deliveries reach both (SNS's signed by the command's
+ * SNS stand-in, its subscription confirmed there); the processing function runs, the queue
+ * receives the decided results, and the IAM gateway refuses nothing. Without the optional IAM
+ * simulator installed, the command still runs and says that calls are not judged. What the
+ * package installs is permissively licensed.
  */
 import { ChildProcessByStdio, spawn, spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -23,6 +25,7 @@ import { EffectDetail, WebhookInbox, WebhookProvider } from '../../lib';
 import { EffectEvent } from '../../lib/contract';
 import { LOCAL_AWS } from '../../local/local-aws';
 import { echonovaHeaders, standardWebhooksHeaders, unixSeconds } from '../../local/providers/signing';
+import { snsHeaders, snsMessage } from '../../local/providers/sns';
 import { ASSEMBLY_METADATA_CONTEXT } from '../../local/synth';
 import { githubHeaders, stripeHeaders } from '../support/senders';
 import { functionLogLines, ReadyLine, ROOT, twinEnvironment, waitFor } from '../support/template-twin-process';
@@ -34,6 +37,8 @@ const RECORDER = 'OrdersRecorder';
 const DECIDED_QUEUE = 'consumer-decided-results';
 /** What the processing function logs before each effect it is handed. */
 const MARKER = 'RECORDED ';
+/** The consumer's topic: the command's SNS stand-in plays SNS's host for every topic. */
+const ORDERS_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:order-events';
 
 /** The summary the command prints when it is stopped. */
 interface StopLine {
@@ -50,7 +55,10 @@ function synthesizeConsumerApp(outdir: string): void {
     handler: 'index.handler',
     code: lambda.Code.fromInline(`exports.handler = async (event) => { console.log(${JSON.stringify(MARKER)} + JSON.stringify(event)); return {}; };`),
   });
-  new WebhookInbox(stack, 'Orders', { providers: [WebhookProvider.stripe(), WebhookProvider.github()], processingFunction: recorder });
+  new WebhookInbox(stack, 'Orders', {
+    providers: [WebhookProvider.stripe(), WebhookProvider.github(), WebhookProvider.sns({ topicArns: [ORDERS_TOPIC] })],
+    processingFunction: recorder,
+  });
   const answers = new WebhookInbox(stack, 'Answers', { providers: [WebhookProvider.answerline(), WebhookProvider.echonova()] });
   answers.onJobResult('DecidedToQueue', { target: new targets.SqsQueue(new sqs.Queue(stack, 'DecidedResults', { queueName: DECIDED_QUEUE })) });
   app.synth();
@@ -122,7 +130,7 @@ test('serves both inboxes of a consumer app: the processing function runs, the r
     const inboxWith = (provider: string) => ready.inboxes.find((inbox) => inbox.providers.some((candidate) => candidate.name === provider))!;
     const orders = inboxWith('stripe');
     const answers = inboxWith('answerline');
-    expect(orders.providers.map((provider) => provider.name).sort()).toEqual(['github', 'stripe']);
+    expect(orders.providers.map((provider) => provider.name).sort()).toEqual(['github', 'sns', 'stripe']);
     expect(answers.providers.map((provider) => provider.name).sort()).toEqual(['answerline', 'echonova']);
     const provider = (inbox: ReadyLine['inboxes'][number], name: string) => inbox.providers.find((candidate) => candidate.name === name)!;
     const now = unixSeconds();
@@ -136,6 +144,14 @@ test('serves both inboxes of a consumer app: the processing function runs, the r
     });
     const jobId = `job_${randomUUID().slice(0, 8)}`;
     const echonovaBody = JSON.stringify({ jobId, status: 'completed', createdAt: new Date().toISOString(), audioUrl: 'https://example.invalid/a.mp3' });
+    // SNS's messages, signed with the stand-in's key (the provider's secret in the ready line): its
+    // subscription is confirmed first (200, never stored), then a notification is stored.
+    const sns = provider(orders, 'sns');
+    const snsSigner = { signingKey: createPrivateKey(sns.secret) };
+    const confirmation = snsMessage(snsSigner, { type: 'SubscriptionConfirmation', topicArn: ORDERS_TOPIC, origin: ready.services.sns });
+    const confirmed = await fetch(sns.url, { method: 'POST', headers: snsHeaders(confirmation), body: JSON.stringify(confirmation) });
+    expect(confirmed.status).toBe(200);
+    const notification = snsMessage(snsSigner, { topicArn: ORDERS_TOPIC, origin: ready.services.sns, message: JSON.stringify({ order: 'A-7' }) });
     const deliveries = [
       {
         url: provider(orders, 'stripe').url,
@@ -157,6 +173,7 @@ test('serves both inboxes of a consumer app: the processing function runs, the r
         body: echonovaBody,
         headers: echonovaHeaders(provider(answers, 'echonova').secret, 'job.completed', now, Buffer.from(echonovaBody)),
       },
+      { url: sns.url, body: JSON.stringify(notification), headers: snsHeaders(notification) },
     ];
     for (const delivery of deliveries) {
       const response = await fetch(delivery.url, { method: 'POST', headers: delivery.headers, body: delivery.body });
@@ -165,13 +182,14 @@ test('serves both inboxes of a consumer app: the processing function runs, the r
     }
 
     // Orders: its processing function was handed each event, as WebhookReceived.
-    const recorded = await waitFor('the processing function to record both events', () => {
+    const recorded = await waitFor('the processing function to record the three events', () => {
       const lines = functionLogLines(ready.logs, STACK, RECORDER).filter((line) => line.includes(MARKER));
-      return lines.length >= 2 ? lines : undefined;
+      return lines.length >= 3 ? lines : undefined;
     });
     const invocations = recorded.map((line) => JSON.parse(line.slice(line.indexOf(MARKER) + MARKER.length)) as { 'detail-type': string; detail: EffectDetail });
     expect(invocations.map((invocation) => [invocation['detail-type'], invocation.detail.inbox, invocation.detail.provider]).sort()).toEqual([
       [EffectEvent.WEBHOOK_RECEIVED, orders.name, 'github'],
+      [EffectEvent.WEBHOOK_RECEIVED, orders.name, 'sns'],
       [EffectEvent.WEBHOOK_RECEIVED, orders.name, 'stripe'],
     ]);
 
@@ -240,4 +258,36 @@ test.each([
   const [first, ...rest] = run.stderr.trimEnd().split('\n');
   expect(first).toBe(message);
   expect(rest.every((line) => line.startsWith('usage: ') || line.startsWith('  --'))).toBe(true);
+});
+
+test('installs only permissively licensed code: every package its dependencies bring in, as the lock file resolves them', () => {
+  // Permissive licenses, as their SPDX ids; the AGPL-3.0 IAM simulator is an optional peer, never a dependency.
+  const PERMISSIVE = ['MIT', 'ISC', 'BSD-2-Clause', 'BSD-3-Clause', '0BSD', 'Apache-2.0'];
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { license?: string; dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> }>;
+  };
+  // Node's resolution: the nearest node_modules folder upwards from the package that requires it.
+  const resolve = (from: string, name: string): string | undefined => {
+    for (let folder = from; ; folder = folder.includes('/node_modules/') ? folder.slice(0, folder.lastIndexOf('/node_modules/')) : '') {
+      const key = `${folder ? `${folder}/` : ''}node_modules/${name}`;
+      if (lock.packages[key]) return key;
+      if (!folder) return undefined;
+    }
+  };
+  const licenses = new Map<string, string | undefined>();
+  const unresolved: string[] = [];
+  const visit = (key: string) => {
+    if (licenses.has(key)) return;
+    const entry = lock.packages[key];
+    licenses.set(key, entry.license);
+    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) {
+      const found = resolve(key, name);
+      if (found) visit(found);
+      else unresolved.push(`${name} (from ${key})`);
+    }
+  };
+  visit('packages/webhook-inbox-local');
+  expect(unresolved).toEqual([]);
+  expect([...licenses.keys()]).toEqual(expect.arrayContaining(['node_modules/@peculiar/x509', 'node_modules/reflect-metadata']));
+  expect([...licenses].filter(([, license]) => !PERMISSIVE.includes(license ?? '')).map(([key, license]) => `${key}: ${license}`)).toEqual([]);
 });

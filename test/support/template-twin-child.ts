@@ -1,12 +1,18 @@
 /**
  * A template twin in its own process (started by `startTemplateTwinProcess`, test/support/template-twin-process.ts): the options come as
- * JSON in argv, the ready line and the IAM gateway's record go back over the IPC channel.
+ * JSON in argv, the ready line, the IAM gateway's record and the confirmations the SNS stand-in's host was asked for go back over the IPC channel.
  */
 import type { Denial } from '../../local/iam/gateway';
 import { readyLine, startTemplateTwin, TemplateTwinOptions } from '../../local/twin';
 
 /** What the parent asks for. */
-export type ChildRequest = { readonly type: 'iam' } | { readonly type: 'stop' };
+export type ChildRequest = { readonly type: 'iam' } | { readonly type: 'snsConfirmations' } | { readonly type: 'stop' };
+
+/** A subscription confirmation the SNS stand-in's host recorded. */
+export interface SnsConfirmation {
+  readonly topicArn: string;
+  readonly token: string;
+}
 
 /** What the gateway judged: every refusal, the refusals by function, and the calls judged by principal. */
 export interface IamRecord {
@@ -19,6 +25,7 @@ export interface IamRecord {
 export type ChildMessage =
   | { readonly type: 'ready'; readonly ready: Record<string, unknown> }
   | { readonly type: 'iam'; readonly record: IamRecord }
+  | { readonly type: 'snsConfirmations'; readonly confirmations: readonly SnsConfirmation[] }
   | { readonly type: 'failed'; readonly error: string };
 
 function send(message: ChildMessage): void {
@@ -31,6 +38,7 @@ async function main(): Promise<void> {
   const stop = () => void twin.stop().then(() => process.exit(0));
   process.on('message', (request: ChildRequest) => {
     if (request.type === 'stop') return stop();
+    if (request.type === 'snsConfirmations') return send({ type: 'snsConfirmations', confirmations: twin.services.sns.host.confirmations });
     const gateway = twin.services.iam?.gateway;
     send({
       type: 'iam',

@@ -9,26 +9,34 @@ import { ChildProcess, fork } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TemplateTwinOptions } from '../../local/twin';
-import type { ChildMessage, ChildRequest, IamRecord } from './template-twin-child';
+import type { ChildMessage, ChildRequest, IamRecord, SnsConfirmation } from './template-twin-child';
 
-export type { IamRecord } from './template-twin-child';
+export type { IamRecord, SnsConfirmation } from './template-twin-child';
 
 export const ROOT = join(__dirname, '..', '..');
 
 /** The parts of the twin's ready line (local/twin.ts `readyLine`) the tests read. */
 export interface ReadyLine {
   readonly ready: true;
-  readonly services: { readonly dynamodb: string; readonly sqs: string; readonly iamGateway?: string };
+  readonly services: { readonly dynamodb: string; readonly sqs: string; readonly sns: string; readonly iamGateway?: string };
+  readonly snsCaFile: string;
   readonly region: string;
   readonly inboxes: readonly {
     readonly stack: string;
     readonly name: string;
-    readonly providers: readonly { readonly name: string; readonly adapter: string; readonly url: string; readonly secret: string }[];
+    readonly providers: readonly {
+      readonly name: string;
+      readonly adapter: string;
+      readonly url: string;
+      readonly secret: string;
+      readonly topicArns?: readonly string[];
+    }[];
     readonly tables: { readonly inbox: string; readonly results: string };
     readonly queues: { readonly work: string; readonly deadLetter?: string };
     readonly bus?: string;
   }[];
   readonly logs: string;
+  readonly events: string;
 }
 
 /** The environment of a twin's process: not the endpoints of the emulators the test run started, since a twin starts its own. */
@@ -40,6 +48,8 @@ export interface TemplateTwinProcess {
   readonly ready: ReadyLine;
   /** What the IAM gateway judged so far. */
   iam(): Promise<IamRecord>;
+  /** The subscription confirmations the SNS stand-in's host was asked for so far, in order. */
+  snsConfirmations(): Promise<readonly SnsConfirmation[]>;
   stop(): Promise<void>;
 }
 
@@ -57,14 +67,21 @@ export async function startTemplateTwinProcess(options: Omit<TemplateTwinOptions
     child.kill('SIGKILL');
     throw new Error(`the twin did not start: ${first.type === 'failed' ? first.error : first.type}\n${stderr}`);
   }
+  const ask = (request: ChildRequest) => {
+    child.send(request);
+    return nextMessage(child, () => stderr);
+  };
   return {
     ready: first.ready as unknown as ReadyLine,
     async iam() {
-      const request: ChildRequest = { type: 'iam' };
-      child.send(request);
-      const answer = await nextMessage(child, () => stderr);
+      const answer = await ask({ type: 'iam' });
       if (answer.type !== 'iam') throw new Error(`the twin answered ${answer.type} to a question about IAM`);
       return answer.record;
+    },
+    async snsConfirmations() {
+      const answer = await ask({ type: 'snsConfirmations' });
+      if (answer.type !== 'snsConfirmations') throw new Error(`the twin answered ${answer.type} to a question about SNS confirmations`);
+      return answer.confirmations;
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

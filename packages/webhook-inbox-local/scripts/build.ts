@@ -3,8 +3,10 @@
  * contract and runtime code of lib/ and lambda/ it shares) into dist/cli.js, with esbuild and the
  * settings of the construct's own bundles (scripts/bundle-options.ts). The package's dependencies
  * stay outside the bundle, required at run time from node_modules; so does the optional IAM
- * simulator (AGPL-3.0), which must never be bundled. Beside the bundle: the Lambda execution
- * environment the twin forks and the ESM module that starts the emulators.
+ * simulator (AGPL-3.0), which must never be bundled. No package is bundled at all: the bundle
+ * keeps no legal comments, so a package's license notice stays with it in node_modules. Beside
+ * the bundle: the Lambda execution environment the twin forks and the ESM module that starts the
+ * emulators.
  */
 import { copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
@@ -23,8 +25,8 @@ const DECLARED = [...Object.keys(manifest.dependencies), ...Object.keys(manifest
 /** Never read, let alone bundled; a bundle that still requires them fails the check against DECLARED. */
 const LEFT_OUT = ['aws-cdk-lib', 'constructs'];
 
-/** Inputs that must never be in the bundle: the copyleft simulator, the tests, the construct's CDK code. */
-const NEVER_BUNDLED = [/node_modules\/@cloud-copilot\//, /^test\//];
+/** Inputs that must never be in the bundle: any package (the copyleft simulator above all; a dependency is declared instead), the tests. */
+const NEVER_BUNDLED = [/(^|\/)node_modules\//, /^test\//];
 
 /** Files the bundle loads from its own folder at run time, by their path in the repository. */
 const BESIDE_THE_BUNDLE = ['local/lambda-worker.cjs', 'local/emulators.mjs'];
