@@ -31,6 +31,7 @@ import { SequentialSinks } from '../../lambda/shared/effects/sinks';
 import { RecordedEvent } from '../../local/eventbridge-stand-in';
 import { createBodyBucket } from '../../local/provision';
 import { echonovaHeaders, HeaderMap, stripeHeaders, stripeSecret, textSecret } from '../support/senders';
+import { waitFor } from '../support/template-twin-process';
 
 const MAX_RECEIVE_COUNT = 3;
 const QUEUE = { visibilityTimeoutSeconds: 1, maxReceiveCount: MAX_RECEIVE_COUNT };
@@ -267,8 +268,9 @@ describe('the row is the outbox: an intent is never lost and never becomes a sec
     await accept(body);
     const worker = new CrashingWorker(h.inbox);
     await h.pollOnce(processor({ inbox: worker.inbox(), effects: h.effects(worker.crashBeforeSending()) }));
-    // The message is lost too (say, dropped on its last receive while the dead worker's lease held).
-    await h.takeMessages();
+    // The message is lost too (say, dropped on its last receive while the dead worker's lease held):
+    // once its visibility timeout runs out, it is taken off the queue.
+    await waitFor('the crashed worker’s message back on the queue', async () => ((await h.takeMessages()).length > 0 ? true : undefined));
 
     h.clock.advance(10 * 60_000);
     expect(await h.reconciler()()).toMatchObject({ swept: 1 });
