@@ -83,6 +83,7 @@ export async function startLocalServices(options: LocalServicesOptions = {}): Pr
   };
   // The SNS stand-in's keys are made while the emulators start (RSA key generation takes a while).
   const snsAuthority = createLocalSnsAuthority();
+  // Awaited below; should a service before it fail, its own failure must not go unhandled.
   snsAuthority.catch(() => undefined);
   try {
     options.progress?.('starting the emulators (DynamoDB, SQS, S3)…');
