@@ -3,8 +3,9 @@
  * imports, declares nothing it does not define (`declare const x` compiles and crashes when run),
  * and type-checks as a module of a consumer's project against the package's API (one TypeScript
  * program for all of them). The blocks that are whole apps (`new App()`) are also synthesized in a
- * process of their own, as `cdk synth` runs them. The stack output keys DEPLOY.md lists are those
- * its app synthesizes.
+ * process of their own, as `cdk synth` runs them, with cdk-nag's AwsSolutions checks, and none
+ * leaves a finding the construct causes unacknowledged: on the construct's own resources, or on the
+ * app's principals it grants to. The stack output keys DEPLOY.md lists are those its app synthesizes.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +38,29 @@ const OPTIONS: ts.CompilerOptions = {
   types: ['node'],
   paths: { 'cdk-webhook-inbox': [join(ROOT, 'lib', 'index.ts')], 'cdk-webhook-inbox/client': [join(ROOT, 'client', 'index.ts')] },
 };
+
+/** A snippet as CommonJS, as ts-node or esbuild would run it. */
+function transpile(code: string, fileName: string): string {
+  return ts.transpileModule(code, { fileName, compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } })
+    .outputText;
+}
+
+/**
+ * The control of the cdk-nag check: an app whose own function has an old runtime (its own finding)
+ * and is granted the inbox table with aws-cdk-lib's `grantReadData` (its `index/*` is the inbox's).
+ */
+const CONTROL = 'control app';
+const CONTROL_APP = `
+import { App, Stack } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { WebhookInbox } from 'cdk-webhook-inbox';
+const app = new App();
+const stack = new Stack(app, 'Control');
+const inbox = new WebhookInbox(stack, 'Inbox');
+const reader = new lambda.Function(stack, 'Reader', { runtime: lambda.Runtime.NODEJS_18_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => ({});') });
+inbox.inboxTable.grantReadData(reader);
+app.synth();
+`;
 
 test('the documents hold TypeScript snippets and whole apps (the extraction works)', () => {
   expect(snippets.length).toBeGreaterThan(10);
@@ -87,12 +111,10 @@ describe('every snippet that is a whole app synthesizes', () => {
     const jobs: SnippetJob[] = apps.map((block) => ({
       name: nameOf(block),
       filename: fileOf(block),
-      javascript: ts.transpileModule(block.code, {
-        fileName: fileOf(block),
-        compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-      }).outputText,
+      javascript: transpile(block.code, fileOf(block)),
       addsNag: block.code.includes('AwsSolutionsChecks'),
     }));
+    jobs.push({ name: CONTROL, filename: join(SNIPPET_DIR, 'control.ts'), javascript: transpile(CONTROL_APP, 'control.ts'), addsNag: false });
     const jobsFile = join(outdir, 'jobs.json');
     writeFileSync(jobsFile, JSON.stringify(jobs));
     const run = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, 'test', 'support', 'snippet-runner.ts'), jobsFile], {
@@ -118,6 +140,20 @@ describe('every snippet that is a whole app synthesizes', () => {
     const outcome = outcomes.get(name)!;
     expect(outcome.error).toBeUndefined();
     expect(Object.keys(outcome.stacks).length).toBeGreaterThan(0);
+  });
+
+  test("the cdk-nag check tells the construct's findings from the app's own (control)", () => {
+    const findings = outcomes.get(CONTROL)!.findings;
+    expect(findings).toContainEqual({
+      rule: expect.stringMatching(/^AwsSolutions-IAM5\[Resource::<InboxInboxTable\w+\.Arn>\/index\/\*\]$/),
+      path: 'Control/Reader/ServiceRole/DefaultPolicy/Resource',
+      causedByInbox: true,
+    });
+    expect(findings).toContainEqual({ rule: 'AwsSolutions-L1', path: 'Control/Reader/Resource', causedByInbox: false });
+  });
+
+  test.each(apps.map((block) => [nameOf(block)] as const))('%s: cdk-nag finds nothing unacknowledged that the construct causes', (name) => {
+    expect(outcomes.get(name)!.findings.filter((finding) => finding.causedByInbox)).toEqual([]);
   });
 
   test("the output keys DEPLOY.md lists are its app's", () => {
