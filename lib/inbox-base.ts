@@ -9,6 +9,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, IConstruct } from 'constructs';
 import { BodyPrefix, EffectEvent, METRIC_NAMESPACE, MetricDimension, MetricName, MonitoringDefaults, SUBMISSION_PARTITION_PREFIX } from './contract';
+import { grantObjects, grantReadItems } from './private/grants';
 
 /**
  * A webhook inbox, as its alarms, its dashboard and your code see it: its name, the resources it
@@ -45,10 +46,16 @@ export interface IWebhookInbox extends IConstruct {
   /** When the reconciler runs. */
   readonly reconcileSchedule: events.Schedule;
 
-  /** Lets a principal read the job results (the table, and results too large for it in the body bucket). */
+  /**
+   * Lets a principal read the job results: GetItem, BatchGetItem and Query on the results table,
+   * and GetObject of results too large for it (`responses/` in the body bucket).
+   */
   grantReadResults(grantee: iam.IGrantable): iam.Grant;
 
-  /** Lets a principal read the inbox rows and their bodies (raw content: grant with care). */
+  /**
+   * Lets a principal read the inbox rows and their bodies (raw content: grant with care): GetItem,
+   * BatchGetItem and Query on the inbox table (not its indexes), and GetObject of large bodies (`bodies/`).
+   */
   grantReadInbox(grantee: iam.IGrantable): iam.Grant;
 
   /**
@@ -289,16 +296,22 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
   public abstract readonly reconcilerFunction: lambda.IFunction;
   public abstract readonly reconcileSchedule: events.Schedule;
 
-  /** Lets a principal read the job results (the table, and results too large for it in the body bucket). */
+  /**
+   * Lets a principal read the job results: GetItem, BatchGetItem and Query on the results table,
+   * and GetObject of results too large for it (`responses/` in the body bucket).
+   */
   public grantReadResults(grantee: iam.IGrantable): iam.Grant {
-    this.bodyBucket?.grantRead(grantee, `${BodyPrefix.RESPONSES}/*`);
-    return this.resultsTable.grantReadData(grantee);
+    grantObjects(this, this.bodyBucket, grantee, ['s3:GetObject'], BodyPrefix.RESPONSES);
+    return grantReadItems(this.resultsTable, grantee);
   }
 
-  /** Lets a principal read the inbox rows and their bodies (raw content: grant with care). */
+  /**
+   * Lets a principal read the inbox rows and their bodies (raw content: grant with care): GetItem,
+   * BatchGetItem and Query on the inbox table (not its indexes), and GetObject of large bodies (`bodies/`).
+   */
   public grantReadInbox(grantee: iam.IGrantable): iam.Grant {
-    this.bodyBucket?.grantRead(grantee, `${BodyPrefix.BODIES}/*`);
-    return this.inboxTable.grantReadData(grantee);
+    grantObjects(this, this.bodyBucket, grantee, ['s3:GetObject'], BodyPrefix.BODIES);
+    return grantReadItems(this.inboxTable, grantee);
   }
 
   /**

@@ -14,7 +14,7 @@ import { HandlerEnvironments, handlerEnvironments } from '../handler-environment
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerRuntimeConfigOf } from '../runtime-config';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
-import { grantObjects, grantSend, grantTableActions } from './grants';
+import { grantInvokeFunction, grantObjects, grantSend, grantTableActions } from './grants';
 import { createHandlerFunction } from './handler-function';
 import type { InboxSettings } from './settings';
 
@@ -136,7 +136,7 @@ function createProcessor(
   grantObjects(scope, resources.bodyBucket, processor.role, ['s3:PutObject'], BodyPrefix.RESPONSES);
   grantObjects(scope, resources.bodyBucket, processor.role, ['s3:PutObject'], BodyPrefix.RESOURCES);
   if (resources.eventBus) resources.eventBus.grantPutEventsTo(processor.role);
-  props.processingFunction?.grantInvoke(processor.role);
+  if (props.processingFunction) grantInvokeFunction(props.processingFunction, processor.role);
   for (const provider of resources.providers) provider.authoritativeRead?.apiKeySecret.grantRead(processor.role);
   processor.function.addEventSource(
     new SqsEventSource(resources.workQueue, {

@@ -1,6 +1,7 @@
 import { Stack, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -25,22 +26,42 @@ export function grantSend(role: iam.IRole, queue: sqs.IQueue): void {
 
 /**
  * Exactly these actions on the body bucket's objects under one prefix (keys are digests, unknown
- * at deploy time), with the cdk-nag acknowledgement of that one wildcard; nothing without a bucket.
+ * at deploy time), with the cdk-nag acknowledgement of that one wildcard on the grantee's
+ * principal; nothing without a bucket.
  */
 export function grantObjects(
   scope: Construct,
   bucket: s3.IBucket | undefined,
-  role: iam.IRole,
+  grantee: iam.IGrantable,
   actions: string[],
   prefix: (typeof BodyPrefix)[keyof typeof BodyPrefix],
 ): void {
   if (!bucket) return;
-  role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects(`${prefix}/*`)] }));
-  bucket.encryptionKey?.grantEncryptDecrypt(role);
+  iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [bucket.arnForObjects(`${prefix}/*`)] });
+  bucket.encryptionKey?.grantEncryptDecrypt(grantee);
+  const principal = grantee.grantPrincipal;
+  if (!Construct.isConstruct(principal)) return;
   const cfnBucket = bucket.node.defaultChild as s3.CfnBucket | undefined;
   const bucketArn = cfnBucket ? `<${Stack.of(scope).getLogicalId(cfnBucket)}.Arn>` : bucket.bucketArn;
-  Validations.of(role).acknowledge({
+  Validations.of(principal).acknowledge({
     id: `AwsSolutions::AwsSolutions-IAM5[Resource::${bucketArn}/${prefix}/*]`,
     reason: `Object keys under ${prefix}/ are content digests, unknown at deploy time; the grant is limited to that prefix and these actions.`,
   });
+}
+
+/**
+ * Reading a table's items by key (GetItem, BatchGetItem, Query on the table): no Scan, no stream,
+ * no index wildcard, so a grant names exactly the table; plus decrypting with its key.
+ */
+export function grantReadItems(table: dynamodb.ITable, grantee: iam.IGrantable): iam.Grant {
+  table.encryptionKey?.grantDecrypt(grantee);
+  return iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], resourceArns: [table.tableArn] });
+}
+
+/**
+ * Invoking exactly this function: its ARN as the handlers call it, not `grantInvoke`'s added
+ * `<arn>:*` (every version and alias), which a caller of the unqualified ARN never needs.
+ */
+export function grantInvokeFunction(fn: lambda.IFunction, role: iam.IRole): void {
+  role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }));
 }

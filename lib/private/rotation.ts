@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { Defaults, RotatedSecretConfig } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import { rotatorEnvironment } from '../handler-environment';
+import { grantInvokeFunction } from './grants';
 import { createHandlerFunction } from './handler-function';
 import { pascalCase } from './names';
 import { signingSecretOf } from './resources';
@@ -48,7 +49,7 @@ export function createRotation(
       }),
     );
     secret.encryptionKey?.grantEncryptDecrypt(rotator.role);
-    provider.rotation!.registerFunction?.grantInvoke(rotator.role);
+    if (provider.rotation!.registerFunction) grantInvokeFunction(provider.rotation!.registerFunction, rotator.role);
     new secretsmanager.RotationSchedule(scope, `${pascalCase(provider.name)}SigningSecretRotation`, {
       secret,
       rotationLambda: rotator.function,

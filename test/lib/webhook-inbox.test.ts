@@ -528,6 +528,39 @@ describe('large bodies', () => {
   });
 });
 
+test("the grants on an app's principals and the invocations of its functions name exactly what is used", () => {
+  const stack = new Stack(new App(), 'ExactGrants');
+  const fn = (id: string) =>
+    new lambda.Function(stack, id, { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('x') });
+  const processing = fn('Processing');
+  const register = fn('Register');
+  const inbox = new WebhookInbox(stack, 'Inbox', {
+    providers: [WebhookProvider.standardWebhooks({ rotation: { registerFunction: register } })],
+    processingFunction: processing,
+  });
+  const reader = new iam.Role(stack, 'Reader', { assumedBy: new iam.AccountRootPrincipal() });
+  inbox.grantReadResults(reader);
+  inbox.grantReadInbox(reader);
+  const template = Template.fromStack(stack);
+  const readerStatements = JSON.stringify(statementsOf(template, 'Reader'));
+  // Reads by key, objects by key: nothing lists the bucket, scans a table or reaches an index.
+  for (const excess of ['s3:List', 's3:GetBucket', 'dynamodb:Scan', 'dynamodb:GetRecords', '/index/']) expect(readerStatements).not.toContain(excess);
+  expect([...new Set(actionsOf(statementsOf(template, 'Reader')))].sort()).toEqual([
+    'dynamodb:BatchGetItem',
+    'dynamodb:GetItem',
+    'dynamodb:Query',
+    's3:GetObject',
+  ]);
+  // The handlers invoke the unqualified ARN: no `:*` of every version and alias.
+  for (const [role, target] of [
+    ['InboxProcessorRole', 'Processing'],
+    ['InboxRotatorRole', 'Register'],
+  ]) {
+    const invokes = statementsOf(template, role).filter((statement) => JSON.stringify(statement.Action).includes('lambda:InvokeFunction'));
+    expect(invokes.map((statement) => statement.Resource)).toEqual([{ 'Fn::GetAtt': [resourceNamed(template, 'AWS::Lambda::Function', target).id, 'Arn'] }]);
+  }
+});
+
 describe('provider presets', () => {
   const providersOf = (template: Template) =>
     JSON.parse(
