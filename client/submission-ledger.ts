@@ -9,7 +9,15 @@
  * await ledger.recordSubmission({ provider: 'answerline', taskId: task.id, idempotencyKey });
  * // The create timed out and its retry got 409 RESOURCE_CONFLICT: the task exists, its id is unknown.
  * await ledger.recordSubmission({ provider: 'answerline', idempotencyKey });
+ * // A resource that is gone after a while (an OpenAI background response with store=false): give its deadline.
+ * await ledger.recordSubmission({ provider: 'openai', taskId: response.id, deadline: Date.now() + 10 * 60_000 });
  * ```
+ *
+ * Deadlines: a submission with one (its own `deadline`, or its provider's `deadlineSeconds`) is
+ * first due at the earlier of its horizon and `deadlineWarningSeconds` before its deadline, so the
+ * reconciler looks for its result before the resource disappears, counts it near its deadline
+ * while it is still unread (an alarm), and once the deadline has passed unread settles it
+ * UNAVAILABLE with a `ResourceUnavailable` event for an operator to decide.
  *
  * Each call is one conditional PutItem (IAM: `grantRecordSubmission`, `dynamodb:PutItem` on the
  * inbox table for partition keys starting `ledger:`, the submissions' own). Recording
@@ -44,6 +52,17 @@ export interface SubmissionLedgerOptions {
   readonly horizonSeconds?: Readonly<Record<string, number>>;
   /** @default AnswerlineLifecycle.HORIZON_SECONDS (17,405 s) */
   readonly defaultHorizonSeconds?: number;
+  /**
+   * Seconds after submission when each provider's resource is gone, by provider name (e.g.
+   * `ProviderDeadlines.OPENAI_UNSTORED_BACKGROUND_RESPONSE_SECONDS`); a record's own `deadline` wins.
+   * @default - no deadline
+   */
+  readonly deadlineSeconds?: Readonly<Record<string, number>>;
+  /**
+   * How long before its deadline a submission is first due: the inbox's `deadlineWarning`.
+   * @default Defaults.DEADLINE_WARNING_SECONDS (600 s)
+   */
+  readonly deadlineWarningSeconds?: number;
   /** How long a record is kept (its TTL), in seconds; longer than any horizon. @default 30 days */
   readonly retentionSeconds?: number;
   /** @default Date.now */
@@ -59,6 +78,8 @@ export interface SubmissionRecord {
   readonly idempotencyKey?: string;
   /** When the task was submitted. @default now */
   readonly submittedAt?: Date | number;
+  /** When its provider resource is gone (epoch ms or a Date), later than `submittedAt`. @default - the provider's `deadlineSeconds` after submission, or none */
+  readonly deadline?: Date | number;
 }
 
 export interface RecordedSubmission {
@@ -68,6 +89,8 @@ export interface RecordedSubmission {
   readonly key: string;
   /** When the reconciler first checks it, epoch milliseconds; absent when it was recorded before. */
   readonly dueAt?: number;
+  /** Its deadline as stored, epoch milliseconds; absent without one, or when it was recorded before. */
+  readonly deadlineAt?: number;
 }
 
 /** A record that cannot be stored: the message names every problem. */
@@ -86,16 +109,16 @@ export class SubmissionLedger {
   static fromEnvironment(client: DynamoDBClient, env: Record<string, string | undefined> = process.env): SubmissionLedger {
     const tableName = env[Env.INBOX_TABLE];
     if (!tableName) throw new Error(`environment variable ${Env.INBOX_TABLE} is not set`);
-    const raw = env[Env.SUBMISSION_HORIZONS];
-    let horizonSeconds: Record<string, number> | undefined;
-    if (raw) {
-      try {
-        horizonSeconds = JSON.parse(raw) as Record<string, number>;
-      } catch {
-        throw new Error(`environment variable ${Env.SUBMISSION_HORIZONS} is not valid JSON`);
-      }
-    }
-    return new SubmissionLedger({ client, tableName, ...(horizonSeconds ? { horizonSeconds } : {}) });
+    const horizonSeconds = secondsByProvider(env, Env.SUBMISSION_HORIZONS);
+    const deadlineSeconds = secondsByProvider(env, Env.SUBMISSION_DEADLINES);
+    const warning = env[Env.DEADLINE_WARNING_SECONDS];
+    return new SubmissionLedger({
+      client,
+      tableName,
+      ...(horizonSeconds ? { horizonSeconds } : {}),
+      ...(deadlineSeconds ? { deadlineSeconds } : {}),
+      ...(warning ? { deadlineWarningSeconds: Number(warning) } : {}),
+    });
   }
 
   private readonly now: () => number;
@@ -106,6 +129,10 @@ export class SubmissionLedger {
     if (horizons.some((value) => value !== undefined && !(Number.isFinite(value) && value >= 0))) {
       throw new Error('horizon seconds must be non-negative numbers');
     }
+    const deadlines = [options.deadlineWarningSeconds, ...Object.values(options.deadlineSeconds ?? {})];
+    if (deadlines.some((value) => value !== undefined && !(Number.isFinite(value) && value > 0))) {
+      throw new Error('deadlineSeconds and deadlineWarningSeconds must be positive numbers');
+    }
   }
 
   /** Records one submitted task; idempotent. Throws InvalidSubmissionError for a record that cannot be stored. */
@@ -113,11 +140,18 @@ export class SubmissionLedger {
     const problems = submissionProblems(record);
     const submittedAt = record.submittedAt === undefined ? this.now() : new Date(record.submittedAt).getTime();
     if (!Number.isFinite(submittedAt)) problems.push('submittedAt is not a valid time');
+    const deadlineAt = this.deadlineOf(record, submittedAt);
+    if (deadlineAt !== undefined && !Number.isFinite(deadlineAt)) problems.push('deadline is not a valid time');
+    else if (deadlineAt !== undefined && deadlineAt <= submittedAt) problems.push('deadline must be later than submittedAt');
     if (problems.length > 0) throw new InvalidSubmissionError(problems);
 
     const horizon = this.options.horizonSeconds?.[record.provider] ?? this.options.defaultHorizonSeconds ?? AnswerlineLifecycle.HORIZON_SECONDS;
     const retention = this.options.retentionSeconds ?? Defaults.RETENTION_DAYS * 86_400;
-    const dueAt = submittedAt + horizon * 1000;
+    const warningMs = (this.options.deadlineWarningSeconds ?? Defaults.DEADLINE_WARNING_SECONDS) * 1000;
+    // Looked for before its resource disappears: at its horizon, or a warning margin before its deadline.
+    const dueAt = Math.min(submittedAt + horizon * 1000, deadlineAt === undefined ? Infinity : deadlineAt - warningMs);
+    // Kept past its deadline too, so that the reconciler can settle it there.
+    const keptSeconds = Math.max(retention, horizon + 86_400, deadlineAt === undefined ? 0 : Math.ceil((deadlineAt - submittedAt) / 1000) + 86_400);
     const identity = { provider: record.provider, taskId: record.taskId, idempotencyKey: record.idempotencyKey };
     const key = submissionKey(identity);
     try {
@@ -127,14 +161,33 @@ export class SubmissionLedger {
             ...identity,
             submittedAt,
             dueAt,
-            expiresAt: Math.floor(submittedAt / 1000) + Math.max(retention, horizon + 86_400),
+            expiresAt: Math.floor(submittedAt / 1000) + keptSeconds,
+            ...(deadlineAt !== undefined ? { deadlineAt } : {}),
           }),
         ),
       );
-      return { outcome: 'recorded', key, dueAt };
+      return { outcome: 'recorded', key, dueAt, ...(deadlineAt !== undefined ? { deadlineAt } : {}) };
     } catch (error) {
       if (isConditionalCheckFailed(error)) return { outcome: 'already_recorded', key };
       throw error;
     }
+  }
+
+  /** The record's own deadline, else its provider's default after submission; undefined without either. */
+  private deadlineOf(record: SubmissionRecord, submittedAt: number): number | undefined {
+    if (record.deadline !== undefined) return new Date(record.deadline).getTime();
+    const seconds = this.options.deadlineSeconds?.[record.provider];
+    return seconds === undefined ? undefined : submittedAt + seconds * 1000;
+  }
+}
+
+/** A JSON object of provider name → seconds from an environment variable; undefined when unset. */
+function secondsByProvider(env: Record<string, string | undefined>, name: string): Record<string, number> | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as Record<string, number>;
+  } catch {
+    throw new Error(`environment variable ${name} is not valid JSON`);
   }
 }

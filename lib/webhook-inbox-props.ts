@@ -226,6 +226,12 @@ export interface WebhookInboxProps {
   readonly pollBatchSize?: number;
 
   /**
+   * How long before a recorded submission's deadline it is checked, and counted (and alarmed on) while still unread; at least the reconcile schedule's rate. Give apps the same value (`SubmissionLedger`'s `deadlineWarningSeconds`).
+   * @default Duration.minutes(10)
+   */
+  readonly deadlineWarning?: Duration;
+
+  /**
    * Publish each decided result (one event per change of a job's winner, one per event of providers
    * without jobs) to an EventBridge bus, with a deterministic effect key.
    * @default true

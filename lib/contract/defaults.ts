@@ -40,6 +40,9 @@ export const Limits = {
   ALARM_PERIOD_DAYS: 7,
 } as const;
 
+/** How often the reconciler runs by default. */
+const SWEEP_EVERY_MINUTES = 5;
+
 /** Values the construct uses by default and a local run reuses. */
 export const Defaults = {
   MAX_RECEIVE_COUNT: 5,
@@ -74,7 +77,7 @@ export const Defaults = {
   PREVIOUS_SECRET_GRACE_SECONDS: 24 * 3600,
   /** How often a signing secret with `rotation` is rotated. */
   ROTATION_DAYS: 30,
-  SWEEP_EVERY_MINUTES: 5,
+  SWEEP_EVERY_MINUTES,
   SWEEP_AFTER_SECONDS: 300,
   SWEEP_BATCH_SIZE: 100,
   PROCESSOR_BATCH_SIZE: 10,
@@ -92,6 +95,12 @@ export const Defaults = {
   POLL_BATCH_SIZE: 50,
   /** Timeout of one poll request to a provider. */
   POLL_TIMEOUT_MS: 10_000,
+  /**
+   * How long before a submission's deadline it is polled (or checked for its delivery) and, still
+   * unread, counted near its deadline and alarmed on: two runs of the default reconcile schedule,
+   * so that a run falls inside the margin however the schedule and the deadline line up.
+   */
+  DEADLINE_WARNING_SECONDS: 2 * SWEEP_EVERY_MINUTES * 60,
 } as const;
 
 /** The default period of the inbox's metrics and the default thresholds of its alarms. */
@@ -103,6 +112,8 @@ export const MonitoringDefaults = {
   SIGNATURE_FAILURE_THRESHOLD: 10,
   QUARANTINED_THRESHOLD: 1,
   OVERDUE_SUBMISSION_THRESHOLD: 1,
+  /** Submissions one reconciler run finds within the deadline warning margin and still unread. */
+  NEAR_DEADLINE_THRESHOLD: 1,
   MAX_MESSAGE_AGE_MINUTES: 15,
   VERIFIER_SERVER_ERROR_THRESHOLD: 5,
   RECONCILER_ERROR_THRESHOLD: 1,

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { App, Duration, Lazy, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -10,7 +11,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { InboxTableSettings, SignatureEncoding, TableSettings, WebhookInbox, WebhookInboxProps, WebhookProvider } from '../../lib';
-import { Env, METRIC_NAMESPACE, OPS_CONFIG_OUTPUT_DESCRIPTION } from '../../lib/contract';
+import { Defaults, Env, METRIC_NAMESPACE, OPS_CONFIG_OUTPUT_DESCRIPTION } from '../../lib/contract';
 
 function build(props?: WebhookInboxProps): { stack: Stack; inbox: WebhookInbox; template: Template } {
   const stack = new Stack(new App(), 'Test', { env: { account: '111111111111', region: 'eu-west-1' } });
@@ -269,7 +270,7 @@ describe('WebhookInbox with defaults', () => {
     expect(statements.some((s) => [s.Action].flat().includes('dynamodb:PutItem'))).toBe(false);
   });
 
-  test('lets the reconciler query only its three indexes, keep the ledger, feed recovered rows and send, nothing else', () => {
+  test('lets the reconciler query only its three indexes, keep the ledger, feed recovered rows, send, and announce gone resources, nothing else', () => {
     const statements = statementsOf(template, 'InboxReconcilerRole');
     expect(actionsOf(statements)).toEqual(
       [
@@ -277,6 +278,7 @@ describe('WebhookInbox with defaults', () => {
         'dynamodb:PutItem',
         'dynamodb:Query',
         'dynamodb:UpdateItem',
+        'events:PutEvents',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         's3:PutObject',
@@ -752,6 +754,42 @@ describe('recovery by polling, effects and the authoritative read', () => {
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [resourceNamed(template, 'AWS::SQS::Queue', 'Consumer').id, 'Arn'] } })],
     });
     template.hasResourceProperties('AWS::Events::Rule', { EventPattern: Match.objectLike({ 'detail-type': ['WebhookReceived'] }) });
+  });
+
+  test('the reconciler may put ResourceUnavailable events on the same bus; onResourceUnavailable subscribes to this inbox’s', () => {
+    const stack = new Stack(new App(), 'Unavailable');
+    const inbox = new WebhookInbox(stack, 'Inbox', { inboxName: 'answers', deadlineWarning: Duration.minutes(20) });
+    const decisions = new sqs.Queue(stack, 'Decisions');
+    inbox.onResourceUnavailable('Gone', { target: new targets.SqsQueue(decisions) });
+    const template = Template.fromStack(stack);
+    const bus = resourceNamed(template, 'AWS::Events::EventBus', 'InboxEventBus');
+    const put = statementsOf(template, 'InboxReconcilerRole').filter((s) => s.Action === 'events:PutEvents');
+    expect(put).toEqual([expect.objectContaining({ Effect: 'Allow', Resource: { 'Fn::GetAtt': [bus.id, 'Arn'] } })]);
+    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables;
+    expect(env[Env.EFFECT_BUS_NAME]).toEqual({ Ref: bus.id });
+    expect(env[Env.DEADLINE_WARNING_SECONDS]).toBe('1200');
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: { Ref: bus.id },
+      EventPattern: { source: ['cdk-webhook-inbox'], 'detail-type': ['ResourceUnavailable'], detail: { inbox: ['answers'] } },
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [resourceNamed(template, 'AWS::SQS::Queue', 'Decisions').id, 'Arn'] } })],
+    });
+  });
+
+  test('deadlineWarning: at least a minute and at least the reconcile schedule’s rate, so that a run falls inside it', () => {
+    const build = (props: Partial<WebhookInboxProps>) => () => new WebhookInbox(new Stack(new App(), 'Warning'), 'Inbox', props);
+    expect(build({ deadlineWarning: Duration.minutes(4) })).toThrow(
+      /deadlineWarning: must be at least the reconcile schedule's rate \(5 minutes\), got 4 minutes/,
+    );
+    expect(build({ deadlineWarning: Duration.seconds(30), reconcileSchedule: events.Schedule.rate(Duration.minutes(1)) })).toThrow(
+      /deadlineWarning: must be a whole number of seconds, at least 1 minute, got 30 seconds/,
+    );
+    expect(build({ deadlineWarning: Duration.minutes(20), reconcileSchedule: events.Schedule.rate(Duration.minutes(30)) })).toThrow(
+      /\(30 minutes\), got 20 minutes/,
+    );
+    expect(build({ deadlineWarning: Duration.minutes(2), reconcileSchedule: events.Schedule.rate(Duration.minutes(1)) })).not.toThrow();
+    const template = Template.fromStack(Stack.of(build({})()));
+    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables;
+    expect(env[Env.DEADLINE_WARNING_SECONDS]).toBe(String(Defaults.DEADLINE_WARNING_SECONDS));
   });
 
   test('the user’s processing function is invoked by the processor; without events there is no bus and no on* rule', () => {

@@ -52,6 +52,8 @@ export interface NewSubmission extends SubmissionIdentity {
   readonly dueAt: number;
   /** TTL, epoch seconds. */
   readonly expiresAt: number;
+  /** When its provider resource is gone, epoch milliseconds; none when absent. */
+  readonly deadlineAt?: number;
 }
 
 /** A submission as stored. */
@@ -63,6 +65,8 @@ export interface Submission extends SubmissionIdentity {
   readonly lastCheck?: string;
   readonly expiresAt: number;
   readonly dueAt?: number;
+  /** Absent on items recorded without one (and on every item recorded before deadlines existed). */
+  readonly deadlineAt?: number;
 }
 
 /** A due submission as the awaiting index lists it. */
@@ -120,6 +124,7 @@ export function recordSubmissionInput(tableName: string, submission: NewSubmissi
       [A.STATE]: S(SubmissionState.AWAITING),
       [A.CHECKS]: N(0),
       [A.EXPIRES_AT]: N(submission.expiresAt),
+      ...(submission.deadlineAt !== undefined ? { [A.DEADLINE_AT]: N(submission.deadlineAt) } : {}),
       [A.AWAIT_SHARD]: S(shardOf(key, AwaitingIndex.SHARD_COUNT)),
       [A.AWAIT_DUE_AT]: N(submission.dueAt),
     },
@@ -196,6 +201,7 @@ export class DynamoDbSubmissionStore implements SubmissionStore {
       ...(item[A.LAST_CHECK]?.S !== undefined ? { lastCheck: item[A.LAST_CHECK].S } : {}),
       expiresAt: Number(item[A.EXPIRES_AT].N),
       ...(item[A.AWAIT_DUE_AT]?.N !== undefined ? { dueAt: Number(item[A.AWAIT_DUE_AT].N) } : {}),
+      ...(item[A.DEADLINE_AT]?.N !== undefined ? { deadlineAt: Number(item[A.DEADLINE_AT].N) } : {}),
     };
   }
 

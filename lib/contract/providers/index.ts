@@ -104,3 +104,16 @@ export const PollingDefaults = {
     recheckSeconds: 900,
   },
 } as const;
+
+/**
+ * Deadlines providers document for their resources, in seconds after submission: after them the
+ * resource may be gone, so a submission still unread is polled before and alarmed on (the ledger
+ * client's `deadlineSeconds`, by provider name, or a submission's own `deadline`). Answerline and
+ * Echonova document none: their submissions have no deadline unless one is given.
+ */
+export const ProviderDeadlines = {
+  /** OpenAI background mode: a response created with `store=false` may be deleted about 10 minutes after it is created. */
+  OPENAI_UNSTORED_BACKGROUND_RESPONSE_SECONDS: 10 * 60,
+  /** Anthropic Message Batches: a batch that has not ended expires 24 hours after it was created. */
+  ANTHROPIC_MESSAGE_BATCH_SECONDS: 24 * 3600,
+} as const;

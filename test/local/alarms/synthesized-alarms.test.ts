@@ -54,6 +54,7 @@ const idOf = (alarm: CfnAlarm | CfnCompositeAlarm | undefined) => stack.getLogic
 const DEAD_LETTERED = idOf(inbox.alarms.deadLettered?.node.defaultChild as CfnAlarm);
 const QUEUE_DEPTH = idOf(inbox.alarms.deadLetterQueueDepth?.node.defaultChild as CfnAlarm);
 const NOT_RUNNING = idOf(inbox.alarms.reconcilerNotRunning?.node.defaultChild as CfnAlarm);
+const NEAR_DEADLINE = idOf(inbox.alarms.submissionsNearDeadline?.node.defaultChild as CfnAlarm);
 const DEAD_DELIVERIES = idOf(inbox.alarms.deadDeliveries?.node.defaultChild as CfnCompositeAlarm);
 const WATCHED = [DEAD_LETTERED, QUEUE_DEPTH, NOT_RUNNING, DEAD_DELIVERIES];
 
@@ -101,11 +102,25 @@ function setup() {
     }
     return { seen, all };
   };
-  return { evaluator, deadLetterRow, reconcilerInvoked, queueDepth, runUntil };
+  /** What one reconciler run's telemetry publishes: 0 near-deadline submissions for the inbox, and `near` for the provider when any. */
+  const reconcilerRun = (at: number, near: number) => {
+    const lines: string[] = [];
+    const telemetry = new Telemetry(
+      inbox.inboxName,
+      'reconciler',
+      (line) => lines.push(line),
+      () => at,
+    );
+    telemetry.count('SubmissionsNearDeadline', undefined, 0);
+    for (let i = 0; i < near; i++) telemetry.count('SubmissionsNearDeadline', 'answerline');
+    telemetry.flush();
+    store.putAll(lines.flatMap(parseEmfLine));
+  };
+  return { evaluator, deadLetterRow, reconcilerInvoked, queueDepth, reconcilerRun, runUntil };
 }
 
 test('every synthesized alarm is one the local evaluator reproduces', () => {
-  expect(alarms.map((alarm) => alarm.type).sort()).toEqual([...Array(9).fill('AWS::CloudWatch::Alarm'), 'AWS::CloudWatch::CompositeAlarm']);
+  expect(alarms.map((alarm) => alarm.type).sort()).toEqual([...Array(10).fill('AWS::CloudWatch::Alarm'), 'AWS::CloudWatch::CompositeAlarm']);
   const { evaluator } = setup();
   expect(evaluator.states().every((status) => status.state === 'INSUFFICIENT_DATA')).toBe(true);
 });
@@ -161,4 +176,21 @@ test('the dead-letter queue holding a message raises dead-deliveries too', () =>
     [9, QUEUE_DEPTH, 'OK'],
     [9, DEAD_DELIVERIES, 'OK'],
   ]);
+});
+
+test('a submission counted near its deadline raises the near-deadline alarm before the deadline, and it clears once none is', () => {
+  const { evaluator, reconcilerRun, runUntil } = setup();
+  // A deadline at 00:30 with the default 10-minute margin: the run at 00:20 finds the submission
+  // inside the margin and unread; at 00:30 it is settled (unavailable or read), and no run counts it again.
+  const DEADLINE_MINUTE = 30;
+  const { all } = runUntil(45, (minute) => {
+    if (minute % 5 === 0) reconcilerRun(T0 + minute * MINUTE + 1000, minute >= DEADLINE_MINUTE - 10 && minute < DEADLINE_MINUTE ? 1 : 0);
+  });
+  const transitions = all.filter((transition) => transition.logicalId === NEAR_DEADLINE).map((transition) => [transition.at, transition.to]);
+  const raised = transitions.find(([, to]) => to === 'ALARM');
+  expect(raised).toBeDefined();
+  // The rule stated here: the alarm is raised before the deadline, not after it.
+  expect(raised![0] as number).toBeLessThan(T0 + DEADLINE_MINUTE * MINUTE);
+  expect(transitions.at(-1)![1]).toBe('OK');
+  expect(evaluator.states().find((status) => status.logicalId === NEAR_DEADLINE)!.description).toContain('docs/RUNBOOK.md#submissions-near-deadline');
 });
