@@ -177,7 +177,7 @@ async function check(submission: Submission, ledger: LedgerProvider, shared: Sha
 }
 
 /** A provider without polling is checked for a delivery this often. */
-const LEDGER_ONLY_RECHECK_MS = PollingDefaults.ledgerOnly.recheckSeconds * 1000;
+export const LEDGER_ONLY_RECHECK_MS = PollingDefaults.ledgerOnly.recheckSeconds * 1000;
 
 /** When a submission enters its deadline's warning margin, epoch ms; Infinity without a deadline. */
 function warningAt(submission: Submission, warningMs: number): number {

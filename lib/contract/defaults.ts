@@ -93,6 +93,12 @@ export const Defaults = {
   AUTHORITATIVE_READ_MAX_BYTES: 6_000_000,
   /** The most due submissions one reconciler run checks. */
   POLL_BATCH_SIZE: 50,
+  /** Submissions one count of the awaiting index reads per shard at most (an operator's status, a settlement run): bounds the read, "≥" beyond. */
+  LEDGER_COUNT_PER_SHARD: 1000,
+  /** `webhook-inbox reconcile --until-settled`: seconds between two runs of the reconciler... */
+  UNTIL_SETTLED_INTERVAL_SECONDS: 5,
+  /** ...and how long it keeps going by default (`--timeout`). */
+  UNTIL_SETTLED_TIMEOUT_SECONDS: 600,
   /** Timeout of one poll request to a provider. */
   POLL_TIMEOUT_MS: 10_000,
   /**

@@ -147,6 +147,8 @@ export interface SubmissionStore {
   recheck(key: string, dueAt: number, lastCheck: string, now: number): Promise<boolean>;
   /** Not due yet by its provider's horizon: moves its due time without counting a check. */
   reschedule(key: string, dueAt: number): Promise<boolean>;
+  /** AWAITING submissions due at or before `dueBy`, at most `limitPerShard` per shard. */
+  countDue(dueBy: number, limitPerShard: number): Promise<BoundedCount>;
   /** Items of the job-ref index for `<provider>#<jobRef>`, at most `limit`. */
   findByJobRef(provider: string, jobRef: string, limit: number): Promise<JobRefEntry[]>;
 }
@@ -179,11 +181,12 @@ export class DynamoDbSubmissionStore implements SubmissionStore {
   /** Submissions still AWAITING, and those of them due for a check at `now` (an operator's status), at most `limitPerShard` per shard each. */
   async countAwaiting(now: number, limitPerShard: number): Promise<{ awaiting: BoundedCount; due: BoundedCount }> {
     const index = awaitingIndexOf(this.tableName);
-    const [awaiting, due] = await Promise.all([
-      countShardedIndex(this.client, index, limitPerShard),
-      countShardedIndex(this.client, index, limitPerShard, now + 1),
-    ]);
+    const [awaiting, due] = await Promise.all([countShardedIndex(this.client, index, limitPerShard), this.countDue(now, limitPerShard)]);
     return { awaiting, due };
+  }
+
+  countDue(dueBy: number, limitPerShard: number): Promise<BoundedCount> {
+    return countShardedIndex(this.client, awaitingIndexOf(this.tableName), limitPerShard, dueBy + 1);
   }
 
   async get(key: string): Promise<Submission | undefined> {

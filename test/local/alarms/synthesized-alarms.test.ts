@@ -65,19 +65,21 @@ function setup() {
   const clock = new ManualClock();
   const store = new MetricStore({ clock: clock.read });
   const evaluator = new AlarmEvaluator(alarms, { store, clock: clock.read });
-  /** What the processor's telemetry publishes when it dead-letters one row. */
-  const deadLetterRow = (at: number) => {
+  /** What a handler's telemetry publishes at `at` for the counts `count` makes. */
+  const publish = (handler: string, at: number, count: (telemetry: Telemetry) => void) => {
     const lines: string[] = [];
     const telemetry = new Telemetry(
       inbox.inboxName,
-      'processor',
+      handler,
       (line) => lines.push(line),
       () => at,
     );
-    telemetry.count('DeadLettered', 'answerline');
+    count(telemetry);
     telemetry.flush();
     store.putAll(lines.flatMap(parseEmfLine));
   };
+  /** What the processor's telemetry publishes when it dead-letters one row. */
+  const deadLetterRow = (at: number) => publish('processor', at, (telemetry) => telemetry.count('DeadLettered', 'answerline'));
   const reconcilerInvoked = (at: number) =>
     store.put({ namespace: 'AWS/Lambda', name: 'Invocations', dimensions: { FunctionName: reconcilerName }, timestamp: at, value: 1, unit: 'Count' });
   const queueDepth = (at: number, value: number) =>
@@ -103,19 +105,11 @@ function setup() {
     return { seen, all };
   };
   /** What one reconciler run's telemetry publishes: 0 near-deadline submissions for the inbox, and `near` for the provider when any. */
-  const reconcilerRun = (at: number, near: number) => {
-    const lines: string[] = [];
-    const telemetry = new Telemetry(
-      inbox.inboxName,
-      'reconciler',
-      (line) => lines.push(line),
-      () => at,
-    );
-    telemetry.count('SubmissionsNearDeadline', undefined, 0);
-    for (let i = 0; i < near; i++) telemetry.count('SubmissionsNearDeadline', 'answerline');
-    telemetry.flush();
-    store.putAll(lines.flatMap(parseEmfLine));
-  };
+  const reconcilerRun = (at: number, near: number) =>
+    publish('reconciler', at, (telemetry) => {
+      telemetry.count('SubmissionsNearDeadline', undefined, 0);
+      for (let i = 0; i < near; i++) telemetry.count('SubmissionsNearDeadline', 'answerline');
+    });
   return { evaluator, deadLetterRow, reconcilerInvoked, queueDepth, reconcilerRun, runUntil };
 }
 
