@@ -56,6 +56,7 @@ describe('the example dashboard', () => {
       'Effects',
       'Reconciler',
       'Signing secrets',
+      'Submission deadlines',
       'Verifier function',
       'Processor function',
       'Reconciler function',
