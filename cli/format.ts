@@ -1,7 +1,8 @@
 /** Plain-text rendering of the command reports: aligned columns, no colours, nothing secret. */
 import { EventsReport } from './commands/events';
+import { HashReport } from './commands/hash';
 import { InspectReport } from './commands/inspect';
-import { QuarantineReport } from './commands/quarantine';
+import { QuarantineReport, RejectedReport } from './commands/quarantine';
 import { ReconcileReport } from './commands/reconcile';
 import { RedriveReport } from './commands/redrive';
 import { ReplayReport } from './commands/replay';
@@ -140,6 +141,10 @@ export function formatReconcile(report: ReconcileReport): string {
   return table(Object.entries(report).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
 }
 
+export function formatHash(report: HashReport): string {
+  return `${report.field} ${report.reference}\n\nCloudWatch Logs Insights, over the verifier's and the processor's log groups:\n${report.query}\n`;
+}
+
 export function formatQuarantine(report: QuarantineReport): string {
   const header = `Scan read ${items(report.itemsRead)}; ${report.copies.length} quarantined cop${report.copies.length === 1 ? 'y' : 'ies'}\n`;
   if (report.copies.length === 0) return header;
@@ -148,6 +153,27 @@ export function formatQuarantine(report: QuarantineReport): string {
     table([
       ['KEY', 'DIGEST', 'COUNT', 'FIRST SEEN', 'LAST SEEN'],
       ...report.copies.map((copy) => [copy.key, copy.digest, String(copy.count), copy.firstSeen ?? '-', copy.lastSeen ?? '-']),
+    ])
+  );
+}
+
+export function formatRejected(report: RejectedReport): string {
+  const header = `${report.records.length} rejection record${report.records.length === 1 ? '' : 's'} of ${report.providers.join(', ')} since ${report.since}${report.truncated ? ' (limit reached: there are more, use --since or --limit)' : ''}\n`;
+  if (report.records.length === 0) return header;
+  return (
+    header +
+    table([
+      ['RECEIVED', 'PROVIDER', 'REASON', 'STATUS', 'SOURCE', 'BODY BYTES', 'DIGEST', 'HEADER NAMES'],
+      ...report.records.map((record) => [
+        record.receivedAt,
+        record.provider,
+        record.reason,
+        String(record.httpStatus),
+        record.sourceHash ?? '-',
+        String(record.bodyBytes),
+        record.digest,
+        record.headerNames.join(',') + (record.headerNamesTruncated ? ',…' : ''),
+      ]),
     ])
   );
 }

@@ -8,19 +8,36 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { Defaults, LocalOpsConfig } from '../lib/contract';
 import { createClients, createCloudFormationClient, destroyClients, OpsClients } from './clients';
 import { DEFAULT_EVENTS_LIMIT, DETAIL_TYPES, listEvents, NO_EVENT_HISTORY } from './commands/events';
+import { hashReport } from './commands/hash';
 import { inspect } from './commands/inspect';
-import { listQuarantine } from './commands/quarantine';
+import { listQuarantine, listRejected } from './commands/quarantine';
 import { describeLeft, reconcile, reconcileUntilSettled } from './commands/reconcile';
 import { redrive } from './commands/redrive';
-import { replayEvent, replayRange } from './commands/replay';
+import { replayBatchChildren, replayEvent, replayRange } from './commands/replay';
 import { status } from './commands/status';
 import { parseEventRef } from './commands/common';
 import { loadConfigFile, OpsEndpoints, selectOpsConfig, stackOutputs } from './config';
 import { safeErrorText } from '../lambda/shared/runtime/errors';
 import { ExitCode, OpsError, UsageError } from './errors';
-import { formatEvents, formatInspect, formatQuarantine, formatReconcile, formatRedrive, formatReplay, formatStatus, malformedLinesNote } from './format';
+import {
+  formatEvents,
+  formatHash,
+  formatInspect,
+  formatQuarantine,
+  formatReconcile,
+  formatRedrive,
+  formatRejected,
+  formatReplay,
+  formatStatus,
+  malformedLinesNote,
+} from './format';
 
-export const COMMANDS = ['status', 'redrive', 'replay', 'inspect', 'reconcile', 'quarantine', 'events'] as const;
+/** `quarantine --rejected` without --since: the last day's records. */
+const DEFAULT_REJECTED_HOURS = 24;
+/** `quarantine --rejected` without --limit. */
+const DEFAULT_REJECTED_LIMIT = 100;
+
+export const COMMANDS = ['status', 'redrive', 'replay', 'inspect', 'reconcile', 'quarantine', 'events', 'hash'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const OPTIONS = {
@@ -39,6 +56,13 @@ const OPTIONS = {
   'detail-type': { type: 'string' },
   'until-settled': { type: 'boolean' },
   timeout: { type: 'string' },
+  batch: { type: 'string' },
+  children: { type: 'string' },
+  rejected: { type: 'boolean' },
+  provider: { type: 'string' },
+  since: { type: 'string' },
+  resource: { type: 'string' },
+  tenant: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -46,11 +70,12 @@ const GLOBAL_OPTIONS: readonly OptionName[] = ['stack', 'inbox', 'config', 'regi
 const COMMAND_OPTIONS: Readonly<Record<Command, readonly OptionName[]>> = {
   status: ['skip-scan'],
   redrive: ['limit'],
-  replay: ['event', 'from', 'to', 'force'],
+  replay: ['event', 'from', 'to', 'batch', 'children', 'force'],
   inspect: [],
   reconcile: ['until-settled', 'timeout'],
-  quarantine: [],
+  quarantine: ['rejected', 'provider', 'since', 'limit'],
   events: ['limit', 'detail-type'],
+  hash: ['resource', 'tenant'],
 };
 
 const TARGET_HELP = `Target (one of):
@@ -74,9 +99,13 @@ Commands:
   inspect      one event's row (sanitized, never the body), its quarantined copies and job result
                <provider>#<eventId>
   reconcile    run the reconciler now and print its report      [--until-settled [--timeout S]]
-  quarantine   list the quarantined altered duplicates
+  quarantine   list the quarantined altered duplicates; --rejected: the records of requests
+               refused at the authenticity check   [--provider P] [--since ISO] [--limit N]
   events       the effect events the inbox published, newest last (the local twin's events log)
                [--limit N] [--detail-type T]
+  hash         the reference the delivery record logs for an id you hold, and the Logs Insights
+               query that finds its lines (no target)
+               <provider>#<eventId> | --resource <provider>#<resourceId> | --tenant <value>
 
 ${TARGET_HELP}
 
@@ -108,6 +137,7 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
 `,
   replay: `Usage: webhook-inbox replay <target> --event <provider>#<eventId> [--force] [--json]
        webhook-inbox replay <target> --from <ISO-8601> --to <ISO-8601> [--force] [--json]
+       webhook-inbox replay <target> --batch <provider>#<batchId> --children <customId>[,<customId>...] [--force] [--json]
 
   Re-enqueues inbox rows (sort key "delivery"). A row not yet processed is enqueued again; a DEAD
   row goes back to RECEIVED (and into the pending index) and is enqueued. A PROCESSED row is
@@ -117,6 +147,7 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
   --from/--to select rows by receivedAt, from inclusive, to exclusive. This is a Scan of the
   whole inbox table with a filter (an ops command, never a per-delivery or scheduled path); the
   items it read are printed.
+  --batch/--children select the rows of those requests of a polled batch (one GetItem each).
 `,
   inspect: `Usage: webhook-inbox inspect <target> <provider>#<eventId> [--json]
 
@@ -139,10 +170,19 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
   --timeout S      with --until-settled: give up after S seconds (default: ${Defaults.UNTIL_SETTLED_TIMEOUT_SECONDS})
 `,
   quarantine: `Usage: webhook-inbox quarantine <target> [--json]
+       webhook-inbox quarantine <target> --rejected [--provider P] [--since ISO] [--limit N] [--json]
 
   Lists quarantined altered duplicates: key, digest, count, first and last seen. This is a Scan
   of the whole inbox table with a filter on the sort key prefix (an ops command, never a
   per-delivery or scheduled path); the items it read are printed. Bodies are never read.
+
+  --rejected lists the records of requests refused at the authenticity check (bad signature,
+  stale timestamp, missing signature headers, source not allowed), oldest first: time,
+  provider, reason, status, the keyed hash of the source address, body size and digest, and
+  the header names (never a value; the body is never kept). One Query per provider and day.
+  --provider P   only this provider's records (default: every provider of the inbox)
+  --since ISO    from this instant (default: ${DEFAULT_REJECTED_HOURS} hours ago)
+  --limit N      at most N records (default: ${DEFAULT_REJECTED_LIMIT})
 `,
   events: `Usage: webhook-inbox events --config <file> [--limit N] [--detail-type T] [--json]
 
@@ -155,6 +195,15 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
   --detail-type T    only ${DETAIL_TYPES.join(' or ')}
   A deployed stack has no such log: EventBridge keeps no history of a bus's events. To keep one,
   add an archive on the inbox's bus, or a rule (inbox.onJobResult) with an SQS queue as target.
+`,
+  hash: `Usage: webhook-inbox hash <provider>#<eventId> [--json]
+       webhook-inbox hash --resource <provider>#<resourceId> [--json]
+       webhook-inbox hash --tenant <value> [--json]
+
+  Prints the reference the delivery record logs instead of the id (docs/DELIVERY-RECORD.md):
+  eventRef, resourceRef or tenantRef, "sha256:" and 16 hex digits; and a CloudWatch Logs Insights
+  query that lists every line carrying it. Run the query over the verifier's and the processor's
+  log groups. Needs no --stack or --config and makes no AWS request.
 `,
 };
 
@@ -202,7 +251,7 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
   const allowed = new Set<OptionName>([...GLOBAL_OPTIONS, ...COMMAND_OPTIONS[first]]);
   const stray = (Object.keys(values) as OptionName[]).filter((name) => values[name] !== undefined && !allowed.has(name));
   if (stray.length > 0) throw new UsageError(`${first} does not take ${stray.map((name) => `--${name}`).join(', ')}`);
-  const expectedPositionals = first === 'inspect' ? 1 : 0;
+  const expectedPositionals = first === 'inspect' || first === 'hash' ? 1 : 0;
   if (positionals.length > expectedPositionals) throw new UsageError(`${first}: unexpected argument ${positionals[expectedPositionals]}`);
   if (first === 'inspect' && positionals.length === 0) throw new UsageError('inspect needs the event: webhook-inbox inspect <target> <provider>#<eventId>');
   return { command: first, values, positionals };
@@ -220,6 +269,11 @@ export async function run(argv: readonly string[], deps: RunDependencies): Promi
     const { command, values, positionals } = parseCommandLine(argv);
     if (values.help || !command) {
       io.stdout(command ? COMMAND_HELP[command] : USAGE);
+      return ExitCode.OK;
+    }
+    if (command === 'hash') {
+      const report = hashReport({ event: positionals[0], resource: values.resource, tenant: values.tenant });
+      io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatHash(report));
       return ExitCode.OK;
     }
     const action = prepare(command, values, positionals);
@@ -275,7 +329,7 @@ interface Report {
 type Action = (clients: OpsClients, config: LocalOpsConfig, now: () => number, io: Io, sleep: (ms: number) => Promise<void>) => Promise<Report>;
 
 /** Checks the command's own arguments (before any AWS request) and returns what running it does. */
-export function prepare(command: Command, values: Values, positionals: readonly string[]): Action {
+export function prepare(command: Exclude<Command, 'hash'>, values: Values, positionals: readonly string[]): Action {
   switch (command) {
     case 'status':
       return async (clients, config, now) => {
@@ -292,7 +346,17 @@ export function prepare(command: Command, values: Values, positionals: readonly 
     case 'replay': {
       const force = values.force ?? false;
       const hasRange = values.from !== undefined || values.to !== undefined;
-      if (values.event !== undefined && hasRange) throw new UsageError('replay takes either --event or --from/--to, not both');
+      const selectors = [values.event !== undefined, hasRange, values.batch !== undefined].filter(Boolean).length;
+      if (selectors > 1) throw new UsageError('replay takes one of --event, --from/--to or --batch/--children');
+      if (values.batch !== undefined || values.children !== undefined) {
+        const batch = parseEventRef(values.batch, '--batch');
+        const customIds = (values.children ?? '').split(',').filter((id) => id !== '');
+        if (customIds.length === 0) throw new UsageError('replay --batch needs --children <customId>[,<customId>...]');
+        return async (clients, config, now) => {
+          const report = await replayBatchChildren(clients, config, { provider: batch.provider, batchId: batch.eventId }, customIds, { force, now: now() });
+          return { data: report, text: formatReplay(report), ...(report.notFound > 0 ? { exitCode: ExitCode.FAILURE } : {}) };
+        };
+      }
       if (values.event !== undefined) {
         const event = parseEventRef(values.event);
         return async (clients, config, now) => {
@@ -342,11 +406,24 @@ export function prepare(command: Command, values: Values, positionals: readonly 
         return { data: report, text: formatReconcile(report) };
       };
     }
-    case 'quarantine':
-      return async (clients, config) => {
-        const report = await listQuarantine(clients, config);
-        return { data: report, text: formatQuarantine(report) };
+    case 'quarantine': {
+      if (!values.rejected) {
+        const stray = (['provider', 'since', 'limit'] as const).find((name) => values[name] !== undefined);
+        if (stray) throw new UsageError(`--${stray} lists rejection records: add --rejected`);
+        return async (clients, config) => {
+          const report = await listQuarantine(clients, config);
+          return { data: report, text: formatQuarantine(report) };
+        };
+      }
+      const limit = values.limit === undefined ? DEFAULT_REJECTED_LIMIT : positiveInteger(values.limit, '--limit');
+      const since = values.since === undefined ? undefined : instant(values.since, '--since');
+      const provider = values.provider;
+      return async (clients, config, now) => {
+        const at = now();
+        const report = await listRejected(clients, config, { provider, since: since ?? at - DEFAULT_REJECTED_HOURS * 3_600_000, now: at, limit });
+        return { data: report, text: formatRejected(report) };
       };
+    }
     case 'events': {
       // A stack's outputs never name an events log: no need to ask CloudFormation to say so.
       if (values.stack !== undefined && values.config === undefined) throw new UsageError(NO_EVENT_HISTORY);

@@ -34,10 +34,18 @@
  * This module is outside `lib/` on purpose: `lib/` is compiled by jsii and stays free of AWS SDK
  * types. Apps bring their own `@aws-sdk/client-dynamodb`.
  */
-import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { AnswerlineLifecycle, Defaults, Env } from '../lib/contract';
+import { DynamoDBClient, PutItemCommand, PutItemCommandInput } from '@aws-sdk/client-dynamodb';
+import { AnswerlineLifecycle, Defaults, Env, MessageBatchesPolling } from '../lib/contract';
 import { isConditionalCheckFailed } from '../lambda/shared/runtime/errors';
-import { recordSubmissionInput, submissionKey, submissionProblems } from '../lambda/shared/stores/submission-store';
+import {
+  batchChildProblems,
+  NewSubmission,
+  recordBatchChildrenInputs,
+  recordSubmissionInput,
+  SubmissionIdentity,
+  submissionKey,
+  submissionProblems,
+} from '../lambda/shared/stores/submission-store';
 
 export interface SubmissionLedgerOptions {
   readonly client: DynamoDBClient;
@@ -82,6 +90,17 @@ export interface SubmissionRecord {
   readonly deadline?: Date | number;
 }
 
+export interface BatchRecord {
+  /** The provider's name in the inbox (a `messageBatches` provider). */
+  readonly provider: string;
+  /** The provider's batch id. */
+  readonly batchId: string;
+  /** The `custom_id` of every request of the batch (1 to 64 letters, digits, `_`, `-`; each once). */
+  readonly childIds: readonly string[];
+  /** When the batch was created. @default now */
+  readonly submittedAt?: Date | number;
+}
+
 export interface RecordedSubmission {
   /** `already_recorded`: an earlier call recorded it; nothing was changed. */
   readonly outcome: 'recorded' | 'already_recorded';
@@ -92,6 +111,9 @@ export interface RecordedSubmission {
   /** Its deadline as stored, epoch milliseconds; absent without one, or when it was recorded before. */
   readonly deadlineAt?: number;
 }
+
+/** When a record was submitted and when its resource is gone, as the app gives them. */
+type SubmissionTiming = Pick<SubmissionRecord, 'submittedAt' | 'deadline'>;
 
 /** A record that cannot be stored: the message names every problem. */
 export class InvalidSubmissionError extends Error {
@@ -137,46 +159,72 @@ export class SubmissionLedger {
 
   /** Records one submitted task; idempotent. Throws InvalidSubmissionError for a record that cannot be stored. */
   async recordSubmission(record: SubmissionRecord): Promise<RecordedSubmission> {
-    const problems = submissionProblems(record);
-    const submittedAt = record.submittedAt === undefined ? this.now() : new Date(record.submittedAt).getTime();
+    const identity = { provider: record.provider, taskId: record.taskId, idempotencyKey: record.idempotencyKey };
+    const horizon = this.options.horizonSeconds?.[record.provider] ?? this.options.defaultHorizonSeconds ?? AnswerlineLifecycle.HORIZON_SECONDS;
+    return this.record(this.prepare(identity, record, horizon, submissionProblems(record)));
+  }
+
+  /**
+   * Records one submitted batch with the custom ids of its requests; idempotent. The ids go into
+   * items of their own beside the batch's (2,000 per item: a batch of 100,000 requests is 50
+   * PutItems and one more), written before it, so the reconciler never sees a batch without its
+   * children. Throws InvalidSubmissionError for a record that cannot be stored.
+   */
+  async recordBatch(record: BatchRecord): Promise<RecordedSubmission> {
+    const identity = { provider: record.provider, taskId: record.batchId };
+    const horizon = this.options.horizonSeconds?.[record.provider] ?? MessageBatchesPolling.horizonSeconds;
+    const problems = [...submissionProblems(identity), ...batchChildProblems(record.childIds)];
+    const submission = this.prepare(identity, record, horizon, problems, record.childIds);
+    for (const input of recordBatchChildrenInputs(this.options.tableName, submission)) await this.put(input);
+    return this.record(submission);
+  }
+
+  /** The submission to record, or InvalidSubmissionError naming every problem. */
+  private prepare(identity: SubmissionIdentity, timing: SubmissionTiming, horizon: number, problems: string[], childIds?: readonly string[]): NewSubmission {
+    const submittedAt = timing.submittedAt === undefined ? this.now() : new Date(timing.submittedAt).getTime();
     if (!Number.isFinite(submittedAt)) problems.push('submittedAt is not a valid time');
-    const deadlineAt = this.deadlineOf(record, submittedAt);
+    const deadlineAt = this.deadlineOf(identity.provider, timing, submittedAt);
     if (deadlineAt !== undefined && !Number.isFinite(deadlineAt)) problems.push('deadline is not a valid time');
     else if (deadlineAt !== undefined && deadlineAt <= submittedAt) problems.push('deadline must be later than submittedAt');
     if (problems.length > 0) throw new InvalidSubmissionError(problems);
-
-    const horizon = this.options.horizonSeconds?.[record.provider] ?? this.options.defaultHorizonSeconds ?? AnswerlineLifecycle.HORIZON_SECONDS;
     const retention = this.options.retentionSeconds ?? Defaults.RETENTION_DAYS * 86_400;
     const warningMs = (this.options.deadlineWarningSeconds ?? Defaults.DEADLINE_WARNING_SECONDS) * 1000;
-    // Looked for before its resource disappears: at its horizon, or a warning margin before its deadline.
-    const dueAt = Math.min(submittedAt + horizon * 1000, deadlineAt === undefined ? Infinity : deadlineAt - warningMs);
     // Kept past its deadline too, so that the reconciler can settle it there.
     const keptSeconds = Math.max(retention, horizon + 86_400, deadlineAt === undefined ? 0 : Math.ceil((deadlineAt - submittedAt) / 1000) + 86_400);
-    const identity = { provider: record.provider, taskId: record.taskId, idempotencyKey: record.idempotencyKey };
-    const key = submissionKey(identity);
+    return {
+      ...identity,
+      submittedAt,
+      // Looked for before its resource disappears: at its horizon, or a warning margin before its deadline.
+      dueAt: Math.min(submittedAt + horizon * 1000, deadlineAt === undefined ? Infinity : deadlineAt - warningMs),
+      expiresAt: Math.floor(submittedAt / 1000) + keptSeconds,
+      ...(deadlineAt !== undefined ? { deadlineAt } : {}),
+      ...(childIds ? { childIds } : {}),
+    };
+  }
+
+  private async record(submission: NewSubmission): Promise<RecordedSubmission> {
+    const key = submissionKey(submission);
+    const recorded = await this.put(recordSubmissionInput(this.options.tableName, submission));
+    if (!recorded) return { outcome: 'already_recorded', key };
+    const { dueAt, deadlineAt } = submission;
+    return { outcome: 'recorded', key, dueAt, ...(deadlineAt !== undefined ? { deadlineAt } : {}) };
+  }
+
+  /** One conditional PutItem; false when the item was recorded before. */
+  private async put(input: PutItemCommandInput): Promise<boolean> {
     try {
-      await this.options.client.send(
-        new PutItemCommand(
-          recordSubmissionInput(this.options.tableName, {
-            ...identity,
-            submittedAt,
-            dueAt,
-            expiresAt: Math.floor(submittedAt / 1000) + keptSeconds,
-            ...(deadlineAt !== undefined ? { deadlineAt } : {}),
-          }),
-        ),
-      );
-      return { outcome: 'recorded', key, dueAt, ...(deadlineAt !== undefined ? { deadlineAt } : {}) };
+      await this.options.client.send(new PutItemCommand(input));
+      return true;
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return { outcome: 'already_recorded', key };
+      if (isConditionalCheckFailed(error)) return false;
       throw error;
     }
   }
 
   /** The record's own deadline, else its provider's default after submission; undefined without either. */
-  private deadlineOf(record: SubmissionRecord, submittedAt: number): number | undefined {
-    if (record.deadline !== undefined) return new Date(record.deadline).getTime();
-    const seconds = this.options.deadlineSeconds?.[record.provider];
+  private deadlineOf(provider: string, timing: SubmissionTiming, submittedAt: number): number | undefined {
+    if (timing.deadline !== undefined) return new Date(timing.deadline).getTime();
+    const seconds = this.options.deadlineSeconds?.[provider];
     return seconds === undefined ? undefined : submittedAt + seconds * 1000;
   }
 }

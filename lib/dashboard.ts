@@ -83,14 +83,24 @@ export function createInboxDashboard(
   dashboard.addWidgets(
     new cloudwatch.GraphWidget({
       title: 'Work queue',
-      width: HALF,
+      width: THIRD,
       height: HEIGHT,
       left: queueDepth,
       right: [inbox.metricOldestMessageAge({ label: 'oldest message age (s)' })],
     }),
     new cloudwatch.GraphWidget({
+      title: 'Queue delay (ms, p99)',
+      width: THIRD,
+      height: HEIGHT,
+      left: [
+        inbox.metricQueueDelay({ label: 'from receipt p99' }),
+        inbox.metricQueueDelayFromEvent({ label: "from the provider's event p99" }),
+        inbox.metricQueueDelay({ statistic: 'p50', label: 'from receipt p50' }),
+      ],
+    }),
+    new cloudwatch.GraphWidget({
       title: 'Dead deliveries',
-      width: HALF,
+      width: THIRD,
       height: HEIGHT,
       left: [...(deadLetterDepth ? [deadLetterDepth] : []), inbox.metricDeadLettered({ label: 'dead-lettered rows' })],
     }),
@@ -144,6 +154,12 @@ export function createInboxDashboard(
         inbox.metricPreviousSecretMatches({ label: 'AWSPREVIOUS' }),
         inbox.metricSignatureFailures({ label: 'authentication failed' }),
         inbox.metricUnusableSecretVersions({ label: 'bad signature, a staged value unusable' }),
+      ],
+      // What the refusals left: records (quarantine --rejected), those over the limit or sampled out, failed writes.
+      right: [
+        inbox.metricRejectionsRecorded({ label: 'rejection records' }),
+        inbox.metricRejectionsSuppressed({ label: 'rejections not recorded' }),
+        inbox.metricRejectionRecordFailures({ label: 'rejection records failed' }),
       ],
     }),
   );

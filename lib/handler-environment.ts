@@ -31,6 +31,13 @@ export interface InboxHandlerSettings {
   readonly effectBusName?: string;
   /** The user's processing function the processor invokes, when there is one. */
   readonly effectFunctionArn?: string;
+  /** Rejection records a minute per provider (0: none). */
+  readonly rejectionRecordsPerMinute: number;
+  /** Percent of refused requests considered for a record. */
+  readonly rejectionSamplePercent: number;
+  readonly rejectionRetentionSeconds: number;
+  /** The most a rejection record may add to a refusal's answer, milliseconds. */
+  readonly rejectionRecordBudgetMs: number;
 }
 
 /** What a local inbox must name; everything else falls back to the construct's defaults. */
@@ -51,6 +58,10 @@ export function handlerSettingsWithDefaults(settings: LocalHandlerSettings): Inb
     polling: [],
     pollBatchSize: Defaults.POLL_BATCH_SIZE,
     deadlineWarningSeconds: Defaults.DEADLINE_WARNING_SECONDS,
+    rejectionRecordsPerMinute: Defaults.REJECTION_RECORDS_PER_MINUTE,
+    rejectionSamplePercent: Defaults.REJECTION_SAMPLE_PERCENT,
+    rejectionRetentionSeconds: Defaults.REJECTION_RETENTION_DAYS * 86_400,
+    rejectionRecordBudgetMs: Defaults.REJECTION_RECORD_BUDGET_MS,
     ...settings,
   };
 }
@@ -81,6 +92,10 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       ...bodies,
       [Env.RETENTION_SECONDS]: String(settings.retentionSeconds),
       [Env.SECRET_CACHE_SECONDS]: String(settings.secretCacheSeconds),
+      [Env.REJECTION_RECORDS_PER_MINUTE]: String(settings.rejectionRecordsPerMinute),
+      [Env.REJECTION_SAMPLE_PERCENT]: String(settings.rejectionSamplePercent),
+      [Env.REJECTION_RETENTION_SECONDS]: String(settings.rejectionRetentionSeconds),
+      [Env.REJECTION_RECORD_BUDGET_MS]: String(settings.rejectionRecordBudgetMs),
     },
     processor: {
       [Env.INBOX_NAME]: settings.inboxName,

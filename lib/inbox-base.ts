@@ -81,6 +81,20 @@ export interface IWebhookInbox extends IConstruct {
   onResourceUnavailable(id: string, options?: events.OnEventOptions): events.Rule;
 
   /**
+   * A rule for each request of a polled batch that reached its terminal state (`BatchChildSettled`: once per request).
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  onBatchChildSettled(id: string, options?: events.OnEventOptions): events.Rule;
+
+  /**
+   * A rule for each polled batch whose every result was recorded (`BatchSettled`: its summary, once per batch).
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  onBatchSettled(id: string, options?: events.OnEventOptions): events.Rule;
+
+  /**
    * A metric the handlers emit, for this inbox across its providers.
    * @default - sum over 5 minutes
    */
@@ -142,6 +156,12 @@ export interface IWebhookInbox extends IConstruct {
   /** Requests from outside a provider's allowed source ranges, refused 403 before any verification. @default - sum over 5 minutes */
   metricSourceNotAllowed(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
+  /** Requests whose signing certificate (SNS's) could not be fetched, answered 503 so that SNS retries. @default - sum over 5 minutes */
+  metricCertificateUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Subscription confirmations (SNS's) that SNS did not accept when the inbox requested them, answered 502. @default - sum over 5 minutes */
+  metricConfirmationFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
   /**
    * Verified deliveries of a task that is not final yet (Answerline): answered 200, nothing stored,
    * so they never stand in the way of the final delivery. @default - sum over 5 minutes
@@ -177,6 +197,12 @@ export interface IWebhookInbox extends IConstruct {
 
   /** Submissions that expired (their TTL) still awaiting; before UNAVAILABLE existed, also those the provider did not know (404). @default - sum over 5 minutes */
   metricUnknownSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Results of polled batches' requests stored as rows of their own (each once). @default - sum over 5 minutes */
+  metricBatchChildrenRecorded(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Polled batches whose every result was recorded and whose summary was stored. @default - sum over 5 minutes */
+  metricBatchesSettled(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
   /** Polled submissions not final yet, checked again later. @default - sum over 5 minutes */
   metricStillPending(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
@@ -216,6 +242,24 @@ export interface IWebhookInbox extends IConstruct {
    * reconciler run (every run reports, zero included). @default - maximum over 5 minutes
    */
   metricSubmissionsNearDeadline(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Requests refused at the authenticity check that left a rejection record. @default - sum over 5 minutes */
+  metricRejectionsRecorded(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Requests refused at the authenticity check that left no record: sampled out or over the minute's limit. @default - sum over 5 minutes */
+  metricRejectionsSuppressed(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Rejection records that could not be written (an error, or over their time budget). @default - sum over 5 minutes */
+  metricRejectionRecordFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+  /**
+   * Milliseconds from a delivery's receipt to the start of its first processing attempt (`QueueDelay`, one value per row). @default - p99 over 5 minutes
+   */
+  metricQueueDelay(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Milliseconds from the provider's signed event timestamp to the start of the row's first processing attempt (`QueueDelayFromEvent`; providers that sign a time). @default - p99 over 5 minutes
+   */
+  metricQueueDelayFromEvent(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
   /** Messages waiting in the work queue (`AWS/SQS` `ApproximateNumberOfMessagesVisible`). @default - maximum over 5 minutes */
   metricWorkQueueDepth(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
@@ -315,6 +359,24 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
    */
   public onResourceUnavailable(id: string, options: events.OnEventOptions = {}): events.Rule {
     return this.onEffect(id, EffectEvent.RESOURCE_UNAVAILABLE, options);
+  }
+
+  /**
+   * A rule for each request of a polled batch that reached its terminal state (`BatchChildSettled`: once per request).
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  public onBatchChildSettled(id: string, options: events.OnEventOptions = {}): events.Rule {
+    return this.onEffect(id, EffectEvent.BATCH_CHILD_SETTLED, options);
+  }
+
+  /**
+   * A rule for each polled batch whose every result was recorded (`BatchSettled`: its summary, once per batch).
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  public onBatchSettled(id: string, options: events.OnEventOptions = {}): events.Rule {
+    return this.onEffect(id, EffectEvent.BATCH_SETTLED, options);
   }
 
   /**
@@ -418,6 +480,16 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.metric(MetricName.SOURCE_NOT_ALLOWED, props);
   }
 
+  /** Requests whose signing certificate (SNS's) could not be fetched, answered 503 so that SNS retries. @default - sum over 5 minutes */
+  public metricCertificateUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.CERTIFICATE_UNAVAILABLE, props);
+  }
+
+  /** Subscription confirmations (SNS's) that SNS did not accept when the inbox requested them, answered 502. @default - sum over 5 minutes */
+  public metricConfirmationFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.CONFIRMATION_FAILED, props);
+  }
+
   /**
    * Verified deliveries of a task that is not final yet (Answerline): answered 200, nothing stored,
    * so they never stand in the way of the final delivery. @default - sum over 5 minutes
@@ -476,6 +548,16 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.metric(MetricName.UNKNOWN_SUBMISSIONS, props);
   }
 
+  /** Results of polled batches' requests stored as rows of their own (each once). @default - sum over 5 minutes */
+  public metricBatchChildrenRecorded(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.BATCH_CHILDREN_RECORDED, props);
+  }
+
+  /** Polled batches whose every result was recorded and whose summary was stored. @default - sum over 5 minutes */
+  public metricBatchesSettled(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.BATCHES_SETTLED, props);
+  }
+
   /** Polled submissions not final yet, checked again later. @default - sum over 5 minutes */
   public metricStillPending(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.STILL_PENDING, props);
@@ -531,6 +613,33 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
    */
   public metricSubmissionsNearDeadline(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.NEAR_DEADLINE, { statistic: 'Maximum', ...props });
+  }
+
+  /** Requests refused at the authenticity check that left a rejection record. @default - sum over 5 minutes */
+  public metricRejectionsRecorded(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.REJECTION_RECORDED, props);
+  }
+
+  /** Requests refused at the authenticity check that left no record: sampled out or over the minute's limit. @default - sum over 5 minutes */
+  public metricRejectionsSuppressed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.REJECTION_SUPPRESSED, props);
+  }
+
+  /** Rejection records that could not be written (an error, or over their time budget). @default - sum over 5 minutes */
+  public metricRejectionRecordFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.REJECTION_RECORD_FAILED, props);
+  }
+
+  /** Milliseconds from a delivery's receipt to the start of its first processing attempt (`QueueDelay`, one value per row). @default - p99 over 5 minutes */
+  public metricQueueDelay(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.QUEUE_DELAY, { statistic: 'p99', ...props });
+  }
+
+  /**
+   * Milliseconds from the provider's signed event timestamp to the start of the row's first processing attempt (`QueueDelayFromEvent`; providers that sign a time). @default - p99 over 5 minutes
+   */
+  public metricQueueDelayFromEvent(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.QUEUE_DELAY_FROM_EVENT, { statistic: 'p99', ...props });
   }
 
   /** Messages waiting in the work queue (`AWS/SQS` `ApproximateNumberOfMessagesVisible`). @default - maximum over 5 minutes */

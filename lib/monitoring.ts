@@ -29,6 +29,8 @@ export enum InboxAlarm {
   RECONCILER_ERRORS = 'RECONCILER_ERRORS',
   /** The reconciler was not invoked at all: its schedule is disabled or deleted, or it is throttled. */
   RECONCILER_NOT_RUNNING = 'RECONCILER_NOT_RUNNING',
+  /** Deliveries wait too long between their receipt and their first processing attempt (p99). */
+  QUEUE_DELAY = 'QUEUE_DELAY',
 }
 
 /** Alarm settings of a WebhookInbox: which alarms, their thresholds and where they notify. */
@@ -100,6 +102,12 @@ export interface WebhookInboxAlarmOptions {
    * @default - 1 hour, or three times the reconcile schedule's rate if that is longer
    */
   readonly maxReconcilerSilence?: Duration;
+
+  /**
+   * The p99 over 5 minutes of the time from a delivery's receipt to its first processing attempt (`QueueDelay`) that raises the queue-delay alarm; from 1 second to 12 hours.
+   * @default Duration.minutes(2)
+   */
+  readonly maxQueueDelay?: Duration;
 }
 
 /** Properties of WebhookInboxAlarms. */
@@ -137,10 +145,13 @@ const RUNBOOK_SECTION: Readonly<Record<InboxAlarm, string>> = {
   [InboxAlarm.VERIFIER_SERVER_ERRORS]: 'verifier-server-errors',
   [InboxAlarm.RECONCILER_ERRORS]: 'reconciler-errors',
   [InboxAlarm.RECONCILER_NOT_RUNNING]: 'reconciler-not-running',
+  [InboxAlarm.QUEUE_DELAY]: 'queue-delay',
 };
 
 /** No message is older than SQS keeps one: a greater age can never be reached. */
 const MAX_MESSAGE_AGE_SECONDS = Limits.SQS_RETENTION_DAYS * 24 * 3600;
+/** The greatest `maxQueueDelay` accepted. */
+const MAX_QUEUE_DELAY_MS = Limits.MAX_QUEUE_DELAY_HOURS * 3600 * 1000;
 const MAX_ALARM_PERIOD_SECONDS = Limits.ALARM_PERIOD_DAYS * 24 * 3600;
 
 /**
@@ -176,6 +187,8 @@ export class WebhookInboxAlarms extends Construct {
   public readonly reconcilerErrors?: cloudwatch.Alarm;
   /** The reconciler was not invoked within `maxReconcilerSilence`. */
   public readonly reconcilerNotRunning?: cloudwatch.Alarm;
+  /** The p99 queue delay (receipt to the first processing attempt) reached `maxQueueDelay` over 5 minutes. */
+  public readonly queueDelay?: cloudwatch.Alarm;
   /** Every alarm created, composite included, for an alarm status widget or a monitoring facade. */
   public readonly all: cloudwatch.IAlarm[];
 
@@ -342,6 +355,15 @@ export class WebhookInboxAlarms extends Construct {
         },
       );
     }
+
+    if (wanted(InboxAlarm.QUEUE_DELAY)) {
+      const maxDelay = props.maxQueueDelay ?? Duration.seconds(MonitoringDefaults.MAX_QUEUE_DELAY_SECONDS);
+      this.queueDelay = pagingAlarm('QueueDelay', InboxAlarm.QUEUE_DELAY, inbox.metricQueueDelay({ statistic: 'p99', period: Duration.minutes(5) }), {
+        what: `the p99 time from a delivery's receipt to its first processing attempt reached ${maxDelay.toHumanString()}: the processor is throttled, failing or behind, or the enqueue fails and the sweep carries the rows`,
+        threshold: maxDelay.toMilliseconds(),
+        comparisonOperator: atLeast,
+      });
+    }
   }
 
   /** One metric alarm: a single datapoint decides, missing data is not breaching unless told. */
@@ -401,6 +423,13 @@ function validateAlarmOptions(options: WebhookInboxAlarmOptions, reconcileSchedu
     const seconds = age.toSeconds();
     if (seconds < 60 || seconds > MAX_MESSAGE_AGE_SECONDS) {
       problems.push(`alarms.maxMessageAge: must be from 1 minute to ${Limits.SQS_RETENTION_DAYS} days, got ${age.toHumanString()}`);
+    }
+  }
+  const delay = options.maxQueueDelay;
+  if (delay && !Token.isUnresolved(delay.toMilliseconds())) {
+    const ms = delay.toMilliseconds();
+    if (ms < 1000 || ms > MAX_QUEUE_DELAY_MS) {
+      problems.push(`alarms.maxQueueDelay: must be from 1 second to ${Duration.millis(MAX_QUEUE_DELAY_MS).toHumanString()}, got ${delay.toHumanString()}`);
     }
   }
   const silence = options.maxReconcilerSilence;

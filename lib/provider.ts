@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { AdapterKind, Defaults, LINEAR_TOLERANCE_SECONDS, PADDLE_PAST_TOLERANCE_SECONDS } from './contract';
+import { AdapterKind, Defaults, LINEAR_TOLERANCE_SECONDS, PADDLE_PAST_TOLERANCE_SECONDS, SNS_PAST_TOLERANCE_SECONDS } from './contract';
 
 /** Automatic rotation of a signing secret by the inbox's rotation function. */
 export interface SigningSecretRotation {
@@ -120,6 +120,13 @@ export interface WebhookProviderOptions {
    * @default - any source: the signature alone decides
    */
   readonly allowedSources?: string[];
+
+  /**
+   * Dotted path of the tenant's id in a delivery's JSON body (e.g. `account.id`): the delivery
+   * record logs its salted hash as `tenantRef`, never the value.
+   * @default - no tenant reference in the delivery record
+   */
+  readonly tenantJsonPath?: string;
 }
 
 /** The HMAC hash function of a generic HMAC provider. */
@@ -231,6 +238,42 @@ export interface TwilioProviderOptions extends WebhookProviderOptions {
   readonly webhookUrl: string;
 }
 
+/** Options of the Amazon SNS preset: SNS signs with certificates, so there is no signing secret to give or rotate. */
+export interface SnsProviderOptions {
+  /**
+   * The provider's name: its path (`/hooks/<name>`), its key namespace and its metrics' `Provider` dimension.
+   * @default 'sns'
+   */
+  readonly name?: string;
+
+  /**
+   * The ARNs of the topics whose HTTPS subscriptions post here (`topic.topicArn` of a topic in the
+   * app, or a topic of another account): a message of any other topic is refused, since anyone
+   * can subscribe an endpoint to a topic of their own and SNS signs its messages too.
+   */
+  readonly topicArns: string[];
+
+  /**
+   * How old a message's signed `Timestamp` may be: every retry of a message carries its first
+   * attempt's signature, so this covers the delivery policy's whole retry window.
+   * @default Duration.seconds(3900) - SNS's longest retry window (an hour) and 5 minutes of skew
+   */
+  readonly pastTolerance?: Duration;
+
+  /**
+   * How far in the future a signed `Timestamp` may lie.
+   * @default Duration.minutes(5)
+   */
+  readonly futureTolerance?: Duration;
+
+  /**
+   * The only source address ranges (CIDR) requests are verified from (SNS sends from the
+   * `AMAZON` ranges of its region in AWS's ip-ranges.json): a request from elsewhere is answered 403.
+   * @default - any source: the signature and the topic decide
+   */
+  readonly allowedSources?: string[];
+}
+
 /** What a provider resolves to when an inbox binds it. */
 export interface WebhookProviderConfig {
   /** Path segment, key namespace and metric dimension. */
@@ -258,7 +301,7 @@ export interface WebhookProviderConfig {
    * @default - none: a preset
    */
   readonly hmacScheme?: HmacProviderOptions;
-  /** The form of secret the provider uses, for the placeholder and for rotation: `whsec` or `text`. */
+  /** The form of secret the provider uses, for the placeholder and for rotation: `whsec`, `text`, `json`, or `none` (SNS). */
   readonly secretFormat: string;
   /**
    * Recovery by polling.
@@ -280,6 +323,16 @@ export interface WebhookProviderConfig {
    * @default - none
    */
   readonly notificationUrl?: string;
+  /**
+   * The topics whose subscriptions post here (SNS).
+   * @default - none
+   */
+  readonly topicArns?: string[];
+  /**
+   * Dotted path of the tenant's id in a delivery's JSON body, hashed into the delivery record.
+   * @default - none
+   */
+  readonly tenantJsonPath?: string;
 }
 
 /**
@@ -443,6 +496,37 @@ export abstract class WebhookProvider {
     return new PresetProvider(AdapterKind.TWILIO, 'text', options, { signedUrl: options.webhookUrl });
   }
 
+  /**
+   * Amazon SNS HTTPS subscriptions of the configured topics: each message signed
+   * (`SignatureVersion` 1 SHA1withRSA, 2 SHA256withRSA) with the key of the certificate at its
+   * `SigningCertURL`, fetched only from SNS's host of the topic's region and cached; a
+   * `SubscriptionConfirmation` confirmed at its `SubscribeURL` and never stored; a `Notification`
+   * stored under its `MessageId`; an `UnsubscribeConfirmation` stored for the app to see (nothing
+   * resubscribes). Raw message delivery is refused: it is unsigned. No signing secret.
+   */
+  public static sns(options: SnsProviderOptions): WebhookProvider {
+    return new PresetProvider(
+      AdapterKind.SNS,
+      'none',
+      { ...options, pastTolerance: options.pastTolerance ?? Duration.seconds(SNS_PAST_TOLERANCE_SECONDS) },
+      { topicArns: options.topicArns },
+    );
+  }
+
+  /**
+   * A message-batches API (Anthropic Message Batches; docs/providers/message-batches.md): it sends
+   * no webhooks, so its route refuses every request. The app records each batch with the custom
+   * ids of its requests (`SubmissionLedger.recordBatch`); the reconciler polls the batch until it
+   * has ended, then stores each request's result (succeeded, errored, canceled, expired) as a row
+   * of its own and the batch's summary as one more, each with its own effect (`BatchChildSettled`,
+   * `BatchSettled`).
+   * @param batchApi how the batch API is polled: its `apiKeySecret` holds the API key; `taskUrlTemplate` defaults to `https://api.anthropic.com/v1/messages/batches/{batchId}`, the first look 1 minute after submission, then every 5 minutes
+   * @param options the options of every preset (its `polling` is replaced by the first argument)
+   */
+  public static messageBatches(batchApi: ProviderPolling, options: WebhookProviderOptions = {}): WebhookProvider {
+    return new PresetProvider(AdapterKind.MESSAGE_BATCHES, 'text', { ...options, polling: batchApi });
+  }
+
   /** Any HMAC-signed webhook, described by its header, signed content, encoding and id. */
   public static hmac(options: HmacProviderOptions): WebhookProvider {
     return new PresetProvider(AdapterKind.HMAC, 'text', options, { hmacScheme: options });
@@ -457,8 +541,8 @@ class PresetProvider extends WebhookProvider {
     private readonly adapter: string,
     private readonly secretFormat: string,
     private readonly options: WebhookProviderOptions,
-    /** What some presets add: the generic scheme's settings, or the URL the provider signs (Square, Twilio). */
-    private readonly extras: { readonly hmacScheme?: HmacProviderOptions; readonly signedUrl?: string } = {},
+    /** What some presets add: the generic scheme's settings, the URL the provider signs (Square, Twilio), the topics (SNS). */
+    private readonly extras: { readonly hmacScheme?: HmacProviderOptions; readonly signedUrl?: string; readonly topicArns?: string[] } = {},
   ) {
     super();
   }
@@ -478,6 +562,8 @@ class PresetProvider extends WebhookProvider {
       authoritativeRead: this.options.authoritativeRead,
       allowedSources: this.options.allowedSources,
       notificationUrl: this.extras.signedUrl,
+      topicArns: this.extras.topicArns,
+      tenantJsonPath: this.options.tenantJsonPath,
     };
   }
 }

@@ -4,6 +4,7 @@ import {
   authoritativeReadProblems,
   HmacRuntimeSettings,
   hmacSchemeProblems,
+  jsonPathProblems,
   notificationUrlProblems,
   PollingDefaults,
   pollingProblems,
@@ -11,6 +12,7 @@ import {
   ProviderRuntimeConfig,
   providerRuntimeConfig,
   sourceCidrProblems,
+  topicArnProblems,
   URL_SIGNING_ADAPTERS,
 } from './contract';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProviderConfig } from './provider';
@@ -38,6 +40,9 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
     ...(runtime.hmac ? hmacSchemeProblems(runtime.hmac).map((problem) => `hmac: ${problem}`) : []),
     ...(runtime.authoritativeRead ? authoritativeReadProblems(runtime.authoritativeRead).map((problem) => `authoritativeRead: ${problem}`) : []),
     ...(runtime.allowedSourceCidrs ? sourceCidrProblems(runtime.allowedSourceCidrs).map((problem) => `allowedSources: ${problem}`) : []),
+    ...(runtime.tenantJsonPath !== undefined && !Token.isUnresolved(runtime.tenantJsonPath)
+      ? jsonPathProblems(runtime.tenantJsonPath).map((problem) => `tenantJsonPath ${problem}`)
+      : []),
   ];
   if (provider.rotation && provider.secretFormat === 'json') {
     problems.push("rotation: this provider's secret is chosen in its own dashboard; stage the new value there and in the secret instead");
@@ -46,18 +51,26 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
   if (URL_SIGNING_ADAPTERS.includes(provider.adapter) && !Token.isUnresolved(provider.notificationUrl)) {
     problems.push(...notificationUrlProblems(provider.notificationUrl).map((problem) => `notificationUrl ${problem}`));
   }
+  if (provider.adapter === AdapterKind.SNS) {
+    // An ARN made of tokens (a topic of the app) is checked at cold start.
+    problems.push(...topicArnProblems(provider.topicArns, (arn) => Token.isUnresolved(arn)).map((problem) => `topicArns ${problem}`));
+    if (provider.signingSecret) problems.push('signingSecret: SNS signs with certificates; there is no secret to give');
+  }
   if (provider.rotation && provider.adapter === AdapterKind.DISCORD) {
     problems.push("rotation: the stored value is the Discord application's public key, not a secret: there is nothing to rotate");
   }
   if (provider.polling) {
-    if (provider.adapter !== AdapterKind.ANSWERLINE && provider.adapter !== AdapterKind.ECHONOVA) {
-      problems.push('polling: only Answerline and Echonova can be polled');
+    if (!POLLED_ADAPTERS.includes(provider.adapter)) {
+      problems.push('polling: only Answerline, Echonova and a message-batches API can be polled');
     } else {
       problems.push(...pollingProblems(pollingRuntimeConfig(provider, provider.polling, 'secret')).map((problem) => `polling: ${problem}`));
     }
   }
   return problems.map((problem) => `providers: ${provider.name}: ${problem}`);
 }
+
+/** The adapter kinds the reconciler can poll. */
+const POLLED_ADAPTERS: readonly string[] = [AdapterKind.ANSWERLINE, AdapterKind.ECHONOVA, AdapterKind.MESSAGE_BATCHES];
 
 /** How the reconciler polls a provider, the preset's defaults filled in. */
 export function pollingRuntimeConfig(
@@ -66,7 +79,11 @@ export function pollingRuntimeConfig(
   apiKeySecretId: string,
 ): PollingRuntimeConfig {
   const defaults: { taskUrlTemplate?: string; horizonSeconds: number; recheckSeconds: number } =
-    provider.adapter === AdapterKind.ANSWERLINE ? PollingDefaults.answerline : PollingDefaults.echonova;
+    provider.adapter === AdapterKind.ANSWERLINE
+      ? PollingDefaults.answerline
+      : provider.adapter === AdapterKind.MESSAGE_BATCHES
+        ? PollingDefaults['message-batches']
+        : PollingDefaults.echonova;
   return {
     provider: provider.name,
     taskUrlTemplate: polling.taskUrlTemplate ?? defaults.taskUrlTemplate ?? '',
@@ -81,11 +98,11 @@ function seconds(duration: Duration | undefined): number | undefined {
 }
 
 /** What the handlers are told about a provider (serialized into their environment). */
-export function providerRuntimeConfigOf(provider: WebhookProviderConfig, secretId: string): ProviderRuntimeConfig {
+export function providerRuntimeConfigOf(provider: WebhookProviderConfig, secretId: string | undefined): ProviderRuntimeConfig {
   return providerRuntimeConfig({
     name: provider.name,
     adapter: provider.adapter,
-    secretId,
+    ...(secretId !== undefined ? { secretId } : {}),
     tolerancePastSeconds: provider.pastTolerance.toSeconds(),
     toleranceFutureSeconds: provider.futureTolerance.toSeconds(),
     previousSecretGraceSeconds: provider.previousSecretGracePeriod.toSeconds(),
@@ -101,5 +118,7 @@ export function providerRuntimeConfigOf(provider: WebhookProviderConfig, secretI
       : {}),
     ...(provider.allowedSources?.length ? { allowedSourceCidrs: provider.allowedSources } : {}),
     ...(provider.notificationUrl !== undefined ? { notificationUrl: provider.notificationUrl } : {}),
+    ...(provider.topicArns !== undefined ? { topicArns: provider.topicArns } : {}),
+    ...(provider.tenantJsonPath !== undefined ? { tenantJsonPath: provider.tenantJsonPath } : {}),
   });
 }

@@ -190,6 +190,25 @@ export interface WebhookInboxProps {
   readonly retention?: Duration;
 
   /**
+   * The most records of requests refused at the authenticity check kept per provider and minute,
+   * across every verifier instance (the rest are counted in `RejectionSuppressed`); 0 keeps none.
+   * @default 60
+   */
+  readonly rejectionRecordsPerMinute?: number;
+
+  /**
+   * Percent (1 to 100) of refused requests considered for a record, before the per-minute limit.
+   * @default 100
+   */
+  readonly rejectionRecordSamplePercent?: number;
+
+  /**
+   * How long a rejection record is kept (DynamoDB TTL), whole days from 1 to 365.
+   * @default Duration.days(7)
+   */
+  readonly rejectionRecordRetention?: Duration;
+
+  /**
    * How long a signing secret stays cached in the verifier.
    * @default Duration.minutes(5)
    */

@@ -129,11 +129,11 @@ export class WebhookInbox extends WebhookInboxBase {
 
   /** The URL a provider posts to. */
   public urlFor(providerName: string): string {
-    this.signingSecretFor(providerName);
+    if (!this.providerConfigs.some((provider) => provider.name === providerName)) throw new Error(`this inbox serves no provider named "${providerName}"`);
     return `${this.endpointUrl}${hookPath(providerName)}`;
   }
 
-  /** The signing secret of a provider this inbox serves. */
+  /** The signing secret of a provider this inbox serves (an SNS provider has none: its requests name their certificate). */
   public signingSecretFor(providerName: string): secretsmanager.ISecret {
     return signingSecretOf(this.secrets, providerName);
   }

@@ -31,7 +31,8 @@ export async function runDemo(twin: Twin, log: Log): Promise<DemoSummary> {
   const answers: Record<string, number> = {};
   log(`demo: sending ${deliveries.length} deliveries`);
   for (const delivery of deliveries) {
-    const response = await fetch(twin.urls[delivery.provider], { method: 'POST', headers: delivery.headers, body: delivery.body });
+    // As a provider sends: a redirect is an answer (a failed attempt), never followed.
+    const response = await fetch(twin.urls[delivery.provider], { method: 'POST', headers: delivery.headers, body: delivery.body, redirect: 'manual' });
     const { result = `http_${response.status}` } = (await response.json().catch(() => ({}))) as { result?: string };
     answers[result] = (answers[result] ?? 0) + 1;
     log(`  ${String(response.status).padEnd(4)}${result.padEnd(15)}${delivery.provider.padEnd(11)}${delivery.label}`);

@@ -32,8 +32,8 @@ interface Injected {
 export interface Route {
   /** The id captured from the path, or undefined when the route takes none. */
   readonly match: (path: string) => { id?: string } | undefined;
-  /** The status and JSON body of a normal answer. */
-  readonly answer: (id: string | undefined) => { status: number; body: unknown };
+  /** The status and JSON body of a normal answer (`query`: the request's query string). */
+  readonly answer: (id: string | undefined, query: URLSearchParams) => { status: number; body: unknown };
 }
 
 export abstract class FakeApiServer {
@@ -100,7 +100,7 @@ export abstract class FakeApiServer {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    const path = new URL(req.url ?? '/', 'http://fake').pathname;
+    const { pathname: path, searchParams } = new URL(req.url ?? '/', 'http://fake');
     const authorized = req.headers.authorization === `Bearer ${this.apiKey}`;
     let route: Route | undefined;
     let id: string | undefined;
@@ -135,7 +135,7 @@ export abstract class FakeApiServer {
       const headers: Record<string, string> = injection.retryAfterSeconds !== undefined ? { 'retry-after': String(injection.retryAfterSeconds) } : {};
       return send(injection.status, this.errorBody(injection.status), headers);
     }
-    const answer = route.answer(id);
+    const answer = route.answer(id, searchParams);
     send(answer.status, answer.status === 200 ? answer.body : this.errorBody(answer.status));
   }
 }

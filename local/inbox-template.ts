@@ -12,7 +12,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { IConstruct } from 'constructs';
-import { AdapterKind, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../lib/contract';
+import { AdapterKind, CERTIFICATE_SIGNED_ADAPTERS, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../lib/contract';
 import { WebhookInbox } from '../lib/webhook-inbox';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProvider, WebhookProviderOptions } from '../lib/provider';
 import type { Template } from './iam/template-policies';
@@ -132,7 +132,11 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
     deadLetterQueue: id(inbox.deadLetterQueue)!,
     ...(inbox.bodyBucket ? { bodyBucket: id(inbox.bodyBucket) } : {}),
     ...(inbox.eventBus ? { eventBus: id(inbox.eventBus) } : {}),
-    signingSecrets: Object.fromEntries(spec.providers.map((config) => [config.name, id(inbox.signingSecretFor(config.name))!])),
+    signingSecrets: Object.fromEntries(
+      spec.providers
+        .filter((config) => !CERTIFICATE_SIGNED_ADAPTERS.includes(config.adapter))
+        .map((config) => [config.name, id(inbox.signingSecretFor(config.name))!]),
+    ),
     apiKeySecrets: Object.fromEntries([...apiKeys].map(([secretId, created]) => [secretId, id(created)!])),
     ...(processingFunction ? { processingFunction: id(processingFunction) } : {}),
     ...(registerFunction ? { registerFunction: id(registerFunction) } : {}),
@@ -150,7 +154,7 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
 
 /** The construct's preset for a provider of an adapter kind (the generic HMAC scheme from its runtime settings). */
 export function presetFor(
-  config: Pick<ProviderRuntimeConfig, 'name' | 'adapter' | 'hmac' | 'notificationUrl'>,
+  config: Pick<ProviderRuntimeConfig, 'name' | 'adapter' | 'hmac' | 'notificationUrl' | 'topicArns'>,
   options: WebhookProviderOptions,
 ): WebhookProvider {
   switch (config.adapter) {
@@ -184,6 +188,15 @@ export function presetFor(
       return WebhookProvider.square({ ...options, notificationUrl: config.notificationUrl ?? '' });
     case AdapterKind.TWILIO:
       return WebhookProvider.twilio({ ...options, webhookUrl: config.notificationUrl ?? '' });
+    case AdapterKind.SNS:
+      return WebhookProvider.sns({
+        name: options.name,
+        topicArns: [...(config.topicArns ?? [])],
+        pastTolerance: options.pastTolerance,
+        futureTolerance: options.futureTolerance,
+      });
+    case AdapterKind.MESSAGE_BATCHES:
+      return WebhookProvider.messageBatches(options.polling!, options);
     case AdapterKind.HMAC: {
       const scheme = config.hmac!;
       const hmac: HmacProviderOptions = {

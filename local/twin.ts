@@ -186,7 +186,14 @@ export function readyLine(twin: TemplateTwin): Record<string, unknown> {
     inboxes: twin.inboxes.map((inbox) => ({
       stack: inbox.stackName,
       name: inbox.opsConfig.inboxName,
-      providers: inbox.providers.map(({ name, adapter, url, secretArn, secret }) => ({ name, adapter, url, secretArn, secret })),
+      providers: inbox.providers.map(({ name, adapter, url, signedUrl, secretArn, secret }) => ({
+        name,
+        adapter,
+        url,
+        ...(signedUrl ? { signedUrl } : {}),
+        secretArn,
+        secret,
+      })),
       tables: { inbox: inbox.opsConfig.inboxTable, results: inbox.opsConfig.resultsTable },
       queues: { work: inbox.opsConfig.workQueueUrl, deadLetter: inbox.opsConfig.deadLetterQueueUrl },
       ...(inbox.eventBus ? { bus: inbox.eventBus } : {}),
@@ -270,6 +277,8 @@ export interface Twin {
   readonly inbox: LocalInbox;
   /** The webhook URL of each provider. */
   readonly urls: Readonly<Record<string, string>>;
+  /** The URL a provider that signs one signs (Square, Twilio), by provider. */
+  readonly signedUrls: Readonly<Record<string, string>>;
   readonly secrets: Readonly<Record<string, string>>;
   readonly names: TwinInboxNames;
   readonly workQueueUrl: string;
@@ -348,6 +357,7 @@ export function twinOf(template: TemplateTwin, inbox: LocalInbox, interceptors?:
     template,
     inbox,
     urls: Object.fromEntries(inbox.providers.map((provider) => [provider.name, provider.url])),
+    signedUrls: Object.fromEntries(inbox.providers.flatMap((provider) => (provider.signedUrl ? [[provider.name, provider.signedUrl]] : []))),
     secrets: Object.fromEntries(inbox.providers.map((provider) => [provider.name, provider.secret])),
     names: {
       inboxTable: config.inboxTable,

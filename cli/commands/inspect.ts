@@ -1,6 +1,7 @@
-import { AttributeValue, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { AttributeValue, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { AdapterKind, InboxAttr as A, InboxItemKind, OpsConfig, providerRuntimeConfig, ResultAttr as R } from '../../lib/contract';
+import { queryPages } from '../../lambda/shared/stores/dynamo';
 import { inlineBodyOf } from '../../lambda/shared/stores/inline-body';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
 import { safeErrorText } from '../../lambda/shared/runtime/errors';
@@ -107,29 +108,27 @@ async function bodyInfo(clients: OpsClients, config: OpsConfig, item: Record<str
 /** The altered copies kept beside the row: one Query of the row's own partition. */
 async function copies(clients: OpsClients, config: OpsConfig, key: string): Promise<InspectedCopy[]> {
   const result: InspectedCopy[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await clients.dynamodb.send(
-      new QueryCommand({
-        TableName: config.inboxTable,
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :quarantine)',
-        ProjectionExpression: '#digest, #count, #receivedAt, #lastSeen',
-        ExpressionAttributeNames: {
-          '#pk': A.PK,
-          '#sk': A.SK,
-          '#digest': A.DIGEST,
-          '#count': A.COUNT,
-          '#receivedAt': A.RECEIVED_AT,
-          '#lastSeen': A.LAST_SEEN_AT,
-        },
-        ExpressionAttributeValues: { ':pk': { S: key }, ':quarantine': { S: InboxItemKind.QUARANTINE_PREFIX } },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const copy of page.Items ?? []) result.push(quarantinedCopy(copy));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  await queryPages(
+    clients.dynamodb,
+    {
+      TableName: config.inboxTable,
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :quarantine)',
+      ProjectionExpression: '#digest, #count, #receivedAt, #lastSeen',
+      ExpressionAttributeNames: {
+        '#pk': A.PK,
+        '#sk': A.SK,
+        '#digest': A.DIGEST,
+        '#count': A.COUNT,
+        '#receivedAt': A.RECEIVED_AT,
+        '#lastSeen': A.LAST_SEEN_AT,
+      },
+      ExpressionAttributeValues: { ':pk': { S: key }, ':quarantine': { S: InboxItemKind.QUARANTINE_PREFIX } },
+      ConsistentRead: true,
+    },
+    (items) => {
+      for (const copy of items) result.push(quarantinedCopy(copy));
+    },
+  );
   return result;
 }
 

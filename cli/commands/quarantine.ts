@@ -1,6 +1,9 @@
 import { InboxAttr as A, InboxItemKind, OpsConfig } from '../../lib/contract';
 import { OpsClients } from '../clients';
 import { scanAll } from '../../lambda/shared/stores/dynamo';
+import { DynamoDbRejectionStore, RejectionRecord } from '../../lambda/shared/stores/rejection-store';
+import { UsageError } from '../errors';
+import { iso } from './common';
 import { InspectedCopy, quarantinedCopy } from './inspect';
 
 export interface QuarantineEntry extends InspectedCopy {
@@ -36,4 +39,67 @@ export async function listQuarantine(clients: OpsClients, config: OpsConfig): Pr
   );
   copies.sort((a, b) => (a.firstSeen ?? '').localeCompare(b.firstSeen ?? '') || a.key.localeCompare(b.key));
   return { copies, itemsRead };
+}
+
+/** One request refused at the authenticity check, as `quarantine --rejected` lists it. */
+export interface RejectedEntry {
+  readonly provider: string;
+  readonly receivedAt: string;
+  readonly reason: string;
+  readonly httpStatus: number;
+  readonly sourceHash?: string;
+  readonly headerNames: readonly string[];
+  readonly headerNamesTruncated: boolean;
+  readonly bodyBytes: number;
+  readonly digest: string;
+  readonly expiresAt: string;
+}
+
+export interface RejectedReport {
+  readonly providers: readonly string[];
+  readonly since: string;
+  readonly records: readonly RejectedEntry[];
+  /** True when `limit` records were found: there may be more. */
+  readonly truncated: boolean;
+}
+
+export interface RejectedOptions {
+  /** Only this provider's records (one of the inbox's); all of them otherwise. */
+  readonly provider?: string;
+  /** Epoch ms. */
+  readonly since: number;
+  readonly now: number;
+  readonly limit: number;
+}
+
+/**
+ * The records of requests refused at the authenticity check, oldest first: one Query per
+ * provider and UTC day since `since` (never a Scan); a record past its `expiresAt` is left out.
+ */
+export async function listRejected(clients: OpsClients, config: OpsConfig, options: RejectedOptions): Promise<RejectedReport> {
+  if (options.provider !== undefined && !config.providers.includes(options.provider)) {
+    throw new UsageError(`--provider ${options.provider}: this inbox serves ${config.providers.join(', ')}`);
+  }
+  const providers = options.provider === undefined ? [...config.providers] : [options.provider];
+  const store = new DynamoDbRejectionStore(clients.dynamodb, config.inboxTable);
+  const found: RejectionRecord[] = [];
+  for (const provider of providers) found.push(...(await store.list(provider, options.since, options.now, options.limit + 1)));
+  const live = found.sort((a, b) => a.receivedAt - b.receivedAt || a.provider.localeCompare(b.provider));
+  return {
+    providers,
+    since: iso(options.since)!,
+    records: live.slice(0, options.limit).map((record) => ({
+      provider: record.provider,
+      receivedAt: iso(record.receivedAt)!,
+      reason: record.reason,
+      httpStatus: record.httpStatus,
+      ...(record.sourceHash ? { sourceHash: record.sourceHash } : {}),
+      headerNames: record.headerNames,
+      headerNamesTruncated: record.headerNamesTruncated,
+      bodyBytes: record.bodyBytes,
+      digest: record.digest,
+      expiresAt: iso(record.expiresAt * 1000)!,
+    })),
+    truncated: live.length > options.limit,
+  };
 }

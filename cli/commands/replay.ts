@@ -1,5 +1,6 @@
 import { InboxAttr as A, DeliveryStatus, InboxItemKind, OpsConfig } from '../../lib/contract';
-import { DynamoDbInboxStore } from '../../lambda/shared/stores/inbox-store';
+import { batchChildEventId } from '../../lambda/shared/providers/message-batches/adapter';
+import { deliveryKey, DynamoDbInboxStore } from '../../lambda/shared/stores/inbox-store';
 import { SqsWorkQueue } from '../../lambda/shared/stores/work-queue';
 import { OpsClients } from '../clients';
 import { scanAll } from '../../lambda/shared/stores/dynamo';
@@ -43,6 +44,30 @@ export async function replayEvent(clients: OpsClients, config: OpsConfig, event:
   const row = await new DynamoDbInboxStore(clients.dynamodb, config.inboxTable).status(event.key);
   if (!row) return summarize([{ key: event.key, action: 'not_found' }]);
   return replayRows(clients, config, [{ key: event.key, status: row.status }], options);
+}
+
+/**
+ * Replays the rows of selected requests of a polled batch (`<provider>#<batchId>:<customId>`):
+ * their effects (`BatchChildSettled`) are sent again with the same keys.
+ */
+export async function replayBatchChildren(
+  clients: OpsClients,
+  config: OpsConfig,
+  batch: { readonly provider: string; readonly batchId: string },
+  customIds: readonly string[],
+  options: ReplayOptions,
+): Promise<ReplayReport> {
+  const inbox = new DynamoDbInboxStore(clients.dynamodb, config.inboxTable);
+  const found: { key: string; status?: string }[] = [];
+  const missing: ReplayedRow[] = [];
+  for (const customId of customIds) {
+    const key = deliveryKey(batch.provider, batchChildEventId(batch.batchId, customId));
+    const row = await inbox.status(key);
+    if (row) found.push({ key, status: row.status });
+    else missing.push({ key, action: 'not_found' });
+  }
+  const replayed = await replayRows(clients, config, found, options);
+  return summarize([...replayed.rows, ...missing]);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { DeliveryStatus, MetricName, RowOutcome } from '../../lib/contract';
+import { DeliveryRecordMessage, DeliveryStatus, MetricName, OutboxResult, ReconcileResult, RowOutcome } from '../../lib/contract';
 import { JobObservation, ProviderAdapter } from '../shared/providers/adapter';
 import { ResourceReader } from '../shared/providers/authoritative-read';
 import { BodyStore, responseObjectKey } from '../shared/stores/body-store';
@@ -44,7 +44,7 @@ export interface ProcessorDependencies {
 }
 
 /** The log line of a row that became DEAD (its count, `DeadLettered`, goes out with it). */
-const DEAD_LETTERED_MESSAGE = 'processing failed; dead-lettered';
+const DEAD_LETTERED_MESSAGE = DeliveryRecordMessage.DEAD_LETTERED;
 
 /** Another worker holds the row's lease; the message is retried after its visibility timeout. */
 class LeaseHeldError extends SafeError {
@@ -95,7 +95,8 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
   const key = decodeWorkMessage(record.body);
   const fields: LogFields = { eventRef: logReference(key), messageId: record.messageId, receiveCount };
   const owner = `${record.messageId}/${receiveCount}`;
-  const row = await deps.inbox.claim(key, owner, deps.now(), deps.leaseMs, deps.maxReceiveCount);
+  const startedAt = deps.now();
+  const row = await deps.inbox.claim(key, owner, startedAt, deps.leaseMs, deps.maxReceiveCount);
   if (!row) {
     const state = await deps.inbox.status(key);
     if (
@@ -128,7 +129,7 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
     deps.telemetry.log('INFO', 'row already settled', { ...fields, status: state.status });
     return undefined;
   }
-  const claimed = { key, owner, receiveCount, fields, row };
+  const claimed = { key, owner, receiveCount, fields: { ...fields, ...queueDelays(row, startedAt, deps) }, row };
   try {
     const adapter = deps.adapters.get(row.provider);
     if (!adapter) throw new ConfigurationError(`provider ${row.provider} is not configured`);
@@ -158,7 +159,8 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
     const resource = read?.kind === 'found' ? read.text : undefined;
 
     if (!observation) {
-      const effect = assembler && (await assembler.assemble({ row, content: effectContent(row, body, undefined, undefined, resource) }));
+      const effect =
+        assembler && (await assembler.assemble({ row, event: adapter.effectOf(body), content: effectContent(row, body, undefined, undefined, resource) }));
       return { ...claimed, outcome: RowOutcome.EVENT, effect };
     }
     return { ...claimed, ...(await decideJob(row, body, observation, resource, key, deps, assembler)) };
@@ -234,20 +236,22 @@ async function dispatchEffects(rows: readonly (Decided | undefined)[], sink: Eff
 /** Completes a decided row whose effect (if any) was accepted; releases it otherwise. */
 async function finish(decided: Decided, dispatched: DispatchOutcome | undefined, deps: ProcessorDependencies): Promise<void> {
   const { key, owner, fields, row, outcome, effect } = decided;
+  if (dispatched && !dispatched.ok) {
+    deps.telemetry.count(MetricName.EFFECT_FAILURES, row.provider);
+    await fail(decided, dispatched.error, deps, OutboxResult.FAILED);
+    throw dispatched.error;
+  }
   try {
-    if (dispatched && !dispatched.ok) {
-      deps.telemetry.count(MetricName.EFFECT_FAILURES, row.provider);
-      throw dispatched.error;
-    }
     if (dispatched) deps.telemetry.count(MetricName.EFFECTS_DISPATCHED, row.provider);
     if (!(await deps.inbox.complete(key, owner, outcome, deps.now()))) {
       deps.telemetry.log('WARN', 'lease lost before completion', fields);
     }
     deps.telemetry.count(MetricName.PROCESSED, row.provider);
-    deps.telemetry.log('INFO', 'processed', {
+    deps.telemetry.log('INFO', DeliveryRecordMessage.PROCESSED, {
       ...fields,
       provider: row.provider,
-      outcome,
+      reconcileResult: outcome,
+      outboxResult: dispatched ? OutboxResult.DISPATCHED : OutboxResult.NONE,
       attempts: row.attempts,
       ...(decided.offer ? { offer: decided.offer } : {}),
       ...(effect ? { effect: effect.detailType, effectKey: effect.key } : {}),
@@ -268,12 +272,17 @@ async function exhausted(key: string, attempts: number, fields: LogFields, deps:
   if (!(await deps.inbox.markExhausted(key, description, deps.now(), deps.maxReceiveCount))) return;
   const { provider } = splitKey(key);
   deps.telemetry.count(MetricName.DEAD_LETTERED, provider);
-  deps.telemetry.log('ERROR', DEAD_LETTERED_MESSAGE, { ...fields, provider, attempts, error: description });
+  deps.telemetry.log('ERROR', DEAD_LETTERED_MESSAGE, { ...fields, provider, attempts, reconcileResult: ReconcileResult.DEAD, error: description });
   deps.telemetry.flush();
 }
 
 /** Gives a claimed row back with its error; on the last receive, or the row's last attempt, the row is DEAD. */
-async function fail(claimed: Pick<Decided, 'key' | 'owner' | 'receiveCount' | 'fields' | 'row'>, error: unknown, deps: ProcessorDependencies): Promise<void> {
+async function fail(
+  claimed: Pick<Decided, 'key' | 'owner' | 'receiveCount' | 'fields' | 'row'>,
+  error: unknown,
+  deps: ProcessorDependencies,
+  outbox?: (typeof OutboxResult)[keyof typeof OutboxResult],
+): Promise<void> {
   const { key, owner, receiveCount, fields, row } = claimed;
   // `attempts` counts this claim: every message that carries the row shares the cap.
   const dead = receiveCount >= deps.maxReceiveCount || row.attempts >= deps.maxReceiveCount;
@@ -284,11 +293,35 @@ async function fail(claimed: Pick<Decided, 'key' | 'owner' | 'receiveCount' | 'f
   deps.telemetry.log(dead ? 'ERROR' : 'WARN', dead ? DEAD_LETTERED_MESSAGE : 'processing failed', {
     ...fields,
     provider: row.provider,
+    reconcileResult: dead ? ReconcileResult.DEAD : ReconcileResult.FAILED,
+    ...(outbox ? { outboxResult: outbox } : {}),
     error: description,
   });
   // The row is DEAD now: its count goes out with its log line, not at the end of the batch,
   // which a timeout or a crash on a later row would never reach.
   if (dead) deps.telemetry.flush();
+}
+
+/**
+ * The delivery record's times of a claimed row: when it was received and signed, and how long
+ * each was before this attempt started. The first attempt of a row (never processed nor
+ * dead before: an operator's replay or redrive starts its count again) also emits them as the
+ * `QueueDelay` and `QueueDelayFromEvent` metrics.
+ */
+function queueDelays(row: StoredDelivery, startedAt: number, deps: ProcessorDependencies): LogFields {
+  const fromReceipt = startedAt - row.receivedAt;
+  const fromEvent = row.eventAt === undefined ? undefined : startedAt - row.eventAt;
+  if (row.attempts === 1 && row.processedAt === undefined && row.lastError === undefined) {
+    // A provider's clock ahead of ours (within the future tolerance) is no negative wait.
+    deps.telemetry.duration(MetricName.QUEUE_DELAY, row.provider, Math.max(0, fromReceipt));
+    if (fromEvent !== undefined) deps.telemetry.duration(MetricName.QUEUE_DELAY_FROM_EVENT, row.provider, Math.max(0, fromEvent));
+  }
+  return {
+    receivedAt: new Date(row.receivedAt).toISOString(),
+    eventTimestamp: row.eventAt === undefined ? undefined : new Date(row.eventAt).toISOString(),
+    queueDelayMs: fromReceipt,
+    queueDelayFromEventMs: fromEvent,
+  };
 }
 
 /** The row's body, loaded from the body store when the row only points at it. */

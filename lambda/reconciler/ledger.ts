@@ -6,9 +6,11 @@ import { logReference, sha256Hex } from '../shared/runtime/digest';
 import { deliveryKey, InboxStore } from '../shared/stores/inbox-store';
 import { LEDGER_ONLY_PROVIDER, LedgerProvider } from '../shared/providers/polling';
 import { PollResult } from '../shared/providers/provider-api';
-import { splitKey, Submission, SubmissionStateName, SubmissionStore } from '../shared/stores/submission-store';
+import { splitKey, Submission, SubmissionStore } from '../shared/stores/submission-store';
 import { Telemetry } from '../shared/runtime/telemetry';
 import { WorkQueue } from '../shared/stores/work-queue';
+import { checkBatch } from './batches';
+import { Outcome, settled } from './outcome';
 
 export interface LedgerDependencies {
   readonly submissions: SubmissionStore;
@@ -58,15 +60,10 @@ interface Shared {
   readonly telemetry: Telemetry;
   readonly now: number;
   readonly counts: Counts;
+  readonly remainingMs?: () => number;
 }
 
 type Counts = { -readonly [K in Exclude<keyof LedgerReport, 'stopped'>]: number };
-
-/** How one due submission was settled this run, as a reason code. */
-type Outcome =
-  | { readonly kind: 'settled'; readonly state: SubmissionStateName; readonly lastCheck: string; readonly taskId?: string }
-  | { readonly kind: 'recheck'; readonly dueAt: number; readonly lastCheck: string; readonly nearDeadline?: boolean }
-  | { readonly kind: 'rate_limited'; readonly nearDeadline?: boolean };
 
 /** Keeps a run's polls inside the Lambda timeout: one more request must fit, with this to spare. */
 const TIME_BUDGET_MARGIN_MS = 5_000;
@@ -155,10 +152,11 @@ async function check(submission: Submission, ledger: LedgerProvider, shared: Sha
   if (submission.expiresAt * 1000 <= now) return settled(SubmissionState.UNKNOWN, 'expired');
 
   if (submission.taskId === undefined) return resolveByKey(submission, ledger, shared, recheckMs);
+  if (submission.batch) return batchOutcome(submission, ledger, shared, recheckMs);
 
   const row = await existingRow(submission.provider, submission.taskId, ledger, shared.inbox);
   if (row) return settled(row.recovered ? SubmissionState.RECOVERED : SubmissionState.DELIVERED, row.recovered ? 'recovered' : 'delivered');
-  if (!ledger.poller || !ledger.adapter) return { kind: 'recheck', dueAt: now + recheckMs, lastCheck: 'no_delivery' };
+  if (!ledger.poller?.api || !ledger.adapter) return { kind: 'recheck', dueAt: now + recheckMs, lastCheck: 'no_delivery' };
 
   const result = await ledger.poller.api.fetchTask(submission.taskId).catch((): PollResult => ({ kind: 'error', detail: 'client_error' }));
   switch (result.kind) {
@@ -200,8 +198,22 @@ function againstDeadline(outcome: Outcome, submission: Submission, now: number, 
   return { ...outcome, dueAt: Math.min(outcome.dueAt, nearDeadline ? deadline : warning), nearDeadline };
 }
 
-function settled(state: SubmissionStateName, lastCheck: string, taskId?: string): Outcome {
-  return { kind: 'settled', state, lastCheck, ...(taskId !== undefined ? { taskId } : {}) };
+/** A batch: polled through its provider's batch API, its results fed a page at a time (`./batches`). */
+function batchOutcome(submission: Submission, ledger: LedgerProvider, shared: Shared, recheckMs: number): Promise<Outcome> | Outcome {
+  const { deps, now, inbox, queue, telemetry, remainingMs } = shared;
+  const api = ledger.poller?.batches;
+  if (!api || !ledger.adapter) return { kind: 'recheck', dueAt: now + recheckMs, lastCheck: 'error:not_a_batch_provider' };
+  const budget = ledger.poller!.timeoutMs + TIME_BUDGET_MARGIN_MS;
+  return checkBatch(submission, {
+    submissions: deps.submissions,
+    stores: { ...deps, inbox, queue },
+    telemetry,
+    adapter: ledger.adapter,
+    api,
+    now,
+    recheckMs,
+    hasTime: () => !remainingMs || remainingMs() >= budget,
+  });
 }
 
 /** The delivery row of a task, if one exists: Answerline has one event id per task, Echonova one per final event. */
@@ -270,8 +282,10 @@ async function apply(submission: Submission, outcome: Outcome, ledger: LedgerPro
   }
   if (outcome.kind === 'recheck') {
     if (!(await deps.submissions.recheck(key, outcome.dueAt, outcome.lastCheck, now))) return;
-    counts.overdue += 1;
-    telemetry.count(MetricName.OVERDUE, provider);
+    if (!outcome.inProgress) {
+      counts.overdue += 1;
+      telemetry.count(MetricName.OVERDUE, provider);
+    }
     countNearDeadline(outcome, provider, shared);
     if (outcome.lastCheck.startsWith('pending:')) {
       counts.stillPending += 1;
@@ -297,7 +311,8 @@ async function apply(submission: Submission, outcome: Outcome, ledger: LedgerPro
       break;
     case SubmissionState.RECOVERED:
       counts.recovered += 1;
-      telemetry.count(MetricName.RECOVERED, provider);
+      // A batch's rows are its children and its summary: counted as such, not as one recovered result.
+      telemetry.count(submission.batch ? MetricName.BATCHES_SETTLED : MetricName.RECOVERED, provider);
       break;
     case SubmissionState.UNKNOWN:
       counts.unknown += 1;

@@ -33,6 +33,8 @@ export interface Candidate {
   readonly recovered?: boolean;
   /** Whether a conflict needs the stored original (a level event's repeats do not). */
   readonly readsOriginal?: boolean;
+  /** When the provider signed the delivery (epoch ms), when its scheme signs a time. */
+  readonly eventAt?: number;
 }
 
 export type AdmissionResult = { readonly key: string; readonly location: BodyLocation; readonly expiresAt: number } & (
@@ -62,6 +64,7 @@ export async function admitDelivery(stores: AdmissionStores, candidate: Candidat
     expiresAt,
     ...(candidate.jobRef ? { jobRef: candidate.jobRef } : {}),
     ...(candidate.recovered ? { recovered: true } : {}),
+    ...(candidate.eventAt !== undefined ? { eventAt: candidate.eventAt } : {}),
   });
   const placed = { key, location, expiresAt };
   if (!inserted) {

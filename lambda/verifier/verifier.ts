@@ -1,20 +1,26 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { MetricName } from '../../lib/contract';
+import { DedupeResult, DeliveryRecordMessage, MetricName, SignatureResult } from '../../lib/contract';
 import { Admission, ProviderAdapter } from '../shared/providers/adapter';
-import { logReference, sha256Hex } from '../shared/runtime/digest';
+import { logReference, resourceReference, sha256Hex, tenantReference } from '../shared/runtime/digest';
 import { HandshakeAnswer, InboundRequest, parseApiGatewayEvent, Reason, respond, respondToHandshake } from '../shared/runtime/http';
 import { admitDelivery, AdmissionResult, placement } from '../shared/admission';
 import { BodyStore } from '../shared/stores/body-store';
-import { safeErrorFields } from '../shared/runtime/errors';
 import { deliveryKey, InboxStore } from '../shared/stores/inbox-store';
 import { SecretCache, SecretStage, SecretVersion, usableVersions } from '../shared/signatures/secrets';
-import { Verdict } from '../shared/signatures/signing-key';
+import { Acceptance, CERTIFICATE_STAGE, Verdict } from '../shared/signatures/signing-key';
+import { SigningCertificates, SubscriptionConfirmer } from '../shared/providers/sns/sns-client';
+import { ConfigurationError, safeErrorFields } from '../shared/runtime/errors';
 import { LogFields, Telemetry } from '../shared/runtime/telemetry';
 import { WorkQueue } from '../shared/stores/work-queue';
+import { RejectionRecorder } from './rejections';
 
 export interface VerifierDependencies {
   readonly adapters: ReadonlyMap<string, ProviderAdapter>;
   readonly secrets: SecretCache;
+  /** The certificates requests name (SNS's); needed when a provider's requests name theirs. */
+  readonly certificates?: SigningCertificates;
+  /** Confirms the subscriptions a handshake asks to (SNS's); needed with `certificates`. */
+  readonly confirmations?: SubscriptionConfirmer;
   readonly inbox: InboxStore;
   readonly queue: WorkQueue;
   /** Where bodies larger than `inlineBodyBytes` go; absent when every accepted body fits a row. */
@@ -24,6 +30,8 @@ export interface VerifierDependencies {
   readonly now: () => number;
   readonly maxBodyBytes: number;
   readonly retentionSeconds: number;
+  /** Leaves a bounded record of each request refused at the authenticity check; absent: none. */
+  readonly rejections?: RejectionRecorder;
 }
 
 const METRIC_OF: Readonly<Record<Reason, string | undefined>> = {
@@ -41,8 +49,34 @@ const METRIC_OF: Readonly<Record<Reason, string | undefined>> = {
   too_large: MetricName.TOO_LARGE,
   store_error: MetricName.STORE_ERROR,
   secret_unavailable: MetricName.SECRET_UNAVAILABLE,
+  certificate_unavailable: MetricName.CERTIFICATE_UNAVAILABLE,
+  confirmation_failed: MetricName.CONFIRMATION_FAILED,
   unknown_provider: undefined,
   internal_error: undefined,
+};
+
+type Signature = (typeof SignatureResult)[keyof typeof SignatureResult];
+
+/** What each answer says of the event id (`dedupeResult` of the delivery record). */
+const DEDUPE_OF: Readonly<Record<Reason, (typeof DedupeResult)[keyof typeof DedupeResult]>> = {
+  accepted: DedupeResult.NEW,
+  duplicate: DedupeResult.DUPLICATE,
+  quarantined: DedupeResult.CONFLICT,
+  store_error: DedupeResult.STORE_ERROR,
+  test: DedupeResult.NOT_STORED,
+  not_final: DedupeResult.NOT_STORED,
+  handshake: DedupeResult.NOT_STORED,
+  source_not_allowed: DedupeResult.NOT_STORED,
+  subscription_refused: DedupeResult.NOT_STORED,
+  bad_signature: DedupeResult.NOT_STORED,
+  stale_timestamp: DedupeResult.NOT_STORED,
+  malformed: DedupeResult.NOT_STORED,
+  too_large: DedupeResult.NOT_STORED,
+  secret_unavailable: DedupeResult.NOT_STORED,
+  certificate_unavailable: DedupeResult.NOT_STORED,
+  confirmation_failed: DedupeResult.NOT_STORED,
+  unknown_provider: DedupeResult.NOT_STORED,
+  internal_error: DedupeResult.NOT_STORED,
 };
 
 /** Which staged version a verified delivery was signed with. */
@@ -60,6 +94,10 @@ interface Decision {
   readonly answer?: HandshakeAnswer;
   /** The status the provider documents for this refusal, instead of the reason's own. */
   readonly status?: number;
+  /** Refused at the authenticity check (source, signature, timestamp, signature headers, verify token): worth a rejection record. */
+  readonly unauthentic?: boolean;
+  /** How the authenticity check went; absent: it was not reached. */
+  readonly signature?: Signature;
 }
 
 /**
@@ -71,6 +109,7 @@ export function createVerifier(deps: VerifierDependencies) {
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const started = deps.now();
     let provider: string | undefined;
+    let request: InboundRequest | undefined;
     let decision: Decision;
     try {
       const parsed = parseApiGatewayEvent(event, deps.maxBodyBytes);
@@ -78,13 +117,14 @@ export function createVerifier(deps: VerifierDependencies) {
       const adapter = named === undefined ? undefined : deps.adapters.get(named);
       // Only a served provider names a metric dimension or a log field: a path is the sender's to choose.
       provider = adapter?.name;
+      if (parsed.ok) request = parsed.request;
       if (!adapter) {
         decision = { reason: 'unknown_provider', detail: 'no provider is served at this path' };
       } else if (!parsed.ok) {
         decision = parsed;
       } else if (!adapter.allowsSource(parsed.request.sourceIp)) {
         // Before any secret is read: an address outside the provider's ranges is not the provider.
-        decision = { reason: 'source_not_allowed', detail: 'the source address is not one the provider sends from' };
+        decision = { reason: 'source_not_allowed', detail: 'the source address is not one the provider sends from', unauthentic: true };
       } else if (parsed.request.method === 'GET') {
         decision = await checkSubscription(adapter, parsed.request, deps);
       } else {
@@ -96,11 +136,19 @@ export function createVerifier(deps: VerifierDependencies) {
     const metric = METRIC_OF[decision.reason];
     if (metric) deps.telemetry.count(metric, provider);
     const response = decision.answer ? respondToHandshake(decision.answer) : respond(decision.reason, decision.detail, decision.status);
-    deps.telemetry.log(response.statusCode! >= 500 ? 'ERROR' : 'INFO', 'delivery', {
+    if (decision.unauthentic && provider !== undefined && request !== undefined) {
+      // Never throws, and bounded in time: the answer above is final.
+      await deps.rejections?.record({ provider, reason: decision.reason, httpStatus: response.statusCode!, request });
+    }
+    // The delivery record's line (docs/DELIVERY-RECORD.md): one per request, never a body, a header's value or a secret.
+    deps.telemetry.log(response.statusCode! >= 500 ? 'ERROR' : 'INFO', DeliveryRecordMessage.RECEIVED, {
       provider,
       reason: decision.reason,
       detail: decision.detail,
       status: response.statusCode,
+      signatureResult: decision.signature ?? SignatureResult.NOT_CHECKED,
+      dedupeResult: DEDUPE_OF[decision.reason],
+      receivedAt: new Date(started).toISOString(),
       requestId: event.requestContext?.requestId,
       durationMs: deps.now() - started,
       ...decision.fields,
@@ -118,12 +166,19 @@ async function checkSubscription(adapter: ProviderAdapter, request: InboundReque
   if (!adapter.answerSubscriptionCheck) return { reason: 'unknown_provider', detail: 'this provider is not checked with a GET' };
   let keys;
   try {
-    keys = adapter.signingKeys(usableFor(adapter, await deps.secrets.versions(adapter.secretId), deps));
+    keys = adapter.signingKeys(usableFor(adapter, await deps.secrets.versions(adapter.secretId!), deps));
   } catch (error) {
     return { reason: 'secret_unavailable', fields: safeErrorFields(error) };
   }
   const answer = adapter.answerSubscriptionCheck(new URLSearchParams(request.rawQueryString), keys);
-  return answer ? { reason: 'handshake', answer } : { reason: 'subscription_refused', detail: 'the verify token or the challenge is missing or wrong' };
+  return answer
+    ? { reason: 'handshake', answer, signature: SignatureResult.VALID }
+    : {
+        reason: 'subscription_refused',
+        detail: 'the verify token or the challenge is missing or wrong',
+        unauthentic: true,
+        signature: SignatureResult.BAD_SIGNATURE,
+      };
 }
 
 /** The staged values a request may be verified with: AWSCURRENT, AWSPENDING, and AWSPREVIOUS within the provider's grace after a rotation. */
@@ -148,25 +203,19 @@ function verifyAgainst(adapter: ProviderAdapter, request: InboundRequest, nowSec
 }
 
 async function admit(adapter: ProviderAdapter, request: InboundRequest, deps: VerifierDependencies): Promise<Decision> {
-  const { headers, body } = request;
-  let attempt: VerificationAttempt;
-  try {
-    const nowSeconds = Math.floor(deps.now() / 1000);
-    const verifyWith = (versions: readonly SecretVersion[]) => verifyAgainst(adapter, request, nowSeconds, usableFor(adapter, versions, deps));
-    attempt = verifyWith(await deps.secrets.versions(adapter.secretId));
-    if (!attempt.verdict.ok && attempt.verdict.reason === 'bad_signature') {
-      // The secret may have changed since it was cached: read it again, at a bounded rate.
-      const refreshed = await deps.secrets.refreshAfterMiss(adapter.secretId);
-      if (refreshed) attempt = verifyWith(refreshed);
-    }
-  } catch (error) {
-    return { reason: 'secret_unavailable', fields: safeErrorFields(error) };
-  }
+  const attempt = adapter.signingCertificateUrl ? await verifyWithCertificate(adapter, request, deps) : await verifyWithSecrets(adapter, request, deps);
+  if ('reason' in attempt) return attempt;
   const verdict = attempt.verdict;
   if (!verdict.ok) {
     // Junk signatures are forgery too: every refusal here feeds the signature-failure alarm.
     deps.telemetry.count(MetricName.AUTHENTICATION_FAILED, adapter.name);
-    const refusal = { reason: verdict.reason, detail: verdict.detail, ...(adapter.refusalStatus ? { status: adapter.refusalStatus } : {}) };
+    const refusal = {
+      reason: verdict.reason,
+      detail: verdict.detail,
+      unauthentic: true,
+      signature: verdict.reason,
+      ...(adapter.refusalStatus ? { status: adapter.refusalStatus } : {}),
+    };
     // Only a bad signature names undecodable stages: a mistyped AWSPENDING looks exactly like
     // forgery from outside, so say which value is at fault.
     if (attempt.undecodableStages.length === 0) return refusal;
@@ -175,17 +224,77 @@ async function admit(adapter: ProviderAdapter, request: InboundRequest, deps: Ve
   }
   const matched = MATCHED_METRIC_OF[verdict.key.stage];
   if (matched) deps.telemetry.count(matched, adapter.name);
+  const decision = await admitVerified(adapter, request, verdict, deps);
+  return { ...decision, signature: SignatureResult.VALID, fields: { ...describe(adapter, request, verdict), ...decision.fields } };
+}
 
-  const admission = adapter.admit(headers, body, verdict.key);
-  if (admission.kind === 'handshake') return { reason: 'handshake', answer: admission.answer };
+/** What the delivery record names of a verified delivery: its type, signed time, and its resource and tenant hashed. */
+function describe(adapter: ProviderAdapter, request: InboundRequest, verdict: Acceptance): LogFields {
+  const { eventType, resourceId, tenant } = adapter.describe(request.headers, request.body);
+  return {
+    eventType,
+    resourceRef: resourceId === undefined ? undefined : resourceReference(adapter.name, resourceId),
+    eventTimestamp: verdict.signedAtMs === undefined ? undefined : new Date(verdict.signedAtMs).toISOString(),
+    tenantRef: tenant === undefined ? undefined : tenantReference(tenant),
+  };
+}
+
+/** A verified request: a handshake or a test answered, a task not final acknowledged, or an event stored. */
+async function admitVerified(adapter: ProviderAdapter, request: InboundRequest, verdict: Acceptance, deps: VerifierDependencies): Promise<Decision> {
+  const { headers, body } = request;
+  const admission = adapter.admit(headers, body, verdict.key, request);
+  if (admission.kind === 'handshake') return handshake(admission, deps);
   if (admission.kind === 'test') return { reason: 'test' };
   if (admission.kind === 'not_final') return { reason: 'not_final' };
   if (admission.kind === 'malformed') return { reason: 'malformed', detail: admission.detail };
 
-  const stored = await store(adapter, request, admission, verdict.key.stage, deps);
+  const stored = await store(adapter, request, admission, verdict, deps);
   // The answer a provider requires to a stored event (Discord's deferred interaction response), whatever the row's outcome.
   const answer = admission.kind === 'event' ? admission.answer : undefined;
   return answer && STORED_REASONS.includes(stored.reason) ? { ...stored, answer } : stored;
+}
+
+/** Verifies against the secret's staged values, reading them again (at a bounded rate) after a bad signature. */
+async function verifyWithSecrets(adapter: ProviderAdapter, request: InboundRequest, deps: VerifierDependencies): Promise<VerificationAttempt | Decision> {
+  try {
+    const nowSeconds = Math.floor(deps.now() / 1000);
+    const verifyWith = (versions: readonly SecretVersion[]) => verifyAgainst(adapter, request, nowSeconds, usableFor(adapter, versions, deps));
+    const attempt = verifyWith(await deps.secrets.versions(adapter.secretId!));
+    if (attempt.verdict.ok || attempt.verdict.reason !== 'bad_signature') return attempt;
+    // The secret may have changed since it was cached: read it again, at a bounded rate.
+    const refreshed = await deps.secrets.refreshAfterMiss(adapter.secretId!);
+    return refreshed ? verifyWith(refreshed) : attempt;
+  } catch (error) {
+    return { reason: 'secret_unavailable', fields: safeErrorFields(error) };
+  }
+}
+
+/** Verifies with the certificate the request names, once the adapter has checked it is the provider's. */
+async function verifyWithCertificate(adapter: ProviderAdapter, request: InboundRequest, deps: VerifierDependencies): Promise<VerificationAttempt | Decision> {
+  const located = adapter.signingCertificateUrl!(request.headers, request.body);
+  if ('ok' in located) return { verdict: located, undecodableStages: [] };
+  if (!deps.certificates) throw new ConfigurationError(`provider ${adapter.name}: no certificate source is configured`);
+  let publicKey;
+  try {
+    publicKey = await deps.certificates.publicKey(located.url, deps.now());
+  } catch (error) {
+    return { reason: 'certificate_unavailable', detail: 'the signing certificate could not be fetched', fields: safeErrorFields(error) };
+  }
+  const key = { stage: CERTIFICATE_STAGE, bytes: Buffer.alloc(0), publicKey };
+  return { verdict: adapter.verify(request.headers, request.body, [key], Math.floor(deps.now() / 1000), request), undecodableStages: [] };
+}
+
+/** A handshake's answer, once the subscription it asks to confirm (SNS's) is confirmed. */
+async function handshake(admission: Extract<Admission, { kind: 'handshake' }>, deps: VerifierDependencies): Promise<Decision> {
+  if (admission.confirmUrl !== undefined) {
+    if (!deps.confirmations) throw new ConfigurationError('no subscription confirmer is configured');
+    try {
+      await deps.confirmations.confirm(admission.confirmUrl);
+    } catch (error) {
+      return { reason: 'confirmation_failed', detail: 'the subscription could not be confirmed', fields: safeErrorFields(error) };
+    }
+  }
+  return { reason: 'handshake', answer: admission.answer };
 }
 
 /** The outcomes of a stored delivery: each is a 2xx, acknowledging it to the provider. */
@@ -196,7 +305,7 @@ async function store(
   adapter: ProviderAdapter,
   request: InboundRequest,
   admission: Extract<Admission, { kind: 'event' | 'anomaly' }>,
-  signedWith: string,
+  verdict: Acceptance,
   deps: VerifierDependencies,
 ): Promise<Decision> {
   const { headers, body } = request;
@@ -204,7 +313,7 @@ async function store(
   const meta = adapter.metadata(headers);
   const key = deliveryKey(adapter.name, admission.eventId);
   const digest = sha256Hex(body);
-  const fields: LogFields = { eventRef: logReference(key), digest, signedWith };
+  const fields: LogFields = { eventRef: logReference(key), digest, signedWith: verdict.key.stage };
   let admitted: AdmissionResult;
   try {
     if (admission.kind === 'anomaly') {
@@ -223,6 +332,7 @@ async function store(
       now,
       jobRef: admission.jobRef,
       readsOriginal: !admission.repeatable,
+      eventAt: verdict.signedAtMs,
     });
     if (admitted.kind === 'exists') {
       const { original, location, expiresAt } = admitted;

@@ -38,6 +38,23 @@ export const Limits = {
   SQS_RETENTION_DAYS: 14,
   /** The longest period of a single-datapoint alarm (PutMetricAlarm: Period × EvaluationPeriods ≤ 7 days). */
   ALARM_PERIOD_DAYS: 7,
+  /**
+   * Custom ids of a batch per ledger item: 2,000 ids of at most 64 bytes are 128 KB, well under
+   * DynamoDB's 400 KB item limit, so a batch of 100,000 requests is 50 items, never one.
+   */
+  BATCH_CHILD_IDS_PER_ITEM: 2_000,
+  /** `rejectionRecordsPerMinute`: 0 turns rejection records off. */
+  REJECTION_RECORDS_PER_MINUTE: { MIN: 0, MAX: 1000 },
+  /** `rejectionRecordSamplePercent`: the share of refused requests considered for a record. */
+  REJECTION_SAMPLE_PERCENT: { MIN: 1, MAX: 100 },
+  /** `rejectionRecordRetention`, in days. */
+  REJECTION_RETENTION_DAYS: { MIN: 1, MAX: 365 },
+  /** A rejection record keeps at most this many header names... */
+  REJECTION_HEADER_NAMES: 64,
+  /** ...each cut to this many characters (API Gateway's request headers total at most 10 KiB). */
+  REJECTION_HEADER_NAME_CHARS: 64,
+  /** The longest `maxQueueDelay`: a delivery held longer is long past the oldest-message-age alarm's concern. */
+  MAX_QUEUE_DELAY_HOURS: 12,
 } as const;
 
 /** How often the reconciler runs by default. */
@@ -107,6 +124,30 @@ export const Defaults = {
    * so that a run falls inside the margin however the schedule and the deadline line up.
    */
   DEADLINE_WARNING_SECONDS: 2 * SWEEP_EVERY_MINUTES * 60,
+  /**
+   * Timeout of the verifier's requests to SNS (a signing certificate, a subscription's
+   * confirmation): well inside the 15 s SNS waits for an answer.
+   */
+  SNS_REQUEST_TIMEOUT_MS: 5_000,
+  /** The largest signing certificate fetched (SNS's are about 2 KB of PEM). */
+  SNS_CERTIFICATE_MAX_BYTES: 16 * 1024,
+  /** Results a batch API lists per page (the `limit` of one results request). */
+  BATCH_RESULTS_PAGE_SIZE: 100,
+  /** The most result pages of one batch a reconciler run reads, so one large batch never holds up the rest. */
+  BATCH_RESULT_PAGES_PER_RUN: 20,
+  /** Records a minute of requests refused at the authenticity check, per provider, across every verifier instance. */
+  REJECTION_RECORDS_PER_MINUTE: 60,
+  /** Percent of refused requests considered for a record (the rest are counted only). */
+  REJECTION_SAMPLE_PERCENT: 100,
+  /** How long a rejection record is kept (DynamoDB TTL). */
+  REJECTION_RETENTION_DAYS: 7,
+  /** How long a minute's counter item is kept after its minute (DynamoDB TTL). */
+  REJECTION_COUNTER_TTL_SECONDS: 3600,
+  /**
+   * The most a rejection record may add to a refusal's answer: its DynamoDB calls are aborted
+   * after this and counted as failed. Over the minute's limit a verifier makes no call at all.
+   */
+  REJECTION_RECORD_BUDGET_MS: 200,
 } as const;
 
 /** The default period of the inbox's metrics and the default thresholds of its alarms. */
@@ -122,6 +163,8 @@ export const MonitoringDefaults = {
   NEAR_DEADLINE_THRESHOLD: 1,
   MAX_MESSAGE_AGE_MINUTES: 15,
   VERIFIER_SERVER_ERROR_THRESHOLD: 5,
+  /** The p99 queue delay (receipt to the first processing attempt) over 5 minutes that raises the queue-delay alarm. */
+  MAX_QUEUE_DELAY_SECONDS: 120,
   RECONCILER_ERROR_THRESHOLD: 1,
   /** The least silence of the reconciler before the not-running alarm (an hour)... */
   RECONCILER_SILENCE_SECONDS: 3600,

@@ -19,6 +19,10 @@ export const EffectEvent = {
    * passed): an operator decides what to do (`ResourceUnavailableDetail`); nothing is regenerated.
    */
   RESOURCE_UNAVAILABLE: 'ResourceUnavailable',
+  /** One request (child) of a polled batch reached its terminal state: succeeded, errored, canceled or expired. */
+  BATCH_CHILD_SETTLED: 'BatchChildSettled',
+  /** A polled batch ended and every result of it was recorded: its summary, once. */
+  BATCH_SETTLED: 'BatchSettled',
   /** The `schemaVersion` of the `EffectDetail` the processor sends. */
   SCHEMA_VERSION: 1,
 } as const;
@@ -141,6 +145,29 @@ export interface EffectDetail {
    * @default - absent
    */
   readonly resourceUnavailable?: boolean;
+
+  // BatchChildSettled and BatchSettled: a polled batch.
+  /**
+   * The provider's batch id.
+   * @default - absent except for `BatchChildSettled` and `BatchSettled`
+   */
+  readonly batchId?: string;
+  /**
+   * The request's `custom_id` in the batch (`BatchChildSettled`).
+   * @default - absent except for `BatchChildSettled`
+   */
+  readonly customId?: string;
+  /**
+   * The request's terminal state: `succeeded`, `errored`, `canceled` or `expired` (`BatchChildSettled`).
+   * @default - absent except for `BatchChildSettled`
+   */
+  readonly childState?: string;
+  /**
+   * The batch as a whole (`BatchSettled`): `succeeded` (every request), `failed` (none) or
+   * `partial` (some): a partially successful batch is neither.
+   * @default - absent except for `BatchSettled`
+   */
+  readonly batchOutcome?: string;
 
   /**
    * The bucket the `*Ref` keys name.

@@ -36,4 +36,12 @@ export const Env = {
   SUBMISSION_DEADLINES: 'WEBHOOK_INBOX_SUBMISSION_DEADLINES',
   /** Reconciler (and apps that record submissions): how long before a deadline a submission still unread is polled and alarmed on, in seconds. */
   DEADLINE_WARNING_SECONDS: 'WEBHOOK_INBOX_DEADLINE_WARNING_SECONDS',
+  /** Verifier: the most rejection records a minute per provider (0: none). */
+  REJECTION_RECORDS_PER_MINUTE: 'WEBHOOK_INBOX_REJECTION_RECORDS_PER_MINUTE',
+  /** Verifier: percent of refused requests considered for a record. */
+  REJECTION_SAMPLE_PERCENT: 'WEBHOOK_INBOX_REJECTION_SAMPLE_PERCENT',
+  /** Verifier: how long a rejection record is kept, seconds. */
+  REJECTION_RETENTION_SECONDS: 'WEBHOOK_INBOX_REJECTION_RETENTION_SECONDS',
+  /** Verifier: the most milliseconds a rejection record may add to a refusal's answer. */
+  REJECTION_RECORD_BUDGET_MS: 'WEBHOOK_INBOX_REJECTION_RECORD_BUDGET_MS',
 } as const;

@@ -1,4 +1,5 @@
 export * from './defaults';
+export * from './delivery-record';
 export * from './effects';
 export * from './env';
 export * from './metrics';

@@ -30,6 +30,10 @@ export const MetricName = {
   TOO_LARGE: 'TooLarge',
   STORE_ERROR: 'StoreError',
   SECRET_UNAVAILABLE: 'SecretUnavailable',
+  /** Requests whose signing certificate (SNS's) could not be fetched: answered 503, so the provider retries. */
+  CERTIFICATE_UNAVAILABLE: 'CertificateUnavailable',
+  /** Subscription confirmations (SNS's) the provider did not accept when the inbox requested them: answered 502. */
+  CONFIRMATION_FAILED: 'ConfirmationFailed',
   QUARANTINED: 'Quarantined',
   ENQUEUE_FAILED: 'EnqueueFailed',
   PROCESSED: 'Processed',
@@ -68,6 +72,27 @@ export const MetricName = {
    * alarm's metric; emitted every reconciler run, 0 included).
    */
   NEAR_DEADLINE: 'SubmissionsNearDeadline',
+  /** Results of a polled batch's requests stored as rows of their own (each once). */
+  BATCH_CHILDREN_RECORDED: 'BatchChildrenRecorded',
+  /** Polled batches whose every result was recorded and whose summary was stored. */
+  BATCHES_SETTLED: 'BatchesSettled',
+  /**
+   * Milliseconds from a delivery's receipt to the start of its first processing attempt (one value
+   * per row, unit Milliseconds): the queue delay the alarm's p99 watches.
+   */
+  QUEUE_DELAY: 'QueueDelay',
+  /**
+   * Milliseconds from the provider's signed event timestamp to the start of the row's first
+   * processing attempt, for providers that sign a time (unit Milliseconds): the provider's own
+   * retries and the clock skew included.
+   */
+  QUEUE_DELAY_FROM_EVENT: 'QueueDelayFromEvent',
   /** Work messages whose inbox row is gone (expired before the message was processed, e.g. redriven late): nothing to process. */
   MESSAGE_WITHOUT_ROW: 'MessageWithoutRow',
+  /** Requests refused at the authenticity check that left a rejection record. */
+  REJECTION_RECORDED: 'RejectionRecorded',
+  /** Requests refused at the authenticity check that left none: sampled out, or over the minute's limit. */
+  REJECTION_SUPPRESSED: 'RejectionSuppressed',
+  /** Rejection records that could not be written (an error, or over their time budget): counted, never answered. */
+  REJECTION_RECORD_FAILED: 'RejectionRecordFailed',
 } as const;

@@ -5,14 +5,14 @@
 
 import { Defaults } from './defaults';
 
-/** The placeholders of a task in a polling URL template (Answerline says task, Echonova job). */
-export const TASK_ID_PLACEHOLDERS = ['{taskId}', '{jobId}'] as const;
+/** The placeholders of a task in a polling URL template (Answerline says task, Echonova job, a batch API batch). */
+export const TASK_ID_PLACEHOLDERS = ['{taskId}', '{jobId}', '{batchId}'] as const;
 
 /** How the reconciler polls one provider (JSON array in `Env.POLLING`). */
 export interface PollingRuntimeConfig {
   /** The provider's name, as in `ProviderRuntimeConfig.name`; its adapter picks the API client. */
   readonly provider: string;
-  /** URL of one task: `{taskId}` or `{jobId}`, once, is replaced by the URL-encoded id. https, or http on loopback. */
+  /** URL of one task: `{taskId}`, `{jobId}` or `{batchId}`, once, is replaced by the URL-encoded id. https, or http on loopback. */
   readonly taskUrlTemplate: string;
   /** ARN (or name) of the Secrets Manager secret whose AWSCURRENT value is the API key, text or JSON `{"apiKey": "…"}` (sent as `Authorization: Bearer`). */
   readonly apiKeySecretId: string;
@@ -64,7 +64,7 @@ export function pollingProblems(config: PollingRuntimeConfig): string[] {
   const problems: string[] = [];
   const template = config.taskUrlTemplate ?? '';
   const placeholders = TASK_ID_PLACEHOLDERS.reduce((count, placeholder) => count + template.split(placeholder).length - 1, 0);
-  if (placeholders !== 1) problems.push('taskUrlTemplate must contain {taskId} (or {jobId}) exactly once');
+  if (placeholders !== 1) problems.push('taskUrlTemplate must contain {taskId} (or {jobId}, {batchId}) exactly once');
   problems.push(
     ...apiUrlProblems(
       'taskUrlTemplate',
@@ -153,8 +153,8 @@ export interface ProviderRuntimeConfig {
   readonly name: string;
   /** Which runtime adapter handles this provider. */
   readonly adapter: string;
-  /** ARN (or name) of the Secrets Manager secret holding the signing secret. */
-  readonly secretId: string;
+  /** ARN (or name) of the Secrets Manager secret holding the signing secret; absent for a provider whose requests name their certificate (SNS). */
+  readonly secretId?: string;
   /** How far in the past a signed timestamp may lie, in seconds. */
   readonly tolerancePastSeconds: number;
   /** How far in the future a signed timestamp may lie, in seconds. */
@@ -169,6 +169,25 @@ export interface ProviderRuntimeConfig {
   readonly allowedSourceCidrs?: readonly string[];
   /** The URL the provider signs, exactly as registered with it (Square's notification URL); absent for providers that sign none. */
   readonly notificationUrl?: string;
+  /** The SNS topics whose subscriptions post here (their ARNs); only for SNS. */
+  readonly topicArns?: readonly string[];
+  /** Dotted path of the tenant's id in a delivery's JSON body, hashed into the delivery record's `tenantRef`; absent: no tenant reference. */
+  readonly tenantJsonPath?: string;
+}
+
+/** A dotted path into a JSON body: names of letters, digits, `_`, `-` or `$`, joined by single dots (`account.id`). */
+const JSON_PATH = /^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/;
+
+/** The longest dotted path accepted, in characters. */
+const MAX_JSON_PATH_LENGTH = 256;
+
+/** What is wrong with a dotted JSON path, as it follows the field's name; empty when it is usable. Checked at synth and at cold start. */
+export function jsonPathProblems(path: unknown): string[] {
+  if (typeof path !== 'string' || path === '') return ['must be a non-empty dotted path, e.g. account.id'];
+  if (path.length > MAX_JSON_PATH_LENGTH) return [`is longer than ${MAX_JSON_PATH_LENGTH} characters`];
+  return JSON_PATH.test(path)
+    ? []
+    : [`${JSON.stringify(path)} is not a dotted path (names of letters, digits, _, - or $ joined by single dots, e.g. account.id)`];
 }
 
 /** What names a provider's runtime configuration; everything else has its default. */

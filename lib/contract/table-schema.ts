@@ -33,6 +33,8 @@ export const InboxAttr = {
   LAST_SEEN_AT: 'lastSeenAt',
   /** Delivery rows (and submissions recorded by id with a key): `<provider>#<idempotency key>`; the job-ref index. */
   JOB_REF: 'jobRef',
+  /** Delivery rows: when the provider signed the delivery (epoch ms), for a scheme that signs a time; absent on older rows. */
+  EVENT_AT: 'eventAt',
   /** Delivery rows: true when the row was fetched by polling the provider rather than delivered. */
   RECOVERED: 'recovered',
   /** Submission items: the provider's task (job) id, when known. */
@@ -61,7 +63,51 @@ export const InboxAttr = {
   AWAIT_SHARD: 'awaitShard',
   /** Submission items, while AWAITING: when it is next due for a check, epoch milliseconds. */
   AWAIT_DUE_AT: 'awaitDueAt',
+  /** Submission items: `batch` for a batch (its task id is the batch id); absent for one task. */
+  SUBMISSION_KIND: 'submissionKind',
+  /** Batch submissions: how many requests (children) the app recorded. */
+  CHILD_COUNT: 'childCount',
+  /** Batch submissions: how many child-id items (`children#00000`, …) hold their custom ids. */
+  CHILD_CHUNKS: 'childChunks',
+  /** Child-id items of a batch: a string set of custom ids. */
+  CHILD_IDS: 'childIds',
+  /** Batch submissions: the provider's `processing_status` at the last poll. */
+  BATCH_STATUS: 'batchStatus',
+  /** Batch submissions: when the provider expires the batch (its `expires_at`), epoch milliseconds. */
+  BATCH_EXPIRES_AT: 'batchExpiresAt',
+  /** Batch submissions: when the provider ended it (its `ended_at`), epoch milliseconds. */
+  BATCH_ENDED_AT: 'batchEndedAt',
+  /** Batch submissions: the results page to read next (the provider's cursor; empty for the first page). */
+  RESULTS_CURSOR: 'resultsCursor',
+  /** Batch submissions: true once the last results page was read. */
+  RESULTS_DONE: 'resultsDone',
+  /** Batch submissions: results read so far of recorded children. */
+  RESULTS_READ: 'resultsRead',
+  /** Batch submissions: results read that name no recorded child (never fed). */
+  RESULTS_UNEXPECTED: 'resultsUnexpected',
+  /** Rejection records: the reason code the request was refused with. */
+  REASON: 'reason',
+  /** Rejection records: the HTTP status the request was answered with. */
+  HTTP_STATUS: 'httpStatus',
+  /** Rejection records: `hmac-sha256:<hex>` of the source address, keyed with the inbox's source-hash key. */
+  SOURCE_HASH: 'sourceHash',
+  /** Rejection records: the request's header names (lower case, sorted, bounded), never their values. */
+  HEADER_NAMES: 'headerNames',
+  /** Rejection records: true when the request had more header names than a record keeps. */
+  HEADER_NAMES_TRUNCATED: 'headerNamesTruncated',
+  /** Rejection records: the body's length in bytes (the body itself is never kept). */
+  BODY_BYTES: 'bodyBytes',
+  /** The source-hash key item: the random HMAC key (binary). */
+  HASH_KEY: 'hashKey',
 } as const;
+
+/** Batch submissions: results read so far per child state (`childSucceeded`, `childErrored`, …). */
+export function childStateAttr(state: string): string {
+  return `child${state.charAt(0).toUpperCase()}${state.slice(1)}`;
+}
+
+/** The value of `InboxAttr.SUBMISSION_KIND` of a batch submission. */
+export const SUBMISSION_KIND_BATCH = 'batch';
 
 /** Sort key values that tell the kinds of inbox items apart. */
 export const InboxItemKind = {
@@ -69,6 +115,8 @@ export const InboxItemKind = {
   QUARANTINE_PREFIX: 'quarantine#',
   /** A task recorded at submission (the ledger); its partition is `<provider>#<taskId>`, or `<provider>#key:<idempotencyKey>`. */
   SUBMISSION: 'submission',
+  /** The custom ids of a batch submission, a chunk per item beside it: `children#00000`, `children#00001`, … */
+  BATCH_CHILDREN_PREFIX: 'children#',
 } as const;
 
 /** What follows `<provider>#` in the partition key of a submission known only by its idempotency key. */
@@ -81,6 +129,20 @@ export const SUBMISSION_KEY_ONLY_PREFIX = 'key:';
  * this prefix existed (`<provider>#<taskId>`, sort key `submission`) are still reconciled.
  */
 export const SUBMISSION_PARTITION_PREFIX = 'ledger:';
+
+/**
+ * Where the records of requests refused at the authenticity check live (docs/REJECTIONS.md): one
+ * partition per provider per UTC day, `rejected:<provider>#<YYYY-MM-DD>`, holding the day's
+ * records (`record#<ISO time>#<request id>`) and its per-minute counters (`count#<YYYY-MM-DDTHH:MM>`).
+ * No delivery row's key can begin so (provider names hold no `:`).
+ */
+export const RejectionKey = {
+  PARTITION_PREFIX: 'rejected:',
+  RECORD_PREFIX: 'record#',
+  COUNTER_PREFIX: 'count#',
+  /** The partition of the inbox's source-hash key (`rejected:` alone: no provider name is empty). */
+  HASH_KEY_SORT: 'source-hash-key',
+} as const;
 
 /** The life of a submission item: AWAITING until it leaves the awaiting index in one of the other states. */
 export const SubmissionState = {

@@ -66,7 +66,7 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     inboxTable: resources.inboxTable.tableName,
     resultsTable: resources.resultsTable.tableName,
     workQueueUrl: resources.workQueue.queueUrl,
-    providers: resources.providers.map((provider) => providerRuntimeConfigOf(provider, resources.secrets.get(provider.name)!.secretArn)),
+    providers: resources.providers.map((provider) => providerRuntimeConfigOf(provider, resources.secrets.get(provider.name)?.secretArn)),
     maxBodyBytes: settings.maxBodyBytes,
     bodyBucket: resources.bodyBucket?.bucketName,
     inlineBodyBytes: settings.inlineBodyBytes,
@@ -81,6 +81,10 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     deadlineWarningSeconds: settings.deadlineWarning.toSeconds(),
     effectBusName: resources.eventBus?.eventBusName,
     effectFunctionArn: processingFunction?.functionArn,
+    rejectionRecordsPerMinute: settings.rejectionRecordsPerMinute,
+    rejectionSamplePercent: settings.rejectionRecordSamplePercent,
+    rejectionRetentionSeconds: settings.rejectionRecordRetention.toSeconds(),
+    rejectionRecordBudgetMs: Defaults.REJECTION_RECORD_BUDGET_MS,
   });
 }
 
@@ -101,6 +105,7 @@ function createVerifier(
     overrides: props.verifierFunctionProps,
     environment: environments.verifier,
   });
+  // PutItem, GetItem and UpdateItem also serve the rejection records, their counters and the source-hash key.
   grantTableActions(verifier.role, resources.inboxTable, ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
   grantSend(verifier.role, resources.workQueue);
   for (const secret of resources.secrets.values()) secret.grantRead(verifier.role);

@@ -5,7 +5,6 @@ import type { IWebhookInbox } from '../inbox-base';
 import type { WebhookProviderConfig } from '../provider';
 import { hookPath } from './api';
 import { pascalCase } from './names';
-import { signingSecretOf } from './resources';
 
 /**
  * The stack outputs of an inbox: its endpoint, the ops configuration the CLI reads (one JSON
@@ -31,9 +30,8 @@ export function createOutputs(inbox: IWebhookInbox, providers: readonly WebhookP
   for (const provider of providers) {
     const suffix = pascalCase(provider.name);
     new CfnOutput(inbox, `${suffix}Url`, { value: `${inbox.endpointUrl}${hookPath(provider.name)}`, description: `Webhook URL for ${provider.name}` });
-    new CfnOutput(inbox, `${suffix}SigningSecretArn`, {
-      value: signingSecretOf(secrets, provider.name).secretArn,
-      description: `Signing secret of ${provider.name}`,
-    });
+    // A provider whose requests name their certificate (SNS) has no secret.
+    const secret = secrets.get(provider.name);
+    if (secret) new CfnOutput(inbox, `${suffix}SigningSecretArn`, { value: secret.secretArn, description: `Signing secret of ${provider.name}` });
   }
 }

@@ -5,7 +5,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Defaults, TableSchema } from '../contract';
+import { CERTIFICATE_SIGNED_ADAPTERS, Defaults, TableSchema } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import type { TableSettings, WebhookInboxProps } from '../webhook-inbox-props';
 import { pascalCase } from './names';
@@ -95,10 +95,14 @@ export function createWorkQueues(
   return { workQueue, deadLetterQueue: dlq };
 }
 
-/** Each provider's signing secret, by provider name: the one it brings, or a new placeholder. */
+/**
+ * Each provider's signing secret, by provider name: the one it brings, or a new placeholder. A
+ * provider whose requests name the certificate that signed them (SNS) has none.
+ */
 export function signingSecrets(scope: Construct, providers: readonly WebhookProviderConfig[]): Map<string, secretsmanager.ISecret> {
   const secrets = new Map<string, secretsmanager.ISecret>();
   for (const provider of providers) {
+    if (CERTIFICATE_SIGNED_ADAPTERS.includes(provider.adapter)) continue;
     secrets.set(provider.name, provider.signingSecret ?? createSigningSecret(scope, provider.name));
   }
   return secrets;
@@ -148,6 +152,6 @@ export function createEventBus(scope: Construct): events.EventBus {
 /** The signing secret of a provider the inbox serves; an error naming it otherwise. */
 export function signingSecretOf(secrets: ReadonlyMap<string, secretsmanager.ISecret>, providerName: string): secretsmanager.ISecret {
   const secret = secrets.get(providerName);
-  if (!secret) throw new Error(`this inbox serves no provider named "${providerName}"`);
+  if (!secret) throw new Error(`this inbox serves no provider named "${providerName}" with a signing secret`);
   return secret;
 }

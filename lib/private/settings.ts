@@ -29,6 +29,9 @@ export interface InboxSettings {
   readonly throttle: apigwv2.ThrottleSettings;
   readonly reconcileSchedule: events.Schedule;
   readonly publishEvents: boolean;
+  readonly rejectionRecordsPerMinute: number;
+  readonly rejectionRecordSamplePercent: number;
+  readonly rejectionRecordRetention: Duration;
 }
 
 /** The props merged over the defaults (default → user); construct-required settings are applied where the resources are built. */
@@ -51,6 +54,9 @@ export function resolveSettings(scope: Construct, props: WebhookInboxProps): Inb
     throttle: props.throttle ?? { rateLimit: Defaults.THROTTLE_RATE_LIMIT, burstLimit: Defaults.THROTTLE_BURST_LIMIT },
     reconcileSchedule: props.reconcileSchedule ?? events.Schedule.rate(Duration.minutes(Defaults.SWEEP_EVERY_MINUTES)),
     publishEvents: props.publishEvents ?? true,
+    rejectionRecordsPerMinute: props.rejectionRecordsPerMinute ?? Defaults.REJECTION_RECORDS_PER_MINUTE,
+    rejectionRecordSamplePercent: props.rejectionRecordSamplePercent ?? Defaults.REJECTION_SAMPLE_PERCENT,
+    rejectionRecordRetention: props.rejectionRecordRetention ?? Duration.days(Defaults.REJECTION_RETENTION_DAYS),
   };
 }
 

@@ -36,6 +36,9 @@ export function validateWebhookInboxProps(props: WebhookInboxProps, providers: r
   checkRange(problems, 'sweepBatchSize', props.sweepBatchSize, Limits.SWEEP_BATCH_SIZE);
   checkRange(problems, 'maxBodySize (bytes)', props.maxBodySize?.toBytes(), { MIN: 1, MAX: Limits.MAX_BODY_BYTES });
   checkRange(problems, 'inlineBodyLimit (bytes)', props.inlineBodyLimit?.toBytes(), { MIN: 1, MAX: Limits.INLINE_BODY_BYTES });
+  checkRange(problems, 'rejectionRecordsPerMinute', props.rejectionRecordsPerMinute, Limits.REJECTION_RECORDS_PER_MINUTE);
+  checkRange(problems, 'rejectionRecordSamplePercent', props.rejectionRecordSamplePercent, Limits.REJECTION_SAMPLE_PERCENT);
+  checkRange(problems, 'rejectionRecordRetention (days)', props.rejectionRecordRetention?.toDays({ integral: false }), Limits.REJECTION_RETENTION_DAYS);
   problems.push(...retentionProblems(props, providers));
   problems.push(...deadlineWarningProblems(props));
   if (problems.length > 0) {

@@ -126,7 +126,10 @@ export interface HttpOutcome {
   readonly ms: number;
 }
 
-/** A 2xx answer: what ends a delivery. */
+/**
+ * A 2xx answer: what ends a delivery. A 3xx is a failed attempt, as real providers count it, and
+ * is never followed (node:http does not follow redirects; fetch would, unless `redirect: 'manual'`).
+ */
 export function isSuccess(status: number | undefined): boolean {
   return status !== undefined && status >= 200 && status <= 299;
 }

@@ -49,7 +49,14 @@ export interface LocalProvider {
   readonly adapter: string;
   /** Its webhook URL (the inbox's route for it). */
   readonly url: string;
-  readonly secretArn: string;
+  /**
+   * The URL the provider signs instead, where it signs one (Square's notification URL, Twilio's
+   * webhook URL), as the template configures it: the twin's own URL is plain HTTP on a local port.
+   */
+  readonly signedUrl?: string;
+  /** Its signing secret's ARN; absent for a provider whose requests name their certificate (SNS). */
+  readonly secretArn?: string;
+  /** What its simulated sender signs with: the secret's value, or (SNS) the local SNS's signing key. */
   readonly secret: string;
 }
 
@@ -177,11 +184,12 @@ async function inboxesOf(
         .find((entry) => entry.functionLogicalId === verifier!.logicalId && entry.route.routeKey.endsWith(`/${config.name}`));
       const api = apis.find((candidate) => candidate.logicalId === route?.apiLogicalId);
       const secret = signingSecrets[config.name] ?? signingSecretFor(config);
-      await services.clients.secrets.send(new PutSecretValueCommand({ SecretId: config.secretId, SecretString: secret }));
+      if (config.secretId) await services.clients.secrets.send(new PutSecretValueCommand({ SecretId: config.secretId, SecretString: secret }));
       providers.push({
         name: config.name,
         adapter: config.adapter,
         url: api && route ? `${api.url}${route.route.routeKey.split(' ')[1]}` : '',
+        ...(config.notificationUrl ? { signedUrl: config.notificationUrl } : {}),
         secretArn: config.secretId,
         secret,
       });

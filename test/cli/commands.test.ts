@@ -315,6 +315,30 @@ describe('replay', () => {
     expect(await h.result(jobKey)).toEqual(decided);
   });
 
+  test('selected requests of a polled batch: their rows (`<provider>#<batchId>:<customId>`) are enqueued; an unknown one is exit 1', async () => {
+    const now = h.clock.now();
+    for (const customId of ['a', 'b', 'c']) {
+      const body = Buffer.from(JSON.stringify({ type: 'message_batch.result', batch_id: 'msgbatch_1', custom_id: customId, result: { type: 'succeeded' } }));
+      await h.inbox.insert({
+        provider: 'batches',
+        eventId: `msgbatch_1:${customId}`,
+        body,
+        digest: sha256Hex(body),
+        receivedAt: now,
+        meta: {},
+        expiresAt: Math.floor(now / 1000) + 3600,
+        recovered: true,
+      });
+    }
+    const result = await cli('replay', '--batch', 'batches#msgbatch_1', '--children', 'a,c,zz', '--json');
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ enqueued: 2, notFound: 1 });
+    expect((await h.takeMessages()).sort()).toEqual(['batches#msgbatch_1:a', 'batches#msgbatch_1:c']);
+    expect(await cli('replay', '--batch', 'batches#msgbatch_1', '--children', 'a')).toMatchObject({ code: 0 });
+    expect(await cli('replay', '--batch', 'batches#msgbatch_1')).toMatchObject({ code: 2, stderr: expect.stringContaining('needs --children') });
+    expect(await cli('replay', '--batch', 'batches#msgbatch_1', '--children', 'a', '--event', 'x#y')).toMatchObject({ code: 2 });
+  });
+
   test('an unknown event is exit 1; a malformed one is a usage error', async () => {
     expect(await cli('replay', '--event', `${PROVIDER}#tsk_nope`)).toMatchObject({
       code: 1,
@@ -624,5 +648,63 @@ describe('quarantine', () => {
   test('none: says so', async () => {
     await accept(answerlineBody());
     expect(await cli('quarantine')).toEqual({ code: 0, stdout: 'Scan read 1 item; 0 quarantined copies\n', stderr: '' });
+  });
+});
+
+describe('quarantine --rejected', () => {
+  const DAY = 24 * 60 * MINUTE;
+  /** A delivery signed with a secret the inbox does not hold, `minutesAgo` by the handlers' clock. */
+  async function forgeAt(minutesAgo: number): Promise<string> {
+    const now = h.clock.now();
+    h.clock.set(now - minutesAgo * MINUTE);
+    const body = answerlineBody();
+    expect(await h.deliver(body, undefined, { secret: `whsec_${Buffer.alloc(32, 9).toString('base64')}` })).toMatchObject({ result: 'bad_signature' });
+    h.clock.set(now);
+    return body;
+  }
+
+  test('lists the records of refused requests since an instant, oldest first, without bodies or header values; expired ones are left out', async () => {
+    await forgeAt((8 * DAY) / MINUTE); // expired: records are kept 7 days
+    const old = await forgeAt((2 * DAY) / MINUTE);
+    const recent = await forgeAt(5);
+    await accept(answerlineBody());
+
+    const lastDay = await cliJson('quarantine', '--rejected');
+    expect(lastDay.records.map((record: { digest: string }) => record.digest)).toEqual([sha256Hex(recent)]);
+    const since = new Date(h.clock.now() - 9 * DAY).toISOString();
+    const all = await cliJson('quarantine', '--rejected', '--since', since, '--provider', PROVIDER);
+    expect(all).toMatchObject({ providers: [PROVIDER], since, truncated: false });
+    expect(all.records).toEqual([
+      expect.objectContaining({ provider: PROVIDER, reason: 'bad_signature', httpStatus: 400, digest: sha256Hex(old), bodyBytes: Buffer.byteLength(old) }),
+      expect.objectContaining({
+        provider: PROVIDER,
+        reason: 'bad_signature',
+        httpStatus: 400,
+        digest: sha256Hex(recent),
+        receivedAt: new Date(h.clock.now() - 5 * MINUTE).toISOString(),
+      }),
+    ]);
+    expect(all.records[0].headerNames).toContain('webhook-signature');
+    expect(all.records[0].sourceHash).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    expect((await cliJson('quarantine', '--rejected', '--since', since, '--limit', '1')).truncated).toBe(true);
+
+    const text = await cli('quarantine', '--rejected', '--since', since);
+    expect(text.stdout).toMatch(new RegExp(`^2 rejection records of ${PROVIDER} since ${since.replace(/[.]/g, '\\.')}$`, 'm'));
+    expect(text.stdout).toMatch(
+      new RegExp(`^\\S+ +${PROVIDER} +bad_signature +400 +hmac-sha256:[0-9a-f]{64} +${Buffer.byteLength(old)} +${sha256Hex(old)} +accept,`, 'm'),
+    );
+    for (const needle of h.sensitive) expect(text.stdout + JSON.stringify(all)).not.toContain(needle);
+  });
+
+  test('an unknown provider, or a filter without --rejected, is a usage error', async () => {
+    expect(await cli('quarantine', '--rejected', '--provider', 'nobody')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--provider nobody: this inbox serves answerline'),
+    });
+    expect(await cli('quarantine', '--since', '2026-09-18T10:00:00Z')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--since lists rejection records: add --rejected'),
+    });
+    expect(await cli('quarantine', '--rejected', '--since', 'yesterday')).toMatchObject({ code: 2 });
   });
 });

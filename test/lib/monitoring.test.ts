@@ -81,6 +81,7 @@ const ALL_METRIC_ALARMS = [
   'VerifierServerErrors',
   'ReconcilerErrors',
   'ReconcilerNotRunning',
+  'QueueDelay',
 ];
 
 describe('alarms with defaults', () => {
@@ -137,6 +138,40 @@ describe('alarms with defaults', () => {
   ];
   /** Alarms on an absence: fewer than the threshold, and no data at all is the failure. */
   const ABSENCE_ALARMS = new Set(['ReconcilerNotRunning']);
+
+  test("the queue-delay alarm watches the p99 of the processor's QueueDelay over 5 minutes, at 2 minutes in milliseconds", () => {
+    const alarm = alarmNamed(template, 'QueueDelay');
+    expect(alarm).toMatchObject({
+      Namespace: METRIC_NAMESPACE,
+      MetricName: MetricName.QUEUE_DELAY,
+      Dimensions: inboxDimension,
+      // A percentile is an extended statistic in CloudFormation: never Statistic beside it.
+      ExtendedStatistic: 'p99',
+      Period: 300,
+      Threshold: 120_000,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      DatapointsToAlarm: 1,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [topic],
+    });
+    expect(alarm.Statistic).toBeUndefined();
+    expect(alarm.AlarmDescription).toContain('docs/RUNBOOK.md#queue-delay');
+    // The processor emits it per row in milliseconds, with the dimension set the alarm names.
+    const lines: string[] = [];
+    const telemetry = new Telemetry(
+      INBOX,
+      'processor',
+      (line) => lines.push(line),
+      () => 0,
+    );
+    telemetry.duration(MetricName.QUEUE_DELAY, 'answerline', 42);
+    telemetry.flush();
+    const document = JSON.parse(lines[0]);
+    expect(document._aws.CloudWatchMetrics[0].Metrics).toEqual([{ Name: MetricName.QUEUE_DELAY, Unit: 'Milliseconds' }]);
+    expect(document._aws.CloudWatchMetrics[0].Dimensions).toContainEqual(alarm.Dimensions.map((d: any) => d.Name));
+    expect(document[MetricName.QUEUE_DELAY]).toEqual([42]);
+  });
 
   test('creates one metric alarm per failure and one composite for dead deliveries', () => {
     template.resourceCountIs('AWS::CloudWatch::Alarm', ALL_METRIC_ALARMS.length);
@@ -247,9 +282,12 @@ describe('alarm options', () => {
         maxMessageAge: Duration.minutes(30),
         verifierServerErrorThreshold: 1,
         reconcilerErrorThreshold: 2,
+        maxQueueDelay: Duration.seconds(30),
       },
     });
     expect(alarmNamed(template, 'SignatureFailures').Threshold).toBe(25);
+    expect(alarmNamed(template, 'QueueDelay').Threshold).toBe(30_000);
+    expect(alarmNamed(template, 'QueueDelay').AlarmDescription).toContain('reached 30 seconds');
     expect(alarmNamed(template, 'QuarantinedDuplicates').Threshold).toBe(3);
     expect(alarmNamed(template, 'OverdueSubmissions').Threshold).toBe(2);
     expect(alarmNamed(template, 'SubmissionsNearDeadline').Threshold).toBe(4);
@@ -351,6 +389,14 @@ describe('alarm options', () => {
     expect(() => build({ alarms: { maxReconcilerSilence: Duration.days(8) } })).toThrow(/alarms\.maxReconcilerSilence: .*got 8 days/);
   });
 
+  test('a queue delay under a second or over 12 hours is refused', () => {
+    expect(() => build({ alarms: { maxQueueDelay: Duration.millis(500) } })).toThrow(
+      /alarms\.maxQueueDelay: must be from 1 second to 12 hours, got 500 millis/,
+    );
+    expect(() => build({ alarms: { maxQueueDelay: Duration.hours(13) } })).toThrow(/alarms\.maxQueueDelay: .*got 13 hours/);
+    expect(() => build({ alarms: { maxQueueDelay: Duration.hours(12) } })).not.toThrow();
+  });
+
   test('invalid thresholds are refused with one error naming each', () => {
     expect(() =>
       build({
@@ -413,6 +459,8 @@ describe('dashboard', () => {
       MetricName.OVERDUE,
       MetricName.EFFECTS_DISPATCHED,
       MetricName.EFFECT_FAILURES,
+      MetricName.QUEUE_DELAY,
+      MetricName.QUEUE_DELAY_FROM_EVENT,
     ]) {
       expect(metrics).toContain(`${METRIC_NAMESPACE}/${name}`);
     }
@@ -432,6 +480,12 @@ describe('dashboard', () => {
     );
     // EMF metrics on the dashboard carry exactly the Inbox dimension, like the alarms.
     for (const metric of reasons.properties.metrics) expect(metric.slice(2, 4)).toEqual([MetricDimension.INBOX, INBOX]);
+    const delay = body.widgets.find((w: any) => w.properties.title === 'Queue delay (ms, p99)');
+    expect(delay.properties.metrics.map((m: any[]) => [m[1], m[m.length - 1].stat])).toEqual([
+      [MetricName.QUEUE_DELAY, 'p99'],
+      [MetricName.QUEUE_DELAY_FROM_EVENT, 'p99'],
+      [MetricName.QUEUE_DELAY, 'p50'],
+    ]);
     const status = body.widgets.find((w: any) => w.type === 'alarm');
     expect(status.properties.alarms).toHaveLength(ALL_METRIC_ALARMS.length + 1);
   });

@@ -8,6 +8,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { InboxTableSettings, SignatureEncoding, TableSettings, WebhookInbox, WebhookInboxProps, WebhookProvider } from '../../lib';
@@ -305,8 +306,17 @@ describe('WebhookInbox with defaults', () => {
         Env.SECRET_CACHE_SECONDS,
         Env.BODY_BUCKET,
         Env.INLINE_BODY_BYTES,
+        Env.REJECTION_RECORDS_PER_MINUTE,
+        Env.REJECTION_SAMPLE_PERCENT,
+        Env.REJECTION_RETENTION_SECONDS,
+        Env.REJECTION_RECORD_BUDGET_MS,
       ].sort(),
     );
+    // Refused requests: 60 records a minute per provider, every one considered, kept 7 days, at most 200 ms each.
+    expect(verifier[Env.REJECTION_RECORDS_PER_MINUTE]).toBe('60');
+    expect(verifier[Env.REJECTION_SAMPLE_PERCENT]).toBe('100');
+    expect(verifier[Env.REJECTION_RETENTION_SECONDS]).toBe(String(7 * 86400));
+    expect(verifier[Env.REJECTION_RECORD_BUDGET_MS]).toBe('200');
     expect(verifier[Env.MAX_BODY_BYTES]).toBe('6000000');
     expect(verifier[Env.INLINE_BODY_BYTES]).toBe(String(64 * 1024));
     expect(verifier[Env.RETENTION_SECONDS]).toBe(String(30 * 86400));
@@ -419,10 +429,21 @@ describe('WebhookInbox with overrides', () => {
           processorBatchSize: 11,
           maxBodySize: Size.mebibytes(7),
           inlineBodyLimit: Size.kibibytes(400),
+          rejectionRecordsPerMinute: 1001,
+          rejectionRecordSamplePercent: 0,
+          rejectionRecordRetention: Duration.hours(12),
         }),
     ).toThrow(
-      /"answerline" is served twice[\s\S]*"Bad_Name" is not a valid name[\s\S]*inboxTableSettings: not allowed with inboxTable[\s\S]*maxReceiveCount[\s\S]*processorBatchSize[\s\S]*maxBodySize[\s\S]*inlineBodyLimit/,
+      /"answerline" is served twice[\s\S]*"Bad_Name" is not a valid name[\s\S]*inboxTableSettings: not allowed with inboxTable[\s\S]*maxReceiveCount[\s\S]*processorBatchSize[\s\S]*maxBodySize[\s\S]*inlineBodyLimit[\s\S]*rejectionRecordsPerMinute: must be a whole number from 0 to 1000, got 1001[\s\S]*rejectionRecordSamplePercent: must be a whole number from 1 to 100, got 0[\s\S]*rejectionRecordRetention \(days\): must be a whole number from 1 to 365, got 0.5/,
     );
+  });
+
+  test('rejection records: the limit, the sample and the retention reach the verifier as set', () => {
+    const { template } = build({ rejectionRecordsPerMinute: 0, rejectionRecordSamplePercent: 25, rejectionRecordRetention: Duration.days(2) });
+    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties.Environment.Variables;
+    expect(env[Env.REJECTION_RECORDS_PER_MINUTE]).toBe('0');
+    expect(env[Env.REJECTION_SAMPLE_PERCENT]).toBe('25');
+    expect(env[Env.REJECTION_RETENTION_SECONDS]).toBe(String(2 * 86400));
   });
 });
 
@@ -579,6 +600,14 @@ describe('provider presets', () => {
     );
   });
 
+  test("a provider's tenant path reaches the handlers as given, none by default, and a path that is not a dotted path is refused at synth", () => {
+    const { template } = build({ providers: [WebhookProvider.stripe({ tenantJsonPath: 'data.object.customer' }), WebhookProvider.github()] });
+    expect(providersOf(template).map((provider: { tenantJsonPath?: string }) => provider.tenantJsonPath)).toEqual(['data.object.customer', undefined]);
+    expect(() => build({ providers: [WebhookProvider.stripe({ tenantJsonPath: 'data..customer' }), WebhookProvider.github({ tenantJsonPath: '' })] })).toThrow(
+      /providers: stripe: tenantJsonPath "data\.\.customer" is not a dotted path[\s\S]*providers: github: tenantJsonPath must be a non-empty dotted path/,
+    );
+  });
+
   test('only a provider that checks the endpoint with a GET (Meta) gets a GET route beside its POST; its secret is not rotated here', () => {
     const { template } = build({ providers: [WebhookProvider.meta(), WebhookProvider.github()] });
     const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
@@ -630,6 +659,33 @@ describe('provider presets', () => {
     expect(() => build({ providers: [WebhookProvider.twilio({ webhookUrl: 'http://hooks.example.com/hooks/twilio' })] })).toThrow(
       /providers: twilio: notificationUrl/,
     );
+  });
+
+  test('SNS: no signing secret is created, granted or output; the topics reach the verifier; POST only; its tolerance covers the hour of retries', () => {
+    const topicArn = 'arn:aws:sns:eu-west-1:123456789012:orders';
+    const { template, inbox } = build({ providers: [WebhookProvider.sns({ topicArns: [topicArn] }), WebhookProvider.github()] });
+    expect(providersOf(template).map((p: any) => [p.name, p.adapter, p.secretId === undefined, p.topicArns, p.tolerancePastSeconds])).toEqual([
+      ['sns', 'sns', true, [topicArn], 3_900],
+      ['github', 'github', false, undefined, 300],
+    ]);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    expect(Object.keys(template.findOutputs('*')).filter((key) => key.includes('SigningSecretArn'))).toEqual([
+      expect.stringContaining('GithubSigningSecretArn'),
+    ]);
+    template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /hooks/sns' }, 1);
+    template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /hooks/sns' }, 0);
+    expect(inbox.urlFor('sns')).toContain('/hooks/sns');
+    expect(() => inbox.signingSecretFor('sns')).toThrow(/no provider named "sns" with a signing secret/);
+  });
+
+  test('SNS: no topic, or one that is no SNS topic ARN of a served partition, is refused at synth; a topic of the app (a token) is left to cold start', () => {
+    expect(() => build({ providers: [WebhookProvider.sns({ topicArns: [] })] })).toThrow(/providers: sns: topicArns is required/);
+    expect(() =>
+      build({ providers: [WebhookProvider.sns({ topicArns: ['arn:aws:sqs:us-east-1:123456789012:q', 'arn:aws-iso:sns:us-iso-east-1:123456789012:t'] })] }),
+    ).toThrow(/topicArns \[0\] "arn:aws:sqs:us-east-1:123456789012:q" is not an SNS topic ARN[\s\S]*\[1\] "arn:aws-iso:sns/);
+    const stack = new Stack(new App(), 'Topics');
+    const topic = new sns.Topic(stack, 'Orders');
+    expect(() => new WebhookInbox(stack, 'Inbox', { providers: [WebhookProvider.sns({ topicArns: [topic.topicArn] })] })).not.toThrow();
   });
 
   test('a generic HMAC scheme that cannot work is refused at synth, naming the provider', () => {
@@ -732,7 +788,7 @@ describe('recovery by polling, effects and the authoritative read', () => {
           ],
         }),
     ).toThrow(
-      /echonova: polling: taskUrlTemplate must contain[\s\S]*answerline: polling: taskUrlTemplate must be an https:\/\/ URL[\s\S]*stripe: polling: only Answerline and Echonova can be polled/,
+      /echonova: polling: taskUrlTemplate must contain[\s\S]*answerline: polling: taskUrlTemplate must be an https:\/\/ URL[\s\S]*stripe: polling: only Answerline, Echonova and a message-batches API can be polled/,
     );
   });
 
@@ -790,6 +846,26 @@ describe('recovery by polling, effects and the authoritative read', () => {
     const template = Template.fromStack(Stack.of(build({})()));
     const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables;
     expect(env[Env.DEADLINE_WARNING_SECONDS]).toBe(String(Defaults.DEADLINE_WARNING_SECONDS));
+  });
+
+  test('a message-batches provider is polled with {batchId} in its URL; onBatchChildSettled and onBatchSettled subscribe to their detail types', () => {
+    const stack = new Stack(new App(), 'Batches');
+    const apiKeySecret = new secretsmanager.Secret(stack, 'BatchesKey');
+    const inbox = new WebhookInbox(stack, 'Inbox', {
+      inboxName: 'answers',
+      providers: [WebhookProvider.messageBatches({ apiKeySecret }, { name: 'batches' })],
+    });
+    inbox.onBatchChildSettled('Children');
+    inbox.onBatchSettled('Summaries');
+    const template = Template.fromStack(stack);
+    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables;
+    expect(JSON.stringify(env[Env.POLLING])).toContain('https://api.anthropic.com/v1/messages/batches/{batchId}');
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['cdk-webhook-inbox'], 'detail-type': ['BatchChildSettled'], detail: { inbox: ['answers'] } },
+    });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['cdk-webhook-inbox'], 'detail-type': ['BatchSettled'], detail: { inbox: ['answers'] } },
+    });
   });
 
   test('the user’s processing function is invoked by the processor; without events there is no bus and no on* rule', () => {

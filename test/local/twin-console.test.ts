@@ -7,15 +7,15 @@
  * Discord's interactions and Square's notifications as those providers require.
  */
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Browser, chromium, Page } from 'playwright-core';
 import { standardWebhooksHeaders, unixSeconds } from '../../local/providers/signing';
 import type { TwinProcessReady, TwinProcessRequest } from '../support/twin-process';
+import { startTwinProcess, TwinProcessHandle } from '../support/twin-process-handle';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = join(__dirname, '..', '..');
@@ -25,11 +25,10 @@ const DISCORD_APP = generateKeyPairSync('ed25519');
 const DISCORD_PUBLIC_KEY = Buffer.from(DISCORD_APP.publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('hex');
 
 let browser: Browser;
-let twinProcess: ChildProcess;
+let twinProcess: TwinProcessHandle;
 let twin: TwinProcessReady;
 let stateDir: string;
 let page: Page;
-let stderr = '';
 
 beforeAll(async () => {
   // Failing, not skipping: a machine without Chromium would otherwise pass with the page untested.
@@ -67,32 +66,15 @@ beforeAll(async () => {
     poisonResource: { provider: 'standard-webhooks', resourceId: POISON_RESOURCE },
     demo: true,
   };
-  // Not the emulator endpoints of the test run: the twin starts its own.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_ENDPOINT_URL')));
-  twinProcess = spawn(
-    process.execPath,
-    [require.resolve('ts-node/dist/bin.js'), '--transpile-only', '-P', 'tsconfig.dev.json', 'test/support/twin-process.ts', JSON.stringify(request)],
-    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  twinProcess.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [line] = await Promise.race([
-    createInterface({ input: twinProcess.stdout! })
-      [Symbol.asyncIterator]()
-      .next()
-      .then((next) => [next.value as string | undefined]),
-    new Promise<never>((_resolve, reject) => twinProcess.once('exit', (code) => reject(new Error(`the twin exited (${code}):\n${stderr.slice(-3000)}`)))),
-  ]);
-  twin = JSON.parse(line!) as TwinProcessReady;
+  twinProcess = await startTwinProcess(request);
+  twin = twinProcess.ready;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   page = await browser.newPage();
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (twinProcess && twinProcess.exitCode === null) {
-    twinProcess.kill('SIGTERM');
-    await new Promise((resolve) => twinProcess.once('exit', resolve));
-  }
+  await twinProcess?.stop();
   rmSync(stateDir, { recursive: true, force: true });
 });
 

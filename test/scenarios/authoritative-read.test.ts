@@ -212,7 +212,7 @@ describe('a job provider with an authoritative read', () => {
     expect(events()).toHaveLength(1);
     expect(events()[0]).toMatchObject({ detailType: 'JobResultDecided', detail: { eventKey: key, taskId, status: 'COMPLETED', resourceUnavailable: true } });
     expect(events()[0].detail).not.toHaveProperty('resource');
-    expect(h.capture.logs('processed')).toMatchObject([{ outcome: 'winner', offer: 'already_won' }]);
+    expect(h.capture.logs('processed')).toMatchObject([{ reconcileResult: 'winner', offer: 'already_won' }]);
     expect(h.capture.metric(MetricName.RESOURCE_UNAVAILABLE, JOBS)).toBe(1);
     expect(api.requestsFor(`/v1/tasks/${taskId}`)).toHaveLength(2);
   });

@@ -119,7 +119,9 @@ describe('one effect per change of a job’s winner', () => {
     expect(event.detail.meta).not.toHaveProperty('webhook-signature');
     expect(h.capture.metric(MetricName.EFFECTS_DISPATCHED, PROVIDER)).toBe(1);
     expect(h.capture.metric(MetricName.EFFECT_FAILURES, PROVIDER)).toBe(0);
-    expect(h.capture.logs('processed')).toMatchObject([{ outcome: 'winner', offer: 'won', effect: 'JobResultDecided', effectKey: event.detail.effectKey }]);
+    expect(h.capture.logs('processed')).toMatchObject([
+      { reconcileResult: 'winner', offer: 'won', effect: 'JobResultDecided', effectKey: event.detail.effectKey },
+    ]);
   });
 
   const earlier = task('tsk_a', 'job-2', 'COMPLETED', '2026-09-18T10:00:00.000Z');

@@ -84,7 +84,7 @@ describe.each(Object.keys(PRESETS))('%s', (name) => {
   test('an empty AWSPENDING is skipped: the empty-key signature is a bad signature, counted as an unusable staged version; AWSCURRENT still verifies', async () => {
     const secret = textSecret();
     const config = await h.addProvider(name, preset.adapter, secret, preset.config);
-    await secrets.stagePending(config.secretId, EMPTY_KEY);
+    await secrets.stagePending(config.secretId!, EMPTY_KEY);
 
     expect(await post(name, config, EMPTY_KEY)).toMatchObject({ statusCode: 400, result: 'bad_signature' });
     expect(h.capture.metric(MetricName.UNUSABLE_SECRET_VERSION, name)).toBe(1);

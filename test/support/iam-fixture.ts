@@ -101,7 +101,7 @@ class FixtureGateway {
       synthesized,
       {
         ...local,
-        signingSecretArns: Object.fromEntries(structure.providers.map((provider) => [provider.name, arn(provider.secretId)])),
+        signingSecretArns: Object.fromEntries(structure.providers.flatMap((provider) => (provider.secretId ? [[provider.name, arn(provider.secretId)]] : []))),
         apiKeySecretArns: Object.fromEntries([...apiKeys].map(([secretId, label]) => [label, arn(secretId)])),
       },
       LOCAL_ACCOUNT,

@@ -19,6 +19,8 @@ export interface TwinProcessRequest {
 /** The line the process prints once it serves. */
 export interface TwinProcessReady {
   readonly urls: Readonly<Record<string, string>>;
+  /** The URL a provider that signs one signs (Square, Twilio), by provider. */
+  readonly signedUrls: Readonly<Record<string, string>>;
   readonly secrets: Readonly<Record<string, string>>;
   readonly consoleUrl?: string;
   /** The ops CLI's configuration of the inbox. */
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
   const demo = request.demo ? await runDemo(twin, () => undefined) : undefined;
   const ready: TwinProcessReady = {
     urls: twin.urls,
+    signedUrls: twin.signedUrls,
     secrets: twin.secrets,
     consoleUrl: twin.template.consoleUrl,
     opsConfigPath: twin.opsConfigPath,

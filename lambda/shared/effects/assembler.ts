@@ -1,5 +1,5 @@
 import { Defaults, EffectDetail, EffectEvent } from '../../../lib/contract';
-import { JobObservation } from '../providers/adapter';
+import { EventEffect, JobObservation } from '../providers/adapter';
 import { BodyStore, bodyObjectKey, resourceObjectKey, responseObjectKey } from '../stores/body-store';
 import { sha256Hex } from '../runtime/digest';
 import { ConfigurationError } from '../runtime/errors';
@@ -21,7 +21,7 @@ import { winnerOrder } from '../winner-order';
 /** One effect: its deterministic key, its detail type and its detail (serialized once). */
 export interface Effect {
   readonly key: string;
-  readonly detailType: (typeof EffectEvent)['JOB_RESULT_DECIDED' | 'WEBHOOK_RECEIVED'];
+  readonly detailType: (typeof EffectEvent)['JOB_RESULT_DECIDED' | 'WEBHOOK_RECEIVED' | 'BATCH_CHILD_SETTLED' | 'BATCH_SETTLED'];
   readonly detail: EffectDetail;
   /** `detail` as JSON: what is sent, and what its size is measured on. */
   readonly detailJson: string;
@@ -41,6 +41,14 @@ export function jobEffectKey(inbox: string, provider: string, observation: Pick<
 /** The key of one event of a provider without job semantics: inbox, provider and stable event id. */
 export function eventEffectKey(inbox: string, provider: string, eventId: string): string {
   return sha256Hex(JSON.stringify([EffectEvent.WEBHOOK_RECEIVED, inbox, provider, eventId]));
+}
+
+/**
+ * The key of an event of its own kind (a batch's request: inbox, provider, batch, custom id; a
+ * batch's summary: inbox, provider, batch): its detail type first, so no two kinds share a key.
+ */
+export function kindEffectKey(inbox: string, provider: string, event: Pick<EventEffect, 'detailType' | 'keyFields'>): string {
+  return sha256Hex(JSON.stringify([event.detailType, inbox, provider, ...event.keyFields]));
 }
 
 /** EventBridge's limit on one PutEvents entry, and on a whole PutEvents request. */
@@ -70,6 +78,8 @@ export interface EffectSpec {
   readonly row: StoredDelivery;
   /** Set for a job's winner; absent for an event of a provider without job semantics. */
   readonly observation?: JobObservation;
+  /** Set for an event of its own kind (a batch's request or summary); absent: a `WebhookReceived`. */
+  readonly event?: EventEffect;
   /** A job's winner: the results table's version of the job after the decision. */
   readonly resultVersion?: number;
   readonly content: Partial<Record<ContentName, EffectContent>>;
@@ -99,15 +109,18 @@ export class EffectAssembler {
     this.maxEntryBytes = options.maxEntryBytes ?? EVENTBRIDGE_MAX_ENTRY_BYTES;
   }
 
-  async assemble({ row, observation, resultVersion, content, resourceUnavailable }: EffectSpec): Promise<Effect> {
-    const detailType = observation ? EffectEvent.JOB_RESULT_DECIDED : EffectEvent.WEBHOOK_RECEIVED;
+  async assemble({ row, observation, event, resultVersion, content, resourceUnavailable }: EffectSpec): Promise<Effect> {
+    const detailType = observation ? EffectEvent.JOB_RESULT_DECIDED : (event?.detailType ?? EffectEvent.WEBHOOK_RECEIVED);
+    const { inboxName } = this.options;
     const base: EffectDetail = {
       schemaVersion: 1,
-      inbox: this.options.inboxName,
+      inbox: inboxName,
       provider: row.provider,
       effectKey: observation
-        ? jobEffectKey(this.options.inboxName, row.provider, observation)
-        : eventEffectKey(this.options.inboxName, row.provider, row.eventId),
+        ? jobEffectKey(inboxName, row.provider, observation)
+        : event
+          ? kindEffectKey(inboxName, row.provider, event)
+          : eventEffectKey(inboxName, row.provider, row.eventId),
       eventKey: row.key,
       eventId: row.eventId,
       receivedAt: new Date(row.receivedAt).toISOString(),
@@ -123,6 +136,7 @@ export class EffectAssembler {
             createdAt: observation.createdAt,
           }
         : {}),
+      ...(!observation && event ? event.fields : {}),
       ...(resourceUnavailable ? { resourceUnavailable } : {}),
     };
     const names = (Object.keys(content) as ContentName[]).filter((name) => content[name] !== undefined);

@@ -1,8 +1,8 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { Defaults, ProviderRuntimeConfig } from '../../../lib/contract';
+import { Defaults, EffectDetail, EffectEvent, EVENT_TYPE_PATTERN, ProviderRuntimeConfig } from '../../../lib/contract';
 import { HandshakeAnswer, Headers, RequestContext } from '../runtime/http';
 import { SecretStage, SecretVersion } from '../signatures/secrets';
-import { SigningKey, Tolerance, Verdict } from '../signatures/signing-key';
+import { Rejection, SigningKey, Tolerance, Verdict } from '../signatures/signing-key';
 
 /** What a verified body is to the inbox. */
 export type Admission =
@@ -31,7 +31,12 @@ export type Admission =
    * A signed request the provider sends to check the endpoint (Slack's `url_verification`,
    * Discord's PING): answered at the edge as the provider documents, never stored, counted.
    */
-  | { readonly kind: 'handshake'; readonly answer: HandshakeAnswer }
+  | {
+      readonly kind: 'handshake';
+      readonly answer: HandshakeAnswer;
+      /** A URL to request before answering, that confirms the subscription (SNS's `SubscribeURL`). */
+      readonly confirmUrl?: string;
+    }
   /**
    * A task that is not final yet: it carries no result, and storing it would make the final
    * delivery (same id, another body) an altered copy. Acknowledged, never stored.
@@ -60,14 +65,25 @@ export interface JobObservation {
 export type FinalStatus = 'COMPLETED' | 'FAILED';
 
 /**
+ * The effect of a stored event that is neither a job's result nor a plain webhook (a polled
+ * batch's request or summary): its detail type, the fields beside the inbox and provider that
+ * make its key, and what it adds to the detail.
+ */
+export interface EventEffect {
+  readonly detailType: (typeof EffectEvent)['BATCH_CHILD_SETTLED' | 'BATCH_SETTLED'];
+  readonly keyFields: readonly string[];
+  readonly fields: Pick<EffectDetail, 'batchId' | 'customId' | 'childState' | 'batchOutcome'>;
+}
+
+/**
  * Everything that differs between providers: how deliveries are signed, which id is stable,
  * what a test delivery looks like and how a body maps onto a job. The inbox, the processor and
  * the reconciler are shared.
  */
 export interface ProviderAdapter {
   readonly name: string;
-  /** The Secrets Manager secret holding this provider's signing secret. */
-  readonly secretId: string;
+  /** The Secrets Manager secret holding this provider's signing secret; absent when requests name their certificate. */
+  readonly secretId?: string;
   /** How long after a rotation the AWSPREVIOUS secret still verifies, in seconds. */
   readonly previousSecretGraceSeconds: number;
   /**
@@ -82,9 +98,15 @@ export interface ProviderAdapter {
   verify(headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number, request?: RequestContext): Verdict;
   /**
    * Reads the stable event id of a verified body, or recognises a test delivery or a handshake
-   * (`key` is the key the request verified with: some handshakes answer with a value derived from it).
+   * (`key` is the key the request verified with: some handshakes answer with a value derived from it;
+   * `request`: what beside the body the signature covered, e.g. the query Twilio signs).
    */
-  admit(headers: Headers, body: Buffer, key?: SigningKey): Admission;
+  admit(headers: Headers, body: Buffer, key?: SigningKey, request?: RequestContext): Admission;
+  /**
+   * Where the certificate that signed a request is (SNS's `SigningCertURL`), checked to be the
+   * provider's own; a rejection when it is not. Absent: requests are verified with the stored secret.
+   */
+  readonly signingCertificateUrl?: (headers: Headers, body: Buffer) => { readonly url: string } | Rejection;
   /** The status a refused signature is answered with, when the provider documents one. @default 400 */
   readonly refusalStatus?: number;
   /** Whether a request from this address may be verified at all (the provider's published ranges). */
@@ -108,6 +130,32 @@ export interface ProviderAdapter {
    * kind (Stripe, GitHub, Standard Webhooks, Echonova `spending.*`) is an effect of its own.
    */
   reportsJob(meta: Readonly<Record<string, string>>): boolean;
+  /** The effect of a stored event of its own kind; undefined: a `WebhookReceived` (or a job's result). */
+  effectOf(body: Buffer): EventEffect | undefined;
+  /**
+   * What the delivery record names of a verified delivery: the provider's event type and resource
+   * id where it has them, and the tenant's value at the configured `tenantJsonPath`.
+   */
+  describe(headers: Headers, body: Buffer): EventDescription;
+}
+
+/** A verified delivery as the delivery record names it; each member absent when the delivery has none. */
+export interface EventDescription {
+  readonly eventType?: string;
+  /** The resource's plain id: hashed before it is logged. */
+  readonly resourceId?: string;
+  /** The tenant's plain value: hashed before it is logged. */
+  readonly tenant?: string;
+}
+
+/** Where a provider's deliveries carry their event type and resource id. */
+export interface DescriptionRule {
+  /** A header naming the event type (GitHub's `x-github-event`). */
+  readonly typeHeader?: string;
+  /** Dotted path of the event type in a JSON body, when no header names it. */
+  readonly typePath?: string;
+  /** Dotted path of the resource the event is about in a JSON body (an authoritative read's `idJsonPath` takes its place). */
+  readonly resourcePath?: string;
 }
 
 /** What a signing key is made of: a stored value and the stage it came from. */
@@ -118,7 +166,7 @@ export interface AdapterParts {
   /** Turns one stored secret value into key material. */
   readonly decodeKey: (value: string) => Pick<SigningKey, 'bytes' | 'publicKey' | 'verifyToken'>;
   readonly verify: (headers: Headers, body: Buffer, keys: readonly SigningKey[], nowSeconds: number, tolerance: Tolerance, request?: RequestContext) => Verdict;
-  readonly admit: (headers: Headers, body: Buffer, key?: SigningKey) => Admission;
+  readonly admit: (headers: Headers, body: Buffer, key?: SigningKey, request?: RequestContext) => Admission;
   readonly refusalStatus?: number;
   readonly answerSubscriptionCheck?: ProviderAdapter['answerSubscriptionCheck'];
   /** Provider headers worth keeping on the row (never a signature). */
@@ -126,6 +174,10 @@ export interface AdapterParts {
   readonly observe?: ProviderAdapter['observe'];
   /** Absent: no delivery of this provider belongs to a job. */
   readonly reportsJob?: ProviderAdapter['reportsJob'];
+  /** Absent: every event is a `WebhookReceived`. */
+  readonly effectOf?: ProviderAdapter['effectOf'];
+  /** Absent: the record names no event type or resource (a tenant, when configured, still). */
+  readonly describes?: DescriptionRule;
 }
 
 const COMMON_KEPT_HEADERS = ['content-type', 'content-length', 'user-agent'];
@@ -146,7 +198,36 @@ export function buildAdapter(config: ProviderRuntimeConfig, parts: AdapterParts)
     metadata: (headers) => pickHeaders(headers, kept),
     observe: parts.observe ?? (() => undefined),
     reportsJob: parts.reportsJob ?? (() => false),
+    effectOf: parts.effectOf ?? (() => undefined),
+    describe: describer(parts.describes ?? {}, config),
   };
+}
+
+/** Reads a delivery's description; the body is parsed (once) only when a path is asked for. */
+function describer(rule: DescriptionRule, config: ProviderRuntimeConfig): ProviderAdapter['describe'] {
+  const resourcePath = config.authoritativeRead?.idJsonPath ?? rule.resourcePath;
+  const tenantPath = config.tenantJsonPath;
+  const readsBody = [rule.typePath, resourcePath, tenantPath].some((path) => path !== undefined);
+  return (headers, body) => {
+    const parsed = readsBody ? parseJsonObject(body) : undefined;
+    const at = (path: string | undefined) => (path !== undefined && parsed ? valueAtPath(parsed, path) : undefined);
+    const eventType = eventTypeName(rule.typeHeader !== undefined ? headers[rule.typeHeader] : at(rule.typePath));
+    const resourceId = scalarText(at(resourcePath));
+    const tenant = scalarText(at(tenantPath));
+    return { ...(eventType ? { eventType } : {}), ...(resourceId ? { resourceId } : {}), ...(tenant ? { tenant } : {}) };
+  };
+}
+
+/** A JSON string, or a finite number as text; undefined for anything else and for an empty string. */
+function scalarText(value: unknown): string | undefined {
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  return typeof text === 'string' && text !== '' ? text : undefined;
+}
+
+/** An event type the record may carry as it came: a name (EVENT_TYPE_PATTERN), never free text. */
+function eventTypeName(value: unknown): string | undefined {
+  const text = scalarText(value);
+  return text !== undefined && EVENT_TYPE_PATTERN.test(text) ? text : undefined;
 }
 
 /**
@@ -155,8 +236,8 @@ export function buildAdapter(config: ProviderRuntimeConfig, parts: AdapterParts)
  * fail every attempt.
  */
 function withResourceId(admit: AdapterParts['admit'], idJsonPath: string): AdapterParts['admit'] {
-  return (headers, body, key) => {
-    const admission = admit(headers, body, key);
+  return (headers, body, key, request) => {
+    const admission = admit(headers, body, key, request);
     if (admission.kind !== 'event') return admission;
     const read = readResourceId(body, idJsonPath);
     return typeof read === 'string' ? admission : { kind: 'malformed', detail: `${read.field} ${read.problem}` };

@@ -3,13 +3,17 @@ import { ConfigurationError } from '../runtime/errors';
 import { SecretCache } from '../signatures/secrets';
 import { ProviderAdapter } from './adapter';
 import { ApiKeySource } from './api-key';
+import { BatchApi } from './message-batches/batch-api';
 import { ProviderApi } from './provider-api';
 import { LedgerProfile, SAME_ID_PROFILE } from './provider-module';
 import { adaptersFor, providerModule } from './registry';
 
 /** How one provider is polled. */
 export interface ProviderPoller {
-  readonly api: ProviderApi;
+  /** The task API: absent for a batch API. */
+  readonly api?: ProviderApi;
+  /** The batch API: present for a provider whose submissions are batches. */
+  readonly batches?: BatchApi;
   /** After submission, when a submission without a delivery is first polled. */
   readonly horizonMs: number;
   /** Between two checks of a task that is not final yet. */
@@ -69,13 +73,21 @@ export function ledgerProvidersFor(
     const provider = served.get(config.provider);
     if (provider === undefined) throw new ConfigurationError(`${Env.POLLING}: provider ${config.provider} is not served by this inbox`);
     const timeoutMs = config.timeoutMs ?? Defaults.POLL_TIMEOUT_MS;
-    const client = providerModule(provider).taskApi;
-    const api =
-      apis.get(config.provider) ?? client?.({ urlTemplate: config.taskUrlTemplate, apiKeys: new ApiKeySource(secrets, config.apiKeySecretId), timeoutMs });
-    if (!api) throw new ConfigurationError(`${Env.POLLING}: provider ${config.provider} uses the ${provider.adapter} adapter, which cannot be polled`);
+    const module = providerModule(provider);
+    const options = { urlTemplate: config.taskUrlTemplate, apiKeys: new ApiKeySource(secrets, config.apiKeySecretId), timeoutMs };
+    const api = apis.get(config.provider) ?? module.taskApi?.(options);
+    const batches = module.batchApi?.(options);
+    if (!api && !batches)
+      throw new ConfigurationError(`${Env.POLLING}: provider ${config.provider} uses the ${provider.adapter} adapter, which cannot be polled`);
     ledger.set(config.provider, {
       ...ledger.get(config.provider)!,
-      poller: { api, horizonMs: config.horizonSeconds * 1000, recheckMs: config.recheckSeconds * 1000, timeoutMs },
+      poller: {
+        ...(api ? { api } : {}),
+        ...(batches ? { batches } : {}),
+        horizonMs: config.horizonSeconds * 1000,
+        recheckMs: config.recheckSeconds * 1000,
+        timeoutMs,
+      },
     });
   }
   return ledger;

@@ -7,12 +7,14 @@ import { echonova } from './echonova';
 import { github } from './github';
 import { hmac } from './hmac';
 import { linear } from './linear';
+import { messageBatches } from './message-batches';
 import { meta } from './meta';
 import { twilio } from './twilio';
 import { paddle } from './paddle';
 import { pagerduty } from './pagerduty';
-import { ProviderModule } from './provider-module';
+import { AdapterContext, ProviderModule } from './provider-module';
 import { shopify } from './shopify';
+import { sns } from './sns';
 import { square } from './square';
 import { slack } from './slack';
 import { standardWebhooks } from './standard-webhooks';
@@ -37,6 +39,8 @@ const REGISTRY: Readonly<Record<string, ProviderModule>> = {
   [AdapterKind.PADDLE]: paddle,
   [AdapterKind.PAGERDUTY]: pagerduty,
   [AdapterKind.LINEAR]: linear,
+  [AdapterKind.SNS]: sns,
+  [AdapterKind.MESSAGE_BATCHES]: messageBatches,
 };
 
 /** The module of a configured provider's adapter kind. */
@@ -47,6 +51,6 @@ export function providerModule(config: Pick<ProviderRuntimeConfig, 'name' | 'ada
 }
 
 /** One adapter per configured provider, by provider name. */
-export function adaptersFor(providers: readonly ProviderRuntimeConfig[]): Map<string, ProviderAdapter> {
-  return new Map(providers.map((config) => [config.name, providerModule(config).adapter(config)]));
+export function adaptersFor(providers: readonly ProviderRuntimeConfig[], context: AdapterContext = {}): Map<string, ProviderAdapter> {
+  return new Map(providers.map((config) => [config.name, providerModule(config).adapter(config, context)]));
 }

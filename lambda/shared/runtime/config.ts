@@ -1,12 +1,15 @@
 import {
   AdapterKind,
   authoritativeReadProblems,
+  CERTIFICATE_SIGNED_ADAPTERS,
   Env,
   hmacSchemeProblems,
+  jsonPathProblems,
   notificationUrlProblems,
   PROVIDER_NAME_PATTERN,
   ProviderRuntimeConfig,
   sourceCidrProblems,
+  topicArnProblems,
   URL_SIGNING_ADAPTERS,
 } from '../../../lib/contract';
 import { ConfigurationError } from './errors';
@@ -53,7 +56,12 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
     const where = `${Env.PROVIDERS}[${index}]`;
     if (typeof p.name !== 'string' || !PROVIDER_NAME_PATTERN.test(p.name)) throw new ConfigurationError(`${where}.name is invalid`);
     if (typeof p.adapter !== 'string') throw new ConfigurationError(`${where}.adapter is missing`);
-    if (typeof p.secretId !== 'string' || p.secretId === '') throw new ConfigurationError(`${where}.secretId is missing`);
+    if (CERTIFICATE_SIGNED_ADAPTERS.includes(p.adapter)) {
+      const problems = topicArnProblems(p.topicArns);
+      if (problems.length > 0) throw new ConfigurationError(`${where}.topicArns ${problems.join('; ')}`);
+    } else if (typeof p.secretId !== 'string' || p.secretId === '') {
+      throw new ConfigurationError(`${where}.secretId is missing`);
+    }
     for (const field of ['tolerancePastSeconds', 'toleranceFutureSeconds'] as const) {
       if (typeof p[field] !== 'number' || !(p[field]! >= 0)) throw new ConfigurationError(`${where}.${field} is invalid`);
     }
@@ -76,6 +84,10 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
     if (p.allowedSourceCidrs !== undefined) {
       const problems = sourceCidrProblems(p.allowedSourceCidrs);
       if (problems.length > 0) throw new ConfigurationError(`${where}.allowedSourceCidrs: ${problems.join('; ')}`);
+    }
+    if (p.tenantJsonPath !== undefined) {
+      const problems = jsonPathProblems(p.tenantJsonPath);
+      if (problems.length > 0) throw new ConfigurationError(`${where}.tenantJsonPath ${problems.join('; ')}`);
     }
     return p as ProviderRuntimeConfig;
   });

@@ -46,6 +46,8 @@ export type Reason =
   | 'unknown_provider'
   | 'store_error'
   | 'secret_unavailable'
+  | 'certificate_unavailable'
+  | 'confirmation_failed'
   | 'internal_error';
 
 /**
@@ -69,6 +71,8 @@ export const HTTP_STATUS: Readonly<Record<Reason, number>> = {
   unknown_provider: 404,
   store_error: 503,
   secret_unavailable: 503,
+  certificate_unavailable: 503,
+  confirmation_failed: 502,
   internal_error: 500,
 };
 

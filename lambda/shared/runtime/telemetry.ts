@@ -12,12 +12,18 @@ export const stdoutWriter: LineWriter = (line) => {
   process.stdout.write(`${line}\n`);
 };
 
+/** CloudWatch keeps at most 100 values of one metric from one EMF document. */
+const MAX_EMF_VALUES = 100;
+
 /**
- * Structured JSON logs and CloudWatch embedded-metric-format counters for one handler.
- * Counters accumulate until `flush()`, which writes one EMF document per provider.
+ * Structured JSON logs and CloudWatch embedded-metric-format metrics for one handler: counters
+ * (unit Count, summed) and durations (unit Milliseconds, each value kept for percentiles).
+ * They accumulate until `flush()`, which writes one EMF document per provider (more when a
+ * duration has over 100 values).
  */
 export class Telemetry {
   private readonly counts = new Map<string, Map<string, number>>();
+  private readonly durations = new Map<string, Map<string, number[]>>();
 
   constructor(
     private readonly inboxName: string,
@@ -41,32 +47,62 @@ export class Telemetry {
 
   /** Counts `metric` for the inbox, and for `provider` too when one is given. */
   count(metric: string, provider: string | undefined, value = 1): void {
-    const scope = provider ?? '';
-    const metrics = this.counts.get(scope) ?? new Map<string, number>();
+    const metrics = scopeOf(this.counts, provider);
     metrics.set(metric, (metrics.get(metric) ?? 0) + value);
-    this.counts.set(scope, metrics);
+  }
+
+  /** Records one duration of `metric` in milliseconds, for the inbox and for `provider`. */
+  duration(metric: string, provider: string | undefined, milliseconds: number): void {
+    const metrics = scopeOf(this.durations, provider);
+    metrics.set(metric, [...(metrics.get(metric) ?? []), milliseconds]);
   }
 
   flush(): void {
-    for (const [provider, metrics] of this.counts) {
-      const dimensions = provider ? [[MetricDimension.INBOX], [MetricDimension.INBOX, MetricDimension.PROVIDER]] : [[MetricDimension.INBOX]];
-      const document: Record<string, unknown> = {
-        _aws: {
-          Timestamp: this.now(),
-          CloudWatchMetrics: [
-            {
-              Namespace: METRIC_NAMESPACE,
-              Dimensions: dimensions,
-              Metrics: [...metrics.keys()].map((name) => ({ Name: name, Unit: 'Count' })),
-            },
-          ],
-        },
-        [MetricDimension.INBOX]: this.inboxName,
-        ...(provider ? { [MetricDimension.PROVIDER]: provider } : {}),
-        ...Object.fromEntries(metrics),
-      };
-      this.write(JSON.stringify(document));
+    for (const provider of new Set([...this.counts.keys(), ...this.durations.keys()])) {
+      const counts = [...(this.counts.get(provider) ?? new Map<string, number>())];
+      const durations = [...(this.durations.get(provider) ?? new Map<string, number[]>())];
+      const chunks = Math.max(1, ...durations.map(([, values]) => Math.ceil(values.length / MAX_EMF_VALUES)));
+      for (let chunk = 0; chunk < chunks; chunk++) {
+        // Counters go out with the first document only; each further one carries the durations left.
+        const members: [string, number | number[], string][] = [
+          ...(chunk === 0 ? counts.map(([name, value]): [string, number, string] => [name, value, 'Count']) : []),
+          ...durations.flatMap(([name, values]): [string, number[], string][] => {
+            const slice = values.slice(chunk * MAX_EMF_VALUES, (chunk + 1) * MAX_EMF_VALUES);
+            return slice.length > 0 ? [[name, slice, 'Milliseconds']] : [];
+          }),
+        ];
+        this.writeDocument(provider, members);
+      }
     }
     this.counts.clear();
+    this.durations.clear();
   }
+
+  private writeDocument(provider: string, members: readonly [string, number | number[], string][]): void {
+    const dimensions = provider ? [[MetricDimension.INBOX], [MetricDimension.INBOX, MetricDimension.PROVIDER]] : [[MetricDimension.INBOX]];
+    const document: Record<string, unknown> = {
+      _aws: {
+        Timestamp: this.now(),
+        CloudWatchMetrics: [
+          {
+            Namespace: METRIC_NAMESPACE,
+            Dimensions: dimensions,
+            Metrics: members.map(([name, , unit]) => ({ Name: name, Unit: unit })),
+          },
+        ],
+      },
+      [MetricDimension.INBOX]: this.inboxName,
+      ...(provider ? { [MetricDimension.PROVIDER]: provider } : {}),
+      ...Object.fromEntries(members.map(([name, value]) => [name, value])),
+    };
+    this.write(JSON.stringify(document));
+  }
+}
+
+/** The metrics of one scope (a provider, or '' for the inbox alone), created on first use. */
+function scopeOf<T>(scopes: Map<string, Map<string, T>>, provider: string | undefined): Map<string, T> {
+  const scope = provider ?? '';
+  const metrics = scopes.get(scope) ?? new Map<string, T>();
+  scopes.set(scope, metrics);
+  return metrics;
 }

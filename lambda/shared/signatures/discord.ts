@@ -1,7 +1,7 @@
 import { verify as verifySignature } from 'node:crypto';
 import { DiscordHeaders } from '../../../lib/contract';
 import { Headers } from '../runtime/http';
-import { checkFreshness, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
+import { acceptFresh, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
 import { ed25519PublicKey } from './standard-webhooks';
 
 const PUBLIC_KEY = /^[0-9a-fA-F]{64}$/;
@@ -34,7 +34,7 @@ export function verifyDiscord(headers: Headers, body: Buffer, keys: readonly Sig
   const content = Buffer.concat([Buffer.from(timestampText!, 'utf8'), body]);
   for (const key of keys) {
     if (key.publicKey && verifySignature(null, content, key.publicKey, signature)) {
-      return checkFreshness(timestamp, nowSeconds, tolerance, `header ${DiscordHeaders.TIMESTAMP}`) ?? { ok: true, key };
+      return acceptFresh(key, timestamp, nowSeconds, tolerance, `header ${DiscordHeaders.TIMESTAMP}`);
     }
   }
   return { ok: false, reason: 'bad_signature', detail: `header ${DiscordHeaders.SIGNATURE} matches no public key` };

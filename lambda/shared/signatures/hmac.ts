@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SIGNED_CONTENT_PLACEHOLDER, signedContentPlaceholders } from '../../../lib/contract';
 import { Headers } from '../runtime/http';
-import { checkFreshness, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
+import { acceptFresh, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
 
 export type HmacAlgorithm = 'sha256' | 'sha512';
 export type SignatureEncoding = 'hex' | 'base64';
@@ -102,8 +102,7 @@ export function verifyHmac(
   for (const key of keys) {
     const expected = hmacOf(key.bytes, spec, body, values);
     if (candidates.some((candidate) => timingSafeEqual(candidate, expected))) {
-      const stale = timestamp === undefined ? undefined : checkFreshness(timestamp, nowSeconds, tolerance, `header ${spec.timestampHeader}`);
-      return stale ?? { ok: true, key };
+      return timestamp === undefined ? { ok: true, key } : acceptFresh(key, timestamp, nowSeconds, tolerance, `header ${spec.timestampHeader}`);
     }
   }
   return { ok: false, reason: 'bad_signature', detail: `header ${spec.signatureHeader} matches no signing secret` };

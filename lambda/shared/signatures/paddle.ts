@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Headers } from '../runtime/http';
-import { checkFreshness, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
+import { acceptFresh, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
 
 const HEADER = 'paddle-signature';
 const H1 = /^[0-9a-f]{64}$/;
@@ -29,7 +29,7 @@ export function verifyPaddle(headers: Headers, body: Buffer, keys: readonly Sign
     // The timestamp is signed as its text arrived (a zero-padded one included).
     const expected = createHmac('sha256', key.bytes).update(`${timestamps[0][1]}:`).update(body).digest();
     if (candidates.some((candidate) => timingSafeEqual(candidate, expected))) {
-      return checkFreshness(timestamp, nowSeconds, tolerance, `header ${HEADER} ts=`) ?? { ok: true, key };
+      return acceptFresh(key, timestamp, nowSeconds, tolerance, `header ${HEADER} ts=`);
     }
   }
   return { ok: false, reason: 'bad_signature', detail: `header ${HEADER} matches no signing secret` };

@@ -11,6 +11,9 @@ export interface SigningKey {
   readonly verifyToken?: string;
 }
 
+/** The stage a request's own signing certificate (SNS's) is counted under: it is no staged secret. */
+export const CERTIFICATE_STAGE = 'certificate';
+
 /** A failed authenticity check; the reason is also the metric and the log code. */
 export interface Rejection {
   readonly ok: false;
@@ -22,6 +25,8 @@ export interface Rejection {
 export interface Acceptance {
   readonly ok: true;
   readonly key: SigningKey;
+  /** When the provider signed the delivery (epoch ms), for a scheme that signs a time; the delivery record's event timestamp. */
+  readonly signedAtMs?: number;
 }
 
 export type Verdict = Acceptance | Rejection;
@@ -44,6 +49,11 @@ export function checkFreshness(timestampSeconds: number, nowSeconds: number, tol
     return { ok: false, reason: 'stale_timestamp', detail: `${field} is too far in the future` };
   }
   return undefined;
+}
+
+/** A verified signature over a signed time: accepted with that time when it is fresh, refused as stale otherwise. */
+export function acceptFresh(key: SigningKey, timestampSeconds: number, nowSeconds: number, tolerance: Tolerance, field: string): Verdict {
+  return checkFreshness(timestampSeconds, nowSeconds, tolerance, field) ?? { ok: true, key, signedAtMs: timestampSeconds * 1000 };
 }
 
 /** Parses a whole number of seconds, as signature headers carry it; undefined when it is not one. */

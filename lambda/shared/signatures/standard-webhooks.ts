@@ -1,6 +1,6 @@
 import { createHmac, createPublicKey, KeyObject, timingSafeEqual, verify as verifySignature } from 'node:crypto';
 import { Headers } from '../runtime/http';
-import { checkFreshness, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
+import { acceptFresh, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
 
 /** Header names of a Standard Webhooks signature (Svix senders use the `svix-` prefix). */
 export interface StandardWebhooksHeaderNames {
@@ -113,7 +113,7 @@ export function verifyStandardWebhooks(
   };
   for (const key of keys) {
     if (matches(key)) {
-      return checkFreshness(timestamp, nowSeconds, tolerance, `header ${names.timestamp}`) ?? { ok: true, key };
+      return acceptFresh(key, timestamp, nowSeconds, tolerance, `header ${names.timestamp}`);
     }
   }
   return { ok: false, reason: 'bad_signature', detail: `header ${names.signature} matches no signing secret` };

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Headers } from '../runtime/http';
-import { checkFreshness, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
+import { acceptFresh, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
 
 const HEADER = 'stripe-signature';
 const V1 = /^[0-9a-f]{64}$/;
@@ -23,7 +23,7 @@ export function verifyStripe(headers: Headers, body: Buffer, keys: readonly Sign
   for (const key of keys) {
     const expected = createHmac('sha256', key.bytes).update(`${timestamp}.`).update(body).digest();
     if (candidates.some((candidate) => timingSafeEqual(candidate, expected))) {
-      return checkFreshness(timestamp, nowSeconds, tolerance, `header ${HEADER} t=`) ?? { ok: true, key };
+      return acceptFresh(key, timestamp, nowSeconds, tolerance, `header ${HEADER} t=`);
     }
   }
   return { ok: false, reason: 'bad_signature', detail: `header ${HEADER} matches no signing secret` };

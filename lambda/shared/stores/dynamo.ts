@@ -1,4 +1,4 @@
-import { AttributeValue, DynamoDBClient, QueryCommand, QueryCommandOutput, ScanCommand, ScanCommandInput } from '@aws-sdk/client-dynamodb';
+import { AttributeValue, DynamoDBClient, QueryCommand, QueryCommandInput, QueryCommandOutput, ScanCommand, ScanCommandInput } from '@aws-sdk/client-dynamodb';
 import { AwaitingIndex, InboxAttr, PendingIndex } from '../../../lib/contract';
 import { allShards } from '../runtime/digest';
 
@@ -105,6 +105,20 @@ export async function queryShardedIndex(
     .map((item) => ({ key: item[InboxAttr.PK].S!, sort: Number(item[index.sortAttribute].N) }))
     .sort((a, b) => a.sort - b.sort || (a.key < b.key ? -1 : 1))
     .slice(0, limit);
+}
+
+/** A Query's items, page by page, until the pages run out or `onItems` answers false (enough read). */
+export async function queryPages(
+  client: DynamoDBClient,
+  input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
+  onItems: (items: Record<string, AttributeValue>[]) => boolean | void,
+): Promise<void> {
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    const more = onItems(page.Items ?? []);
+    start = more === false ? undefined : page.LastEvaluatedKey;
+  } while (start);
 }
 
 /** A whole-table Scan, page by page (ops commands only: never on a per-delivery or scheduled path). */

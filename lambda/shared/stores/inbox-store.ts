@@ -41,6 +41,8 @@ export interface NewDelivery extends BodyLocation {
   readonly jobRef?: string;
   /** Fetched by polling the provider (the reconciler), not delivered. */
   readonly recovered?: boolean;
+  /** When the provider signed the delivery (epoch ms), when its scheme signs a time. */
+  readonly eventAt?: number;
 }
 
 /** What a conflicting insert finds: the stored row's digest and whether polling fed it. */
@@ -68,6 +70,10 @@ export interface StoredDelivery extends BodyLocation {
   readonly lastError?: string;
   /** Fetched by polling the provider (the reconciler), not delivered. */
   readonly recovered: boolean;
+  /** When the provider signed the delivery (epoch ms); absent for a scheme that signs no time, a polled result, and rows written before it was kept. */
+  readonly eventAt?: number;
+  /** When the row was last processed (epoch ms): set on a row an operator's replay brought back. */
+  readonly processedAt?: number;
 }
 
 /** An altered duplicate: the same key with another digest. */
@@ -155,6 +161,7 @@ export class DynamoDbInboxStore implements InboxStore {
             [A.PENDING_SINCE]: N(delivery.receivedAt),
             ...(delivery.jobRef ? { [A.JOB_REF]: S(jobRefKey(delivery.provider, delivery.jobRef)) } : {}),
             ...(delivery.recovered ? { [A.RECOVERED]: { BOOL: true } } : {}),
+            ...(delivery.eventAt !== undefined ? { [A.EVENT_AT]: N(delivery.eventAt) } : {}),
           },
           ConditionExpression: 'attribute_not_exists(#pk)',
           ExpressionAttributeNames: { '#pk': A.PK },
@@ -453,5 +460,8 @@ function toStoredDelivery(item: Record<string, AttributeValue>): StoredDelivery 
     expiresAt: Number(item[A.EXPIRES_AT].N),
     ...(item[A.LAST_ERROR]?.S ? { lastError: item[A.LAST_ERROR].S } : {}),
     recovered: item[A.RECOVERED]?.BOOL === true,
+    // Rows written before the signed time was kept have none: their record names no delay from the event.
+    ...(item[A.EVENT_AT]?.N !== undefined ? { eventAt: Number(item[A.EVENT_AT].N) } : {}),
+    ...(item[A.PROCESSED_AT]?.N !== undefined ? { processedAt: Number(item[A.PROCESSED_AT].N) } : {}),
   };
 }

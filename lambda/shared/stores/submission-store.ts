@@ -19,6 +19,12 @@
  */
 import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, PutItemCommandInput, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import {
+  BATCH_CHILD_STATES,
+  childStateAttr,
+  Limits,
+  MESSAGE_BATCH_CUSTOM_ID_PATTERN,
+  MESSAGE_BATCH_MAX_REQUESTS,
+  SUBMISSION_KIND_BATCH,
   AwaitingIndex,
   InboxAttr as A,
   InboxItemKind,
@@ -54,6 +60,38 @@ export interface NewSubmission extends SubmissionIdentity {
   readonly expiresAt: number;
   /** When its provider resource is gone, epoch milliseconds; none when absent. */
   readonly deadlineAt?: number;
+  /** A batch (its task id is the batch id): the custom ids of its requests. */
+  readonly childIds?: readonly string[];
+}
+
+/** What the reconciler has learnt of a batch submission so far. */
+export interface BatchProgress {
+  /** The requests (children) the app recorded. */
+  readonly childCount: number;
+  /** How many child-id items hold their custom ids. */
+  readonly childChunks: number;
+  /** The provider's `processing_status` at the last poll that recorded it. */
+  readonly status?: string;
+  /** The provider's `expires_at`, epoch ms. */
+  readonly expiresAt?: number;
+  /** The provider's `ended_at`, epoch ms; set once the batch ended. */
+  readonly endedAt?: number;
+  /** The results page to read next; undefined before the first. */
+  readonly cursor?: string;
+  /** Every results page was read. */
+  readonly done: boolean;
+  /** Results read of recorded children, in all and per state. */
+  readonly read: number;
+  readonly counts: Readonly<Record<string, number>>;
+  /** Results read that named no recorded child. */
+  readonly unexpected: number;
+}
+
+/** What one results page added to a batch's progress. */
+export interface ResultsTally {
+  readonly read: number;
+  readonly unexpected: number;
+  readonly counts: Readonly<Record<string, number>>;
 }
 
 /** A submission as stored. */
@@ -67,6 +105,8 @@ export interface Submission extends SubmissionIdentity {
   readonly dueAt?: number;
   /** Absent on items recorded without one (and on every item recorded before deadlines existed). */
   readonly deadlineAt?: number;
+  /** Present for a batch. */
+  readonly batch?: BatchProgress;
 }
 
 /** A due submission as the awaiting index lists it. */
@@ -100,6 +140,47 @@ export function submissionProblems(identity: SubmissionIdentity): string[] {
   return problems;
 }
 
+/** What is wrong with a batch's custom ids; empty when they can be recorded. */
+export function batchChildProblems(childIds: readonly unknown[]): string[] {
+  if (!Array.isArray(childIds) || childIds.length === 0) return ['childIds must list the custom id of every request of the batch'];
+  if (childIds.length > MESSAGE_BATCH_MAX_REQUESTS) return [`childIds holds ${childIds.length} ids; a batch holds at most ${MESSAGE_BATCH_MAX_REQUESTS}`];
+  const problems: string[] = [];
+  const bad = childIds.findIndex((id) => typeof id !== 'string' || !MESSAGE_BATCH_CUSTOM_ID_PATTERN.test(id));
+  if (bad >= 0) problems.push(`childIds[${bad}] must be 1 to 64 letters, digits, _ or -`);
+  const seen = new Set<unknown>();
+  const repeated = childIds.findIndex((id) => seen.size === seen.add(id).size);
+  if (repeated >= 0) problems.push(`childIds[${repeated}] repeats an earlier custom id`);
+  return problems;
+}
+
+/** The sort key of a batch's n-th child-id item. */
+export function childChunkSortKey(index: number): string {
+  return `${InboxItemKind.BATCH_CHILDREN_PREFIX}${String(index).padStart(5, '0')}`;
+}
+
+/** The custom ids of a batch, split into items of at most `Limits.BATCH_CHILD_IDS_PER_ITEM`. */
+function childChunks(childIds: readonly string[]): string[][] {
+  const chunks: string[][] = [];
+  for (let start = 0; start < childIds.length; start += Limits.BATCH_CHILD_IDS_PER_ITEM)
+    chunks.push(childIds.slice(start, start + Limits.BATCH_CHILD_IDS_PER_ITEM));
+  return chunks;
+}
+
+/**
+ * The conditional PutItems of a batch's child-id items, written before the submission item (so
+ * the reconciler never sees a batch without its children). A retry after a partial recording
+ * writes the missing ones and leaves the others as first written.
+ */
+export function recordBatchChildrenInputs(tableName: string, submission: NewSubmission): PutItemCommandInput[] {
+  const key = submissionKey(submission);
+  return childChunks(submission.childIds ?? []).map((ids, index) => ({
+    TableName: tableName,
+    Item: { [A.PK]: S(key), [A.SK]: S(childChunkSortKey(index)), [A.CHILD_IDS]: { SS: ids } },
+    ConditionExpression: 'attribute_not_exists(#pk)',
+    ExpressionAttributeNames: { '#pk': A.PK },
+  }));
+}
+
 /** The partition key of a submission: by task id when known, else by idempotency key. */
 export function submissionKey(identity: SubmissionIdentity): string {
   const rest = identity.taskId !== undefined ? identity.taskId : `${SUBMISSION_KEY_ONLY_PREFIX}${identity.idempotencyKey}`;
@@ -127,6 +208,13 @@ export function recordSubmissionInput(tableName: string, submission: NewSubmissi
       ...(submission.deadlineAt !== undefined ? { [A.DEADLINE_AT]: N(submission.deadlineAt) } : {}),
       [A.AWAIT_SHARD]: S(shardOf(key, AwaitingIndex.SHARD_COUNT)),
       [A.AWAIT_DUE_AT]: N(submission.dueAt),
+      ...(submission.childIds
+        ? {
+            [A.SUBMISSION_KIND]: S(SUBMISSION_KIND_BATCH),
+            [A.CHILD_COUNT]: N(submission.childIds.length),
+            [A.CHILD_CHUNKS]: N(childChunks(submission.childIds).length),
+          }
+        : {}),
     },
     ConditionExpression: 'attribute_not_exists(#pk)',
     ExpressionAttributeNames: { '#pk': A.PK },
@@ -151,6 +239,16 @@ export interface SubmissionStore {
   countDue(dueBy: number, limitPerShard: number): Promise<BoundedCount>;
   /** Items of the job-ref index for `<provider>#<jobRef>`, at most `limit`. */
   findByJobRef(provider: string, jobRef: string, limit: number): Promise<JobRefEntry[]>;
+  /** A batch's recorded custom ids (one consistent GetItem per child-id item). */
+  childIds(key: string, chunks: number): Promise<Set<string>>;
+  /** Records what the provider said of a batch (status, expiry, end); false when no longer AWAITING. */
+  noteBatch(key: string, status: { processingStatus: string; expiresAt?: number; endedAt?: number }): Promise<boolean>;
+  /**
+   * Moves a batch's results cursor from `from` to `next` (undefined: the last page was read)
+   * and adds the page's tally, in one write conditioned on the cursor still being `from`: a page
+   * is counted once however often it is read. False when the cursor moved or the batch settled.
+   */
+  advanceResults(key: string, from: string | undefined, next: string | undefined, tally: ResultsTally): Promise<boolean>;
 }
 
 export class DynamoDbSubmissionStore implements SubmissionStore {
@@ -205,7 +303,64 @@ export class DynamoDbSubmissionStore implements SubmissionStore {
       expiresAt: Number(item[A.EXPIRES_AT].N),
       ...(item[A.AWAIT_DUE_AT]?.N !== undefined ? { dueAt: Number(item[A.AWAIT_DUE_AT].N) } : {}),
       ...(item[A.DEADLINE_AT]?.N !== undefined ? { deadlineAt: Number(item[A.DEADLINE_AT].N) } : {}),
+      ...(item[A.SUBMISSION_KIND]?.S === SUBMISSION_KIND_BATCH ? { batch: batchProgressOf(item) } : {}),
     };
+  }
+
+  async childIds(key: string, chunks: number): Promise<Set<string>> {
+    const ids = new Set<string>();
+    for (let index = 0; index < chunks; index++) {
+      const out = await this.client.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: { [A.PK]: S(key), [A.SK]: S(childChunkSortKey(index)) },
+          ConsistentRead: true,
+        }),
+      );
+      for (const id of out.Item?.[A.CHILD_IDS]?.SS ?? []) ids.add(id);
+    }
+    return ids;
+  }
+
+  async noteBatch(key: string, status: { processingStatus: string; expiresAt?: number; endedAt?: number }): Promise<boolean> {
+    const sets: [string, string, AttributeValue][] = [
+      ['#status', A.BATCH_STATUS, S(status.processingStatus)],
+      ...(status.expiresAt !== undefined ? [['#expires', A.BATCH_EXPIRES_AT, N(status.expiresAt)] as [string, string, AttributeValue]] : []),
+      ...(status.endedAt !== undefined ? [['#ended', A.BATCH_ENDED_AT, N(status.endedAt)] as [string, string, AttributeValue]] : []),
+    ];
+    return this.updateAwaiting(key, {
+      update: `SET ${sets.map(([name]) => `${name} = :${name.slice(1)}`).join(', ')}`,
+      names: Object.fromEntries(sets.map(([name, attr]) => [name, attr])),
+      values: Object.fromEntries(sets.map(([name, , value]) => [`:${name.slice(1)}`, value])),
+    });
+  }
+
+  async advanceResults(key: string, from: string | undefined, next: string | undefined, tally: ResultsTally): Promise<boolean> {
+    const counted = BATCH_CHILD_STATES.filter((state) => (tally.counts[state] ?? 0) > 0);
+    const names: Record<string, string> = {
+      '#cursor': A.RESULTS_CURSOR,
+      '#done': A.RESULTS_DONE,
+      '#read': A.RESULTS_READ,
+      '#unexpected': A.RESULTS_UNEXPECTED,
+    };
+    const values: Record<string, AttributeValue> = { ':read': N(tally.read), ':unexpected': N(tally.unexpected) };
+    counted.forEach((state, index) => {
+      names[`#c${index}`] = childStateAttr(state);
+      values[`:c${index}`] = N(tally.counts[state]);
+    });
+    const adds = ['#read :read', '#unexpected :unexpected', ...counted.map((_, index) => `#c${index} :c${index}`)].join(', ');
+    let set: string;
+    if (next === undefined) {
+      values[':true'] = { BOOL: true };
+      set = 'SET #done = :true';
+    } else {
+      values[':next'] = S(next);
+      set = 'SET #cursor = :next';
+    }
+    // The first page has no cursor yet: the condition is that none was stored.
+    const cursorCondition = from === undefined ? 'attribute_not_exists(#cursor)' : '#cursor = :from';
+    if (from !== undefined) values[':from'] = S(from);
+    return this.updateAwaiting(key, { update: `${set} ADD ${adds}`, names, values }, `${cursorCondition} AND attribute_not_exists(#done)`);
   }
 
   async settle(key: string, state: SubmissionStateName, lastCheck: string, now: number, taskId?: string): Promise<boolean> {
@@ -268,6 +423,7 @@ export class DynamoDbSubmissionStore implements SubmissionStore {
   private async updateAwaiting(
     key: string,
     expression: { update: string; names: Record<string, string>; values: Record<string, AttributeValue> },
+    condition?: string,
   ): Promise<boolean> {
     try {
       await this.client.send(
@@ -275,7 +431,7 @@ export class DynamoDbSubmissionStore implements SubmissionStore {
           TableName: this.tableName,
           Key: this.itemKey(key),
           UpdateExpression: expression.update,
-          ConditionExpression: '#state = :awaiting',
+          ConditionExpression: `#state = :awaiting${condition ? ` AND ${condition}` : ''}`,
           ExpressionAttributeNames: { ...expression.names, '#state': A.STATE },
           ExpressionAttributeValues: { ...expression.values, ':awaiting': S(SubmissionState.AWAITING) },
         }),
@@ -286,4 +442,24 @@ export class DynamoDbSubmissionStore implements SubmissionStore {
       throw error;
     }
   }
+}
+
+/** A batch submission's progress, from its item (counters absent until a page added to them). */
+function batchProgressOf(item: Record<string, AttributeValue>): BatchProgress {
+  const number = (name: string): number => Number(item[name]?.N ?? 0);
+  const optional = (name: string): number | undefined => (item[name]?.N !== undefined ? Number(item[name].N) : undefined);
+  const expiresAt = optional(A.BATCH_EXPIRES_AT);
+  const endedAt = optional(A.BATCH_ENDED_AT);
+  return {
+    childCount: number(A.CHILD_COUNT),
+    childChunks: number(A.CHILD_CHUNKS),
+    ...(item[A.BATCH_STATUS]?.S !== undefined ? { status: item[A.BATCH_STATUS].S } : {}),
+    ...(expiresAt !== undefined ? { expiresAt } : {}),
+    ...(endedAt !== undefined ? { endedAt } : {}),
+    ...(item[A.RESULTS_CURSOR]?.S !== undefined ? { cursor: item[A.RESULTS_CURSOR].S } : {}),
+    done: item[A.RESULTS_DONE]?.BOOL === true,
+    read: number(A.RESULTS_READ),
+    counts: Object.fromEntries(BATCH_CHILD_STATES.map((state) => [state, number(childStateAttr(state))])),
+    unexpected: number(A.RESULTS_UNEXPECTED),
+  };
 }

@@ -9,11 +9,13 @@ import { ECHONOVA_REDELIVERY_SECONDS, EchonovaPolling } from './echonova';
 import { GITHUB_REDELIVERY_SECONDS } from './github';
 import { HMAC_REDELIVERY_SECONDS } from './hmac';
 import { LINEAR_REDELIVERY_SECONDS } from './linear';
+import { MESSAGE_BATCHES_REDELIVERY_SECONDS, MessageBatchesPolling } from './message-batches';
 import { META_REDELIVERY_SECONDS } from './meta';
 import { TWILIO_REDELIVERY_SECONDS } from './twilio';
 import { PADDLE_REDELIVERY_SECONDS } from './paddle';
 import { PAGERDUTY_REDELIVERY_SECONDS } from './pagerduty';
 import { SHOPIFY_REDELIVERY_SECONDS } from './shopify';
+import { SNS_REDELIVERY_SECONDS } from './sns';
 import { SLACK_REDELIVERY_SECONDS } from './slack';
 import { SQUARE_REDELIVERY_SECONDS } from './square';
 import { STANDARD_WEBHOOKS_REDELIVERY_SECONDS } from './standard-webhooks';
@@ -26,12 +28,14 @@ export * from './echonova';
 export * from './github';
 export * from './hmac';
 export * from './linear';
+export * from './message-batches';
 export * from './meta';
 export * from './twilio';
 export * from './paddle';
 export * from './pagerduty';
 export * from './schedule';
 export * from './shopify';
+export * from './sns';
 export * from './slack';
 export * from './square';
 export * from './standard-webhooks';
@@ -62,6 +66,9 @@ export const AdapterKind = {
   PADDLE: 'paddle',
   PAGERDUTY: 'pagerduty',
   LINEAR: 'linear',
+  SNS: 'sns',
+  /** A batch API (Anthropic Message Batches): polled only, one result per request of a batch. */
+  MESSAGE_BATCHES: 'message-batches',
 } as const;
 
 /** Adapters whose provider signs the URL it posts to, configured with the preset (behind a custom domain it cannot be rebuilt). */
@@ -69,6 +76,9 @@ export const URL_SIGNING_ADAPTERS: readonly string[] = [AdapterKind.SQUARE, Adap
 
 /** Adapters whose provider checks the endpoint with a `GET` (Meta's subscription): the API serves `GET /hooks/<name>` for them too. */
 export const GET_CHECKED_ADAPTERS: readonly string[] = [AdapterKind.META];
+
+/** Adapters whose requests name the certificate that signed them (SNS): their providers have no signing secret. */
+export const CERTIFICATE_SIGNED_ADAPTERS: readonly string[] = [AdapterKind.SNS];
 
 /**
  * How long after an event a provider may still deliver it (its retries, or a redelivery an
@@ -92,12 +102,15 @@ export const PROVIDER_REDELIVERY_SECONDS: Readonly<Record<string, number>> = {
   [AdapterKind.ZOOM]: ZOOM_REDELIVERY_SECONDS,
   [AdapterKind.META]: META_REDELIVERY_SECONDS,
   [AdapterKind.TWILIO]: TWILIO_REDELIVERY_SECONDS,
+  [AdapterKind.SNS]: SNS_REDELIVERY_SECONDS,
+  [AdapterKind.MESSAGE_BATCHES]: MESSAGE_BATCHES_REDELIVERY_SECONDS,
 };
 
 /** Polling defaults per adapter kind. */
 export const PollingDefaults = {
   answerline: AnswerlinePolling,
   echonova: EchonovaPolling,
+  'message-batches': MessageBatchesPolling,
   /** A provider without polling: its submissions are only checked for a delivery. */
   ledgerOnly: {
     horizonSeconds: AnswerlineLifecycle.HORIZON_SECONDS,

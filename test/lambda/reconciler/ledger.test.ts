@@ -17,7 +17,7 @@ import { SubmissionStore } from '../../../lambda/shared/stores/submission-store'
 import { FakeAnswerlineApi } from '../../../local/fake-answerline-api';
 import { FakeEchonovaApi } from '../../../local/fake-echonova-api';
 import { BundleHost } from '../../support/bundle-host';
-import { apiGatewayEvent, answerOf, Clock, EffectsFixture, InboxHarness, PROVIDER, SecretsFixture } from '../../support/inbox-fixture';
+import { apiGatewayEvent, answerOf, bind, Clock, EffectsFixture, InboxHarness, PROVIDER, SecretsFixture } from '../../support/inbox-fixture';
 import { expectAccessDenied } from '../../support/iam-fixture';
 import { echonovaHeaders, textSecret } from '../../support/senders';
 
@@ -660,15 +660,6 @@ test('an expired submission still awaiting leaves the index as UNKNOWN without a
 });
 
 /** An object with the methods of a class instance, bound, so that a test can replace one of them. */
-function bind<T extends object>(instance: T): { [K in keyof T]: T[K] } {
-  const proto = Object.getPrototypeOf(instance) as Record<string, unknown>;
-  const bound: Record<string, unknown> = {};
-  for (const name of Object.getOwnPropertyNames(proto)) {
-    const value = proto[name];
-    if (name !== 'constructor' && typeof value === 'function') bound[name] = (value as (...args: unknown[]) => unknown).bind(instance);
-  }
-  return bound as T;
-}
 
 test('the bundled reconciler, configured only through its environment, polls and recovers', async () => {
   // The bundle runs on the real clock: the task was submitted a horizon ago by that clock.

@@ -56,6 +56,7 @@ const QUEUE_DEPTH = idOf(inbox.alarms.deadLetterQueueDepth?.node.defaultChild as
 const NOT_RUNNING = idOf(inbox.alarms.reconcilerNotRunning?.node.defaultChild as CfnAlarm);
 const NEAR_DEADLINE = idOf(inbox.alarms.submissionsNearDeadline?.node.defaultChild as CfnAlarm);
 const DEAD_DELIVERIES = idOf(inbox.alarms.deadDeliveries?.node.defaultChild as CfnCompositeAlarm);
+const QUEUE_DELAY = idOf(inbox.alarms.queueDelay?.node.defaultChild as CfnAlarm);
 const WATCHED = [DEAD_LETTERED, QUEUE_DEPTH, NOT_RUNNING, DEAD_DELIVERIES];
 
 const reconcilerName = resolveString(stack.resolve(inbox.reconcilerFunction.functionName), binding);
@@ -78,8 +79,13 @@ function setup() {
     telemetry.flush();
     store.putAll(lines.flatMap(parseEmfLine));
   };
-  /** What the processor's telemetry publishes when it dead-letters one row. */
+  /** The processor dead-letters one row. */
   const deadLetterRow = (at: number) => publish('processor', at, (telemetry) => telemetry.count('DeadLettered', 'answerline'));
+  /** Rows whose first attempt started `delaysMs` after their receipt. */
+  const rowsStarted = (at: number, delaysMs: readonly number[]) =>
+    publish('processor', at, (telemetry) => {
+      for (const delay of delaysMs) telemetry.duration('QueueDelay', 'answerline', delay);
+    });
   const reconcilerInvoked = (at: number) =>
     store.put({ namespace: 'AWS/Lambda', name: 'Invocations', dimensions: { FunctionName: reconcilerName }, timestamp: at, value: 1, unit: 'Count' });
   const queueDepth = (at: number, value: number) =>
@@ -110,11 +116,11 @@ function setup() {
       telemetry.count('SubmissionsNearDeadline', undefined, 0);
       for (let i = 0; i < near; i++) telemetry.count('SubmissionsNearDeadline', 'answerline');
     });
-  return { evaluator, deadLetterRow, reconcilerInvoked, queueDepth, reconcilerRun, runUntil };
+  return { evaluator, deadLetterRow, rowsStarted, reconcilerInvoked, queueDepth, reconcilerRun, runUntil };
 }
 
 test('every synthesized alarm is one the local evaluator reproduces', () => {
-  expect(alarms.map((alarm) => alarm.type).sort()).toEqual([...Array(10).fill('AWS::CloudWatch::Alarm'), 'AWS::CloudWatch::CompositeAlarm']);
+  expect(alarms.map((alarm) => alarm.type).sort()).toEqual([...Array(11).fill('AWS::CloudWatch::Alarm'), 'AWS::CloudWatch::CompositeAlarm']);
   const { evaluator } = setup();
   expect(evaluator.states().every((status) => status.state === 'INSUFFICIENT_DATA')).toBe(true);
 });
@@ -187,4 +193,31 @@ test('a submission counted near its deadline raises the near-deadline alarm befo
   expect(raised![0] as number).toBeLessThan(T0 + DEADLINE_MINUTE * MINUTE);
   expect(transitions.at(-1)![1]).toBe('OK');
   expect(evaluator.states().find((status) => status.logicalId === NEAR_DEADLINE)!.description).toContain('docs/RUNBOOK.md#submissions-near-deadline');
+});
+
+describe('the queue-delay alarm judges the p99 of the values the processor emits, not their maximum', () => {
+  // CloudWatch's p99 of n values: the value at rank ceil(0.99 × n) in ascending order. Of 10 values
+  // that is the largest; of 101 values the 100th, so one outlier among 101 leaves it untouched.
+  const queueDelayTransitions = (delaysMs: readonly number[]) => {
+    const { rowsStarted, runUntil } = setup();
+    const { all } = runUntil(25, (minute) => {
+      if (minute === 2) rowsStarted(T0 + 2 * MINUTE + 1000, delaysMs);
+    });
+    return all.filter((transition) => transition.logicalId === QUEUE_DELAY).map((transition) => [(transition.at - T0) / MINUTE, transition.to]);
+  };
+
+  test('one row in ten that waited 3 minutes raises it as soon as a 5-minute period holds it', () => {
+    const slow = 3 * MINUTE;
+    expect(queueDelayTransitions([...Array(9).fill(400), slow])).toEqual([
+      [0, 'OK'],
+      // The 5-minute period ending at 00:03 is the first to hold the values of 00:02:01.
+      [3, 'ALARM'],
+      // They stay in the evaluation range (1 + 2 periods, 15 minutes) until 00:17; then missing data is not breaching.
+      [18, 'OK'],
+    ]);
+  });
+
+  test('one row in 101 that waited 3 minutes does not: the p99 is 400 ms', () => {
+    expect(queueDelayTransitions([...Array(100).fill(400), 3 * MINUTE])).toEqual([[0, 'OK']]);
+  });
 });

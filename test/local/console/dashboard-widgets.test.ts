@@ -51,6 +51,7 @@ describe('the example dashboard', () => {
       'Deliveries by reason',
       'Endpoint (HTTP API)',
       'Work queue',
+      'Queue delay (ms, p99)',
       'Dead deliveries',
       'Processing',
       'Effects',

@@ -43,7 +43,7 @@ function verifyLinear(headers: Headers, body: Buffer, keys: readonly SigningKey[
   if (!verdict.ok) return verdict;
   const sentAt = sentAtMs(body);
   if (typeof sentAt === 'string') return { ok: false, reason: 'malformed', detail: sentAt };
-  return checkFreshness(Math.floor(sentAt / 1000), nowSeconds, tolerance, TIMESTAMP_FIELD) ?? verdict;
+  return checkFreshness(Math.floor(sentAt / 1000), nowSeconds, tolerance, TIMESTAMP_FIELD) ?? { ...verdict, signedAtMs: sentAt };
 }
 
 /**
@@ -80,5 +80,6 @@ export function linearAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
     verify: verifyLinear,
     admit: (_headers, body) => admitLinear(body),
     keptHeaders: ['linear-delivery', 'linear-event'],
+    describes: { typePath: 'type', resourcePath: 'data.id' },
   });
 }

@@ -1,8 +1,14 @@
+import { createHmac } from 'node:crypto';
 import * as fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { Headers } from '../../../../lambda/shared/runtime/http';
 import { SigningKey } from '../../../../lambda/shared/signatures/signing-key';
-import { decodeStandardWebhooksSecret, signStandardWebhooks, verifyStandardWebhooks } from '../../../../lambda/shared/signatures/standard-webhooks';
+import {
+  decodeStandardWebhooksSecret,
+  signStandardWebhooks,
+  standardWebhooksHeaderNames,
+  verifyStandardWebhooks,
+} from '../../../../lambda/shared/signatures/standard-webhooks';
 import { newSigningSecret } from '../../../support/inbox-fixture';
 import { STANDARD_WEBHOOKS_VECTOR as VECTOR } from '../../../support/senders';
 
@@ -34,6 +40,68 @@ describe('the official test vector', () => {
       ok: false,
       reason: 'bad_signature',
     });
+  });
+});
+
+/**
+ * The svix library's own verification suite (`svix` package, `src/webhook.test.ts`), case by case
+ * through our verifier: its message id, payload and secret (the official vector's), signed at a
+ * time the case chooses, with `svix-*` headers, then changed as each case changes them. Each
+ * expected outcome is the suite's (valid or WebhookVerificationError); ours adds the reason (a
+ * signature of the wrong shape is `malformed`, before any MAC).
+ */
+describe("svix's own verification suite", () => {
+  const SECRET = 'MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const NOW = 1_789_000_000;
+  const payload = Buffer.from(VECTOR.payload);
+  const key = keyOf(SECRET);
+  /** The suite's TestPayload: `v1,` and the base64 HMAC-SHA256 of `id.timestamp.payload` under the base64-decoded secret. */
+  const signedAt = (timestamp: number): Record<string, string> => ({
+    'svix-id': VECTOR.id,
+    'svix-signature': `v1,${createHmac('sha256', Buffer.from(SECRET, 'base64')).update(`${VECTOR.id}.${timestamp}.${VECTOR.payload}`).digest('base64')}`,
+    'svix-timestamp': String(timestamp),
+  });
+  const verify = (headers: Record<string, string>) => verifyStandardWebhooks(headers, payload, [key], NOW, TOLERANCE, standardWebhooksHeaderNames(headers));
+  const without = (name: string) => Object.fromEntries(Object.entries(signedAt(NOW)).filter(([header]) => header !== name));
+  const withHeader = (name: string, value: string) => ({ ...signedAt(NOW), [name]: value });
+  const valid = signedAt(NOW)['svix-signature'];
+
+  test.each([
+    ['missing id raises error', without('svix-id'), 'malformed'],
+    ['missing timestamp raises error', without('svix-timestamp'), 'malformed'],
+    ['invalid timestamp throws error', withHeader('svix-timestamp', 'hello'), 'malformed'],
+    ['missing signature raises error', without('svix-signature'), 'malformed'],
+    ['invalid signature throws error', withHeader('svix-signature', 'v1,dawfeoifkpqwoekfpqoekf'), 'malformed'],
+    ['partial signature throws error (8 characters)', withHeader('svix-signature', valid.slice(0, 8)), 'malformed'],
+    ['partial signature throws error (v1, alone)', withHeader('svix-signature', 'v1,'), 'malformed'],
+    ['old timestamp fails', signedAt(NOW - 300 - 1), 'stale_timestamp'],
+    ['new timestamp fails', signedAt(NOW + 300 + 1), 'stale_timestamp'],
+  ])('%s', (_name, headers, reason) => {
+    expect(verify(headers)).toMatchObject({ ok: false, reason });
+  });
+
+  test('valid signature is valid, with svix-* or unbranded webhook-* headers, and the secret with or without whsec_', () => {
+    const headers = signedAt(NOW);
+    expect(verify(headers)).toEqual({ ok: true, key });
+    const unbranded = { 'webhook-id': headers['svix-id'], 'webhook-signature': headers['svix-signature'], 'webhook-timestamp': headers['svix-timestamp'] };
+    expect(verify(unbranded)).toEqual({ ok: true, key });
+    expect(keyOf(`whsec_${SECRET}`).bytes).toEqual(key.bytes);
+  });
+
+  test('multi sig payload is valid: wrong v1 entries and a v2 entry around the valid one', () => {
+    const sigs = [
+      'v1,Ceo5qEr07ixe2NLpvHk3FH9bwy/WavXrAFQ/9tdO6mc=',
+      'v2,Ceo5qEr07ixe2NLpvHk3FH9bwy/WavXrAFQ/9tdO6mc=',
+      valid,
+      'v1,Ceo5qEr07ixe2NLpvHk3FH9bwy/WavXrAFQ/9tdO6mc=',
+    ];
+    expect(verify(withHeader('svix-signature', sigs.join(' ')))).toEqual({ ok: true, key });
+  });
+
+  test('sign function works: the suite vector, whsec_ secret, message id, 1614265330', () => {
+    expect(signStandardWebhooks(decodeStandardWebhooksSecret(`whsec_${SECRET}`), VECTOR.id, 1614265330, payload)).toBe(
+      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    );
   });
 });
 

@@ -16,6 +16,8 @@ const EXAMPLE = {
   query: 'foo=1&bar=2',
   params: { CallSid: 'CA1234567890ABCDE', Caller: '+12349013030', Digits: '1234', From: '+12349013030', To: '+18005551212' },
   signature: '0/KCTR6DLpKmkAf8muzZqo1nDgQ=',
+  /** What the example signs: the URL with its query, then each parameter's name and value, sorted by name. */
+  signedContent: 'https://mycompany.com/myapp.php?foo=1&bar=2CallSidCA1234567890ABCDECaller+12349013030Digits1234From+12349013030To+18005551212',
 };
 const PATH = '/hooks/twilio';
 const FORM = 'application/x-www-form-urlencoded';
@@ -53,19 +55,53 @@ test("Twilio's documented example verifies, and its library agrees", async () =>
   const body = form(EXAMPLE.params);
   expect(answerOf(await h.verifier({ providers: [config] })(request(body, EXAMPLE.query, EXAMPLE.signature)))).toEqual({ statusCode: 202, result: 'accepted' });
   const [row] = await h.inboxItems();
-  expect(row).toMatchObject({ pk: `twilio#${sha256Hex(body)}` });
+  // Twilio signs no id: the key is the digest of what it signs.
+  expect(row).toMatchObject({ pk: `twilio#${sha256Hex(EXAMPLE.signedContent)}`, digest: sha256Hex(body) });
   expect(JSON.stringify(row.meta)).not.toContain(EXAMPLE.signature);
 });
 
-test('a retry (the same parameters) is a duplicate; parameters in another order sign the same', async () => {
+test('a retry (the same parameters) is a duplicate; the same parameters in other bytes sign the same and are that event, quarantined', async () => {
   const verifier = h.verifier({ providers: [config] });
   const params = { MessageSid: 'SM0123456789abcdef0123456789abcdef', MessageStatus: 'delivered', To: '+15558675310', Body: 'Grüße 👋 & more' };
   const signature = twilio.getExpectedTwilioSignature(EXAMPLE.authToken, EXAMPLE.webhookUrl, params);
   expect(answerOf(await verifier(request(form(params), '', signature)))).toEqual({ statusCode: 202, result: 'accepted' });
   expect(answerOf(await verifier(request(form(params), '', signature)))).toMatchObject({ statusCode: 200, result: 'duplicate' });
   const reordered = form({ To: params.To, Body: params.Body, MessageStatus: params.MessageStatus, MessageSid: params.MessageSid });
-  expect(twilio.validateRequest(EXAMPLE.authToken, signature, EXAMPLE.webhookUrl, Object.fromEntries(new URLSearchParams(reordered)))).toBe(true);
-  expect(answerOf(await verifier(request(reordered, '', signature)))).toEqual({ statusCode: 202, result: 'accepted' });
+  // Spaces as %20 instead of +, an escaped letter: other bytes, the same parameters.
+  const escapedOtherwise = form(params).replace(/\+/g, '%20').replace('MessageStatus=d', 'MessageStatus=%64');
+  for (const copy of [reordered, escapedOtherwise]) {
+    expect(twilio.validateRequest(EXAMPLE.authToken, signature, EXAMPLE.webhookUrl, Object.fromEntries(new URLSearchParams(copy)))).toBe(true);
+    expect(answerOf(await verifier(request(copy, '', signature)))).toEqual({ statusCode: 200, result: 'quarantined' });
+  }
+  const items = await h.inboxItems();
+  // One row, as first stored, and one quarantined copy per other body.
+  expect(items.map((item) => String(item.sk)).sort()).toEqual(
+    ['delivery', 'quarantine#' + sha256Hex(escapedOtherwise), 'quarantine#' + sha256Hex(reordered)].sort(),
+  );
+});
+
+test('a form body is read as a form, not as a query: a leading ? stays in the first name', async () => {
+  const verifier = h.verifier({ providers: [config] });
+  const body = '?Body=hello&MessageSid=SM1';
+  const signature = twilio.getExpectedTwilioSignature(EXAMPLE.authToken, EXAMPLE.webhookUrl, { '?Body': 'hello', MessageSid: 'SM1' });
+  expect(answerOf(await verifier(request(body, '', signature)))).toEqual({ statusCode: 202, result: 'accepted' });
+  const stripped = twilio.getExpectedTwilioSignature(EXAMPLE.authToken, EXAMPLE.webhookUrl, { Body: 'hello', MessageSid: 'SM1' });
+  expect(answerOf(await verifier(request(body, '', stripped)))).toMatchObject({ statusCode: 400, result: 'bad_signature' });
+});
+
+test('a body that is neither form-encoded nor hashed into the URL is refused: a signature over the URL alone covers no bytes', async () => {
+  const verifier = h.verifier({ providers: [config] });
+  const urlOnly = twilio.getExpectedTwilioSignature(EXAMPLE.authToken, `${EXAMPLE.webhookUrl}?${EXAMPLE.query}`, {});
+  for (const contentType of ['application/json', 'text/plain']) {
+    expect(answerOf(await verifier(request('{"forged":true}', EXAMPLE.query, urlOnly, contentType)))).toMatchObject({
+      statusCode: 400,
+      result: 'malformed',
+      detail: expect.stringContaining('header content-type'),
+    });
+  }
+  expect(await h.inboxItems()).toEqual([]);
+  // An empty body carries nothing unsigned.
+  expect(answerOf(await verifier(request('', EXAMPLE.query, urlOnly, 'text/plain')))).toEqual({ statusCode: 202, result: 'accepted' });
 });
 
 test('a flipped parameter, another URL, another query or another token is refused, and nothing is stored', async () => {

@@ -165,7 +165,7 @@ describe('endpoint.url_validation: answered at the edge, never stored', () => {
   test('during a rotation, a request signed with the staged secret is answered with that secret', async () => {
     const pending = zoomSecret();
     bench.h.markSensitive(pending);
-    await bench.h.secrets.stagePending(bench.config.secretId, pending);
+    await bench.h.secrets.stagePending(bench.config.secretId!, pending);
     const body = bench.bytes(urlValidation({ plainToken: 'rotation-check-token-1' }));
 
     const answer = await postRaw(body, await bench.sign(body, { secret: pending }));

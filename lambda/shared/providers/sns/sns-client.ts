@@ -1,0 +1,102 @@
+import { KeyObject, X509Certificate } from 'node:crypto';
+import { get as httpsGet } from 'node:https';
+import { Defaults } from '../../../../lib/contract';
+import { errorName, SafeError } from '../../runtime/errors';
+
+/** SNS could not be reached, or answered what no SNS answers: retried, as SNS retries the delivery. */
+export class SnsRequestError extends SafeError {
+  override readonly name = 'SnsRequestError';
+}
+
+/** The public keys of the certificates a request names (SNS's `SigningCertURL`), fetched once per URL. */
+export interface SigningCertificates {
+  /** The key of the certificate at `url`, valid at `nowMillis`; throws SnsRequestError when it cannot be had. */
+  publicKey(url: string, nowMillis: number): Promise<KeyObject>;
+}
+
+/** Confirms a subscription by requesting the URL its confirmation message carries (SNS's `SubscribeURL`). */
+export interface SubscriptionConfirmer {
+  /** Throws SnsRequestError when SNS does not confirm. */
+  confirm(url: string): Promise<void>;
+}
+
+export interface HttpsSnsClientOptions {
+  readonly timeoutMs?: number;
+  readonly maxCertificateBytes?: number;
+  /**
+   * The certificate authorities SNS's host must prove itself with (PEM).
+   * @default - Node's root store (and NODE_EXTRA_CA_CERTS, as the local twin sets it)
+   */
+  readonly trustedAuthorities?: string[];
+}
+
+/**
+ * SNS over HTTPS, as the verifier reaches it: the URLs come from a message the adapter has
+ * checked (an SNS origin of the topic's partition), TLS authenticates the host, and no redirect
+ * is followed (it could lead anywhere). A certificate is cached for the life of the environment:
+ * SNS publishes a new one under a new URL.
+ */
+export class HttpsSnsClient implements SigningCertificates, SubscriptionConfirmer {
+  private readonly certificates = new Map<string, Promise<X509Certificate>>();
+  private readonly timeoutMs: number;
+  private readonly maxCertificateBytes: number;
+  private readonly trustedAuthorities?: string[];
+
+  constructor(options: HttpsSnsClientOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? Defaults.SNS_REQUEST_TIMEOUT_MS;
+    this.maxCertificateBytes = options.maxCertificateBytes ?? Defaults.SNS_CERTIFICATE_MAX_BYTES;
+    this.trustedAuthorities = options.trustedAuthorities;
+  }
+
+  async publicKey(url: string, nowMillis: number): Promise<KeyObject> {
+    let pending = this.certificates.get(url);
+    if (!pending) {
+      pending = this.fetchCertificate(url);
+      this.certificates.set(url, pending);
+      // A failed fetch is not cached: the next delivery tries again.
+      pending.catch(() => this.certificates.delete(url));
+    }
+    const certificate = await pending;
+    if (nowMillis < Date.parse(certificate.validFrom) || nowMillis > Date.parse(certificate.validTo)) {
+      this.certificates.delete(url);
+      throw new SnsRequestError('the signing certificate is not valid now');
+    }
+    return certificate.publicKey;
+  }
+
+  async confirm(url: string): Promise<void> {
+    // The answer is a short XML document; only its status matters.
+    const { status } = await this.get(url, this.maxCertificateBytes);
+    if (status !== 200) throw new SnsRequestError(`SNS answered the confirmation ${status}`);
+  }
+
+  private async fetchCertificate(url: string): Promise<X509Certificate> {
+    const { status, body } = await this.get(url, this.maxCertificateBytes);
+    if (status !== 200) throw new SnsRequestError(`SNS answered ${status} for the signing certificate`);
+    try {
+      return new X509Certificate(body);
+    } catch {
+      throw new SnsRequestError('the signing certificate is not an X.509 certificate');
+    }
+  }
+
+  /** One GET, its body capped at `maxBytes`; a redirect is answered as its status, never followed. */
+  private get(url: string, maxBytes: number): Promise<{ readonly status: number; readonly body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      const fail = (error: unknown) => reject(error instanceof SnsRequestError ? error : new SnsRequestError(`SNS could not be reached (${errorName(error)})`));
+      const request = httpsGet(url, { ...(this.trustedAuthorities ? { ca: this.trustedAuthorities } : {}), timeout: this.timeoutMs }, (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) request.destroy(new SnsRequestError(`SNS's answer is larger than ${maxBytes} bytes`));
+          else chunks.push(chunk);
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        response.on('error', fail);
+      });
+      request.on('timeout', () => request.destroy(new SnsRequestError('SNS did not answer in time')));
+      request.on('error', fail);
+    });
+  }
+}

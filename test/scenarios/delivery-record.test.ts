@@ -1,0 +1,230 @@
+/**
+ * The sanitized delivery record, read back from what the verifier and the processor really write
+ * (their log lines and EMF documents) while they run against the emulators.
+ *
+ * The rules, stated here on their own:
+ * - one verifier line (`message: "delivery"`) per request, one processor line (`processed`) per
+ *   processed row, both carrying `eventRef`: `sha256:` and the first 16 hex digits of the SHA-256
+ *   of `<provider>#<eventId>`;
+ * - a resource is named by `resourceRef` (the same over `resource:<provider>#<resourceId>`) and a
+ *   tenant by `tenantRef` (over `tenant:<value>`), never by its plain id;
+ * - the queue delay is the time from receipt (and from the provider's signed timestamp) to the
+ *   start of the row's first processing attempt, logged and emitted in milliseconds;
+ * - no body byte, header value, signature or secret appears in any line.
+ */
+import { createHash } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AdapterKind } from '../../lib/contract';
+import { DynamoDbResultsStore } from '../../lambda/shared/stores/results-store';
+import { answerlineBody, InboxHarness, LogRecord, PROVIDER, SecretsFixture, storeUncheckedRow, taskIdOf } from '../support/inbox-fixture';
+
+const secrets = new SecretsFixture();
+let h: InboxHarness;
+
+beforeAll(() => secrets.start());
+afterAll(() => secrets.stop());
+beforeEach(async () => {
+  h = await InboxHarness.create(secrets, 'record');
+});
+afterEach(() => {
+  h.expectLogsClean();
+  h.destroy();
+});
+
+const reference = (text: string) => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16)}`;
+const eventRefOf = (taskId: string) => reference(`${PROVIDER}#${taskId}`);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The EMF values of one metric the lines carry, in order, with their unit. */
+function emitted(name: string, provider?: string): { values: number[]; units: string[] } {
+  const values: number[] = [];
+  const units: string[] = [];
+  for (const line of h.capture.lines) {
+    const document = JSON.parse(line) as Record<string, unknown>;
+    const directive = (document._aws as { CloudWatchMetrics: { Metrics: { Name: string; Unit: string }[] }[] } | undefined)?.CloudWatchMetrics[0];
+    const metric = directive?.Metrics.find((entry) => entry.Name === name);
+    if (!metric || (provider !== undefined && document.Provider !== provider)) continue;
+    values.push(...([] as number[]).concat(document[name] as number | number[]));
+    units.push(metric.Unit);
+  }
+  return { values, units };
+}
+
+describe("the verifier's line", () => {
+  test('of a new delivery, then its duplicate: provider, type, hashed ids, times, signature and dedupe results, status', async () => {
+    const body = answerlineBody();
+    const taskId = taskIdOf(body);
+    const signedAtSeconds = h.clock.seconds - 7;
+    const receivedAt = h.clock.now();
+    expect(await h.deliver(body, undefined, { timestamp: signedAtSeconds })).toMatchObject({ statusCode: 202 });
+    expect(await h.deliver(body, undefined, { timestamp: signedAtSeconds })).toMatchObject({ statusCode: 200, result: 'duplicate' });
+
+    const [first, second] = h.capture.logs('delivery');
+    const common = {
+      handler: 'verifier',
+      provider: PROVIDER,
+      eventType: 'COMPLETED',
+      eventRef: eventRefOf(taskId),
+      resourceRef: reference(`resource:${PROVIDER}#${taskId}`),
+      receivedAt: iso(receivedAt),
+      eventTimestamp: iso(signedAtSeconds * 1000),
+      signatureResult: 'valid',
+    };
+    expect(first).toMatchObject({ ...common, dedupeResult: 'new', status: 202, reason: 'accepted' });
+    expect(second).toMatchObject({ ...common, dedupeResult: 'duplicate', status: 200, reason: 'duplicate' });
+    // No tenant path configured: no tenant reference at all.
+    expect(first).not.toHaveProperty('tenantRef');
+  });
+
+  test('of an altered copy: dedupe result conflict', async () => {
+    const original = answerlineBody({ id: 'tsk_conflict_record' });
+    const altered = answerlineBody({ id: 'tsk_conflict_record' });
+    await h.deliver(original);
+    await h.deliver(altered);
+    expect(h.capture.logs('delivery').map((line) => [line.dedupeResult, line.status])).toEqual([
+      ['new', 202],
+      ['conflict', 200],
+    ]);
+  });
+
+  test('of rejected deliveries: the signature result, nothing stored, and nothing read from the unverified body', async () => {
+    const body = answerlineBody();
+    await h.deliver(body, undefined, { secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}` });
+    await h.deliver(body, undefined, { timestamp: h.clock.seconds - 3600 });
+    const event = h.signed(body);
+    await h.verifier()({ ...event, headers: { ...event.headers, 'webhook-signature': 'v1,garbled' } });
+
+    const lines = h.capture.logs('delivery');
+    expect(lines.map((line) => [line.signatureResult, line.dedupeResult, line.status])).toEqual([
+      ['bad_signature', 'not_stored', 400],
+      ['stale_timestamp', 'not_stored', 400],
+      ['malformed', 'not_stored', 400],
+    ]);
+    for (const line of lines) {
+      expect(line.receivedAt).toBe(iso(h.clock.now()));
+      for (const field of ['eventRef', 'eventType', 'resourceRef', 'eventTimestamp', 'tenantRef']) expect(line).not.toHaveProperty(field);
+    }
+    await h.expectNothingAdmitted();
+  });
+});
+
+describe('the tenant reference', () => {
+  const tenantBody = (tenant: unknown) => JSON.stringify({ ...JSON.parse(answerlineBody()), account: { tenant } });
+
+  test('is the hash of the value at the configured path, the same for every delivery of that tenant', async () => {
+    const verifier = h.verifier({ providers: [{ ...h.providerConfig(), tenantJsonPath: 'account.tenant' }] });
+    await h.deliver(tenantBody('acme-tenant-0042'), verifier);
+    await h.deliver(tenantBody('acme-tenant-0042'), verifier);
+    await h.deliver(tenantBody(4711), verifier);
+    await h.deliver(answerlineBody(), verifier);
+    expect(h.capture.logs('delivery').map((line) => line.tenantRef)).toEqual([
+      reference('tenant:acme-tenant-0042'),
+      reference('tenant:acme-tenant-0042'),
+      reference('tenant:4711'),
+      // The path leads nowhere in this body: no reference, and the delivery is accepted as any other.
+      undefined,
+    ]);
+    expect(h.capture.reasons()).toEqual(['accepted', 'accepted', 'accepted', 'accepted']);
+    h.capture.expectNoLineContains(['acme-tenant-0042']);
+  });
+
+  test('a path that is not a dotted path is refused at cold start, naming the field', () => {
+    expect(() => h.verifier({ providers: [{ ...h.providerConfig(), tenantJsonPath: 'account..tenant' }] })).toThrow(
+      /tenantJsonPath "account\.\.tenant" is not a dotted path/,
+    );
+  });
+});
+
+describe("the processor's line and the queue-delay metrics", () => {
+  test('name the delays from receipt and from the signed timestamp to the first attempt, with the same eventRef', async () => {
+    const body = answerlineBody();
+    const taskId = taskIdOf(body);
+    const signedAtSeconds = h.clock.seconds - 4;
+    const receivedAt = h.clock.now();
+    await h.deliver(body, undefined, { timestamp: signedAtSeconds });
+    h.clock.advance(1500);
+    expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
+
+    const [processed] = h.capture.logs('processed');
+    expect(processed).toMatchObject({
+      handler: 'processor',
+      provider: PROVIDER,
+      eventRef: eventRefOf(taskId),
+      receivedAt: iso(receivedAt),
+      eventTimestamp: iso(signedAtSeconds * 1000),
+      queueDelayMs: 1500,
+      queueDelayFromEventMs: receivedAt + 1500 - signedAtSeconds * 1000,
+      reconcileResult: 'winner',
+      // No bus and no processing function here: the row has no effect to send.
+      outboxResult: 'none',
+      attempts: 1,
+    });
+    expect(emitted('QueueDelay', PROVIDER)).toEqual({ values: [1500], units: ['Milliseconds'] });
+    expect(emitted('QueueDelayFromEvent', PROVIDER)).toEqual({ values: [receivedAt + 1500 - signedAtSeconds * 1000], units: ['Milliseconds'] });
+  });
+
+  test('a retried row logs each attempt, but only its first attempt is a queue-delay value', async () => {
+    const body = answerlineBody();
+    await h.deliver(body);
+    // The results table unreachable for the first attempt: a real store, failing as DynamoDB fails.
+    const unreachable = new DynamoDbResultsStore(new DynamoDBClient({ endpoint: 'http://127.0.0.1:9', maxAttempts: 1 }), h.names.resultsTable);
+    await h.drain(h.processor({ results: unreachable }));
+    h.clock.advance(60_000);
+    await h.queue.enqueue([`${PROVIDER}#${taskIdOf(body)}`]);
+    await h.drain(h.processor());
+
+    const lines = h.capture.logs().filter((line) => line.handler === 'processor' && line.reconcileResult !== undefined);
+    expect(lines.map((line) => [line.message, line.reconcileResult, line.queueDelayMs])).toEqual([
+      ['processing failed', 'failed', 0],
+      ['processed', 'winner', 60_000],
+    ]);
+    expect(emitted('QueueDelay', PROVIDER).values).toEqual([0]);
+  });
+
+  test('a row written before the signed time was kept is processed, and names only its delay from receipt', async () => {
+    const key = await storeUncheckedRow(h, answerlineBody());
+    h.clock.advance(250);
+    await h.drain(h.processor());
+    const [processed] = h.capture.logs('processed');
+    expect(processed).toMatchObject({ eventRef: reference(key), queueDelayMs: 250, reconcileResult: 'winner' });
+    expect(processed).not.toHaveProperty('eventTimestamp');
+    expect(processed).not.toHaveProperty('queueDelayFromEventMs');
+    expect(emitted('QueueDelay', PROVIDER).values).toEqual([250]);
+    expect(emitted('QueueDelayFromEvent').values).toEqual([]);
+  });
+});
+
+test('no body byte, header value, signature or secret of a delivery appears in any line of either handler', async () => {
+  const canary = 'CANARY7f3a9c1e5b2d48aa';
+  const secret = `whsec_${Buffer.from(`${canary}-secret-bytes!`).toString('base64')}`;
+  const providers = [{ ...(await h.addProvider('canary', AdapterKind.ANSWERLINE, secret)), tenantJsonPath: 'account.tenant' }];
+  const body = JSON.stringify({
+    ...JSON.parse(answerlineBody({ id: `tsk_${canary}_id`, idempotencyKey: `job-${canary}-key`, response: { answer: `${canary} answer text` } })),
+    account: { tenant: `${canary}-tenant`, email: `${canary}@example.com` },
+  });
+  const event = h.signed(
+    body,
+    { secret },
+    { 'user-agent': `${canary}-agent/1.0`, 'x-extra': `${canary}-header`, cookie: `session=${canary}` },
+    { path: '/hooks/canary' },
+  );
+
+  const verifier = h.verifier({ providers });
+  expect((await verifier(event)).statusCode).toBe(202);
+  expect((await verifier(event)).statusCode).toBe(200);
+  await verifier({ ...event, headers: { ...event.headers, 'webhook-signature': `v1,${Buffer.from(canary).toString('base64')}` } });
+  expect(await h.drain(h.processor({ providers }))).toEqual({ received: 1, failed: 0 });
+
+  const lines = h.capture.lines;
+  expect(h.capture.logs('delivery')).toHaveLength(3);
+  expect(h.capture.logs('processed')).toHaveLength(1);
+  // The canary is in the body, the ids, the tenant, three headers and the secret: in no line, in any form that names it.
+  const offending = lines.filter((line) => line.includes(canary) || line.includes(Buffer.from(canary).toString('base64')));
+  expect(offending).toEqual([]);
+  for (const value of [secret, event.headers['webhook-signature']!, event.body!]) {
+    expect(lines.filter((line) => line.includes(value))).toEqual([]);
+  }
+  // The record still says what happened, by reference.
+  const [accepted] = h.capture.logs('delivery') as LogRecord[];
+  expect(accepted).toMatchObject({ provider: 'canary', tenantRef: reference(`tenant:${canary}-tenant`), dedupeResult: 'new' });
+});
