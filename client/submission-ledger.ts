@@ -35,7 +35,7 @@
  * types. Apps bring their own `@aws-sdk/client-dynamodb`.
  */
 import { DynamoDBClient, PutItemCommand, PutItemCommandInput } from '@aws-sdk/client-dynamodb';
-import { AnswerlineLifecycle, Defaults, Env, MessageBatchesPolling } from '../lib/contract';
+import { AnswerlineLifecycle, Defaults, Env, MESSAGE_BATCH_RESULTS_RETENTION_SECONDS, MessageBatchesPolling } from '../lib/contract';
 import { isConditionalCheckFailed } from '../lambda/shared/runtime/errors';
 import {
   batchChildProblems,
@@ -112,8 +112,8 @@ export interface RecordedSubmission {
   readonly deadlineAt?: number;
 }
 
-/** When a record was submitted and when its resource is gone, as the app gives them. */
-type SubmissionTiming = Pick<SubmissionRecord, 'submittedAt' | 'deadline'>;
+/** When a record was submitted and when its resource is gone, as the app gives them (or its kind implies). */
+type SubmissionTiming = Pick<SubmissionRecord, 'submittedAt' | 'deadline'> & { readonly defaultDeadlineSeconds?: number };
 
 /** A record that cannot be stored: the message names every problem. */
 export class InvalidSubmissionError extends Error {
@@ -168,13 +168,18 @@ export class SubmissionLedger {
    * Records one submitted batch with the custom ids of its requests; idempotent. The ids go into
    * items of their own beside the batch's (2,000 per item: a batch of 100,000 requests is 50
    * PutItems and one more), written before it, so the reconciler never sees a batch without its
-   * children. Throws InvalidSubmissionError for a record that cannot be stored.
+   * children. Its deadline is when its results stop being readable: the provider's results
+   * retention after submission (29 days; the provider's `deadlineSeconds` when one is given), so
+   * that a batch still unread near it is alarmed on, and settled UNAVAILABLE after it. Throws
+   * InvalidSubmissionError for a record that cannot be stored.
    */
   async recordBatch(record: BatchRecord): Promise<RecordedSubmission> {
     const identity = { provider: record.provider, taskId: record.batchId };
     const horizon = this.options.horizonSeconds?.[record.provider] ?? MessageBatchesPolling.horizonSeconds;
     const problems = [...submissionProblems(identity), ...batchChildProblems(record.childIds)];
-    const submission = this.prepare(identity, record, horizon, problems, record.childIds);
+    // Its results stay readable for the provider's retention after creation: that is its deadline.
+    const timing = { submittedAt: record.submittedAt, defaultDeadlineSeconds: MESSAGE_BATCH_RESULTS_RETENTION_SECONDS };
+    const submission = this.prepare(identity, timing, horizon, problems, record.childIds);
     for (const input of recordBatchChildrenInputs(this.options.tableName, submission)) await this.put(input);
     return this.record(submission);
   }
@@ -221,10 +226,10 @@ export class SubmissionLedger {
     }
   }
 
-  /** The record's own deadline, else its provider's default after submission; undefined without either. */
+  /** The record's own deadline, else its provider's (or its kind's) default after submission; undefined without any. */
   private deadlineOf(provider: string, timing: SubmissionTiming, submittedAt: number): number | undefined {
     if (timing.deadline !== undefined) return new Date(timing.deadline).getTime();
-    const seconds = this.options.deadlineSeconds?.[provider];
+    const seconds = this.options.deadlineSeconds?.[provider] ?? timing.defaultDeadlineSeconds;
     return seconds === undefined ? undefined : submittedAt + seconds * 1000;
   }
 }

@@ -9,7 +9,7 @@ import { PollResult } from '../shared/providers/provider-api';
 import { splitKey, Submission, SubmissionStore } from '../shared/stores/submission-store';
 import { Telemetry } from '../shared/runtime/telemetry';
 import { WorkQueue } from '../shared/stores/work-queue';
-import { checkBatch } from './batches';
+import { batchResultsDeadline, checkBatch } from './batches';
 import { Outcome, settled } from './outcome';
 
 export interface LedgerDependencies {
@@ -177,9 +177,15 @@ async function check(submission: Submission, ledger: LedgerProvider, shared: Sha
 /** A provider without polling is checked for a delivery this often. */
 export const LEDGER_ONLY_RECHECK_MS = PollingDefaults.ledgerOnly.recheckSeconds * 1000;
 
+/** When a submission's provider resource is gone, epoch ms: a batch's results deadline, or the recorded one; undefined without. */
+function deadlineOf(submission: Submission): number | undefined {
+  return submission.batch ? batchResultsDeadline(submission) : submission.deadlineAt;
+}
+
 /** When a submission enters its deadline's warning margin, epoch ms; Infinity without a deadline. */
 function warningAt(submission: Submission, warningMs: number): number {
-  return submission.deadlineAt === undefined ? Infinity : submission.deadlineAt - warningMs;
+  const deadline = deadlineOf(submission);
+  return deadline === undefined ? Infinity : deadline - warningMs;
 }
 
 /**
@@ -187,11 +193,14 @@ function warningAt(submission: Submission, warningMs: number): number {
  * taken as gone (UNAVAILABLE, `deadline_passed`); before it, the next check comes no later than
  * the warning margin's start, and then no later than the deadline itself, so that the last look
  * happens before the resource disappears. Inside the margin it is counted near its deadline.
+ * A check in progress (a batch whose results are being read, page after page) is never cut short
+ * by the deadline: the provider still serves them, and its 404 is the answer that they are gone.
  */
 function againstDeadline(outcome: Outcome, submission: Submission, now: number, warningMs: number): Outcome {
-  const deadline = submission.deadlineAt;
+  const deadline = deadlineOf(submission);
   if (deadline === undefined || outcome.kind === 'settled') return outcome;
-  if (now >= deadline) return settled(SubmissionState.UNAVAILABLE, UnavailableReason.DEADLINE_PASSED);
+  const inProgress = outcome.kind === 'recheck' && outcome.inProgress === true;
+  if (now >= deadline && !inProgress) return settled(SubmissionState.UNAVAILABLE, UnavailableReason.DEADLINE_PASSED);
   const warning = deadline - warningMs;
   const nearDeadline = now >= warning;
   if (outcome.kind === 'rate_limited') return { ...outcome, nearDeadline };
@@ -338,6 +347,7 @@ function countNearDeadline(outcome: { readonly nearDeadline?: boolean }, provide
 
 /** The ResourceUnavailable event of a submission; its key is the same on every run. */
 function unavailableEntry(inboxName: string, submission: Submission, reason: string, now: number): BusEntry {
+  const deadline = deadlineOf(submission);
   const detail: ResourceUnavailableDetail = {
     schemaVersion: EffectEvent.SCHEMA_VERSION,
     inbox: inboxName,
@@ -349,7 +359,8 @@ function unavailableEntry(inboxName: string, submission: Submission, reason: str
     detectedAt: new Date(now).toISOString(),
     ...(submission.taskId !== undefined ? { taskId: submission.taskId } : {}),
     ...(submission.idempotencyKey !== undefined ? { idempotencyKey: submission.idempotencyKey } : {}),
-    ...(submission.deadlineAt !== undefined ? { deadline: new Date(submission.deadlineAt).toISOString() } : {}),
+    ...(deadline !== undefined ? { deadline: new Date(deadline).toISOString() } : {}),
+    ...(submission.batch ? { childCount: submission.batch.childCount, childrenRead: submission.batch.read } : {}),
   };
   return { detailType: EffectEvent.RESOURCE_UNAVAILABLE, detailJson: JSON.stringify(detail) };
 }
@@ -358,7 +369,9 @@ function unavailableEntry(inboxName: string, submission: Submission, reason: str
 async function announceUnavailable(submission: Submission, reason: string, shared: Shared): Promise<boolean> {
   const events = shared.deps.unavailableEvents;
   if (!events) return true;
-  const [outcome] = await events.bus.dispatch([unavailableEntry(events.inboxName, submission, reason, shared.now)]);
+  // A batch's tally may have moved during this check: the event names the children stored by now.
+  const current = submission.batch ? ((await shared.deps.submissions.get(submission.key)) ?? submission) : submission;
+  const [outcome] = await events.bus.dispatch([unavailableEntry(events.inboxName, current, reason, shared.now)]);
   if (outcome.ok) return true;
   shared.telemetry.count(MetricName.EFFECT_FAILURES, submission.provider);
   shared.telemetry.log('WARN', 'resource unavailable event failed', {

@@ -178,8 +178,10 @@ export interface EffectDetail {
 
 /** Why a submission was settled unavailable (`ResourceUnavailableDetail.reason`). */
 export const UnavailableReason = {
-  /** The provider answered 404 or 410 for its task: unknown, or no longer kept. */
+  /** The provider answered 404 or 410 for its task (or batch): unknown, or no longer kept. */
   NOT_FOUND: 'not_found',
+  /** An ended batch whose results the provider answered 404 or 410 for before every page was read. */
+  RESULTS_NOT_FOUND: 'results_not_found',
   /** Its deadline passed and no result was read: a delivery never came and polling found none final. */
   DEADLINE_PASSED: 'deadline_passed',
 } as const;
@@ -202,7 +204,7 @@ export interface ResourceUnavailableDetail {
   readonly effectKey: string;
   /** The submission's key in the inbox table (`ledger:<provider>#<taskId>`). */
   readonly submissionKey: string;
-  /** `not_found` (the provider answered 404/410) or `deadline_passed` (`UnavailableReason`). */
+  /** `not_found` (the provider answered 404/410), `results_not_found` (a batch's results did) or `deadline_passed` (`UnavailableReason`). */
   readonly reason: string;
   /** When the task was submitted, ISO-8601. */
   readonly submittedAt: string;
@@ -219,8 +221,19 @@ export interface ResourceUnavailableDetail {
    */
   readonly idempotencyKey?: string;
   /**
-   * Its deadline, ISO-8601.
+   * Its deadline, ISO-8601 (a batch's: when its results stop being readable).
    * @default - absent for a submission without a deadline
    */
   readonly deadline?: string;
+  /**
+   * A batch: how many requests (children) were recorded with it.
+   * @default - absent for a submission that is not a batch
+   */
+  readonly childCount?: number;
+  /**
+   * A batch: how many of its children's results were read and stored (each with its
+   * `BatchChildSettled` event) before the rest became unreadable; no `BatchSettled` follows.
+   * @default - absent for a submission that is not a batch
+   */
+  readonly childrenRead?: number;
 }

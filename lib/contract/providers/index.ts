@@ -127,6 +127,4 @@ export const PollingDefaults = {
 export const ProviderDeadlines = {
   /** OpenAI background mode: a response created with `store=false` may be deleted about 10 minutes after it is created. */
   OPENAI_UNSTORED_BACKGROUND_RESPONSE_SECONDS: 10 * 60,
-  /** Anthropic Message Batches: a batch that has not ended expires 24 hours after it was created. */
-  ANTHROPIC_MESSAGE_BATCH_SECONDS: 24 * 3600,
 } as const;
