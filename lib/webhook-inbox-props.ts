@@ -60,7 +60,7 @@ export interface InboxTableSettings extends TableSettings {}
 /** Properties of a WebhookInbox. */
 export interface WebhookInboxProps {
   /**
-   * The providers this inbox serves, each at `POST /hooks/<name>` with its own signing secret.
+   * The providers this inbox serves, each at `POST /hooks/<name>` with its own signing secret (SNS: no secret; a polled-only `messageBatches` API: neither).
    * @default - one Answerline provider at `/hooks/answerline`
    */
   readonly providers?: WebhookProvider[];

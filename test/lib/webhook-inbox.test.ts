@@ -678,6 +678,46 @@ describe('provider presets', () => {
     expect(() => inbox.signingSecretFor('sns')).toThrow(/no provider named "sns" with a signing secret/);
   });
 
+  test('a polled-only provider (message batches) gets no route, no signing secret and no outputs of its own; its API key is read by the reconciler only', () => {
+    const stack = new Stack(new App(), 'PolledOnly', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const apiKeySecret = new secretsmanager.Secret(stack, 'BatchesKey');
+    const inbox = new WebhookInbox(stack, 'Inbox', {
+      providers: [WebhookProvider.messageBatches({ apiKeySecret }, { name: 'batches' }), WebhookProvider.github()],
+    });
+    const template = Template.fromStack(stack);
+    // Routes: the GitHub provider's only.
+    expect(Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((route: any) => route.Properties.RouteKey)).toEqual(['POST /hooks/github']);
+    // Secrets: GitHub's signing secret and the batch API's key; none made for the batches provider.
+    expect(Object.keys(template.findResources('AWS::SecretsManager::Secret')).sort()).toEqual([
+      expect.stringMatching(/^BatchesKey/),
+      expect.stringMatching(/^InboxGithubSigningSecret/),
+    ]);
+    expect(providersOf(template).map((p: any) => [p.name, p.secretId === undefined])).toEqual([
+      ['batches', true],
+      ['github', false],
+    ]);
+    const outputs = Object.keys(template.findOutputs('*'));
+    expect(outputs.filter((key) => /Batches(Url|SigningSecretArn)/.test(key))).toEqual([]);
+    expect(outputs.filter((key) => /Github(Url|SigningSecretArn)/.test(key))).toHaveLength(2);
+    // The key is granted to the reconciler, never to the verifier.
+    const keyId = resourceNamed(template, 'AWS::SecretsManager::Secret', 'BatchesKey').id;
+    const reads = (role: string) => statementsOf(template, role).filter((s) => JSON.stringify(s.Resource).includes(keyId));
+    expect(reads('InboxReconcilerRole')).not.toEqual([]);
+    expect(reads('InboxVerifierRole')).toEqual([]);
+    expect(() => inbox.urlFor('batches')).toThrow(/"batches" is polled only: it posts nothing and has no URL/);
+    expect(() => inbox.signingSecretFor('batches')).toThrow(/no provider named "batches" with a signing secret/);
+  });
+
+  test('a polled-only provider refuses a signing secret, a rotation and source ranges at synth, naming each', () => {
+    const stack = new Stack(new App(), 'PolledOnlyProps');
+    const apiKeySecret = new secretsmanager.Secret(stack, 'BatchesKey');
+    const signingSecret = new secretsmanager.Secret(stack, 'Given');
+    const provider = WebhookProvider.messageBatches({ apiKeySecret }, { name: 'batches', signingSecret, rotation: {}, allowedSources: ['192.0.2.0/24'] });
+    expect(() => new WebhookInbox(stack, 'Inbox', { providers: [provider] })).toThrow(
+      /providers: batches: signingSecret: this provider sends no webhooks[\s\S]*providers: batches: rotation: [\s\S]*providers: batches: allowedSources: /,
+    );
+  });
+
   test('SNS: no topic, or one that is no SNS topic ARN of a served partition, is refused at synth; a topic of the app (a token) is left to cold start', () => {
     expect(() => build({ providers: [WebhookProvider.sns({ topicArns: [] })] })).toThrow(/providers: sns: topicArns is required/);
     expect(() =>

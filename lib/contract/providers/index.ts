@@ -77,8 +77,17 @@ export const URL_SIGNING_ADAPTERS: readonly string[] = [AdapterKind.SQUARE, Adap
 /** Adapters whose provider checks the endpoint with a `GET` (Meta's subscription): the API serves `GET /hooks/<name>` for them too. */
 export const GET_CHECKED_ADAPTERS: readonly string[] = [AdapterKind.META];
 
-/** Adapters whose requests name the certificate that signed them (SNS): their providers have no signing secret. */
+/** Adapters whose requests name the certificate that signed them (SNS). */
 export const CERTIFICATE_SIGNED_ADAPTERS: readonly string[] = [AdapterKind.SNS];
+
+/** Adapters of APIs that send no webhooks and are only polled (a batch API): no route, no verifier, no signing secret. */
+export const POLLED_ONLY_ADAPTERS: readonly string[] = [AdapterKind.MESSAGE_BATCHES];
+
+/**
+ * Adapters whose providers have no signing secret: none is created, granted, output or given
+ * (requests named by their certificate, or no requests at all).
+ */
+export const SECRETLESS_ADAPTERS: readonly string[] = [...CERTIFICATE_SIGNED_ADAPTERS, ...POLLED_ONLY_ADAPTERS];
 
 /**
  * How long after an event a provider may still deliver it (its retries, or a redelivery an
