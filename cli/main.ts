@@ -5,13 +5,13 @@
  */
 import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { LocalOpsConfig } from '../lib/contract';
+import { Defaults, LocalOpsConfig } from '../lib/contract';
 import { createClients, createCloudFormationClient, destroyClients, OpsClients } from './clients';
 import { DEFAULT_EVENTS_LIMIT, DETAIL_TYPES, listEvents, NO_EVENT_HISTORY } from './commands/events';
 import { hashReport } from './commands/hash';
 import { inspect } from './commands/inspect';
 import { listQuarantine, listRejected } from './commands/quarantine';
-import { reconcile } from './commands/reconcile';
+import { describeLeft, reconcile, reconcileUntilSettled } from './commands/reconcile';
 import { redrive } from './commands/redrive';
 import { replayBatchChildren, replayEvent, replayRange } from './commands/replay';
 import { status } from './commands/status';
@@ -54,6 +54,8 @@ const OPTIONS = {
   force: { type: 'boolean' },
   'skip-scan': { type: 'boolean' },
   'detail-type': { type: 'string' },
+  'until-settled': { type: 'boolean' },
+  timeout: { type: 'string' },
   batch: { type: 'string' },
   children: { type: 'string' },
   rejected: { type: 'boolean' },
@@ -70,7 +72,7 @@ const COMMAND_OPTIONS: Readonly<Record<Command, readonly OptionName[]>> = {
   redrive: ['limit'],
   replay: ['event', 'from', 'to', 'batch', 'children', 'force'],
   inspect: [],
-  reconcile: [],
+  reconcile: ['until-settled', 'timeout'],
   quarantine: ['rejected', 'provider', 'since', 'limit'],
   events: ['limit', 'detail-type'],
   hash: ['resource', 'tenant'],
@@ -96,7 +98,7 @@ Commands:
                --event <provider>#<eventId> | --from <ISO> --to <ISO>       [--force]
   inspect      one event's row (sanitized, never the body), its quarantined copies and job result
                <provider>#<eventId>
-  reconcile    run the reconciler now and print its report
+  reconcile    run the reconciler now and print its report      [--until-settled [--timeout S]]
   quarantine   list the quarantined altered duplicates; --rejected: the records of requests
                refused at the authenticity check   [--provider P] [--since ISO] [--limit N]
   events       the effect events the inbox published, newest last (the local twin's events log)
@@ -155,11 +157,17 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
   copies (digest, count, first and last seen); and its job's result (status, task id) when the
   delivery reports one.
 `,
-  reconcile: `Usage: webhook-inbox reconcile <target> [--json]
+  reconcile: `Usage: webhook-inbox reconcile <target> [--until-settled [--timeout S]] [--json]
 
   Invokes the reconciler function (Lambda Invoke, RequestResponse), as its schedule does: the
   sweep of stranded rows, then the submission ledger. Prints its report. Exit code 1 when the
   function fails.
+  --until-settled  runs it again every ${Defaults.UNTIL_SETTLED_INTERVAL_SECONDS} s, printing one progress line per run, until
+                   reconciliation is done: no submission in the ledger due now or within the
+                   longest recheck interval (a task still pending counts), and every polled
+                   provider with a status endpoint (Answerline's GET /v1/async/status) reporting no
+                   task queued or processing. Exit code 0 only then; 1 at the timeout, with what is left.
+  --timeout S      with --until-settled: give up after S seconds (default: ${Defaults.UNTIL_SETTLED_TIMEOUT_SECONDS})
 `,
   quarantine: `Usage: webhook-inbox quarantine <target> [--json]
        webhook-inbox quarantine <target> --rejected [--provider P] [--since ISO] [--limit N] [--json]
@@ -211,6 +219,8 @@ export interface RunDependencies {
   /** Builds the clients for the resolved target; tests may inject their own. */
   readonly clients?: (endpoints: OpsEndpoints | undefined, region: string | undefined) => OpsClients;
   readonly cloudFormation?: (region: string | undefined) => CloudFormationClient;
+  /** Waits between two runs of `reconcile --until-settled`; tests pass their own. */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 type Values = { [K in OptionName]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
@@ -269,7 +279,7 @@ export async function run(argv: readonly string[], deps: RunDependencies): Promi
     const action = prepare(command, values, positionals);
     const target = await resolveTarget(values, deps);
     clients = (deps.clients ?? createClients)(target.endpoints, values.region);
-    const report = await action(clients, target.config, deps.now ?? Date.now);
+    const report = await action(clients, target.config, deps.now ?? Date.now, io, deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))));
     io.stdout(values.json ? `${JSON.stringify(report.data, null, 2)}\n` : report.text);
     if (values.json && report.jsonNote !== undefined) io.stderr(`webhook-inbox: ${report.jsonNote}\n`);
     return report.exitCode ?? ExitCode.OK;
@@ -316,7 +326,7 @@ interface Report {
 }
 
 /** The config of a deployed stack, or of a --config file (which may add the twin's events log). */
-type Action = (clients: OpsClients, config: LocalOpsConfig, now: () => number) => Promise<Report>;
+type Action = (clients: OpsClients, config: LocalOpsConfig, now: () => number, io: Io, sleep: (ms: number) => Promise<void>) => Promise<Report>;
 
 /** Checks the command's own arguments (before any AWS request) and returns what running it does. */
 export function prepare(command: Exclude<Command, 'hash'>, values: Values, positionals: readonly string[]): Action {
@@ -372,11 +382,30 @@ export function prepare(command: Exclude<Command, 'hash'>, values: Values, posit
         return { data: report, text: formatInspect(report) };
       };
     }
-    case 'reconcile':
+    case 'reconcile': {
+      if (values.timeout !== undefined && !values['until-settled']) throw new UsageError('--timeout goes with --until-settled');
+      if (values['until-settled']) {
+        const timeoutMs = (values.timeout === undefined ? Defaults.UNTIL_SETTLED_TIMEOUT_SECONDS : positiveInteger(values.timeout, '--timeout')) * 1000;
+        return async (clients, config, now, io, sleep) => {
+          const progress = (line: string) => (values.json ? io.stderr(`webhook-inbox: ${line}\n`) : io.stdout(`${line}\n`));
+          const report = await reconcileUntilSettled(clients, config, {
+            timeoutMs,
+            intervalMs: Defaults.UNTIL_SETTLED_INTERVAL_SECONDS * 1000,
+            now,
+            sleep,
+            progress,
+          });
+          const text = report.settled
+            ? `settled after ${report.runs} run${report.runs === 1 ? '' : 's'}\n`
+            : `not settled after ${report.elapsedSeconds} s (${report.runs} run${report.runs === 1 ? '' : 's'}): ${describeLeft(report.left)}\n`;
+          return { data: report, text, ...(report.settled ? {} : { exitCode: ExitCode.FAILURE }) };
+        };
+      }
       return async (clients, config) => {
         const report = await reconcile(clients, config);
         return { data: report, text: formatReconcile(report) };
       };
+    }
     case 'quarantine': {
       if (!values.rejected) {
         const stray = (['provider', 'since', 'limit'] as const).find((name) => values[name] !== undefined);

@@ -1,1 +1,2 @@
 export * from './submission-ledger';
+export { ProviderDeadlines } from '../lib/contract';

@@ -9,7 +9,15 @@
  * await ledger.recordSubmission({ provider: 'answerline', taskId: task.id, idempotencyKey });
  * // The create timed out and its retry got 409 RESOURCE_CONFLICT: the task exists, its id is unknown.
  * await ledger.recordSubmission({ provider: 'answerline', idempotencyKey });
+ * // A resource that is gone after a while (an OpenAI background response with store=false): give its deadline.
+ * await ledger.recordSubmission({ provider: 'openai', taskId: response.id, deadline: Date.now() + 10 * 60_000 });
  * ```
+ *
+ * Deadlines: a submission with one (its own `deadline`, or its provider's `deadlineSeconds`) is
+ * first due at the earlier of its horizon and `deadlineWarningSeconds` before its deadline, so the
+ * reconciler looks for its result before the resource disappears, counts it near its deadline
+ * while it is still unread (an alarm), and once the deadline has passed unread settles it
+ * UNAVAILABLE with a `ResourceUnavailable` event for an operator to decide.
  *
  * Each call is one conditional PutItem (IAM: `grantRecordSubmission`, `dynamodb:PutItem` on the
  * inbox table for partition keys starting `ledger:`, the submissions' own). Recording
@@ -27,7 +35,7 @@
  * types. Apps bring their own `@aws-sdk/client-dynamodb`.
  */
 import { DynamoDBClient, PutItemCommand, PutItemCommandInput } from '@aws-sdk/client-dynamodb';
-import { AnswerlineLifecycle, Defaults, Env, MessageBatchesPolling } from '../lib/contract';
+import { AnswerlineLifecycle, Defaults, Env, MESSAGE_BATCH_RESULTS_RETENTION_SECONDS, MessageBatchesPolling } from '../lib/contract';
 import { isConditionalCheckFailed } from '../lambda/shared/runtime/errors';
 import {
   batchChildProblems,
@@ -52,6 +60,17 @@ export interface SubmissionLedgerOptions {
   readonly horizonSeconds?: Readonly<Record<string, number>>;
   /** @default AnswerlineLifecycle.HORIZON_SECONDS (17,405 s) */
   readonly defaultHorizonSeconds?: number;
+  /**
+   * Seconds after submission when each provider's resource is gone, by provider name (e.g.
+   * `ProviderDeadlines.OPENAI_UNSTORED_BACKGROUND_RESPONSE_SECONDS`); a record's own `deadline` wins.
+   * @default - no deadline
+   */
+  readonly deadlineSeconds?: Readonly<Record<string, number>>;
+  /**
+   * How long before its deadline a submission is first due: the inbox's `deadlineWarning`.
+   * @default Defaults.DEADLINE_WARNING_SECONDS (600 s)
+   */
+  readonly deadlineWarningSeconds?: number;
   /** How long a record is kept (its TTL), in seconds; longer than any horizon. @default 30 days */
   readonly retentionSeconds?: number;
   /** @default Date.now */
@@ -67,6 +86,8 @@ export interface SubmissionRecord {
   readonly idempotencyKey?: string;
   /** When the task was submitted. @default now */
   readonly submittedAt?: Date | number;
+  /** When its provider resource is gone (epoch ms or a Date), later than `submittedAt`. @default - the provider's `deadlineSeconds` after submission, or none */
+  readonly deadline?: Date | number;
 }
 
 export interface BatchRecord {
@@ -87,7 +108,12 @@ export interface RecordedSubmission {
   readonly key: string;
   /** When the reconciler first checks it, epoch milliseconds; absent when it was recorded before. */
   readonly dueAt?: number;
+  /** Its deadline as stored, epoch milliseconds; absent without one, or when it was recorded before. */
+  readonly deadlineAt?: number;
 }
+
+/** When a record was submitted and when its resource is gone, as the app gives them (or its kind implies). */
+type SubmissionTiming = Pick<SubmissionRecord, 'submittedAt' | 'deadline'> & { readonly defaultDeadlineSeconds?: number };
 
 /** A record that cannot be stored: the message names every problem. */
 export class InvalidSubmissionError extends Error {
@@ -105,16 +131,16 @@ export class SubmissionLedger {
   static fromEnvironment(client: DynamoDBClient, env: Record<string, string | undefined> = process.env): SubmissionLedger {
     const tableName = env[Env.INBOX_TABLE];
     if (!tableName) throw new Error(`environment variable ${Env.INBOX_TABLE} is not set`);
-    const raw = env[Env.SUBMISSION_HORIZONS];
-    let horizonSeconds: Record<string, number> | undefined;
-    if (raw) {
-      try {
-        horizonSeconds = JSON.parse(raw) as Record<string, number>;
-      } catch {
-        throw new Error(`environment variable ${Env.SUBMISSION_HORIZONS} is not valid JSON`);
-      }
-    }
-    return new SubmissionLedger({ client, tableName, ...(horizonSeconds ? { horizonSeconds } : {}) });
+    const horizonSeconds = secondsByProvider(env, Env.SUBMISSION_HORIZONS);
+    const deadlineSeconds = secondsByProvider(env, Env.SUBMISSION_DEADLINES);
+    const warning = env[Env.DEADLINE_WARNING_SECONDS];
+    return new SubmissionLedger({
+      client,
+      tableName,
+      ...(horizonSeconds ? { horizonSeconds } : {}),
+      ...(deadlineSeconds ? { deadlineSeconds } : {}),
+      ...(warning ? { deadlineWarningSeconds: Number(warning) } : {}),
+    });
   }
 
   private readonly now: () => number;
@@ -125,47 +151,58 @@ export class SubmissionLedger {
     if (horizons.some((value) => value !== undefined && !(Number.isFinite(value) && value >= 0))) {
       throw new Error('horizon seconds must be non-negative numbers');
     }
+    const deadlines = [options.deadlineWarningSeconds, ...Object.values(options.deadlineSeconds ?? {})];
+    if (deadlines.some((value) => value !== undefined && !(Number.isFinite(value) && value > 0))) {
+      throw new Error('deadlineSeconds and deadlineWarningSeconds must be positive numbers');
+    }
   }
 
   /** Records one submitted task; idempotent. Throws InvalidSubmissionError for a record that cannot be stored. */
   async recordSubmission(record: SubmissionRecord): Promise<RecordedSubmission> {
     const identity = { provider: record.provider, taskId: record.taskId, idempotencyKey: record.idempotencyKey };
     const horizon = this.options.horizonSeconds?.[record.provider] ?? this.options.defaultHorizonSeconds ?? AnswerlineLifecycle.HORIZON_SECONDS;
-    return this.record(this.prepare(identity, record.submittedAt, horizon, submissionProblems(record)));
+    return this.record(this.prepare(identity, record, horizon, submissionProblems(record)));
   }
 
   /**
    * Records one submitted batch with the custom ids of its requests; idempotent. The ids go into
    * items of their own beside the batch's (2,000 per item: a batch of 100,000 requests is 50
    * PutItems and one more), written before it, so the reconciler never sees a batch without its
-   * children. Throws InvalidSubmissionError for a record that cannot be stored.
+   * children. Its deadline is when its results stop being readable: the provider's results
+   * retention after submission (29 days; the provider's `deadlineSeconds` when one is given), so
+   * that a batch still unread near it is alarmed on, and settled UNAVAILABLE after it. Throws
+   * InvalidSubmissionError for a record that cannot be stored.
    */
   async recordBatch(record: BatchRecord): Promise<RecordedSubmission> {
     const identity = { provider: record.provider, taskId: record.batchId };
     const horizon = this.options.horizonSeconds?.[record.provider] ?? MessageBatchesPolling.horizonSeconds;
     const problems = [...submissionProblems(identity), ...batchChildProblems(record.childIds)];
-    const submission = this.prepare(identity, record.submittedAt, horizon, problems, record.childIds);
+    // Its results stay readable for the provider's retention after creation: that is its deadline.
+    const timing = { submittedAt: record.submittedAt, defaultDeadlineSeconds: MESSAGE_BATCH_RESULTS_RETENTION_SECONDS };
+    const submission = this.prepare(identity, timing, horizon, problems, record.childIds);
     for (const input of recordBatchChildrenInputs(this.options.tableName, submission)) await this.put(input);
     return this.record(submission);
   }
 
   /** The submission to record, or InvalidSubmissionError naming every problem. */
-  private prepare(
-    identity: SubmissionIdentity,
-    when: Date | number | undefined,
-    horizon: number,
-    problems: string[],
-    childIds?: readonly string[],
-  ): NewSubmission {
-    const submittedAt = when === undefined ? this.now() : new Date(when).getTime();
+  private prepare(identity: SubmissionIdentity, timing: SubmissionTiming, horizon: number, problems: string[], childIds?: readonly string[]): NewSubmission {
+    const submittedAt = timing.submittedAt === undefined ? this.now() : new Date(timing.submittedAt).getTime();
     if (!Number.isFinite(submittedAt)) problems.push('submittedAt is not a valid time');
+    const deadlineAt = this.deadlineOf(identity.provider, timing, submittedAt);
+    if (deadlineAt !== undefined && !Number.isFinite(deadlineAt)) problems.push('deadline is not a valid time');
+    else if (deadlineAt !== undefined && deadlineAt <= submittedAt) problems.push('deadline must be later than submittedAt');
     if (problems.length > 0) throw new InvalidSubmissionError(problems);
     const retention = this.options.retentionSeconds ?? Defaults.RETENTION_DAYS * 86_400;
+    const warningMs = (this.options.deadlineWarningSeconds ?? Defaults.DEADLINE_WARNING_SECONDS) * 1000;
+    // Kept past its deadline too, so that the reconciler can settle it there.
+    const keptSeconds = Math.max(retention, horizon + 86_400, deadlineAt === undefined ? 0 : Math.ceil((deadlineAt - submittedAt) / 1000) + 86_400);
     return {
       ...identity,
       submittedAt,
-      dueAt: submittedAt + horizon * 1000,
-      expiresAt: Math.floor(submittedAt / 1000) + Math.max(retention, horizon + 86_400),
+      // Looked for before its resource disappears: at its horizon, or a warning margin before its deadline.
+      dueAt: Math.min(submittedAt + horizon * 1000, deadlineAt === undefined ? Infinity : deadlineAt - warningMs),
+      expiresAt: Math.floor(submittedAt / 1000) + keptSeconds,
+      ...(deadlineAt !== undefined ? { deadlineAt } : {}),
       ...(childIds ? { childIds } : {}),
     };
   }
@@ -173,7 +210,9 @@ export class SubmissionLedger {
   private async record(submission: NewSubmission): Promise<RecordedSubmission> {
     const key = submissionKey(submission);
     const recorded = await this.put(recordSubmissionInput(this.options.tableName, submission));
-    return recorded ? { outcome: 'recorded', key, dueAt: submission.dueAt } : { outcome: 'already_recorded', key };
+    if (!recorded) return { outcome: 'already_recorded', key };
+    const { dueAt, deadlineAt } = submission;
+    return { outcome: 'recorded', key, dueAt, ...(deadlineAt !== undefined ? { deadlineAt } : {}) };
   }
 
   /** One conditional PutItem; false when the item was recorded before. */
@@ -185,5 +224,23 @@ export class SubmissionLedger {
       if (isConditionalCheckFailed(error)) return false;
       throw error;
     }
+  }
+
+  /** The record's own deadline, else its provider's (or its kind's) default after submission; undefined without any. */
+  private deadlineOf(provider: string, timing: SubmissionTiming, submittedAt: number): number | undefined {
+    if (timing.deadline !== undefined) return new Date(timing.deadline).getTime();
+    const seconds = this.options.deadlineSeconds?.[provider] ?? timing.defaultDeadlineSeconds;
+    return seconds === undefined ? undefined : submittedAt + seconds * 1000;
+  }
+}
+
+/** A JSON object of provider name → seconds from an environment variable; undefined when unset. */
+function secondsByProvider(env: Record<string, string | undefined>, name: string): Record<string, number> | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as Record<string, number>;
+  } catch {
+    throw new Error(`environment variable ${name} is not valid JSON`);
   }
 }

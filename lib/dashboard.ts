@@ -164,6 +164,15 @@ export function createInboxDashboard(
     }),
   );
   dashboard.addWidgets(
+    new cloudwatch.GraphWidget({
+      title: 'Submission deadlines',
+      width: FULL,
+      height: HEIGHT,
+      left: [inbox.metricSubmissionsNearDeadline({ label: 'near deadline, unread (max)' })],
+      right: [inbox.metricResourceUnavailable({ label: 'resource unavailable' })],
+    }),
+  );
+  dashboard.addWidgets(
     lambdaHealth('Verifier function', inbox.verifierFunction),
     lambdaHealth('Processor function', inbox.processorFunction),
     lambdaHealth('Reconciler function', inbox.reconcilerFunction),

@@ -25,7 +25,9 @@ export interface InboxHandlerSettings {
   /** How the reconciler polls providers for recorded submissions never delivered. */
   readonly polling: readonly PollingRuntimeConfig[];
   readonly pollBatchSize: number;
-  /** The bus the processor puts effects on, when it has one. */
+  /** How long before a submission's deadline the reconciler looks at it and counts it near its deadline. */
+  readonly deadlineWarningSeconds: number;
+  /** The bus the processor puts effects on (and the reconciler its ResourceUnavailable events), when it has one. */
   readonly effectBusName?: string;
   /** The user's processing function the processor invokes, when there is one. */
   readonly effectFunctionArn?: string;
@@ -55,6 +57,7 @@ export function handlerSettingsWithDefaults(settings: LocalHandlerSettings): Inb
     sweepBatchSize: Defaults.SWEEP_BATCH_SIZE,
     polling: [],
     pollBatchSize: Defaults.POLL_BATCH_SIZE,
+    deadlineWarningSeconds: Defaults.DEADLINE_WARNING_SECONDS,
     rejectionRecordsPerMinute: Defaults.REJECTION_RECORDS_PER_MINUTE,
     rejectionSamplePercent: Defaults.REJECTION_SAMPLE_PERCENT,
     rejectionRetentionSeconds: Defaults.REJECTION_RETENTION_DAYS * 86_400,
@@ -117,7 +120,9 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.SECRET_CACHE_SECONDS]: String(settings.secretCacheSeconds),
       [Env.POLLING]: JSON.stringify(settings.polling),
       [Env.POLL_BATCH_SIZE]: String(settings.pollBatchSize),
+      [Env.DEADLINE_WARNING_SECONDS]: String(settings.deadlineWarningSeconds),
       ...bodies,
+      ...(settings.effectBusName ? { [Env.EFFECT_BUS_NAME]: settings.effectBusName } : {}),
     },
   };
 }

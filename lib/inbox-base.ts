@@ -80,6 +80,14 @@ export interface IWebhookInbox extends IConstruct {
   onWebhookReceived(id: string, options?: events.OnEventOptions): events.Rule;
 
   /**
+   * A rule for each recorded submission whose provider resource is gone unread (`ResourceUnavailable`:
+   * polled 404/410, or its deadline passed): the operator's decision, never a regeneration.
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  onResourceUnavailable(id: string, options?: events.OnEventOptions): events.Rule;
+
+  /**
    * A rule for each request of a polled batch that reached its terminal state (`BatchChildSettled`: once per request).
    * @param id the rule's construct id
    * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
@@ -194,7 +202,7 @@ export interface IWebhookInbox extends IConstruct {
   /** Submissions whose final result was fetched by polling the provider. @default - sum over 5 minutes */
   metricRecovered(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
-  /** Polled submissions the provider does not know (404: unknown or expired). @default - sum over 5 minutes */
+  /** Submissions that expired (their TTL) still awaiting; before UNAVAILABLE existed, also those the provider did not know (404). @default - sum over 5 minutes */
   metricUnknownSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
   /** Results of polled batches' requests stored as rows of their own (each once). @default - sum over 5 minutes */
@@ -230,8 +238,17 @@ export interface IWebhookInbox extends IConstruct {
    */
   metricMessagesWithoutRow(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
-  /** Deliveries whose provider resource was missing or expired at the authoritative read. @default - sum over 5 minutes */
+  /**
+   * Provider resources found gone: a delivery's at the authoritative read (404/410), or a recorded
+   * submission's (polled 404/410, or its deadline passed unread). @default - sum over 5 minutes
+   */
   metricResourceUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /**
+   * Recorded submissions within their deadline's warning margin and still unread, as counted by each
+   * reconciler run (every run reports, zero included). @default - maximum over 5 minutes
+   */
+  metricSubmissionsNearDeadline(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
   /** Requests refused at the authenticity check that left a rejection record. @default - sum over 5 minutes */
   metricRejectionsRecorded(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
@@ -345,6 +362,16 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
    */
   public onWebhookReceived(id: string, options: events.OnEventOptions = {}): events.Rule {
     return this.onEffect(id, EffectEvent.WEBHOOK_RECEIVED, options);
+  }
+
+  /**
+   * A rule for each recorded submission whose provider resource is gone unread (`ResourceUnavailable`:
+   * polled 404/410, or its deadline passed): the operator's decision, never a regeneration.
+   * @param id the rule's construct id
+   * @param options target and rule settings, as for any `onEvent` of aws-cdk-lib
+   */
+  public onResourceUnavailable(id: string, options: events.OnEventOptions = {}): events.Rule {
+    return this.onEffect(id, EffectEvent.RESOURCE_UNAVAILABLE, options);
   }
 
   /**
@@ -585,9 +612,20 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.metric(MetricName.MESSAGE_WITHOUT_ROW, props);
   }
 
-  /** Deliveries whose provider resource was missing or expired at the authoritative read. @default - sum over 5 minutes */
+  /**
+   * Provider resources found gone: a delivery's at the authoritative read (404/410), or a recorded
+   * submission's (polled 404/410, or its deadline passed unread). @default - sum over 5 minutes
+   */
   public metricResourceUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.RESOURCE_UNAVAILABLE, props);
+  }
+
+  /**
+   * Recorded submissions within their deadline's warning margin and still unread, as counted by each
+   * reconciler run (every run reports, zero included). @default - maximum over 5 minutes
+   */
+  public metricSubmissionsNearDeadline(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.NEAR_DEADLINE, { statistic: 'Maximum', ...props });
   }
 
   /** Requests refused at the authenticity check that left a rejection record. @default - sum over 5 minutes */

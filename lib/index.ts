@@ -5,3 +5,5 @@ export * from './webhook-inbox';
 export * from './webhook-inbox-props';
 /** The detail of the effect events: the schema an `onJobResult`/`onWebhookReceived` target (or your processing function) receives. */
 export type { EffectDetail } from './contract/effects';
+/** The detail of a `ResourceUnavailable` event: the schema an `onResourceUnavailable` target receives. */
+export type { ResourceUnavailableDetail } from './contract/effects';

@@ -7,6 +7,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { Limits, MonitoringDefaults } from './contract';
 import type { IWebhookInbox } from './inbox-base';
+import { rateSeconds } from './private/schedule-rate';
 
 /** The alarms a WebhookInbox creates; name one in `disabled` to leave it out. */
 export enum InboxAlarm {
@@ -18,6 +19,8 @@ export enum InboxAlarm {
   QUARANTINED_DUPLICATES = 'QUARANTINED_DUPLICATES',
   /** A recorded submission is past its provider's lifecycle horizon without a result. */
   OVERDUE_SUBMISSIONS = 'OVERDUE_SUBMISSIONS',
+  /** A recorded submission's deadline is near (within `deadlineWarning`) and its result is still unread: act before the resource is gone. */
+  SUBMISSIONS_NEAR_DEADLINE = 'SUBMISSIONS_NEAR_DEADLINE',
   /** The oldest message in the work queue has waited too long: processing is stalled or behind. */
   OLDEST_MESSAGE_AGE = 'OLDEST_MESSAGE_AGE',
   /** The endpoint answered 5xx: deliveries were not acknowledged and providers must retry. */
@@ -69,6 +72,12 @@ export interface WebhookInboxAlarmOptions {
    * @default 1
    */
   readonly overdueSubmissionThreshold?: number;
+
+  /**
+   * Submissions one reconciler run finds within their deadline's warning margin and still unread (`SubmissionsNearDeadline`, maximum over 5 minutes) that raise the near-deadline alarm.
+   * @default 1
+   */
+  readonly nearDeadlineThreshold?: number;
 
   /**
    * The age of the oldest work message (`ApproximateAgeOfOldestMessage`, maximum over 5 minutes) that raises the backlog alarm.
@@ -131,6 +140,7 @@ const RUNBOOK_SECTION: Readonly<Record<InboxAlarm, string>> = {
   [InboxAlarm.SIGNATURE_FAILURES]: 'signature-failures',
   [InboxAlarm.QUARANTINED_DUPLICATES]: 'quarantined-duplicates',
   [InboxAlarm.OVERDUE_SUBMISSIONS]: 'overdue-submissions',
+  [InboxAlarm.SUBMISSIONS_NEAR_DEADLINE]: 'submissions-near-deadline',
   [InboxAlarm.OLDEST_MESSAGE_AGE]: 'oldest-message-age',
   [InboxAlarm.VERIFIER_SERVER_ERRORS]: 'verifier-server-errors',
   [InboxAlarm.RECONCILER_ERRORS]: 'reconciler-errors',
@@ -143,7 +153,6 @@ const MAX_MESSAGE_AGE_SECONDS = Limits.SQS_RETENTION_DAYS * 24 * 3600;
 /** The greatest `maxQueueDelay` accepted. */
 const MAX_QUEUE_DELAY_MS = Limits.MAX_QUEUE_DELAY_HOURS * 3600 * 1000;
 const MAX_ALARM_PERIOD_SECONDS = Limits.ALARM_PERIOD_DAYS * 24 * 3600;
-const RATE_UNIT_SECONDS: Readonly<Record<string, number>> = { minute: 60, minutes: 60, hour: 3600, hours: 3600, day: 86400, days: 86400 };
 
 /**
  * The alarms of a WebhookInbox, one per failure that needs a human, each with a runbook section
@@ -168,6 +177,8 @@ export class WebhookInboxAlarms extends Construct {
   public readonly quarantinedDuplicates?: cloudwatch.Alarm;
   /** A recorded submission is overdue: past its horizon without a result. */
   public readonly overdueSubmissions?: cloudwatch.Alarm;
+  /** A recorded submission is within its deadline's warning margin, still unread. */
+  public readonly submissionsNearDeadline?: cloudwatch.Alarm;
   /** The oldest work message is older than `maxMessageAge`. */
   public readonly oldestMessageAge?: cloudwatch.Alarm;
   /** The endpoint answered 5xx `verifierServerErrorThreshold` times within 5 minutes. */
@@ -276,6 +287,19 @@ export class WebhookInboxAlarms extends Construct {
       );
     }
 
+    if (wanted(InboxAlarm.SUBMISSIONS_NEAR_DEADLINE)) {
+      this.submissionsNearDeadline = pagingAlarm(
+        'SubmissionsNearDeadline',
+        InboxAlarm.SUBMISSIONS_NEAR_DEADLINE,
+        inbox.metricSubmissionsNearDeadline({ statistic: 'Maximum', period: Duration.minutes(5) }),
+        {
+          what: "recorded submissions are within their deadline's warning margin and their result is still unread: the provider's resource disappears at the deadline",
+          threshold: props.nearDeadlineThreshold ?? MonitoringDefaults.NEAR_DEADLINE_THRESHOLD,
+          comparisonOperator: atLeast,
+        },
+      );
+    }
+
     if (wanted(InboxAlarm.OLDEST_MESSAGE_AGE)) {
       const maxAge = props.maxMessageAge ?? Duration.minutes(MonitoringDefaults.MAX_MESSAGE_AGE_MINUTES);
       this.oldestMessageAge = pagingAlarm(
@@ -374,12 +398,6 @@ export class WebhookInboxAlarms extends Construct {
   }
 }
 
-/** The interval of a `rate(...)` schedule in seconds; undefined for a cron expression or a token. */
-function rateSeconds(schedule: events.Schedule): number | undefined {
-  const match = /^rate\((\d+) (minutes?|hours?|days?)\)$/.exec(schedule.expressionString);
-  return match ? Number(match[1]) * RATE_UNIT_SECONDS[match[2]] : undefined;
-}
-
 /** An hour, or three runs of a slower schedule: a single late or failed trigger does not page. */
 function defaultReconcilerSilence(schedule: events.Schedule): Duration {
   const rate = rateSeconds(schedule);
@@ -397,6 +415,7 @@ function validateAlarmOptions(options: WebhookInboxAlarmOptions, reconcileSchedu
   positive('signatureFailureThreshold', options.signatureFailureThreshold);
   positive('quarantinedThreshold', options.quarantinedThreshold);
   positive('overdueSubmissionThreshold', options.overdueSubmissionThreshold);
+  positive('nearDeadlineThreshold', options.nearDeadlineThreshold);
   positive('verifierServerErrorThreshold', options.verifierServerErrorThreshold);
   positive('reconcilerErrorThreshold', options.reconcilerErrorThreshold);
   const age = options.maxMessageAge;

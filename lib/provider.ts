@@ -515,7 +515,7 @@ export abstract class WebhookProvider {
 
   /**
    * A message-batches API (Anthropic Message Batches; docs/providers/message-batches.md): it sends
-   * no webhooks, so its route refuses every request. The app records each batch with the custom
+   * no webhooks, so the inbox gives it no route and no signing secret. The app records each batch with the custom
    * ids of its requests (`SubmissionLedger.recordBatch`); the reconciler polls the batch until it
    * has ended, then stores each request's result (succeeded, errored, canceled, expired) as a row
    * of its own and the batch's summary as one more, each with its own effect (`BatchChildSettled`,

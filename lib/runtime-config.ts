@@ -8,6 +8,7 @@ import {
   notificationUrlProblems,
   PollingDefaults,
   pollingProblems,
+  POLLED_ONLY_ADAPTERS,
   PollingRuntimeConfig,
   ProviderRuntimeConfig,
   providerRuntimeConfig,
@@ -55,6 +56,10 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
     // An ARN made of tokens (a topic of the app) is checked at cold start.
     problems.push(...topicArnProblems(provider.topicArns, (arn) => Token.isUnresolved(arn)).map((problem) => `topicArns ${problem}`));
     if (provider.signingSecret) problems.push('signingSecret: SNS signs with certificates; there is no secret to give');
+  }
+  if (POLLED_ONLY_ADAPTERS.includes(provider.adapter)) {
+    const given = (['signingSecret', 'rotation', 'allowedSources'] as const).filter((name) => provider[name] !== undefined);
+    problems.push(...given.map((name) => `${name}: this provider sends no webhooks (it is polled): it has no route and no signing secret`));
   }
   if (provider.rotation && provider.adapter === AdapterKind.DISCORD) {
     problems.push("rotation: the stored value is the Discord application's public key, not a secret: there is nothing to rotate");

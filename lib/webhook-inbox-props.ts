@@ -60,7 +60,7 @@ export interface InboxTableSettings extends TableSettings {}
 /** Properties of a WebhookInbox. */
 export interface WebhookInboxProps {
   /**
-   * The providers this inbox serves, each at `POST /hooks/<name>` with its own signing secret.
+   * The providers this inbox serves, each at `POST /hooks/<name>` with its own signing secret (SNS: no secret; a polled-only `messageBatches` API: neither).
    * @default - one Answerline provider at `/hooks/answerline`
    */
   readonly providers?: WebhookProvider[];
@@ -243,6 +243,12 @@ export interface WebhookInboxProps {
    * @default 50
    */
   readonly pollBatchSize?: number;
+
+  /**
+   * How long before a recorded submission's deadline it is checked, and counted (and alarmed on) while still unread; at least the reconcile schedule's rate. Give apps the same value (`SubmissionLedger`'s `deadlineWarningSeconds`).
+   * @default Duration.minutes(10)
+   */
+  readonly deadlineWarning?: Duration;
 
   /**
    * Publish each decided result (one event per change of a job's winner, one per event of providers

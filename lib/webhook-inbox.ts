@@ -7,6 +7,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { POLLED_ONLY_ADAPTERS } from './contract';
 import { createInboxDashboard } from './dashboard';
 import { WebhookInboxBase } from './inbox-base';
 import { WebhookInboxAlarms } from './monitoring';
@@ -127,13 +128,15 @@ export class WebhookInbox extends WebhookInboxBase {
     createOutputs(this, this.providerConfigs, this.secrets);
   }
 
-  /** The URL a provider posts to. */
+  /** The URL a provider posts to (a polled-only provider posts nothing: it has none). */
   public urlFor(providerName: string): string {
-    if (!this.providerConfigs.some((provider) => provider.name === providerName)) throw new Error(`this inbox serves no provider named "${providerName}"`);
+    const provider = this.providerConfigs.find((each) => each.name === providerName);
+    if (!provider) throw new Error(`this inbox serves no provider named "${providerName}"`);
+    if (POLLED_ONLY_ADAPTERS.includes(provider.adapter)) throw new Error(`"${providerName}" is polled only: it posts nothing and has no URL`);
     return `${this.endpointUrl}${hookPath(providerName)}`;
   }
 
-  /** The signing secret of a provider this inbox serves (an SNS provider has none: its requests name their certificate). */
+  /** The signing secret of a provider this inbox serves (an SNS provider has none: its requests name their certificate; nor has a polled-only one). */
   public signingSecretFor(providerName: string): secretsmanager.ISecret {
     return signingSecretOf(this.secrets, providerName);
   }

@@ -12,7 +12,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { IConstruct } from 'constructs';
-import { AdapterKind, CERTIFICATE_SIGNED_ADAPTERS, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../lib/contract';
+import { AdapterKind, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig, SECRETLESS_ADAPTERS } from '../lib/contract';
 import { WebhookInbox } from '../lib/webhook-inbox';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProvider, WebhookProviderOptions } from '../lib/provider';
 import type { Template } from './iam/template-policies';
@@ -133,9 +133,7 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
     ...(inbox.bodyBucket ? { bodyBucket: id(inbox.bodyBucket) } : {}),
     ...(inbox.eventBus ? { eventBus: id(inbox.eventBus) } : {}),
     signingSecrets: Object.fromEntries(
-      spec.providers
-        .filter((config) => !CERTIFICATE_SIGNED_ADAPTERS.includes(config.adapter))
-        .map((config) => [config.name, id(inbox.signingSecretFor(config.name))!]),
+      spec.providers.filter((config) => !SECRETLESS_ADAPTERS.includes(config.adapter)).map((config) => [config.name, id(inbox.signingSecretFor(config.name))!]),
     ),
     apiKeySecrets: Object.fromEntries([...apiKeys].map(([secretId, created]) => [secretId, id(created)!])),
     ...(processingFunction ? { processingFunction: id(processingFunction) } : {}),

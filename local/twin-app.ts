@@ -41,6 +41,11 @@ export const TWIN_PROVIDERS: Readonly<Record<string, { readonly adapter: string 
 /** The topic a twin's SNS provider serves: a name of the twin's own account, so it cannot be taken for a real topic. */
 export const TWIN_SNS_TOPIC_ARN = `arn:aws:sns:${LOCAL_REGION}:${LOCAL_ACCOUNT}:webhook-inbox-twin`;
 
+/** Presets the twin's app serves only with polling given (a batch API posts nothing: it is polled, never served). */
+const POLLED_TWIN_PROVIDERS: Readonly<Record<string, { readonly adapter: string }>> = {
+  'message-batches': { adapter: AdapterKind.MESSAGE_BATCHES },
+};
+
 /**
  * The notification URL a Square provider of the twin is signed over: Square signs the URL it was
  * registered with, and the twin's own is plain HTTP on a port chosen when it starts.
@@ -120,7 +125,7 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
       const { name: _name, preset: _preset, ...scheme } = spec as Extract<TwinProviderSpec, { preset: 'hmac' }>;
       return WebhookProvider.hmac({ ...preset, ...scheme });
     }
-    const known = TWIN_PROVIDERS[spec.preset];
+    const known = TWIN_PROVIDERS[spec.preset] ?? (polling ? POLLED_TWIN_PROVIDERS[spec.preset] : undefined);
     if (!known) throw new Error(`unknown preset "${spec.preset}" for provider ${name}; the twin serves ${[...Object.keys(TWIN_PROVIDERS), 'hmac'].join(', ')}`);
     return presetFor({ name, adapter: known.adapter, notificationUrl: twinNotificationUrl(name), topicArns: [TWIN_SNS_TOPIC_ARN] }, preset);
   });

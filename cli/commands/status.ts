@@ -39,10 +39,9 @@ export interface StatusOptions {
 }
 
 export const STRANDED_AFTER_SECONDS = Defaults.SWEEP_AFTER_SECONDS;
-const PER_SHARD_LIMIT = 1000;
 
 export async function status(clients: OpsClients, config: OpsConfig, options: StatusOptions): Promise<StatusReport> {
-  const limit = options.perShardLimit ?? PER_SHARD_LIMIT;
+  const limit = options.perShardLimit ?? Defaults.LEDGER_COUNT_PER_SHARD;
   const [workQueue, deadLetterQueue, stranded, quarantined, submissions] = await Promise.all([
     queueDepth(clients.sqs, config.workQueueUrl),
     config.deadLetterQueueUrl ? queueDepth(clients.sqs, config.deadLetterQueueUrl) : Promise.resolve(null),

@@ -1,4 +1,13 @@
-import { BatchChildState, BatchOutcome, Defaults, MESSAGE_BATCH_EXPIRY_SECONDS, MetricName, SubmissionState } from '../../lib/contract';
+import {
+  BatchChildState,
+  BatchOutcome,
+  Defaults,
+  MESSAGE_BATCH_EXPIRY_SECONDS,
+  MESSAGE_BATCH_RESULTS_RETENTION_SECONDS,
+  MetricName,
+  SubmissionState,
+  UnavailableReason,
+} from '../../lib/contract';
 import { AdmissionStores, admitDelivery } from '../shared/admission';
 import { ProviderAdapter } from '../shared/providers/adapter';
 import { BatchBodyType, BatchChildBody, BatchSummaryBody } from '../shared/providers/message-batches/adapter';
@@ -41,7 +50,7 @@ export async function checkBatch(submission: Submission, check: BatchCheck): Pro
 
   if (progress.endedAt === undefined) {
     const poll = await check.api.fetchBatch(batchId).catch(() => ({ kind: 'error', detail: 'client_error' }) as const);
-    if (poll.kind === 'not_found') return settled(SubmissionState.UNKNOWN, 'not_found');
+    if (poll.kind === 'not_found') return settled(SubmissionState.UNAVAILABLE, UnavailableReason.NOT_FOUND);
     if (poll.kind === 'rate_limited') return { kind: 'rate_limited' };
     if (poll.kind === 'error') return { kind: 'recheck', dueAt: now, lastCheck: `error:${poll.detail}` };
     const { batch } = poll;
@@ -76,6 +85,21 @@ export async function checkBatch(submission: Submission, check: BatchCheck): Pro
   return settled(SubmissionState.RECOVERED, `batch_${summary.outcome}`);
 }
 
+/**
+ * When a batch's results stop being readable, epoch ms: its provider keeps them for the results
+ * retention after the batch was created, and names `expires_at` one expiry period after creation,
+ * so once the provider has named it the deadline is `expires_at` − expiry + retention; until then
+ * (or when that is later) the deadline recorded with the batch, and for a batch recorded before
+ * deadlines existed, submission + retention. The expiry itself loses nothing: an expired batch
+ * ends with its unprocessed requests `expired`, and its results are read as any ended batch's.
+ */
+export function batchResultsDeadline(submission: Submission): number {
+  const recorded = submission.deadlineAt ?? submission.submittedAt + MESSAGE_BATCH_RESULTS_RETENTION_SECONDS * 1000;
+  const expiresAt = submission.batch?.expiresAt;
+  if (expiresAt === undefined) return recorded;
+  return Math.min(recorded, expiresAt + (MESSAGE_BATCH_RESULTS_RETENTION_SECONDS - MESSAGE_BATCH_EXPIRY_SECONDS) * 1000);
+}
+
 /** Reads result pages from the stored cursor until the last one (undefined) or a reason to stop (the outcome). */
 async function readResults(submission: Submission, progress: BatchProgress, check: BatchCheck): Promise<Outcome | undefined> {
   const { now } = check;
@@ -88,7 +112,7 @@ async function readResults(submission: Submission, progress: BatchProgress, chec
     const page = await check.api
       .listResults(submission.taskId!, cursor, Defaults.BATCH_RESULTS_PAGE_SIZE)
       .catch(() => ({ kind: 'error', detail: 'client_error' }) as const);
-    if (page.kind === 'not_found') return settled(SubmissionState.UNKNOWN, 'results_not_found');
+    if (page.kind === 'not_found') return settled(SubmissionState.UNAVAILABLE, UnavailableReason.RESULTS_NOT_FOUND);
     if (page.kind === 'rate_limited') return { kind: 'rate_limited' };
     if (page.kind === 'error') return { kind: 'recheck', dueAt: now, lastCheck: `error:${page.detail}` };
 

@@ -6,6 +6,7 @@ import { ProviderApi } from '../shared/providers/provider-api';
 import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
 import { HandlerRuntime } from '../shared/runtime/handler-runtime';
 import { Telemetry } from '../shared/runtime/telemetry';
+import { busSinkFromEnv } from '../shared/effects/sinks';
 import { secretCacheFromEnv } from '../shared/signatures/secrets';
 import { bodyStoreFromEnv } from '../shared/stores/body-store';
 import { DynamoDbInboxStore } from '../shared/stores/inbox-store';
@@ -23,10 +24,12 @@ export function reconcilerDependenciesFromEnv(env: Record<string, string | undef
   const { clients = {}, now = Date.now } = runtime;
   const dynamodb = clients.dynamodb ?? new DynamoDBClient({});
   const inboxTable = requiredEnv(env, Env.INBOX_TABLE);
+  const inboxName = requiredEnv(env, Env.INBOX_NAME);
+  const bus = busSinkFromEnv(env, clients.eventBridge);
   return {
     inbox: new DynamoDbInboxStore(dynamodb, inboxTable),
     queue: new SqsWorkQueue(clients.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: false }), requiredEnv(env, Env.WORK_QUEUE_URL)),
-    telemetry: new Telemetry(requiredEnv(env, Env.INBOX_NAME), 'reconciler', runtime.write, now),
+    telemetry: new Telemetry(inboxName, 'reconciler', runtime.write, now),
     now,
     sweepAfterMs: integerEnv(env, Env.SWEEP_AFTER_SECONDS, Defaults.SWEEP_AFTER_SECONDS) * 1000,
     batchSize: integerEnv(env, Env.SWEEP_BATCH_SIZE, Defaults.SWEEP_BATCH_SIZE),
@@ -40,6 +43,8 @@ export function reconcilerDependenciesFromEnv(env: Record<string, string | undef
       retentionSeconds: integerEnv(env, Env.RETENTION_SECONDS, Defaults.RETENTION_DAYS * 86_400),
       bodies: bodyStoreFromEnv(env, clients.s3),
       inlineBodyBytes: integerEnv(env, Env.INLINE_BODY_BYTES, Defaults.INLINE_BODY_BYTES),
+      deadlineWarningMs: integerEnv(env, Env.DEADLINE_WARNING_SECONDS, Defaults.DEADLINE_WARNING_SECONDS) * 1000,
+      ...(bus ? { unavailableEvents: { bus, inboxName } } : {}),
     },
   };
 }

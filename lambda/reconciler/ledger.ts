@@ -1,5 +1,6 @@
-import { MetricName, PollingDefaults, SubmissionState } from '../../lib/contract';
+import { EffectEvent, MetricName, PollingDefaults, ResourceUnavailableDetail, SubmissionState, UnavailableReason } from '../../lib/contract';
 import { admitDelivery } from '../shared/admission';
+import { BusEntry, BusSink } from '../shared/effects/sinks';
 import { BodyStore } from '../shared/stores/body-store';
 import { logReference, sha256Hex } from '../shared/runtime/digest';
 import { deliveryKey, InboxStore } from '../shared/stores/inbox-store';
@@ -8,7 +9,7 @@ import { PollResult } from '../shared/providers/provider-api';
 import { splitKey, Submission, SubmissionStore } from '../shared/stores/submission-store';
 import { Telemetry } from '../shared/runtime/telemetry';
 import { WorkQueue } from '../shared/stores/work-queue';
-import { checkBatch } from './batches';
+import { batchResultsDeadline, checkBatch } from './batches';
 import { Outcome, settled } from './outcome';
 
 export interface LedgerDependencies {
@@ -21,6 +22,10 @@ export interface LedgerDependencies {
   readonly retentionSeconds: number;
   readonly bodies?: BodyStore;
   readonly inlineBodyBytes?: number;
+  /** How long before its deadline a submission is looked at and, still unread, counted near its deadline. */
+  readonly deadlineWarningMs: number;
+  /** Where a `ResourceUnavailable` event goes (the inbox's bus); absent: the submission is settled without one. */
+  readonly unavailableEvents?: { readonly bus: BusSink; readonly inboxName: string };
 }
 
 /** What one run did to the ledger. */
@@ -31,6 +36,10 @@ export interface LedgerReport {
   readonly recovered: number;
   readonly unknown: number;
   readonly linked: number;
+  /** Settled UNAVAILABLE: the provider answered 404/410, or the deadline passed unread. */
+  readonly unavailable: number;
+  /** Checked within the deadline warning margin and still unread (the SubmissionsNearDeadline metric). */
+  readonly nearDeadline: number;
   /** Polled and not final yet. */
   readonly stillPending: number;
   readonly pollErrors: number;
@@ -77,7 +86,15 @@ const JOB_REF_QUERY_LIMIT = 10;
  */
 export async function reconcileLedger(
   deps: LedgerDependencies,
-  context: { inbox: InboxStore; queue: WorkQueue; telemetry: Telemetry; now: number; remainingMs?: () => number },
+  context: {
+    inbox: InboxStore;
+    queue: WorkQueue;
+    telemetry: Telemetry;
+    now: number;
+    remainingMs?: () => number;
+    /** Also take submissions due within this long (a settlement run: a pending task is asked again now). */
+    lookaheadMs?: number;
+  },
 ): Promise<LedgerReport> {
   const counts: Counts = {
     checked: 0,
@@ -85,6 +102,8 @@ export async function reconcileLedger(
     recovered: 0,
     unknown: 0,
     linked: 0,
+    unavailable: 0,
+    nearDeadline: 0,
     stillPending: 0,
     pollErrors: 0,
     rateLimited: 0,
@@ -94,10 +113,11 @@ export async function reconcileLedger(
   const shared: Shared = { deps, ...context, counts };
   const throttled = new Set<string>();
   let stopped: LedgerReport['stopped'];
-  // The alarm needs a data point every run, zero included.
+  // The alarms need a data point every run, zero included.
   context.telemetry.count(MetricName.OVERDUE, undefined, 0);
+  context.telemetry.count(MetricName.NEAR_DEADLINE, undefined, 0);
 
-  for (const due of await deps.submissions.findDue(context.now, deps.batchSize)) {
+  for (const due of await deps.submissions.findDue(context.now + (context.lookaheadMs ?? 0), deps.batchSize)) {
     const { provider } = splitKey(due.key);
     if (throttled.has(provider)) continue;
     const ledger = deps.providers.get(provider) ?? LEDGER_ONLY_PROVIDER;
@@ -110,15 +130,16 @@ export async function reconcileLedger(
     // The index lags the table a little: a submission settled a moment ago may still be listed.
     if (!submission || submission.state !== SubmissionState.AWAITING) continue;
 
-    // Recorded with a shorter horizon than its provider's: not due yet, and not overdue either.
-    const horizonDue = ledger.poller ? submission.submittedAt + ledger.poller.horizonMs : 0;
+    // Recorded with a shorter horizon than its provider's: not due yet, and not overdue either
+    // (unless its deadline is near: then it is looked at now).
+    const horizonDue = Math.min(ledger.poller ? submission.submittedAt + ledger.poller.horizonMs : 0, warningAt(submission, deps.deadlineWarningMs));
     if (horizonDue > context.now) {
-      if (await deps.submissions.reschedule(submission.key, horizonDue)) counts.rescheduled += 1;
+      if (due.dueAt !== horizonDue && (await deps.submissions.reschedule(submission.key, horizonDue))) counts.rescheduled += 1;
       continue;
     }
 
     counts.checked += 1;
-    const outcome = await check(submission, ledger, shared);
+    const outcome = againstDeadline(await check(submission, ledger, shared), submission, context.now, deps.deadlineWarningMs);
     await apply(submission, outcome, ledger, shared);
     if (outcome.kind === 'rate_limited') throttled.add(provider);
   }
@@ -144,7 +165,7 @@ async function check(submission: Submission, ledger: LedgerProvider, shared: Sha
     case 'pending':
       return { kind: 'recheck', dueAt: now + recheckMs, lastCheck: `pending:${result.status}` };
     case 'not_found':
-      return settled(SubmissionState.UNKNOWN, 'not_found');
+      return settled(SubmissionState.UNAVAILABLE, UnavailableReason.NOT_FOUND);
     case 'rate_limited':
       return { kind: 'rate_limited' };
     case 'error':
@@ -154,7 +175,37 @@ async function check(submission: Submission, ledger: LedgerProvider, shared: Sha
 }
 
 /** A provider without polling is checked for a delivery this often. */
-const LEDGER_ONLY_RECHECK_MS = PollingDefaults.ledgerOnly.recheckSeconds * 1000;
+export const LEDGER_ONLY_RECHECK_MS = PollingDefaults.ledgerOnly.recheckSeconds * 1000;
+
+/** When a submission's provider resource is gone, epoch ms: a batch's results deadline, or the recorded one; undefined without. */
+function deadlineOf(submission: Submission): number | undefined {
+  return submission.batch ? batchResultsDeadline(submission) : submission.deadlineAt;
+}
+
+/** When a submission enters its deadline's warning margin, epoch ms; Infinity without a deadline. */
+function warningAt(submission: Submission, warningMs: number): number {
+  const deadline = deadlineOf(submission);
+  return deadline === undefined ? Infinity : deadline - warningMs;
+}
+
+/**
+ * A check without a result, held against the submission's deadline: past it, the resource is
+ * taken as gone (UNAVAILABLE, `deadline_passed`); before it, the next check comes no later than
+ * the warning margin's start, and then no later than the deadline itself, so that the last look
+ * happens before the resource disappears. Inside the margin it is counted near its deadline.
+ * A check in progress (a batch whose results are being read, page after page) is never cut short
+ * by the deadline: the provider still serves them, and its 404 is the answer that they are gone.
+ */
+function againstDeadline(outcome: Outcome, submission: Submission, now: number, warningMs: number): Outcome {
+  const deadline = deadlineOf(submission);
+  if (deadline === undefined || outcome.kind === 'settled') return outcome;
+  const inProgress = outcome.kind === 'recheck' && outcome.inProgress === true;
+  if (now >= deadline && !inProgress) return settled(SubmissionState.UNAVAILABLE, UnavailableReason.DEADLINE_PASSED);
+  const warning = deadline - warningMs;
+  const nearDeadline = now >= warning;
+  if (outcome.kind === 'rate_limited') return { ...outcome, nearDeadline };
+  return { ...outcome, dueAt: Math.min(outcome.dueAt, nearDeadline ? deadline : warning), nearDeadline };
+}
 
 /** A batch: polled through its provider's batch API, its results fed a page at a time (`./batches`). */
 function batchOutcome(submission: Submission, ledger: LedgerProvider, shared: Shared, recheckMs: number): Promise<Outcome> | Outcome {
@@ -234,6 +285,7 @@ async function apply(submission: Submission, outcome: Outcome, ledger: LedgerPro
     counts.overdue += 1;
     telemetry.count(MetricName.POLL_RATE_LIMITED, provider);
     telemetry.count(MetricName.OVERDUE, provider);
+    countNearDeadline(outcome, provider, shared);
     telemetry.log('WARN', 'submission', { ...fields, lastCheck: 'rate_limited' });
     return;
   }
@@ -243,6 +295,7 @@ async function apply(submission: Submission, outcome: Outcome, ledger: LedgerPro
       counts.overdue += 1;
       telemetry.count(MetricName.OVERDUE, provider);
     }
+    countNearDeadline(outcome, provider, shared);
     if (outcome.lastCheck.startsWith('pending:')) {
       counts.stillPending += 1;
       telemetry.count(MetricName.STILL_PENDING, provider);
@@ -257,6 +310,9 @@ async function apply(submission: Submission, outcome: Outcome, ledger: LedgerPro
     });
     return;
   }
+  // The operator's decision is asked for before the submission leaves AWAITING: a run that dies
+  // in between asks again (the same effect key), never not at all.
+  if (outcome.state === SubmissionState.UNAVAILABLE && !(await announceUnavailable(submission, outcome.lastCheck, shared))) return;
   if (!(await deps.submissions.settle(key, outcome.state, outcome.lastCheck, now, outcome.taskId))) return;
   switch (outcome.state) {
     case SubmissionState.DELIVERED:
@@ -274,6 +330,54 @@ async function apply(submission: Submission, outcome: Outcome, ledger: LedgerPro
     case SubmissionState.LINKED:
       counts.linked += 1;
       break;
+    case SubmissionState.UNAVAILABLE:
+      counts.unavailable += 1;
+      telemetry.count(MetricName.RESOURCE_UNAVAILABLE, provider);
+      break;
   }
-  telemetry.log(outcome.state === SubmissionState.UNKNOWN ? 'WARN' : 'INFO', 'submission', { ...fields, state: outcome.state, lastCheck: outcome.lastCheck });
+  const warn = outcome.state === SubmissionState.UNKNOWN || outcome.state === SubmissionState.UNAVAILABLE;
+  telemetry.log(warn ? 'WARN' : 'INFO', 'submission', { ...fields, state: outcome.state, lastCheck: outcome.lastCheck });
+}
+
+function countNearDeadline(outcome: { readonly nearDeadline?: boolean }, provider: string, shared: Shared): void {
+  if (!outcome.nearDeadline) return;
+  shared.counts.nearDeadline += 1;
+  shared.telemetry.count(MetricName.NEAR_DEADLINE, provider);
+}
+
+/** The ResourceUnavailable event of a submission; its key is the same on every run. */
+function unavailableEntry(inboxName: string, submission: Submission, reason: string, now: number): BusEntry {
+  const deadline = deadlineOf(submission);
+  const detail: ResourceUnavailableDetail = {
+    schemaVersion: EffectEvent.SCHEMA_VERSION,
+    inbox: inboxName,
+    provider: submission.provider,
+    effectKey: `${inboxName}|${submission.key}|unavailable`,
+    submissionKey: submission.key,
+    reason,
+    submittedAt: new Date(submission.submittedAt).toISOString(),
+    detectedAt: new Date(now).toISOString(),
+    ...(submission.taskId !== undefined ? { taskId: submission.taskId } : {}),
+    ...(submission.idempotencyKey !== undefined ? { idempotencyKey: submission.idempotencyKey } : {}),
+    ...(deadline !== undefined ? { deadline: new Date(deadline).toISOString() } : {}),
+    ...(submission.batch ? { childCount: submission.batch.childCount, childrenRead: submission.batch.read } : {}),
+  };
+  return { detailType: EffectEvent.RESOURCE_UNAVAILABLE, detailJson: JSON.stringify(detail) };
+}
+
+/** Puts the ResourceUnavailable event on the bus; false (counted, left AWAITING for the next run) when the bus refused it. */
+async function announceUnavailable(submission: Submission, reason: string, shared: Shared): Promise<boolean> {
+  const events = shared.deps.unavailableEvents;
+  if (!events) return true;
+  // A batch's tally may have moved during this check: the event names the children stored by now.
+  const current = submission.batch ? ((await shared.deps.submissions.get(submission.key)) ?? submission) : submission;
+  const [outcome] = await events.bus.dispatch([unavailableEntry(events.inboxName, current, reason, shared.now)]);
+  if (outcome.ok) return true;
+  shared.telemetry.count(MetricName.EFFECT_FAILURES, submission.provider);
+  shared.telemetry.log('WARN', 'resource unavailable event failed', {
+    provider: submission.provider,
+    submissionRef: logReference(submission.key),
+    error: outcome.error.name,
+  });
+  return false;
 }

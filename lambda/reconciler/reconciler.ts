@@ -1,8 +1,10 @@
-import { MetricName } from '../../lib/contract';
+import { Defaults, MetricName, ReconcileRequest } from '../../lib/contract';
+import { ProviderStatus } from '../shared/providers/provider-api';
+import { BoundedCount } from '../shared/stores/dynamo';
 import { InboxStore } from '../shared/stores/inbox-store';
 import { Telemetry } from '../shared/runtime/telemetry';
 import { WorkQueue } from '../shared/stores/work-queue';
-import { LedgerDependencies, LedgerReport, reconcileLedger } from './ledger';
+import { LEDGER_ONLY_RECHECK_MS, LedgerDependencies, LedgerReport, reconcileLedger } from './ledger';
 
 export interface ReconcilerDependencies {
   readonly inbox: InboxStore;
@@ -17,8 +19,20 @@ export interface ReconcilerDependencies {
   readonly ledger?: LedgerDependencies;
 }
 
+/** What a settlement run found left: reconciliation is done when both say nothing. */
+export interface Settlement {
+  /** AWAITING submissions due now or within the lookahead (a pending task's next recheck). */
+  readonly unsettled: BoundedCount;
+  /** Each polled provider with a status endpoint: its own count of tasks not final yet, or why it could not say. */
+  readonly providers: readonly ({ readonly provider: string } & (
+    { readonly queuedTasks: number; readonly processingTasks: number } | { readonly error: string }
+  ))[];
+}
+
 export interface ReconcileReport extends Partial<LedgerReport> {
   readonly swept: number;
+  /** Only for a settlement run (the ops CLI's `reconcile --until-settled`). */
+  readonly settlement?: Settlement;
 }
 
 /** The part of the Lambda context a run uses: how long it may still take. */
@@ -37,8 +51,9 @@ export interface RunContext {
  * fed into the inbox, a bounded batch per run, every step a conditional single-item write.
  */
 export function createReconciler(deps: ReconcilerDependencies) {
-  return async (_event?: unknown, context?: RunContext): Promise<ReconcileReport> => {
+  return async (event?: unknown, context?: RunContext): Promise<ReconcileReport> => {
     const now = deps.now();
+    const settling = isSettlementRequest(event);
     try {
       const keys = await deps.inbox.findStranded(now - deps.sweepAfterMs, deps.batchSize);
       if (keys.length > 0) {
@@ -49,19 +64,56 @@ export function createReconciler(deps: ReconcilerDependencies) {
       deps.telemetry.log(keys.length > 0 ? 'WARN' : 'INFO', 'sweep', { swept: keys.length });
       if (!deps.ledger) return { swept: keys.length };
 
+      const lookaheadMs = settling ? longestRecheckMs(deps.ledger) : 0;
       const ledger = await reconcileLedger(deps.ledger, {
         inbox: deps.inbox,
         queue: deps.queue,
         telemetry: deps.telemetry,
         now,
+        lookaheadMs,
         ...(context ? { remainingMs: () => context.getRemainingTimeInMillis() } : {}),
       });
-      const attention = ledger.overdue > 0 || ledger.unknown > 0 || ledger.rateLimited > 0 || ledger.pollErrors > 0;
+      const attention = ledger.overdue > 0 || ledger.unknown > 0 || ledger.unavailable > 0 || ledger.rateLimited > 0 || ledger.pollErrors > 0;
       deps.telemetry.log(attention ? 'WARN' : 'INFO', 'submissions', { ...ledger });
-      return { swept: keys.length, ...ledger };
+      if (!settling) return { swept: keys.length, ...ledger };
+      const settlement = await settlementOf(deps.ledger, now + lookaheadMs);
+      deps.telemetry.log('INFO', 'settlement', { unsettled: settlement.unsettled.count, providers: settlement.providers.length });
+      return { swept: keys.length, ...ledger, settlement };
     } finally {
       // Whatever was counted before a failure is emitted too; the items hold the progress.
       deps.telemetry.flush();
     }
+  };
+}
+
+/** The ops CLI's `reconcile --until-settled` invocation. */
+function isSettlementRequest(event: unknown): boolean {
+  const fields = (typeof event === 'object' && event !== null ? event : {}) as Record<string, unknown>;
+  return fields.source === ReconcileRequest.SOURCE && fields['detail-type'] === ReconcileRequest.UNTIL_SETTLED;
+}
+
+/** A settlement run looks this far ahead: a task still pending is asked again now, not at its next recheck. */
+function longestRecheckMs(ledger: LedgerDependencies): number {
+  return Math.max(LEDGER_ONLY_RECHECK_MS, ...[...ledger.providers.values()].map((provider) => provider.poller?.recheckMs ?? 0));
+}
+
+/** The ledger's unsettled submissions, and each polled provider's own status, asked concurrently. */
+async function settlementOf(ledger: LedgerDependencies, dueBy: number): Promise<Settlement> {
+  const statuses = [...ledger.providers.entries()].flatMap(([provider, { poller }]) => {
+    const api = poller?.api;
+    return api?.fetchStatus ? [{ provider, status: api.fetchStatus() }] : [];
+  });
+  const [unsettled, ...answers] = await Promise.all([
+    ledger.submissions.countDue(dueBy, Defaults.LEDGER_COUNT_PER_SHARD),
+    ...statuses.map(({ status }) => status.catch((): ProviderStatus => ({ kind: 'error', detail: 'client_error' }))),
+  ]);
+  return {
+    unsettled,
+    providers: statuses.map(({ provider }, index) => {
+      const answer = answers[index];
+      return answer.kind === 'status'
+        ? { provider, queuedTasks: answer.queuedTasks, processingTasks: answer.processingTasks }
+        : { provider, error: answer.detail };
+    }),
   };
 }

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { Defaults, Env } from '../../lib/contract';
+import { Defaults, Env, POLLED_ONLY_ADAPTERS } from '../../lib/contract';
 import { adaptersFor } from '../shared/providers/registry';
 import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
 import { HandlerRuntime } from '../shared/runtime/handler-runtime';
@@ -23,7 +23,11 @@ export function verifierDependenciesFromEnv(env: Record<string, string | undefin
   const inboxTable = requiredEnv(env, Env.INBOX_TABLE);
   const telemetry = new Telemetry(requiredEnv(env, Env.INBOX_NAME), 'verifier', runtime.write, now);
   return {
-    adapters: adaptersFor(providersFromEnv(env), { snsEndpoint: env.AWS_ENDPOINT_URL_SNS }),
+    // A polled-only provider posts nothing: the verifier serves no path for it.
+    adapters: adaptersFor(
+      providersFromEnv(env).filter((provider) => !POLLED_ONLY_ADAPTERS.includes(provider.adapter)),
+      { snsEndpoint: env.AWS_ENDPOINT_URL_SNS },
+    ),
     secrets: secretCacheFromEnv(env, clients.secretsManager, now),
     certificates: sns,
     confirmations: sns,

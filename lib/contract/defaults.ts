@@ -57,6 +57,9 @@ export const Limits = {
   MAX_QUEUE_DELAY_HOURS: 12,
 } as const;
 
+/** How often the reconciler runs by default. */
+const SWEEP_EVERY_MINUTES = 5;
+
 /** Values the construct uses by default and a local run reuses. */
 export const Defaults = {
   MAX_RECEIVE_COUNT: 5,
@@ -91,7 +94,7 @@ export const Defaults = {
   PREVIOUS_SECRET_GRACE_SECONDS: 24 * 3600,
   /** How often a signing secret with `rotation` is rotated. */
   ROTATION_DAYS: 30,
-  SWEEP_EVERY_MINUTES: 5,
+  SWEEP_EVERY_MINUTES,
   SWEEP_AFTER_SECONDS: 300,
   SWEEP_BATCH_SIZE: 100,
   PROCESSOR_BATCH_SIZE: 10,
@@ -107,8 +110,20 @@ export const Defaults = {
   AUTHORITATIVE_READ_MAX_BYTES: 6_000_000,
   /** The most due submissions one reconciler run checks. */
   POLL_BATCH_SIZE: 50,
+  /** Submissions one count of the awaiting index reads per shard at most (an operator's status, a settlement run): bounds the read, "≥" beyond. */
+  LEDGER_COUNT_PER_SHARD: 1000,
+  /** `webhook-inbox reconcile --until-settled`: seconds between two runs of the reconciler... */
+  UNTIL_SETTLED_INTERVAL_SECONDS: 5,
+  /** ...and how long it keeps going by default (`--timeout`). */
+  UNTIL_SETTLED_TIMEOUT_SECONDS: 600,
   /** Timeout of one poll request to a provider. */
   POLL_TIMEOUT_MS: 10_000,
+  /**
+   * How long before a submission's deadline it is polled (or checked for its delivery) and, still
+   * unread, counted near its deadline and alarmed on: two runs of the default reconcile schedule,
+   * so that a run falls inside the margin however the schedule and the deadline line up.
+   */
+  DEADLINE_WARNING_SECONDS: 2 * SWEEP_EVERY_MINUTES * 60,
   /**
    * Timeout of the verifier's requests to SNS (a signing certificate, a subscription's
    * confirmation): well inside the 15 s SNS waits for an answer.
@@ -144,6 +159,8 @@ export const MonitoringDefaults = {
   SIGNATURE_FAILURE_THRESHOLD: 10,
   QUARANTINED_THRESHOLD: 1,
   OVERDUE_SUBMISSION_THRESHOLD: 1,
+  /** Submissions one reconciler run finds within the deadline warning margin and still unread. */
+  NEAR_DEADLINE_THRESHOLD: 1,
   MAX_MESSAGE_AGE_MINUTES: 15,
   VERIFIER_SERVER_ERROR_THRESHOLD: 5,
   /** The p99 queue delay (receipt to the first processing attempt) over 5 minutes that raises the queue-delay alarm. */

@@ -14,6 +14,11 @@ export const EffectEvent = {
   JOB_RESULT_DECIDED: 'JobResultDecided',
   /** An event of a provider without job semantics was processed (Stripe, GitHub, Standard Webhooks, ...). */
   WEBHOOK_RECEIVED: 'WebhookReceived',
+  /**
+   * A recorded submission's provider resource is gone unread (polled 404/410, or its deadline
+   * passed): an operator decides what to do (`ResourceUnavailableDetail`); nothing is regenerated.
+   */
+  RESOURCE_UNAVAILABLE: 'ResourceUnavailable',
   /** One request (child) of a polled batch reached its terminal state: succeeded, errored, canceled or expired. */
   BATCH_CHILD_SETTLED: 'BatchChildSettled',
   /** A polled batch ended and every result of it was recorded: its summary, once. */
@@ -169,4 +174,66 @@ export interface EffectDetail {
    * @default - absent when no `*Ref` is set
    */
   readonly bodyBucket?: string;
+}
+
+/** Why a submission was settled unavailable (`ResourceUnavailableDetail.reason`). */
+export const UnavailableReason = {
+  /** The provider answered 404 or 410 for its task (or batch): unknown, or no longer kept. */
+  NOT_FOUND: 'not_found',
+  /** An ended batch whose results the provider answered 404 or 410 for before every page was read. */
+  RESULTS_NOT_FOUND: 'results_not_found',
+  /** Its deadline passed and no result was read: a delivery never came and polling found none final. */
+  DEADLINE_PASSED: 'deadline_passed',
+} as const;
+
+/**
+ * The detail of a `ResourceUnavailable` event (source `cdk-webhook-inbox`): a recorded
+ * submission whose provider resource is gone without its result having been read. Sent once per
+ * submission (at least once: deduplicate by `effectKey`), on the inbox's bus, before the
+ * submission is settled `UNAVAILABLE`. The inbox never resubmits: what to do (ask the user,
+ * resubmit, give up) is the consumer's decision (`onResourceUnavailable`).
+ */
+export interface ResourceUnavailableDetail {
+  /** The version of this schema: `1` (`EffectEvent.SCHEMA_VERSION`). */
+  readonly schemaVersion: number;
+  /** The inbox's name (`inboxName`). */
+  readonly inbox: string;
+  /** The provider's name. */
+  readonly provider: string;
+  /** Deterministic per submission: the same on every retry. Consumers deduplicate by it. */
+  readonly effectKey: string;
+  /** The submission's key in the inbox table (`ledger:<provider>#<taskId>`). */
+  readonly submissionKey: string;
+  /** `not_found` (the provider answered 404/410), `results_not_found` (a batch's results did) or `deadline_passed` (`UnavailableReason`). */
+  readonly reason: string;
+  /** When the task was submitted, ISO-8601. */
+  readonly submittedAt: string;
+  /** When the reconciler found it gone, ISO-8601. */
+  readonly detectedAt: string;
+  /**
+   * The provider's task id.
+   * @default - absent for a submission recorded only by its idempotency key
+   */
+  readonly taskId?: string;
+  /**
+   * The idempotency key it was created with.
+   * @default - absent when it was recorded without one
+   */
+  readonly idempotencyKey?: string;
+  /**
+   * Its deadline, ISO-8601 (a batch's: when its results stop being readable).
+   * @default - absent for a submission without a deadline
+   */
+  readonly deadline?: string;
+  /**
+   * A batch: how many requests (children) were recorded with it.
+   * @default - absent for a submission that is not a batch
+   */
+  readonly childCount?: number;
+  /**
+   * A batch: how many of its children's results were read and stored (each with its
+   * `BatchChildSettled` event) before the rest became unreadable; no `BatchSettled` follows.
+   * @default - absent for a submission that is not a batch
+   */
+  readonly childrenRead?: number;
 }

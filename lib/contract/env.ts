@@ -15,7 +15,7 @@ export const Env = {
   ROTATED_SECRETS: 'WEBHOOK_INBOX_ROTATED_SECRETS',
   BODY_BUCKET: 'WEBHOOK_INBOX_BODY_BUCKET',
   INLINE_BODY_BYTES: 'WEBHOOK_INBOX_INLINE_BODY_BYTES',
-  /** Name or ARN of the EventBridge bus the processor puts effect events on; unset: no events. */
+  /** Name or ARN of the EventBridge bus the processor (and the reconciler, for `ResourceUnavailable`) puts effect events on; unset: no events. */
   EFFECT_BUS_NAME: 'WEBHOOK_INBOX_EFFECT_BUS',
   /** ARN (or name) of the user's processing function, invoked with each effect; unset: none. */
   EFFECT_FUNCTION_ARN: 'WEBHOOK_INBOX_EFFECT_FUNCTION',
@@ -29,6 +29,13 @@ export const Env = {
    * lifecycle says its delivery should have arrived.
    */
   SUBMISSION_HORIZONS: 'WEBHOOK_INBOX_SUBMISSION_HORIZONS',
+  /**
+   * Apps that record submissions (`SubmissionLedger.fromEnvironment`): JSON object of provider
+   * name → seconds after submission when its resource is gone (its deadline).
+   */
+  SUBMISSION_DEADLINES: 'WEBHOOK_INBOX_SUBMISSION_DEADLINES',
+  /** Reconciler (and apps that record submissions): how long before a deadline a submission still unread is polled and alarmed on, in seconds. */
+  DEADLINE_WARNING_SECONDS: 'WEBHOOK_INBOX_DEADLINE_WARNING_SECONDS',
   /** Verifier: the most rejection records a minute per provider (0: none). */
   REJECTION_RECORDS_PER_MINUTE: 'WEBHOOK_INBOX_REJECTION_RECORDS_PER_MINUTE',
   /** Verifier: percent of refused requests considered for a record. */

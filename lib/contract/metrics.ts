@@ -62,8 +62,16 @@ export const MetricName = {
   EFFECTS_DISPATCHED: 'EffectsDispatched',
   /** Effect dispatches that failed (the row is retried). */
   EFFECT_FAILURES: 'EffectFailures',
-  /** Deliveries whose provider resource was missing or expired at the authoritative read. */
+  /**
+   * Provider resources found gone: a delivery's at the authoritative read (404/410), or a recorded
+   * submission's (polled 404/410, or its deadline passed unread).
+   */
   RESOURCE_UNAVAILABLE: 'ResourceUnavailable',
+  /**
+   * Submissions checked within the deadline warning margin and still unread (the near-deadline
+   * alarm's metric; emitted every reconciler run, 0 included).
+   */
+  NEAR_DEADLINE: 'SubmissionsNearDeadline',
   /** Results of a polled batch's requests stored as rows of their own (each once). */
   BATCH_CHILDREN_RECORDED: 'BatchChildrenRecorded',
   /** Polled batches whose every result was recorded and whose summary was stored. */

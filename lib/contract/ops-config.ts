@@ -38,3 +38,15 @@ export interface LocalOpsConfig extends OpsConfig {
 
 /** The description of the stack output that carries an inbox's OpsConfig (one per inbox). */
 export const OPS_CONFIG_OUTPUT_DESCRIPTION = 'cdk-webhook-inbox ops configuration';
+
+/**
+ * The event the ops CLI invokes the reconciler with (`source`, `detail-type`). `UNTIL_SETTLED`
+ * asks for a settlement run: submissions due within the longest recheck interval are checked now
+ * too, and the report says what is left (`settlement`: the ledger's unsettled count and each
+ * polled provider's own status).
+ */
+export const ReconcileRequest = {
+  SOURCE: 'webhook-inbox.cli',
+  MANUAL: 'Manual reconcile',
+  UNTIL_SETTLED: 'Reconcile until settled',
+} as const;

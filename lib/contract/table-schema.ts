@@ -53,6 +53,12 @@ export const InboxAttr = {
   CHECKED_AT: 'checkedAt',
   /** Submission items: when it left AWAITING, epoch milliseconds. */
   RESOLVED_AT: 'resolvedAt',
+  /**
+   * Submission items: when the provider's resource is gone (an OpenAI background response kept
+   * ~10 min, a batch expiring after 24 h), epoch milliseconds; absent when it has no deadline
+   * (items recorded before deadlines existed have none).
+   */
+  DEADLINE_AT: 'deadlineAt',
   /** Submission items, while AWAITING: the awaiting index's sharded partition key. */
   AWAIT_SHARD: 'awaitShard',
   /** Submission items, while AWAITING: when it is next due for a check, epoch milliseconds. */
@@ -146,10 +152,15 @@ export const SubmissionState = {
   DELIVERED: 'DELIVERED',
   /** Its final result was fetched by polling and fed into the inbox. */
   RECOVERED: 'RECOVERED',
-  /** The provider does not know it (404), or it expired while still awaiting. */
+  /** It expired (its TTL) while still awaiting. Items settled before UNAVAILABLE existed hold it for a 404 too. */
   UNKNOWN: 'UNKNOWN',
   /** Key-only: its task id became known through a submission recorded by id with the same key, which carries on. */
   LINKED: 'LINKED',
+  /**
+   * Its provider resource is gone unread: the provider answered 404/410, or its deadline passed
+   * without a result. A `ResourceUnavailable` event asks an operator to decide; nothing is regenerated.
+   */
+  UNAVAILABLE: 'UNAVAILABLE',
 } as const;
 
 /**

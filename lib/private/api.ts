@@ -4,7 +4,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { GET_CHECKED_ADAPTERS, HOOKS_PATH } from '../contract';
+import { GET_CHECKED_ADAPTERS, HOOKS_PATH, POLLED_ONLY_ADAPTERS } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 
 /** The HTTP API and its `$default` stage. */
@@ -21,7 +21,7 @@ export function hookPath(providerName: string): string {
 /**
  * The front door: an HTTP API with a throttled, access-logged `$default` stage and one
  * `POST /hooks/<name>` route per provider (and `GET` for a provider that checks the endpoint
- * with one), each integrated with the verifier.
+ * with one), each integrated with the verifier. A polled-only provider sends nothing: no route.
  */
 export function createEndpoint(
   scope: Construct,
@@ -45,7 +45,7 @@ export function createEndpoint(
     },
   });
   const integration = new HttpLambdaIntegration('Verifier', verifier);
-  for (const provider of providers) {
+  for (const provider of providers.filter((each) => !POLLED_ONLY_ADAPTERS.includes(each.adapter))) {
     const methods = GET_CHECKED_ADAPTERS.includes(provider.adapter) ? [apigwv2.HttpMethod.POST, apigwv2.HttpMethod.GET] : [apigwv2.HttpMethod.POST];
     for (const route of api.addRoutes({ path: hookPath(provider.name), methods, integration })) {
       Validations.of(route).acknowledge({

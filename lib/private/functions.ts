@@ -78,6 +78,7 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     sweepBatchSize: settings.sweepBatchSize,
     polling: polledProviders(resources).map((provider) => pollingRuntimeConfig(provider, provider.polling!, provider.polling!.apiKeySecret.secretArn)),
     pollBatchSize: settings.pollBatchSize,
+    deadlineWarningSeconds: settings.deadlineWarning.toSeconds(),
     effectBusName: resources.eventBus?.eventBusName,
     effectFunctionArn: processingFunction?.functionArn,
     rejectionRecordsPerMinute: settings.rejectionRecordsPerMinute,
@@ -176,6 +177,8 @@ function createReconciler(
   grantSend(reconciler.role, resources.workQueue);
   grantObjects(scope, resources.bodyBucket, reconciler.role, ['s3:PutObject'], BodyPrefix.BODIES);
   for (const provider of polledProviders(resources)) provider.polling!.apiKeySecret.grantRead(reconciler.role);
+  // ResourceUnavailable events, for an operator's decision.
+  if (resources.eventBus) resources.eventBus.grantPutEventsTo(reconciler.role);
   const reconcileRule = new events.Rule(scope, 'ReconcileSchedule', {
     description: 'Runs the webhook inbox reconciler',
     schedule: settings.reconcileSchedule,

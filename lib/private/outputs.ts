@@ -1,6 +1,6 @@
 import { CfnOutput, Stack } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig } from '../contract';
+import { OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, POLLED_ONLY_ADAPTERS } from '../contract';
 import type { IWebhookInbox } from '../inbox-base';
 import type { WebhookProviderConfig } from '../provider';
 import { hookPath } from './api';
@@ -8,7 +8,8 @@ import { pascalCase } from './names';
 
 /**
  * The stack outputs of an inbox: its endpoint, the ops configuration the CLI reads (one JSON
- * document, found by its description), and each provider's URL and signing secret.
+ * document, found by its description), and each provider's URL and signing secret (a polled-only
+ * provider has neither; SNS has no secret).
  */
 export function createOutputs(inbox: IWebhookInbox, providers: readonly WebhookProviderConfig[], secrets: ReadonlyMap<string, secretsmanager.ISecret>): void {
   new CfnOutput(inbox, 'EndpointUrl', { value: inbox.endpointUrl, description: 'Webhook inbox endpoint base URL' });
@@ -28,6 +29,7 @@ export function createOutputs(inbox: IWebhookInbox, providers: readonly WebhookP
     description: `${OPS_CONFIG_OUTPUT_DESCRIPTION} (${inbox.node.path})`,
   });
   for (const provider of providers) {
+    if (POLLED_ONLY_ADAPTERS.includes(provider.adapter)) continue;
     const suffix = pascalCase(provider.name);
     new CfnOutput(inbox, `${suffix}Url`, { value: `${inbox.endpointUrl}${hookPath(provider.name)}`, description: `Webhook URL for ${provider.name}` });
     // A provider whose requests name their certificate (SNS) has no secret.

@@ -5,7 +5,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { CERTIFICATE_SIGNED_ADAPTERS, Defaults, TableSchema } from '../contract';
+import { Defaults, SECRETLESS_ADAPTERS, TableSchema } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import type { TableSettings, WebhookInboxProps } from '../webhook-inbox-props';
 import { pascalCase } from './names';
@@ -97,12 +97,13 @@ export function createWorkQueues(
 
 /**
  * Each provider's signing secret, by provider name: the one it brings, or a new placeholder. A
- * provider whose requests name the certificate that signed them (SNS) has none.
+ * provider whose requests name the certificate that signed them (SNS), or that sends no requests
+ * at all (a polled-only batch API), has none.
  */
 export function signingSecrets(scope: Construct, providers: readonly WebhookProviderConfig[]): Map<string, secretsmanager.ISecret> {
   const secrets = new Map<string, secretsmanager.ISecret>();
   for (const provider of providers) {
-    if (CERTIFICATE_SIGNED_ADAPTERS.includes(provider.adapter)) continue;
+    if (SECRETLESS_ADAPTERS.includes(provider.adapter)) continue;
     secrets.set(provider.name, provider.signingSecret ?? createSigningSecret(scope, provider.name));
   }
   return secrets;

@@ -23,6 +23,7 @@ export interface InboxSettings {
   readonly sweepAfter: Duration;
   readonly sweepBatchSize: number;
   readonly pollBatchSize: number;
+  readonly deadlineWarning: Duration;
   readonly processorBatchSize: number;
   readonly processorMaxConcurrency: number;
   readonly throttle: apigwv2.ThrottleSettings;
@@ -47,6 +48,7 @@ export function resolveSettings(scope: Construct, props: WebhookInboxProps): Inb
     sweepAfter: props.sweepAfter ?? Duration.seconds(Defaults.SWEEP_AFTER_SECONDS),
     sweepBatchSize: props.sweepBatchSize ?? Defaults.SWEEP_BATCH_SIZE,
     pollBatchSize: props.pollBatchSize ?? Defaults.POLL_BATCH_SIZE,
+    deadlineWarning: props.deadlineWarning ?? Duration.seconds(Defaults.DEADLINE_WARNING_SECONDS),
     processorBatchSize: props.processorBatchSize ?? Defaults.PROCESSOR_BATCH_SIZE,
     processorMaxConcurrency: props.processorMaxConcurrency ?? Defaults.PROCESSOR_MAX_CONCURRENCY,
     throttle: props.throttle ?? { rateLimit: Defaults.THROTTLE_RATE_LIMIT, burstLimit: Defaults.THROTTLE_BURST_LIMIT },

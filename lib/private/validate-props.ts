@@ -1,8 +1,9 @@
 import { Duration, Token } from 'aws-cdk-lib';
-import { Limits, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
+import { Defaults, Limits, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerProblems } from '../runtime-config';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
+import { rateSeconds } from './schedule-rate';
 import { deadLetterRetentionOf, retentionOf } from './settings';
 
 /**
@@ -39,6 +40,7 @@ export function validateWebhookInboxProps(props: WebhookInboxProps, providers: r
   checkRange(problems, 'rejectionRecordSamplePercent', props.rejectionRecordSamplePercent, Limits.REJECTION_SAMPLE_PERCENT);
   checkRange(problems, 'rejectionRecordRetention (days)', props.rejectionRecordRetention?.toDays({ integral: false }), Limits.REJECTION_RETENTION_DAYS);
   problems.push(...retentionProblems(props, providers));
+  problems.push(...deadlineWarningProblems(props));
   if (problems.length > 0) {
     throw new Error(`Invalid WebhookInbox props:\n- ${problems.join('\n- ')}`);
   }
@@ -65,6 +67,22 @@ function retentionProblems(props: WebhookInboxProps, providers: readonly Webhook
   const longest = floors.reduce((max, floor) => (floor.seconds > max.seconds ? floor : max), { seconds: 0, what: '' });
   return retention.toSeconds() < longest.seconds
     ? [`retention: must be at least ${Duration.seconds(longest.seconds).toHumanString()} (${longest.what}), got ${retention.toHumanString()}`]
+    : [];
+}
+
+/**
+ * A submission is looked at inside its deadline's warning margin only if a reconciler run falls
+ * inside it: the margin is at least the schedule's rate (a cron schedule is not checked).
+ */
+function deadlineWarningProblems(props: WebhookInboxProps): string[] {
+  const warning = props.deadlineWarning;
+  if (!warning || Token.isUnresolved(warning.toSeconds())) return [];
+  const seconds = warning.toSeconds();
+  if (!Number.isInteger(seconds) || seconds < 60)
+    return [`deadlineWarning: must be a whole number of seconds, at least 1 minute, got ${warning.toHumanString()}`];
+  const rate = props.reconcileSchedule ? rateSeconds(props.reconcileSchedule) : Defaults.SWEEP_EVERY_MINUTES * 60;
+  return rate !== undefined && seconds < rate
+    ? [`deadlineWarning: must be at least the reconcile schedule's rate (${Duration.seconds(rate).toHumanString()}), got ${warning.toHumanString()}`]
     : [];
 }
 

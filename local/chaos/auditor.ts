@@ -14,6 +14,10 @@
  *   polling, a body the provider's API served), every altered copy quarantined;
  * - poison rows DEAD with their message in the DLQ (dead-lettered, not lost);
  * - missing resources settled as unavailable, with no effect;
+ * - every request of every batch (the batch API's own record) stored as exactly one row with one
+ *   `BatchChildSettled` effect naming its terminal state, and each batch one `BatchSettled`;
+ * - a submission whose deadline passed unread settled unavailable, with its `ResourceUnavailable`
+ *   event, and the near-deadline alarm raised;
  * - no secret, body or signature in any line of the twin's logs.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -46,6 +50,10 @@ export const FAULT_KINDS = [
   'webhook_disabled',
   'missing_resource',
   'rate_limited_poll',
+  'batch_canceled',
+  'batch_expired',
+  'batch_api_error',
+  'deadline_unread',
 ] as const;
 
 export type FaultKind = (typeof FAULT_KINDS)[number] | 'worker_timeout' | 'webhook_reenabled';
@@ -78,7 +86,19 @@ export interface DispatchedEffect {
   readonly jobKey?: string;
   readonly taskId?: string;
   readonly status?: string;
+  /** A batch's effects: the batch, the request (child) and its terminal state, or the batch's outcome. */
+  readonly batchId?: string;
+  readonly customId?: string;
+  readonly childState?: string;
+  readonly batchOutcome?: string;
   readonly recovered: boolean;
+}
+
+/** A batch as the batch API recorded it: each request's terminal state (`none` while unprocessed). */
+export interface BatchRecord {
+  readonly provider: string;
+  readonly batchId: string;
+  readonly requests: readonly { readonly customId: string; readonly state: string }[];
 }
 
 /** Everything the run collected; the providers' records are the reference. */
@@ -103,6 +123,11 @@ export interface Evidence {
   /** The inbox keys of the messages found in the DLQ. */
   readonly deadLettered: readonly string[];
   readonly effects: readonly DispatchedEffect[];
+  /** The `ResourceUnavailable` events the reconciler put on the bus. */
+  readonly unavailable: readonly { readonly submissionKey: string; readonly effectKey: string; readonly reason: string }[];
+  readonly batches: readonly BatchRecord[];
+  /** Answerline tasks the app recorded with a short deadline and the provider never started. */
+  readonly deadlineTaskIds: readonly string[];
   /** Rows whose processing was interrupted after it may have sent the effect: their invocation died, or reported them failed. */
   readonly interruptedRows: ReadonlySet<string>;
   /** Rows whose processor invocation died (a crash or a timeout). */
@@ -123,7 +148,11 @@ export interface Evidence {
 }
 
 export const PROVIDERS: readonly Provider[] = ['answerline', 'echonova', 'standard-webhooks'];
-export type Column = Provider | 'total';
+/** The batch API's column: its rows are keyed `batches#…`. */
+const BATCHES = 'batches';
+type Source = Provider | typeof BATCHES;
+const SOURCES: readonly Source[] = [...PROVIDERS, BATCHES];
+export type Column = Source | 'total';
 
 export interface ChaosReport {
   readonly seed: number;
@@ -153,6 +182,7 @@ export function audit(evidence: Evidence): ChaosReport {
 
   const rows = new Map(evidence.rows.map((row) => [row.key, row]));
   const providerOf = (key: string) => key.slice(0, key.indexOf('#')) as Provider;
+  const sourceOf = (key: string) => key.slice(0, key.indexOf('#')) as Source;
 
   // --- What the providers completed --------------------------------------------------------------
   const originals = new Map<string, DeliveryRecord>();
@@ -185,7 +215,8 @@ export function audit(evidence: Evidence): ChaosReport {
   for (const key of lost) figures.add('lost', providerOf(key));
   figures.ensure('lost');
   if (lost.length) violation(`${lost.length} completed results have no inbox row (lost)`, lost);
-  const unexpected = evidence.rows.filter((row) => !originals.has(row.key));
+  // A batch's rows are judged from the batch API's record below.
+  const unexpected = evidence.rows.filter((row) => !originals.has(row.key) && sourceOf(row.key) !== BATCHES);
   for (const row of unexpected) figures.add('rows no provider completed', providerOf(row.key));
   figures.ensure('rows no provider completed');
   if (unexpected.length)
@@ -325,7 +356,7 @@ export function audit(evidence: Evidence): ChaosReport {
   const twice: string[] = [];
   for (const [, copies] of byEffectKey) {
     if (copies.length < 2) continue;
-    const provider = providerOf(copies[0].eventKey);
+    const provider = sourceOf(copies[0].eventKey);
     if (copies.every((copy) => evidence.interruptedRows.has(copy.eventKey))) figures.add(REPEATED, provider, copies.length - 1);
     else {
       twice.push(copies[0].eventKey);
@@ -374,7 +405,7 @@ export function audit(evidence: Evidence): ChaosReport {
   if (unavailableWrong.length)
     violation(`${unavailableWrong.length} deliveries of missing resources were not settled as unavailable without effect`, unavailableWrong);
   if (poisonEffects.length) violation(`${poisonEffects.length} poison rows caused an effect`, poisonEffects);
-  for (const effect of evidence.effects) figures.add('effects dispatched', providerOf(effect.eventKey));
+  for (const effect of evidence.effects) figures.add('effects dispatched', sourceOf(effect.eventKey));
   figures.ensure('effects dispatched');
   const wrongFlag = evidence.effects
     .filter((effect) => rows.has(effect.eventKey) && rows.get(effect.eventKey)!.recovered !== effect.recovered)
@@ -384,7 +415,8 @@ export function audit(evidence: Evidence): ChaosReport {
   // --- The handlers' own count: what an operator's dashboard would show ------------------------------------
   const metrics = emfTotals(logs);
   const counted = (name: string) => metrics[name] ?? 0;
-  const recoveredRows = evidence.rows.filter((row) => row.recovered).length;
+  // A batch's rows are counted as its children and its summary (below), not as recovered results.
+  const recoveredRows = evidence.rows.filter((row) => row.recovered && sourceOf(row.key) !== BATCHES).length;
   if (counted(MetricName.RECOVERED) !== recoveredRows)
     violation(`the reconciler counted ${counted(MetricName.RECOVERED)} results recovered by polling, the inbox holds ${recoveredRows}`);
   // A row's dead-letter count goes out with its log line, right after the DEAD write: only an
@@ -402,6 +434,86 @@ export function audit(evidence: Evidence): ChaosReport {
   const quarantineCount = evidence.quarantined.reduce((sum, item) => sum + item.count, 0);
   if (counted(MetricName.QUARANTINED) !== quarantineCount)
     notes.push(`the verifier counted ${counted(MetricName.QUARANTINED)} quarantined copies, the quarantine items ${quarantineCount}`);
+
+  // --- Batches: every request of every batch once, one effect each, one summary per batch -------------------
+  // Stated here from the batch API's own record and the documented row keys
+  // (`<provider>#<batchId>:<customId>`, both URI-escaped; the summary `…:~batch`).
+  const batchProblems: string[] = [];
+  const childEffects = groupBy(
+    evidence.effects.filter((e) => e.detailType === 'BatchChildSettled'),
+    (e) => `${e.batchId} ${e.customId}`,
+  );
+  const summaryEffects = groupBy(
+    evidence.effects.filter((e) => e.detailType === 'BatchSettled'),
+    (e) => String(e.batchId),
+  );
+  /** Effects of one intent: exactly one key, sent once, or again only after an interrupted attempt (at least once, documented). */
+  const once = (copies: readonly DispatchedEffect[] | undefined, rowKey: string) =>
+    copies !== undefined && new Set(copies.map((c) => c.effectKey)).size === 1 && (copies.length === 1 || evidence.interruptedRows.has(rowKey));
+  for (const batch of evidence.batches) {
+    const prefix = `${batch.provider}#${encodeURIComponent(batch.batchId)}:`;
+    const batchRows = evidence.rows.filter((row) => row.key.startsWith(prefix));
+    const summaryKey = `${prefix}~batch`;
+    for (const request of batch.requests) {
+      figures.add('batch requests (children)', BATCHES);
+      const key = `${prefix}${encodeURIComponent(request.customId)}`;
+      const row = rows.get(key);
+      if (request.state === 'none') batchProblems.push(`${key}: never reached a terminal state at the provider`);
+      else if (!row) batchProblems.push(`${key}: no row`);
+      else if (row.status !== 'PROCESSED') batchProblems.push(`${key}: ${row.status}`);
+      else if ((processedLines.get(logReference(key)) ?? 0) > 1) batchProblems.push(`${key}: ${processedLines.get(logReference(key))} completions`);
+      else if (!once(childEffects.get(`${batch.batchId} ${request.customId}`), key))
+        batchProblems.push(`${key}: ${childEffects.get(`${batch.batchId} ${request.customId}`)?.length ?? 0} BatchChildSettled effects`);
+      else if (childEffects.get(`${batch.batchId} ${request.customId}`)![0].childState !== request.state)
+        batchProblems.push(`${key}: effect says ${childEffects.get(`${batch.batchId} ${request.customId}`)![0].childState}, the provider ${request.state}`);
+      else figures.add('  stored once with one BatchChildSettled', BATCHES);
+    }
+    // Exactly one row per request and the summary: no request stored under a second key, none the batch does not hold.
+    if (batchRows.length !== batch.requests.length + 1)
+      batchProblems.push(`${prefix}*: ${batchRows.length} rows for ${batch.requests.length} requests and a summary`);
+    // The outcome rule, stated here: succeeded when every request succeeded, failed when none did, partial otherwise.
+    const succeeded = batch.requests.filter((request) => request.state === 'succeeded').length;
+    const outcome = succeeded === batch.requests.length ? 'succeeded' : succeeded === 0 ? 'failed' : 'partial';
+    const summaries = summaryEffects.get(batch.batchId);
+    if (rows.get(summaryKey)?.status !== 'PROCESSED') batchProblems.push(`${summaryKey}: ${rows.get(summaryKey)?.status ?? 'no row'}`);
+    else if (!once(summaries, summaryKey)) batchProblems.push(`${summaryKey}: ${summaries?.length ?? 0} BatchSettled effects`);
+    else if (summaries![0].batchOutcome !== outcome) batchProblems.push(`${summaryKey}: outcome ${summaries![0].batchOutcome}, the rule says ${outcome}`);
+    else figures.add(`batches settled once (${outcome})`, BATCHES);
+  }
+  figures.ensure('batch requests (children)');
+  if (batchProblems.length) violation(`${batchProblems.length} batch requests or summaries not stored and settled exactly once`, batchProblems);
+  const childRows = evidence.rows.filter((row) => sourceOf(row.key) === BATCHES && !row.key.endsWith(':~batch')).length;
+  if (counted(MetricName.BATCH_CHILDREN_RECORDED) !== childRows)
+    violation(`the reconciler counted ${counted(MetricName.BATCH_CHILDREN_RECORDED)} batch children recorded, the inbox holds ${childRows}`);
+  if (counted(MetricName.BATCHES_SETTLED) !== evidence.batches.length)
+    violation(`the reconciler counted ${counted(MetricName.BATCHES_SETTLED)} batches settled, the batch API ended ${evidence.batches.length}`);
+
+  // --- Deadlines: a resource gone unread is announced, never left waiting ---------------------------------------
+  // Stated here: a submission recorded with a deadline the provider never met ends UNAVAILABLE, with
+  // one ResourceUnavailable event (one key; at least once) for an operator to decide.
+  const submissionStates = new Map(evidence.submissions.map((s) => [s.key, s.state]));
+  const unavailableByKey = groupBy(evidence.unavailable, (event) => event.submissionKey);
+  const deadlineProblems: string[] = [];
+  for (const taskId of evidence.deadlineTaskIds) {
+    const key = `ledger:answerline#${taskId}`;
+    const announced = unavailableByKey.get(key) ?? [];
+    if (submissionStates.get(key) !== 'UNAVAILABLE') deadlineProblems.push(`${key}: ${submissionStates.get(key) ?? 'not recorded'}`);
+    else if (new Set(announced.map((event) => event.effectKey)).size !== 1) deadlineProblems.push(`${key}: ${announced.length} ResourceUnavailable events`);
+    else figures.add('deadlines passed unread, announced once', 'answerline');
+  }
+  figures.ensure('deadlines passed unread, announced once');
+  if (deadlineProblems.length)
+    violation(`${deadlineProblems.length} submissions past their deadline were not settled unavailable with one event`, deadlineProblems);
+  const strayUnavailable = evidence.unavailable.filter(
+    (event) => !evidence.deadlineTaskIds.some((taskId) => event.submissionKey === `ledger:answerline#${taskId}`),
+  );
+  if (strayUnavailable.length)
+    notes.push(
+      `${strayUnavailable.length} other ResourceUnavailable events: ${strayUnavailable
+        .map((e) => `${e.submissionKey} ${e.reason}`)
+        .slice(0, EXAMPLES)
+        .join(', ')}`,
+    );
 
   // --- Logs: no secret, no body, no signature ----------------------------------------------------------------
   const leaks = scanLogs(evidence.logDir, evidence.sensitive, logs);
@@ -435,6 +547,11 @@ export function audit(evidence: Evidence): ChaosReport {
       `${refusedSignatures} requests were refused at the authenticity check, a flood among them`,
     ],
     ['OverdueSubmissions', counted(MetricName.OVERDUE) > 0, 'the reconciler counted overdue submissions'],
+    [
+      'SubmissionsNearDeadline',
+      evidence.deadlineTaskIds.length > 0 || counted(MetricName.NEAR_DEADLINE) > 0,
+      'a submission was recorded with a deadline shorter than the warning margin and its provider never answered',
+    ],
   ];
   for (const [alarm, due, why] of mustPage) {
     figures.set(`alarm ${alarm} reached ALARM`, 'total', paged(alarm) ? 1 : 0);
@@ -579,6 +696,9 @@ const REPORTED_METRICS = [
   MetricName.RECOVERED,
   MetricName.POLL_RATE_LIMITED,
   MetricName.POLL_ERRORS,
+  MetricName.BATCH_CHILDREN_RECORDED,
+  MetricName.BATCHES_SETTLED,
+  MetricName.NEAR_DEADLINE,
 ];
 
 /** The processor's log lines with `message`, by event reference. */
@@ -619,7 +739,7 @@ export function scanLogs(logDir: string, sensitive: Evidence['sensitive'], logs:
 class Figures {
   private readonly table = new Map<string, Record<Column, number>>();
 
-  add(name: string, provider: Provider, n = 1): void {
+  add(name: string, provider: Source, n = 1): void {
     const row = this.row(name);
     row[provider] += n;
     row.total += n;
@@ -642,7 +762,7 @@ class Figures {
   private row(name: string): Record<Column, number> {
     let row = this.table.get(name);
     if (!row) {
-      row = { answerline: 0, echonova: 0, 'standard-webhooks': 0, total: 0 };
+      row = { answerline: 0, echonova: 0, 'standard-webhooks': 0, batches: 0, total: 0 };
       this.table.set(name, row);
     }
     return row;
@@ -653,7 +773,7 @@ class Figures {
 export function formatReport(report: ChaosReport): string {
   const n = (value: number) => value.toLocaleString('en-US');
   const width = Math.max(...report.figures.map((f) => f.name.length), 40) + 2;
-  const header = `${'figure'.padEnd(width)}${['answerline', 'echonova', 'std-webhooks', 'total'].map((c) => c.padStart(13)).join('')}`;
+  const header = `${'figure'.padEnd(width)}${['answerline', 'echonova', 'std-webhooks', 'batches', 'total'].map((c) => c.padStart(13)).join('')}`;
   const lines = [
     `chaos run: seed ${report.seed}, ${n(report.deliveries)} result deliveries planned, ${(report.elapsedMs / 1000).toFixed(1)} s`,
     '',
@@ -661,7 +781,7 @@ export function formatReport(report: ChaosReport): string {
     '-'.repeat(header.length),
     ...report.figures.map(
       (f) =>
-        `${f.name.padEnd(width)}${([...PROVIDERS, 'total'] as Column[]).map((c) => (f.values[c] === 0 && c !== 'total' ? '·' : n(f.values[c])).padStart(13)).join('')}`,
+        `${f.name.padEnd(width)}${([...SOURCES, 'total'] as Column[]).map((c) => (f.values[c] === 0 && c !== 'total' ? '·' : n(f.values[c])).padStart(13)).join('')}`,
     ),
     '',
     'faults injected',

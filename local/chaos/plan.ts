@@ -19,7 +19,11 @@ export interface ChaosProfile {
   readonly reconcileEverySeconds: number;
   readonly maxReceiveCount: number;
   /** The reconciler's polling horizon and recheck per provider, seconds (compressed lifecycles). */
-  readonly polling: { readonly answerline: { horizon: number; recheck: number }; readonly echonova: { horizon: number; recheck: number } };
+  readonly polling: {
+    readonly answerline: { horizon: number; recheck: number };
+    readonly echonova: { horizon: number; recheck: number };
+    readonly batches: { horizon: number; recheck: number };
+  };
   readonly storeOutageMs: number;
   readonly queueOutageMs: number;
   /** Longer than Answerline's whole retry window (compressed), so that deliveries die. */
@@ -59,6 +63,8 @@ export function chaosProfile(speed = 1, ratePerSecond?: number): ChaosProfile {
         horizon: Math.ceil((ECHONOVA_RUN_MS + ECHONOVA_RETRY_WINDOW_MS) / factors.echonova / 1000) + 1,
         recheck: Math.max(1, Math.ceil(300 / factors.echonova)),
       },
+      // A batch's first look a minute after submission, then every 5 minutes: a second each here.
+      batches: { horizon: 1, recheck: 1 },
     },
     storeOutageMs: Math.round(4_000 / Math.sqrt(speed)),
     queueOutageMs: Math.round(5_000 / Math.sqrt(speed)),
@@ -102,6 +108,31 @@ export interface PlannedEvent {
 }
 
 export type Provider = 'answerline' | 'echonova' | 'standard-webhooks';
+
+/** A batch at the simulated batch API: its requests, and how it ends. */
+export interface PlannedBatch {
+  readonly label: string;
+  readonly size: number;
+  /** When the app creates and records it, ms after the start. */
+  readonly createAt: number;
+  /** When part of its requests are processed, then when it ends, ms after its creation. */
+  readonly partAfter: number;
+  readonly endAfter: number;
+  /** Share of its requests processed at `partAfter`. */
+  readonly partShare: number;
+  /** `ended`: every request processed; `canceled` or `expired`: the rest end so. */
+  readonly end: 'ended' | 'canceled' | 'expired';
+  /** Share of its requests that error once processed. */
+  readonly erroredShare: number;
+}
+
+/** An Answerline task recorded with a short deadline that the provider never starts: its deadline passes unread. */
+export interface PlannedDeadlineTask {
+  readonly label: string;
+  readonly at: number;
+  /** Its deadline, ms after its submission. */
+  readonly deadlineMs: number;
+}
 /** Forged requests sent within one second, once a run. */
 export const FORGED_FLOOD = 15;
 
@@ -137,6 +168,10 @@ export interface Plan {
   readonly crashAfterWrite: ReadonlySet<string>;
   /** One processor invocation in this many dies mid-batch. */
   readonly workerCrashEvery: number;
+  readonly batches: readonly PlannedBatch[];
+  /** Failures injected into the batch API (500, 429), each for `times` requests. */
+  readonly batchApiFaults: readonly { at: number; status: number; times: number }[];
+  readonly deadlineTasks: readonly PlannedDeadlineTask[];
 }
 
 /** Share of the result deliveries per provider. */
@@ -267,6 +302,26 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
   const concurrentCopies = new Map(pickLabels(0.02, 3, 'concurrent').map((label, i) => [label, 2 + (i % 2)] as const));
   const crashAfterWrite = new Set(pickLabels(0.007, 5, 'crash-after-write'));
 
+  // Batches: one large enough for several result pages (100 a page), one ended in two steps, one
+  // cancelled part-way and one expired part-way.
+  const batchRandom = new Random(seed).stream('batches');
+  const ends: PlannedBatch['end'][] = ['ended', 'ended', 'canceled', 'expired'];
+  const sizes = [Math.max(120, Math.round(deliveries * 0.04)), Math.max(30, Math.round(deliveries * 0.02)), 20, 15];
+  const batches: PlannedBatch[] = ends.map((end, i) => ({
+    label: `batch-${i}`,
+    size: sizes[i],
+    createAt: calmTime(0.3),
+    partAfter: Math.round(batchRandom.between(1_000, 3_000)),
+    endAfter: Math.round(batchRandom.between(4_000, 8_000)),
+    partShare: end === 'ended' && i === 0 ? 1 : batchRandom.between(0.3, 0.6),
+    end,
+    erroredShare: batchRandom.between(0.05, 0.2),
+  }));
+  // While the results are being read: a 500 then a 429 for a few requests each.
+  const batchApiFaults = batches.slice(0, 2).flatMap((batch, i) => [{ at: batch.createAt + batch.endAfter + 300, status: i === 0 ? 500 : 429, times: 2 }]);
+  // Well inside the run, and shorter than the deadline warning: counted near its deadline from its first check.
+  const deadlineTasks: PlannedDeadlineTask[] = [{ label: 'deadline-0', at: calmTime(0.3), deadlineMs: 12_000 }];
+
   return {
     seed,
     deliveries,
@@ -286,6 +341,9 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
     crashAfterWrite,
     // Some sixty crashes in a default run, a dozen in a small one (each costs a cold start).
     workerCrashEvery: Math.min(100, Math.max(20, Math.round(deliveries / 150))),
+    batches,
+    batchApiFaults,
+    deadlineTasks,
   };
 }
 

@@ -13,10 +13,11 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { scanItems } from '../../lambda/shared/stores/dynamo';
-import { InboxAttr, InboxItemKind, ResultAttr } from '../../lib/contract';
+import { EffectEvent, InboxAttr, InboxItemKind, ResultAttr } from '../../lib/contract';
 import { decodeWorkMessage } from '../../lambda/shared/stores/work-queue';
 import { FakeAnswerlineApi } from '../fake-answerline-api';
 import { FakeEchonovaApi } from '../fake-echonova-api';
+import { FakeBatch, FakeMessageBatchesApi } from '../fake-message-batches-api';
 import { FakeResponsesApi } from '../fake-responses-api';
 import { InvocationTimeoutError, SandboxCrashedError } from '../lambda-host';
 import { ANSWERLINE, SimulatedAnswerline } from '../providers/answerline';
@@ -60,7 +61,10 @@ const API_KEY_SECRETS = {
   answerline: 'chaos/answerline/api-key',
   echonova: 'chaos/echonova/api-key',
   standardWebhooks: 'chaos/standard-webhooks/api-key',
+  batches: 'chaos/batches/api-key',
 };
+/** The inbox's name for the simulated batch API. */
+export const BATCHES = 'batches';
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const started = Date.now();
@@ -77,6 +81,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     answerline: `al_${random.stream('key/answerline').hex(32)}`,
     echonova: `en_${random.stream('key/echonova').hex(32)}`,
     standardWebhooks: `sk_${random.stream('key/standard-webhooks').hex(32)}`,
+    batches: `mb_${random.stream('key/batches').hex(32)}`,
   };
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'webhook-inbox-chaos-'));
   log(`chaos: seed ${options.seed}, ${options.deliveries} deliveries, window ${(plan.windowMs / 1000).toFixed(0)} s, state in ${stateDir}`);
@@ -86,9 +91,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const answerlineApi = new FakeAnswerlineApi(apiKeys.answerline);
   const echonovaApi = new FakeEchonovaApi(apiKeys.echonova);
   const responsesApi = new FakeResponsesApi(apiKeys.standardWebhooks);
+  const batchesApi = new FakeMessageBatchesApi(apiKeys.batches);
   answerlineApi.servedDigests = new Map();
   echonovaApi.servedDigests = new Map();
-  await Promise.all([answerlineApi.start(), echonovaApi.start(), responsesApi.start()]);
+  await Promise.all([answerlineApi.start(), echonovaApi.start(), responsesApi.start(), batchesApi.start()]);
+  const submittedBatches: FakeBatch[] = [];
+  const deadlineTaskIds: string[] = [];
 
   let twin: Twin | undefined;
   const senders: RetryingSender[] = [];
@@ -98,7 +106,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   try {
     twin = await startTwin({
       port: 0,
-      providers: [ANSWERLINE, ECHONOVA, STANDARD_WEBHOOKS],
+      providers: [ANSWERLINE, ECHONOVA, STANDARD_WEBHOOKS, { name: BATCHES, preset: 'message-batches' }],
       secrets,
       stateDir,
       timing: {
@@ -128,6 +136,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           recheckSeconds: profile.polling.echonova.recheck,
           timeoutMs: 5_000,
         },
+        {
+          provider: BATCHES,
+          taskUrlTemplate: batchesApi.batchUrlTemplate,
+          apiKeySecretId: API_KEY_SECRETS.batches,
+          horizonSeconds: profile.polling.batches.horizon,
+          recheckSeconds: profile.polling.batches.recheck,
+          timeoutMs: 5_000,
+        },
       ],
       authoritativeReads: {
         [STANDARD_WEBHOOKS]: { urlTemplate: responsesApi.urlTemplate, idJsonPath: 'data.id', apiKeySecretId: API_KEY_SECRETS.standardWebhooks },
@@ -136,6 +152,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         [API_KEY_SECRETS.answerline]: apiKeys.answerline,
         [API_KEY_SECRETS.echonova]: apiKeys.echonova,
         [API_KEY_SECRETS.standardWebhooks]: apiKeys.standardWebhooks,
+        [API_KEY_SECRETS.batches]: apiKeys.batches,
       },
       interceptors: {
         verifier: async (event, invoke) => {
@@ -233,6 +250,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       horizonSeconds: { [ANSWERLINE]: profile.polling.answerline.horizon, [ECHONOVA]: profile.polling.echonova.horizon },
       answerline,
       echonova,
+      batches: { api: batchesApi, provider: BATCHES },
     });
 
     // --- The timeline -------------------------------------------------------------------------
@@ -331,6 +349,41 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         await sendAltered('standard-webhooks', index, delivery, () => standardWebhooks.sendAltered(event.id));
       });
     });
+    plan.batches.forEach((planned) => {
+      at(planned.createAt, async () => {
+        const r = random.stream(`batch/${planned.label}`);
+        const customIds = Array.from({ length: planned.size }, (_, i) => `${planned.label}-req-${i}`);
+        const batch = await app.submitBatch(
+          customIds,
+          customIds.filter(() => r.chance(planned.erroredShare)),
+        );
+        submittedBatches.push(batch);
+        await later(planned.partAfter, () => batchesApi.finish(batch.id, customIds.slice(0, Math.round(planned.size * planned.partShare))));
+        await later(planned.endAfter - planned.partAfter, () => {
+          if (planned.end === 'canceled') {
+            faults.add('batch_canceled');
+            batchesApi.cancel(batch.id);
+          } else if (planned.end === 'expired') {
+            faults.add('batch_expired');
+            batchesApi.expire(batch.id);
+          } else batchesApi.end(batch.id);
+        });
+      });
+    });
+    for (const fault of plan.batchApiFaults) {
+      at(fault.at, () => {
+        faults.add('batch_api_error', fault.times);
+        batchesApi.inject(fault.status, { times: fault.times, ...(fault.status === 429 ? { retryAfterSeconds: 1 } : {}) });
+      });
+    }
+    for (const planned of plan.deadlineTasks) {
+      at(planned.at, async () => {
+        // Submitted and never started by the provider: its result is still unread at its deadline.
+        const task = await app.submitAnswerline(planned.label, Date.now() + planned.deadlineMs);
+        deadlineTaskIds.push(task.id);
+        faults.add('deadline_unread');
+      });
+    }
     for (const test of plan.tests) {
       at(test.at, async () => {
         faults.add('test_delivery');
@@ -452,10 +505,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       log(`chaos: providers done after ${((Date.now() - t0) / 1000).toFixed(0)} s; waiting for the inbox to settle`);
 
       // --- Drain: every completed result stored and settled ------------------------------------
-      const expected = expectedKeys(senders);
       const deadline = Date.now() + (options.drainTimeoutMs ?? 180_000);
       let lastWaiting = '';
       for (;;) {
+        // A cancelled batch ends at the poll after its cancellation: its rows are expected from then on.
+        const expected = expectedKeys(senders);
+        for (const key of batchRowKeys(submittedBatches)) expected.set(key, 'result');
         const rows = await scanDeliveryStates(dynamodb, twin.names.inboxTable);
         // A message reaches the DLQ at the receive after its last failure: collect them as they come.
         state.deadLettered.push(...(await drainQueue(sqs, twin.deadLetterQueueUrl)));
@@ -537,22 +592,40 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         .map((item) => ({ key: item[InboxAttr.PK].S!, state: item[InboxAttr.STATE]?.S ?? '' })),
       results: results.map((item) => ({ key: item[ResultAttr.PK].S!, taskId: item[ResultAttr.TASK_ID]?.S ?? '', status: item[ResultAttr.STATUS]?.S ?? '' })),
       deadLettered: state.deadLettered,
-      effects: twin.eventBridge.events.map((event) => ({
-        detailType: event.detailType,
-        effectKey: String(event.detail.effectKey),
-        eventKey: String(event.detail.eventKey),
-        ...(event.detail.jobKey !== undefined
-          ? { jobKey: String(event.detail.jobKey), taskId: String(event.detail.taskId), status: String(event.detail.status) }
-          : {}),
-        recovered: event.detail.recovered === true,
+      effects: twin.eventBridge.events
+        .filter((event) => event.detailType !== EffectEvent.RESOURCE_UNAVAILABLE)
+        .map((event) => ({
+          detailType: event.detailType,
+          effectKey: String(event.detail.effectKey),
+          eventKey: String(event.detail.eventKey),
+          ...(event.detail.jobKey !== undefined
+            ? { jobKey: String(event.detail.jobKey), taskId: String(event.detail.taskId), status: String(event.detail.status) }
+            : {}),
+          ...(event.detail.batchId !== undefined ? { batchId: String(event.detail.batchId) } : {}),
+          ...(event.detail.customId !== undefined ? { customId: String(event.detail.customId), childState: String(event.detail.childState) } : {}),
+          ...(event.detail.batchOutcome !== undefined ? { batchOutcome: String(event.detail.batchOutcome) } : {}),
+          recovered: event.detail.recovered === true,
+        })),
+      unavailable: twin.eventBridge.events
+        .filter((event) => event.detailType === EffectEvent.RESOURCE_UNAVAILABLE)
+        .map((event) => ({
+          submissionKey: String(event.detail.submissionKey),
+          effectKey: String(event.detail.effectKey),
+          reason: String(event.detail.reason),
+        })),
+      batches: submittedBatches.map((batch) => ({
+        provider: BATCHES,
+        batchId: batch.id,
+        requests: batch.requests.map((request) => ({ customId: request.customId, state: request.state ?? 'none' })),
       })),
+      deadlineTaskIds,
       interruptedRows: state.interruptedRows,
       killedRows: state.killedRows,
       servedDigests: {
         [ANSWERLINE]: answerlineApi.servedDigests,
         [ECHONOVA]: echonovaApi.servedDigests,
       },
-      rateLimitedPolls: answerlineApi.requests.filter((r) => r.status === 429).length + echonovaApi.requests.filter((r) => r.status === 429).length,
+      rateLimitedPolls: [answerlineApi, echonovaApi, batchesApi].reduce((sum, api) => sum + api.requests.filter((r) => r.status === 429).length, 0),
       logDir: twin.logDir,
       sensitive: {
         texts: [...Object.values(secrets), ...Object.values(secrets).map((secret) => secret.replace(/^whsec_/, '')), ...Object.values(apiKeys)],
@@ -584,7 +657,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     appDynamodb = undefined;
     dynamodb = undefined;
     sqs = undefined;
-    await Promise.all([answerlineApi.stop(), echonovaApi.stop(), responsesApi.stop()]);
+    await Promise.all([answerlineApi.stop(), echonovaApi.stop(), responsesApi.stop(), batchesApi.stop()]);
   }
 }
 
@@ -656,6 +729,14 @@ function expectedKeys(senders: readonly RetryingSender[]): Map<string, 'result' 
     }
   }
   return expected;
+}
+
+/** The row keys a batch's requests and its summary are stored under (docs/providers/message-batches.md), once it has ended. */
+function batchRowKeys(batches: readonly FakeBatch[]): string[] {
+  const prefix = (batch: FakeBatch) => `${BATCHES}#${encodeURIComponent(batch.id)}:`;
+  return batches
+    .filter((batch) => batch.processingStatus === 'ended')
+    .flatMap((batch) => [...batch.requests.map((request) => `${prefix(batch)}${encodeURIComponent(request.customId)}`), `${prefix(batch)}~batch`]);
 }
 
 /** The status of every delivery row, by key. */

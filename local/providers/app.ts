@@ -5,7 +5,8 @@
  * that the inbox's reconciler can poll for results whose deliveries never arrive.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SubmissionLedger } from '../../client/submission-ledger';
+import { RecordedSubmission, SubmissionLedger } from '../../client/submission-ledger';
+import { FakeBatch, FakeMessageBatchesApi } from '../fake-message-batches-api';
 import { AnswerlineTask, SimulatedAnswerline } from './answerline';
 import { EchonovaJob, SimulatedEchonova } from './echonova';
 import { sleep } from './sender';
@@ -18,6 +19,8 @@ export interface SimulatedAppOptions {
   readonly horizonSeconds: Readonly<Record<string, number>>;
   readonly answerline?: SimulatedAnswerline;
   readonly echonova?: SimulatedEchonova;
+  /** A batch API and the inbox's name for it. */
+  readonly batches?: { readonly api: FakeMessageBatchesApi; readonly provider: string };
 }
 
 export class SimulatedApp {
@@ -28,11 +31,14 @@ export class SimulatedApp {
     this.ledger = new SubmissionLedger({ client: options.dynamodb, tableName: options.tableName, horizonSeconds: options.horizonSeconds });
   }
 
-  /** Creates an Answerline task with `idempotencyKey` (a job's key, `-rN` for a resubmission) and records it. */
-  async submitAnswerline(idempotencyKey: string): Promise<AnswerlineTask> {
+  /**
+   * Creates an Answerline task with `idempotencyKey` (a job's key, `-rN` for a resubmission) and
+   * records it, with its `deadline` (epoch ms) when the resource is gone after one.
+   */
+  async submitAnswerline(idempotencyKey: string, deadline?: number): Promise<AnswerlineTask> {
     const task = this.options.answerline!.createTask({ idempotencyKey });
     this.stats.submitted++;
-    await this.record({ provider: 'answerline', taskId: task.id, idempotencyKey });
+    await this.record(() => this.ledger.recordSubmission({ provider: 'answerline', taskId: task.id, idempotencyKey, ...(deadline ? { deadline } : {}) }));
     return task;
   }
 
@@ -40,15 +46,24 @@ export class SimulatedApp {
   async submitEchonova(label: string): Promise<EchonovaJob> {
     const job = this.options.echonova!.createJob(label);
     this.stats.submitted++;
-    await this.record({ provider: 'echonova', taskId: job.jobId });
+    await this.record(() => this.ledger.recordSubmission({ provider: 'echonova', taskId: job.jobId }));
     return job;
   }
 
+  /** Creates a batch of requests with these custom ids (those in `errored` fail) and records it with them. */
+  async submitBatch(customIds: readonly string[], errored: readonly string[]): Promise<FakeBatch> {
+    const { api, provider } = this.options.batches!;
+    const batch = api.addBatch({ customIds, errored });
+    this.stats.submitted++;
+    await this.record(() => this.ledger.recordBatch({ provider, batchId: batch.id, childIds: customIds, submittedAt: batch.createdAt }));
+    return batch;
+  }
+
   /** Recording is idempotent; a failed write is retried, as an app's submission step would. */
-  private async record(record: { provider: string; taskId: string; idempotencyKey?: string }): Promise<void> {
+  private async record(write: () => Promise<RecordedSubmission>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const out = await this.ledger.recordSubmission(record);
+        const out = await write();
         if (out.outcome === 'recorded') this.stats.recorded++;
         else this.stats.alreadyRecorded++;
         return;

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { CERTIFICATE_SIGNED_ADAPTERS, Env, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, ProviderRuntimeConfig } from '../../lib/contract';
+import { CERTIFICATE_SIGNED_ADAPTERS, Env, OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, POLLED_ONLY_ADAPTERS, ProviderRuntimeConfig } from '../../lib/contract';
 import type { ApiAccessRecord } from '../api-gateway';
 import type { LocalCredentials } from '../iam/gateway';
 import { identityPoliciesOf, resourcePoliciesOf } from '../iam/template-policies';
@@ -182,6 +182,8 @@ async function inboxesOf(
     const configs = verifier ? (JSON.parse(verifier.environment[Env.PROVIDERS] ?? '[]') as ProviderRuntimeConfig[]) : [];
     const providers: LocalProvider[] = [];
     for (const config of configs) {
+      // A polled-only provider has no route and no sender: nothing posts for it.
+      if (POLLED_ONLY_ADAPTERS.includes(config.adapter)) continue;
       const route = [...routes]
         .flatMap(([apiLogicalId, list]) => list.map((entry) => ({ apiLogicalId, ...entry })))
         .find((entry) => entry.functionLogicalId === verifier!.logicalId && entry.route.routeKey.endsWith(`/${config.name}`));

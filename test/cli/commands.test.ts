@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { CreateTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { S3Client } from '@aws-sdk/client-s3';
-import { PendingIndex, TableSchema } from '../../lib/contract';
+import { AnswerlineLifecycle, PendingIndex, TableSchema } from '../../lib/contract';
+import { FakeAnswerlineApi } from '../../local/fake-answerline-api';
 import { shardOf } from '../../lambda/shared/runtime/digest';
 import { recordSubmissionInput } from '../../lambda/shared/stores/submission-store';
 import { createClients, destroyClients, OpsClients } from '../../cli/clients';
@@ -509,6 +510,98 @@ describe('reconcile', () => {
     const missing = await cli('reconcile', '--config', configFile({ reconcilerFunctionName: 'no-such-function' }));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('ResourceNotFoundException');
+  });
+});
+
+describe('reconcile --until-settled', () => {
+  let api: FakeAnswerlineApi;
+  beforeEach(async () => {
+    api = new FakeAnswerlineApi();
+    await api.start();
+    const polling = await h.pollingConfig(api.apiKey, api.taskUrlTemplate, { timeoutMs: 5_000 });
+    lambda.deploy(h.opsConfig().reconcilerFunctionName, (event) => h.reconciler({ ledger: h.ledger({ polling: [polling] }) })(event));
+  });
+  afterEach(() => api.stop());
+
+  /** Tasks the app recorded past Answerline's horizon (an outage), in the fake API with these statuses. */
+  async function recordedDuringOutage(...statuses: string[]): Promise<string[]> {
+    const ledger = h.submissionLedger();
+    const submittedAt = Date.now() - AnswerlineLifecycle.HORIZON_SECONDS * 1000 - MINUTE;
+    return Promise.all(
+      statuses.map(async (status) => {
+        const task = api.addTask({ status });
+        h.markSensitive(`answer-${task.id}`);
+        await ledger.recordSubmission({ provider: PROVIDER, taskId: task.id, idempotencyKey: task.idempotencyKey!, submittedAt });
+        return task.id;
+      }),
+    );
+  }
+
+  /** The CLI in-process; `between` runs where it would wait between two runs. */
+  async function untilSettled(between: () => void, ...argv: string[]) {
+    let stdout = '';
+    let stderr = '';
+    const waits: number[] = [];
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+      between();
+    };
+    const args = ['reconcile', '--until-settled', ...argv, '--config', configFile()];
+    const code = await run(args, { io: { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) }, sleep });
+    return { code, stdout, stderr, waits };
+  }
+
+  test('runs the reconciler until the ledger has nothing due and the provider nothing queued or processing: exit 0', async () => {
+    const [running, queued] = await recordedDuringOutage('PROCESSING', 'QUEUED');
+    // A task the app never recorded still counts at the provider.
+    const unrecorded = api.addTask({ status: 'QUEUED' });
+    let runs = 0;
+    const result = await untilSettled(() => {
+      runs += 1;
+      if (runs === 1) {
+        api.setStatus(running, 'COMPLETED');
+        api.setStatus(queued, 'FAILED');
+      }
+      if (runs === 2) api.setStatus(unrecorded.id, 'COMPLETED');
+    });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout.split('\n')).toEqual([
+      expect.stringMatching(/^run 1 \(\d+ s\): 2 submissions unsettled; answerline: 2 queued, 1 processing$/),
+      expect.stringMatching(/^run 2 \(\d+ s\): 0 submissions unsettled; answerline: 1 queued, 0 processing$/),
+      expect.stringMatching(/^run 3 \(\d+ s\): 0 submissions unsettled; answerline: 0 queued, 0 processing$/),
+      'settled after 3 runs',
+      '',
+    ]);
+    expect(result.waits).toEqual([5_000, 5_000]);
+    expect(await h.submission(`ledger:${PROVIDER}#${running}`)).toMatchObject({ state: 'RECOVERED' });
+    expect(await h.submission(`ledger:${PROVIDER}#${queued}`)).toMatchObject({ state: 'RECOVERED' });
+    // Each run invoked the reconciler as a settlement run.
+    expect(lambda.invocations.at(-1)!.payload).toEqual({ source: 'webhook-inbox.cli', 'detail-type': 'Reconcile until settled' });
+  });
+
+  test('a task still processing at the timeout: exit 1, saying what is left; --json prints the report, progress on stderr', async () => {
+    const [stuck] = await recordedDuringOutage('PROCESSING');
+    const result = await untilSettled(() => {}, '--timeout', '1');
+    expect(result).toMatchObject({ code: 1, stderr: '', waits: [] });
+    expect(result.stdout).toMatch(/not settled after \d+ s \(1 run\): 1 submission unsettled; answerline: 0 queued, 1 processing\n$/);
+    expect(await h.submission(`ledger:${PROVIDER}#${stuck}`)).toMatchObject({ state: 'AWAITING', lastCheck: 'pending:PROCESSING' });
+
+    const json = await untilSettled(() => {}, '--timeout', '1', '--json');
+    expect(json.code).toBe(1);
+    expect(json.stderr).toMatch(/^webhook-inbox: run 1 \(\d+ s\): 1 submission unsettled; answerline: 0 queued, 1 processing\n$/);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      settled: false,
+      runs: 1,
+      left: { unsettled: { count: 1, atLeast: false }, providers: [{ provider: PROVIDER, queuedTasks: 0, processingTasks: 1 }] },
+    });
+  });
+
+  test('a provider whose status cannot be read is not settled; --timeout without --until-settled is a usage error', async () => {
+    api.inject(500);
+    const result = await untilSettled(() => {}, '--timeout', '1');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/0 submissions unsettled; answerline: status unknown \(http_500\)/);
+    expect(await cli('reconcile', '--timeout', '5')).toMatchObject({ code: 2, stderr: expect.stringContaining('--timeout goes with --until-settled') });
   });
 });
 

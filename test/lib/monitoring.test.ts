@@ -76,6 +76,7 @@ const ALL_METRIC_ALARMS = [
   'SignatureFailures',
   'QuarantinedDuplicates',
   'OverdueSubmissions',
+  'SubmissionsNearDeadline',
   'OldestMessageAge',
   'VerifierServerErrors',
   'ReconcilerErrors',
@@ -109,6 +110,7 @@ describe('alarms with defaults', () => {
     ['SignatureFailures', METRIC_NAMESPACE, MetricName.AUTHENTICATION_FAILED, inboxDimension, 'Sum', 300, 10, true, 'signature-failures'],
     ['QuarantinedDuplicates', METRIC_NAMESPACE, MetricName.QUARANTINED, inboxDimension, 'Sum', 300, 1, true, 'quarantined-duplicates'],
     ['OverdueSubmissions', METRIC_NAMESPACE, MetricName.OVERDUE, inboxDimension, 'Maximum', 900, 1, true, 'overdue-submissions'],
+    ['SubmissionsNearDeadline', METRIC_NAMESPACE, 'SubmissionsNearDeadline', inboxDimension, 'Maximum', 300, 1, true, 'submissions-near-deadline'],
     [
       'OldestMessageAge',
       'AWS/SQS',
@@ -219,6 +221,7 @@ describe('alarms with defaults', () => {
       ['SignatureFailures', MetricName.AUTHENTICATION_FAILED],
       ['QuarantinedDuplicates', MetricName.QUARANTINED],
       ['OverdueSubmissions', MetricName.OVERDUE],
+      ['SubmissionsNearDeadline', MetricName.NEAR_DEADLINE],
     ]) {
       const alarm = alarmNamed(template, name);
       const alarmDimensionNames = alarm.Dimensions.map((d: any) => d.Name);
@@ -275,6 +278,7 @@ describe('alarm options', () => {
         signatureFailureThreshold: 25,
         quarantinedThreshold: 3,
         overdueSubmissionThreshold: 2,
+        nearDeadlineThreshold: 4,
         maxMessageAge: Duration.minutes(30),
         verifierServerErrorThreshold: 1,
         reconcilerErrorThreshold: 2,
@@ -286,6 +290,7 @@ describe('alarm options', () => {
     expect(alarmNamed(template, 'QueueDelay').AlarmDescription).toContain('reached 30 seconds');
     expect(alarmNamed(template, 'QuarantinedDuplicates').Threshold).toBe(3);
     expect(alarmNamed(template, 'OverdueSubmissions').Threshold).toBe(2);
+    expect(alarmNamed(template, 'SubmissionsNearDeadline').Threshold).toBe(4);
     expect(alarmNamed(template, 'OldestMessageAge').Threshold).toBe(1800);
     expect(alarmNamed(template, 'OldestMessageAge').AlarmDescription).toContain('30 minutes');
     expect(alarmNamed(template, 'VerifierServerErrors').Threshold).toBe(1);
@@ -517,6 +522,7 @@ describe('metric methods', () => {
     ['metricUnknownSubmissions', MetricName.UNKNOWN_SUBMISSIONS, 'Sum'],
     ['metricStillPending', MetricName.STILL_PENDING, 'Sum'],
     ['metricOverdueSubmissions', MetricName.OVERDUE, 'Maximum'],
+    ['metricSubmissionsNearDeadline', MetricName.NEAR_DEADLINE, 'Maximum'],
     ['metricPollRateLimited', MetricName.POLL_RATE_LIMITED, 'Sum'],
     ['metricPollErrors', MetricName.POLL_ERRORS, 'Sum'],
     ['metricEffectsDispatched', MetricName.EFFECTS_DISPATCHED, 'Sum'],

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { App, Duration, Lazy, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -11,7 +12,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { InboxTableSettings, SignatureEncoding, TableSettings, WebhookInbox, WebhookInboxProps, WebhookProvider } from '../../lib';
-import { Env, METRIC_NAMESPACE, OPS_CONFIG_OUTPUT_DESCRIPTION } from '../../lib/contract';
+import { Defaults, Env, METRIC_NAMESPACE, OPS_CONFIG_OUTPUT_DESCRIPTION } from '../../lib/contract';
 
 function build(props?: WebhookInboxProps): { stack: Stack; inbox: WebhookInbox; template: Template } {
   const stack = new Stack(new App(), 'Test', { env: { account: '111111111111', region: 'eu-west-1' } });
@@ -270,7 +271,7 @@ describe('WebhookInbox with defaults', () => {
     expect(statements.some((s) => [s.Action].flat().includes('dynamodb:PutItem'))).toBe(false);
   });
 
-  test('lets the reconciler query only its three indexes, keep the ledger, feed recovered rows and send, nothing else', () => {
+  test('lets the reconciler query only its three indexes, keep the ledger, feed recovered rows, send, and announce gone resources, nothing else', () => {
     const statements = statementsOf(template, 'InboxReconcilerRole');
     expect(actionsOf(statements)).toEqual(
       [
@@ -278,6 +279,7 @@ describe('WebhookInbox with defaults', () => {
         'dynamodb:PutItem',
         'dynamodb:Query',
         'dynamodb:UpdateItem',
+        'events:PutEvents',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         's3:PutObject',
@@ -709,6 +711,46 @@ describe('provider presets', () => {
     expect(() => inbox.signingSecretFor('sns')).toThrow(/no provider named "sns" with a signing secret/);
   });
 
+  test('a polled-only provider (message batches) gets no route, no signing secret and no outputs of its own; its API key is read by the reconciler only', () => {
+    const stack = new Stack(new App(), 'PolledOnly', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const apiKeySecret = new secretsmanager.Secret(stack, 'BatchesKey');
+    const inbox = new WebhookInbox(stack, 'Inbox', {
+      providers: [WebhookProvider.messageBatches({ apiKeySecret }, { name: 'batches' }), WebhookProvider.github()],
+    });
+    const template = Template.fromStack(stack);
+    // Routes: the GitHub provider's only.
+    expect(Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((route: any) => route.Properties.RouteKey)).toEqual(['POST /hooks/github']);
+    // Secrets: GitHub's signing secret and the batch API's key; none made for the batches provider.
+    expect(Object.keys(template.findResources('AWS::SecretsManager::Secret')).sort()).toEqual([
+      expect.stringMatching(/^BatchesKey/),
+      expect.stringMatching(/^InboxGithubSigningSecret/),
+    ]);
+    expect(providersOf(template).map((p: any) => [p.name, p.secretId === undefined])).toEqual([
+      ['batches', true],
+      ['github', false],
+    ]);
+    const outputs = Object.keys(template.findOutputs('*'));
+    expect(outputs.filter((key) => /Batches(Url|SigningSecretArn)/.test(key))).toEqual([]);
+    expect(outputs.filter((key) => /Github(Url|SigningSecretArn)/.test(key))).toHaveLength(2);
+    // The key is granted to the reconciler, never to the verifier.
+    const keyId = resourceNamed(template, 'AWS::SecretsManager::Secret', 'BatchesKey').id;
+    const reads = (role: string) => statementsOf(template, role).filter((s) => JSON.stringify(s.Resource).includes(keyId));
+    expect(reads('InboxReconcilerRole')).not.toEqual([]);
+    expect(reads('InboxVerifierRole')).toEqual([]);
+    expect(() => inbox.urlFor('batches')).toThrow(/"batches" is polled only: it posts nothing and has no URL/);
+    expect(() => inbox.signingSecretFor('batches')).toThrow(/no provider named "batches" with a signing secret/);
+  });
+
+  test('a polled-only provider refuses a signing secret, a rotation and source ranges at synth, naming each', () => {
+    const stack = new Stack(new App(), 'PolledOnlyProps');
+    const apiKeySecret = new secretsmanager.Secret(stack, 'BatchesKey');
+    const signingSecret = new secretsmanager.Secret(stack, 'Given');
+    const provider = WebhookProvider.messageBatches({ apiKeySecret }, { name: 'batches', signingSecret, rotation: {}, allowedSources: ['192.0.2.0/24'] });
+    expect(() => new WebhookInbox(stack, 'Inbox', { providers: [provider] })).toThrow(
+      /providers: batches: signingSecret: this provider sends no webhooks[\s\S]*providers: batches: rotation: [\s\S]*providers: batches: allowedSources: /,
+    );
+  });
+
   test('SNS: no topic, or one that is no SNS topic ARN of a served partition, is refused at synth; a topic of the app (a token) is left to cold start', () => {
     expect(() => build({ providers: [WebhookProvider.sns({ topicArns: [] })] })).toThrow(/providers: sns: topicArns is required/);
     expect(() =>
@@ -841,6 +883,42 @@ describe('recovery by polling, effects and the authoritative read', () => {
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [resourceNamed(template, 'AWS::SQS::Queue', 'Consumer').id, 'Arn'] } })],
     });
     template.hasResourceProperties('AWS::Events::Rule', { EventPattern: Match.objectLike({ 'detail-type': ['WebhookReceived'] }) });
+  });
+
+  test('the reconciler may put ResourceUnavailable events on the same bus; onResourceUnavailable subscribes to this inbox’s', () => {
+    const stack = new Stack(new App(), 'Unavailable');
+    const inbox = new WebhookInbox(stack, 'Inbox', { inboxName: 'answers', deadlineWarning: Duration.minutes(20) });
+    const decisions = new sqs.Queue(stack, 'Decisions');
+    inbox.onResourceUnavailable('Gone', { target: new targets.SqsQueue(decisions) });
+    const template = Template.fromStack(stack);
+    const bus = resourceNamed(template, 'AWS::Events::EventBus', 'InboxEventBus');
+    const put = statementsOf(template, 'InboxReconcilerRole').filter((s) => s.Action === 'events:PutEvents');
+    expect(put).toEqual([expect.objectContaining({ Effect: 'Allow', Resource: { 'Fn::GetAtt': [bus.id, 'Arn'] } })]);
+    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables;
+    expect(env[Env.EFFECT_BUS_NAME]).toEqual({ Ref: bus.id });
+    expect(env[Env.DEADLINE_WARNING_SECONDS]).toBe('1200');
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: { Ref: bus.id },
+      EventPattern: { source: ['cdk-webhook-inbox'], 'detail-type': ['ResourceUnavailable'], detail: { inbox: ['answers'] } },
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [resourceNamed(template, 'AWS::SQS::Queue', 'Decisions').id, 'Arn'] } })],
+    });
+  });
+
+  test('deadlineWarning: at least a minute and at least the reconcile schedule’s rate, so that a run falls inside it', () => {
+    const build = (props: Partial<WebhookInboxProps>) => () => new WebhookInbox(new Stack(new App(), 'Warning'), 'Inbox', props);
+    expect(build({ deadlineWarning: Duration.minutes(4) })).toThrow(
+      /deadlineWarning: must be at least the reconcile schedule's rate \(5 minutes\), got 4 minutes/,
+    );
+    expect(build({ deadlineWarning: Duration.seconds(30), reconcileSchedule: events.Schedule.rate(Duration.minutes(1)) })).toThrow(
+      /deadlineWarning: must be a whole number of seconds, at least 1 minute, got 30 seconds/,
+    );
+    expect(build({ deadlineWarning: Duration.minutes(20), reconcileSchedule: events.Schedule.rate(Duration.minutes(30)) })).toThrow(
+      /\(30 minutes\), got 20 minutes/,
+    );
+    expect(build({ deadlineWarning: Duration.minutes(2), reconcileSchedule: events.Schedule.rate(Duration.minutes(1)) })).not.toThrow();
+    const template = Template.fromStack(Stack.of(build({})()));
+    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables;
+    expect(env[Env.DEADLINE_WARNING_SECONDS]).toBe(String(Defaults.DEADLINE_WARNING_SECONDS));
   });
 
   test('a message-batches provider is polled with {batchId} in its URL; onBatchChildSettled and onBatchSettled subscribe to their detail types', () => {

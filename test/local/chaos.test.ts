@@ -83,13 +83,23 @@ describe('fault-injection run', () => {
     expect(figure('lost')).toBe(0);
   });
 
-  it("pages, from the template's alarms, for the dead deliveries, the signature flood and the overdue submissions", () => {
+  it("pages, from the template's alarms, for the dead deliveries, the signature flood, the overdue submissions and the submission near its deadline", () => {
     const figure = (name: string) => report.figures.find((f) => f.name === name)?.values.total ?? 0;
     expect({
       dead: figure('alarm DeadDeliveries reached ALARM'),
       signatures: figure('alarm SignatureFailures reached ALARM'),
       overdue: figure('alarm OverdueSubmissions reached ALARM'),
-    }).toEqual({ dead: 1, signatures: 1, overdue: 1 });
+      nearDeadline: figure('alarm SubmissionsNearDeadline reached ALARM'),
+    }).toEqual({ dead: 1, signatures: 1, overdue: 1, nearDeadline: 1 });
+  });
+
+  it('stores every request of every batch once with one effect, settles each batch once, and announces the deadline passed unread', () => {
+    const figure = (name: string) => report.figures.find((f) => f.name === name)?.values.total ?? 0;
+    const settled = report.figures.filter((f) => f.name.startsWith('batches settled once')).reduce((sum, f) => sum + f.values.total, 0);
+    expect(figure('batch requests (children)')).toBeGreaterThan(100);
+    expect(figure('  stored once with one BatchChildSettled')).toBe(figure('batch requests (children)'));
+    expect(settled).toBe(4);
+    expect(figure('deadlines passed unread, announced once')).toBe(1);
   });
 
   it('ran every function under its own role policy: every AWS call judged, none denied', () => {
@@ -197,6 +207,9 @@ describe('the auditor', () => {
       results: [],
       deadLettered: [],
       effects: [],
+      unavailable: [],
+      batches: [],
+      deadlineTaskIds: [],
       interruptedRows: new Set(),
       killedRows: new Set(),
       servedDigests: {},
@@ -299,6 +312,102 @@ describe('the auditor', () => {
     expect(auditWith([deadLine('p1'), deadLine('p2'), deadCount(1)], new Set()).violations).toEqual([
       'the processor counted 1 rows dead-lettered but logged 2',
     ]);
+  });
+
+  describe('batches and deadlines', () => {
+    const BATCH = 'msgbatch_1';
+    const childKey = (customId: string) => `batches#${BATCH}:${customId}`;
+    const summaryKey = `batches#${BATCH}:~batch`;
+    const row = (key: string) => ({ key, status: 'PROCESSED', digest: 'd', recovered: true });
+    const childEffect = (customId: string, childState: string, effectKey = `k-${customId}`) => ({
+      detailType: 'BatchChildSettled',
+      effectKey,
+      eventKey: childKey(customId),
+      batchId: BATCH,
+      customId,
+      childState,
+      recovered: true,
+    });
+    const summaryEffect = (batchOutcome: string) => ({
+      detailType: 'BatchSettled',
+      effectKey: 'k-summary',
+      eventKey: summaryKey,
+      batchId: BATCH,
+      batchOutcome,
+      recovered: true,
+    });
+    const batches = [
+      {
+        provider: 'batches',
+        batchId: BATCH,
+        requests: [
+          { customId: 'a', state: 'succeeded' },
+          { customId: 'b', state: 'canceled' },
+        ],
+      },
+    ];
+    const counts = (children: number, settled: number) =>
+      writeFileSync(
+        join(logDir, 'reconciler.log'),
+        ['BatchChildrenRecorded', 'BatchesSettled']
+          .map((name, i) =>
+            JSON.stringify({
+              _aws: { Timestamp: 0, CloudWatchMetrics: [{ Namespace: 'WebhookInbox', Dimensions: [['Inbox']], Metrics: [{ Name: name, Unit: 'Count' }] }] },
+              Inbox: 'i',
+              [name]: i === 0 ? children : settled,
+            }),
+          )
+          .join('\n'),
+      );
+
+    it('passes a batch whose every request has one row and one effect of its state, and one partial summary', () => {
+      counts(2, 1);
+      const found = audit(
+        evidenceOf([], {
+          batches,
+          rows: [row(childKey('a')), row(childKey('b')), row(summaryKey)],
+          effects: [childEffect('a', 'succeeded'), childEffect('b', 'canceled'), summaryEffect('partial')],
+        }),
+      );
+      expect(found.violations).toEqual([]);
+    });
+
+    it('flags a request without its row, one whose effect went twice or names another state, and a summary with the wrong outcome', () => {
+      counts(1, 1);
+      const found = audit(
+        evidenceOf([], {
+          batches,
+          rows: [row(childKey('a')), row(summaryKey)],
+          effects: [childEffect('a', 'errored'), summaryEffect('succeeded')],
+        }),
+      );
+      const text = found.violations.join('\n');
+      expect(text).toMatch(/batch requests or summaries not stored and settled exactly once/);
+      expect(text).toMatch(/batches#msgbatch_1:a: effect says errored, the provider succeeded/);
+      expect(text).toMatch(/batches#msgbatch_1:b: no row/);
+      expect(text).toMatch(/batches#msgbatch_1:~batch: outcome succeeded, the rule says partial/);
+      const twice = audit(
+        evidenceOf([], {
+          batches,
+          rows: [row(childKey('a')), row(childKey('b')), row(summaryKey)],
+          effects: [childEffect('a', 'succeeded'), childEffect('b', 'canceled'), childEffect('b', 'canceled', 'other-key'), summaryEffect('partial')],
+        }),
+      );
+      expect(twice.violations.join('\n')).toMatch(/batches#msgbatch_1:b: 2 BatchChildSettled effects/);
+    });
+
+    it('flags a deadline passed unread that was not settled unavailable with one event, and owes the near-deadline page', () => {
+      const alarms = [{ logicalId: 'InboxAlarmsSubmissionsNearDeadline0123ABCD', to: 'ALARM', at: 0 }];
+      const unavailable = [{ submissionKey: 'ledger:answerline#tsk_late', effectKey: 'k', reason: 'deadline_passed' }];
+      expect(
+        audit(
+          evidenceOf([], { deadlineTaskIds: ['tsk_late'], submissions: [{ key: 'ledger:answerline#tsk_late', state: 'UNAVAILABLE' }], unavailable, alarms }),
+        ).violations,
+      ).toEqual([]);
+      const found = audit(evidenceOf([], { deadlineTaskIds: ['tsk_late'], submissions: [{ key: 'ledger:answerline#tsk_late', state: 'AWAITING' }] }));
+      expect(found.violations.join('\n')).toMatch(/1 submissions past their deadline were not settled unavailable with one event.*tsk_late: AWAITING/);
+      expect(found.violations.join('\n')).toMatch(/the SubmissionsNearDeadline alarm never reached ALARM/);
+    });
   });
 
   it('flags an alarm that did not page for what the handlers counted', () => {

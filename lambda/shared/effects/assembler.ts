@@ -58,7 +58,7 @@ export const EVENTBRIDGE_MAX_ENTRY_BYTES = 256 * 1024;
  * The size EventBridge counts for an entry: Source, DetailType and Detail as UTF-8 (and Time and
  * Resources, which effects do not set).
  */
-export function entrySize(effect: Pick<Effect, 'detailType' | 'detailJson'>): number {
+export function entrySize(effect: { readonly detailType: string; readonly detailJson: string }): number {
   return Buffer.byteLength(EffectEvent.SOURCE) + Buffer.byteLength(effect.detailType) + Buffer.byteLength(effect.detailJson);
 }
 

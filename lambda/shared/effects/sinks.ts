@@ -15,6 +15,14 @@ export interface EffectSink {
   dispatch(effects: readonly Effect[]): Promise<DispatchOutcome[]>;
 }
 
+/** One event for the bus: its detail type and its detail as JSON (an effect is one). */
+export type BusEntry = Pick<Effect, 'detailJson'> & { readonly detailType: string };
+
+/** Where events that are not a row's effect go (the reconciler's `ResourceUnavailable`): the inbox's bus. */
+export interface BusSink {
+  dispatch(entries: readonly BusEntry[]): Promise<DispatchOutcome[]>;
+}
+
 const OK: DispatchOutcome = { ok: true };
 const failed = (error: unknown): DispatchOutcome => ({ ok: false, error: error instanceof Error ? error : new EffectDispatchError(String(error)) });
 
@@ -27,13 +35,13 @@ export const PUT_EVENTS_MAX_ENTRIES = 10;
  * an entry with an `ErrorCode` or without an `EventId`) fails its row, which is retried with the
  * same effect key; a failed call fails every row in it.
  */
-export class EventBridgeSink implements EffectSink {
+export class EventBridgeSink implements EffectSink, BusSink {
   constructor(
     private readonly client: EventBridgeClient,
     private readonly busName: string,
   ) {}
 
-  async dispatch(effects: readonly Effect[]): Promise<DispatchOutcome[]> {
+  async dispatch(effects: readonly BusEntry[]): Promise<DispatchOutcome[]> {
     const outcomes: DispatchOutcome[] = new Array<DispatchOutcome>(effects.length);
     await Promise.all(
       putEventsChunks(effects).map(async (chunk) => {
@@ -59,13 +67,13 @@ export class EventBridgeSink implements EffectSink {
     return outcomes;
   }
 
-  private entry(effect: Effect): PutEventsRequestEntry {
+  private entry(effect: BusEntry): PutEventsRequestEntry {
     return { EventBusName: this.busName, Source: EffectEvent.SOURCE, DetailType: effect.detailType, Detail: effect.detailJson };
   }
 }
 
 /** Indexes of the effects grouped into PutEvents calls: at most 10 entries and 256 KB each. */
-export function putEventsChunks(effects: readonly Effect[]): number[][] {
+export function putEventsChunks(effects: readonly BusEntry[]): number[][] {
   const chunks: number[][] = [];
   let current: number[] = [];
   let bytes = 0;
@@ -147,6 +155,12 @@ export class SequentialSinks implements EffectSink {
   }
 }
 
+/** The inbox's bus, when the construct configured one (the reconciler's events). */
+export function busSinkFromEnv(env: Record<string, string | undefined>, client?: EventBridgeClient): EventBridgeSink | undefined {
+  const busName = env[Env.EFFECT_BUS_NAME];
+  return busName ? new EventBridgeSink(client ?? new EventBridgeClient({}), busName) : undefined;
+}
+
 /** The sinks the construct configured: the user's function, the bus, both, or none. */
 export function effectSinkFromEnv(
   env: Record<string, string | undefined>,
@@ -154,9 +168,9 @@ export function effectSinkFromEnv(
 ): EffectSink | undefined {
   const sinks: EffectSink[] = [];
   const functionArn = env[Env.EFFECT_FUNCTION_ARN];
-  const busName = env[Env.EFFECT_BUS_NAME];
+  const bus = busSinkFromEnv(env, clients.eventBridge);
   if (functionArn) sinks.push(new LambdaFunctionSink(clients.lambda ?? new LambdaClient({}), functionArn));
-  if (busName) sinks.push(new EventBridgeSink(clients.eventBridge ?? new EventBridgeClient({}), busName));
+  if (bus) sinks.push(bus);
   if (sinks.length === 0) return undefined;
   return sinks.length === 1 ? sinks[0] : new SequentialSinks(sinks);
 }

@@ -16,9 +16,15 @@ export type PollResult =
   | { readonly kind: 'rate_limited'; readonly retryAfterSeconds?: number }
   | { readonly kind: 'error'; readonly detail: string };
 
+/** What a provider reports of the tasks it still holds: how many are queued and how many processing; or why it could not say. */
+export type ProviderStatus =
+  { readonly kind: 'status'; readonly queuedTasks: number; readonly processingTasks: number } | { readonly kind: 'error'; readonly detail: string };
+
 /** A provider's task API, as far as the reconciler needs it. */
 export interface ProviderApi {
   fetchTask(taskId: string): Promise<PollResult>;
+  /** How many tasks the provider still has queued or processing, for a provider with a status endpoint. */
+  fetchStatus?(): Promise<ProviderStatus>;
 }
 
 export interface HttpAnswer {
@@ -46,14 +52,18 @@ export function taskUrl(template: string, taskId: string): string {
  * the key must never travel to another address. Returns the answer, or a PollResult error for
  * what never got one (timeout, network, no key).
  */
-export async function getTask(taskId: string, options: TaskRequestOptions): Promise<HttpAnswer | PollResult> {
+export function getTask(taskId: string, options: TaskRequestOptions): Promise<HttpAnswer | PollResult> {
+  return getWithKey(taskUrl(options.urlTemplate, taskId), options);
+}
+
+/** GETs `url` with the Bearer key, as `getTask` does (the key read again once when refused). */
+export async function getWithKey(url: string, options: TaskRequestOptions): Promise<HttpAnswer | PollResult> {
   let key: string;
   try {
     key = await options.apiKeys.key();
   } catch {
     return { kind: 'error', detail: 'api_key_unavailable' };
   }
-  const url = taskUrl(options.urlTemplate, taskId);
   let answer = await get(url, key, options);
   if (!isPollResult(answer) && (answer.status === 401 || answer.status === 403)) {
     const fresh = await options.apiKeys.refreshed().catch(() => undefined);

@@ -8,6 +8,7 @@ import {
   notificationUrlProblems,
   PROVIDER_NAME_PATTERN,
   ProviderRuntimeConfig,
+  SECRETLESS_ADAPTERS,
   sourceCidrProblems,
   topicArnProblems,
   URL_SIGNING_ADAPTERS,
@@ -59,7 +60,7 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
     if (CERTIFICATE_SIGNED_ADAPTERS.includes(p.adapter)) {
       const problems = topicArnProblems(p.topicArns);
       if (problems.length > 0) throw new ConfigurationError(`${where}.topicArns ${problems.join('; ')}`);
-    } else if (typeof p.secretId !== 'string' || p.secretId === '') {
+    } else if (!SECRETLESS_ADAPTERS.includes(p.adapter) && (typeof p.secretId !== 'string' || p.secretId === '')) {
       throw new ConfigurationError(`${where}.secretId is missing`);
     }
     for (const field of ['tolerancePastSeconds', 'toleranceFutureSeconds'] as const) {

@@ -58,6 +58,8 @@ export interface NewSubmission extends SubmissionIdentity {
   readonly dueAt: number;
   /** TTL, epoch seconds. */
   readonly expiresAt: number;
+  /** When its provider resource is gone, epoch milliseconds; none when absent. */
+  readonly deadlineAt?: number;
   /** A batch (its task id is the batch id): the custom ids of its requests. */
   readonly childIds?: readonly string[];
 }
@@ -101,6 +103,8 @@ export interface Submission extends SubmissionIdentity {
   readonly lastCheck?: string;
   readonly expiresAt: number;
   readonly dueAt?: number;
+  /** Absent on items recorded without one (and on every item recorded before deadlines existed). */
+  readonly deadlineAt?: number;
   /** Present for a batch. */
   readonly batch?: BatchProgress;
 }
@@ -201,6 +205,7 @@ export function recordSubmissionInput(tableName: string, submission: NewSubmissi
       [A.STATE]: S(SubmissionState.AWAITING),
       [A.CHECKS]: N(0),
       [A.EXPIRES_AT]: N(submission.expiresAt),
+      ...(submission.deadlineAt !== undefined ? { [A.DEADLINE_AT]: N(submission.deadlineAt) } : {}),
       [A.AWAIT_SHARD]: S(shardOf(key, AwaitingIndex.SHARD_COUNT)),
       [A.AWAIT_DUE_AT]: N(submission.dueAt),
       ...(submission.childIds
@@ -230,6 +235,8 @@ export interface SubmissionStore {
   recheck(key: string, dueAt: number, lastCheck: string, now: number): Promise<boolean>;
   /** Not due yet by its provider's horizon: moves its due time without counting a check. */
   reschedule(key: string, dueAt: number): Promise<boolean>;
+  /** AWAITING submissions due at or before `dueBy`, at most `limitPerShard` per shard. */
+  countDue(dueBy: number, limitPerShard: number): Promise<BoundedCount>;
   /** Items of the job-ref index for `<provider>#<jobRef>`, at most `limit`. */
   findByJobRef(provider: string, jobRef: string, limit: number): Promise<JobRefEntry[]>;
   /** A batch's recorded custom ids (one consistent GetItem per child-id item). */
@@ -272,11 +279,12 @@ export class DynamoDbSubmissionStore implements SubmissionStore {
   /** Submissions still AWAITING, and those of them due for a check at `now` (an operator's status), at most `limitPerShard` per shard each. */
   async countAwaiting(now: number, limitPerShard: number): Promise<{ awaiting: BoundedCount; due: BoundedCount }> {
     const index = awaitingIndexOf(this.tableName);
-    const [awaiting, due] = await Promise.all([
-      countShardedIndex(this.client, index, limitPerShard),
-      countShardedIndex(this.client, index, limitPerShard, now + 1),
-    ]);
+    const [awaiting, due] = await Promise.all([countShardedIndex(this.client, index, limitPerShard), this.countDue(now, limitPerShard)]);
     return { awaiting, due };
+  }
+
+  countDue(dueBy: number, limitPerShard: number): Promise<BoundedCount> {
+    return countShardedIndex(this.client, awaitingIndexOf(this.tableName), limitPerShard, dueBy + 1);
   }
 
   async get(key: string): Promise<Submission | undefined> {
@@ -294,6 +302,7 @@ export class DynamoDbSubmissionStore implements SubmissionStore {
       ...(item[A.LAST_CHECK]?.S !== undefined ? { lastCheck: item[A.LAST_CHECK].S } : {}),
       expiresAt: Number(item[A.EXPIRES_AT].N),
       ...(item[A.AWAIT_DUE_AT]?.N !== undefined ? { dueAt: Number(item[A.AWAIT_DUE_AT].N) } : {}),
+      ...(item[A.DEADLINE_AT]?.N !== undefined ? { deadlineAt: Number(item[A.DEADLINE_AT].N) } : {}),
       ...(item[A.SUBMISSION_KIND]?.S === SUBMISSION_KIND_BATCH ? { batch: batchProgressOf(item) } : {}),
     };
   }

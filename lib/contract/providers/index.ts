@@ -77,8 +77,17 @@ export const URL_SIGNING_ADAPTERS: readonly string[] = [AdapterKind.SQUARE, Adap
 /** Adapters whose provider checks the endpoint with a `GET` (Meta's subscription): the API serves `GET /hooks/<name>` for them too. */
 export const GET_CHECKED_ADAPTERS: readonly string[] = [AdapterKind.META];
 
-/** Adapters whose requests name the certificate that signed them (SNS): their providers have no signing secret. */
+/** Adapters whose requests name the certificate that signed them (SNS). */
 export const CERTIFICATE_SIGNED_ADAPTERS: readonly string[] = [AdapterKind.SNS];
+
+/** Adapters of APIs that send no webhooks and are only polled (a batch API): no route, no verifier, no signing secret. */
+export const POLLED_ONLY_ADAPTERS: readonly string[] = [AdapterKind.MESSAGE_BATCHES];
+
+/**
+ * Adapters whose providers have no signing secret: none is created, granted, output or given
+ * (requests named by their certificate, or no requests at all).
+ */
+export const SECRETLESS_ADAPTERS: readonly string[] = [...CERTIFICATE_SIGNED_ADAPTERS, ...POLLED_ONLY_ADAPTERS];
 
 /**
  * How long after an event a provider may still deliver it (its retries, or a redelivery an
@@ -116,4 +125,15 @@ export const PollingDefaults = {
     horizonSeconds: AnswerlineLifecycle.HORIZON_SECONDS,
     recheckSeconds: 900,
   },
+} as const;
+
+/**
+ * Deadlines providers document for their resources, in seconds after submission: after them the
+ * resource may be gone, so a submission still unread is polled before and alarmed on (the ledger
+ * client's `deadlineSeconds`, by provider name, or a submission's own `deadline`). Answerline and
+ * Echonova document none: their submissions have no deadline unless one is given.
+ */
+export const ProviderDeadlines = {
+  /** OpenAI background mode: a response created with `store=false` may be deleted about 10 minutes after it is created. */
+  OPENAI_UNSTORED_BACKGROUND_RESPONSE_SECONDS: 10 * 60,
 } as const;

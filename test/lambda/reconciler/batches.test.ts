@@ -6,9 +6,11 @@
  * runs against the emulators, the Secrets Manager stand-in and the fake batch API over real HTTP.
  */
 import { randomUUID } from 'node:crypto';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { AdapterKind, Defaults, MetricName, PollingDefaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../../../lib/contract';
 import { InvalidSubmissionError } from '../../../client';
 import { LedgerDependencies } from '../../../lambda/reconciler/ledger';
+import { EventBridgeSink } from '../../../lambda/shared/effects/sinks';
 import { sha256Hex } from '../../../lambda/shared/runtime/digest';
 import { InboxStore } from '../../../lambda/shared/stores/inbox-store';
 import { SubmissionStore } from '../../../lambda/shared/stores/submission-store';
@@ -20,6 +22,12 @@ const BATCHES = 'batches';
 const HORIZON_MS = PollingDefaults['message-batches'].horizonSeconds * 1000;
 const RECHECK_MS = PollingDefaults['message-batches'].recheckSeconds * 1000;
 const PAGE = Defaults.BATCH_RESULTS_PAGE_SIZE;
+const DAY_MS = 86_400_000;
+// The documented lifecycle (docs/providers/message-batches.md): a batch expires 24 h after its
+// creation, and its results stay readable for 29 days after it.
+const EXPIRY_MS = DAY_MS;
+const RESULTS_KEPT_MS = 29 * DAY_MS;
+const WARNING_MS = Defaults.DEADLINE_WARNING_SECONDS * 1000;
 
 const secrets = new SecretsFixture();
 const fx = new EffectsFixture();
@@ -55,9 +63,10 @@ afterEach(async () => {
   await api.stop();
 });
 
-/** One reconciler run with the batch provider's ledger. */
+/** One reconciler run with the batch provider's ledger, its ResourceUnavailable events on the bus through the reconciler's own client. */
 function reconcile(ledger: Partial<LedgerDependencies> = {}, overrides: Parameters<InboxHarness['reconciler']>[0] = {}) {
-  return h.reconciler({ ledger: h.ledger({ configs: [provider], polling: [polling], ...ledger }), ...overrides })();
+  const unavailableEvents = { bus: new EventBridgeSink(h.as('reconciler', undefined, 1).eventBridge, bus), inboxName: INBOX_NAME };
+  return h.reconciler({ ledger: h.ledger({ configs: [provider], polling: [polling], unavailableEvents, ...ledger }), ...overrides })();
 }
 
 const processor = () => h.processor({ providers: [provider], effects: h.effects(busSink) });
@@ -93,7 +102,7 @@ describe('recording a batch', () => {
   test('its custom ids go into items of 2,000 beside the batch, never into one; a repeat changes nothing', async () => {
     const customIds = ids(4_100);
     const out = await h.submissionLedger().recordBatch({ provider: BATCHES, batchId: 'msgbatch_big', childIds: customIds });
-    expect(out).toEqual({ outcome: 'recorded', key: subKey('msgbatch_big'), dueAt: h.clock.now() + HORIZON_MS });
+    expect(out).toEqual({ outcome: 'recorded', key: subKey('msgbatch_big'), dueAt: h.clock.now() + HORIZON_MS, deadlineAt: h.clock.now() + RESULTS_KEPT_MS });
     const items = (await h.inboxItems()).filter((item) => item.pk === subKey('msgbatch_big'));
     const chunks = items.filter((item) => String(item.sk).startsWith('children#'));
     expect(chunks.map((item) => item.sk).sort()).toEqual(['children#00000', 'children#00001', 'children#00002']);
@@ -218,10 +227,11 @@ describe('a batch polled to its end', () => {
     expect(bodyOf((await h.row(summaryKey(batch.id)))!)).toMatchObject({ outcome: 'partial', counts: { succeeded: 5, canceled: 7 } });
   });
 
-  test('expired with nothing done: every request expired, the summary failed; past its expiry a running batch is overdue', async () => {
+  test('expired with nothing done: every request expired, the summary failed; past its expiry a running batch is overdue, not near its deadline', async () => {
     const batch = await submittedBatch(ids(3));
     h.clock.set(batch.createdAt + 86_400_000);
-    expect(await reconcile()).toMatchObject({ stillPending: 1, overdue: 1 });
+    // The expiry loses nothing (the results of an expired batch are read as any): overdue, not unavailable.
+    expect(await reconcile()).toMatchObject({ stillPending: 1, overdue: 1, nearDeadline: 0, unavailable: 0 });
     api.expire(batch.id);
     h.clock.advance(RECHECK_MS);
     await reconcile();
@@ -239,14 +249,21 @@ describe('a batch polled to its end', () => {
     expect(h.capture.logs('batch results incomplete')).toHaveLength(1);
   });
 
-  test('results no longer kept: UNKNOWN, nothing stored', async () => {
+  test('results no longer kept, or a batch the provider does not know: UNAVAILABLE with a ResourceUnavailable event each, nothing stored', async () => {
     const batch = await submittedBatch(ids(2));
     api.end(batch.id);
     api.forgetResults(batch.id);
+    await h.submissionLedger().recordBatch({ provider: BATCHES, batchId: 'msgbatch_unknown', childIds: ids(4) });
     h.clock.advance(HORIZON_MS);
-    expect(await reconcile()).toMatchObject({ unknown: 1 });
-    expect(await h.submission(subKey(batch.id))).toMatchObject({ state: 'UNKNOWN', lastCheck: 'results_not_found' });
+    expect(await reconcile()).toMatchObject({ checked: 2, unavailable: 2, unknown: 0 });
+    expect(await h.submission(subKey(batch.id))).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'results_not_found' });
+    expect(await h.submission(subKey('msgbatch_unknown'))).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'not_found' });
     expect(await deliveryRows()).toEqual([]);
+    const gone = events().filter((event) => event.detailType === 'ResourceUnavailable');
+    expect(gone.map((event) => [event.detail.taskId, event.detail.reason, event.detail.childCount, event.detail.childrenRead]).sort()).toEqual([
+      [batch.id, 'results_not_found', 2, 0],
+      ['msgbatch_unknown', 'not_found', 4, 0],
+    ]);
   });
 
   test('a large batch is read over several runs, at most its page budget each, without counting it overdue', async () => {
@@ -265,7 +282,95 @@ describe('a batch polled to its end', () => {
     expect((await childRows(batch.id)).size).toBe(customIds.length);
     expect(api.requests.filter((request) => request.path.endsWith('/results')).length).toBe(pages);
     expect(api.batch(batch.id).polls).toBe(1);
-  }, 60_000);
+  }, 120_000);
+});
+
+describe("a batch's deadline: when its results stop being readable", () => {
+  const unavailable = () => events().filter((event) => event.detailType === 'ResourceUnavailable');
+
+  test('recorded 29 days after submission, and kept a day past it however short the retention', async () => {
+    const out = await h.submissionLedger({ retentionSeconds: 7 * 86_400 }).recordBatch({ provider: BATCHES, batchId: 'msgbatch_kept', childIds: ['a'] });
+    expect(out).toMatchObject({ outcome: 'recorded', deadlineAt: h.clock.now() + RESULTS_KEPT_MS });
+    const item = await h.submission(subKey('msgbatch_kept'));
+    expect(item).toMatchObject({ deadlineAt: h.clock.now() + RESULTS_KEPT_MS });
+    expect(item!.expiresAt as number).toBeGreaterThanOrEqual(Math.floor((h.clock.now() + RESULTS_KEPT_MS + DAY_MS) / 1000));
+  });
+
+  test('an ended batch whose results cannot be read is counted near its deadline inside the margin, then settled UNAVAILABLE at it with one event naming what was read', async () => {
+    const customIds = ids(PAGE * 2 + 5);
+    const batch = await submittedBatch(customIds);
+    api.end(batch.id);
+    // The batch and its first page are served; every request after that fails.
+    api.inject(500, { after: 2, times: 1_000_000 });
+    h.clock.advance(HORIZON_MS);
+    expect(await reconcile()).toMatchObject({ checked: 1, pollErrors: 1, overdue: 1, nearDeadline: 0 });
+    expect(await h.submission(subKey(batch.id))).toMatchObject({ state: 'AWAITING', resultsRead: PAGE, batchExpiresAt: batch.createdAt + EXPIRY_MS });
+
+    // The provider's expires_at, one expiry after creation, puts the results deadline 29 days after creation.
+    const deadline = batch.createdAt + RESULTS_KEPT_MS;
+    h.clock.set(deadline - WARNING_MS - 1000);
+    expect(await reconcile()).toMatchObject({ checked: 1, nearDeadline: 0, unavailable: 0 });
+    // Due again no later than the margin's start.
+    expect((await h.submission(subKey(batch.id)))!.awaitDueAt as number).toBeLessThanOrEqual(deadline - WARNING_MS);
+
+    h.clock.set(deadline - WARNING_MS + 1000);
+    expect(await reconcile()).toMatchObject({ checked: 1, nearDeadline: 1, unavailable: 0 });
+    expect(h.capture.metric(MetricName.NEAR_DEADLINE)).toBe(1);
+    expect(unavailable()).toEqual([]);
+
+    h.clock.set(deadline);
+    expect(await reconcile()).toMatchObject({ checked: 1, unavailable: 1, nearDeadline: 0 });
+    expect(await h.submission(subKey(batch.id))).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'deadline_passed' });
+    expect(unavailable().map((event) => event.detail)).toEqual([
+      expect.objectContaining({
+        provider: BATCHES,
+        taskId: batch.id,
+        reason: 'deadline_passed',
+        deadline: new Date(deadline).toISOString(),
+        childCount: customIds.length,
+        childrenRead: PAGE,
+      }),
+    ]);
+    // What was read stays, each once; no summary is made of a batch whose results were not all read.
+    expect((await childRows(batch.id)).size).toBe(PAGE);
+    expect(await h.row(summaryKey(batch.id))).toBeUndefined();
+    h.clock.advance(RECHECK_MS);
+    expect(await reconcile()).toMatchObject({ checked: 0 });
+  });
+
+  test('results still served past the deadline are read to the end, counted near the deadline, never overdue', async () => {
+    const customIds = ids(PAGE * Defaults.BATCH_RESULT_PAGES_PER_RUN + 1);
+    const batch = await submittedBatch(customIds);
+    api.end(batch.id);
+    h.clock.set(batch.createdAt + RESULTS_KEPT_MS + 1000);
+    expect(await reconcile()).toMatchObject({ checked: 1, nearDeadline: 1, overdue: 0, unavailable: 0, recovered: 0 });
+    expect(await h.submission(subKey(batch.id))).toMatchObject({ state: 'AWAITING', lastCheck: 'reading_results' });
+    expect(await reconcile()).toMatchObject({ checked: 1, recovered: 1, unavailable: 0 });
+    expect((await childRows(batch.id)).size).toBe(customIds.length);
+    expect(await h.row(summaryKey(batch.id))).toBeDefined();
+    expect(unavailable()).toEqual([]);
+  }, 120_000);
+
+  test('a batch item written before deadlines existed has one: 29 days after its submission while the provider has named no expiry', async () => {
+    const batch = await submittedBatch(ids(3));
+    // The previous format: no deadlineAt on the item.
+    await h.dynamodb.send(
+      new UpdateItemCommand({
+        TableName: h.names.inboxTable,
+        Key: { pk: { S: subKey(batch.id) }, sk: { S: 'submission' } },
+        UpdateExpression: 'REMOVE deadlineAt',
+      }),
+    );
+    expect(await h.submission(subKey(batch.id))).not.toHaveProperty('deadlineAt');
+    // Every poll fails, so the provider never names its expiry.
+    api.inject(503, { times: 1_000_000 });
+    const deadline = h.clock.now() + RESULTS_KEPT_MS;
+    h.clock.set(deadline - WARNING_MS + 1000);
+    expect(await reconcile()).toMatchObject({ checked: 1, nearDeadline: 1 });
+    h.clock.set(deadline);
+    expect(await reconcile()).toMatchObject({ checked: 1, unavailable: 1 });
+    expect(unavailable().map((event) => [event.detail.reason, event.detail.deadline])).toEqual([['deadline_passed', new Date(deadline).toISOString()]]);
+  });
 });
 
 describe('a run that dies part-way loses nothing and repeats nothing', () => {

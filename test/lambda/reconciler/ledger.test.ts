@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { AdapterKind, AnswerlineLifecycle, Defaults, Env, MetricName, PollingDefaults, PollingRuntimeConfig, SubmissionState } from '../../../lib/contract';
-import { InvalidSubmissionError } from '../../../client';
+import { InvalidSubmissionError, ProviderDeadlines } from '../../../client';
+import { EventBridgeSink } from '../../../lambda/shared/effects/sinks';
 import { LedgerDependencies } from '../../../lambda/reconciler/ledger';
 import { shardOf } from '../../../lambda/shared/runtime/digest';
 import { InboxStore } from '../../../lambda/shared/stores/inbox-store';
@@ -16,7 +17,7 @@ import { SubmissionStore } from '../../../lambda/shared/stores/submission-store'
 import { FakeAnswerlineApi } from '../../../local/fake-answerline-api';
 import { FakeEchonovaApi } from '../../../local/fake-echonova-api';
 import { BundleHost } from '../../support/bundle-host';
-import { apiGatewayEvent, answerOf, bind, Clock, InboxHarness, PROVIDER, SecretsFixture } from '../../support/inbox-fixture';
+import { apiGatewayEvent, answerOf, bind, Clock, EffectsFixture, InboxHarness, PROVIDER, SecretsFixture } from '../../support/inbox-fixture';
 import { expectAccessDenied } from '../../support/iam-fixture';
 import { echonovaHeaders, textSecret } from '../../support/senders';
 
@@ -251,27 +252,142 @@ test('429 mid-run stops polling at once; the next run picks up the rest', async 
   expect(polls()).toBe(7);
 });
 
-test('404: the task is unknown or no longer kept → UNKNOWN, counted, never polled again', async () => {
-  const [kept] = await submitted(1);
-  const ledger = h.submissionLedger();
-  await ledger.recordSubmission({ provider: PROVIDER, taskId: 'tsk_never_created' });
-  const [forgotten] = await submitted(1);
-  api.forget(forgotten);
-  h.clock.advance(HORIZON_MS);
+describe('resources that are gone, and deadlines', () => {
+  const fx = new EffectsFixture();
+  let bus: string;
+  beforeAll(() => fx.start());
+  afterAll(() => fx.stop());
+  beforeEach(() => {
+    bus = fx.createBus();
+    h.useEffectTargets({ eventBusName: bus });
+  });
 
-  expect(await reconcile()).toMatchObject({ checked: 3, recovered: 1, unknown: 2, overdue: 0 });
-  expect(h.capture.metric(MetricName.UNKNOWN_SUBMISSIONS)).toBe(2);
-  for (const id of ['tsk_never_created', forgotten]) {
-    const item = await h.submission(subKey(id));
-    expect(item).toMatchObject({ state: 'UNKNOWN', lastCheck: 'not_found', checks: 1 });
-    expect(item).not.toHaveProperty('awaitShard');
+  /** The reconciler's ledger with its ResourceUnavailable events on the bus, through the reconciler's own client. */
+  function reconcileWithBus(ledger: Partial<LedgerDependencies> = {}) {
+    // One attempt per call: an injected failure reaches the reconciler, as the processor's sink tests do.
+    const busSink = new EventBridgeSink(h.as('reconciler', undefined, 1).eventBridge, bus);
+    return reconcile({ unavailableEvents: { bus: busSink, inboxName: 'ledger-events' }, ...ledger });
   }
-  expect(await h.submission(subKey(kept))).toMatchObject({ state: 'RECOVERED' });
+  const unavailableEvents = () => fx.eventBridge.eventsOn(bus).filter((event) => event.detailType === 'ResourceUnavailable');
 
-  h.clock.advance(HORIZON_MS);
-  expect(await reconcile()).toMatchObject({ checked: 0 });
-  expect(polls()).toBe(3);
-  expect(h.capture.logs('submission').filter((log) => log.state === 'UNKNOWN')).toHaveLength(2);
+  test('404: the task is unknown or no longer kept → UNAVAILABLE, one ResourceUnavailable event each, never polled again', async () => {
+    const [kept] = await submitted(1);
+    const ledger = h.submissionLedger();
+    await ledger.recordSubmission({ provider: PROVIDER, taskId: 'tsk_never_created', idempotencyKey: 'job-never' });
+    const [forgotten] = await submitted(1);
+    api.forget(forgotten);
+    h.clock.advance(HORIZON_MS);
+
+    expect(await reconcileWithBus()).toMatchObject({ checked: 3, recovered: 1, unavailable: 2, unknown: 0, overdue: 0 });
+    expect(h.capture.metric(MetricName.RESOURCE_UNAVAILABLE)).toBe(2);
+    for (const id of ['tsk_never_created', forgotten]) {
+      const item = await h.submission(subKey(id));
+      expect(item).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'not_found', checks: 1 });
+      expect(item).not.toHaveProperty('awaitShard');
+    }
+    expect(await h.submission(subKey(kept))).toMatchObject({ state: 'RECOVERED' });
+    const events = unavailableEvents();
+    expect(events.map((event) => event.detail.taskId).sort()).toEqual(['tsk_never_created', forgotten].sort());
+    expect(events.find((event) => event.detail.taskId === 'tsk_never_created')).toMatchObject({
+      source: 'cdk-webhook-inbox',
+      detail: {
+        schemaVersion: 1,
+        inbox: 'ledger-events',
+        provider: PROVIDER,
+        reason: 'not_found',
+        submissionKey: subKey('tsk_never_created'),
+        effectKey: `ledger-events|${subKey('tsk_never_created')}|unavailable`,
+        idempotencyKey: 'job-never',
+        submittedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+        detectedAt: new Date(h.clock.now()).toISOString(),
+      },
+    });
+    // Nothing was regenerated: no new task, no row for the gone ones.
+    expect((await deliveryRows()).map((row) => row.pk)).toEqual([rowKey(kept)]);
+
+    h.clock.advance(HORIZON_MS);
+    expect(await reconcileWithBus()).toMatchObject({ checked: 0 });
+    expect(polls()).toBe(3);
+    expect(unavailableEvents()).toHaveLength(2);
+  });
+
+  test('an event the bus refuses leaves the submission AWAITING: the next run announces it again, with the same effect key, then settles it', async () => {
+    await h.submissionLedger().recordSubmission({ provider: PROVIDER, taskId: 'tsk_gone' });
+    h.clock.advance(HORIZON_MS);
+    fx.eventBridge.failNextCalls(1);
+    expect(await reconcileWithBus()).toMatchObject({ checked: 1, unavailable: 0 });
+    expect(h.capture.metric(MetricName.EFFECT_FAILURES)).toBe(1);
+    expect(await h.submission(subKey('tsk_gone'))).toMatchObject({ state: 'AWAITING' });
+    expect(await reconcileWithBus()).toMatchObject({ checked: 1, unavailable: 1 });
+    expect(unavailableEvents().map((event) => event.detail.effectKey)).toEqual([`ledger-events|${subKey('tsk_gone')}|unavailable`]);
+    expect(await h.submission(subKey('tsk_gone'))).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'not_found' });
+  });
+
+  test('a deadline is stored on the record; the submission is polled a warning margin before it, counted near its deadline, and looked at last at the deadline', async () => {
+    const warningMs = Defaults.DEADLINE_WARNING_SECONDS * 1000;
+    const ledger = h.submissionLedger();
+    const submittedAt = h.clock.now();
+    const deadline = submittedAt + 3_600_000; // an hour: well inside Answerline's horizon
+    const late = api.addTask({ status: 'PROCESSING' });
+    const lost = api.addTask({ status: 'PROCESSING' });
+    for (const task of [late, lost]) h.markSensitive(`answer-${task.id}`);
+    const recorded = await ledger.recordSubmission({ provider: PROVIDER, taskId: late.id, deadline: new Date(deadline) });
+    await ledger.recordSubmission({ provider: PROVIDER, taskId: lost.id, deadline });
+    // Due at the margin's start, not at the horizon; kept (TTL) past the deadline.
+    expect(recorded).toMatchObject({ outcome: 'recorded', deadlineAt: deadline, dueAt: deadline - warningMs });
+    expect(await h.submission(subKey(late.id))).toMatchObject({ deadlineAt: deadline, awaitDueAt: deadline - warningMs });
+
+    // Before the margin: not due, not polled, not counted.
+    h.clock.advance(deadline - warningMs - 1 - submittedAt);
+    expect(await reconcileWithBus()).toMatchObject({ checked: 0, nearDeadline: 0 });
+    expect(polls()).toBe(0);
+    expect(h.capture.metric(MetricName.NEAR_DEADLINE)).toBe(0);
+
+    // Inside the margin: polled (still PROCESSING), counted near its deadline, due again at the deadline (sooner than the recheck).
+    h.clock.advance(1);
+    expect(await reconcileWithBus()).toMatchObject({ checked: 2, stillPending: 2, nearDeadline: 2 });
+    expect(polls()).toBe(2);
+    expect(h.capture.metric(MetricName.NEAR_DEADLINE)).toBe(2);
+    expect(await h.submission(subKey(late.id))).toMatchObject({ state: 'AWAITING', awaitDueAt: deadline, lastCheck: 'pending:PROCESSING' });
+
+    // At the deadline: one result is final after all (recovered); the other is settled UNAVAILABLE, announced once.
+    api.setStatus(late.id, 'COMPLETED');
+    h.clock.advance(warningMs);
+    expect(await reconcileWithBus()).toMatchObject({ checked: 2, recovered: 1, unavailable: 1, nearDeadline: 0 });
+    expect(await h.submission(subKey(late.id))).toMatchObject({ state: 'RECOVERED' });
+    expect(await h.submission(subKey(lost.id))).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'deadline_passed' });
+    expect(unavailableEvents().map((event) => event.detail)).toEqual([
+      expect.objectContaining({ taskId: lost.id, reason: 'deadline_passed', deadline: new Date(deadline).toISOString() }),
+    ]);
+    expect(api.task(lost.id)!.polls).toBe(2);
+  });
+
+  test('a provider without polling: a deadline passed without a delivery settles the submission UNAVAILABLE', async () => {
+    const ledger = h.submissionLedger({ deadlineSeconds: { [PROVIDER]: ProviderDeadlines.OPENAI_UNSTORED_BACKGROUND_RESPONSE_SECONDS } });
+    const deadlineMs = ProviderDeadlines.OPENAI_UNSTORED_BACKGROUND_RESPONSE_SECONDS * 1000;
+    const first = await ledger.recordSubmission({ provider: PROVIDER, taskId: 'resp_unread' });
+    expect(first.deadlineAt).toBe(h.clock.now() + deadlineMs);
+    // Ten minutes of deadline inside a ten-minute margin: due at once.
+    expect(first.dueAt).toBe(h.clock.now());
+    const noPolling = () => reconcileWithBus({ providers: h.ledger().providers });
+
+    expect(await noPolling()).toMatchObject({ checked: 1, overdue: 1, nearDeadline: 1 });
+    expect(await h.submission(subKey('resp_unread'))).toMatchObject({ state: 'AWAITING', awaitDueAt: first.deadlineAt });
+    h.clock.advance(deadlineMs);
+    expect(await noPolling()).toMatchObject({ checked: 1, unavailable: 1 });
+    expect(await h.submission(subKey('resp_unread'))).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'deadline_passed' });
+    expect(unavailableEvents()).toHaveLength(1);
+  });
+
+  test('a deadline that is not later than the submission is refused, naming the field; nothing is written', async () => {
+    const ledger = h.submissionLedger();
+    const now = h.clock.now();
+    await expect(ledger.recordSubmission({ provider: PROVIDER, taskId: 'tsk_past', deadline: now })).rejects.toThrow(
+      new InvalidSubmissionError(['deadline must be later than submittedAt']),
+    );
+    await expect(ledger.recordSubmission({ provider: PROVIDER, taskId: 'tsk_nan', deadline: Number.NaN })).rejects.toThrow(/deadline is not a valid time/);
+    expect((await h.inboxItems()).filter((item) => item.sk === 'submission')).toEqual([]);
+  });
 });
 
 test('PROCESSING → QUEUED → COMPLETED is followed across runs, checked again after recheckSeconds', async () => {

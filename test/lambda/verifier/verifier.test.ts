@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { MetricName, PendingIndex } from '../../../lib/contract';
+import { AdapterKind, MetricName, PendingIndex, providerRuntimeConfig } from '../../../lib/contract';
 import { shardOf } from '../../../lambda/shared/runtime/digest';
 import { MIN_MISS_REFRESH_MS, SecretCache } from '../../../lambda/shared/signatures/secrets';
 import {
@@ -309,6 +309,16 @@ describe('what the body says', () => {
       expect(answerOf(await verifier(event))).toMatchObject({ statusCode: 404, result: 'unknown_provider' });
     }
     await expectNothingAdmitted();
+  });
+
+  test('a polled-only provider (no signing secret) is served no path: a request naming it is answered 404, as any unknown path', async () => {
+    const batches = providerRuntimeConfig({ name: 'batches', adapter: AdapterKind.MESSAGE_BATCHES });
+    const verifier = h.verifier({ providers: [h.providerConfig(), batches] });
+    const event = h.signed(answerlineBody(), {}, {}, { path: '/hooks/batches' });
+    expect(answerOf(await verifier(event))).toMatchObject({ statusCode: 404, result: 'unknown_provider' });
+    await expectNothingAdmitted();
+    // The provider it does serve is unaffected.
+    expect(await h.deliver(answerlineBody(), verifier)).toMatchObject({ statusCode: 202 });
   });
 });
 

@@ -54,6 +54,7 @@ const idOf = (alarm: CfnAlarm | CfnCompositeAlarm | undefined) => stack.getLogic
 const DEAD_LETTERED = idOf(inbox.alarms.deadLettered?.node.defaultChild as CfnAlarm);
 const QUEUE_DEPTH = idOf(inbox.alarms.deadLetterQueueDepth?.node.defaultChild as CfnAlarm);
 const NOT_RUNNING = idOf(inbox.alarms.reconcilerNotRunning?.node.defaultChild as CfnAlarm);
+const NEAR_DEADLINE = idOf(inbox.alarms.submissionsNearDeadline?.node.defaultChild as CfnAlarm);
 const DEAD_DELIVERIES = idOf(inbox.alarms.deadDeliveries?.node.defaultChild as CfnCompositeAlarm);
 const QUEUE_DELAY = idOf(inbox.alarms.queueDelay?.node.defaultChild as CfnAlarm);
 const WATCHED = [DEAD_LETTERED, QUEUE_DEPTH, NOT_RUNNING, DEAD_DELIVERIES];
@@ -65,24 +66,24 @@ function setup() {
   const clock = new ManualClock();
   const store = new MetricStore({ clock: clock.read });
   const evaluator = new AlarmEvaluator(alarms, { store, clock: clock.read });
-  /** What the processor's telemetry publishes at `at` for what `emit` records. */
-  const published = (at: number, emit: (telemetry: Telemetry) => void) => {
+  /** What a handler's telemetry publishes at `at` for the counts `count` makes. */
+  const publish = (handler: string, at: number, count: (telemetry: Telemetry) => void) => {
     const lines: string[] = [];
     const telemetry = new Telemetry(
       inbox.inboxName,
-      'processor',
+      handler,
       (line) => lines.push(line),
       () => at,
     );
-    emit(telemetry);
+    count(telemetry);
     telemetry.flush();
     store.putAll(lines.flatMap(parseEmfLine));
   };
   /** The processor dead-letters one row. */
-  const deadLetterRow = (at: number) => published(at, (telemetry) => telemetry.count('DeadLettered', 'answerline'));
+  const deadLetterRow = (at: number) => publish('processor', at, (telemetry) => telemetry.count('DeadLettered', 'answerline'));
   /** Rows whose first attempt started `delaysMs` after their receipt. */
   const rowsStarted = (at: number, delaysMs: readonly number[]) =>
-    published(at, (telemetry) => {
+    publish('processor', at, (telemetry) => {
       for (const delay of delaysMs) telemetry.duration('QueueDelay', 'answerline', delay);
     });
   const reconcilerInvoked = (at: number) =>
@@ -109,11 +110,17 @@ function setup() {
     }
     return { seen, all };
   };
-  return { evaluator, deadLetterRow, rowsStarted, reconcilerInvoked, queueDepth, runUntil };
+  /** What one reconciler run's telemetry publishes: 0 near-deadline submissions for the inbox, and `near` for the provider when any. */
+  const reconcilerRun = (at: number, near: number) =>
+    publish('reconciler', at, (telemetry) => {
+      telemetry.count('SubmissionsNearDeadline', undefined, 0);
+      for (let i = 0; i < near; i++) telemetry.count('SubmissionsNearDeadline', 'answerline');
+    });
+  return { evaluator, deadLetterRow, rowsStarted, reconcilerInvoked, queueDepth, reconcilerRun, runUntil };
 }
 
 test('every synthesized alarm is one the local evaluator reproduces', () => {
-  expect(alarms.map((alarm) => alarm.type).sort()).toEqual([...Array(10).fill('AWS::CloudWatch::Alarm'), 'AWS::CloudWatch::CompositeAlarm']);
+  expect(alarms.map((alarm) => alarm.type).sort()).toEqual([...Array(11).fill('AWS::CloudWatch::Alarm'), 'AWS::CloudWatch::CompositeAlarm']);
   const { evaluator } = setup();
   expect(evaluator.states().every((status) => status.state === 'INSUFFICIENT_DATA')).toBe(true);
 });
@@ -169,6 +176,23 @@ test('the dead-letter queue holding a message raises dead-deliveries too', () =>
     [9, QUEUE_DEPTH, 'OK'],
     [9, DEAD_DELIVERIES, 'OK'],
   ]);
+});
+
+test('a submission counted near its deadline raises the near-deadline alarm before the deadline, and it clears once none is', () => {
+  const { evaluator, reconcilerRun, runUntil } = setup();
+  // A deadline at 00:30 with the default 10-minute margin: the run at 00:20 finds the submission
+  // inside the margin and unread; at 00:30 it is settled (unavailable or read), and no run counts it again.
+  const DEADLINE_MINUTE = 30;
+  const { all } = runUntil(45, (minute) => {
+    if (minute % 5 === 0) reconcilerRun(T0 + minute * MINUTE + 1000, minute >= DEADLINE_MINUTE - 10 && minute < DEADLINE_MINUTE ? 1 : 0);
+  });
+  const transitions = all.filter((transition) => transition.logicalId === NEAR_DEADLINE).map((transition) => [transition.at, transition.to]);
+  const raised = transitions.find(([, to]) => to === 'ALARM');
+  expect(raised).toBeDefined();
+  // The rule stated here: the alarm is raised before the deadline, not after it.
+  expect(raised![0] as number).toBeLessThan(T0 + DEADLINE_MINUTE * MINUTE);
+  expect(transitions.at(-1)![1]).toBe('OK');
+  expect(evaluator.states().find((status) => status.logicalId === NEAR_DEADLINE)!.description).toContain('docs/RUNBOOK.md#submissions-near-deadline');
 });
 
 describe('the queue-delay alarm judges the p99 of the values the processor emits, not their maximum', () => {

@@ -73,8 +73,8 @@ function parse(body: Buffer): Parsed {
 }
 
 /**
- * A batch API (Anthropic Message Batches): it sends no webhooks, so every request to its route
- * is refused; its rows are fed by the reconciler only, one per request of a batch and one
+ * A batch API (Anthropic Message Batches): it sends no webhooks, so the inbox has no route for it
+ * and the verifier serves none (a request that reached this adapter anyway is refused); its rows are fed by the reconciler only, one per request of a batch and one
  * summary per batch, and each causes its own effect (`BatchChildSettled`, `BatchSettled`).
  */
 export function messageBatchesAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
