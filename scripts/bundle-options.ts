@@ -1,8 +1,16 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuildOptions } from 'esbuild';
 import { HANDLER_NODE_MAJOR } from '../lib/contract';
 
 export const ROOT = join(__dirname, '..');
+
+/** Every handler, `lambda/<name>/index.ts`, bundled into `assets/<name>/index.js`. */
+export function handlerNames(): string[] {
+  return readdirSync(join(ROOT, 'lambda'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(ROOT, 'lambda', entry.name, 'index.ts')))
+    .map((entry) => entry.name);
+}
 
 /**
  * The esbuild options of every shipped bundle (scripts/bundle.ts), shared with the bench, which
