@@ -91,6 +91,21 @@ export function renderMarkdown(results: BenchResults): string {
     ),
   );
 
+  out.push('\n**Source maps** (the same bundles with their source maps, loaded with `--enable-source-maps`, in the same rounds; not shipped)\n');
+  out.push(
+    table(
+      ['Handler', 'map KB', 'load ms shipped', 'load ms with maps', 'first stack ms shipped', 'first stack ms with maps'],
+      coldStart.rows.map((row) => [
+        row.handler,
+        fixed(row.sourceMapKb, 0),
+        fixed(row.bundleLoadMs, 0),
+        `${fixed(row.sourceMapsLoadMs, 0)} (${times(row.sourceMapsLoadMs / row.bundleLoadMs)})`,
+        fixed(row.firstStackMs, 1),
+        fixed(row.sourceMapsFirstStackMs, 1),
+      ]),
+    ),
+  );
+
   out.push('\n**AWS requests per accepted delivery** (' + requests.conditions + ')\n');
   const stageRow = (label: string, key: keyof typeof requests.ours.stages) => [
     label,

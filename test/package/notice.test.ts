@@ -16,7 +16,7 @@ const SHIPPABLE = new Set(['Apache-2.0', 'MIT', 'ISC', 'BSD-2-Clause', 'BSD-3-Cl
 async function bundledPackages(): Promise<Set<string>> {
   const found = new Set<string>();
   for (const name of handlerNames()) {
-    const result = await build(bundleOptions(`lambda/${name}/index.ts`, `assets/${name}/index.js`, { write: false, sourcemap: false, logLevel: 'silent' }));
+    const result = await build(bundleOptions(`lambda/${name}/index.ts`, `assets/${name}/index.js`, { write: false, logLevel: 'silent' }));
     const output = Object.values(result.metafile!.outputs).find((entry) => entry.entryPoint)!;
     // Inputs tree-shaken to nothing are in the metafile too; only what is written ships.
     for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
