@@ -130,7 +130,7 @@ describe('npm run bench -- --quick', () => {
       'processor',
       'rotator',
     ]);
-    expect(stdout).toContain('**Source maps**');
+    expect(stdout).toContain('load ms with maps');
     expect(results.units.dynaliteAgrees).toBe(true);
     expect(results.targets.length).toBeGreaterThan(10);
     // The Markdown tables the README carries.
