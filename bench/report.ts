@@ -73,10 +73,20 @@ export function renderMarkdown(results: BenchResults): string {
     ),
   );
 
-  out.push('\n**Cold start** (' + coldStart.conditions + ')\n');
+  out.push('\n**Cold start** (' + coldStart.conditions + '; with maps: the same bundle with its source map, under `--enable-source-maps`, not shipped)\n');
   out.push(
     table(
-      ['Handler', 'bundle KB', 'load ms', 'naive load ms (same SDK clients from node_modules)', 'ratio', 'largest parts of the bundle'],
+      [
+        'Handler',
+        'bundle KB',
+        'load ms',
+        'naive load ms (same SDK clients from node_modules)',
+        'ratio',
+        'largest parts of the bundle',
+        'map KB',
+        'load ms with maps',
+        'first stack ms, shipped / with maps',
+      ],
       coldStart.rows.map((row) => [
         row.handler,
         fixed(row.bundleKb, 0),
@@ -87,6 +97,9 @@ export function renderMarkdown(results: BenchResults): string {
           .slice(0, 4)
           .map((part) => `${part.name} ${fixed(part.kb, 0)} KB`)
           .join(', '),
+        fixed(row.sourceMapKb, 0),
+        `${fixed(row.sourceMapsLoadMs, 0)} (${times(row.sourceMapsLoadMs / row.bundleLoadMs)})`,
+        `${fixed(row.firstStackMs, 1)} / ${fixed(row.sourceMapsFirstStackMs, 1)}`,
       ]),
     ),
   );

@@ -4,14 +4,12 @@
  * (`cli/index.ts`) becomes `assets/cli/webhook-inbox.js`, the package's `bin`; the submission
  * ledger client (`client/index.ts`) becomes `assets/client/index.js`, the `./client` export.
  */
-import { chmodSync, readdirSync, existsSync, rmSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, BuildOptions } from 'esbuild';
-import { bundleOptions, ROOT as root } from './bundle-options';
+import { bundleOptions, handlerNames, ROOT as root } from './bundle-options';
 
-const handlers = readdirSync(join(root, 'lambda'), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && existsSync(join(root, 'lambda', entry.name, 'index.ts')))
-  .map((entry) => entry.name);
+const handlers = handlerNames();
 
 /**
  * What ships may not contain the local tooling (`local/`, `test/`), nor the copyleft IAM

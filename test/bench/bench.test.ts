@@ -123,6 +123,14 @@ describe('npm run bench -- --quick', () => {
     }
     expect(results.signature.rows.map((row) => row.bytes)).toEqual([1024, 64 * 1024, 1024 * 1024]);
     expect(results.coldStart.rows.map((row) => row.handler)).toEqual(['verifier', 'processor', 'reconciler', 'rotator']);
+    // Each bundle also measured with its source map (about 1 MB each), a first stack read where the handler throws on no event.
+    for (const row of results.coldStart.rows) expect(row.sourceMapKb).toBeGreaterThan(row.bundleKb);
+    expect(results.coldStart.rows.filter((row) => Number.isFinite(row.sourceMapsFirstStackMs)).map((row) => row.handler)).toEqual([
+      'verifier',
+      'processor',
+      'rotator',
+    ]);
+    expect(stdout).toContain('load ms with maps');
     expect(results.units.dynaliteAgrees).toBe(true);
     expect(results.targets.length).toBeGreaterThan(10);
     // The Markdown tables the README carries.
