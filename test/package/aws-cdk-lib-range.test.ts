@@ -64,4 +64,5 @@ test('the example app, cdk-nag included, synthesizes the same template with the 
   // widgets with `"background":"transparent"`, their default look in the console.
   const comparable = (template: Template) => JSON.parse(JSON.stringify(template).replaceAll(String.raw`,\"background\":\"transparent\"`, '')) as Template;
   expect(comparable(oldest.template)).toEqual(comparable(newest.template));
-});
+  // Two synths of the app, each a ts-node process: about 10 s alone, several times that on a loaded machine.
+}, 240_000);

@@ -4,9 +4,9 @@ import { startEmulators } from '../../local/emulators.mjs';
 
 export default async function globalSetup() {
   // The AWS SDK's own switch for its Node-version notice (SDK_NODE_VERSION_WARNING_SWITCH in
-  // lambda/shared/runtime/node-warnings.ts), which was most of a run's output on Node 20. Set here,
-  // before jest starts its workers, it reaches them and every process a test starts; every other
-  // warning is still printed.
+  // lambda/shared/runtime/node-warnings.ts): nine lines from every process that creates a client
+  // on Node 20. Set here, before jest starts its workers, it reaches them and every process a test
+  // starts; every other warning is still printed.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const emulators = await startEmulators();
   globalThis.__EMULATORS__ = emulators;
