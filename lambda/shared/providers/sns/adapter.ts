@@ -24,9 +24,17 @@ export function snsAdapter(config: ProviderRuntimeConfig, context: AdapterContex
     throw new ConfigurationError(`provider ${config.name}: topicArns must list SNS topic ARNs`);
   }
   // The SDK's own override of SNS's endpoint (the local twin's stand-in) replaces every topic's origin.
-  const originOf = (topicArn: string) => (context.snsEndpoint ? new URL(context.snsEndpoint).origin : snsOriginOf(topics.get(topicArn)!));
+  const endpointOrigin = context.snsEndpoint ? new URL(context.snsEndpoint).origin : undefined;
+  const originOf = (topicArn: string) => endpointOrigin ?? snsOriginOf(topics.get(topicArn)!);
+  // The certificate's URL, the signature and the admission each read the request's body: it is parsed once.
+  const parsed = new WeakMap<Buffer, ReturnType<typeof parseSnsMessage>>();
+  const parse = (body: Buffer) => {
+    let message = parsed.get(body);
+    if (!message) parsed.set(body, (message = parseSnsMessage(body)));
+    return message;
+  };
   const served = (body: Buffer): SnsMessage | Rejection => {
-    const message = parseSnsMessage(body);
+    const message = parse(body);
     if ('problem' in message) return { ok: false, reason: 'malformed', detail: message.problem };
     if (!topics.has(message.TopicArn)) return { ok: false, reason: 'bad_signature', detail: 'TopicArn is not a topic this provider serves' };
     return message;
@@ -45,7 +53,7 @@ export function snsAdapter(config: ProviderRuntimeConfig, context: AdapterContex
         if (timestamp === undefined) return { ok: false, reason: 'malformed', detail: 'Timestamp is not an ISO 8601 UTC time' };
         return acceptFresh(key, timestamp, nowSeconds, tolerance, 'Timestamp');
       },
-      admit: (_headers, body) => admitMessage(parseSnsMessage(body) as SnsMessage, originOf),
+      admit: (_headers, body) => admitMessage(parse(body) as SnsMessage, originOf),
       keptHeaders: KEPT_HEADERS,
       describes: { typePath: 'Type' },
     }),

@@ -20,6 +20,12 @@ export interface SubscriptionConfirmer {
   confirm(url: string): Promise<void>;
 }
 
+interface CachedCertificate {
+  readonly publicKey: KeyObject;
+  readonly validFrom: number;
+  readonly validTo: number;
+}
+
 export interface HttpsSnsClientOptions {
   readonly timeoutMs?: number;
   readonly maxCertificateBytes?: number;
@@ -37,7 +43,8 @@ export interface HttpsSnsClientOptions {
  * SNS publishes a new one under a new URL.
  */
 export class HttpsSnsClient implements SigningCertificates, SubscriptionConfirmer {
-  private readonly certificates = new Map<string, Promise<X509Certificate>>();
+  /** Each URL's certificate, as much of it as a delivery needs: its key and its validity, in epoch ms. */
+  private readonly certificates = new Map<string, Promise<CachedCertificate>>();
   private readonly timeoutMs: number;
   private readonly maxCertificateBytes: number;
   private readonly trustedAuthorities?: string[];
@@ -57,7 +64,7 @@ export class HttpsSnsClient implements SigningCertificates, SubscriptionConfirme
       pending.catch(() => this.certificates.delete(url));
     }
     const certificate = await pending;
-    if (nowMillis < Date.parse(certificate.validFrom) || nowMillis > Date.parse(certificate.validTo)) {
+    if (nowMillis < certificate.validFrom || nowMillis > certificate.validTo) {
       this.certificates.delete(url);
       throw new SnsRequestError('the signing certificate is not valid now');
     }
@@ -70,14 +77,16 @@ export class HttpsSnsClient implements SigningCertificates, SubscriptionConfirme
     if (status !== 200) throw new SnsRequestError(`SNS answered the confirmation ${status}`);
   }
 
-  private async fetchCertificate(url: string): Promise<X509Certificate> {
+  private async fetchCertificate(url: string): Promise<CachedCertificate> {
     const { status, body } = await this.get(url, this.maxCertificateBytes);
     if (status !== 200) throw new SnsRequestError(`SNS answered ${status} for the signing certificate`);
+    let certificate: X509Certificate;
     try {
-      return new X509Certificate(body);
+      certificate = new X509Certificate(body);
     } catch {
       throw new SnsRequestError('the signing certificate is not an X.509 certificate');
     }
+    return { publicKey: certificate.publicKey, validFrom: Date.parse(certificate.validFrom), validTo: Date.parse(certificate.validTo) };
   }
 
   /** One GET, its body capped at `maxBytes`; a redirect is answered as its status, never followed. */
