@@ -1,10 +1,12 @@
 /**
  * A twin in a process of its own, for tests (jest cannot load the ESM-only emulators in its
  * workers): started with the TwinOptions given as JSON in argv[2], optionally in front of a fake
- * resource API whose `poisonResource` always fails, then the demo run when `demo` is set. Prints
- * one JSON line with what a test drives it by, and serves until SIGTERM.
+ * resource API whose `poisonResource` always fails, or of a fake Answerline task API that its
+ * reconciler polls, then the demo run when `demo` is set. Prints one JSON line with what a test
+ * drives it by, and serves until SIGTERM.
  */
 import { runDemo } from '../../local/demo';
+import { FakeAnswerlineApi, NewFakeTask } from '../../local/fake-answerline-api';
 import { FakeResponsesApi } from '../../local/fake-responses-api';
 import { startTwin, TwinOptions } from '../../local/twin';
 
@@ -13,6 +15,8 @@ export interface TwinProcessRequest {
   readonly options: Omit<TwinOptions, 'interceptors' | 'log' | 'authoritativeReads' | 'extraSecrets'>;
   /** A provider whose authoritative read goes to a fake resource API that always fails this resource. */
   readonly poisonResource?: { readonly provider: string; readonly resourceId: string };
+  /** The `answerline` provider is polled at a fake task API holding these tasks (each walks its status script, one step per poll). */
+  readonly answerlineTasks?: readonly NewFakeTask[];
   readonly demo?: boolean;
 }
 
@@ -34,6 +38,10 @@ async function main(): Promise<void> {
   await responses?.start();
   const apiKeySecret = 'twin-process/resource-api-key';
   if (request.poisonResource) responses!.failAlways(request.poisonResource.resourceId);
+  const answerline = request.answerlineTasks ? new FakeAnswerlineApi() : undefined;
+  await answerline?.start();
+  for (const task of request.answerlineTasks ?? []) answerline!.addTask(task);
+  const answerlineKeySecret = 'twin-process/answerline-api-key';
   const twin = await startTwin({
     ...request.options,
     ...(request.poisonResource
@@ -41,9 +49,19 @@ async function main(): Promise<void> {
           authoritativeReads: {
             [request.poisonResource.provider]: { urlTemplate: responses!.urlTemplate, idJsonPath: 'data.id', apiKeySecretId: apiKeySecret },
           },
-          extraSecrets: { [apiKeySecret]: responses!.apiKey },
         }
       : {}),
+    ...(answerline
+      ? {
+          polling: [
+            { provider: 'answerline', taskUrlTemplate: answerline.taskUrlTemplate, apiKeySecretId: answerlineKeySecret, horizonSeconds: 1, recheckSeconds: 1 },
+          ],
+        }
+      : {}),
+    extraSecrets: {
+      ...(responses ? { [apiKeySecret]: responses.apiKey } : {}),
+      ...(answerline ? { [answerlineKeySecret]: answerline.apiKey } : {}),
+    },
     log: (line) => process.stderr.write(`${line}\n`),
   });
   const demo = request.demo ? await runDemo(twin, () => undefined) : undefined;
@@ -57,7 +75,7 @@ async function main(): Promise<void> {
   };
   process.stdout.write(`${JSON.stringify(ready)}\n`);
   process.once('SIGTERM', () => {
-    void Promise.all([twin.stop(), responses?.stop()]).then(() => process.exit(0));
+    void Promise.all([twin.stop(), responses?.stop(), answerline?.stop()]).then(() => process.exit(0));
   });
 }
 
