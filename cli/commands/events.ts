@@ -25,7 +25,13 @@ export interface ParsedEventsLog {
   readonly malformedLines: number;
 }
 
-export const DETAIL_TYPES: readonly string[] = [EffectEvent.JOB_RESULT_DECIDED, EffectEvent.WEBHOOK_RECEIVED];
+export const DETAIL_TYPES: readonly string[] = [
+  EffectEvent.JOB_RESULT_DECIDED,
+  EffectEvent.WEBHOOK_RECEIVED,
+  EffectEvent.RESOURCE_UNAVAILABLE,
+  EffectEvent.BATCH_CHILD_SETTLED,
+  EffectEvent.BATCH_SETTLED,
+];
 export const DEFAULT_EVENTS_LIMIT = 20;
 
 /**

@@ -169,6 +169,18 @@ describe('webhook-inbox events', () => {
     });
   });
 
+  test('--detail-type takes every effect the processor and the reconciler send: an unavailable resource, a batch child, a batch summary', async () => {
+    const log = join(dir, `${randomUUID()}.log`);
+    const types = ['ResourceUnavailable', 'BatchChildSettled', 'BatchSettled'];
+    writeFileSync(log, [eventLine(decided(1, 'COMPLETED')), ...types.map((detailType) => eventLine({ detailType }))].join('\n'));
+    const config = configFile(opsConfig({ eventsLog: log }));
+    for (const detailType of types) {
+      const json = await cli('events', '--config', config, '--detail-type', detailType, '--json');
+      expect(json).toMatchObject({ code: 0, stderr: '' });
+      expect((JSON.parse(json.stdout) as { detailType: string }[]).map((event) => event.detailType)).toEqual([detailType]);
+    }
+  });
+
   test('--limit and --detail-type; --json prints the array alone, the skipped lines said on stderr', async () => {
     const config = configFile(opsConfig());
     const text = await cli('events', '--config', config, '--limit', '1', '--detail-type', 'JobResultDecided');
@@ -220,7 +232,10 @@ describe('webhook-inbox events', () => {
     const config = configFile(opsConfig());
     for (const [argv, message] of [
       [['--limit', '0'], '--limit 0: expected a positive whole number'],
-      [['--detail-type', 'jobresultdecided'], '--detail-type jobresultdecided: expected JobResultDecided or WebhookReceived'],
+      [
+        ['--detail-type', 'jobresultdecided'],
+        '--detail-type jobresultdecided: expected JobResultDecided or WebhookReceived or ResourceUnavailable or BatchChildSettled or BatchSettled',
+      ],
       [['--force'], 'events does not take --force'],
     ] as const) {
       expect(await cli('events', '--config', config, ...argv)).toMatchObject({ code: 2, stderr: expect.stringContaining(message) });
