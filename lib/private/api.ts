@@ -150,12 +150,7 @@ function createRestEndpoint(
     }
   }
   if (ingress.webAclArn !== undefined) {
-    const association = new wafv2.CfnWebACLAssociation(scope, 'WebAclAssociation', {
-      resourceArn: api.deploymentStage.stageArn,
-      webAclArn: ingress.webAclArn,
-    });
-    // The stage's ARN is built from its name, not read from it: wait for the stage to exist.
-    association.node.addDependency(api.deploymentStage);
+    new wafv2.CfnWebACLAssociation(scope, 'WebAclAssociation', { resourceArn: api.deploymentStage.stageArn, webAclArn: ingress.webAclArn });
   }
   const stageUrl = `https://${api.restApiId}.execute-api.${api.stack.region}.${api.stack.urlSuffix}/${REST_API_STAGE_NAME}`;
   if (!ingress.domain) return { restApi: api, url: stageUrl };
