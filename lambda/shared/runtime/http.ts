@@ -125,6 +125,8 @@ export function parseRestApiEvent(event: APIGatewayProxyEvent, maxBodyBytes: num
   for (const [name, list] of entries) {
     if (!Array.isArray(list)) continue;
     const lowered = name.toLowerCase();
+    // A nameless entry (AWS's own documented example has one) is no header.
+    if (lowered === '') continue;
     values.set(lowered, [...(values.get(lowered) ?? []), ...list.filter((value): value is string => typeof value === 'string')]);
   }
   const headers: Record<string, string> = {};
