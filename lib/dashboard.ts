@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { MetricName } from './contract';
 import type { IWebhookInbox } from './inbox-base';
 import type { WebhookInboxDashboardOptions } from './monitoring';
+import { endpointApi } from './private/endpoint-api';
 
 const FULL = 24;
 const HALF = 12;
@@ -71,11 +72,11 @@ export function createInboxDashboard(
       width: HALF,
       height: HEIGHT,
       left: [
-        inbox.api.metricLatency({ statistic: 'p50', label: 'latency p50' }),
-        inbox.api.metricLatency({ statistic: 'p99', label: 'latency p99' }),
-        inbox.api.metricIntegrationLatency({ statistic: 'p99', label: 'verifier p99' }),
+        endpointApi(inbox).metricLatency({ statistic: 'p50', label: 'latency p50' }),
+        endpointApi(inbox).metricLatency({ statistic: 'p99', label: 'latency p99' }),
+        endpointApi(inbox).metricIntegrationLatency({ statistic: 'p99', label: 'verifier p99' }),
       ],
-      right: [inbox.api.metricClientError({ label: '4xx' }), inbox.metricVerifierServerErrors({ label: '5xx' })],
+      right: [endpointApi(inbox).metricClientError({ label: '4xx' }), inbox.metricVerifierServerErrors({ label: '5xx' })],
     }),
   );
   const queueDepth = [inbox.metricWorkQueueDepth({ label: 'work queue visible' })];

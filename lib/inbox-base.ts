@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -9,6 +10,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, IConstruct } from 'constructs';
 import { BodyPrefix, EffectEvent, METRIC_NAMESPACE, MetricDimension, MetricName, MonitoringDefaults, SUBMISSION_PARTITION_PREFIX } from './contract';
+import { endpointApi } from './private/endpoint-api';
 import { grantObjects, grantReadItems } from './private/grants';
 
 /**
@@ -23,8 +25,10 @@ export interface IWebhookInbox extends IConstruct {
   readonly inboxName: string;
   /** The base URL of the endpoint; providers post to `${endpointUrl}/hooks/<name>`. */
   readonly endpointUrl: string;
-  /** The HTTP API that receives deliveries. */
+  /** The HTTP API that receives deliveries; an inbox whose ingress is a REST API throws when it is read (use `restApi`). */
   readonly api: apigwv2.HttpApi;
+  /** The REST API that receives deliveries, when the ingress is one. */
+  readonly restApi?: apigw.RestApi;
   /** The inbox table: one row per (provider, event id). */
   readonly inboxTable: dynamodb.ITable;
   /** The results table: the winning result of each logical job. */
@@ -280,7 +284,7 @@ export interface IWebhookInbox extends IConstruct {
    */
   metricDeadLetterQueueDepth(props?: cloudwatch.MetricOptions): cloudwatch.Metric | undefined;
 
-  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`). @default - sum over 5 minutes */
+  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`; `ApiName` for a REST API). @default - sum over 5 minutes */
   metricVerifierServerErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
   /** Failed reconciler invocations (`AWS/Lambda` `Errors`, dimension `FunctionName`). @default - sum over 5 minutes */
@@ -302,6 +306,7 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
   public abstract readonly inboxName: string;
   public abstract readonly endpointUrl: string;
   public abstract readonly api: apigwv2.HttpApi;
+  public abstract readonly restApi?: apigw.RestApi;
   public abstract readonly inboxTable: dynamodb.ITable;
   public abstract readonly resultsTable: dynamodb.ITable;
   public abstract readonly workQueue: sqs.IQueue;
@@ -673,9 +678,9 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.deadLetterQueue?.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: DEAD_LETTER_METRIC_PERIOD, ...props });
   }
 
-  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`). @default - sum over 5 minutes */
+  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`; `ApiName` for a REST API). @default - sum over 5 minutes */
   public metricVerifierServerErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.api.metricServerError({ statistic: 'Sum', period: METRIC_PERIOD, ...props });
+    return endpointApi(this).metricServerError({ statistic: 'Sum', period: METRIC_PERIOD, ...props });
   }
 
   /** Failed reconciler invocations (`AWS/Lambda` `Errors`, dimension `FunctionName`). @default - sum over 5 minutes */

@@ -7,6 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { WebhookIngress } from './ingress';
 import type { WebhookInboxAlarmOptions, WebhookInboxDashboardOptions } from './monitoring';
 import type { WebhookProvider } from './provider';
 
@@ -157,15 +158,22 @@ export interface WebhookInboxProps {
   readonly processorMaxConcurrency?: number;
 
   /**
-   * Throttling of the endpoint; a throttled delivery gets 429 and the provider retries.
+   * The API that receives deliveries: an HTTP API, or a REST API (which AWS WAF can protect), each with an optional custom domain.
+   * @default WebhookIngress.httpApi()
+   */
+  readonly ingress?: WebhookIngress;
+
+  /**
+   * Throttling of the endpoint (the HTTP API's `$default` stage, or every method of the REST API's stage); a throttled delivery gets 429 and the provider retries.
    * @default - 1,000 requests per second, bursts of 2,000
    */
   readonly throttle?: apigwv2.ThrottleSettings;
 
   /**
    * The largest body accepted; a larger one gets 413 and is not stored. Lambda's 6 MB
-   * synchronous payload limit caps it (about 4.5 MB for bodies API Gateway base64-encodes).
-   * @default Size.bytes(6_000_000)
+   * synchronous payload limit caps it (about 4.5 MB for bodies API Gateway base64-encodes, which
+   * a REST API ingress does to every body: at most 4,669,440 bytes there, checked at synth).
+   * @default - Size.bytes(6_000_000); Size.bytes(4_500_000) with a REST API ingress
    */
   readonly maxBodySize?: Size;
 

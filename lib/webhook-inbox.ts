@@ -1,3 +1,4 @@
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -10,9 +11,10 @@ import { Construct } from 'constructs';
 import { POLLED_ONLY_ADAPTERS } from './contract';
 import { createInboxDashboard } from './dashboard';
 import { WebhookInboxBase } from './inbox-base';
+import { WebhookIngress } from './ingress';
 import { WebhookInboxAlarms } from './monitoring';
 import { WebhookProvider, WebhookProviderConfig } from './provider';
-import { createEndpoint, hookPath } from './private/api';
+import { createEndpoint, Endpoint, hookPath } from './private/api';
 import { createInboxFunctions } from './private/functions';
 import { createOutputs } from './private/outputs';
 import { createBodyBucket, createEventBus, createInboxTable, createResultsTable, createWorkQueues, signingSecretOf, signingSecrets } from './private/resources';
@@ -28,11 +30,9 @@ import type { WebhookInboxProps } from './webhook-inbox-props';
  * job by rule) with a dead-letter queue, and a scheduled reconciler that re-enqueues stranded rows.
  */
 export class WebhookInbox extends WebhookInboxBase {
-  /** The HTTP API that receives deliveries. */
-  public readonly api: apigwv2.HttpApi;
-  /** The API's `$default` stage (throttling, access logs). */
-  public readonly stage: apigwv2.HttpStage;
-  /** The base URL of the endpoint; providers post to `${endpointUrl}/hooks/<name>`. */
+  /** The REST API that receives deliveries, when the ingress is one (its stage is `restApi.deploymentStage`). */
+  public readonly restApi?: apigw.RestApi;
+  /** The base URL of the endpoint (the custom domain's, when one is set); providers post to `${endpointUrl}/hooks/<name>`. */
   public readonly endpointUrl: string;
   /** The inbox table: one row per (provider, event id). */
   public readonly inboxTable: dynamodb.ITable;
@@ -71,6 +71,7 @@ export class WebhookInbox extends WebhookInboxBase {
   /** The bus decided results are published to, unless `publishEvents` is false. */
   public readonly eventBus?: events.IEventBus;
 
+  private readonly endpoint: Endpoint;
   private readonly providerConfigs: WebhookProviderConfig[];
   private readonly secrets: ReadonlyMap<string, secretsmanager.ISecret>;
 
@@ -115,17 +116,33 @@ export class WebhookInbox extends WebhookInboxBase {
     this.rotatorFunction = createRotation(this, this.inboxName, this.providerConfigs, this.secrets, settings.logRetention);
 
     // The endpoint, then what watches the pipeline and what the operator and the CLI read.
-    const endpoint = createEndpoint(this, this.verifierFunction, this.providerConfigs, settings.throttle, settings.logRetention);
-    this.api = endpoint.api;
-    this.stage = endpoint.stage;
-    this.endpointUrl = this.api.apiEndpoint;
+    this.endpoint = createEndpoint(
+      this,
+      props.ingress ?? WebhookIngress.httpApi(),
+      this.verifierFunction,
+      this.providerConfigs,
+      settings.throttle,
+      settings.logRetention,
+    );
+    this.restApi = this.endpoint.restApi;
+    this.endpointUrl = this.endpoint.url;
 
     this.alarms = new WebhookInboxAlarms(this, 'Alarms', { ...props.alarms, inbox: this });
     this.deadLetterAlarm = this.alarms.deadLetterQueueDepth;
     if (props.dashboard?.enabled ?? true) {
       this.dashboard = createInboxDashboard(this, 'Dashboard', this, this.alarms.all, props.dashboard);
     }
-    createOutputs(this, this.providerConfigs, this.secrets);
+    createOutputs(this, this.providerConfigs, this.secrets, this.endpoint.domainTarget);
+  }
+
+  /** The HTTP API that receives deliveries; an inbox whose ingress is a REST API has none, and reading it throws (use `restApi`). */
+  public get api(): apigwv2.HttpApi {
+    return httpPart(this.endpoint.httpApi, 'api');
+  }
+
+  /** The HTTP API's `$default` stage (throttling, access logs); reading it throws when the ingress is a REST API (use `restApi.deploymentStage`). */
+  public get stage(): apigwv2.HttpStage {
+    return httpPart(this.endpoint.httpStage, 'stage');
   }
 
   /** The URL a provider posts to (a polled-only provider posts nothing: it has none). */
@@ -140,4 +157,11 @@ export class WebhookInbox extends WebhookInboxBase {
   public signingSecretFor(providerName: string): secretsmanager.ISecret {
     return signingSecretOf(this.secrets, providerName);
   }
+}
+
+/** A part only the HTTP API ingress has, or an error that says where the REST API's counterpart is. */
+function httpPart<T>(part: T | undefined, name: string): T {
+  if (part === undefined)
+    throw new Error(`${name}: this inbox's ingress is a REST API, which has no HTTP API ${name}; use restApi (its stage is restApi.deploymentStage)`);
+  return part;
 }

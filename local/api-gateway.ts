@@ -3,12 +3,14 @@
  * (payload format 2.0), for the local twin: routes requests by route key as API Gateway does, builds the event
  * (lower-case headers, repeated headers joined by commas, base64 for non-text bodies), enforces
  * the 10 MB request limit and Lambda's 6 MB invocation payload limit, and answers as API Gateway
- * does when the integration fails (500) or times out (503).
+ * does when the integration fails (500) or times out (503). `startRestApiGateway` is the same for
+ * a REST API (payload format 1.0): its stage in the path, its 403 for what no method serves, its
+ * binary media types, and its 502 and 504.
  */
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { Limits } from '../lib/contract';
 import { InvocationTimeoutError } from './lambda-host';
 import { LOCAL_ACCOUNT } from './local-aws';
@@ -52,8 +54,8 @@ export interface LocalApiGateway {
   stop(): Promise<void>;
 }
 
-interface MatchedRoute {
-  readonly route: ApiRoute;
+interface MatchedRoute<R = ApiRoute> {
+  readonly route: R;
   readonly pathParameters?: Record<string, string>;
 }
 
@@ -102,8 +104,12 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
 }
 
 /** The route API Gateway picks: the most specific match, `ANY` after the method's own, `$default` last. */
-export function matchRoute(routes: readonly ApiRoute[], method: string, path: string): MatchedRoute | undefined {
-  let best: { matched: MatchedRoute; score: number } | undefined;
+export function matchRoute<R extends { readonly routeKey: string } = ApiRoute>(
+  routes: readonly R[],
+  method: string,
+  path: string,
+): MatchedRoute<R> | undefined {
+  let best: { matched: MatchedRoute<R>; score: number } | undefined;
   for (const route of routes) {
     if (route.routeKey === '$default') {
       if (!best) best = { matched: { route }, score: -1 };
@@ -242,4 +248,180 @@ export function httpApiEvent(request: HttpApiRequest): APIGatewayProxyEventV2 {
     body: body.length === 0 ? undefined : body.toString(asText ? 'utf8' : 'base64'),
     isBase64Encoded: body.length > 0 && !asText,
   };
+}
+
+/** One method of a REST API: its key (`POST /hooks/x`, the resource path without the stage) and its Lambda proxy integration. */
+export interface RestApiRoute {
+  readonly routeKey: string;
+  readonly invoke: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyStructuredResultV2>;
+}
+
+export interface RestApiGatewayOptions extends Omit<ApiGatewayOptions, 'routes'> {
+  readonly routes: readonly RestApiRoute[];
+  /** The stage every path starts with, as in `https://<id>.execute-api.<region>.amazonaws.com/<stage>/...`. */
+  readonly stageName: string;
+  /** Content types passed to the integration base64-encoded (`*` / `*`: every one); any other body is passed as text. */
+  readonly binaryMediaTypes: readonly string[];
+}
+
+/** A REST API's front door; its `url` is the host's, the stage is part of every path. */
+export async function startRestApiGateway(options: RestApiGatewayOptions): Promise<LocalApiGateway> {
+  const server: Server = createServer((req, res) => {
+    if (options.fallback?.(req, res)) return;
+    void serveRest(req, res, options);
+  });
+  return { url: await listenOnLoopback(server, options.port), stop: () => closeServer(server) };
+}
+
+async function serveRest(req: IncomingMessage, res: ServerResponse, options: RestApiGatewayOptions): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const method = req.method ?? 'GET';
+  const requestId = randomUUID();
+  const reply = (status: number, body: Buffer, headers: Record<string, string>, routeKey?: string) => {
+    res.writeHead(status, { ...headers, 'content-length': String(body.length), 'x-amzn-requestid': requestId });
+    res.end(body);
+    options.onResponse?.({ routeKey, method, path: url.pathname, status, responseBody: body.toString('utf8'), requestId, at: Date.now() });
+  };
+  const message = (status: number, text: string, routeKey?: string) =>
+    reply(status, Buffer.from(JSON.stringify({ message: text })), { 'content-type': 'application/json' }, routeKey);
+  const prefix = `/${options.stageName}`;
+  // A path outside the stage names no deployed stage; inside it, no method answers with this token message.
+  if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {
+    req.resume();
+    return message(403, 'Forbidden');
+  }
+  const path = url.pathname.slice(prefix.length) || '/';
+  const matched = matchRoute(options.routes, method, path);
+  if (!matched) {
+    req.resume();
+    return message(403, 'Missing Authentication Token');
+  }
+  const { routeKey } = matched.route;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > API_GATEWAY_MAX_REQUEST_BYTES) return message(413, 'Request Entity Too Large', routeKey);
+    chunks.push(chunk as Buffer);
+  }
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) (multiValueHeaders[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
+  const query: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) (query[name] ??= []).push(value);
+  const event = restApiEvent({
+    resource: routeKey.split(' ')[1],
+    method,
+    path,
+    stage: options.stageName,
+    multiValueHeaders,
+    query,
+    body: Buffer.concat(chunks),
+    binaryMediaTypes: options.binaryMediaTypes,
+    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    requestId,
+    apiId: options.apiId,
+    pathParameters: matched.pathParameters,
+  });
+  if (Buffer.byteLength(JSON.stringify(event)) > Limits.LAMBDA_SYNC_PAYLOAD_BYTES) return message(413, 'Request Entity Too Large', routeKey);
+  let result: APIGatewayProxyStructuredResultV2 & { multiValueHeaders?: Record<string, readonly string[]> };
+  try {
+    result = await matched.route.invoke(event);
+  } catch (error) {
+    return error instanceof InvocationTimeoutError ? message(504, 'Endpoint request timed out', routeKey) : message(502, 'Internal server error', routeKey);
+  }
+  const body = result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  // Values in multiValueHeaders win over the same name in headers, as API Gateway merges them.
+  const headers: Record<string, string> = { ...((result.headers ?? {}) as Record<string, string>) };
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.join(', ');
+  reply(result.statusCode ?? 200, body, headers, routeKey);
+}
+
+/** A request as a REST API front door sees it: header names as sent, every value of each. */
+export interface RestApiRequest {
+  /** The resource path of the method, e.g. `/hooks/answerline`. */
+  readonly resource: string;
+  readonly method: string;
+  /** The path without the stage. */
+  readonly path: string;
+  readonly stage: string;
+  readonly multiValueHeaders: Readonly<Record<string, readonly string[]>>;
+  readonly query: Readonly<Record<string, readonly string[]>>;
+  readonly body: Buffer;
+  readonly binaryMediaTypes: readonly string[];
+  readonly sourceIp: string;
+  readonly requestId: string;
+  readonly apiId?: string;
+  readonly pathParameters?: Record<string, string>;
+}
+
+/**
+ * The event a REST API hands a Lambda proxy integration (payload format 1.0), as AWS documents it:
+ * headers in `multiValueHeaders` with every value and in `headers` with the last, names as sent;
+ * the query decoded in the same two forms; the path without the stage; the body base64-encoded
+ * when its content type is one of the binary media types, as text otherwise, `null` when empty.
+ */
+export function restApiEvent(request: RestApiRequest): APIGatewayProxyEvent {
+  const { multiValueHeaders, query, body } = request;
+  const last = (values: Readonly<Record<string, readonly string[]>>) =>
+    Object.fromEntries(Object.entries(values).map(([name, list]) => [name, list[list.length - 1]]));
+  const contentType = Object.entries(multiValueHeaders).find(([name]) => name.toLowerCase() === 'content-type')?.[1][0];
+  const binary = request.binaryMediaTypes.some((type) => isMediaType(contentType, type));
+  const hasQuery = Object.keys(query).length > 0;
+  const now = new Date();
+  const userAgent = Object.entries(multiValueHeaders).find(([name]) => name.toLowerCase() === 'user-agent')?.[1][0] ?? null;
+  return {
+    resource: request.resource,
+    path: request.path,
+    httpMethod: request.method,
+    headers: last(multiValueHeaders),
+    multiValueHeaders: Object.fromEntries(Object.entries(multiValueHeaders).map(([name, list]) => [name, [...list]])),
+    queryStringParameters: hasQuery ? last(query) : null,
+    multiValueQueryStringParameters: hasQuery ? Object.fromEntries(Object.entries(query).map(([name, list]) => [name, [...list]])) : null,
+    pathParameters: request.pathParameters ?? null,
+    stageVariables: null,
+    requestContext: {
+      accountId: LOCAL_ACCOUNT,
+      apiId: request.apiId ?? 'local',
+      authorizer: null,
+      domainName: '127.0.0.1',
+      domainPrefix: '127',
+      extendedRequestId: request.requestId,
+      httpMethod: request.method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: request.sourceIp,
+        user: null,
+        userAgent,
+        userArn: null,
+      },
+      path: `/${request.stage}${request.path}`,
+      protocol: 'HTTP/1.1',
+      requestId: request.requestId,
+      requestTimeEpoch: now.getTime(),
+      resourceId: 'local',
+      resourcePath: request.resource,
+      stage: request.stage,
+    },
+    body: body.length === 0 ? null : body.toString(binary ? 'base64' : 'utf8'),
+    isBase64Encoded: body.length > 0 && binary,
+  };
+}
+
+/** Whether a content type is of a binary media type (`*` / `*`, `image/*`, or itself); without one, only `*` / `*` matches. */
+function isMediaType(contentType: string | undefined, type: string): boolean {
+  if (type === '*/*') return true;
+  const own = contentType?.split(';')[0].trim().toLowerCase();
+  if (!own) return false;
+  const [major, minor] = type.toLowerCase().split('/');
+  return minor === '*' ? own.startsWith(`${major}/`) : own === type.toLowerCase();
 }

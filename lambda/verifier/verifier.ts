@@ -1,8 +1,8 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { DedupeResult, DeliveryRecordMessage, MetricName, SignatureResult } from '../../lib/contract';
 import { Admission, ProviderAdapter } from '../shared/providers/adapter';
 import { logReference, resourceReference, sha256Hex, tenantReference } from '../shared/runtime/digest';
-import { HandshakeAnswer, InboundRequest, parseApiGatewayEvent, Reason, respond, respondToHandshake } from '../shared/runtime/http';
+import { HandshakeAnswer, InboundRequest, IngressEvent, parseIngressEvent, Reason, respond, respondToHandshake } from '../shared/runtime/http';
 import { admitDelivery, AdmissionResult, placement } from '../shared/admission';
 import { BodyStore } from '../shared/stores/body-store';
 import { deliveryKey, InboxStore } from '../shared/stores/inbox-store';
@@ -106,13 +106,13 @@ interface Decision {
  * sweep re-enqueues any row left pending.
  */
 export function createVerifier(deps: VerifierDependencies) {
-  return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+  return async (event: IngressEvent): Promise<APIGatewayProxyStructuredResultV2> => {
     const started = deps.now();
     let provider: string | undefined;
     let request: InboundRequest | undefined;
     let decision: Decision;
     try {
-      const parsed = parseApiGatewayEvent(event, deps.maxBodyBytes);
+      const parsed = parseIngressEvent(event, deps.maxBodyBytes);
       const named = parsed.ok ? parsed.request.provider : parsed.provider;
       const adapter = named === undefined ? undefined : deps.adapters.get(named);
       // Only a served provider names a metric dimension or a log field: a path is the sender's to choose.

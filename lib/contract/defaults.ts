@@ -20,6 +20,11 @@ export const Limits = {
    */
   MAX_BODY_BYTES: LAMBDA_SYNC_PAYLOAD_BYTES - 64 * 1024,
   /**
+   * The largest `maxBodySize` behind a REST API ingress: every body reaches the verifier
+   * base64-encoded (4 characters per 3 bytes), and the encoding must fit where a raw body may.
+   */
+  REST_API_MAX_BODY_BYTES: ((LAMBDA_SYNC_PAYLOAD_BYTES - 64 * 1024) / 4) * 3,
+  /**
    * The largest `inlineBodyLimit`: DynamoDB's item limit is 400 KB, and the row's other
    * attributes (keys, meta, lease, outcome) need room beside the body.
    */
@@ -82,6 +87,8 @@ export const Defaults = {
    * Lambda's synchronous payload limit leaves for a body).
    */
   MAX_BODY_BYTES: 6_000_000,
+  /** The largest body accepted behind a REST API ingress: a round 4,500,000 bytes, under `Limits.REST_API_MAX_BODY_BYTES`. */
+  REST_API_MAX_BODY_BYTES: 4_500_000,
   /** Bodies above this go to S3; well under `Limits.INLINE_BODY_BYTES`. */
   INLINE_BODY_BYTES: 64 * 1024,
   RETENTION_DAYS: 30,

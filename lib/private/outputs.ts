@@ -7,12 +7,20 @@ import { hookPath } from './api';
 import { pascalCase } from './names';
 
 /**
- * The stack outputs of an inbox: its endpoint, the ops configuration the CLI reads (one JSON
+ * The stack outputs of an inbox: its endpoint (the custom domain's URL when one is set, and
+ * then the domain's DNS target), the ops configuration the CLI reads (one JSON
  * document, found by its description), and each provider's URL and signing secret (a polled-only
  * provider has neither; SNS has no secret).
  */
-export function createOutputs(inbox: IWebhookInbox, providers: readonly WebhookProviderConfig[], secrets: ReadonlyMap<string, secretsmanager.ISecret>): void {
+export function createOutputs(
+  inbox: IWebhookInbox,
+  providers: readonly WebhookProviderConfig[],
+  secrets: ReadonlyMap<string, secretsmanager.ISecret>,
+  domainTarget: string | undefined,
+): void {
   new CfnOutput(inbox, 'EndpointUrl', { value: inbox.endpointUrl, description: 'Webhook inbox endpoint base URL' });
+  // Where a custom domain's DNS record points (its CNAME or alias target), whether or not the inbox created the record.
+  if (domainTarget !== undefined) new CfnOutput(inbox, 'DomainTarget', { value: domainTarget, description: 'Webhook inbox custom domain DNS target' });
   const opsConfig: OpsConfig = {
     inboxName: inbox.inboxName,
     inboxTable: inbox.inboxTable.tableName,

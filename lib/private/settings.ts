@@ -4,6 +4,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { Defaults, Limits } from '../contract';
+import { WebhookIngressType } from '../ingress';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
 
 /** `Defaults.LOG_RETENTION_DAYS` as the enum member it is (the annotation fails to compile if it is none). */
@@ -42,7 +43,7 @@ export function resolveSettings(scope: Construct, props: WebhookInboxProps): Inb
     logRetention: props.logRetention ?? DEFAULT_LOG_RETENTION,
     processorTimeout: props.processorFunctionProps?.timeout ?? Duration.seconds(Defaults.PROCESSOR_TIMEOUT_SECONDS),
     retention: retentionOf(props),
-    maxBodyBytes: (props.maxBodySize ?? Size.bytes(Defaults.MAX_BODY_BYTES)).toBytes(),
+    maxBodyBytes: (props.maxBodySize ?? Size.bytes(isRestApi(props) ? Defaults.REST_API_MAX_BODY_BYTES : Defaults.MAX_BODY_BYTES)).toBytes(),
     inlineBodyBytes: (props.inlineBodyLimit ?? Size.bytes(Defaults.INLINE_BODY_BYTES)).toBytes(),
     secretCacheTtl: props.secretCacheTtl ?? Duration.seconds(Defaults.SECRET_CACHE_SECONDS),
     sweepAfter: props.sweepAfter ?? Duration.seconds(Defaults.SWEEP_AFTER_SECONDS),
@@ -58,6 +59,11 @@ export function resolveSettings(scope: Construct, props: WebhookInboxProps): Inb
     rejectionRecordSamplePercent: props.rejectionRecordSamplePercent ?? Defaults.REJECTION_SAMPLE_PERCENT,
     rejectionRecordRetention: props.rejectionRecordRetention ?? Duration.days(Defaults.REJECTION_RETENTION_DAYS),
   };
+}
+
+/** Whether the inbox's ingress is a REST API (its bodies all arrive base64-encoded). */
+export function isRestApi(props: WebhookInboxProps): boolean {
+  return props.ingress?.type === WebhookIngressType.REST_API;
 }
 
 /** How long rows are kept; validation needs it before the settings are resolved. */

@@ -1,10 +1,10 @@
 import { Duration, Token } from 'aws-cdk-lib';
-import { Defaults, Limits, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
+import { Defaults, Limits, POLLED_ONLY_ADAPTERS, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerProblems } from '../runtime-config';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
 import { rateSeconds } from './schedule-rate';
-import { deadLetterRetentionOf, retentionOf } from './settings';
+import { deadLetterRetentionOf, isRestApi, retentionOf } from './settings';
 
 /**
  * Checks the props of a WebhookInbox once, in its constructor, before anything is created:
@@ -34,17 +34,38 @@ export function validateWebhookInboxProps(props: WebhookInboxProps, providers: r
   checkRange(problems, 'processorBatchSize', props.processorBatchSize, Limits.PROCESSOR_BATCH_SIZE);
   checkRange(problems, 'processorMaxConcurrency', props.processorMaxConcurrency, Limits.PROCESSOR_MAX_CONCURRENCY);
   checkRange(problems, 'sweepBatchSize', props.sweepBatchSize, Limits.SWEEP_BATCH_SIZE);
-  checkRange(problems, 'maxBodySize (bytes)', props.maxBodySize?.toBytes(), { MIN: 1, MAX: Limits.MAX_BODY_BYTES });
+  const maxBodyBytes = isRestApi(props) ? Limits.REST_API_MAX_BODY_BYTES : Limits.MAX_BODY_BYTES;
+  checkRange(problems, `maxBodySize (bytes${isRestApi(props) ? ', REST API ingress' : ''})`, props.maxBodySize?.toBytes(), { MIN: 1, MAX: maxBodyBytes });
   checkRange(problems, 'inlineBodyLimit (bytes)', props.inlineBodyLimit?.toBytes(), { MIN: 1, MAX: Limits.INLINE_BODY_BYTES });
   checkRange(problems, 'rejectionRecordsPerMinute', props.rejectionRecordsPerMinute, Limits.REJECTION_RECORDS_PER_MINUTE);
   checkRange(problems, 'rejectionRecordSamplePercent', props.rejectionRecordSamplePercent, Limits.REJECTION_SAMPLE_PERCENT);
   checkRange(problems, 'rejectionRecordRetention (days)', props.rejectionRecordRetention?.toDays({ integral: false }), Limits.REJECTION_RETENTION_DAYS);
+  problems.push(...ingressProblems(props, providers));
   problems.push(...retentionProblems(props, providers));
   problems.push(...deadlineWarningProblems(props));
   if (problems.length > 0) {
     throw new Error(`Invalid WebhookInbox props:\n- ${problems.join('\n- ')}`);
   }
 }
+
+/** A REST API needs a method to deploy, and AWS WAF associates a regional web ACL only. */
+function ingressProblems(props: WebhookInboxProps, providers: readonly WebhookProviderConfig[]): string[] {
+  if (!isRestApi(props)) return [];
+  const problems: string[] = [];
+  if (providers.every((provider) => POLLED_ONLY_ADAPTERS.includes(provider.adapter))) {
+    problems.push('ingress: a REST API needs a provider that posts (every provider here is polled only)');
+  }
+  const webAclArn = props.ingress?.webAclArn;
+  if (webAclArn !== undefined && !Token.isUnresolved(webAclArn) && !REGIONAL_WEB_ACL_ARN.test(webAclArn)) {
+    problems.push(
+      `ingress.webAclArn: must be the ARN of a REGIONAL AWS WAF web ACL (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>), got "${webAclArn}"`,
+    );
+  }
+  return problems;
+}
+
+/** A web ACL an API Gateway stage can be associated with: scope REGIONAL (a CLOUDFRONT one is `global/`). */
+const REGIONAL_WEB_ACL_ARN = /^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/webacl\/[\w-]+\/[\w-]+$/;
 
 /**
  * A row must outlive everything that can still reach it: a message redriven from the dead-letter

@@ -117,6 +117,11 @@ export class StackBinding {
         const arn = `arn:aws:sns:${region}:${account}:${name}`;
         return { ref: arn, attributes: { TopicArn: arn, TopicName: name } };
       }
+      case 'AWS::ApiGateway::RestApi': {
+        // Its methods hang from its root resource; the endpoint is the local front door's.
+        const apiId = digest(`${this.stackName}/${logicalId}`, 10);
+        return { ref: apiId, attributes: { RootResourceId: `${apiId}-root` } };
+      }
       case 'AWS::ApiGatewayV2::Api': {
         // The endpoint is the local front door's, set once it listens.
         const apiId = digest(`${this.stackName}/${logicalId}`, 10);

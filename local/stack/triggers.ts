@@ -1,12 +1,13 @@
 /**
- * What invokes a stack's functions locally, from the template: the HTTP APIs' routes, the SQS
+ * What invokes a stack's functions locally, from the template: the HTTP APIs' routes and the REST
+ * APIs' methods (Lambda proxy integrations), the SQS
  * event source mappings, the EventBridge rules (schedules, and event patterns on the stack's
  * buses, delivering to Lambda and SQS targets), and the rotation schedules of secrets.
  */
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { ApiAccessRecord, ApiRoute, LocalApiGateway, startApiGateway } from '../api-gateway';
+import { ApiAccessRecord, ApiRoute, LocalApiGateway, RestApiRoute, startApiGateway, startRestApiGateway } from '../api-gateway';
 import { busName, RecordedEvent } from '../eventbridge-stand-in';
 import { LOCAL_AWS } from '../local-aws';
 import { Poller, startPoller } from '../sqs-event-source';
@@ -60,8 +61,12 @@ export interface RuleDelivery {
 export interface LocalApi {
   readonly logicalId: string;
   readonly apiId: string;
+  /** The base URL a route's path follows: a REST API's ends with its stage. */
   readonly url: string;
 }
+
+/** A route of an HTTP API or a method of a REST API; each goes only into its own API's table. */
+export type LocalRoute = ApiRoute | RestApiRoute;
 
 export interface TriggerOptions {
   /** Port of the first HTTP API (the others get free ones); 0 picks a free one. */
@@ -94,9 +99,9 @@ export async function startApis(
   stack: SynthesizedStack,
   binding: StackBinding,
   options: Pick<TriggerOptions, 'port' | 'fallback' | 'onApiResponse' | 'warn'>,
-): Promise<{ apis: LocalApi[]; routeTables: Map<string, ApiRoute[]>; stop(): Promise<void> }> {
+): Promise<{ apis: LocalApi[]; routeTables: Map<string, LocalRoute[]>; stop(): Promise<void> }> {
   const apis: LocalApi[] = [];
-  const routeTables = new Map<string, ApiRoute[]>();
+  const routeTables = new Map<string, LocalRoute[]>();
   const gateways: LocalApiGateway[] = [];
   for (const [logicalId, resource] of resourcesOf(stack, 'AWS::ApiGatewayV2::Api')) {
     if ((resource.Properties?.ProtocolType ?? 'HTTP') !== 'HTTP') {
@@ -120,12 +125,37 @@ export async function startApis(
     apis.push(holder.api);
     routeTables.set(logicalId, routes);
   }
+  for (const [logicalId, resource] of resourcesOf(stack, 'AWS::ApiGateway::RestApi')) {
+    const stage = resourcesOf(stack, 'AWS::ApiGateway::Stage').find(([, candidate]) => refTarget(candidate.Properties?.RestApiId) === logicalId)?.[1];
+    if (!stage) {
+      options.warn(`${constructPath(stack, logicalId, resource)}: a REST API without a stage serves nothing`);
+      continue;
+    }
+    const apiId = binding.get(logicalId).ref;
+    const stageName = binding.resolveString(stage.Properties?.StageName);
+    const routes: RestApiRoute[] = [];
+    const first = apis.length === 0;
+    const holder: { api?: LocalApi } = {};
+    const gateway = await startRestApiGateway({
+      port: first ? options.port : 0,
+      apiId,
+      routes,
+      stageName,
+      binaryMediaTypes: (binding.resolve(resource.Properties?.BinaryMediaTypes ?? []) as string[]).map((type) => type.replace(/~1/g, '/')),
+      ...(first && options.fallback ? { fallback: options.fallback } : {}),
+      ...(options.onApiResponse ? { onResponse: (record: ApiAccessRecord) => options.onApiResponse!(holder.api!, record) } : {}),
+    });
+    gateways.push(gateway);
+    holder.api = { logicalId, apiId, url: `${gateway.url}/${stageName}` };
+    apis.push(holder.api);
+    routeTables.set(logicalId, routes);
+  }
   return { apis, routeTables, stop: () => Promise.all(gateways.map((gateway) => gateway.stop())).then(() => undefined) };
 }
 
 /** A route integrated with a local function. */
 export interface IntegratedRoute {
-  readonly route: ApiRoute;
+  readonly route: LocalRoute;
   readonly functionLogicalId: string;
 }
 
@@ -155,10 +185,37 @@ export function apiRoutes(
     if (String(integration.Properties?.PayloadFormatVersion ?? '2.0') !== '2.0')
       warn(`${path}: payload format ${integration.Properties?.PayloadFormatVersion} is sent as 2.0 locally`);
     const list = routes.get(apiLogicalId) ?? [];
-    list.push({ route: { routeKey, invoke: (event) => fn.invoke<APIGatewayProxyStructuredResultV2>(event) }, functionLogicalId: fn.logicalId });
+    list.push({ route: { routeKey, invoke: (event: unknown) => fn.invoke<APIGatewayProxyStructuredResultV2>(event) }, functionLogicalId: fn.logicalId });
+    routes.set(apiLogicalId, list);
+  }
+  for (const [logicalId, resource] of resourcesOf(stack, 'AWS::ApiGateway::Method')) {
+    const properties = resource.Properties ?? {};
+    const apiLogicalId = refTarget(properties.RestApiId);
+    const integration = properties.Integration as { Type?: string; Uri?: unknown } | undefined;
+    const uri = integration?.Uri === undefined ? '' : binding.resolveString(integration.Uri);
+    const fn = byArn.get(/functions\/(arn:[^/]+)\/invocations/.exec(uri)?.[1] ?? '');
+    const routeKey = `${String(properties.HttpMethod)} ${restResourcePath(stack, properties.ResourceId)}`;
+    if (!apiLogicalId || !fn || integration?.Type !== 'AWS_PROXY') {
+      warn(`${constructPath(stack, logicalId, resource)}: method ${routeKey} is not a Lambda proxy integration of a local function; it answers 403`);
+      continue;
+    }
+    const list = routes.get(apiLogicalId) ?? [];
+    list.push({ route: { routeKey, invoke: (event: unknown) => fn.invoke<APIGatewayProxyStructuredResultV2>(event) }, functionLogicalId: fn.logicalId });
     routes.set(apiLogicalId, list);
   }
   return routes;
+}
+
+/** A REST API resource's path, from its `PathPart`s up to the API's root (`Fn::GetAtt [api, RootResourceId]`). */
+function restResourcePath(stack: SynthesizedStack, resourceId: unknown): string {
+  const parts: string[] = [];
+  for (let id = refTarget(resourceId); id !== undefined;) {
+    const resource = stack.template.Resources[id];
+    if (resource?.Type !== 'AWS::ApiGateway::Resource') break;
+    parts.unshift(String(resource.Properties?.PathPart));
+    id = refTarget(resource.Properties?.ParentId);
+  }
+  return `/${parts.join('/')}`;
 }
 
 export function startTriggers(

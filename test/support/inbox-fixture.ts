@@ -20,7 +20,7 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import {
   AdapterKind,
   AnswerlineLifecycle,
@@ -370,6 +370,87 @@ export function apiGatewayEvent(body: Buffer | string, headers: Record<string, s
     },
     body: options.base64 ? bytes.toString('base64') : bytes.toString('utf8'),
     isBase64Encoded: options.base64 ?? false,
+  };
+}
+
+/**
+ * A faithful API Gateway REST API Lambda proxy (payload format 1.0) event, as AWS documents it:
+ * header names as the sender wrote them (API Gateway adds its own), every value in
+ * `multiValueHeaders` and the last one in `headers`, the path without the stage (which is in
+ * `requestContext.path`), the source address in `requestContext.identity`, and a body always
+ * base64-encoded, as an API whose binary media types are `*` / `*` passes it. `headers` may repeat
+ * a name with an array.
+ */
+export function restApiEvent(
+  body: Buffer | string,
+  headers: Record<string, string | readonly string[]>,
+  options: EventOptions & { readonly query?: Record<string, readonly string[]> } = {},
+): APIGatewayProxyEvent {
+  const path = options.path ?? HOOK_PATH;
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
+  const multiValueHeaders: Record<string, string[]> = {
+    Accept: ['*/*'],
+    'Content-Type': ['application/json'],
+    Host: ['abc123def4.execute-api.us-east-1.amazonaws.com'],
+    'User-Agent': ['Answerline-Webhooks/1.0'],
+    'X-Amzn-Trace-Id': [`Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`],
+    'X-Forwarded-For': ['203.0.113.7'],
+    'X-Forwarded-Port': ['443'],
+    'X-Forwarded-Proto': ['https'],
+  };
+  for (const [name, value] of Object.entries(headers)) {
+    for (const existing of Object.keys(multiValueHeaders)) if (existing.toLowerCase() === name.toLowerCase()) delete multiValueHeaders[existing];
+    multiValueHeaders[name] = typeof value === 'string' ? [value] : [...value];
+  }
+  const query = options.query;
+  const time = new Date();
+  return {
+    resource: path.replace(/\/$/, ''),
+    path,
+    httpMethod: 'POST',
+    headers: Object.fromEntries(Object.entries(multiValueHeaders).map(([name, values]) => [name, values[values.length - 1]])),
+    multiValueHeaders,
+    queryStringParameters: query ? Object.fromEntries(Object.entries(query).map(([name, values]) => [name, values[values.length - 1]])) : null,
+    multiValueQueryStringParameters: query ? Object.fromEntries(Object.entries(query).map(([name, values]) => [name, [...values]])) : null,
+    pathParameters: null,
+    stageVariables: null,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'abc123def4',
+      authorizer: null,
+      domainName: 'abc123def4.execute-api.us-east-1.amazonaws.com',
+      domainPrefix: 'abc123def4',
+      extendedRequestId: randomBytes(6).toString('base64url'),
+      httpMethod: 'POST',
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: '203.0.113.7',
+        user: null,
+        userAgent: multiValueHeaders['User-Agent']?.[0] ?? '',
+        userArn: null,
+      },
+      path: `/prod${path}`,
+      protocol: 'HTTP/1.1',
+      requestId: options.requestId ?? randomUUID(),
+      requestTime: time.toUTCString(),
+      requestTimeEpoch: time.getTime(),
+      resourceId: randomBytes(3).toString('hex'),
+      resourcePath: path.replace(/\/$/, ''),
+      stage: 'prod',
+    },
+    // An empty body is none at all.
+    body: bytes.length === 0 ? null : bytes.toString('base64'),
+    isBase64Encoded: bytes.length > 0,
   };
 }
 

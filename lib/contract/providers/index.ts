@@ -48,6 +48,9 @@ export const PROVIDER_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** The path under which each provider is served: `POST /hooks/<name>`. */
 export const HOOKS_PATH = '/hooks';
 
+/** The stage of a REST API ingress: its URL is `https://<api id>.execute-api.<region>.amazonaws.com/prod`. */
+export const REST_API_STAGE_NAME = 'prod';
+
 /** The adapters the runtime knows; a provider preset names one of these. */
 export const AdapterKind = {
   ANSWERLINE: 'answerline',

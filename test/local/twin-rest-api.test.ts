@@ -1,0 +1,121 @@
+/**
+ * The twin runs an inbox whose ingress is a REST API from its synthesized template: its front door
+ * is built from the template's REST API (stage, resources, methods, binary media types) and hands
+ * the verifier a REST API proxy event (payload 1.0) of its own making. The rules checked: a
+ * signed delivery posted at the provider's URL (under the stage) is accepted and processed, its
+ * bytes (not UTF-8) stored as sent; what no method serves is answered 403 by the front door,
+ * never 3xx (HEAD or GET on the POST route, a trailing slash, an unknown path, no stage).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { App, Stack } from 'aws-cdk-lib';
+import { WebhookInbox, WebhookIngress, WebhookProvider } from '../../lib';
+import { LOCAL_AWS } from '../../local/local-aws';
+import { standardWebhooksHeaders, unixSeconds } from '../../local/providers/signing';
+import { ASSEMBLY_METADATA_CONTEXT } from '../../local/synth';
+import { startTemplateTwinProcess, TemplateTwinProcess, waitFor } from '../support/template-twin-process';
+
+const WEB_ACL_ARN = 'arn:aws:wafv2:us-east-1:000000000000:regional/webacl/webhooks/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
+
+/** One request, never following a redirect: its status and Location header. */
+function send(
+  url: string,
+  method: string,
+  headers: Record<string, string> = {},
+  body: Buffer = Buffer.alloc(0),
+): Promise<{ status: number; location?: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const framing = body.length === 0 ? {} : { 'content-length': String(body.length) };
+    const req = request(url, { method, headers: { ...framing, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, location: res.headers.location, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject).end(body.length === 0 ? undefined : body);
+  });
+}
+
+describe('the twin running a REST API ingress', () => {
+  let dir: string;
+  let twin: TemplateTwinProcess;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'twin-rest-'));
+    const outdir = join(dir, 'cdk.out');
+    const app = new App({ outdir, context: { 'aws:cdk:disable-asset-staging': true, ...ASSEMBLY_METADATA_CONTEXT } });
+    new WebhookInbox(new Stack(app, 'RestIngress'), 'Inbox', {
+      providers: [WebhookProvider.answerline()],
+      ingress: WebhookIngress.restApi({ webAclArn: WEB_ACL_ARN }),
+    });
+    app.synth();
+    twin = await startTemplateTwinProcess({ app: outdir, port: 0, stateDir: join(dir, 'state') });
+  });
+  afterAll(async () => {
+    await twin?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a signed delivery posted under the stage is accepted, stored byte for byte and processed', async () => {
+    const [inbox] = twin.ready.inboxes;
+    const answerline = inbox.providers.find((provider) => provider.name === 'answerline')!;
+    expect(new URL(answerline.url).pathname).toBe('/prod/hooks/answerline');
+    const taskId = `tsk_${randomUUID().slice(0, 8)}`;
+    const [head, tail] = JSON.stringify({
+      task: { id: taskId, status: 'COMPLETED', idempotencyKey: 'report-1', createdAt: new Date().toISOString() },
+      response: { result: { answer: 'RAW' } },
+    }).split('RAW');
+    // Not UTF-8 inside a string, CRLF between tokens: any text round trip on the way would break the signature.
+    const body = Buffer.concat([Buffer.from(head.replace('{', '{\r\n'), 'utf8'), Buffer.from([0xff, 0xfe]), Buffer.from(tail, 'utf8')]);
+    const headers = standardWebhooksHeaders(answerline.secret, `msg_${randomUUID()}`, unixSeconds(), body);
+
+    const answer = await send(answerline.url, 'POST', headers, body);
+    expect([answer.status, JSON.parse(answer.body)]).toEqual([202, { result: 'accepted' }]);
+
+    const dynamodb = new DynamoDBClient({ endpoint: twin.ready.services.dynamodb, region: twin.ready.region, credentials: LOCAL_AWS.credentials });
+    try {
+      const row = await waitFor(
+        'the row processed',
+        async () => {
+          const { Items = [] } = await dynamodb.send(new ScanCommand({ TableName: inbox.tables.inbox }));
+          return Items.find((item) => item.eventId?.S === taskId && item.status?.S === 'PROCESSED');
+        },
+        60_000,
+      );
+      expect(Buffer.from(row.body!.B!).equals(body)).toBe(true);
+    } finally {
+      dynamodb.destroy();
+    }
+    expect((await send(answerline.url, 'POST', headers, body)).status).toBe(200);
+  });
+
+  test('what no method serves is answered 403 by the front door, never a 3xx or a Location', async () => {
+    const base = new URL(twin.ready.inboxes[0].providers[0].url).origin;
+    const probes: [string, string][] = [
+      ['HEAD', '/prod/hooks/answerline'],
+      ['GET', '/prod/hooks/answerline'],
+      ['PUT', '/prod/hooks/answerline'],
+      ['POST', '/prod/hooks/answerline/'],
+      ['POST', '/prod/hooks/unknown'],
+      ['POST', '/prod/hooks'],
+      ['POST', '/prod/'],
+      ['POST', '/hooks/answerline'],
+      ['GET', '/'],
+    ];
+    const answers = [];
+    for (const [method, path] of probes) {
+      answers.push([
+        method,
+        path,
+        (await send(`${base}${path}`, method, { 'x-forwarded-proto': 'http' }, method === 'POST' ? Buffer.from('{}') : undefined)).status,
+      ]);
+    }
+    expect(answers.filter(([, , status]) => Number(status) >= 300 && Number(status) < 400)).toEqual([]);
+    expect(answers).toEqual(probes.map(([method, path]) => [method, path, 403]));
+    // An unsigned POST on the route reaches the verifier and is refused there.
+    expect((await send(`${base}/prod/hooks/answerline`, 'POST', { 'content-type': 'application/json' }, Buffer.from('{}'))).status).toBe(400);
+  });
+});
