@@ -45,7 +45,7 @@ export function resolveSettings(scope: Construct, props: WebhookInboxProps): Inb
     maxBodyBytes: (props.maxBodySize ?? Size.bytes(Defaults.MAX_BODY_BYTES)).toBytes(),
     inlineBodyBytes: (props.inlineBodyLimit ?? Size.bytes(Defaults.INLINE_BODY_BYTES)).toBytes(),
     secretCacheTtl: props.secretCacheTtl ?? Duration.seconds(Defaults.SECRET_CACHE_SECONDS),
-    sweepAfter: props.sweepAfter ?? Duration.seconds(Defaults.SWEEP_AFTER_SECONDS),
+    sweepAfter: sweepAfterOf(props),
     sweepBatchSize: props.sweepBatchSize ?? Defaults.SWEEP_BATCH_SIZE,
     pollBatchSize: props.pollBatchSize ?? Defaults.POLL_BATCH_SIZE,
     deadlineWarning: props.deadlineWarning ?? Duration.seconds(Defaults.DEADLINE_WARNING_SECONDS),
@@ -63,6 +63,11 @@ export function resolveSettings(scope: Construct, props: WebhookInboxProps): Inb
 /** How long rows are kept; validation needs it before the settings are resolved. */
 export function retentionOf(props: WebhookInboxProps): Duration {
   return props.retention ?? Duration.days(Defaults.RETENTION_DAYS);
+}
+
+/** How long a row waits unprocessed before the reconciler enqueues it again; validation needs it too. */
+export function sweepAfterOf(props: WebhookInboxProps): Duration {
+  return props.sweepAfter ?? Duration.seconds(Defaults.SWEEP_AFTER_SECONDS);
 }
 
 /** How long the new dead-letter queue keeps a message. */

@@ -377,7 +377,7 @@ describe('WebhookInbox with overrides', () => {
     expect(table.DeletionPolicy).toBe('Delete');
   });
 
-  test('uses the tables, queue and secret the user brings, and grants on them', () => {
+  test('uses the imported tables, queue and secret the user brings and acknowledges, and grants on them', () => {
     const stack = new Stack(new App(), 'Byo');
     const inboxTable = dynamodb.Table.fromTableName(stack, 'ExistingInbox', 'existing-inbox');
     const resultsTable = dynamodb.Table.fromTableName(stack, 'ExistingResults', 'existing-results');
@@ -390,6 +390,9 @@ describe('WebhookInbox with overrides', () => {
       resultsTable,
       workQueue,
       deadLetterQueue,
+      acknowledgeImportedInboxTable: true,
+      acknowledgeImportedResultsTable: true,
+      acknowledgeImportedWorkQueue: true,
     });
     const template = Template.fromStack(stack);
     template.resourceCountIs('AWS::DynamoDB::Table', 0);
@@ -466,6 +469,27 @@ describe('retention', () => {
         providers: [WebhookProvider.answerline({ polling: { apiKeySecret: new secretsmanager.Secret(stack, 'Key'), horizon: Duration.days(25) } })],
       }),
       /retention: must be at least 25 days \(answerline's polling horizon\)/,
+    ],
+    [
+      "shorter than a provider's timestamp tolerances",
+      () => ({
+        retention: Duration.days(1),
+        deadLetterQueueProps: { retentionPeriod: Duration.hours(1) },
+        providers: [WebhookProvider.pagerduty({ pastTolerance: Duration.days(2), futureTolerance: Duration.minutes(10) })],
+      }),
+      /retention: must be at least 2 days 10 minutes \(pagerduty's pastTolerance \(2 days\) \+ futureTolerance \(10 minutes\): a replay signed inside them must find its row, or it is processed again\), got 1 day/,
+    ],
+    [
+      'shorter than sweepAfter and a reconcile interval',
+      () => ({
+        retention: Duration.days(1),
+        deadLetterQueueProps: { retentionPeriod: Duration.hours(1) },
+        providers: [WebhookProvider.pagerduty()],
+        sweepAfter: Duration.hours(23),
+        reconcileSchedule: events.Schedule.rate(Duration.hours(2)),
+        deadlineWarning: Duration.hours(2),
+      }),
+      /retention: must be at least 1 day 1 hour \(sweepAfter \(23 hours\) \+ the reconcile schedule's rate \(2 hours\): a row whose enqueue failed is enqueued again only then\), got 1 day/,
     ],
   ])('is refused at synth when %s: a row must outlive whatever can still reach it', (_name, props: (stack: Stack) => WebhookInboxProps, problem) => {
     const stack = new Stack(new App(), 'Retention');
