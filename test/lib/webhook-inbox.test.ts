@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { App, Duration, Lazy, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import { App, CfnParameter, Duration, Lazy, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -494,6 +494,18 @@ describe('retention', () => {
   ])('is refused at synth when %s: a row must outlive whatever can still reach it', (_name, props: (stack: Stack) => WebhookInboxProps, problem) => {
     const stack = new Stack(new App(), 'Retention');
     expect(() => new WebhookInbox(stack, 'Inbox', props(stack))).toThrow(problem);
+  });
+
+  test('tolerances and sweepAfter that are tokens are not compared with it', () => {
+    const stack = new Stack(new App(), 'RetentionTokens');
+    const seconds = new CfnParameter(stack, 'Seconds', { type: 'Number' }).valueAsNumber;
+    const props: WebhookInboxProps = {
+      retention: Duration.days(4),
+      providers: [WebhookProvider.stripe({ pastTolerance: Duration.seconds(seconds), futureTolerance: Duration.seconds(seconds) })],
+      sweepAfter: Duration.seconds(seconds),
+      deadLetterQueueProps: { retentionPeriod: Duration.days(1) },
+    };
+    expect(() => new WebhookInbox(stack, 'Inbox', props)).not.toThrow();
   });
 
   test('the default (30 days) outlives the dead-letter queue and every preset', () => {
