@@ -101,7 +101,7 @@ function indexProblems(expected: IndexSchema, indexes: unknown[], types: Map<str
   return [`global secondary index "${expected.name}" must have ${wanted}; it has ${got}`];
 }
 
-/** What to check on a table: `partition key "pk" (S), sort key "sk" (S), TTL on "expiresAt", indexes "pending", …`. */
+/** What to check on a table: `partition key "pk" (S), sort key "sk" (S), TTL on "expiresAt", the global secondary indexes "pending", …`. */
 function summaryOf(shape: TableShape): string {
   return [
     `partition key ${describeKey(shape.partitionKey)}`,
