@@ -73,10 +73,19 @@ export interface WebhookInboxProps {
   readonly inboxName?: string;
 
   /**
-   * An existing inbox table, with the schema in the README (keys `pk`/`sk`, sparse index `pending`).
+   * An existing inbox table, with the keys, indexes and TTL of docs/BRING-YOUR-OWN.md (checked at
+   * synth for a table defined in the app; an imported one needs `acknowledgeImportedInboxTable`).
    * @default - a new table
    */
   readonly inboxTable?: dynamodb.ITable;
+
+  /**
+   * Accept an imported `inboxTable` (`Table.fromTableName` and the like), whose keys and indexes CDK
+   * cannot see: you have checked it has the schema of docs/BRING-YOUR-OWN.md. Without it, such a
+   * table is refused at synth.
+   * @default false
+   */
+  readonly acknowledgeImportedInboxTable?: boolean;
 
   /**
    * Settings of the new inbox table; not allowed with `inboxTable`.
@@ -85,10 +94,18 @@ export interface WebhookInboxProps {
   readonly inboxTableSettings?: TableSettings;
 
   /**
-   * An existing results table, with a string partition key `pk`.
+   * An existing results table, with a string partition key `pk` and no sort key (checked at synth
+   * for a table defined in the app; an imported one needs `acknowledgeImportedResultsTable`).
    * @default - a new table
    */
   readonly resultsTable?: dynamodb.ITable;
+
+  /**
+   * Accept an imported `resultsTable`, whose keys CDK cannot see: you have checked it has the
+   * schema of docs/BRING-YOUR-OWN.md. Without it, such a table is refused at synth.
+   * @default false
+   */
+  readonly acknowledgeImportedResultsTable?: boolean;
 
   /**
    * Settings of the new results table; not allowed with `resultsTable`.
@@ -97,10 +114,19 @@ export interface WebhookInboxProps {
   readonly resultsTableSettings?: TableSettings;
 
   /**
-   * An existing work queue; its redrive policy must use `maxReceiveCount`.
+   * An existing standard work queue, redriving to a dead-letter queue after `maxReceiveCount`
+   * receives, with a visibility timeout at least the processor's timeout (checked at synth for a
+   * queue defined in the app; an imported one needs `deadLetterQueue` and `acknowledgeImportedWorkQueue`).
    * @default - a new encrypted queue with a dead-letter queue
    */
   readonly workQueue?: sqs.IQueue;
+
+  /**
+   * Accept an imported `workQueue`, whose redrive policy and visibility timeout CDK cannot see: you
+   * have checked them against docs/BRING-YOUR-OWN.md. Without it, such a queue is refused at synth.
+   * @default false
+   */
+  readonly acknowledgeImportedWorkQueue?: boolean;
 
   /**
    * Overrides for the new work queue; `deadLetterQueue` is construct-required.
@@ -109,8 +135,9 @@ export interface WebhookInboxProps {
   readonly workQueueProps?: sqs.QueueProps;
 
   /**
-   * The dead-letter queue to alarm on when you bring your own `workQueue`.
-   * @default - the new work queue's dead-letter queue; none when `workQueue` is given without it
+   * The dead-letter queue of the `workQueue` you bring, which the alarms watch; required when that
+   * queue is imported.
+   * @default - the one the work queue's redrive policy names (a new one with a new work queue)
    */
   readonly deadLetterQueue?: sqs.IQueue;
 

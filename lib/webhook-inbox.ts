@@ -21,6 +21,7 @@ import { createBodyBucket, createEventBus, createInboxTable, createResultsTable,
 import { createRotation } from './private/rotation';
 import { resolveSettings } from './private/settings';
 import { validateWebhookInboxProps } from './private/validate-props';
+import { broughtResourceProblems } from './private/validate-resources';
 import type { WebhookInboxProps } from './webhook-inbox-props';
 
 /**
@@ -80,6 +81,8 @@ export class WebhookInbox extends WebhookInboxBase {
     this.providerConfigs = (props.providers ?? [WebhookProvider.answerline()]).map((provider) => provider.bind(this));
     validateWebhookInboxProps(props, this.providerConfigs);
     const settings = resolveSettings(this, props);
+    // At synth, when the tables and queue the user brings are complete.
+    this.node.addValidation({ validate: () => broughtResourceProblems(props, settings) });
     this.inboxName = settings.inboxName;
     this.reconcileSchedule = settings.reconcileSchedule;
 

@@ -4,10 +4,10 @@
  * `Defaults` in `lib/contract/defaults.ts`), for the handler tests and the bench: they never keep
  * a copy of the resource definitions. (The local twin creates its resources from the template.)
  */
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, CreateTableCommandInput, DescribeTableCommand, DynamoDBClient, KeySchemaElement } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { Defaults, TableSchema } from '../lib/contract';
+import { Defaults, KeyAttributeSchema, TableSchema, TableShape } from '../lib/contract';
 
 export interface InboxResourceNames {
   readonly inboxTable: string;
@@ -34,58 +34,34 @@ export function resourceNames(prefix: string): InboxResourceNames {
 }
 
 export async function createTables(client: DynamoDBClient, names: InboxResourceNames): Promise<void> {
-  const { inbox, results } = TableSchema;
-  await client.send(
-    new CreateTableCommand({
-      TableName: names.inboxTable,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [
-        { AttributeName: inbox.partitionKey, AttributeType: 'S' },
-        { AttributeName: inbox.sortKey, AttributeType: 'S' },
-        { AttributeName: inbox.pendingIndex.partitionKey, AttributeType: 'S' },
-        { AttributeName: inbox.pendingIndex.sortKey, AttributeType: 'N' },
-        { AttributeName: inbox.awaitingIndex.partitionKey, AttributeType: 'S' },
-        { AttributeName: inbox.awaitingIndex.sortKey, AttributeType: 'N' },
-        { AttributeName: inbox.jobRefIndex.partitionKey, AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: inbox.partitionKey, KeyType: 'HASH' },
-        { AttributeName: inbox.sortKey, KeyType: 'RANGE' },
-      ],
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: inbox.pendingIndex.name,
-          KeySchema: [
-            { AttributeName: inbox.pendingIndex.partitionKey, KeyType: 'HASH' },
-            { AttributeName: inbox.pendingIndex.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'KEYS_ONLY' },
-        },
-        {
-          IndexName: inbox.awaitingIndex.name,
-          KeySchema: [
-            { AttributeName: inbox.awaitingIndex.partitionKey, KeyType: 'HASH' },
-            { AttributeName: inbox.awaitingIndex.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'KEYS_ONLY' },
-        },
-        {
-          IndexName: inbox.jobRefIndex.name,
-          KeySchema: [{ AttributeName: inbox.jobRefIndex.partitionKey, KeyType: 'HASH' }],
-          Projection: { ProjectionType: 'KEYS_ONLY' },
-        },
-      ],
-    }),
-  );
-  await client.send(
-    new CreateTableCommand({
-      TableName: names.resultsTable,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: results.partitionKey, AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: results.partitionKey, KeyType: 'HASH' }],
-    }),
-  );
+  await client.send(new CreateTableCommand(createTableInput(names.inboxTable, TableSchema.inbox)));
+  await client.send(new CreateTableCommand(createTableInput(names.resultsTable, TableSchema.results)));
   await Promise.all([waitForActiveTable(client, names.inboxTable), waitForActiveTable(client, names.resultsTable)]);
+}
+
+/** A CreateTable request of a table of `shape` (its TTL is not set: no emulator here applies one). */
+function createTableInput(tableName: string, shape: TableShape): CreateTableCommandInput {
+  const keySchema = (partitionKey: KeyAttributeSchema, sortKey?: KeyAttributeSchema): KeySchemaElement[] => [
+    { AttributeName: partitionKey.name, KeyType: 'HASH' },
+    ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : []),
+  ];
+  const keys = [shape.partitionKey, shape.sortKey, ...shape.indexes.flatMap((index) => [index.partitionKey, index.sortKey])];
+  const attributes = new Map(keys.flatMap((key) => (key ? [[key.name, key.type] as const] : [])));
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [...attributes].map(([name, type]) => ({ AttributeName: name, AttributeType: type })),
+    KeySchema: keySchema(shape.partitionKey, shape.sortKey),
+    ...(shape.indexes.length > 0
+      ? {
+          GlobalSecondaryIndexes: shape.indexes.map((index) => ({
+            IndexName: index.name,
+            KeySchema: keySchema(index.partitionKey, index.sortKey),
+            Projection: { ProjectionType: index.projection },
+          })),
+        }
+      : {}),
+  };
 }
 
 /**

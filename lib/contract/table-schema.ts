@@ -224,33 +224,74 @@ export const JobRefIndex = {
   NAME: 'jobRef',
 } as const;
 
-/** The shape of both tables, shared by the construct and by anything that creates them locally. */
+/** A key attribute of a table or index: its name and DynamoDB type (`S` string, `N` number). */
+export interface KeyAttributeSchema {
+  readonly name: string;
+  readonly type: 'S' | 'N';
+}
+
+/** A global secondary index the runtime queries. */
+export interface IndexSchema {
+  readonly name: string;
+  readonly partitionKey: KeyAttributeSchema;
+  /** Absent: the index has none, and must have none (an item without a sort key value is not indexed). */
+  readonly sortKey?: KeyAttributeSchema;
+  /** What the construct creates; the runtime reads only the keys from an index, which every projection holds. */
+  readonly projection: 'KEYS_ONLY';
+}
+
+/** The keys, TTL attribute and indexes of a table. */
+export interface TableShape {
+  readonly partitionKey: KeyAttributeSchema;
+  /** Absent: the table has none, and must have none (items are read and written by the partition key alone). */
+  readonly sortKey?: KeyAttributeSchema;
+  /** The attribute DynamoDB's TTL deletes items by (epoch seconds); absent: items are not expired. */
+  readonly ttlAttribute?: string;
+  readonly indexes: readonly IndexSchema[];
+}
+
+/** Partition key S, sort key N: sparse and sharded (`PendingIndex`). */
+const pendingIndex = {
+  name: PendingIndex.NAME,
+  partitionKey: { name: InboxAttr.PENDING_SHARD, type: 'S' },
+  sortKey: { name: InboxAttr.PENDING_SINCE, type: 'N' },
+  projection: 'KEYS_ONLY',
+} as const satisfies IndexSchema;
+
+/** Partition key S, sort key N: sparse and sharded (`AwaitingIndex`). */
+const awaitingIndex = {
+  name: AwaitingIndex.NAME,
+  partitionKey: { name: InboxAttr.AWAIT_SHARD, type: 'S' },
+  sortKey: { name: InboxAttr.AWAIT_DUE_AT, type: 'N' },
+  projection: 'KEYS_ONLY',
+} as const satisfies IndexSchema;
+
+/** Partition key S, no sort key (`JobRefIndex`). */
+const jobRefIndex = {
+  name: JobRefIndex.NAME,
+  partitionKey: { name: InboxAttr.JOB_REF, type: 'S' },
+  projection: 'KEYS_ONLY',
+} as const satisfies IndexSchema;
+
+/**
+ * The shape of both tables: the construct creates its tables from it and checks a table brought
+ * to it against it (docs/BRING-YOUR-OWN.md); the local provisioning creates them from it too.
+ */
 export const TableSchema = {
   inbox: {
-    partitionKey: InboxAttr.PK,
-    sortKey: InboxAttr.SK,
+    partitionKey: { name: InboxAttr.PK, type: 'S' },
+    sortKey: { name: InboxAttr.SK, type: 'S' },
     ttlAttribute: InboxAttr.EXPIRES_AT,
-    pendingIndex: {
-      name: PendingIndex.NAME,
-      partitionKey: InboxAttr.PENDING_SHARD,
-      sortKey: InboxAttr.PENDING_SINCE,
-    },
-    /** Partition key S, sort key N, projection KEYS_ONLY. */
-    awaitingIndex: {
-      name: AwaitingIndex.NAME,
-      partitionKey: InboxAttr.AWAIT_SHARD,
-      sortKey: InboxAttr.AWAIT_DUE_AT,
-    },
-    /** Partition key S, no sort key, projection KEYS_ONLY. */
-    jobRefIndex: {
-      name: JobRefIndex.NAME,
-      partitionKey: InboxAttr.JOB_REF,
-    },
+    pendingIndex,
+    awaitingIndex,
+    jobRefIndex,
+    indexes: [pendingIndex, awaitingIndex, jobRefIndex],
   },
   results: {
-    partitionKey: ResultAttr.PK,
+    partitionKey: { name: ResultAttr.PK, type: 'S' },
+    indexes: [],
   },
-} as const;
+} as const satisfies { readonly inbox: TableShape & Record<'pendingIndex' | 'awaitingIndex' | 'jobRefIndex', IndexSchema>; readonly results: TableShape };
 
 /**
  * The key prefixes of the body bucket, where what is too large for a table item goes: each

@@ -5,7 +5,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Defaults, SECRETLESS_ADAPTERS, TableSchema } from '../contract';
+import { Defaults, IndexSchema, KeyAttributeSchema, SECRETLESS_ADAPTERS, TableSchema, TableShape } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import type { TableSettings, WebhookInboxProps } from '../webhook-inbox-props';
 import { pascalCase } from './names';
@@ -18,36 +18,35 @@ import { pascalCase } from './names';
 
 /** The inbox table: keys `pk`/`sk`, TTL, and the sparse keys-only indexes of `TableSchema.inbox`. */
 export function createInboxTable(scope: Construct, settings: TableSettings = {}): dynamodb.Table {
-  const schema = TableSchema.inbox;
-  const table = new dynamodb.Table(scope, 'InboxTable', {
-    ...tableDefaults(settings),
-    partitionKey: { name: schema.partitionKey, type: dynamodb.AttributeType.STRING },
-    sortKey: { name: schema.sortKey, type: dynamodb.AttributeType.STRING },
-    timeToLiveAttribute: schema.ttlAttribute,
-  });
-  // Sparse, keys-only indexes: only the items that carry their keys are in them.
-  for (const index of [schema.pendingIndex, schema.awaitingIndex]) {
-    table.addGlobalSecondaryIndex({
-      indexName: index.name,
-      partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: index.sortKey, type: dynamodb.AttributeType.NUMBER },
-      projectionType: dynamodb.ProjectionType.KEYS_ONLY,
-    });
-  }
-  table.addGlobalSecondaryIndex({
-    indexName: schema.jobRefIndex.name,
-    partitionKey: { name: schema.jobRefIndex.partitionKey, type: dynamodb.AttributeType.STRING },
-    projectionType: dynamodb.ProjectionType.KEYS_ONLY,
-  });
-  return table;
+  return createTable(scope, 'InboxTable', TableSchema.inbox, settings);
 }
 
 /** The results table: one item per logical job, partition key `pk`. */
 export function createResultsTable(scope: Construct, settings: TableSettings = {}): dynamodb.Table {
-  return new dynamodb.Table(scope, 'ResultsTable', {
+  return createTable(scope, 'ResultsTable', TableSchema.results, settings);
+}
+
+const ATTRIBUTE_TYPE: Record<KeyAttributeSchema['type'], dynamodb.AttributeType> = { S: dynamodb.AttributeType.STRING, N: dynamodb.AttributeType.NUMBER };
+const PROJECTION_TYPE: Record<IndexSchema['projection'], dynamodb.ProjectionType> = { KEYS_ONLY: dynamodb.ProjectionType.KEYS_ONLY };
+const attributeOf = (key: KeyAttributeSchema): dynamodb.Attribute => ({ name: key.name, type: ATTRIBUTE_TYPE[key.type] });
+
+function createTable(scope: Construct, id: string, shape: TableShape, settings: TableSettings): dynamodb.Table {
+  const table = new dynamodb.Table(scope, id, {
     ...tableDefaults(settings),
-    partitionKey: { name: TableSchema.results.partitionKey, type: dynamodb.AttributeType.STRING },
+    partitionKey: attributeOf(shape.partitionKey),
+    sortKey: shape.sortKey && attributeOf(shape.sortKey),
+    timeToLiveAttribute: shape.ttlAttribute,
   });
+  // Sparse indexes: only the items that carry their keys are in them.
+  for (const index of shape.indexes) {
+    table.addGlobalSecondaryIndex({
+      indexName: index.name,
+      partitionKey: attributeOf(index.partitionKey),
+      sortKey: index.sortKey && attributeOf(index.sortKey),
+      projectionType: PROJECTION_TYPE[index.projection],
+    });
+  }
+  return table;
 }
 
 function tableDefaults(settings: TableSettings): Omit<dynamodb.TableProps, 'partitionKey'> {
@@ -69,8 +68,9 @@ export interface WorkQueues {
 }
 
 /**
- * The work queue and its dead-letter queue: the user's (`workQueue`, `deadLetterQueue`), or new
- * ones, encrypted and TLS-only, redriving after `maxReceiveCount` receives (construct-required).
+ * The work queue and its dead-letter queue: the user's (`workQueue`, and `deadLetterQueue` or the
+ * one its redrive policy names), or new ones, encrypted and TLS-only, redriving after
+ * `maxReceiveCount` receives (construct-required).
  */
 export function createWorkQueues(
   scope: Construct,
@@ -78,7 +78,10 @@ export function createWorkQueues(
   processorTimeout: Duration,
   maxReceiveCount: number,
 ): WorkQueues {
-  if (props.workQueue) return { workQueue: props.workQueue, deadLetterQueue: props.deadLetterQueue };
+  if (props.workQueue) {
+    const redrivesTo = props.workQueue instanceof sqs.Queue ? props.workQueue.deadLetterQueue?.queue : undefined;
+    return { workQueue: props.workQueue, deadLetterQueue: props.deadLetterQueue ?? redrivesTo };
+  }
   const dlq = new sqs.Queue(scope, 'DeadLetterQueue', {
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     enforceSSL: true,

@@ -46,7 +46,7 @@ export function resolveSettings(scope: Construct, props: WebhookInboxProps): Inb
     maxBodyBytes: (props.maxBodySize ?? Size.bytes(isRestApi(props) ? Defaults.REST_API_MAX_BODY_BYTES : Defaults.MAX_BODY_BYTES)).toBytes(),
     inlineBodyBytes: (props.inlineBodyLimit ?? Size.bytes(Defaults.INLINE_BODY_BYTES)).toBytes(),
     secretCacheTtl: props.secretCacheTtl ?? Duration.seconds(Defaults.SECRET_CACHE_SECONDS),
-    sweepAfter: props.sweepAfter ?? Duration.seconds(Defaults.SWEEP_AFTER_SECONDS),
+    sweepAfter: sweepAfterOf(props),
     sweepBatchSize: props.sweepBatchSize ?? Defaults.SWEEP_BATCH_SIZE,
     pollBatchSize: props.pollBatchSize ?? Defaults.POLL_BATCH_SIZE,
     deadlineWarning: props.deadlineWarning ?? Duration.seconds(Defaults.DEADLINE_WARNING_SECONDS),
@@ -69,6 +69,11 @@ export function isRestApi(props: WebhookInboxProps): boolean {
 /** How long rows are kept; validation needs it before the settings are resolved. */
 export function retentionOf(props: WebhookInboxProps): Duration {
   return props.retention ?? Duration.days(Defaults.RETENTION_DAYS);
+}
+
+/** How long a row waits unprocessed before the reconciler enqueues it again; validation needs it too. */
+export function sweepAfterOf(props: WebhookInboxProps): Duration {
+  return props.sweepAfter ?? Duration.seconds(Defaults.SWEEP_AFTER_SECONDS);
 }
 
 /** How long the new dead-letter queue keeps a message. */

@@ -4,7 +4,7 @@ import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerProblems } from '../runtime-config';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
 import { rateSeconds } from './schedule-rate';
-import { deadLetterRetentionOf, isRestApi, retentionOf } from './settings';
+import { deadLetterRetentionOf, isRestApi, retentionOf, sweepAfterOf } from './settings';
 
 /**
  * Checks the props of a WebhookInbox once, in its constructor, before anything is created:
@@ -69,8 +69,10 @@ const REGIONAL_WEB_ACL_ARN = /^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/
 
 /**
  * A row must outlive everything that can still reach it: a message redriven from the dead-letter
- * queue, a provider's late retry or redelivery (which would otherwise be stored and processed a
- * second time), a result the reconciler polls for. The longest of those is the least retention.
+ * queue, a provider's late retry or redelivery, a replay still inside a provider's timestamp
+ * tolerances (either would otherwise be stored and processed a second time), a result the
+ * reconciler polls for, the sweep of a row whose enqueue failed (which would otherwise never be
+ * processed). The longest of those is the least retention.
  */
 function retentionProblems(props: WebhookInboxProps, providers: readonly WebhookProviderConfig[]): string[] {
   const retention = retentionOf(props);
@@ -81,9 +83,28 @@ function retentionProblems(props: WebhookInboxProps, providers: readonly Webhook
   }
   for (const provider of providers) {
     floors.push({ seconds: PROVIDER_REDELIVERY_SECONDS[provider.adapter] ?? 0, what: `how long ${provider.name} may still deliver an event` });
+    const [past, future] = [provider.pastTolerance, provider.futureTolerance];
+    if (!Token.isUnresolved(past.toSeconds()) && !Token.isUnresolved(future.toSeconds())) {
+      floors.push({
+        seconds: past.toSeconds() + future.toSeconds(),
+        what:
+          `${provider.name}'s pastTolerance (${past.toHumanString()}) + futureTolerance (${future.toHumanString()}): ` +
+          'a replay signed inside them must find its row, or it is processed again',
+      });
+    }
     if (provider.polling) {
       floors.push({ seconds: pollingRuntimeConfig(provider, provider.polling, 'secret').horizonSeconds, what: `${provider.name}'s polling horizon` });
     }
+  }
+  const sweepAfter = sweepAfterOf(props);
+  const rate = reconcileRateSeconds(props);
+  if (!Token.isUnresolved(sweepAfter.toSeconds())) {
+    floors.push({
+      seconds: sweepAfter.toSeconds() + (rate ?? 0),
+      what:
+        `sweepAfter (${sweepAfter.toHumanString()})${rate ? ` + the reconcile schedule's rate (${Duration.seconds(rate).toHumanString()})` : ''}: ` +
+        'a row whose enqueue failed is enqueued again only then',
+    });
   }
   const longest = floors.reduce((max, floor) => (floor.seconds > max.seconds ? floor : max), { seconds: 0, what: '' });
   return retention.toSeconds() < longest.seconds
@@ -101,10 +122,15 @@ function deadlineWarningProblems(props: WebhookInboxProps): string[] {
   const seconds = warning.toSeconds();
   if (!Number.isInteger(seconds) || seconds < 60)
     return [`deadlineWarning: must be a whole number of seconds, at least 1 minute, got ${warning.toHumanString()}`];
-  const rate = props.reconcileSchedule ? rateSeconds(props.reconcileSchedule) : Defaults.SWEEP_EVERY_MINUTES * 60;
+  const rate = reconcileRateSeconds(props);
   return rate !== undefined && seconds < rate
     ? [`deadlineWarning: must be at least the reconcile schedule's rate (${Duration.seconds(rate).toHumanString()}), got ${warning.toHumanString()}`]
     : [];
+}
+
+/** Seconds between two reconciler runs; undefined for a cron schedule. */
+function reconcileRateSeconds(props: WebhookInboxProps): number | undefined {
+  return props.reconcileSchedule ? rateSeconds(props.reconcileSchedule) : Defaults.SWEEP_EVERY_MINUTES * 60;
 }
 
 /** A whole number within `range`, unless unset or a token. */

@@ -210,21 +210,21 @@ describe('status', () => {
         TableName: legacy,
         BillingMode: 'PAY_PER_REQUEST',
         AttributeDefinitions: [
-          { AttributeName: inbox.partitionKey, AttributeType: 'S' },
-          { AttributeName: inbox.sortKey, AttributeType: 'S' },
-          { AttributeName: inbox.pendingIndex.partitionKey, AttributeType: 'S' },
-          { AttributeName: inbox.pendingIndex.sortKey, AttributeType: 'N' },
+          { AttributeName: inbox.partitionKey.name, AttributeType: 'S' },
+          { AttributeName: inbox.sortKey.name, AttributeType: 'S' },
+          { AttributeName: inbox.pendingIndex.partitionKey.name, AttributeType: 'S' },
+          { AttributeName: inbox.pendingIndex.sortKey.name, AttributeType: 'N' },
         ],
         KeySchema: [
-          { AttributeName: inbox.partitionKey, KeyType: 'HASH' },
-          { AttributeName: inbox.sortKey, KeyType: 'RANGE' },
+          { AttributeName: inbox.partitionKey.name, KeyType: 'HASH' },
+          { AttributeName: inbox.sortKey.name, KeyType: 'RANGE' },
         ],
         GlobalSecondaryIndexes: [
           {
             IndexName: inbox.pendingIndex.name,
             KeySchema: [
-              { AttributeName: inbox.pendingIndex.partitionKey, KeyType: 'HASH' },
-              { AttributeName: inbox.pendingIndex.sortKey, KeyType: 'RANGE' },
+              { AttributeName: inbox.pendingIndex.partitionKey.name, KeyType: 'HASH' },
+              { AttributeName: inbox.pendingIndex.sortKey.name, KeyType: 'RANGE' },
             ],
             Projection: { ProjectionType: 'KEYS_ONLY' },
           },

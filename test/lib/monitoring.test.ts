@@ -355,17 +355,22 @@ describe('alarm options', () => {
     expect([statement.Action].flat().sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey*']);
   });
 
-  test('with a work queue brought without its DLQ, dead deliveries are watched through the processor’s count', () => {
+  test('with a work queue brought with its DLQ, the queue alarms watch those queues', () => {
     const stack = new Stack(new App(), 'Byo');
-    const workQueue = sqs.Queue.fromQueueArn(stack, 'Work', 'arn:aws:sqs:eu-west-1:111111111111:existing-work');
+    const deadLetterQueue = new sqs.Queue(stack, 'Dlq', { queueName: 'existing-dlq' });
+    const workQueue = new sqs.Queue(stack, 'Work', { queueName: 'existing-work', deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: 5 } });
     const inbox = new WebhookInbox(stack, 'Inbox', { inboxName: INBOX, workQueue });
     const template = Template.fromStack(stack);
-    expect(inbox.alarms.deadLetterQueueDepth).toBeUndefined();
-    expect(inbox.metricDeadLetterQueueDepth()).toBeUndefined();
+    expect(inbox.deadLetterQueue).toBe(deadLetterQueue);
     expect(inbox.alarms.deadLettered).toBeDefined();
     expect(inbox.alarms.deadDeliveries).toBeDefined();
-    expect(alarmNamed(template, 'OldestMessageAge').Dimensions).toEqual([{ Name: 'QueueName', Value: 'existing-work' }]);
-    template.resourceCountIs('AWS::CloudWatch::Alarm', ALL_METRIC_ALARMS.length - 1);
+    expect(stack.resolve(alarmNamed(template, 'OldestMessageAge').Dimensions)).toEqual([
+      { Name: 'QueueName', Value: { 'Fn::GetAtt': [stack.getLogicalId(workQueue.node.defaultChild as sqs.CfnQueue), 'QueueName'] } },
+    ]);
+    expect(stack.resolve(alarmNamed(template, 'DeadLetterQueueDepth').Dimensions)).toEqual([
+      { Name: 'QueueName', Value: { 'Fn::GetAtt': [stack.getLogicalId(deadLetterQueue.node.defaultChild as sqs.CfnQueue), 'QueueName'] } },
+    ]);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', ALL_METRIC_ALARMS.length);
   });
 
   test('the not-running alarm waits three runs of a slow schedule, an hour for a fast one, or what it is told', () => {

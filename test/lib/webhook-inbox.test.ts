@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { App, Duration, Lazy, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import { App, CfnParameter, Duration, Lazy, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -377,7 +377,7 @@ describe('WebhookInbox with overrides', () => {
     expect(table.DeletionPolicy).toBe('Delete');
   });
 
-  test('uses the tables, queue and secret the user brings, and grants on them', () => {
+  test('uses the imported tables, queue and secret the user brings and acknowledges, and grants on them', () => {
     const stack = new Stack(new App(), 'Byo');
     const inboxTable = dynamodb.Table.fromTableName(stack, 'ExistingInbox', 'existing-inbox');
     const resultsTable = dynamodb.Table.fromTableName(stack, 'ExistingResults', 'existing-results');
@@ -390,6 +390,9 @@ describe('WebhookInbox with overrides', () => {
       resultsTable,
       workQueue,
       deadLetterQueue,
+      acknowledgeImportedInboxTable: true,
+      acknowledgeImportedResultsTable: true,
+      acknowledgeImportedWorkQueue: true,
     });
     const template = Template.fromStack(stack);
     template.resourceCountIs('AWS::DynamoDB::Table', 0);
@@ -467,9 +470,42 @@ describe('retention', () => {
       }),
       /retention: must be at least 25 days \(answerline's polling horizon\)/,
     ],
+    [
+      "shorter than a provider's timestamp tolerances",
+      () => ({
+        retention: Duration.days(1),
+        deadLetterQueueProps: { retentionPeriod: Duration.hours(1) },
+        providers: [WebhookProvider.pagerduty({ pastTolerance: Duration.days(2), futureTolerance: Duration.minutes(10) })],
+      }),
+      /retention: must be at least 2 days 10 minutes \(pagerduty's pastTolerance \(2 days\) \+ futureTolerance \(10 minutes\): a replay signed inside them must find its row, or it is processed again\), got 1 day/,
+    ],
+    [
+      'shorter than sweepAfter and a reconcile interval',
+      () => ({
+        retention: Duration.days(1),
+        deadLetterQueueProps: { retentionPeriod: Duration.hours(1) },
+        providers: [WebhookProvider.pagerduty()],
+        sweepAfter: Duration.hours(23),
+        reconcileSchedule: events.Schedule.rate(Duration.hours(2)),
+        deadlineWarning: Duration.hours(2),
+      }),
+      /retention: must be at least 1 day 1 hour \(sweepAfter \(23 hours\) \+ the reconcile schedule's rate \(2 hours\): a row whose enqueue failed is enqueued again only then\), got 1 day/,
+    ],
   ])('is refused at synth when %s: a row must outlive whatever can still reach it', (_name, props: (stack: Stack) => WebhookInboxProps, problem) => {
     const stack = new Stack(new App(), 'Retention');
     expect(() => new WebhookInbox(stack, 'Inbox', props(stack))).toThrow(problem);
+  });
+
+  test('tolerances and sweepAfter that are tokens are not compared with it', () => {
+    const stack = new Stack(new App(), 'RetentionTokens');
+    const seconds = new CfnParameter(stack, 'Seconds', { type: 'Number' }).valueAsNumber;
+    const props: WebhookInboxProps = {
+      retention: Duration.days(4),
+      providers: [WebhookProvider.stripe({ pastTolerance: Duration.seconds(seconds), futureTolerance: Duration.seconds(seconds) })],
+      sweepAfter: Duration.seconds(seconds),
+      deadLetterQueueProps: { retentionPeriod: Duration.days(1) },
+    };
+    expect(() => new WebhookInbox(stack, 'Inbox', props)).not.toThrow();
   });
 
   test('the default (30 days) outlives the dead-letter queue and every preset', () => {
