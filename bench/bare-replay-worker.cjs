@@ -2,11 +2,12 @@
 // in our pipeline, issued directly with the AWS SDK and nothing of ours, in a process of its own
 // as the twin's functions run in processes of their own. Role `edge`: the conditional PutItem and
 // the SendMessage of each delivery, `senders` in flight. Role `processing`: receive loops that
-// claim and offer each record, put the batch's effects in one PutEvents, complete each record and
+// claim and offer each record, put the batch's effects in one PutEvents, complete the batch's
+// records in one BatchWriteItem (each claimed item put back PROCESSED, as the processor does) and
 // delete the batch. Plain CommonJS: it starts in milliseconds and has no build step.
 'use strict';
 const { randomUUID } = require('node:crypto');
-const { DynamoDBClient, PutItemCommand, UpdateItemCommand } = require('@aws-sdk/client-dynamodb');
+const { BatchWriteItemCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand } = require('@aws-sdk/client-dynamodb');
 const { EventBridgeClient, PutEventsCommand } = require('@aws-sdk/client-eventbridge');
 const { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } = require('@aws-sdk/client-sqs');
 
@@ -75,7 +76,7 @@ async function processing(n) {
             ':until': { N: String(now + 30000) },
             ':now': { N: String(now) },
           };
-          await clients.dynamodb.send(
+          const claim = await clients.dynamodb.send(
             new UpdateItemCommand({
               ...shapes.claim,
               TableName: tables.inbox,
@@ -84,22 +85,21 @@ async function processing(n) {
             }),
           );
           await clients.dynamodb.send(new UpdateItemCommand({ ...shapes.offer, TableName: tables.results, Key: { pk: { S: `answerline#job-${key}` } } }));
-          return { key, owner, receipt: message.ReceiptHandle };
+          return { item: claim.Attributes, receipt: message.ReceiptHandle };
         }),
       );
       const entry = shapes.effects.Entries[0];
       await clients.events.send(new PutEventsCommand({ Entries: claimed.map(() => ({ ...entry, EventBusName: bus })) }));
-      await Promise.all(
-        claimed.map(({ key, owner }) =>
-          clients.dynamodb.send(
-            new UpdateItemCommand({
-              ...shapes.complete,
-              TableName: tables.inbox,
-              Key: { ...shapes.complete.Key, pk: { S: key } },
-              ExpressionAttributeValues: { ...shapes.complete.ExpressionAttributeValues, ':owner': { S: owner }, ':now': { N: String(Date.now()) } },
+      const done = String(Date.now());
+      await clients.dynamodb.send(
+        new BatchWriteItemCommand({
+          RequestItems: {
+            [tables.inbox]: claimed.map(({ item }) => {
+              const { leaseOwner, leaseUntil, pendingShard, pendingSince, ...kept } = item;
+              return { PutRequest: { Item: { ...kept, status: { S: 'PROCESSED' }, processedAt: { N: done }, outcome: { S: 'winner' } } } };
             }),
-          ),
-        ),
+          },
+        }),
       );
       await clients.sqs.send(
         new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: claimed.map(({ receipt }, index) => ({ Id: String(index), ReceiptHandle: receipt })) }),

@@ -30,6 +30,11 @@ export interface BenchOptions {
   readonly coldStartSamples: number;
   /** Deliveries of the DynamoDB unit trace (each write read before and after). */
   readonly unitTraceDeliveries: number;
+  /**
+   * Body sizes priced beside `bodyBytes`: each gets its own unit trace and a run of `deliveries`
+   * through both receivers, one delivery at a time at the edge (those durations are billed).
+   */
+  readonly costSizes: { readonly bytes: readonly number[]; readonly deliveries: number };
   readonly throughput: { readonly senders: number; readonly verifierConcurrency: number; readonly processorConcurrency: number; readonly warmup: number };
   /** The counted pipeline runs: deliveries in flight at the edge, batches processed at once. */
   readonly pipeline: { readonly edgeConcurrency: number; readonly processorConcurrency: number };
@@ -49,6 +54,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   signature: { sizes: [1024, 64 * 1024, 1024 * 1024], batchMs: 50, rounds: 12, warmupRounds: 2 },
   coldStartSamples: 15,
   unitTraceDeliveries: 50,
+  costSizes: { bytes: [16 * 1024], deliveries: 400 },
   throughput: { senders: 32, verifierConcurrency: 4, processorConcurrency: 2, warmup: 64 },
   pipeline: { edgeConcurrency: 4, processorConcurrency: 2 },
 };
@@ -64,6 +70,7 @@ export const QUICK_OPTIONS: BenchOptions = {
   signature: { ...DEFAULT_OPTIONS.signature, batchMs: 2, rounds: 2, warmupRounds: 1 },
   coldStartSamples: 1,
   unitTraceDeliveries: 4,
+  costSizes: { bytes: [16 * 1024], deliveries: 8 },
   throughput: { senders: 4, verifierConcurrency: 1, processorConcurrency: 1, warmup: 4 },
   pipeline: { edgeConcurrency: 2, processorConcurrency: 1 },
 };
@@ -86,6 +93,18 @@ export interface ScaleFigures {
   readonly ours: ReceiverFigures;
   readonly powertools: ReceiverFigures;
   readonly throughput: ThroughputResult;
+}
+
+/** The cost of both receivers at one body size, with the unit trace it was priced from. */
+export interface SizeCost {
+  readonly bytes: number;
+  readonly deliveries: number;
+  readonly ours: CostBreakdown;
+  readonly powertools: CostBreakdown;
+  readonly ratio: number;
+  /** AWS requests per accepted delivery, whole pipeline. */
+  readonly requests: { readonly ours: number; readonly powertools: number };
+  readonly units: { readonly ours: MeteredUnits[]; readonly powertools: MeteredUnits[] };
 }
 
 export interface Target {
@@ -113,6 +132,8 @@ export interface BenchResults {
   readonly units: { readonly deliveries: number; readonly ours: MeteredUnits[]; readonly powertools: MeteredUnits[]; readonly dynaliteAgrees: boolean };
   readonly requests: { readonly conditions: string; readonly ours: ReceiverFigures; readonly powertools: ReceiverFigures };
   readonly cost: { readonly conditions: string; readonly ours: CostBreakdown; readonly powertools: CostBreakdown; readonly ratio: number };
+  /** The headline's cost (`bodyBytes`, from the largest load) and each of `costSizes`. */
+  readonly costBySize: SizeCost[];
   readonly throughput: ThroughputResult;
   readonly scaling: ScaleFigures[];
   readonly targets: Target[];
@@ -140,7 +161,7 @@ export async function runBench(env: BenchEnvironment, options: BenchOptions = DE
   const { result: latency, samples: edgeSamples } = await measureLatency(env, { ...options.latency, bodyBytes: options.bodyBytes });
 
   say(`DynamoDB unit trace (${options.unitTraceDeliveries} deliveries each) …`);
-  const units = await unitTrace(env, options);
+  const units = await unitTrace(env, options, options.bodyBytes);
 
   const scaling: ScaleFigures[] = [];
   const base = options.scales[0];
@@ -178,6 +199,19 @@ export async function runBench(env: BenchEnvironment, options: BenchOptions = DE
     ratio: headline.ours.cost.usdPerMillion / headline.powertools.cost.usdPerMillion,
   };
 
+  const costBySize: SizeCost[] = [
+    {
+      bytes: options.bodyBytes,
+      deliveries: headline.deliveries,
+      ours: cost.ours,
+      powertools: cost.powertools,
+      ratio: cost.ratio,
+      requests: { ours: headline.ours.stages.total, powertools: headline.powertools.stages.total },
+      units: { ours: units.ours, powertools: units.powertools },
+    },
+  ];
+  for (const bytes of options.costSizes.bytes) costBySize.push(await sizeCost(env, options, bytes, say));
+
   const results: Omit<BenchResults, 'targets'> = {
     meta: {
       startedAt,
@@ -195,6 +229,7 @@ export async function runBench(env: BenchEnvironment, options: BenchOptions = DE
     units,
     requests,
     cost,
+    costBySize,
     throughput: headline.throughput,
     scaling,
   };
@@ -220,19 +255,53 @@ function receiverFigures(run: PipelineRun, counts: OperationCount[], units: Mete
   };
 }
 
-/** Both receivers on a small load with the unit meter on every DynamoDB client. */
-async function unitTrace(env: BenchEnvironment, options: BenchOptions): Promise<BenchResults['units']> {
+/** Both receivers on a small load of `bodyBytes` bodies with the unit meter on every DynamoDB client. */
+async function unitTrace(env: BenchEnvironment, options: BenchOptions, bodyBytes: number): Promise<BenchResults['units']> {
   const traced: Partial<Record<ReceiverName, MeteredUnits[]>> = {};
   for (const name of ['ours', 'powertools'] as const) {
     const meter = new CapacityMeter(env.dynamodb());
-    const receiver = await RECEIVERS[name](env, { counter: new RequestCounter(), meter }, `${name}-units`);
-    await runPipeline(env, receiver, options.unitTraceDeliveries, { bodyBytes: options.bodyBytes, edgeConcurrency: 1, processorConcurrency: 1 });
+    const receiver = await RECEIVERS[name](env, { counter: new RequestCounter(), meter }, `${name}-units-${bodyBytes}`);
+    await runPipeline(env, receiver, options.unitTraceDeliveries, { bodyBytes, edgeConcurrency: 1, processorConcurrency: 1 });
     traced[name] = meter.all();
   }
   const all = [...traced.ours!, ...traced.powertools!];
   // dynalite reports table units (not index units) of writes: they must match the meter's table units.
   const dynaliteAgrees = all.filter((entry) => entry.operation !== 'Query').every((entry) => Math.abs(entry.tableWru - entry.dynaliteUnits) < 1e-9);
   return { deliveries: options.unitTraceDeliveries, ours: traced.ours!, powertools: traced.powertools!, dynaliteAgrees };
+}
+
+/** Both receivers priced at `bytes`: a unit trace, then a run one delivery at a time at the edge (its durations billed). */
+async function sizeCost(env: BenchEnvironment, options: BenchOptions, bytes: number, say: (line: string) => void): Promise<SizeCost> {
+  const { deliveries } = options.costSizes;
+  say(`${sizeName(bytes)} bodies: unit trace, then ${deliveries} deliveries through both receivers …`);
+  const traced = await unitTrace(env, options, bytes);
+  const priced: Partial<Record<ReceiverName, { cost: CostBreakdown; requests: number }>> = {};
+  for (const name of ['ours', 'powertools'] as const) {
+    const counter = new RequestCounter();
+    const receiver = await RECEIVERS[name](env, { counter }, `${name}-${bytes}`);
+    const run = await runPipeline(env, receiver, deliveries, {
+      bodyBytes: bytes,
+      edgeConcurrency: 1,
+      processorConcurrency: options.pipeline.processorConcurrency,
+    });
+    if (run.accepted !== deliveries || run.processed !== deliveries || run.deadLettered !== 0) {
+      throw new Error(`${name} at ${bytes} B: ${run.accepted} accepted, ${run.processed} processed, ${run.deadLettered} dead-lettered of ${deliveries}`);
+    }
+    priced[name] = {
+      cost: costOf({ run, counts: counter.all(), units: traced[name], edgeMs: run.edgeMs, requestBytes: requestBytes(bytes) }),
+      requests: requestsByStage(counter.all(), run.accepted).total,
+    };
+  }
+  const { ours, powertools } = priced as Record<ReceiverName, { cost: CostBreakdown; requests: number }>;
+  return {
+    bytes,
+    deliveries,
+    ours: ours.cost,
+    powertools: powertools.cost,
+    ratio: ours.cost.usdPerMillion / powertools.cost.usdPerMillion,
+    requests: { ours: ours.requests, powertools: powertools.requests },
+    units: { ours: traced.ours, powertools: traced.powertools },
+  };
 }
 
 export function evaluateTargets(results: Omit<BenchResults, 'targets'>): Target[] {
@@ -283,6 +352,14 @@ export function evaluateTargets(results: Omit<BenchResults, 'targets'>): Target[
         : {}),
     });
   }
+  for (const size of results.costBySize) {
+    targets.push({
+      figure: `Cost per million deliveries vs the Powertools receiver, ${sizeName(size.bytes)} bodies`,
+      target: '≤ 0.9×',
+      value: `${size.ratio.toFixed(2)}× ($${size.ours.usdPerMillion.toFixed(2)} vs $${size.powertools.usdPerMillion.toFixed(2)})`,
+      met: size.ratio <= 0.9,
+    });
+  }
   const ours = results.requests.ours.stages;
   const theirs = results.requests.powertools.stages;
   targets.push({ figure: 'AWS requests at the edge per accepted delivery', target: 'exactly 2', value: fmt(ours.edge), met: ours.edge === 2 });
@@ -326,13 +403,14 @@ function overFive(figures: ReceiverFigures): string {
     figures.operations.filter((entry) => entry.stage === stage && entry.purpose === purpose).reduce((sum, entry) => sum + entry.perDelivery, 0);
   const parts = [
     `edge ${fmt(figures.stages.edge)}`,
-    `claim, result offer and complete ${fmt(per(Stage.PROCESSOR, 'claim') + per(Stage.PROCESSOR, 'result offer') + per(Stage.PROCESSOR, 'complete'))}`,
+    `claim and result offer ${fmt(per(Stage.PROCESSOR, 'claim') + per(Stage.PROCESSOR, 'result offer'))}`,
+    `complete ${fmt(per(Stage.PROCESSOR, 'complete') + per(Stage.PROCESSOR, 'complete batch'))} (one BatchWriteItem a batch)`,
     `PutEvents ${fmt(per(Stage.PROCESSOR, 'effects'))}`,
     `receive ${fmt(per(Stage.EVENT_SOURCE, 'receive batch'))} and delete ${fmt(per(Stage.EVENT_SOURCE, 'delete batch'))}`,
     `sweep ${fmt(figures.stages.reconciler)} (${figures.stages.reconcilerPerRun} queries per run, 16 shards of 2 indexes)`,
     `secret reads ${fmt(figures.stages.secrets)}`,
   ];
-  return `5 requests are per record (2 at the edge, 3 conditional writes in the processor); the rest is batched or scheduled: ${parts.join('; ')}`;
+  return `4 requests are per record (2 at the edge, the claim and the result offer); the rest is batched or scheduled: ${parts.join('; ')}`;
 }
 
 function stageWhy(stage: keyof StageRequests): string {

@@ -66,6 +66,8 @@ export interface MeteredUnits {
   readonly operation: string;
   readonly purpose: string;
   calls: number;
+  /** Items written or read: one per call, but each item a batch write wrote. */
+  items: number;
   /** Table write units by the size rules. */
   tableWru: number;
   /** Index writes, in write units, and how many index entries were written. */
@@ -95,6 +97,7 @@ export class CapacityMeter {
       (next: Next, context: { commandName?: string }) => async (args: { input: Record<string, unknown> }) => {
         const operation = (context.commandName ?? '').replace(/Command$/, '');
         const input = args.input;
+        if (operation === 'BatchWriteItem') return this.batchWrite(stage, input, next, args);
         const table = String(input.TableName ?? '');
         if (!table || !['PutItem', 'UpdateItem', 'DeleteItem', 'GetItem', 'Query'].includes(operation)) return next(args);
         const purpose = purposeOf(operation, input);
@@ -102,6 +105,7 @@ export class CapacityMeter {
         input.ReturnConsumedCapacity = 'TOTAL';
         const entry = this.entry(stage, operation, purpose);
         entry.calls += 1;
+        entry.items += 1;
         if (operation === 'Query') {
           const result = await next(args);
           const items = (result.output.Items ?? []) as Item[];
@@ -145,6 +149,46 @@ export class CapacityMeter {
     return client;
   }
 
+  /** Each put or delete of a BatchWriteItem metered as its own write; DynamoDB bills them so. */
+  private async batchWrite(stage: string, input: Record<string, unknown>, next: Next, args: { input: Record<string, unknown> }) {
+    const entry = this.entry(stage, 'BatchWriteItem', purposeOf('BatchWriteItem', input));
+    entry.calls += 1;
+    input.ReturnConsumedCapacity = 'TOTAL';
+    const writes: { table: string; key: Item; shape: TableShape; before: Item | undefined }[] = [];
+    for (const [table, requests] of Object.entries(input.RequestItems as Record<string, { PutRequest?: { Item: Item }; DeleteRequest?: { Key: Item } }[]>)) {
+      const shape = await this.shape(table);
+      for (const request of requests) {
+        const key = request.DeleteRequest?.Key ?? pick(request.PutRequest!.Item, shape.keys);
+        writes.push({ table, key, shape, before: await this.read(table, key) });
+      }
+    }
+    const result = await next(args);
+    const unprocessed = new Set<string>();
+    for (const [table, requests] of Object.entries(
+      (result.output.UnprocessedItems ?? {}) as Record<string, { PutRequest?: { Item: Item }; DeleteRequest?: { Key: Item } }[]>,
+    )) {
+      const { keys } = await this.shape(table);
+      for (const request of requests) unprocessed.add(`${table}|${JSON.stringify(request.DeleteRequest?.Key ?? pick(request.PutRequest!.Item, keys))}`);
+    }
+    for (const write of writes) {
+      if (unprocessed.has(`${write.table}|${JSON.stringify(write.key)}`)) continue;
+      entry.items += 1;
+      const after = await this.read(write.table, write.key);
+      entry.itemBytes += itemBytes(after);
+      entry.tableWru += writeUnits(Math.max(itemBytes(write.before), itemBytes(after)));
+      for (const index of write.shape.indexes) {
+        const written = indexWrites(index, write.shape.keys, write.before, after);
+        if (written.count === 0) continue;
+        entry.indexWrites += written.count;
+        entry.indexWru += written.units;
+        entry.indexes[index.name] = (entry.indexes[index.name] ?? 0) + written.count;
+      }
+    }
+    const consumed = (result.output.ConsumedCapacity ?? []) as { CapacityUnits?: number }[];
+    entry.dynaliteUnits += consumed.reduce((sum, table) => sum + Number(table.CapacityUnits ?? 0), 0);
+    return result;
+  }
+
   all(): MeteredUnits[] {
     return [...this.units.values()].map((entry) => ({ ...entry, indexes: { ...entry.indexes } }));
   }
@@ -153,7 +197,7 @@ export class CapacityMeter {
     const key = `${stage}|${operation}|${purpose}`;
     let entry = this.units.get(key);
     if (!entry) {
-      entry = { stage, operation, purpose, calls: 0, tableWru: 0, indexWru: 0, indexWrites: 0, rru: 0, dynaliteUnits: 0, itemBytes: 0, indexes: {} };
+      entry = { stage, operation, purpose, calls: 0, items: 0, tableWru: 0, indexWru: 0, indexWrites: 0, rru: 0, dynaliteUnits: 0, itemBytes: 0, indexes: {} };
       this.units.set(key, entry);
     }
     return entry;

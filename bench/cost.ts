@@ -80,12 +80,12 @@ const line = (item: string, perDelivery: number, unit: string, price: PriceName,
 /** Lambda bills duration per invocation, rounded up to the millisecond. */
 const billedSeconds = (ms: number): number => Math.ceil(ms) / 1000;
 
-/** Units per call of each metered purpose. */
+/** Units per item of each metered purpose: per call, but per item of a batch write. */
 export function unitsPerCall(units: readonly MeteredUnits[]): Map<string, { wru: number; rru: number; indexWrites: number }> {
   return new Map(
     units.map((entry) => [
       `${entry.stage}|${entry.operation}|${entry.purpose}`,
-      { wru: (entry.tableWru + entry.indexWru) / entry.calls, rru: entry.rru / entry.calls, indexWrites: entry.indexWrites / entry.calls },
+      { wru: (entry.tableWru + entry.indexWru) / entry.items, rru: entry.rru / entry.items, indexWrites: entry.indexWrites / entry.items },
     ]),
   );
 }
@@ -108,8 +108,10 @@ export function dynamodbUnits(
       missing.push(`${entry.stage} ${entry.operation} (${entry.purpose})`);
       continue;
     }
-    wru += perRequestOf(entry) * per.wru;
-    rru += perRequestOf(entry) * per.rru;
+    // A batch write is billed per item, whatever the batch's size was in the trace.
+    const billed = entry.items === undefined ? perRequestOf(entry) : (perRequestOf(entry) * entry.items) / entry.attempts;
+    wru += billed * per.wru;
+    rru += billed * per.rru;
   }
   return { wru, rru, missing };
 }

@@ -44,6 +44,8 @@ export interface CountedOperation {
 export interface OperationCount extends CountedOperation {
   calls: number;
   attempts: number;
+  /** A batch write's items, added up over its calls (DynamoDB bills each item as its own write). */
+  items?: number;
 }
 
 const SERVICE_OF: Readonly<Record<string, string>> = {
@@ -75,6 +77,7 @@ export function purposeOf(operation: string, input: Record<string, unknown>): st
   if (operation === 'UpdateItem' && values[':processing']?.S === 'PROCESSING') return 'claim';
   if (operation === 'UpdateItem' && values[':processed']?.S === 'PROCESSED' && values[':owner']) return 'complete';
   if (operation === 'UpdateItem' && input.UpdateExpression === 'SET #since = :now') return 'touch pending';
+  if (operation === 'BatchWriteItem') return 'complete batch';
   if (operation === 'Query') return `query ${String(input.IndexName ?? 'table')} index shard`;
   if (operation === 'SendMessage' || operation === 'SendMessageBatch') return 'enqueue';
   if (operation === 'ReceiveMessage') return 'receive batch';
@@ -100,6 +103,8 @@ export class RequestCounter {
       (next: Next, context: HandlerContext) => async (args: { input: Record<string, unknown> }) => {
         const entry = this.entry(stage, context, args.input);
         entry.calls += 1;
+        const batch = args.input.RequestItems as Record<string, unknown[]> | undefined;
+        if (context.commandName === 'BatchWriteItemCommand' && batch) entry.items = (entry.items ?? 0) + Object.values(batch).flat().length;
         const key = `${stage}|${entry.purpose}`;
         if (!this.captured.has(key)) this.captured.set(key, structuredClone(args.input));
         // The attempts are counted below the retry middleware, which sees the same context.

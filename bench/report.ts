@@ -157,23 +157,42 @@ export function renderMarkdown(results: BenchResults): string {
     ),
   );
 
+  const line = (breakdown: typeof cost.ours, item: string) => breakdown.lines.find((entry) => entry.item === item)?.perDelivery ?? 0;
   out.push(
-    `\n**DynamoDB write units per request** (the unit trace: ${results.units.deliveries} deliveries each, every written item read before and after; table units ${results.units.dynaliteAgrees ? 'agree with' : 'DIFFER from'} dynalite's ConsumedCapacity)\n`,
+    `\n**Cost per million deliveries by body size** (${results.costBySize[0].bytes} B from the largest load above; each other size from its own run of ${results.costBySize.at(-1)!.deliveries} deliveries, one at a time at the edge, and its own unit trace)\n`,
   );
-  const unitRows = (receiver: string, entries: typeof results.units.ours) =>
+  out.push(
+    table(
+      ['Body', 'ours $/M', 'Powertools $/M', 'ratio', 'DynamoDB write units per delivery, ours vs Powertools', 'requests per delivery, ours vs Powertools'],
+      results.costBySize.map((size) => [
+        sizeName(size.bytes),
+        dollars(size.ours.usdPerMillion),
+        dollars(size.powertools.usdPerMillion),
+        times(size.ratio),
+        `${fixed(line(size.ours, 'DynamoDB writes'), 2)} vs ${fixed(line(size.powertools, 'DynamoDB writes'), 2)}`,
+        `${fixed(size.requests.ours, 3)} vs ${fixed(size.requests.powertools, 3)}`,
+      ]),
+    ),
+  );
+
+  out.push(
+    `\n**DynamoDB write units per request** (the unit trace: ${results.units.deliveries} deliveries each per body size, every written item read before and after; table units ${results.units.dynaliteAgrees ? 'agree with' : 'DIFFER from'} dynalite's ConsumedCapacity)\n`,
+  );
+  const unitRows = (body: number, receiver: string, entries: typeof results.units.ours) =>
     entries
       .filter((entry) => entry.tableWru + entry.indexWru > 0)
       .map((entry) => [
+        sizeName(body),
         receiver,
-        `${entry.stage}: ${entry.operation} (${entry.purpose})`,
-        fixed(entry.itemBytes / entry.calls, 0),
-        fixed(entry.tableWru / entry.calls, 2),
-        `${fixed(entry.indexWru / entry.calls, 2)}${Object.keys(entry.indexes).length ? ` (${Object.keys(entry.indexes).join(', ')})` : ''}`,
+        `${entry.stage}: ${entry.operation} (${entry.purpose})${entry.items !== entry.calls ? `, per item (${fixed(entry.items / entry.calls, 1)} a call)` : ''}`,
+        fixed(entry.itemBytes / entry.items, 0),
+        fixed(entry.tableWru / entry.items, 2),
+        `${fixed(entry.indexWru / entry.items, 2)}${Object.keys(entry.indexes).length ? ` (${Object.keys(entry.indexes).join(', ')})` : ''}`,
       ]);
   out.push(
     table(
-      ['Receiver', 'Request', 'item bytes after', 'table WRU', 'index WRU'],
-      [...unitRows('ours', results.units.ours), ...unitRows('Powertools', results.units.powertools)],
+      ['Body', 'Receiver', 'Request', 'item bytes after', 'table WRU', 'index WRU'],
+      results.costBySize.flatMap((size) => [...unitRows(size.bytes, 'ours', size.units.ours), ...unitRows(size.bytes, 'Powertools', size.units.powertools)]),
     ),
   );
 

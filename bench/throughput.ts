@@ -43,7 +43,6 @@ export interface ReplayShapes {
   readonly claim: UpdateItemCommandInput;
   readonly offer: UpdateItemCommandInput;
   readonly effects: PutEventsCommandInput;
-  readonly complete: UpdateItemCommandInput;
 }
 
 export function replayShapes(counter: RequestCounter): ReplayShapes {
@@ -58,7 +57,6 @@ export function replayShapes(counter: RequestCounter): ReplayShapes {
     claim: take(Stage.PROCESSOR, 'claim'),
     offer: take(Stage.PROCESSOR, 'result offer'),
     effects: take(Stage.PROCESSOR, 'effects'),
-    complete: take(Stage.PROCESSOR, 'complete'),
   };
 }
 

@@ -7,7 +7,7 @@ import { logReference, sha256Hex } from '../shared/runtime/digest';
 import { DispatchOutcome, EffectSink } from '../shared/effects/sinks';
 import { Effect, EffectAssembler, effectContent } from '../shared/effects/assembler';
 import { ConfigurationError, SafeError, safeErrorText } from '../shared/runtime/errors';
-import { BodyLocation, InboxStore, splitKey, StoredDelivery } from '../shared/stores/inbox-store';
+import { BodyLocation, ClaimedDelivery, InboxStore, splitKey, StoredDelivery } from '../shared/stores/inbox-store';
 import { OfferOutcome, ResultsStore } from '../shared/stores/results-store';
 import { LogFields, Telemetry } from '../shared/runtime/telemetry';
 import { decodeWorkMessage } from '../shared/stores/work-queue';
@@ -68,7 +68,9 @@ interface Decided {
   readonly owner: string;
   readonly receiveCount: number;
   readonly fields: LogFields;
-  readonly row: StoredDelivery;
+  readonly row: ClaimedDelivery;
+  /** When the claim's lease runs out, by this processor's clock. */
+  readonly leaseUntil: number;
   readonly outcome: Outcome;
   readonly offer?: OfferOutcome;
   readonly effect?: Effect;
@@ -88,7 +90,11 @@ export function createProcessor(deps: ProcessorDependencies) {
     const decided = await Promise.allSettled(event.Records.map((record) => decide(record, deps, assembler)));
     const rows = decided.map((settled) => (settled.status === 'fulfilled' ? settled.value : undefined));
     const dispatched = await dispatchEffects(rows, deps.effects?.sink);
-    const finished = await Promise.allSettled(rows.map((row, index) => (row ? finish(row, dispatched.get(index), deps) : Promise.resolve())));
+    const completed = await completeBatch(
+      rows.filter((row, index): row is Decided => row !== undefined && dispatched.get(index)?.ok !== false),
+      deps,
+    );
+    const finished = await Promise.allSettled(rows.map((row, index) => (row ? finish(row, dispatched.get(index), completed, deps) : Promise.resolve())));
     deps.telemetry.flush();
     return {
       batchItemFailures: event.Records.flatMap((record, index) =>
@@ -143,7 +149,7 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
     deps.telemetry.log('INFO', 'row already settled', { ...fields, status: state.status });
     return undefined;
   }
-  const claimed = { key, owner, receiveCount, fields: { ...fields, ...queueDelays(row, startedAt, deps) }, row };
+  const claimed = { key, owner, receiveCount, fields: { ...fields, ...queueDelays(row, startedAt, deps) }, row, leaseUntil: startedAt + deps.leaseMs };
   try {
     const adapter = deps.adapters.get(row.provider);
     if (!adapter) throw new ConfigurationError(`provider ${row.provider} is not configured`);
@@ -247,8 +253,28 @@ async function dispatchEffects(rows: readonly (Decided | undefined)[], sink: Eff
   return new Map(indexes.map((index, position) => [index, outcomes[position]]));
 }
 
-/** Completes a decided row whose effect (if any) was accepted; releases it otherwise. */
-async function finish(decided: Decided, dispatched: DispatchOutcome | undefined, deps: ProcessorDependencies): Promise<void> {
+/**
+ * Completes the batch's rows in one request while every lease has a third of its time left (no
+ * other worker can take a row before its lease runs out: `InboxStore.completeLeased`); the keys
+ * it completed. The request is abandoned at that margin, and then, or when it fails, each row is
+ * completed on its own with the conditional UpdateItem.
+ */
+async function completeBatch(rows: readonly Decided[], deps: ProcessorDependencies): Promise<ReadonlySet<string>> {
+  const now = deps.now();
+  const margin = deps.leaseMs / 3;
+  const leftMs = Math.min(...rows.map((row) => row.leaseUntil)) - now - margin;
+  if (rows.length < 2 || !(leftMs > 0)) return new Set();
+  try {
+    const unprocessed = new Set(await deps.inbox.completeLeased(rows, now, AbortSignal.timeout(leftMs)));
+    return new Set(rows.map((row) => row.key).filter((key) => !unprocessed.has(key)));
+  } catch (error) {
+    deps.telemetry.log('WARN', 'batched completion failed; completing one by one', { rows: rows.length, error: safeErrorText(error) });
+    return new Set();
+  }
+}
+
+/** Completes a decided row whose effect (if any) was accepted, unless the batch did; releases it otherwise. */
+async function finish(decided: Decided, dispatched: DispatchOutcome | undefined, completed: ReadonlySet<string>, deps: ProcessorDependencies): Promise<void> {
   const { key, owner, fields, row, outcome, effect } = decided;
   if (dispatched && !dispatched.ok) {
     deps.telemetry.count(MetricName.EFFECT_FAILURES, row.provider);
@@ -257,7 +283,7 @@ async function finish(decided: Decided, dispatched: DispatchOutcome | undefined,
   }
   try {
     if (dispatched) deps.telemetry.count(MetricName.EFFECTS_DISPATCHED, row.provider);
-    if (!(await deps.inbox.complete(key, owner, outcome, deps.now()))) {
+    if (!completed.has(key) && !(await deps.inbox.complete(key, owner, outcome, deps.now()))) {
       deps.telemetry.log('WARN', 'lease lost before completion', fields);
     }
     deps.telemetry.count(MetricName.PROCESSED, row.provider);

@@ -191,7 +191,11 @@ export const ResultAttr = {
   STATUS: 'status',
   CREATED_AT: 'createdAt',
   WINNER_ORDER: 'winnerOrder',
+  /** The winner's result: text (S), or its UTF-8 bytes deflated (B) when `responseEncoding` says so. */
   RESPONSE: 'response',
+  /** Set to `deflate-raw` when `response` holds the result's UTF-8 bytes deflated; absent when it is the text itself. */
+  RESPONSE_ENCODING: 'responseEncoding',
+  /** The body store's key of a result too large for the item (instead of `response`). */
   RESPONSE_REF: 'responseRef',
   UPDATED_AT: 'updatedAt',
   VERSION: 'version',

@@ -130,7 +130,7 @@ function createProcessor(
     overrides: props.processorFunctionProps,
     environment: environments.processor,
   });
-  grantTableActions(processor.role, resources.inboxTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+  grantTableActions(processor.role, resources.inboxTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']);
   // GetItem: a losing offer and a retried winner read the job's stored winner.
   grantTableActions(processor.role, resources.resultsTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
   grantObjects(scope, resources.bodyBucket, processor.role, ['s3:GetObject', 's3:PutObject'], BodyPrefix.BODIES);

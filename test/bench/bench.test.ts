@@ -42,9 +42,16 @@ describe('the bench counts requests and prices them', () => {
       { operation: 'SendMessage', purpose: 'enqueue', attempts: 6 },
     ]);
     expect(requestsByStage(counter.all(), run.accepted).edge).toBe(2);
-    // Per record in the processor: claim, result offer, complete; the effects go out per batch.
-    const processor = Object.fromEntries(counter.stage(Stage.PROCESSOR).map((entry) => [entry.purpose, entry.attempts]));
-    expect(processor).toEqual({ claim: 6, 'result offer': 6, complete: 6, effects: run.batches.length });
+    // Per record in the processor: claim, result offer; per batch: the effects, and the completion
+    // of its rows in one BatchWriteItem (a batch of one row is completed with one UpdateItem).
+    const processor = Object.fromEntries(counter.stage(Stage.PROCESSOR).map((entry) => [entry.purpose, entry]));
+    expect(processor.claim.attempts).toBe(6);
+    expect(processor['result offer'].attempts).toBe(6);
+    expect(processor.effects.attempts).toBe(run.batches.length);
+    const batched = run.batches.filter((batch) => batch.size > 1);
+    expect(processor['complete batch']?.attempts ?? 0).toBe(batched.length);
+    expect(processor['complete batch']?.items ?? 0).toBe(batched.reduce((sum, batch) => sum + batch.size, 0));
+    expect(processor.complete?.attempts ?? 0).toBe(run.batches.length - batched.length);
     // One sweep: one query per shard of the pending and the awaiting index, never a scan.
     expect(counter.stage(Stage.RECONCILER).map((entry) => [entry.operation, entry.attempts])).toEqual([
       ['Query', 16],
@@ -74,12 +81,16 @@ describe('the bench counts requests and prices them', () => {
     const run = await runPipeline(env, receiver, 3, { bodyBytes: 1024, edgeConcurrency: 1 });
 
     const units = Object.fromEntries(meter.all().map((entry) => [entry.purpose, entry]));
-    // A 1 KiB JSON body is stored deflated, so the row stays under 1 KB: 1 unit a write; the insert
-    // also writes the sparse pending and job-ref indexes, the completion removes the row from the
-    // pending index.
-    expect(units['conditional insert']).toMatchObject({ calls: 3, tableWru: 3, indexWrites: 6, indexes: { pending: 3, jobRef: 3 } });
-    expect(units.claim).toMatchObject({ calls: 3, tableWru: 3, indexWrites: 0 });
-    expect(units.complete).toMatchObject({ calls: 3, indexWrites: 3, indexes: { pending: 3 } });
+    // A write costs one unit per started KB of the larger of the item before and after it: the
+    // claimed row is the largest the row gets. The insert also writes the sparse pending and
+    // job-ref indexes; the completion (the three rows of the one batch in one BatchWriteItem,
+    // billed per item) removes the row from the pending index.
+    const unitsOf = (bytes: number) => Math.ceil(bytes / 1024);
+    const claimedRow = units.claim.itemBytes / 3;
+    expect(units['conditional insert']).toMatchObject({ calls: 3, indexWrites: 6, indexes: { pending: 3, jobRef: 3 } });
+    expect(units['conditional insert'].tableWru).toBe(3 * unitsOf(units['conditional insert'].itemBytes / 3));
+    expect(units.claim).toMatchObject({ calls: 3, tableWru: 3 * unitsOf(claimedRow), indexWrites: 0 });
+    expect(units['complete batch']).toMatchObject({ calls: 1, items: 3, tableWru: 3 * unitsOf(claimedRow), indexWrites: 3, indexes: { pending: 3 } });
     for (const entry of meter.all().filter((unit) => unit.operation !== 'Query')) expect(entry.dynaliteUnits).toBe(entry.tableWru);
 
     const cost = costOf({ run, counts: counter.all(), units: meter.all(), edgeMs: run.edgeMs, requestBytes: 1500 });
@@ -132,6 +143,13 @@ describe('npm run bench -- --quick', () => {
     ]);
     expect(stdout).toContain('load ms with maps');
     expect(results.units.dynaliteAgrees).toBe(true);
+    // The cost at 1 KiB and at 16 KiB, each against the Powertools receiver, each a target row.
+    expect(results.costBySize.map((size) => size.bytes)).toEqual([1024, 16 * 1024]);
+    for (const size of results.costBySize) expect(size.units.ours.some((entry) => entry.purpose === 'conditional insert')).toBe(true);
+    expect(results.targets.filter((target) => target.figure.startsWith('Cost per million deliveries')).map((target) => target.figure)).toEqual([
+      'Cost per million deliveries vs the Powertools receiver, 1 KiB bodies',
+      'Cost per million deliveries vs the Powertools receiver, 16 KiB bodies',
+    ]);
     expect(results.targets.length).toBeGreaterThan(10);
     // The Markdown tables the README carries.
     expect(stdout).toContain('| Figure | Target | Measured | Result |');

@@ -245,6 +245,7 @@ describe('WebhookInbox with defaults', () => {
     const statements = statementsOf(template, 'InboxProcessorRole');
     expect(actionsOf(statements)).toEqual(
       [
+        'dynamodb:BatchWriteItem',
         'dynamodb:GetItem',
         'dynamodb:GetItem',
         'dynamodb:UpdateItem',
@@ -268,6 +269,9 @@ describe('WebhookInbox with defaults', () => {
     const results = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxResultsTable').id;
     const onResults = statements.find((s) => s.Resource['Fn::GetAtt']?.[0] === results);
     expect(onResults.Action).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    // A batch's completions are one BatchWriteItem, on the inbox table only.
+    const inbox = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').id;
+    expect(statements.find((s) => [s.Action].flat().includes('dynamodb:BatchWriteItem')).Resource).toEqual({ 'Fn::GetAtt': [inbox, 'Arn'] });
     expect(statements.some((s) => [s.Action].flat().includes('dynamodb:PutItem'))).toBe(false);
   });
 

@@ -10,6 +10,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { inflateRawSync } from 'node:zlib';
 import { AttributeValue, DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import {
   CreateSecretCommand,
@@ -848,11 +849,15 @@ export class InboxHarness {
     return out.Item && decodeItem(out.Item);
   }
 
+  /** A job's result item, its `response` read as a consumer reads it: the text, inflated when `responseEncoding` is `deflate-raw`. */
   async result(jobKey: string, provider: string = PROVIDER): Promise<Item | undefined> {
     const out = await this.dynamodb.send(
       new GetItemCommand({ TableName: this.names.resultsTable, Key: { pk: { S: resultKey(provider, jobKey) } }, ConsistentRead: true }),
     );
-    return out.Item && decodeItem(out.Item);
+    if (!out.Item) return undefined;
+    const item = decodeItem(out.Item);
+    const deflated = out.Item.responseEncoding?.S === 'deflate-raw' ? out.Item.response?.B : undefined;
+    return deflated ? { ...item, response: inflateRawSync(deflated).toString('utf8') } : item;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { AttributeValue, BatchWriteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { InboxAttr as A, DeliveryStatus, InboxItemKind, PendingIndex, SUBMISSION_PARTITION_PREFIX } from '../../../lib/contract';
 import { shardOf } from '../runtime/digest';
 import { BoundedCount, countShardedIndex, N, pendingIndexOf, queryShardedIndex, S, stringMap } from './dynamo';
@@ -76,6 +76,17 @@ export interface StoredDelivery extends BodyLocation {
   readonly processedAt?: number;
 }
 
+/** A row a claim took: as read, and the item the claim left (what a batched completion writes back). */
+export interface ClaimedDelivery extends StoredDelivery {
+  readonly item: Record<string, AttributeValue>;
+}
+
+/** A claimed row to mark processed, with the outcome it was decided with. */
+export interface Completion {
+  readonly row: ClaimedDelivery;
+  readonly outcome: string;
+}
+
 /** An altered duplicate: the same key with another digest. */
 export interface QuarantinedCopy extends BodyLocation {
   readonly provider: string;
@@ -102,7 +113,7 @@ export interface InboxStore {
    * DEAD), leased, out of attempts or absent. A DEAD row is never claimed: only an operator
    * revives it.
    */
-  claim(key: string, owner: string, now: number, leaseMs: number, maxAttempts: number): Promise<StoredDelivery | undefined>;
+  claim(key: string, owner: string, now: number, leaseMs: number, maxAttempts: number): Promise<ClaimedDelivery | undefined>;
   /** Reads a row's state without its body. */
   status(key: string): Promise<RowState | undefined>;
   /**
@@ -112,6 +123,13 @@ export interface InboxStore {
   markExhausted(key: string, error: string, now: number, maxAttempts: number): Promise<boolean>;
   /** Marks a claimed row processed; false when the lease was lost meanwhile. */
   complete(key: string, owner: string, outcome: string, now: number): Promise<boolean>;
+  /**
+   * Marks claimed rows processed in one BatchWriteItem per 25, each written back whole as its
+   * claim left it, PROCESSED, without its lease and pending attributes: what `complete` writes.
+   * Only for rows whose lease the caller holds with time to spare (see `completeLeased` below);
+   * returns the keys DynamoDB left unprocessed, for `complete`.
+   */
+  completeLeased(completions: readonly Completion[], now: number, signal?: AbortSignal): Promise<string[]>;
   /**
    * Gives a claimed row back after a failure, recording the error. A live row's pending clock
    * restarts, so the sweep leaves it to the queue's own retries; a dead row leaves the index.
@@ -221,7 +239,7 @@ export class DynamoDbInboxStore implements InboxStore {
     );
   }
 
-  async claim(key: string, owner: string, now: number, leaseMs: number, maxAttempts: number): Promise<StoredDelivery | undefined> {
+  async claim(key: string, owner: string, now: number, leaseMs: number, maxAttempts: number): Promise<ClaimedDelivery | undefined> {
     try {
       const out = await this.client.send(
         new UpdateItemCommand({
@@ -248,7 +266,7 @@ export class DynamoDbInboxStore implements InboxStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return toStoredDelivery(out.Attributes!);
+      return { ...toStoredDelivery(out.Attributes!), item: out.Attributes! };
     } catch (error) {
       if (isConditionalCheckFailed(error)) return undefined;
       throw error;
@@ -335,6 +353,30 @@ export class DynamoDbInboxStore implements InboxStore {
       if (isConditionalCheckFailed(error)) return false;
       throw error;
     }
+  }
+
+  /**
+   * One request for a batch's completions instead of one conditional UpdateItem per row. A put
+   * has no condition, and needs none while the lease holds: no other worker can claim a row before
+   * its lease runs out (`CLAIMABLE`), release and completion are the lease holder's, revive and
+   * markExhausted act only on rows no live lease holds, and the one write anyone else makes to a
+   * leased row, the sweep's restart of its pending clock, is what completion removes. So the
+   * caller sends it only while every lease in it has a margin left, and aborts it (then completes
+   * the rows one by one, conditionally) when it is still unanswered at the margin.
+   */
+  async completeLeased(completions: readonly Completion[], now: number, signal?: AbortSignal): Promise<string[]> {
+    const unprocessed: string[] = [];
+    for (let start = 0; start < completions.length; start += BATCH_WRITE_LIMIT) {
+      const chunk = completions.slice(start, start + BATCH_WRITE_LIMIT);
+      const out = await this.client.send(
+        new BatchWriteItemCommand({
+          RequestItems: { [this.tableName]: chunk.map(({ row, outcome }) => ({ PutRequest: { Item: completedItem(row.item, outcome, now) } })) },
+        }),
+        { abortSignal: signal },
+      );
+      for (const request of out.UnprocessedItems?.[this.tableName] ?? []) unprocessed.push(request.PutRequest!.Item![A.PK].S!);
+    }
+    return unprocessed;
   }
 
   async release(key: string, owner: string, error: string, dead: boolean, now: number): Promise<void> {
@@ -436,6 +478,20 @@ export class DynamoDbInboxStore implements InboxStore {
       if (!isConditionalCheckFailed(error)) throw error;
     }
   }
+}
+
+/** BatchWriteItem's limit of requests per call. */
+const BATCH_WRITE_LIMIT = 25;
+
+/** A claimed row as `complete` leaves it: PROCESSED with its outcome, out of the pending index, no lease, no error. */
+function completedItem(claimed: Record<string, AttributeValue>, outcome: string, now: number): Record<string, AttributeValue> {
+  const removed = new Set<string>([A.LEASE_OWNER, A.LEASE_UNTIL, A.PENDING_SHARD, A.PENDING_SINCE, A.LAST_ERROR]);
+  return {
+    ...Object.fromEntries(Object.entries(claimed).filter(([name]) => !removed.has(name))),
+    [A.STATUS]: S(DeliveryStatus.PROCESSED),
+    [A.PROCESSED_AT]: N(now),
+    [A.OUTCOME]: S(outcome),
+  };
 }
 
 /** A row a worker may take: waiting (RECEIVED), or PROCESSING by a worker whose lease ran out. Never PROCESSED or DEAD. */

@@ -3,16 +3,17 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { InboxAttr as A } from '../../../lib/contract';
 
 /**
- * Bodies kept in a row are stored deflated when that makes them smaller. DynamoDB bills every
- * write (the conditional insert, the claim, the completion) by the whole item's size in 1 KB
- * units, so a 1 KiB JSON delivery that deflates to 500 bytes costs one unit per write, not two.
- * The digest is always of the exact bytes received.
+ * Bodies kept in a row, and responses kept in a result item, are stored deflated when that makes
+ * them smaller. DynamoDB bills every write (the conditional insert, the claim, the completion,
+ * the results offer) by the whole item's size in 1 KB units, so a 1 KiB JSON delivery that
+ * deflates to 500 bytes costs one unit per write, not two. The digest is always of the exact
+ * bytes received.
  */
 export const DEFLATE_RAW = 'deflate-raw';
 
 /**
- * Below this a row fits one write unit anyway (its other attributes take about 350 bytes), so
- * deflating would cost time (20–50 µs) and save nothing.
+ * Below this a row (or a result item) fits one write unit anyway (its other attributes take
+ * about 350 bytes), so deflating would cost time (20–50 µs) and save nothing.
  */
 const MIN_COMPRESSED_BYTES = 512;
 /**
@@ -21,13 +22,20 @@ const MIN_COMPRESSED_BYTES = 512;
  */
 const DEFLATE_OPTIONS = { windowBits: 12, memLevel: 4 };
 
+/**
+ * `bytes` deflated (raw deflate, no header) when they are long enough to gain and deflating
+ * makes them smaller; undefined otherwise. Rows' bodies and results' responses use it alike.
+ */
+export function deflatedIfSmaller(bytes: Buffer): Buffer | undefined {
+  if (bytes.length < MIN_COMPRESSED_BYTES) return undefined;
+  const deflated = deflateRawSync(bytes, DEFLATE_OPTIONS);
+  return deflated.length < bytes.length ? deflated : undefined;
+}
+
 /** The row attributes of an inline body: the bytes, and their encoding when deflated. */
 export function inlineBodyAttributes(body: Buffer): Record<string, AttributeValue> {
-  if (body.length >= MIN_COMPRESSED_BYTES) {
-    const deflated = deflateRawSync(body, DEFLATE_OPTIONS);
-    if (deflated.length < body.length) return { [A.BODY]: { B: deflated }, [A.BODY_ENCODING]: { S: DEFLATE_RAW } };
-  }
-  return { [A.BODY]: { B: body } };
+  const deflated = deflatedIfSmaller(body);
+  return deflated ? { [A.BODY]: { B: deflated }, [A.BODY_ENCODING]: { S: DEFLATE_RAW } } : { [A.BODY]: { B: body } };
 }
 
 /** The exact bytes received, from a row's (or a quarantined copy's) inline body attributes. */

@@ -1,10 +1,11 @@
-import { DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { AttributeValue, DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { ResultAttr as R } from '../../../lib/contract';
 import { JobObservation } from '../providers/adapter';
 import { N, S } from './dynamo';
 import { sha256Hex } from '../runtime/digest';
 import { isConditionalCheckFailed } from '../runtime/errors';
 import { winnerOrder } from '../winner-order';
+import { DEFLATE_RAW, deflatedIfSmaller } from './inline-body';
 
 /** One job's candidate result, from one processed delivery. */
 export interface ResultOffer {
@@ -65,6 +66,10 @@ export class DynamoDbResultsStore implements ResultsStore {
 
   async offer({ provider, eventKey, observation, responseRef, now }: ResultOffer): Promise<OfferResult> {
     const key = { [R.PK]: S(resultKey(provider, observation.jobKey)) };
+    const response = responseAttributes(observation.response, responseRef);
+    // A new winner's result replaces the old one's in whichever form that one took.
+    const removed = [R.RESPONSE, R.RESPONSE_ENCODING, R.RESPONSE_REF].filter((name) => !(name in response));
+    const set = Object.keys(response);
     try {
       const out = await this.client.send(
         new UpdateItemCommand({
@@ -72,8 +77,8 @@ export class DynamoDbResultsStore implements ResultsStore {
           Key: key,
           UpdateExpression:
             'SET #provider = :provider, #jobKey = :jobKey, #taskId = :taskId, #eventKey = :eventKey, #status = :status, ' +
-            '#createdAt = :createdAt, #order = :order, #response = :response, #updatedAt = :now ' +
-            'REMOVE #otherResponse ADD #version :one',
+            `#createdAt = :createdAt, #order = :order, ${set.map((_, i) => `#set${i} = :set${i}`).join(', ')}, #updatedAt = :now ` +
+            `REMOVE ${removed.map((_, i) => `#removed${i}`).join(', ')} ADD #version :one`,
           // Equal order means the same observation again (a retry): nothing changes.
           ConditionExpression: 'attribute_not_exists(#order) OR #order < :order',
           ExpressionAttributeNames: {
@@ -84,9 +89,8 @@ export class DynamoDbResultsStore implements ResultsStore {
             '#status': R.STATUS,
             '#createdAt': R.CREATED_AT,
             '#order': R.WINNER_ORDER,
-            // A result lives inline or in the body store; a new winner removes the other form.
-            '#response': responseRef === undefined ? R.RESPONSE : R.RESPONSE_REF,
-            '#otherResponse': responseRef === undefined ? R.RESPONSE_REF : R.RESPONSE,
+            ...Object.fromEntries(set.map((name, i) => [`#set${i}`, name])),
+            ...Object.fromEntries(removed.map((name, i) => [`#removed${i}`, name])),
             '#updatedAt': R.UPDATED_AT,
             '#version': R.VERSION,
           },
@@ -98,7 +102,7 @@ export class DynamoDbResultsStore implements ResultsStore {
             ':status': S(observation.status),
             ':createdAt': S(observation.createdAt),
             ':order': S(winnerOrder(observation)),
-            ':response': S(responseRef ?? observation.response),
+            ...Object.fromEntries(set.map((name, i) => [`:set${i}`, response[name]])),
             ':now': N(now),
             ':one': N(1),
           },
@@ -130,4 +134,16 @@ export class DynamoDbResultsStore implements ResultsStore {
     const eventKey = out.Item?.[R.EVENT_KEY]?.S;
     return eventKey === undefined ? undefined : { eventKey, version: Number(out.Item?.[R.VERSION]?.N ?? 1) };
   }
+}
+
+/**
+ * How a result item holds its winner's result: the body store's key when it was too large; else
+ * the text, or its UTF-8 bytes deflated when that makes them smaller (the item's other
+ * attributes take about 400 bytes, so a 700-byte result that deflates keeps every offer at one
+ * write unit instead of two).
+ */
+function responseAttributes(response: string, responseRef: string | undefined): Record<string, AttributeValue> {
+  if (responseRef !== undefined) return { [R.RESPONSE_REF]: S(responseRef) };
+  const deflated = deflatedIfSmaller(Buffer.from(response, 'utf8'));
+  return deflated ? { [R.RESPONSE]: { B: deflated }, [R.RESPONSE_ENCODING]: S(DEFLATE_RAW) } : { [R.RESPONSE]: S(response) };
 }

@@ -1,7 +1,18 @@
 import { Defaults, MetricName } from '../../../lib/contract';
-import { DynamoDbInboxStore } from '../../../lambda/shared/stores/inbox-store';
+import { DynamoDbInboxStore, InboxStore } from '../../../lambda/shared/stores/inbox-store';
 import type { DispatchOutcome, EffectSink } from '../../../lambda/shared/effects/sinks';
-import { answerlineBody, InboxHarness, keyOf, LEASE_MS, PROVIDER, SecretsFixture, sha256Hex, storeUncheckedRow, taskIdOf } from '../../support/inbox-fixture';
+import {
+  answerlineBody,
+  bind,
+  InboxHarness,
+  keyOf,
+  LEASE_MS,
+  PROVIDER,
+  SecretsFixture,
+  sha256Hex,
+  storeUncheckedRow,
+  taskIdOf,
+} from '../../support/inbox-fixture';
 
 /** Redelivery after a failure takes one visibility timeout: keep it short. */
 const MAX_RECEIVE_COUNT = 2;
@@ -351,5 +362,61 @@ describe('processing is idempotent and parallel-safe', () => {
 
     expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'no_final_result' });
     expect(await h.resultItems()).toEqual([]);
+  });
+});
+
+describe('completing a batch', () => {
+  /** The processor's own inbox store (its role's client), recording how each row was completed. */
+  function recordingInbox(): { inbox: InboxStore; completions: string[] } {
+    const store = new DynamoDbInboxStore(h.as('processor').dynamodb, h.names.inboxTable);
+    const completions: string[] = [];
+    const inbox: InboxStore = {
+      ...bind(store),
+      completeLeased: async (rows, now, signal) => {
+        completions.push(`batch of ${rows.length}`);
+        return store.completeLeased(rows, now, signal);
+      },
+      complete: async (key, owner, outcome, now) => {
+        completions.push('one row');
+        return store.complete(key, owner, outcome, now);
+      },
+    };
+    return { inbox, completions };
+  }
+
+  /** A row exactly as a completion must leave it: processed, decided, no lease, out of the pending index, its body whole. */
+  async function expectCompleted(body: string): Promise<void> {
+    const row = await h.row(keyOf(body));
+    expect(row).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 1, processedAt: h.clock.now(), digest: sha256Hex(body) });
+    for (const gone of ['leaseOwner', 'leaseUntil', 'pendingShard', 'pendingSince', 'lastError']) expect(row).not.toHaveProperty(gone);
+    expect(await h.inbox.claim(keyOf(body), 'late', h.clock.now() + LEASE_MS * 10, LEASE_MS, MAX_RECEIVE_COUNT)).toBeUndefined();
+  }
+
+  test('while the leases hold, one request completes every row of the batch, as one conditional write per row would', async () => {
+    const bodies = [1, 2, 3].map((n) => answerlineBody({ idempotencyKey: `job-batch-${n}` }));
+    await accept(...bodies);
+    const { inbox, completions } = recordingInbox();
+
+    expect(await h.drain(h.processor({ maxReceiveCount: MAX_RECEIVE_COUNT, inbox }))).toEqual({ received: 3, failed: 0 });
+    expect(completions).toEqual(['batch of 3']);
+    for (const body of bodies) await expectCompleted(body);
+    expect(h.capture.metric(MetricName.PROCESSED, PROVIDER)).toBe(3);
+  });
+
+  test('with less than a third of the leases left, each row is completed on its own, on condition of its lease', async () => {
+    const bodies = [1, 2].map((n) => answerlineBody({ idempotencyKey: `job-slow-${n}` }));
+    await accept(...bodies);
+    const { inbox, completions } = recordingInbox();
+    // Dispatching the effects takes most of the lease.
+    const slowSink: EffectSink = {
+      dispatch: async (effects) => {
+        h.clock.advance(Math.ceil((LEASE_MS * 2) / 3));
+        return effects.map((): DispatchOutcome => ({ ok: true }));
+      },
+    };
+
+    expect(await h.drain(h.processor({ maxReceiveCount: MAX_RECEIVE_COUNT, inbox, effects: h.effects(slowSink) }))).toEqual({ received: 2, failed: 0 });
+    expect(completions).toEqual(['one row', 'one row']);
+    for (const body of bodies) await expectCompleted(body);
   });
 });

@@ -9,7 +9,8 @@ import type { JobObservation } from '../../../../lambda/shared/providers/adapter
 import { DynamoDbResultsStore, resultKey } from '../../../../lambda/shared/stores/results-store';
 import { createTables, resourceNames } from '../../../../local/provision';
 import { decodeItem, sha256Hex, uniqueName } from '../../../support/inbox-fixture';
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { inflateRawSync } from 'node:zlib';
 
 const dynamodb = new DynamoDBClient({});
 let table: string;
@@ -77,4 +78,71 @@ test('a job key over 1,024 bytes is hashed in the key, kept whole in the item', 
   expect(resultKey('answerline', 'k'.repeat(1024))).toBe(`answerline#${'k'.repeat(1024)}`);
   await offer('answerline#tsk_l', observation('tsk_l', 'COMPLETED', '2026-09-18T10:00:00.000000000Z', longKey));
   expect(await stored(longKey)).toMatchObject({ jobKey: longKey, taskId: 'tsk_l' });
+});
+
+/** A result of `bytes` bytes of text that compresses as prose does (words, not one letter repeated). */
+function proseResponse(bytes: number): string {
+  const words = ['model', 'answer', 'result', 'source', 'the', 'of', 'and', 'context', 'summary', 'value', 'figure', 'report'];
+  let text = '';
+  for (let i = 0; text.length < bytes; i++) text += `${words[(i * 7 + (i >> 3)) % words.length]}${i % 13 === 0 ? '. ' : ' '}`;
+  return JSON.stringify({ result: { answer: text.slice(0, bytes) } });
+}
+
+test('a result of 512 bytes or more is kept deflated when that is smaller; a shorter one as text; each new winner replaces the other form', async () => {
+  const long = { ...observation('tsk_long', 'COMPLETED', '2026-09-18T10:00:00.000000000Z'), response: proseResponse(900) };
+  await offer('answerline#tsk_long', long);
+  const deflated = await stored();
+  expect(deflated).toMatchObject({ taskId: 'tsk_long', responseEncoding: 'deflate-raw' });
+  // The raw deflate stream of the result's UTF-8 bytes, smaller than the result.
+  const bytes = deflated!.response as Uint8Array;
+  expect(bytes.length).toBeLessThan(Buffer.byteLength(long.response));
+  expect(inflateRawSync(bytes).toString('utf8')).toBe(long.response);
+
+  await offer('answerline#tsk_short', observation('tsk_short', 'COMPLETED', '2026-09-18T11:00:00.000000000Z'));
+  const text = await stored();
+  expect(text).toMatchObject({ response: JSON.stringify({ taskId: 'tsk_short' }) });
+  expect(text).not.toHaveProperty('responseEncoding');
+
+  await offer('answerline#tsk_long2', { ...long, taskId: 'tsk_long2', createdAt: '2026-09-18T12:00:00.000000000Z' });
+  await offer('answerline#tsk_ref', observation('tsk_ref', 'COMPLETED', '2026-09-18T13:00:00.000000000Z'), 'responses/answerline/def');
+  const byRef = await stored();
+  expect(byRef).toMatchObject({ responseRef: 'responses/answerline/def' });
+  for (const gone of ['response', 'responseEncoding']) expect(byRef).not.toHaveProperty(gone);
+});
+
+test('an item written by the previous version (its result as text, whatever its size) is judged and replaced by the same rule', async () => {
+  // Exactly what the previous offer wrote for a 900-byte result: `response` as a string, no encoding.
+  const oldResponse = proseResponse(900);
+  await dynamodb.send(
+    new PutItemCommand({
+      TableName: table,
+      Item: {
+        pk: { S: 'answerline#job-1' },
+        provider: { S: 'answerline' },
+        jobKey: { S: 'job-1' },
+        taskId: { S: 'tsk_old' },
+        eventKey: { S: 'answerline#tsk_old' },
+        status: { S: 'COMPLETED' },
+        createdAt: { S: '2026-09-18T10:00:00.000000000Z' },
+        winnerOrder: { S: '2|2026-09-18T10:00:00.000000000Z|tsk_old' },
+        response: { S: oldResponse },
+        updatedAt: { N: '1' },
+        version: { N: '1' },
+      },
+    }),
+  );
+  expect(await store.winnerOf('answerline', 'job-1')).toEqual({ eventKey: 'answerline#tsk_old', version: 1 });
+  // Its own repeat is recognised; a lower result loses against it.
+  expect(await offer('answerline#tsk_old', { ...observation('tsk_old', 'COMPLETED', '2026-09-18T10:00:00.000000000Z'), response: oldResponse })).toEqual({
+    outcome: 'already_won',
+    version: 1,
+  });
+  expect(await offer('answerline#tsk_early', observation('tsk_early', 'FAILED', '2026-09-18T11:00:00.000000000Z'))).toEqual({ outcome: 'lost' });
+  expect(await stored()).toMatchObject({ response: oldResponse, version: 1 });
+
+  const later = { ...observation('tsk_new', 'COMPLETED', '2026-09-18T11:00:00.000000000Z'), response: proseResponse(950) };
+  expect(await offer('answerline#tsk_new', later)).toEqual({ outcome: 'won', version: 2 });
+  const replaced = await stored();
+  expect(replaced).toMatchObject({ taskId: 'tsk_new', responseEncoding: 'deflate-raw', version: 2 });
+  expect(inflateRawSync(replaced!.response as Uint8Array).toString('utf8')).toBe(later.response);
 });
