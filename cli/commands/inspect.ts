@@ -3,6 +3,7 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { AdapterKind, InboxAttr as A, InboxItemKind, OpsConfig, providerRuntimeConfig, ResultAttr as R } from '../../lib/contract';
 import { queryPages } from '../../lambda/shared/stores/dynamo';
 import { inlineBodyOf } from '../../lambda/shared/stores/inline-body';
+import { rowDigestOf } from '../../lambda/shared/stores/inbox-store';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
 import { safeErrorText } from '../../lambda/shared/runtime/errors';
 import { S3BodyStore } from '../../lambda/shared/stores/body-store';
@@ -75,12 +76,12 @@ export async function inspect(clients: OpsClients, config: OpsConfig, event: Eve
   const meta = Object.fromEntries(Object.entries(item[A.META]?.M ?? {}).map(([name, value]) => [name, value.S ?? '']));
   const row: InspectedRow = {
     key: event.key,
-    provider: item[A.PROVIDER]?.S ?? event.provider,
-    eventId: item[A.EVENT_ID]?.S ?? event.eventId,
+    provider: event.provider,
+    eventId: event.eventId,
     status: item[A.STATUS]?.S ?? 'UNKNOWN',
     attempts: numberAttr(item[A.ATTEMPTS]) ?? 0,
     ...defined('outcome', item[A.OUTCOME]?.S),
-    digest: item[A.DIGEST]?.S ?? '',
+    digest: rowDigestOf(item),
     ...defined('receivedAt', iso(numberAttr(item[A.RECEIVED_AT]))),
     ...defined('processedAt', iso(numberAttr(item[A.PROCESSED_AT]))),
     ...defined('pendingSince', iso(numberAttr(item[A.PENDING_SINCE]))),

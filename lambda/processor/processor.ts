@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DeliveryRecordMessage, DeliveryStatus, MetricName, OutboxResult, ReconcileResult, RowOutcome } from '../../lib/contract';
 import { JobObservation, ProviderAdapter } from '../shared/providers/adapter';
@@ -109,7 +110,9 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
   const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1);
   const key = decodeWorkMessage(record.body);
   const fields: LogFields = { eventRef: logReference(key), messageId: record.messageId, receiveCount };
-  const owner = `${record.messageId}/${receiveCount}`;
+  // Only this attempt's own writes must match it: 96 random bits tell it from any other holder,
+  // in 16 characters (the lease attributes decide whether a claimed row fits one write unit).
+  const owner = randomBytes(12).toString('base64url');
   const startedAt = deps.now();
   const row = await deps.inbox.claim(key, owner, startedAt, deps.leaseMs, deps.maxReceiveCount);
   if (!row) {

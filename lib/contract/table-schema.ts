@@ -9,12 +9,18 @@
 export const InboxAttr = {
   PK: 'pk',
   SK: 'sk',
+  /** Quarantined copies and other items; delivery rows written before the compact row format (a row's provider is its key's). */
   PROVIDER: 'provider',
+  /** Delivery rows written before the compact row format only: the event id is the key's, after `<provider>#`. */
   EVENT_ID: 'eventId',
+  /** An inline body's exact bytes. */
   BODY: 'body',
+  /** An inline body deflated (raw deflate), when that is smaller; instead of `body`. */
+  BODY_DEFLATED: 'deflated',
   BODY_REF: 'bodyRef',
-  /** Set to `deflate-raw` when an inline body is stored deflated. */
+  /** Set to `deflate-raw` when `body` holds the bytes deflated: items written before `deflated` existed. */
   BODY_ENCODING: 'bodyEncoding',
+  /** SHA-256 of the exact bytes received: 32 bytes (B) on delivery rows, 64 hex digits (S) on other items and older rows. */
   DIGEST: 'digest',
   RECEIVED_AT: 'receivedAt',
   META: 'meta',

@@ -15,6 +15,7 @@ import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCom
 import { scanItems } from '../../lambda/shared/stores/dynamo';
 import { EffectEvent, InboxAttr, InboxItemKind, ResultAttr } from '../../lib/contract';
 import { decodeWorkMessage } from '../../lambda/shared/stores/work-queue';
+import { rowDigestOf } from '../../lambda/shared/stores/inbox-store';
 import { FakeAnswerlineApi } from '../fake-answerline-api';
 import { FakeEchonovaApi } from '../fake-echonova-api';
 import { FakeBatch, FakeMessageBatchesApi } from '../fake-message-batches-api';
@@ -578,7 +579,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         .map((item) => ({
           key: item[InboxAttr.PK].S!,
           status: item[InboxAttr.STATUS]?.S ?? '',
-          digest: item[InboxAttr.DIGEST]?.S ?? '',
+          digest: rowDigestOf(item),
           recovered: item[InboxAttr.RECOVERED]?.BOOL === true,
           outcome: item[InboxAttr.OUTCOME]?.S,
           attempts: Number(item[InboxAttr.ATTEMPTS]?.N ?? 0),

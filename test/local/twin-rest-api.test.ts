@@ -81,7 +81,7 @@ describe('the twin running a REST API ingress', () => {
         'the row processed',
         async () => {
           const { Items = [] } = await dynamodb.send(new ScanCommand({ TableName: inbox.tables.inbox }));
-          return Items.find((item) => item.eventId?.S === taskId && item.status?.S === 'PROCESSED');
+          return Items.find((item) => item.pk?.S === `answerline#${taskId}` && item.status?.S === 'PROCESSED');
         },
         60_000,
       );

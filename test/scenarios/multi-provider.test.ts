@@ -6,7 +6,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AdapterKind, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
-import { answerlineBody, answerOf, apiGatewayEvent, InboxHarness, newSigningSecret, SecretsFixture, sha256Hex } from '../support/inbox-fixture';
+import {
+  answerlineBody,
+  answerOf,
+  apiGatewayEvent,
+  eventIdOf,
+  InboxHarness,
+  newSigningSecret,
+  providerOf,
+  SecretsFixture,
+  sha256Hex,
+} from '../support/inbox-fixture';
 import { echonovaHeaders, HeaderMap, standardWebhooksHeaders, stripeHeaders, stripeSecret, textSecret } from '../support/senders';
 
 type Name = 'answerline' | 'echonova' | 'stripe';
@@ -118,7 +128,7 @@ test('keys are namespaced: one id from three providers is three rows, each its o
   for (const name of NAMES) expect(await post(name, name, bodies[name], secretOf[name])).toEqual({ statusCode: 200, result: 'duplicate' });
 
   const rows = await h.inboxItems();
-  expect(rows.map((row) => [row.pk, row.provider, row.eventId, row.digest]).sort()).toEqual(
+  expect(rows.map((row) => [row.pk, providerOf(row), eventIdOf(row), row.digest]).sort()).toEqual(
     NAMES.map((name) => [`${name}#${EVENT_ID[name](id)}`, name, EVENT_ID[name](id), sha256Hex(bodies[name])]).sort(),
   );
   expect((await h.takeMessages()).sort()).toEqual(NAMES.map((name) => `${name}#${EVENT_ID[name](id)}`).sort());

@@ -493,11 +493,32 @@ export function keyOf(body: string): string {
 
 export type Item = Record<string, unknown>;
 
-/** Plain values from DynamoDB attributes (binary as Buffer, numbers as number); an inline body as the exact bytes received (inflated when stored deflated). */
+/**
+ * Plain values from DynamoDB attributes (binary as Buffer, numbers as number); an inline body as
+ * the exact bytes received (inflated when stored deflated), under `body`; a digest as hex (delivery
+ * rows keep its 32 bytes).
+ */
 export function decodeItem(item: Record<string, AttributeValue>): Item {
   const decoded = Object.fromEntries(Object.entries(item).map(([name, value]) => [name, decodeValue(value)]));
-  if (item[InboxAttr.BODY]) decoded[InboxAttr.BODY] = inlineBodyOf(item);
+  const digest = item[InboxAttr.DIGEST]?.B;
+  if (digest) decoded[InboxAttr.DIGEST] = Buffer.from(digest).toString('hex');
+  if (item[InboxAttr.BODY] || item[InboxAttr.BODY_DEFLATED]) {
+    decoded[InboxAttr.BODY] = inlineBodyOf(item);
+    delete decoded[InboxAttr.BODY_DEFLATED];
+  }
   return decoded;
+}
+
+/** The event id a decoded delivery row is stored under: its key after `<provider>#` (provider names hold no `#`). */
+export function eventIdOf(row: Item): string {
+  const key = String(row.pk);
+  return key.slice(key.indexOf('#') + 1);
+}
+
+/** The provider a decoded delivery row is stored under: its key before the first `#`. */
+export function providerOf(row: Item): string {
+  const key = String(row.pk);
+  return key.slice(0, key.indexOf('#'));
 }
 
 function decodeValue(value: AttributeValue): unknown {

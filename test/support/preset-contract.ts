@@ -180,7 +180,7 @@ export class PresetBench {
   async expectStored(body: Buffer, headers: HeaderMap): Promise<Item> {
     const eventId = this.spec.eventId(body, headers);
     const row = await this.row(eventId);
-    expect(row).toMatchObject({ provider: this.spec.name, eventId, digest: sha256Hex(body), status: 'RECEIVED' });
+    expect(row).toMatchObject({ pk: this.key(eventId), digest: sha256Hex(body), status: 'RECEIVED' });
     expect((row!.body as Buffer).equals(body)).toBe(true);
     expectNoSignatureIn(row!.meta as Record<string, string>, headers[this.spec.signatureHeader]);
     return row!;

@@ -33,6 +33,7 @@ export interface BodyLocation {
 export interface NewDelivery extends BodyLocation {
   readonly provider: string;
   readonly eventId: string;
+  /** SHA-256 of the exact bytes received, in lower-case hex. */
   readonly digest: string;
   readonly receivedAt: number;
   readonly meta: Record<string, string>;
@@ -159,17 +160,18 @@ export class DynamoDbInboxStore implements InboxStore {
   }
 
   async insert(delivery: NewDelivery): Promise<boolean> {
+    if (!SHA256_HEX.test(delivery.digest)) throw new Error(`digest must be a SHA-256 in lower-case hex, not ${JSON.stringify(delivery.digest.slice(0, 80))}`);
     const key = deliveryKey(delivery.provider, delivery.eventId);
     try {
       await this.client.send(
         new PutItemCommand({
           TableName: this.tableName,
           Item: {
+            // The provider and event id are the key's (`splitKey`), and the digest is kept as its 32
+            // bytes: a claimed 1 KiB row stays within one write unit (docs/DESIGN.md#item-layout).
             ...this.itemKey(key),
-            [A.PROVIDER]: S(delivery.provider),
-            [A.EVENT_ID]: S(delivery.eventId),
             ...bodyAttributes(delivery),
-            [A.DIGEST]: S(delivery.digest),
+            [A.DIGEST]: { B: Buffer.from(delivery.digest, 'hex') },
             [A.RECEIVED_AT]: N(delivery.receivedAt),
             [A.META]: stringMap(delivery.meta),
             [A.STATUS]: S(DeliveryStatus.RECEIVED),
@@ -202,24 +204,27 @@ export class DynamoDbInboxStore implements InboxStore {
         ExpressionAttributeNames: { '#digest': A.DIGEST, '#recovered': A.RECOVERED },
       }),
     );
-    const digest = out.Item?.[A.DIGEST]?.S;
-    return digest === undefined ? undefined : { digest, recovered: out.Item?.[A.RECOVERED]?.BOOL === true };
+    return out.Item?.[A.DIGEST] === undefined ? undefined : { digest: rowDigestOf(out.Item), recovered: out.Item[A.RECOVERED]?.BOOL === true };
   }
 
   async quarantine(key: string, copy: QuarantinedCopy): Promise<void> {
-    // The item is keyed by the copy's digest, so its body attributes are the same on every repeat.
+    // The item is keyed by the copy's digest, so every repeat holds the same bytes; the body
+    // attributes of another form (a copy kept before `deflated` existed) are removed.
     const body = Object.entries(bodyAttributes(copy));
+    const stale = BODY_ATTRIBUTES.filter((name) => !body.some(([set]) => set === name));
     await this.client.send(
       new UpdateItemCommand({
         TableName: this.tableName,
         Key: this.itemKey(key, `${InboxItemKind.QUARANTINE_PREFIX}${copy.digest}`),
         UpdateExpression:
           `SET #provider = :provider, #digest = :digest, ${body.map((_, i) => `#body${i} = :body${i}`).join(', ')}, #meta = :meta, ` +
-          '#receivedAt = if_not_exists(#receivedAt, :receivedAt), #lastSeen = :receivedAt, #expiresAt = :expiresAt ADD #count :one',
+          '#receivedAt = if_not_exists(#receivedAt, :receivedAt), #lastSeen = :receivedAt, #expiresAt = :expiresAt ' +
+          `REMOVE ${stale.map((_, i) => `#stale${i}`).join(', ')} ADD #count :one`,
         ExpressionAttributeNames: {
           '#provider': A.PROVIDER,
           '#digest': A.DIGEST,
           ...Object.fromEntries(body.map(([name], i) => [`#body${i}`, name])),
+          ...Object.fromEntries(stale.map((name, i) => [`#stale${i}`, name])),
           '#meta': A.META,
           '#receivedAt': A.RECEIVED_AT,
           '#expiresAt': A.EXPIRES_AT,
@@ -480,6 +485,9 @@ export class DynamoDbInboxStore implements InboxStore {
   }
 }
 
+/** A SHA-256 digest in hex, as rows' digests are given (kept as their 32 bytes). */
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 /** BatchWriteItem's limit of requests per call. */
 const BATCH_WRITE_LIMIT = 25;
 
@@ -497,18 +505,32 @@ function completedItem(claimed: Record<string, AttributeValue>, outcome: string,
 /** A row a worker may take: waiting (RECEIVED), or PROCESSING by a worker whose lease ran out. Never PROCESSED or DEAD. */
 const CLAIMABLE = '(#status = :received OR #status = :processing) AND (attribute_not_exists(#until) OR #until < :now)';
 
+/** Every attribute that holds (or says the encoding of) a body, in any form an item was written in. */
+const BODY_ATTRIBUTES: readonly string[] = [A.BODY, A.BODY_DEFLATED, A.BODY_ENCODING, A.BODY_REF];
+
 /** The row attributes that hold a body: the bytes (deflated when smaller), or the body store's reference to them. */
 function bodyAttributes(location: BodyLocation): Record<string, AttributeValue> {
   return location.bodyRef !== undefined ? { [A.BODY_REF]: S(location.bodyRef) } : inlineBodyAttributes(location.body ?? Buffer.alloc(0));
 }
 
+/**
+ * A delivery row's digest as hex: its 32 bytes (B), or the hex text (S) rows written before the
+ * compact row format hold.
+ */
+export function rowDigestOf(item: Record<string, AttributeValue>): string {
+  const digest = item[A.DIGEST];
+  return digest?.B !== undefined ? Buffer.from(digest.B).toString('hex') : (digest?.S ?? '');
+}
+
 function toStoredDelivery(item: Record<string, AttributeValue>): StoredDelivery {
+  const key = item[A.PK].S!;
+  const { provider, rest: eventId } = splitKey(key);
   return {
-    key: item[A.PK].S!,
-    provider: item[A.PROVIDER].S!,
-    eventId: item[A.EVENT_ID].S!,
+    key,
+    provider,
+    eventId,
     ...(item[A.BODY_REF]?.S ? { bodyRef: item[A.BODY_REF].S } : { body: inlineBodyOf(item) }),
-    digest: item[A.DIGEST].S!,
+    digest: rowDigestOf(item),
     receivedAt: Number(item[A.RECEIVED_AT].N),
     meta: Object.fromEntries(Object.entries(item[A.META]?.M ?? {}).map(([name, value]) => [name, value.S ?? ''])),
     status: item[A.STATUS].S as DeliveryStatus,

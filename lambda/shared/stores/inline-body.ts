@@ -32,14 +32,23 @@ export function deflatedIfSmaller(bytes: Buffer): Buffer | undefined {
   return deflated.length < bytes.length ? deflated : undefined;
 }
 
-/** The row attributes of an inline body: the bytes, and their encoding when deflated. */
+/**
+ * The row attributes of an inline body: the bytes deflated (`deflated`) when smaller, else the
+ * bytes themselves (`body`). The attribute's name says the encoding, so no second attribute
+ * takes a claimed 1 KiB row past one write unit.
+ */
 export function inlineBodyAttributes(body: Buffer): Record<string, AttributeValue> {
   const deflated = deflatedIfSmaller(body);
-  return deflated ? { [A.BODY]: { B: deflated }, [A.BODY_ENCODING]: { S: DEFLATE_RAW } } : { [A.BODY]: { B: body } };
+  return deflated ? { [A.BODY_DEFLATED]: { B: deflated } } : { [A.BODY]: { B: body } };
 }
 
-/** The exact bytes received, from a row's (or a quarantined copy's) inline body attributes. */
+/**
+ * The exact bytes received, from a row's (or a quarantined copy's) inline body attributes; items
+ * written before `deflated` existed keep deflated bytes in `body` with `bodyEncoding` set.
+ */
 export function inlineBodyOf(item: Record<string, AttributeValue>): Buffer {
+  const deflated = item[A.BODY_DEFLATED]?.B;
+  if (deflated !== undefined) return inflateRawSync(deflated);
   const stored = Buffer.from(item[A.BODY]?.B ?? []);
   return item[A.BODY_ENCODING]?.S === DEFLATE_RAW ? inflateRawSync(stored) : stored;
 }

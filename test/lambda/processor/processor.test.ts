@@ -1,3 +1,5 @@
+import { deflateRawSync } from 'node:zlib';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { Defaults, MetricName } from '../../../lib/contract';
 import { DynamoDbInboxStore, InboxStore } from '../../../lambda/shared/stores/inbox-store';
 import type { DispatchOutcome, EffectSink } from '../../../lambda/shared/effects/sinks';
@@ -363,6 +365,42 @@ describe('processing is idempotent and parallel-safe', () => {
     expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'no_final_result' });
     expect(await h.resultItems()).toEqual([]);
   });
+});
+
+test('a row written before the compact row format (provider and event id attributes, hex digest, body deflated with its encoding) is processed', async () => {
+  const body = answerlineBody({ id: 'tsk_before', idempotencyKey: 'job-before', response: { result: { answer: 'word '.repeat(200) } } });
+  const key = keyOf(body);
+  const now = h.clock.now();
+  // The item exactly as the previous insert wrote it.
+  await h.dynamodb.send(
+    new PutItemCommand({
+      TableName: h.names.inboxTable,
+      Item: {
+        pk: { S: key },
+        sk: { S: 'delivery' },
+        provider: { S: PROVIDER },
+        eventId: { S: 'tsk_before' },
+        body: { B: deflateRawSync(body) },
+        bodyEncoding: { S: 'deflate-raw' },
+        digest: { S: sha256Hex(body) },
+        receivedAt: { N: String(now) },
+        meta: { M: { 'content-type': { S: 'application/json' } } },
+        status: { S: 'RECEIVED' },
+        attempts: { N: '0' },
+        expiresAt: { N: String(Math.floor(now / 1000) + 86_400) },
+        pendingShard: { S: 'p00' },
+        pendingSince: { N: String(now) },
+        jobRef: { S: `${PROVIDER}#job-before` },
+      },
+    }),
+  );
+  await h.queue.enqueue([key]);
+  expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
+
+  expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'winner', digest: sha256Hex(body) });
+  const result = await h.result('job-before');
+  expect(result).toMatchObject({ taskId: 'tsk_before', eventKey: key, status: 'COMPLETED' });
+  expect(JSON.parse(result!.response as string)).toEqual(JSON.parse(body).response);
 });
 
 describe('completing a batch', () => {

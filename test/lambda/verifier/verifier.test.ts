@@ -58,8 +58,6 @@ describe('a valid delivery', () => {
     expect(row).toMatchObject({
       pk: key,
       sk: 'delivery',
-      provider: PROVIDER,
-      eventId: taskIdOf(body),
       digest: sha256Hex(body),
       status: 'RECEIVED',
       attempts: 0,

@@ -3,7 +3,9 @@
  * writes, and what each refuses to change. The handlers' tests rely on these; here each is
  * checked on its own, with the row read back as DynamoDB holds it.
  */
-import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { createHash } from 'node:crypto';
+import { deflateRawSync } from 'node:zlib';
+import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDbInboxStore, NewDelivery } from '../../../../lambda/shared/stores/inbox-store';
 import { createTables, resourceNames } from '../../../../local/provision';
 import { uniqueName } from '../../../support/inbox-fixture';
@@ -23,11 +25,14 @@ beforeEach(async () => {
 });
 afterAll(() => dynamodb.destroy());
 
+const sha256 = (text: string | Buffer): Buffer => createHash('sha256').update(text).digest();
+const digestOf = (eventId: string): string => sha256(eventId).toString('hex');
+
 const delivery = (eventId: string, overrides: Partial<NewDelivery> = {}): NewDelivery => ({
   provider: 'answerline',
   eventId,
   body: Buffer.from(`{"task":{"id":"${eventId}"}}`),
-  digest: `digest-of-${eventId}`,
+  digest: digestOf(eventId),
   receivedAt: T0,
   meta: { 'content-type': 'application/json' },
   expiresAt: T0 / 1000 + 86_400,
@@ -45,12 +50,16 @@ async function item(key: string, sk = 'delivery'): Promise<Record<string, unknow
 test('insert writes a RECEIVED row in the pending index, once: a second insert of the key changes nothing', async () => {
   expect(await store.insert(delivery('tsk_1', { jobRef: 'job-1', recovered: true }))).toBe(true);
   const first = await item('answerline#tsk_1');
-  expect(first).toMatchObject({ status: 'RECEIVED', attempts: 0, digest: 'digest-of-tsk_1', pendingSince: T0, jobRef: 'answerline#job-1', recovered: true });
+  expect(first).toMatchObject({ status: 'RECEIVED', attempts: 0, pendingSince: T0, jobRef: 'answerline#job-1', recovered: true });
   expect(first!.pendingShard).toMatch(/^p\d\d$/);
+  // The digest is kept as its 32 bytes; the provider and event id only in the key.
+  expect(Buffer.from((first!.digest as AttributeValue).B!)).toEqual(sha256('tsk_1'));
+  expect(first).not.toHaveProperty('provider');
+  expect(first).not.toHaveProperty('eventId');
 
-  expect(await store.insert(delivery('tsk_1', { digest: 'another', receivedAt: T0 + 1 }))).toBe(false);
+  expect(await store.insert(delivery('tsk_1', { digest: digestOf('another'), receivedAt: T0 + 1 }))).toBe(false);
   expect(await item('answerline#tsk_1')).toEqual(first);
-  expect(await store.originalOf('answerline#tsk_1')).toEqual({ digest: 'digest-of-tsk_1', recovered: true });
+  expect(await store.originalOf('answerline#tsk_1')).toEqual({ digest: digestOf('tsk_1'), recovered: true });
   expect(await store.originalOf('answerline#absent')).toBeUndefined();
 });
 
@@ -60,7 +69,13 @@ test('quarantine keeps one copy per digest beside the row, counting repeats and 
   await store.quarantine('answerline#tsk_q', copy);
   await store.quarantine('answerline#tsk_q', { ...copy, receivedAt: T0 + 5_000 });
   expect(await item('answerline#tsk_q', 'quarantine#altered')).toMatchObject({ count: 2, receivedAt: T0, lastSeenAt: T0 + 5_000 });
-  expect(await item('answerline#tsk_q')).toMatchObject({ digest: 'digest-of-tsk_q' });
+  expect(await store.originalOf('answerline#tsk_q')).toEqual({ digest: digestOf('tsk_q'), recovered: false });
+});
+
+test('insert refuses a digest that is not a SHA-256 in hex, naming the field, and writes nothing', async () => {
+  await expect(store.insert(delivery('tsk_d', { digest: 'digest-of-tsk_d' }))).rejects.toThrow(/^digest must be a SHA-256/);
+  await expect(store.insert(delivery('tsk_d', { digest: digestOf('tsk_d').toUpperCase() }))).rejects.toThrow(/^digest/);
+  expect(await item('answerline#tsk_d')).toBeUndefined();
 });
 
 describe('claim', () => {
@@ -158,4 +173,101 @@ test('the pending index: stranded rows oldest first and bounded, a touch restart
   await store.touchPending('answerline#tsk_s1', T0 + 200);
   expect(await item('answerline#tsk_s1')).not.toHaveProperty('pendingSince');
   expect(await store.findStranded(T0 + 1_000, 10)).toEqual(['answerline#tsk_s2', 'answerline#tsk_s3', 'answerline#tsk_s4', 'answerline#tsk_s0']);
+});
+
+describe('rows written before the compact row format', () => {
+  // Exactly what the previous insert wrote: provider and event id attributes, the digest in hex,
+  // the body deflated in `body` with its encoding beside it.
+  const body = Buffer.from(JSON.stringify({ task: { id: 'tsk_old', status: 'COMPLETED' }, note: 'x'.repeat(600) }));
+  const oldRow = (eventId: string): Record<string, AttributeValue> => ({
+    pk: { S: `answerline#${eventId}` },
+    sk: { S: 'delivery' },
+    provider: { S: 'answerline' },
+    eventId: { S: eventId },
+    body: { B: deflateRawSync(body) },
+    bodyEncoding: { S: 'deflate-raw' },
+    digest: { S: sha256(body).toString('hex') },
+    receivedAt: { N: String(T0) },
+    meta: { M: { 'content-type': { S: 'application/json' } } },
+    status: { S: 'RECEIVED' },
+    attempts: { N: '0' },
+    expiresAt: { N: String(T0 / 1000 + 86_400) },
+    pendingShard: { S: 'p03' },
+    pendingSince: { N: String(T0) },
+  });
+
+  test('are read as before: the digest for a duplicate check, the claim with its provider, event id and exact body, the completion', async () => {
+    await dynamodb.send(new PutItemCommand({ TableName: table, Item: oldRow('tsk_old') }));
+    expect(await store.originalOf('answerline#tsk_old')).toEqual({ digest: sha256(body).toString('hex'), recovered: false });
+    expect(await store.findStranded(T0 + 1, 10)).toEqual(['answerline#tsk_old']);
+
+    const claimed = await store.claim('answerline#tsk_old', 'w', T0, LEASE, MAX);
+    expect(claimed).toMatchObject({ key: 'answerline#tsk_old', provider: 'answerline', eventId: 'tsk_old', digest: sha256(body).toString('hex'), attempts: 1 });
+    expect(claimed!.body).toEqual(body);
+
+    expect(await store.completeLeased([{ row: claimed!, outcome: 'winner' }], T0 + 5)).toEqual([]);
+    expect(await item('answerline#tsk_old')).toMatchObject({ status: 'PROCESSED', outcome: 'winner', digest: sha256(body).toString('hex') });
+  });
+
+  test('a quarantined copy kept in the old form and repeated now holds one body form: the same bytes', async () => {
+    const copy = { provider: 'answerline', digest: sha256(body).toString('hex'), body, meta: {}, receivedAt: T0, expiresAt: T0 / 1000 + 60 };
+    const sk = `quarantine#${copy.digest}`;
+    await dynamodb.send(
+      new PutItemCommand({
+        TableName: table,
+        Item: { ...oldRow('tsk_qold'), sk: { S: sk }, count: { N: '1' } },
+      }),
+    );
+    await store.quarantine('answerline#tsk_qold', copy);
+    const stored = await item('answerline#tsk_qold', sk);
+    expect(stored).not.toHaveProperty('body');
+    expect(stored).not.toHaveProperty('bodyEncoding');
+    expect(stored).toMatchObject({ count: 2 });
+  });
+});
+
+test('a claimed row of a 1 KiB JSON delivery, with the headers and job reference a provider sends, is billed one write unit', async () => {
+  // Words of a made-up language, in no order: deflated, as long as 1 KiB of English prose (520–560 bytes).
+  const syllables = 'ka ri to ne mu sa lo pe di fa gu ho ve ni zo ra'.split(' ');
+  let answer = '';
+  for (let seed = 7; Buffer.byteLength(answer) < 900;) {
+    const word: string[] = [];
+    do {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      word.push(syllables[Math.floor((seed / 2 ** 31) * syllables.length)]);
+    } while (seed % 3 !== 0 && word.length < 4);
+    answer += `${word.join('')} `;
+  }
+  const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
+  const text = JSON.stringify({
+    task: { id: `tsk_${id}`, status: 'COMPLETED', idempotencyKey: `job-${id}`, createdAt: '2026-09-18T10:00:00.000Z' },
+    response: { result: { answer, confidence: 0.93 } },
+  }).slice(0, 1024);
+  expect(Buffer.byteLength(text)).toBe(1024);
+  expect(deflateRawSync(text).length).toBeGreaterThan(540);
+  expect(deflateRawSync(text).length).toBeLessThan(560);
+  await store.insert({
+    provider: 'answerline',
+    eventId: `tsk_${id}`,
+    body: Buffer.from(text),
+    digest: sha256(text).toString('hex'),
+    receivedAt: T0,
+    meta: {
+      'webhook-id': `msg_${'2f'.repeat(16)}`,
+      'webhook-timestamp': String(T0 / 1000),
+      'content-type': 'application/json',
+      'content-length': '1024',
+      'user-agent': 'Answerline-Webhooks/1.0',
+    },
+    expiresAt: T0 / 1000 + 86_400 * 7,
+    jobRef: `job-${id}`,
+    eventAt: T0,
+  });
+  await store.claim(`answerline#tsk_${id}`, 'Xq3vR8mK1pZ0aB2c', T0, LEASE, MAX);
+  const out = await dynamodb.send(
+    new GetItemCommand({ TableName: table, Key: { pk: { S: `answerline#tsk_${id}` }, sk: { S: 'delivery' } }, ConsistentRead: true }),
+  );
+  // Writing the claimed item over itself costs the units of its size, as DynamoDB counts them.
+  const put = await dynamodb.send(new PutItemCommand({ TableName: table, Item: out.Item, ReturnConsumedCapacity: 'TOTAL' }));
+  expect(put.ConsumedCapacity?.CapacityUnits).toBe(1);
 });

@@ -3,6 +3,7 @@
  * record, every later step a single-item write conditioned on the submission still AWAITING, the
  * awaiting index read in bounded queries, earliest due first.
  */
+import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDbSubmissionStore, NewSubmission, submissionKey } from '../../../../lambda/shared/stores/submission-store';
 import { DynamoDbInboxStore } from '../../../../lambda/shared/stores/inbox-store';
@@ -84,7 +85,7 @@ test('findByJobRef finds the delivery rows and the submissions recorded by id wi
     provider: 'answerline',
     eventId: 'tsk_row',
     body: Buffer.from('{}'),
-    digest: 'd',
+    digest: createHash('sha256').update('{}').digest('hex'),
     receivedAt: T0,
     meta: {},
     expiresAt: T0 / 1000 + 60,

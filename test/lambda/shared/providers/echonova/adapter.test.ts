@@ -3,6 +3,7 @@ import { AdapterKind, MetricName, PollingDefaults } from '../../../../../lib/con
 import { FakeEchonovaApi } from '../../../../../local/fake-echonova-api';
 import { sha256Hex } from '../../../../../lambda/shared/runtime/digest';
 import { PresetBench, presetContract, PresetSpec } from '../../../../support/preset-contract';
+import { eventIdOf } from '../../../../support/inbox-fixture';
 import { echonovaHeaders, textSecret } from '../../../../support/senders';
 
 const EVENT = 'x-webhook-event';
@@ -155,7 +156,7 @@ describe('repeats through the verifier', () => {
     bench.h.clock.advance(10_000);
     expect(await deliverEvent('job.completed', completed)).toMatchObject({ statusCode: 200, result: 'duplicate' });
 
-    expect((await bench.h.inboxItems()).filter((item) => item.sk === 'delivery').map((item) => item.eventId)).toEqual([jobKey(jobId)]);
+    expect((await bench.h.inboxItems()).filter((item) => item.sk === 'delivery').map(eventIdOf)).toEqual([jobKey(jobId)]);
   });
 
   test('an unknown event: a retry of the same bytes is a duplicate, other bytes are another event', async () => {
@@ -199,7 +200,7 @@ describe('the outcome is the signed job status, never the unsigned X-Webhook-Eve
 
     expect(forged).toEqual({ statusCode: 200, result: 'quarantined', detail: expect.stringContaining(`header ${EVENT}`) });
     expect(await bench.row(jobKey(jobId), `quarantine#${sha256Hex(genuine.body)}`)).toMatchObject({ digest: sha256Hex(genuine.body), count: 1 });
-    expect((await bench.h.inboxItems()).filter((item) => item.sk === 'delivery').map((item) => item.eventId)).toEqual([jobKey(jobId)]);
+    expect((await bench.h.inboxItems()).filter((item) => item.sk === 'delivery').map(eventIdOf)).toEqual([jobKey(jobId)]);
     expect(bench.h.capture.metric(MetricName.QUARANTINED, 'echonova')).toBe(1);
     expect(await bench.h.takeMessages()).toEqual([bench.key(jobKey(jobId))]);
 
@@ -240,7 +241,7 @@ describe('composite ids escape their fields', () => {
     const second = await deliverEvent('spending.warning', { apiKeyId: 'k', billingCycle: 'spending.warning:2026-09', spentUsd: 80 });
 
     expect([first.result, second.result]).toEqual(['accepted', 'accepted']);
-    expect((await bench.h.inboxItems()).map((item) => item.eventId).sort()).toEqual(
+    expect((await bench.h.inboxItems()).map(eventIdOf).sort()).toEqual(
       [composite('k:spending.warning', 'spending.warning', '2026-09'), composite('k', 'spending.warning', 'spending.warning:2026-09')].sort(),
     );
   });
@@ -255,9 +256,7 @@ describe('the billing cycle is never the attempt timestamp', () => {
     const retry = await deliverEvent('spending.warning', payload);
 
     expect([first.result, retry.result]).toEqual(['accepted', 'duplicate']);
-    expect((await bench.h.inboxItems()).map((item) => item.eventId)).toEqual([
-      composite(payload.apiKeyId, 'spending.warning', 'sha256', sha256Hex(first.body)),
-    ]);
+    expect((await bench.h.inboxItems()).map(eventIdOf)).toEqual([composite(payload.apiKeyId, 'spending.warning', 'sha256', sha256Hex(first.body))]);
   });
 });
 

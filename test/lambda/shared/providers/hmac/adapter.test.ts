@@ -172,7 +172,7 @@ describe('Slack-style: X-Slack-Signature v0= hex of v0:{timestamp}:{body}, id fr
     const { event_id: _omitted, ...withoutId } = payload;
 
     expect(accepted).toMatchObject({ statusCode: 202 });
-    expect(await bench.row(payload.event_id)).toMatchObject({ eventId: payload.event_id });
+    expect(await bench.row(payload.event_id)).toMatchObject({ status: 'RECEIVED' });
     expect(await bench.deliver(bench.bytes(withoutId))).toMatchObject({ statusCode: 400, result: 'malformed', detail: expect.stringContaining('event_id') });
     expect(await bench.h.inboxItems()).toHaveLength(1);
   });
