@@ -23,7 +23,7 @@ export function processorDependenciesFromEnv(env: Record<string, string | undefi
     adapters: adaptersFor(providers),
     inbox: new DynamoDbInboxStore(dynamodb, requiredEnv(env, Env.INBOX_TABLE)),
     results: new DynamoDbResultsStore(dynamodb, requiredEnv(env, Env.RESULTS_TABLE)),
-    bodies: bodyStoreFromEnv(env, clients.s3),
+    bodies: bodyStoreFromEnv(env, runtime.bodyStore),
     inlineBodyBytes: integerEnv(env, Env.INLINE_BODY_BYTES, Defaults.INLINE_BODY_BYTES),
     effects: sink && { sink, inboxName, bodyBucket: env[Env.BODY_BUCKET] || undefined },
     // API keys of the authoritative reads, cached like signing secrets; no client when none is configured.
