@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Defaults, Env } from '../../lib/contract';
-import { effectSinkFromEnv } from '../shared/effects/sinks';
+import { effectSinkFromEnv } from '../shared/effects/sinks-from-env';
 import { resourceReadersFor } from '../shared/providers/authoritative-read';
 import { adaptersFor } from '../shared/providers/registry';
 import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
@@ -18,7 +18,7 @@ export function processorDependenciesFromEnv(env: Record<string, string | undefi
   const dynamodb = clients.dynamodb ?? new DynamoDBClient({});
   const providers = providersFromEnv(env);
   const inboxName = requiredEnv(env, Env.INBOX_NAME);
-  const sink = effectSinkFromEnv(env, clients);
+  const sink = effectSinkFromEnv(env, clients.eventBridge, runtime.functionSink);
   return {
     adapters: adaptersFor(providers),
     inbox: new DynamoDbInboxStore(dynamodb, requiredEnv(env, Env.INBOX_TABLE)),

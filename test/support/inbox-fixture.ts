@@ -37,7 +37,8 @@ import {
 import { inlineBodyOf } from '../../lambda/shared/stores/inline-body';
 import { createProcessor, EffectsConfig, ProcessorDependencies } from '../../lambda/processor/processor';
 import { createReconciler, ReconcilerDependencies } from '../../lambda/reconciler/reconciler';
-import { DispatchOutcome, EffectSink, EventBridgeSink, LambdaFunctionSink } from '../../lambda/shared/effects/sinks';
+import { LambdaFunctionSink } from '../../lambda/shared/effects/function-sink';
+import { DispatchOutcome, EffectSink, EventBridgeSink } from '../../lambda/shared/effects/sinks';
 import { Effect } from '../../lambda/shared/effects/assembler';
 import { deliveryKey, DynamoDbInboxStore, InboxStore } from '../../lambda/shared/stores/inbox-store';
 import { DynamoDbResultsStore, resultKey } from '../../lambda/shared/stores/results-store';
@@ -633,7 +634,13 @@ export class InboxHarness {
   /** A role's clients, judged by its policies for `structure`, on the clock, logging into the capture. */
   private runtime(role: InboxRole, structure: InboxStructure): HandlerRuntime {
     const clients = this.as(role, structure);
-    return { clients, bodyStore: (bucket) => new S3BodyStore(clients.s3, bucket), now: this.clock.now, write: this.capture.write };
+    return {
+      clients,
+      bodyStore: (bucket) => new S3BodyStore(clients.s3, bucket),
+      functionSink: (functionArn) => new LambdaFunctionSink(clients.lambda, functionArn),
+      now: this.clock.now,
+      write: this.capture.write,
+    };
   }
 
   /** This inbox as the ops CLI sees it: the OpsConfig the construct publishes as a stack output. */

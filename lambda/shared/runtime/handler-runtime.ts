@@ -3,6 +3,7 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { EffectSink } from '../effects/sinks';
 import type { BodyStore } from '../stores/body-store';
 import type { LineWriter } from './telemetry';
 
@@ -24,6 +25,8 @@ export interface HandlerRuntime {
   readonly clients?: Partial<AwsClients>;
   /** The body store on the bucket the environment names, in place of the one on the default S3 client. */
   readonly bodyStore?: (bucket: string) => BodyStore;
+  /** The sink of the user's processing function, in place of the one on the default Lambda client. */
+  readonly functionSink?: (functionArn: string) => EffectSink;
   readonly now?: () => number;
   readonly write?: LineWriter;
 }

@@ -1,4 +1,5 @@
 import { BodyPrefix, Env } from '../../../lib/contract';
+import { onFirstUse } from '../runtime/on-first-use';
 import type { BodyLocation } from './inbox-store';
 
 /**
@@ -43,25 +44,6 @@ export function resourceObjectKey(provider: string, digest: string): string {
   return `${BodyPrefix.RESOURCES}/${provider}/${digest}`;
 }
 
-/** A body store opened at its first use. */
-class DeferredBodyStore implements BodyStore {
-  private store?: Promise<BodyStore>;
-
-  constructor(private readonly open: () => Promise<BodyStore>) {}
-
-  async put(key: string, bytes: Buffer): Promise<string> {
-    return (await this.opened()).put(key, bytes);
-  }
-
-  async get(reference: string): Promise<Buffer> {
-    return (await this.opened()).get(reference);
-  }
-
-  private opened(): Promise<BodyStore> {
-    return (this.store ??= this.open());
-  }
-}
-
 /**
  * The body store the construct configured, if any: the bucket on S3, through `open` when given
  * (the tests and the bench hand in stores on their own clients). The default store's module, and
@@ -72,5 +54,7 @@ class DeferredBodyStore implements BodyStore {
 export function bodyStoreFromEnv(env: Record<string, string | undefined>, open?: (bucket: string) => BodyStore): BodyStore | undefined {
   const bucket = env[Env.BODY_BUCKET];
   if (!bucket) return undefined;
-  return open ? open(bucket) : new DeferredBodyStore(async () => (await import('./s3-body-store.js')).defaultS3BodyStore(bucket));
+  if (open) return open(bucket);
+  const store = onFirstUse(async () => (await import('./s3-body-store.js')).defaultS3BodyStore(bucket));
+  return { put: async (key, bytes) => (await store()).put(key, bytes), get: async (reference) => (await store()).get(reference) };
 }
