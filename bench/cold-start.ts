@@ -221,7 +221,7 @@ export async function measureColdStart(samples: number): Promise<ColdStartResult
   return {
     rows,
     samples,
-    conditions: `median of ${samples} fresh \`node\` processes each (alternating), timing the module's require (its top-level code included), files in the page cache; Node ${process.versions.node} here, Lambda runs Node ${HANDLER_NODE_MAJOR}`,
+    conditions: `median of ${samples} fresh \`node\` processes each (alternating), timing the module's load as Lambda's runtime loads it (an \`.mjs\` imported, a \`.cjs\` required; its top-level code included), files in the page cache; Node ${process.versions.node} here, Lambda runs Node ${HANDLER_NODE_MAJOR}`,
   };
 }
 
