@@ -5,7 +5,7 @@ import { queryPages } from '../../lambda/shared/stores/dynamo';
 import { inlineBodyOf } from '../../lambda/shared/stores/inline-body';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
 import { safeErrorText } from '../../lambda/shared/runtime/errors';
-import { S3BodyStore } from '../../lambda/shared/stores/body-store';
+import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
 import { resultKey } from '../../lambda/shared/stores/results-store';
 import { OpsClients } from '../clients';
 import { OpsError } from '../errors';
