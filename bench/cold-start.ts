@@ -1,13 +1,17 @@
 /**
- * Cold start: each handler bundle (assets/<name>/index.js) by size and by module-load time in a
- * fresh Node process, beside a naive handler (bench/naive-handler.cjs) that loads the same AWS
- * SDK v3 clients unbundled from node_modules. Each sample is a new process that times only the
- * `require` of the module (its top-level code included: clients and stores are built at load);
- * the samples of the two alternate, and the figure is the median.
+ * Cold start: each handler bundle (assets/<name>/index.mjs and the chunks it imports statically)
+ * by size and by module-load time in a fresh Node process, beside a naive handler
+ * (bench/naive-handler.cjs) that loads the same AWS SDK v3 clients unbundled from node_modules:
+ * every client the bundle can use, also those in the chunks it loads only on first use (the S3
+ * client of large bodies), since a naive handler imports its clients at the top; and, for
+ * reference, only the clients the bundle loads at start. Each sample is a new process that times
+ * only the loading of the module as Lambda's runtime loads it (an `.mjs` imported, a `.cjs`
+ * required; its top-level code included: clients and stores are built at load); the samples
+ * alternate, and the figure is the median.
  *
  * Source maps: the same bundle built with the source map the assets once carried
  * (scripts/bundle-options.ts's options with `sourcemap: true`, no sources content) into a
- * scratch folder, loaded with `--enable-source-maps` (what `NODE_OPTIONS=--enable-source-maps`
+ * scratch folder, its maps those of the files loaded at start, loaded with `--enable-source-maps` (what `NODE_OPTIONS=--enable-source-maps`
  * does in Lambda), alternating with the others. For the handlers that read their event before any request (STACK_PROBES), each sample then calls the
  * handler with no event and times reading the stack of the TypeError it rejects with: the first
  * stack with a frame in the bundle, when Node parses the bundle's map to map it.
@@ -18,10 +22,11 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { AdapterKind, HANDLER_NODE_MAJOR, providerRuntimeConfig } from '../lib/contract';
-import { bundleOptions, ROOT } from '../scripts/bundle-options';
+import { Metafile } from 'esbuild';
+import { AdapterKind, HANDLER_FILE, HANDLER_NODE_MAJOR, providerRuntimeConfig } from '../lib/contract';
+import { handlerBundleOptions, loadedAtStart, ROOT } from '../scripts/bundle-options';
 import { handlerEnvironments, handlerSettingsWithDefaults, rotatorEnvironment } from '../lib/handler-environment';
 import { median } from './stats';
 
@@ -36,12 +41,20 @@ export interface BundleShare {
 
 export interface ColdStartRow {
   readonly handler: HandlerName;
+  /** What a cold start loads: the entry and the chunks it imports statically. */
   readonly bundleKb: number;
-  /** The SDK clients inside the bundle, which the naive handler loads too. */
+  readonly filesAtStart: number;
+  /** The chunks loaded only when a dynamic import runs (the S3 client, unused credential providers). */
+  readonly laterKb: number;
+  /** Every SDK client in the bundle and its chunks, which the naive handler loads. */
   readonly clients: string[];
+  /** The SDK clients in what a cold start loads. */
+  readonly clientsAtStart: string[];
   /** Median module-load milliseconds. */
   readonly bundleLoadMs: number;
   readonly naiveLoadMs: number;
+  /** The naive handler loading only `clientsAtStart`. */
+  readonly naiveAtStartLoadMs: number;
   /** bundle ÷ naive. */
   readonly ratio: number;
   /** The size of the bundle's source map. */
@@ -85,14 +98,17 @@ function handlerEnvironment(name: HandlerName): Record<string, string> {
 /** The handlers that reject with a TypeError on no event before they make any request. */
 const STACK_PROBES: readonly HandlerName[] = ['verifier', 'processor', 'rotator'];
 
+// As Lambda's Node.js runtime loads a handler: an ES module (.mjs) imported, CommonJS required.
 const LOADER = [
   "const { performance } = require('node:perf_hooks');",
+  "const { pathToFileURL } = require('node:url');",
+  'const path = process.argv[1];',
   'const t0 = performance.now();',
-  'const handlerModule = require(process.argv[1]);',
-  'const ms = performance.now() - t0;',
-  "if (process.argv[2] !== 'stack') process.stdout.write(JSON.stringify({ ms }));",
-  'else',
-  '  handlerModule.handler(undefined, {}).then(',
+  "const loading = path.endsWith('.mjs') ? import(pathToFileURL(path).href) : require(path);",
+  'Promise.resolve(loading).then((handlerModule) => {',
+  '  const ms = performance.now() - t0;',
+  "  if (process.argv[2] !== 'stack') return process.stdout.write(JSON.stringify({ ms }));",
+  '  return handlerModule.handler(undefined, {}).then(',
   "    () => { throw new Error('the handler accepted no event'); },",
   '    (error) => {',
   '      if (!(error instanceof TypeError)) throw new Error(`expected a TypeError from the missing event, got ${error}`);',
@@ -101,6 +117,7 @@ const LOADER = [
   '      process.stdout.write(JSON.stringify({ ms, stackMs: performance.now() - t1 }));',
   '    },',
   '  );',
+  '});',
 ].join('\n');
 
 interface LoadSample {
@@ -133,34 +150,63 @@ function loadOnce(modulePath: string, environment: Record<string, string>, nodeF
   return JSON.parse(out.stdout) as LoadSample;
 }
 
-/** The handler bundled as scripts/bundle.ts bundles it, with its source map, into `dir`. */
+/** The handler bundled as scripts/bundle.ts bundles it, with its source maps, into `dir`; the maps' size of the files loaded at start. */
 async function bundleWithSourceMap(name: HandlerName, dir: string): Promise<{ path: string; mapKb: number }> {
-  const path = join(dir, name, 'index.js');
-  await build(
-    bundleOptions(`lambda/${name}/index.ts`, `assets/${name}/index.js`, { outfile: path, sourcemap: true, sourcesContent: false, logLevel: 'silent' }),
-  );
-  return { path, mapKb: statSync(`${path}.map`).size / 1024 };
+  const outdir = join(dir, name);
+  const result = await build(handlerBundleOptions(name, { outdir, sourcemap: true, sourcesContent: false, logLevel: 'silent' }));
+  const mapBytes = loadedAtStart(result.metafile!, name).reduce((sum, path) => sum + statSync(resolve(`${path}.map`)).size, 0);
+  return { path: join(outdir, HANDLER_FILE), mapKb: mapBytes / 1024 };
+}
+
+/** The package group of a bundled input. */
+function groupOf(path: string): string {
+  const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+  const group = match ? match[1] : `our code (${path.split('/')[0]}/)`;
+  if (group.startsWith('@smithy/')) return '@smithy/* (SDK runtime)';
+  if (group.startsWith('@aws-sdk/') && !group.startsWith('@aws-sdk/client-')) return '@aws-sdk/* (SDK core, credentials, middleware)';
+  return group;
+}
+
+/** The SDK clients (`client-…` packages) with bytes in `outputs`. */
+function clientsIn(metafile: Metafile, outputs: string[]): string[] {
+  const clients = new Set<string>();
+  for (const output of outputs)
+    for (const [path, input] of Object.entries(metafile.outputs[output].inputs)) {
+      const group = groupOf(path);
+      if (input.bytesInOutput > 0 && group.startsWith('@aws-sdk/client-')) clients.add(group.slice('@aws-sdk/'.length));
+    }
+  return [...clients].sort();
+}
+
+interface Composition {
+  readonly shares: BundleShare[];
+  readonly kbAtStart: number;
+  readonly filesAtStart: number;
+  readonly laterKb: number;
+  readonly clients: string[];
+  readonly clientsAtStart: string[];
 }
 
 /** What fills the bundle, from the metafile of an in-memory rebuild with scripts/bundle.ts's own options. */
-async function composition(name: HandlerName): Promise<{ shares: BundleShare[]; clients: string[] }> {
-  const result = await build(bundleOptions(`lambda/${name}/index.ts`, `assets/${name}/index.js`, { write: false, logLevel: 'silent' }));
-  const output = Object.values(result.metafile!.outputs).find((entry) => entry.entryPoint)!;
+async function composition(name: HandlerName): Promise<Composition> {
+  const { metafile } = await build(handlerBundleOptions(name, { write: false, logLevel: 'silent' }));
+  const atStart = loadedAtStart(metafile!, name);
+  const all = Object.keys(metafile!.outputs);
   const byPackage = new Map<string, number>();
-  for (const [path, input] of Object.entries(output.inputs)) {
-    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
-    let group = match ? match[1] : `our code (${path.split('/')[0]}/)`;
-    if (group.startsWith('@smithy/')) group = '@smithy/* (SDK runtime)';
-    else if (group.startsWith('@aws-sdk/') && !group.startsWith('@aws-sdk/client-')) group = '@aws-sdk/* (SDK core, credentials, middleware)';
-    byPackage.set(group, (byPackage.get(group) ?? 0) + input.bytesInOutput);
-  }
+  for (const output of atStart)
+    for (const [path, input] of Object.entries(metafile!.outputs[output].inputs))
+      byPackage.set(groupOf(path), (byPackage.get(groupOf(path)) ?? 0) + input.bytesInOutput);
   const total = [...byPackage.values()].reduce((sum, bytes) => sum + bytes, 0);
   const shares = [...byPackage.entries()].sort((a, b) => b[1] - a[1]).map(([group, bytes]) => ({ name: group, kb: bytes / 1024, share: bytes / total }));
-  const clients = [...byPackage.keys()]
-    .filter((group) => group.startsWith('@aws-sdk/client-'))
-    .map((group) => group.slice('@aws-sdk/'.length))
-    .sort();
-  return { shares, clients };
+  const later = all.filter((output) => !atStart.includes(output));
+  return {
+    shares,
+    kbAtStart: atStart.reduce((sum, output) => sum + metafile!.outputs[output].bytes, 0) / 1024,
+    filesAtStart: atStart.length,
+    laterKb: later.reduce((sum, output) => sum + metafile!.outputs[output].bytes, 0) / 1024,
+    clients: clientsIn(metafile!, all),
+    clientsAtStart: clientsIn(metafile!, atStart),
+  };
 }
 
 export async function measureColdStart(samples: number): Promise<ColdStartResult> {
@@ -175,21 +221,22 @@ export async function measureColdStart(samples: number): Promise<ColdStartResult
   return {
     rows,
     samples,
-    conditions: `median of ${samples} fresh \`node\` processes each (alternating), timing the module's require (its top-level code included), files in the page cache; Node ${process.versions.node} here, Lambda runs Node ${HANDLER_NODE_MAJOR}`,
+    conditions: `median of ${samples} fresh \`node\` processes each (alternating), timing the module's load as Lambda's runtime loads it (an \`.mjs\` imported, a \`.cjs\` required; its top-level code included), files in the page cache; Node ${process.versions.node} here, Lambda runs Node ${HANDLER_NODE_MAJOR}`,
   };
 }
 
 /** One handler's row: the shipped bundle, the naive handler and the bundle with source maps, interleaved. */
 async function measureHandler(handler: HandlerName, naive: string, scratch: string, samples: number): Promise<ColdStartRow> {
-  const bundle = join(ROOT, 'assets', handler, 'index.js');
+  const bundle = join(ROOT, 'assets', handler, HANDLER_FILE);
   if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run npm run bundle first`);
-  const { shares, clients } = await composition(handler);
+  const { shares, kbAtStart, filesAtStart, laterKb, clients, clientsAtStart } = await composition(handler);
   const mapped = await bundleWithSourceMap(handler, scratch);
   const probe = STACK_PROBES.includes(handler);
   const loads: Array<[path: string, environment: Record<string, string>, flags: string[], stackProbe: boolean, samples: LoadSample[]]> = [
     [bundle, handlerEnvironment(handler), [], probe, []],
     [naive, { NAIVE_CLIENTS: clients.join(',') }, [], false, []],
     [mapped.path, handlerEnvironment(handler), ['--enable-source-maps'], probe, []],
+    [naive, { NAIVE_CLIENTS: clientsAtStart.join(',') }, [], false, []],
   ];
   // One of each first, untimed: the files are then in the page cache for all.
   for (const [path, env, flags, stackProbe] of loads) loadOnce(path, env, flags, stackProbe);
@@ -200,15 +247,19 @@ async function measureHandler(handler: HandlerName, naive: string, scratch: stri
       into.push(loadOnce(path, env, flags, stackProbe));
     }
   }
-  const [shipped, naiveLoads, withMaps] = loads.map(([, , , , taken]) => taken);
+  const [shipped, naiveLoads, withMaps, naiveAtStart] = loads.map(([, , , , taken]) => taken);
   const bundleLoadMs = median(shipped.map((sample) => sample.ms));
   const naiveLoadMs = median(naiveLoads.map((sample) => sample.ms));
   return {
     handler,
-    bundleKb: statSync(bundle).size / 1024,
+    bundleKb: kbAtStart,
+    filesAtStart,
+    laterKb,
     clients,
+    clientsAtStart,
     bundleLoadMs,
     naiveLoadMs,
+    naiveAtStartLoadMs: median(naiveAtStart.map((sample) => sample.ms)),
     ratio: bundleLoadMs / naiveLoadMs,
     sourceMapKb: mapped.mapKb,
     sourceMapsLoadMs: median(withMaps.map((sample) => sample.ms)),

@@ -59,25 +59,39 @@ interface MatchedRoute<R = ApiRoute> {
   readonly pathParameters?: Record<string, string>;
 }
 
-export async function startApiGateway(options: ApiGatewayOptions): Promise<LocalApiGateway> {
+export function startApiGateway(options: ApiGatewayOptions): Promise<LocalApiGateway> {
+  return startFrontDoor(options, (req, res) => serve(req, res, options));
+}
+
+/** A loopback server that gives the fallback (the console) the first look at each request. */
+async function startFrontDoor(
+  options: Pick<ApiGatewayOptions, 'port' | 'fallback'>,
+  serveRequest: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): Promise<LocalApiGateway> {
   const server: Server = createServer((req, res) => {
     if (options.fallback?.(req, res)) return;
-    void serve(req, res, options);
+    void serveRequest(req, res);
   });
   return { url: await listenOnLoopback(server, options.port), stop: () => closeServer(server) };
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGatewayOptions): Promise<void> {
+/** How a front door answers: every answer carries its request id (under the API's own header) and is access-logged. */
+function responder(req: IncomingMessage, res: ServerResponse, options: Pick<ApiGatewayOptions, 'onResponse'>, requestIdHeader: string) {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = req.method ?? 'GET';
   const requestId = randomUUID();
   const reply = (status: number, body: Buffer, headers: Record<string, string>, routeKey?: string) => {
-    res.writeHead(status, { ...headers, 'content-length': String(body.length), 'apigw-requestid': requestId });
+    res.writeHead(status, { ...headers, 'content-length': String(body.length), [requestIdHeader]: requestId });
     res.end(body);
     options.onResponse?.({ routeKey, method, path: url.pathname, status, responseBody: body.toString('utf8'), requestId, at: Date.now() });
   };
   const message = (status: number, text: string, routeKey?: string) =>
     reply(status, Buffer.from(JSON.stringify({ message: text })), { 'content-type': 'application/json' }, routeKey);
+  return { url, method, requestId, reply, message };
+}
+
+async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGatewayOptions): Promise<void> {
+  const { url, method, requestId, reply, message } = responder(req, res, options, 'apigw-requestid');
   const matched = matchRoute(options.routes, method, url.pathname);
   if (!matched) {
     req.resume();
@@ -265,25 +279,12 @@ export interface RestApiGatewayOptions extends Omit<ApiGatewayOptions, 'routes'>
 }
 
 /** A REST API's front door; its `url` is the host's, the stage is part of every path. */
-export async function startRestApiGateway(options: RestApiGatewayOptions): Promise<LocalApiGateway> {
-  const server: Server = createServer((req, res) => {
-    if (options.fallback?.(req, res)) return;
-    void serveRest(req, res, options);
-  });
-  return { url: await listenOnLoopback(server, options.port), stop: () => closeServer(server) };
+export function startRestApiGateway(options: RestApiGatewayOptions): Promise<LocalApiGateway> {
+  return startFrontDoor(options, (req, res) => serveRest(req, res, options));
 }
 
 async function serveRest(req: IncomingMessage, res: ServerResponse, options: RestApiGatewayOptions): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const method = req.method ?? 'GET';
-  const requestId = randomUUID();
-  const reply = (status: number, body: Buffer, headers: Record<string, string>, routeKey?: string) => {
-    res.writeHead(status, { ...headers, 'content-length': String(body.length), 'x-amzn-requestid': requestId });
-    res.end(body);
-    options.onResponse?.({ routeKey, method, path: url.pathname, status, responseBody: body.toString('utf8'), requestId, at: Date.now() });
-  };
-  const message = (status: number, text: string, routeKey?: string) =>
-    reply(status, Buffer.from(JSON.stringify({ message: text })), { 'content-type': 'application/json' }, routeKey);
+  const { url, method, requestId, reply, message } = responder(req, res, options, 'x-amzn-requestid');
   const prefix = `/${options.stageName}`;
   // A path outside the stage names no deployed stage; inside it, no method answers with this token message.
   if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 export interface LambdaHostOptions {
   /** The function's name, as handlers see it in their context. */
   readonly functionName: string;
-  /** Path of the bundle (`assets/<name>/index.js`). */
+  /** Path of the bundle (`assets/<name>/index.mjs`). */
   readonly bundlePath: string;
   /** The export the bundle's handler is (the part of the function's `Handler` after the last dot). @default 'handler' */
   readonly handlerExport?: string;

@@ -6,7 +6,7 @@ import { inlineBodyOf } from '../../lambda/shared/stores/inline-body';
 import { rowDigestOf } from '../../lambda/shared/stores/inbox-store';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
 import { safeErrorText } from '../../lambda/shared/runtime/errors';
-import { S3BodyStore } from '../../lambda/shared/stores/body-store';
+import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
 import { resultKey } from '../../lambda/shared/stores/results-store';
 import { OpsClients } from '../clients';
 import { OpsError } from '../errors';

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Defaults, Env } from '../../lib/contract';
-import { effectSinkFromEnv } from '../shared/effects/sinks';
+import { effectSinkFromEnv } from '../shared/effects/sinks-from-env';
 import { resourceReadersFor } from '../shared/providers/authoritative-read';
 import { adaptersFor } from '../shared/providers/registry';
 import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
@@ -18,12 +18,12 @@ export function processorDependenciesFromEnv(env: Record<string, string | undefi
   const dynamodb = clients.dynamodb ?? new DynamoDBClient({});
   const providers = providersFromEnv(env);
   const inboxName = requiredEnv(env, Env.INBOX_NAME);
-  const sink = effectSinkFromEnv(env, clients);
+  const sink = effectSinkFromEnv(env, clients.eventBridge, runtime.functionSink);
   return {
     adapters: adaptersFor(providers),
     inbox: new DynamoDbInboxStore(dynamodb, requiredEnv(env, Env.INBOX_TABLE)),
     results: new DynamoDbResultsStore(dynamodb, requiredEnv(env, Env.RESULTS_TABLE)),
-    bodies: bodyStoreFromEnv(env, clients.s3),
+    bodies: bodyStoreFromEnv(env, runtime.bodyStore),
     inlineBodyBytes: integerEnv(env, Env.INLINE_BODY_BYTES, Defaults.INLINE_BODY_BYTES),
     effects: sink && { sink, inboxName, bodyBucket: env[Env.BODY_BUCKET] || undefined },
     // API keys of the authoritative reads, cached like signing secrets; no client when none is configured.

@@ -41,7 +41,7 @@ export function reconcilerDependenciesFromEnv(env: Record<string, string | undef
         : new Map(),
       batchSize: integerEnv(env, Env.POLL_BATCH_SIZE, Defaults.POLL_BATCH_SIZE),
       retentionSeconds: integerEnv(env, Env.RETENTION_SECONDS, Defaults.RETENTION_DAYS * 86_400),
-      bodies: bodyStoreFromEnv(env, clients.s3),
+      bodies: bodyStoreFromEnv(env, runtime.bodyStore),
       inlineBodyBytes: integerEnv(env, Env.INLINE_BODY_BYTES, Defaults.INLINE_BODY_BYTES),
       deadlineWarningMs: integerEnv(env, Env.DEADLINE_WARNING_SECONDS, Defaults.DEADLINE_WARNING_SECONDS) * 1000,
       ...(bus ? { unavailableEvents: { bus, inboxName } } : {}),

@@ -33,7 +33,7 @@ export function verifierDependenciesFromEnv(env: Record<string, string | undefin
     confirmations: sns,
     inbox: new DynamoDbInboxStore(dynamodb, inboxTable),
     queue: new SqsWorkQueue(clients.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: false }), requiredEnv(env, Env.WORK_QUEUE_URL)),
-    bodies: bodyStoreFromEnv(env, clients.s3),
+    bodies: bodyStoreFromEnv(env, runtime.bodyStore),
     inlineBodyBytes: integerEnv(env, Env.INLINE_BODY_BYTES, Defaults.INLINE_BODY_BYTES),
     telemetry,
     now,

@@ -7,6 +7,12 @@
 /** Node.js major version of the Lambda runtime; the esbuild target is derived from it too. */
 export const HANDLER_NODE_MAJOR = 24;
 
+/**
+ * The module of each handler's asset (`index.handler`): an ES module, so that its bundle can load
+ * the code it needs only sometimes from chunks of its own (scripts/bundle-options.ts).
+ */
+export const HANDLER_FILE = 'index.mjs';
+
 /** Lambda's synchronous invocation payload limit (6 MiB): the verifier's event can be no larger. */
 const LAMBDA_SYNC_PAYLOAD_BYTES = 6 * 1024 * 1024;
 

@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { HANDLER_NODE_MAJOR } from '../contract';
+import { HANDLER_FILE, HANDLER_NODE_MAJOR } from '../contract';
 
 /** The runtime the handler bundles are built for (`scripts/bundle.ts` targets the same major). */
 export const HANDLER_RUNTIME = new lambda.Runtime(`nodejs${HANDLER_NODE_MAJOR}.x`, lambda.RuntimeFamily.NODEJS, {
@@ -38,7 +38,7 @@ export interface HandlerFunction {
  */
 export function createHandlerFunction(scope: Construct, id: string, props: HandlerFunctionProps): HandlerFunction {
   const assetPath = join(ASSETS_DIR, props.handler);
-  if (!existsSync(join(assetPath, 'index.js'))) {
+  if (!existsSync(join(assetPath, HANDLER_FILE))) {
     throw new Error(`the ${props.handler} bundle is missing at ${assetPath}: run \`npm run bundle\` first`);
   }
   const overrides = props.overrides ?? {};

@@ -136,6 +136,11 @@ describe('npm run bench -- --quick', () => {
     expect(results.coldStart.rows.map((row) => row.handler)).toEqual(['verifier', 'processor', 'reconciler', 'rotator']);
     // Each bundle also measured with its source map (about 1 MB each), a first stack read where the handler throws on no event.
     for (const row of results.coldStart.rows) expect(row.sourceMapKb).toBeGreaterThan(row.bundleKb);
+    // The naive handler loads every client a function can use; the S3 client is one the verifier loads only on first use.
+    const verifier = results.coldStart.rows.find((row) => row.handler === 'verifier')!;
+    expect(verifier.clients).toEqual(['client-dynamodb', 'client-s3', 'client-secrets-manager', 'client-sqs']);
+    expect(verifier.clientsAtStart).toEqual(['client-dynamodb', 'client-secrets-manager', 'client-sqs']);
+    expect(verifier.laterKb).toBeGreaterThan(0);
     expect(results.coldStart.rows.filter((row) => Number.isFinite(row.sourceMapsFirstStackMs)).map((row) => row.handler)).toEqual([
       'verifier',
       'processor',

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { bundleOptions, handlerNames, ROOT } from '../../scripts/bundle-options';
+import { handlerBundleOptions, handlerNames, ROOT } from '../../scripts/bundle-options';
 
 /** Licences whose code may ship inside the bundles. */
 const SHIPPABLE = new Set(['Apache-2.0', 'MIT', 'ISC', 'BSD-2-Clause', 'BSD-3-Clause', '0BSD']);
@@ -16,14 +16,15 @@ const SHIPPABLE = new Set(['Apache-2.0', 'MIT', 'ISC', 'BSD-2-Clause', 'BSD-3-Cl
 async function bundledPackages(): Promise<Set<string>> {
   const found = new Set<string>();
   for (const name of handlerNames()) {
-    const result = await build(bundleOptions(`lambda/${name}/index.ts`, `assets/${name}/index.js`, { write: false, logLevel: 'silent' }));
-    const output = Object.values(result.metafile!.outputs).find((entry) => entry.entryPoint)!;
-    // Inputs tree-shaken to nothing are in the metafile too; only what is written ships.
-    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-      if (bytesInOutput === 0) continue;
-      const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
-      if (match) found.add(match[1]);
-    }
+    const result = await build(handlerBundleOptions(name, { write: false, logLevel: 'silent' }));
+    // Every file ships: the handler's module and the chunks it loads on first use. Inputs
+    // tree-shaken to nothing are in the metafile too; only what is written ships.
+    for (const output of Object.values(result.metafile!.outputs))
+      for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+        if (bytesInOutput === 0) continue;
+        const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+        if (match) found.add(match[1]);
+      }
   }
   return found;
 }

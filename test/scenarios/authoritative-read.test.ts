@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
 import { AdapterKind, authoritativeReadProblems, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
-import { resourceObjectKey, S3BodyStore } from '../../lambda/shared/stores/body-store';
+import { resourceObjectKey } from '../../lambda/shared/stores/body-store';
+import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
 import { providersFromEnv } from '../../lambda/shared/runtime/config';
 import { RecordedEvent } from '../../local/eventbridge-stand-in';
 import { createBodyBucket } from '../../local/provision';

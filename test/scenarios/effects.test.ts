@@ -26,7 +26,8 @@ import {
   taskIdOf,
 } from '../support/inbox-fixture';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
-import { responseObjectKey, S3BodyStore } from '../../lambda/shared/stores/body-store';
+import { responseObjectKey } from '../../lambda/shared/stores/body-store';
+import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
 import { SequentialSinks } from '../../lambda/shared/effects/sinks';
 import { RecordedEvent } from '../../local/eventbridge-stand-in';
 import { createBodyBucket } from '../../local/provision';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { MetricName } from '../../lib/contract';
-import { bodyObjectKey, responseObjectKey, S3BodyStore } from '../../lambda/shared/stores/body-store';
+import { bodyObjectKey, responseObjectKey } from '../../lambda/shared/stores/body-store';
+import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
 import { createBodyBucket } from '../../local/provision';
 import { answerlineBody, InboxHarness, keyOf, PROVIDER, SecretsFixture, sha256Hex, taskIdOf } from '../support/inbox-fixture';
 

@@ -1,11 +1,14 @@
 /**
- * The shipped bundles (`assets/<handler>/index.js`, built by `npm run bundle`), run the way
+ * The shipped bundles (`assets/<handler>/index.mjs`, built by `npm run bundle`), run the way
  * Lambda runs them: each in its own process (an execution environment of the local twin, plain
  * Node.js, not jest's module registry), configured only through the environment the construct
  * sets, talking to the emulators and the stand-ins through the SDK bundled inside them.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Env, MetricName } from '../../lib/contract';
+import { bodyObjectKey, responseObjectKey } from '../../lambda/shared/stores/body-store';
+import { createBodyBucket } from '../../local/provision';
 import { BundleHost } from '../support/bundle-host';
 import {
   answerlineBody,
@@ -17,6 +20,7 @@ import {
   LEASE_MS,
   PROVIDER,
   SecretsFixture,
+  sha256Hex,
   taskIdOf,
 } from '../support/inbox-fixture';
 
@@ -79,6 +83,37 @@ test('a signed delivery is accepted by the bundled verifier and processed by the
   expect(emfTotal(MetricName.PROCESSED)).toBe(1);
   expect(stdout.filter((line) => JSON.parse(line).provider === PROVIDER).length).toBeGreaterThan(0);
   for (const needle of h.sensitive) expect(stdout.filter((line) => line.includes(needle))).toEqual([]);
+});
+
+test('a body too large for its row goes to S3 through the client the bundles load on its first use, and comes back', async () => {
+  const s3 = new S3Client({ forcePathStyle: true });
+  const configured = { [Env.BODY_BUCKET]: h.names.bodyBucket, [Env.INLINE_BODY_BYTES]: '1024' };
+  try {
+    await createBodyBucket(s3, h.names);
+    Object.assign(process.env, configured);
+    // Fresh environments: their S3 client is not loaded until this body needs it (scripts/bundle-options.ts).
+    const verifier = loadBundle<(event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>>('verifier');
+    const processor = loadBundle<(event: SQSEvent) => Promise<SQSBatchResponse>>('processor');
+    const body = answerlineBody({ idempotencyKey: 'job-bundle-large', response: { result: { answer: 'é🙂'.repeat(1000) } } });
+    expect(Buffer.byteLength(body)).toBeGreaterThan(1024);
+    h.clock.set(Date.now());
+
+    expect(answerOf(await verifier(h.signed(body)))).toEqual({ statusCode: 202, result: 'accepted' });
+    const row = await h.row(keyOf(body));
+    expect(row).toMatchObject({ bodyRef: bodyObjectKey(PROVIDER, sha256Hex(body)), status: 'RECEIVED' });
+    expect(row).not.toHaveProperty('body');
+    const stored = await s3.send(new GetObjectCommand({ Bucket: h.names.bodyBucket, Key: row!.bodyRef as string }));
+    expect(await stored.Body!.transformToString('utf8')).toBe(body);
+
+    // The processor reads the body back from S3, and stores the result there too (larger than 1 KiB).
+    expect(await h.drain(processor)).toEqual({ received: 1, failed: 0 });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
+    const response = JSON.stringify(JSON.parse(body).response);
+    expect(await h.result('job-bundle-large')).toMatchObject({ taskId: taskIdOf(body), responseRef: responseObjectKey(PROVIDER, sha256Hex(response)) });
+  } finally {
+    for (const name of Object.keys(configured)) delete process.env[name];
+    s3.destroy();
+  }
 });
 
 test('the bundled processor sends each effect to the user’s function, then to the bus its environment names', async () => {

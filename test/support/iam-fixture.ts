@@ -26,8 +26,8 @@ import { LOCAL_ACCOUNT, LOCAL_REGION, OPERATOR_ACCESS_KEY } from '../../local/lo
 export type { InboxRole };
 
 /** Real SDK clients of one role, every one pointed at the gateway. */
-/** Every SDK client a handler may use, as one role. */
-export type RoleClients = AwsClients;
+/** Every SDK client a handler may use, as one role, and the S3 client of its body store. */
+export type RoleClients = AwsClients & { readonly s3: S3Client };
 
 /** What shapes an inbox's policies: its providers, how they are polled, which secrets rotate. */
 export interface InboxStructure {

@@ -38,7 +38,8 @@ import {
 import { inlineBodyOf } from '../../lambda/shared/stores/inline-body';
 import { createProcessor, EffectsConfig, ProcessorDependencies } from '../../lambda/processor/processor';
 import { createReconciler, ReconcilerDependencies } from '../../lambda/reconciler/reconciler';
-import { DispatchOutcome, EffectSink, EventBridgeSink, LambdaFunctionSink } from '../../lambda/shared/effects/sinks';
+import { LambdaFunctionSink } from '../../lambda/shared/effects/function-sink';
+import { DispatchOutcome, EffectSink, EventBridgeSink } from '../../lambda/shared/effects/sinks';
 import { Effect } from '../../lambda/shared/effects/assembler';
 import { deliveryKey, DynamoDbInboxStore, InboxStore } from '../../lambda/shared/stores/inbox-store';
 import { DynamoDbResultsStore, resultKey } from '../../lambda/shared/stores/results-store';
@@ -61,7 +62,7 @@ import { SubmissionLedger, SubmissionLedgerOptions } from '../../client';
 import { LedgerDependencies } from '../../lambda/reconciler/ledger';
 import { ProviderApi } from '../../lambda/shared/providers/provider-api';
 import { DynamoDbSubmissionStore } from '../../lambda/shared/stores/submission-store';
-import { S3BodyStore } from '../../lambda/shared/stores/body-store';
+import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../local/local-aws';
 import { fixtureGateway, iamReady, InboxRole, InboxStructure, LocalInbox, RoleClients } from './iam-fixture';
 
@@ -735,7 +736,14 @@ export class InboxHarness {
 
   /** A role's clients, judged by its policies for `structure`, on the clock, logging into the capture. */
   private runtime(role: InboxRole, structure: InboxStructure): HandlerRuntime {
-    return { clients: this.as(role, structure), now: this.clock.now, write: this.capture.write };
+    const clients = this.as(role, structure);
+    return {
+      clients,
+      bodyStore: (bucket) => new S3BodyStore(clients.s3, bucket),
+      functionSink: (functionArn) => new LambdaFunctionSink(clients.lambda, functionArn),
+      now: this.clock.now,
+      write: this.capture.write,
+    };
   }
 
   /** This inbox as the ops CLI sees it: the OpsConfig the construct publishes as a stack output. */

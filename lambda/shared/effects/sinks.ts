@@ -1,8 +1,7 @@
 import { EventBridgeClient, PutEventsCommand, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { EffectEvent, Env } from '../../../lib/contract';
-import { Effect, entrySize, EVENTBRIDGE_MAX_ENTRY_BYTES, invocationOf } from './assembler';
-import { EffectDispatchError, functionErrorType } from '../runtime/errors';
+import { Effect, entrySize, EVENTBRIDGE_MAX_ENTRY_BYTES } from './assembler';
+import { EffectDispatchError } from '../runtime/errors';
 
 /** How the dispatch of one effect ended. */
 export type DispatchOutcome = { readonly ok: true } | { readonly ok: false; readonly error: Error };
@@ -23,8 +22,8 @@ export interface BusSink {
   dispatch(entries: readonly BusEntry[]): Promise<DispatchOutcome[]>;
 }
 
-const OK: DispatchOutcome = { ok: true };
-const failed = (error: unknown): DispatchOutcome => ({ ok: false, error: error instanceof Error ? error : new EffectDispatchError(String(error)) });
+export const OK: DispatchOutcome = { ok: true };
+export const failed = (error: unknown): DispatchOutcome => ({ ok: false, error: error instanceof Error ? error : new EffectDispatchError(String(error)) });
 
 /** PutEvents takes at most 10 entries per call. */
 export const PUT_EVENTS_MAX_ENTRIES = 10;
@@ -92,50 +91,6 @@ export function putEventsChunks(effects: readonly BusEntry[]): number[][] {
 }
 
 /**
- * Effects as synchronous invocations (RequestResponse) of the user's own processing function,
- * in any language, one per effect, concurrently. The function receives an EffectInvocation (the
- * EventBridge event shape, `detail.effectKey` included). A function error or a failed call fails
- * the row: it is released with the error and retried, and after maxReceiveCount it is DEAD with
- * its message in the DLQ, never lost. Only the error type is reported: the function's message
- * could carry content.
- */
-export class LambdaFunctionSink implements EffectSink {
-  constructor(
-    private readonly client: LambdaClient,
-    private readonly functionName: string,
-  ) {}
-
-  dispatch(effects: readonly Effect[]): Promise<DispatchOutcome[]> {
-    return Promise.all(
-      effects.map(async (effect) => {
-        try {
-          await this.invoke(effect);
-          return OK;
-        } catch (error) {
-          return failed(error);
-        }
-      }),
-    );
-  }
-
-  private async invoke(effect: Effect): Promise<void> {
-    const out = await this.client.send(
-      new InvokeCommand({
-        FunctionName: this.functionName,
-        InvocationType: 'RequestResponse',
-        Payload: Buffer.from(JSON.stringify(invocationOf(effect)), 'utf8'),
-      }),
-    );
-    if (out.FunctionError) {
-      throw new EffectDispatchError(`the processing function failed (${out.FunctionError}: ${functionErrorType(out.Payload)})`);
-    }
-    if (out.StatusCode !== undefined && (out.StatusCode < 200 || out.StatusCode > 299)) {
-      throw new EffectDispatchError(`the processing function answered status ${out.StatusCode}`);
-    }
-  }
-}
-
-/**
  * Several sinks in order: an effect goes to the next sink only once the previous one accepted
  * it, and succeeds only when every sink accepted it (the user's function first, then the bus,
  * so that a failing function does not publish events on every retry).
@@ -159,18 +114,4 @@ export class SequentialSinks implements EffectSink {
 export function busSinkFromEnv(env: Record<string, string | undefined>, client?: EventBridgeClient): EventBridgeSink | undefined {
   const busName = env[Env.EFFECT_BUS_NAME];
   return busName ? new EventBridgeSink(client ?? new EventBridgeClient({}), busName) : undefined;
-}
-
-/** The sinks the construct configured: the user's function, the bus, both, or none. */
-export function effectSinkFromEnv(
-  env: Record<string, string | undefined>,
-  clients: { readonly lambda?: LambdaClient; readonly eventBridge?: EventBridgeClient } = {},
-): EffectSink | undefined {
-  const sinks: EffectSink[] = [];
-  const functionArn = env[Env.EFFECT_FUNCTION_ARN];
-  const bus = busSinkFromEnv(env, clients.eventBridge);
-  if (functionArn) sinks.push(new LambdaFunctionSink(clients.lambda ?? new LambdaClient({}), functionArn));
-  if (bus) sinks.push(bus);
-  if (sinks.length === 0) return undefined;
-  return sinks.length === 1 ? sinks[0] : new SequentialSinks(sinks);
 }

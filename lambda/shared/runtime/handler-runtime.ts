@@ -1,16 +1,16 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
-import type { S3Client } from '@aws-sdk/client-s3';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { EffectSink } from '../effects/sinks';
+import type { BodyStore } from '../stores/body-store';
 import type { LineWriter } from './telemetry';
 
 /** The SDK clients a handler may use; each handler creates only those it needs. */
 export interface AwsClients {
   readonly dynamodb: DynamoDBClient;
   readonly sqs: SQSClient;
-  readonly s3: S3Client;
   readonly secretsManager: SecretsManagerClient;
   readonly eventBridge: EventBridgeClient;
   readonly lambda: LambdaClient;
@@ -23,6 +23,10 @@ export interface AwsClients {
  */
 export interface HandlerRuntime {
   readonly clients?: Partial<AwsClients>;
+  /** The body store on the bucket the environment names, in place of the one on the default S3 client. */
+  readonly bodyStore?: (bucket: string) => BodyStore;
+  /** The sink of the user's processing function, in place of the one on the default Lambda client. */
+  readonly functionSink?: (functionArn: string) => EffectSink;
   readonly now?: () => number;
   readonly write?: LineWriter;
 }

@@ -1,5 +1,5 @@
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { BodyPrefix, Env } from '../../../lib/contract';
+import { onFirstUse } from '../runtime/on-first-use';
 import type { BodyLocation } from './inbox-store';
 
 /**
@@ -44,39 +44,17 @@ export function resourceObjectKey(provider: string, digest: string): string {
   return `${BodyPrefix.RESOURCES}/${provider}/${digest}`;
 }
 
-export class S3BodyStore implements BodyStore {
-  constructor(
-    private readonly client: S3Client,
-    private readonly bucket: string,
-  ) {}
-
-  async put(key: string, bytes: Buffer): Promise<string> {
-    await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: key,
-        Body: bytes,
-        ContentType: 'application/octet-stream',
-        ChecksumAlgorithm: 'SHA256',
-      }),
-    );
-    return key;
-  }
-
-  async get(reference: string): Promise<Buffer> {
-    const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: reference }));
-    if (!out.Body) throw new Error('stored body is empty');
-    return Buffer.from(await out.Body.transformToByteArray());
-  }
-}
-
-/** An S3 client that also works against a local endpoint, which needs path-style addressing. */
-function bodyStoreClient(): S3Client {
-  return new S3Client({ forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3) });
-}
-
-/** The body store the construct configured, if any. */
-export function bodyStoreFromEnv(env: Record<string, string | undefined>, client?: S3Client): BodyStore | undefined {
+/**
+ * The body store the construct configured, if any: the bucket on S3, through `open` when given
+ * (the tests and the bench hand in stores on their own clients). The default store's module, and
+ * with it the S3 client, is loaded when the first body goes to or comes from the bucket: in the
+ * shipped bundles it is a chunk of its own (scripts/bundle-options.ts), and most deliveries are
+ * small enough for their row, so a cold start does not load the S3 client.
+ */
+export function bodyStoreFromEnv(env: Record<string, string | undefined>, open?: (bucket: string) => BodyStore): BodyStore | undefined {
   const bucket = env[Env.BODY_BUCKET];
-  return bucket ? new S3BodyStore(client ?? bodyStoreClient(), bucket) : undefined;
+  if (!bucket) return undefined;
+  if (open) return open(bucket);
+  const store = onFirstUse(async () => (await import('./s3-body-store.js')).defaultS3BodyStore(bucket));
+  return { put: async (key, bytes) => (await store()).put(key, bytes), get: async (reference) => (await store()).get(reference) };
 }
