@@ -90,6 +90,18 @@ function responder(req: IncomingMessage, res: ServerResponse, options: Pick<ApiG
   return { url, method, requestId, reply, message };
 }
 
+/** The request's body, or undefined past API Gateway's request size limit. */
+async function requestBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > API_GATEWAY_MAX_REQUEST_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
 async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGatewayOptions): Promise<void> {
   const { url, method, requestId, reply, message } = responder(req, res, options, 'apigw-requestid');
   const matched = matchRoute(options.routes, method, url.pathname);
@@ -98,14 +110,9 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
     return message(404, 'Not Found');
   }
   const { routeKey } = matched.route;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > API_GATEWAY_MAX_REQUEST_BYTES) return message(413, 'Request Entity Too Large', routeKey);
-    chunks.push(chunk as Buffer);
-  }
-  const event = toEvent(req, url, routeKey, Buffer.concat(chunks), requestId, options.apiId, matched.pathParameters);
+  const requestBytes = await requestBody(req);
+  if (!requestBytes) return message(413, 'Request Entity Too Large', routeKey);
+  const event = toEvent(req, url, routeKey, requestBytes, requestId, options.apiId, matched.pathParameters);
   if (Buffer.byteLength(JSON.stringify(event)) > Limits.LAMBDA_SYNC_PAYLOAD_BYTES) return message(413, 'Request Entity Too Large', routeKey);
   let result: APIGatewayProxyStructuredResultV2;
   try {
@@ -298,13 +305,8 @@ async function serveRest(req: IncomingMessage, res: ServerResponse, options: Res
     return message(403, 'Missing Authentication Token');
   }
   const { routeKey } = matched.route;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > API_GATEWAY_MAX_REQUEST_BYTES) return message(413, 'Request Entity Too Large', routeKey);
-    chunks.push(chunk as Buffer);
-  }
+  const requestBytes = await requestBody(req);
+  if (!requestBytes) return message(413, 'Request Entity Too Large', routeKey);
   const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) (multiValueHeaders[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
   const query: Record<string, string[]> = {};
@@ -316,7 +318,7 @@ async function serveRest(req: IncomingMessage, res: ServerResponse, options: Res
     stage: options.stageName,
     multiValueHeaders,
     query,
-    body: Buffer.concat(chunks),
+    body: requestBytes,
     binaryMediaTypes: options.binaryMediaTypes,
     sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
     requestId,
