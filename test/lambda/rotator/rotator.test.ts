@@ -538,7 +538,8 @@ describe('the manual procedure, for providers that generate the secret themselve
     expect(await secrets.stages(h.secret.id)).toEqual({ AWSCURRENT: staged.VersionId, AWSPREVIOUS: oldVersion });
 
     // Every delivery stored exactly once, and one message queued for each.
-    const stored = (await h.inboxItems()).map((item) => item.eventId);
+    // A row's key is `<provider>#<eventId>`.
+    const stored = (await h.inboxItems()).map((item) => String(item.pk).slice(`${PROVIDER}#`.length));
     expect(stored.sort()).toEqual([...sent].sort());
     expect(await h.takeMessages()).toHaveLength(sent.length);
     // Before promotion the new secret matched as pending; after, as current (never twice for one version).
@@ -576,7 +577,7 @@ describe('the manual procedure, for providers that generate the secret themselve
 
     // The warm cache's last read was for its TTL, not one a miss forced: the miss reads the staged secret at once.
     expect(answers).toEqual([202]);
-    expect(await h.row(keyOf(body))).toMatchObject({ eventId: taskIdOf(body) });
+    expect(await h.row(keyOf(body))).toMatchObject({ pk: `${PROVIDER}#${taskIdOf(body)}`, status: 'RECEIVED' });
     const oldVersion = (await secrets.stages(h.secret.id)).AWSCURRENT;
     await operator.promote(staged.VersionId!, oldVersion);
     await operator.cleanUp(staged.VersionId!);
