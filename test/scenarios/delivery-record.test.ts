@@ -61,8 +61,7 @@ describe("the verifier's line", () => {
 
     const [first, second] = h.capture.logs('delivery');
     const common = {
-      handler: 'verifier',
-      provider: PROVIDER,
+      Provider: PROVIDER,
       eventType: 'COMPLETED',
       eventRef: eventRefOf(taskId),
       resourceRef: reference(`resource:${PROVIDER}#${taskId}`),
@@ -147,8 +146,7 @@ describe("the processor's line and the queue-delay metrics", () => {
 
     const [processed] = h.capture.logs('processed');
     expect(processed).toMatchObject({
-      handler: 'processor',
-      provider: PROVIDER,
+      Provider: PROVIDER,
       eventRef: eventRefOf(taskId),
       receivedAt: iso(receivedAt),
       eventTimestamp: iso(signedAtSeconds * 1000),
@@ -173,7 +171,7 @@ describe("the processor's line and the queue-delay metrics", () => {
     await h.queue.enqueue([`${PROVIDER}#${taskIdOf(body)}`]);
     await h.drain(h.processor());
 
-    const lines = h.capture.logs().filter((line) => line.handler === 'processor' && line.reconcileResult !== undefined);
+    const lines = h.capture.logs().filter((line) => line.reconcileResult !== undefined);
     expect(lines.map((line) => [line.message, line.reconcileResult, line.queueDelayMs])).toEqual([
       ['processing failed', 'failed', 0],
       ['processed', 'winner', 60_000],
@@ -226,5 +224,5 @@ test('no body byte, header value, signature or secret of a delivery appears in a
   }
   // The record still says what happened, by reference.
   const [accepted] = h.capture.logs('delivery') as LogRecord[];
-  expect(accepted).toMatchObject({ provider: 'canary', tenantRef: reference(`tenant:${canary}-tenant`), dedupeResult: 'new' });
+  expect(accepted).toMatchObject({ Provider: 'canary', tenantRef: reference(`tenant:${canary}-tenant`), dedupeResult: 'new' });
 });

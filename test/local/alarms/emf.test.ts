@@ -19,7 +19,6 @@ test("our handlers' telemetry: a provider's counters are published per inbox and
   const lines: string[] = [];
   const telemetry = new Telemetry(
     'answers',
-    'processor',
     (line) => lines.push(line),
     () => T0,
   );
