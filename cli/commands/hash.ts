@@ -38,7 +38,7 @@ export function hashReport(input: HashInput): HashReport {
 
 function report(field: HashReport['field'], reference: string): HashReport {
   const query =
-    'fields @timestamp, handler, message, provider, eventType, reason, status, signatureResult, dedupeResult, ' +
+    'fields @timestamp, @log, message, Provider, eventType, reason, status, signatureResult, dedupeResult, ' +
     'queueDelayMs, queueDelayFromEventMs, reconcileResult, outboxResult, attempts, error\n' +
     `| filter ${field} = "${reference}"\n` +
     '| sort @timestamp asc';

@@ -30,7 +30,7 @@ export function processorDependenciesFromEnv(env: Record<string, string | undefi
     resourceReaders: providers.some((provider) => provider.authoritativeRead)
       ? resourceReadersFor(providers, secretCacheFromEnv(env, clients.secretsManager, now))
       : undefined,
-    telemetry: new Telemetry(inboxName, 'processor', runtime.write, now),
+    telemetry: new Telemetry(inboxName, runtime.write, now),
     now,
     leaseMs: integerEnv(env, Env.LEASE_SECONDS, Defaults.PROCESSOR_TIMEOUT_SECONDS) * 1000,
     maxReceiveCount: integerEnv(env, Env.MAX_RECEIVE_COUNT, Defaults.MAX_RECEIVE_COUNT),

@@ -292,6 +292,8 @@ async function finish(decided: Decided, dispatched: DispatchOutcome | undefined,
     deps.telemetry.count(MetricName.PROCESSED, row.provider);
     deps.telemetry.log('INFO', DeliveryRecordMessage.PROCESSED, {
       ...fields,
+      // The message is deleted once its row is processed: only a failed attempt's line names it.
+      messageId: undefined,
       provider: row.provider,
       reconcileResult: outcome,
       outboxResult: dispatched ? OutboxResult.DISPATCHED : OutboxResult.NONE,

@@ -29,7 +29,7 @@ export function reconcilerDependenciesFromEnv(env: Record<string, string | undef
   return {
     inbox: new DynamoDbInboxStore(dynamodb, inboxTable),
     queue: new SqsWorkQueue(clients.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: false }), requiredEnv(env, Env.WORK_QUEUE_URL)),
-    telemetry: new Telemetry(inboxName, 'reconciler', runtime.write, now),
+    telemetry: new Telemetry(inboxName, runtime.write, now),
     now,
     sweepAfterMs: integerEnv(env, Env.SWEEP_AFTER_SECONDS, Defaults.SWEEP_AFTER_SECONDS) * 1000,
     batchSize: integerEnv(env, Env.SWEEP_BATCH_SIZE, Defaults.SWEEP_BATCH_SIZE),

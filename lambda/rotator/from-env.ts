@@ -13,7 +13,7 @@ export function rotatorDependenciesFromEnv(env: Record<string, string | undefine
     secretsManager: clients.secretsManager ?? new SecretsManagerClient({}),
     registrar: new LambdaRegistrar(clients.lambda ?? new LambdaClient({})),
     rotated: rotatedSecretsFromEnv(env),
-    telemetry: new Telemetry(requiredEnv(env, Env.INBOX_NAME), 'rotator', runtime.write, runtime.now),
+    telemetry: new Telemetry(requiredEnv(env, Env.INBOX_NAME), runtime.write, runtime.now),
   };
 }
 

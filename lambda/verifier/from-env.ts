@@ -21,7 +21,7 @@ export function verifierDependenciesFromEnv(env: Record<string, string | undefin
   const sns = new HttpsSnsClient();
   const dynamodb = clients.dynamodb ?? new DynamoDBClient({});
   const inboxTable = requiredEnv(env, Env.INBOX_TABLE);
-  const telemetry = new Telemetry(requiredEnv(env, Env.INBOX_NAME), 'verifier', runtime.write, now);
+  const telemetry = new Telemetry(requiredEnv(env, Env.INBOX_NAME), runtime.write, now);
   return {
     // A polled-only provider posts nothing: the verifier serves no path for it.
     adapters: adaptersFor(

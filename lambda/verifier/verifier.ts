@@ -140,8 +140,9 @@ export function createVerifier(deps: VerifierDependencies) {
       // Never throws, and bounded in time: the answer above is final.
       await deps.rejections?.record({ provider, reason: decision.reason, httpStatus: response.statusCode!, request });
     }
-    // The delivery record's line (docs/DELIVERY-RECORD.md): one per request, never a body, a header's value or a secret.
-    deps.telemetry.log(response.statusCode! >= 500 ? 'ERROR' : 'INFO', DeliveryRecordMessage.RECEIVED, {
+    // The delivery record's line (docs/DELIVERY-RECORD.md): one per request, never a body, a header's
+    // value or a secret; the request's metrics ride in it.
+    deps.telemetry.logAndFlush(response.statusCode! >= 500 ? 'ERROR' : 'INFO', DeliveryRecordMessage.RECEIVED, {
       provider,
       reason: decision.reason,
       detail: decision.detail,
@@ -153,7 +154,6 @@ export function createVerifier(deps: VerifierDependencies) {
       durationMs: deps.now() - started,
       ...decision.fields,
     });
-    deps.telemetry.flush();
     return response;
   };
 }
@@ -313,7 +313,8 @@ async function store(
   const meta = adapter.metadata(headers);
   const key = deliveryKey(adapter.name, admission.eventId);
   const digest = sha256Hex(body);
-  const fields: LogFields = { eventRef: logReference(key), digest, signedWith: verdict.key.stage };
+  // The stage that verified is the line's Matched<Stage>Secret metric.
+  const fields: LogFields = { eventRef: logReference(key), digest };
   let admitted: AdmissionResult;
   try {
     if (admission.kind === 'anomaly') {

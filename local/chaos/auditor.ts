@@ -666,7 +666,8 @@ function emfTotals(logs: readonly LogFile[]): Record<string, number> {
   const totals: Record<string, number> = {};
   for (const { lines } of logs) {
     for (const line of lines) {
-      if (!line.startsWith('{"_aws"')) continue;
+      // A log line may be the document too (the verifier's delivery line): any JSON line with `_aws`.
+      if (!line.startsWith('{') || !line.includes('"_aws"')) continue;
       const document = JSON.parse(line) as { _aws: { CloudWatchMetrics: Array<{ Metrics: Array<{ Name: string }> }> } } & Record<string, unknown>;
       for (const { Name } of document._aws.CloudWatchMetrics.flatMap((entry) => entry.Metrics)) {
         totals[Name] = (totals[Name] ?? 0) + Number(document[Name] ?? 0);

@@ -58,7 +58,6 @@ function emittedDimensionSets(metric: string, provider: string | undefined): { n
   const lines: string[] = [];
   const telemetry = new Telemetry(
     INBOX,
-    'test',
     (line) => lines.push(line),
     () => 0,
   );
@@ -161,7 +160,6 @@ describe('alarms with defaults', () => {
     const lines: string[] = [];
     const telemetry = new Telemetry(
       INBOX,
-      'processor',
       (line) => lines.push(line),
       () => 0,
     );

@@ -280,7 +280,7 @@ describe('the auditor', () => {
   it('flags a dead row the processor never counted, unless its invocation was killed before it could', () => {
     const poison = [delivery('p1', 'p1', 'poison'), delivery('p2', 'p2', 'poison')];
     const deadLine = (id: string) =>
-      JSON.stringify({ level: 'ERROR', handler: 'processor', message: 'processing failed; dead-lettered', eventRef: logReference(`answerline#${id}`) });
+      JSON.stringify({ level: 'ERROR', message: 'processing failed; dead-lettered', eventRef: logReference(`answerline#${id}`) });
     const deadCount = (n: number) =>
       JSON.stringify({
         _aws: { Timestamp: 0, CloudWatchMetrics: [{ Namespace: 'WebhookInbox', Dimensions: [['Inbox']], Metrics: [{ Name: 'DeadLettered', Unit: 'Count' }] }] },

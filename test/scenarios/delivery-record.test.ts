@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { AdapterKind } from '../../lib/contract';
 import { DynamoDbResultsStore } from '../../lambda/shared/stores/results-store';
-import { answerlineBody, InboxHarness, LogRecord, PROVIDER, SecretsFixture, storeUncheckedRow, taskIdOf } from '../support/inbox-fixture';
+import { answerlineBody, INBOX_NAME, InboxHarness, LogRecord, PROVIDER, SecretsFixture, storeUncheckedRow, taskIdOf } from '../support/inbox-fixture';
 
 const secrets = new SecretsFixture();
 let h: InboxHarness;
@@ -61,8 +61,7 @@ describe("the verifier's line", () => {
 
     const [first, second] = h.capture.logs('delivery');
     const common = {
-      handler: 'verifier',
-      provider: PROVIDER,
+      Provider: PROVIDER,
       eventType: 'COMPLETED',
       eventRef: eventRefOf(taskId),
       resourceRef: reference(`resource:${PROVIDER}#${taskId}`),
@@ -108,6 +107,100 @@ describe("the verifier's line", () => {
   });
 });
 
+/**
+ * What CloudWatch Logs extracts from one log event under the embedded metric format, the rules
+ * written out here: the event is one JSON object whose `_aws` member holds a numeric `Timestamp`
+ * (epoch ms) and `CloudWatchMetrics`, a list of directives, each a `Namespace` (text), `Dimensions`
+ * (a list of dimension sets, each a list of member names) and `Metrics` (each a `Name`, and a
+ * `Unit` or none). Every dimension a set names is a root member holding text; every metric is a
+ * root member holding a number or a list of at most 100 numbers. Any other member is ignored, so
+ * a log line may be the document. Each metric yields one datapoint per value and dimension set.
+ * A line without `_aws` yields none; a document that breaks a rule fails the test.
+ */
+function extractedByCloudWatch(line: string): { namespace: string; name: string; unit?: string; dimensions: Record<string, string>; value: number }[] {
+  const document = JSON.parse(line) as Record<string, unknown>;
+  const metadata = document._aws as { Timestamp?: unknown; CloudWatchMetrics?: unknown } | undefined;
+  if (metadata === undefined) return [];
+  expect(typeof metadata.Timestamp).toBe('number');
+  expect(Array.isArray(metadata.CloudWatchMetrics)).toBe(true);
+  return (metadata.CloudWatchMetrics as { Namespace: unknown; Dimensions: unknown; Metrics: { Name: unknown; Unit?: unknown }[] }[]).flatMap((directive) => {
+    expect(typeof directive.Namespace).toBe('string');
+    const sets = directive.Dimensions as string[][];
+    for (const set of sets) for (const dimension of set) expect(typeof document[dimension]).toBe('string');
+    return directive.Metrics.flatMap(({ Name, Unit }) => {
+      const member = document[Name as string];
+      const values = Array.isArray(member) ? (member as unknown[]) : [member];
+      expect(values.length).toBeLessThanOrEqual(100);
+      for (const value of values) expect(typeof value).toBe('number');
+      return sets.flatMap((set) =>
+        values.map((value) => ({
+          namespace: directive.Namespace as string,
+          name: Name as string,
+          ...(Unit === undefined ? {} : { unit: Unit as string }),
+          dimensions: Object.fromEntries(set.map((dimension) => [dimension, document[dimension] as string])),
+          value: value as number,
+        })),
+      );
+    });
+  });
+}
+
+describe("the verifier's line is its request's metric document", () => {
+  const inbox = { Inbox: INBOX_NAME };
+  const provider = { Inbox: INBOX_NAME, Provider: PROVIDER };
+  const counted = (name: string) => [
+    { namespace: 'WebhookInbox', name, unit: 'Count', dimensions: inbox, value: 1 },
+    { namespace: 'WebhookInbox', name, unit: 'Count', dimensions: provider, value: 1 },
+  ];
+
+  test("an accepted delivery: one line, the whole record, and the request's counts in it, extracted per inbox and per inbox and provider", async () => {
+    const body = answerlineBody();
+    const taskId = taskIdOf(body);
+    const signedAtSeconds = h.clock.seconds - 3;
+    expect(await h.deliver(body, undefined, { timestamp: signedAtSeconds })).toMatchObject({ statusCode: 202 });
+
+    // Nothing else is written for the request.
+    expect(h.capture.lines).toHaveLength(1);
+    const [line] = h.capture.lines;
+    expect(extractedByCloudWatch(line)).toEqual(expect.arrayContaining([...counted('Accepted'), ...counted('MatchedCurrentSecret')]));
+    expect(extractedByCloudWatch(line)).toHaveLength(4);
+
+    const record = JSON.parse(line) as Record<string, unknown>;
+    expect(record).toMatchObject({
+      level: 'INFO',
+      message: 'delivery',
+      Inbox: INBOX_NAME,
+      Provider: PROVIDER,
+      eventType: 'COMPLETED',
+      eventRef: eventRefOf(taskId),
+      resourceRef: reference(`resource:${PROVIDER}#${taskId}`),
+      receivedAt: iso(h.clock.now()),
+      eventTimestamp: iso(signedAtSeconds * 1000),
+      signatureResult: 'valid',
+      dedupeResult: 'new',
+      status: 202,
+      // The line's time is the metrics' timestamp.
+      _aws: expect.objectContaining({ Timestamp: h.clock.now() }),
+    });
+  });
+
+  test("a refusal's line carries the refusal's counts", async () => {
+    await h.deliver(answerlineBody(), undefined, { secret: `whsec_${Buffer.alloc(24, 9).toString('base64')}` });
+    expect(h.capture.lines).toHaveLength(1);
+    expect(extractedByCloudWatch(h.capture.lines[0])).toEqual(expect.arrayContaining([...counted('BadSignature'), ...counted('AuthenticationFailed')]));
+    expect(JSON.parse(h.capture.lines[0])).toMatchObject({ message: 'delivery', signatureResult: 'bad_signature', status: 400, Provider: PROVIDER });
+  });
+
+  test('a path that serves no provider counts nothing: its line is a plain log line, with its time', async () => {
+    await h.verifier()(h.signed(answerlineBody(), {}, {}, { path: '/hooks/someone-else' }));
+    expect(h.capture.lines).toHaveLength(1);
+    expect(extractedByCloudWatch(h.capture.lines[0])).toEqual([]);
+    const record = JSON.parse(h.capture.lines[0]) as Record<string, unknown>;
+    expect(record).toMatchObject({ level: 'INFO', message: 'delivery', Inbox: INBOX_NAME, status: 404, time: iso(h.clock.now()) });
+    expect(record).not.toHaveProperty('Provider');
+  });
+});
+
 describe('the tenant reference', () => {
   const tenantBody = (tenant: unknown) => JSON.stringify({ ...JSON.parse(answerlineBody()), account: { tenant } });
 
@@ -147,8 +240,7 @@ describe("the processor's line and the queue-delay metrics", () => {
 
     const [processed] = h.capture.logs('processed');
     expect(processed).toMatchObject({
-      handler: 'processor',
-      provider: PROVIDER,
+      Provider: PROVIDER,
       eventRef: eventRefOf(taskId),
       receivedAt: iso(receivedAt),
       eventTimestamp: iso(signedAtSeconds * 1000),
@@ -173,7 +265,7 @@ describe("the processor's line and the queue-delay metrics", () => {
     await h.queue.enqueue([`${PROVIDER}#${taskIdOf(body)}`]);
     await h.drain(h.processor());
 
-    const lines = h.capture.logs().filter((line) => line.handler === 'processor' && line.reconcileResult !== undefined);
+    const lines = h.capture.logs().filter((line) => line.reconcileResult !== undefined);
     expect(lines.map((line) => [line.message, line.reconcileResult, line.queueDelayMs])).toEqual([
       ['processing failed', 'failed', 0],
       ['processed', 'winner', 60_000],
@@ -226,5 +318,5 @@ test('no body byte, header value, signature or secret of a delivery appears in a
   }
   // The record still says what happened, by reference.
   const [accepted] = h.capture.logs('delivery') as LogRecord[];
-  expect(accepted).toMatchObject({ provider: 'canary', tenantRef: reference(`tenant:${canary}-tenant`), dedupeResult: 'new' });
+  expect(accepted).toMatchObject({ Provider: 'canary', tenantRef: reference(`tenant:${canary}-tenant`), dedupeResult: 'new' });
 });

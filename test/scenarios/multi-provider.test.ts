@@ -146,7 +146,7 @@ test('metrics and logs carry the provider name', async () => {
   expect(NAMES.map((name) => h.capture.metric(MetricName.BAD_SIGNATURE, name))).toEqual([0, 1, 0]);
   // The inbox-wide copy of each counter sums the providers.
   expect(h.capture.metric(MetricName.ACCEPTED)).toBe(4);
-  expect(h.capture.logs('delivery').map((line) => [line.provider, line.reason])).toEqual([
+  expect(h.capture.logs('delivery').map((line) => [line.Provider, line.reason])).toEqual([
     ['answerline', 'accepted'],
     ['echonova', 'accepted'],
     ['echonova', 'bad_signature'],

@@ -81,7 +81,7 @@ test('a signed delivery is accepted by the bundled verifier and processed by the
   expect(emfTotal(MetricName.ACCEPTED)).toBe(1);
   expect(emfTotal(MetricName.DUPLICATE)).toBe(1);
   expect(emfTotal(MetricName.PROCESSED)).toBe(1);
-  expect(stdout.filter((line) => JSON.parse(line).provider === PROVIDER).length).toBeGreaterThan(0);
+  expect(stdout.filter((line) => JSON.parse(line).Provider === PROVIDER && 'message' in JSON.parse(line)).length).toBeGreaterThan(0);
   for (const needle of h.sensitive) expect(stdout.filter((line) => line.includes(needle))).toEqual([]);
 });
 

@@ -127,17 +127,17 @@ export class LineCapture {
     this.lines.push(line);
   };
 
-  telemetry(handler: string, now?: () => number): Telemetry {
-    return new Telemetry(INBOX_NAME, handler, this.write, now);
+  telemetry(now?: () => number): Telemetry {
+    return new Telemetry(INBOX_NAME, this.write, now);
   }
 
   private parsed(): Record<string, unknown>[] {
     return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
   }
 
-  /** Structured log records (EMF documents excluded). */
+  /** Structured log records (with or without metrics; metric documents that are no log line excluded). */
   logs(message?: string): LogRecord[] {
-    return this.parsed().filter((record): record is LogRecord => !('_aws' in record) && (message === undefined || record.message === message));
+    return this.parsed().filter((record): record is LogRecord => 'message' in record && (message === undefined || record.message === message));
   }
 
   /** The total of one EMF counter over every document written, optionally for one provider. */

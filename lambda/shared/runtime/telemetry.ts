@@ -15,11 +15,21 @@ export const stdoutWriter: LineWriter = (line) => {
 /** CloudWatch keeps at most 100 values of one metric from one EMF document. */
 const MAX_EMF_VALUES = 100;
 
+/** The metrics of one EMF document: its provider ('' for the inbox alone) and each metric's name, value(s) and unit. */
+interface MetricDocument {
+  readonly provider: string;
+  readonly members: readonly [string, number | number[], string][];
+}
+
 /**
  * Structured JSON logs and CloudWatch embedded-metric-format metrics for one handler: counters
  * (unit Count, summed) and durations (unit Milliseconds, each value kept for percentiles).
  * They accumulate until `flush()`, which writes one EMF document per provider (more when a
- * duration has over 100 values).
+ * duration has over 100 values), or `logAndFlush()`, which writes a log line as one of them.
+ *
+ * A line names its inbox and provider under the metric dimensions' names (`Inbox`, `Provider`),
+ * so that a line carrying metrics names each once; it does not name its handler: each function
+ * writes to a log group of its own, whose log streams are named after the function.
  */
 export class Telemetry {
   private readonly counts = new Map<string, Map<string, number>>();
@@ -27,22 +37,27 @@ export class Telemetry {
 
   constructor(
     private readonly inboxName: string,
-    private readonly handlerName: string,
     private readonly write: LineWriter = stdoutWriter,
     private readonly now: () => number = Date.now,
   ) {}
 
   log(level: LogLevel, message: string, fields: LogFields = {}): void {
-    this.write(
-      JSON.stringify({
-        level,
-        time: new Date(this.now()).toISOString(),
-        handler: this.handlerName,
-        inbox: this.inboxName,
-        message,
-        ...fields,
-      }),
-    );
+    this.write(JSON.stringify({ level, time: new Date(this.now()).toISOString(), ...this.line(message, fields) }));
+  }
+
+  /**
+   * Writes the line and every metric counted so far, the metrics of the line's provider in the
+   * line itself: CloudWatch extracts metrics from any JSON log event carrying `_aws`, and its
+   * `Timestamp` is then the line's time. A line whose provider counted nothing goes out alone.
+   */
+  logAndFlush(level: LogLevel, message: string, fields: LogFields = {}): void {
+    const documents = this.takeDocuments();
+    const own = documents.findIndex((document) => document.provider === (fields.provider ?? ''));
+    if (own < 0) this.log(level, message, fields);
+    documents.forEach((document, index) => {
+      const metrics = this.metricDocument(document);
+      this.write(JSON.stringify(index === own ? { level, ...this.line(message, fields), ...metrics } : metrics));
+    });
   }
 
   /** Counts `metric` for the inbox, and for `provider` too when one is given. */
@@ -58,6 +73,18 @@ export class Telemetry {
   }
 
   flush(): void {
+    for (const document of this.takeDocuments()) this.write(JSON.stringify(this.metricDocument(document)));
+  }
+
+  /** A line's members after its level and time. */
+  private line(message: string, fields: LogFields): Record<string, unknown> {
+    const { provider, ...rest } = fields;
+    return { [MetricDimension.INBOX]: this.inboxName, [MetricDimension.PROVIDER]: provider, message, ...rest };
+  }
+
+  /** The metrics counted so far, as the documents that carry them; the counters start again. */
+  private takeDocuments(): MetricDocument[] {
+    const documents: MetricDocument[] = [];
     for (const provider of new Set([...this.counts.keys(), ...this.durations.keys()])) {
       const counts = [...(this.counts.get(provider) ?? new Map<string, number>())];
       const durations = [...(this.durations.get(provider) ?? new Map<string, number[]>())];
@@ -71,16 +98,17 @@ export class Telemetry {
             return slice.length > 0 ? [[name, slice, 'Milliseconds']] : [];
           }),
         ];
-        this.writeDocument(provider, members);
+        documents.push({ provider, members });
       }
     }
     this.counts.clear();
     this.durations.clear();
+    return documents;
   }
 
-  private writeDocument(provider: string, members: readonly [string, number | number[], string][]): void {
+  private metricDocument({ provider, members }: MetricDocument): Record<string, unknown> {
     const dimensions = provider ? [[MetricDimension.INBOX], [MetricDimension.INBOX, MetricDimension.PROVIDER]] : [[MetricDimension.INBOX]];
-    const document: Record<string, unknown> = {
+    return {
       _aws: {
         Timestamp: this.now(),
         CloudWatchMetrics: [
@@ -95,7 +123,6 @@ export class Telemetry {
       ...(provider ? { [MetricDimension.PROVIDER]: provider } : {}),
       ...Object.fromEntries(members.map(([name, value]) => [name, value])),
     };
-    this.write(JSON.stringify(document));
   }
 }
 

@@ -108,7 +108,7 @@ function rotatorFor(rotated: RotatedSecretConfig[], capture = new LineCapture())
     secretsManager: clients.secretsManager,
     registrar: new LambdaRegistrar(clients.lambda),
     rotated,
-    telemetry: capture.telemetry('rotator', clock.now),
+    telemetry: capture.telemetry(clock.now),
   });
 }
 
@@ -400,7 +400,13 @@ describe('the verifier during a rotation', () => {
     h.destroy();
   });
 
-  const signedWith = () => h.capture.logs('delivery').map((record) => `${String(record.reason)}:${String(record.signedWith ?? '-')}`);
+  // A delivery line names the stage that verified by the metric it carries, one per stage.
+  const stageOf: Record<string, string> = { MatchedCurrentSecret: 'AWSCURRENT', MatchedPendingSecret: 'AWSPENDING', MatchedPreviousSecret: 'AWSPREVIOUS' };
+  const signedWith = () =>
+    h.capture.logs('delivery').map((record) => {
+      const metric = Object.keys(stageOf).find((name) => record[name] === 1);
+      return `${String(record.reason)}:${metric === undefined ? '-' : stageOf[metric]}`;
+    });
 
   test('old and new secret are both accepted: new as AWSPENDING, then old as AWSPREVIOUS until the grace ends', async () => {
     const GRACE_S = 3_600;

@@ -140,7 +140,7 @@ describe('a flood of refused requests', () => {
 
   test('a sample percent keeps only the drawn share', async () => {
     const draws = [0.1, 0.6, 0.2, 0.9];
-    const telemetry = h.capture.telemetry('verifier', h.clock.now);
+    const telemetry = h.capture.telemetry(h.clock.now);
     const store = new DynamoDbRejectionStore(h.as('verifier').dynamodb, h.names.inboxTable);
     const recorder = new RejectionRecorder(store, policy({ samplePercent: 50 }), telemetry, h.clock.now, () => draws.shift()!);
     for (let i = 0; i < 4; i++) await h.verifier({ rejections: recorder, telemetry })(forged());
@@ -153,7 +153,7 @@ describe('a flood of refused requests', () => {
 describe('a record that cannot be written', () => {
   test('changes nothing in the answer and is counted, not thrown', async () => {
     const down = new DynamoDBClient({ endpoint: 'http://127.0.0.1:9', maxAttempts: 1 });
-    const telemetry = h.capture.telemetry('verifier', h.clock.now);
+    const telemetry = h.capture.telemetry(h.clock.now);
     const failing = new RejectionRecorder(new DynamoDbRejectionStore(down, h.names.inboxTable), policy(), telemetry, h.clock.now);
     const event = forged();
 

@@ -458,7 +458,12 @@ describe('secret rotation', () => {
     expect(h.capture.metric(MetricName.MATCHED_CURRENT_SECRET, PROVIDER)).toBe(1);
     expect(h.capture.metric(MetricName.MATCHED_PENDING_SECRET, PROVIDER)).toBe(1);
     expect(h.capture.metric(MetricName.MATCHED_PREVIOUS_SECRET, PROVIDER)).toBe(0);
-    expect(h.capture.logs('delivery').map((record) => record.signedWith)).toEqual(['AWSCURRENT', 'AWSPENDING', undefined]);
+    // Each delivery line carries the count of the stage that verified it, and no other.
+    expect(h.capture.logs('delivery').map((record) => [record.MatchedCurrentSecret, record.MatchedPendingSecret, record.MatchedPreviousSecret])).toEqual([
+      [1, undefined, undefined],
+      [undefined, 1, undefined],
+      [undefined, undefined, undefined],
+    ]);
   });
 
   test('a staged AWSPENDING value that is no signing secret is left out instead of failing every delivery', async () => {
@@ -496,7 +501,7 @@ describe('logs carry no secrets and no content', () => {
 
     expect(h.capture.reasons()).toEqual(['accepted', 'duplicate', 'quarantined', 'bad_signature', 'accepted']);
     const accepted = h.capture.logs('delivery')[0];
-    expect(accepted).toMatchObject({ provider: PROVIDER, status: 202, digest: sha256Hex(body), eventRef: expect.stringMatching(/^sha256:[0-9a-f]{16}$/) });
+    expect(accepted).toMatchObject({ Provider: PROVIDER, status: 202, digest: sha256Hex(body), eventRef: expect.stringMatching(/^sha256:[0-9a-f]{16}$/) });
     expect(JSON.stringify(h.capture.lines)).not.toContain(taskIdOf(body));
     h.expectLogsClean();
     // The guard itself can fail: anything a line does carry is caught.

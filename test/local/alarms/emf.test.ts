@@ -19,7 +19,6 @@ test("our handlers' telemetry: a provider's counters are published per inbox and
   const lines: string[] = [];
   const telemetry = new Telemetry(
     'answers',
-    'processor',
     (line) => lines.push(line),
     () => T0,
   );
@@ -42,6 +41,35 @@ test("our handlers' telemetry: a provider's counters are published per inbox and
     ]),
   );
   expect(datapoints).toHaveLength(5);
+});
+
+test("a log line written with the metrics carries its own provider's; another provider's go out as a document of their own", () => {
+  const lines: string[] = [];
+  const telemetry = new Telemetry(
+    'answers',
+    (line) => lines.push(line),
+    () => T0,
+  );
+  telemetry.count('Accepted', 'answerline');
+  telemetry.count('Accepted', 'echonova', 2);
+  telemetry.logAndFlush('INFO', 'delivery', { provider: 'answerline', status: 202 });
+
+  expect(lines).toHaveLength(2);
+  const [line, other] = lines.map((text) => JSON.parse(text) as Record<string, unknown>);
+  expect(line).toMatchObject({ level: 'INFO', message: 'delivery', status: 202, Inbox: 'answers', Provider: 'answerline', Accepted: 1 });
+  expect(other).not.toHaveProperty('message');
+  const inbox = { Inbox: 'answers' };
+  expect(lines.flatMap(parseEmfLine)).toEqual([
+    { namespace: 'WebhookInbox', name: 'Accepted', dimensions: inbox, timestamp: T0, value: 1, unit: 'Count' },
+    { namespace: 'WebhookInbox', name: 'Accepted', dimensions: { ...inbox, Provider: 'answerline' }, timestamp: T0, value: 1, unit: 'Count' },
+    { namespace: 'WebhookInbox', name: 'Accepted', dimensions: inbox, timestamp: T0, value: 2, unit: 'Count' },
+    { namespace: 'WebhookInbox', name: 'Accepted', dimensions: { ...inbox, Provider: 'echonova' }, timestamp: T0, value: 2, unit: 'Count' },
+  ]);
+
+  // Nothing counted since: the next line goes out alone, with its time.
+  telemetry.logAndFlush('INFO', 'delivery', { provider: 'answerline' });
+  expect(JSON.parse(lines[2])).toEqual({ level: 'INFO', time: new Date(T0).toISOString(), Inbox: 'answers', Provider: 'answerline', message: 'delivery' });
+  expect(lines).toHaveLength(3);
 });
 
 test('an array of values publishes each value; a metric without a unit has none; an empty dimension set is a metric without dimensions', () => {

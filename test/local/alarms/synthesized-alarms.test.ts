@@ -67,11 +67,10 @@ function setup() {
   const store = new MetricStore({ clock: clock.read });
   const evaluator = new AlarmEvaluator(alarms, { store, clock: clock.read });
   /** What a handler's telemetry publishes at `at` for the counts `count` makes. */
-  const publish = (handler: string, at: number, count: (telemetry: Telemetry) => void) => {
+  const publish = (at: number, count: (telemetry: Telemetry) => void) => {
     const lines: string[] = [];
     const telemetry = new Telemetry(
       inbox.inboxName,
-      handler,
       (line) => lines.push(line),
       () => at,
     );
@@ -80,10 +79,10 @@ function setup() {
     store.putAll(lines.flatMap(parseEmfLine));
   };
   /** The processor dead-letters one row. */
-  const deadLetterRow = (at: number) => publish('processor', at, (telemetry) => telemetry.count('DeadLettered', 'answerline'));
+  const deadLetterRow = (at: number) => publish(at, (telemetry) => telemetry.count('DeadLettered', 'answerline'));
   /** Rows whose first attempt started `delaysMs` after their receipt. */
   const rowsStarted = (at: number, delaysMs: readonly number[]) =>
-    publish('processor', at, (telemetry) => {
+    publish(at, (telemetry) => {
       for (const delay of delaysMs) telemetry.duration('QueueDelay', 'answerline', delay);
     });
   const reconcilerInvoked = (at: number) =>
@@ -112,7 +111,7 @@ function setup() {
   };
   /** What one reconciler run's telemetry publishes: 0 near-deadline submissions for the inbox, and `near` for the provider when any. */
   const reconcilerRun = (at: number, near: number) =>
-    publish('reconciler', at, (telemetry) => {
+    publish(at, (telemetry) => {
       telemetry.count('SubmissionsNearDeadline', undefined, 0);
       for (let i = 0; i < near; i++) telemetry.count('SubmissionsNearDeadline', 'answerline');
     });
