@@ -1,8 +1,11 @@
 /**
  * What every section of the bench runs against: the emulators (dynalite, fauxqs), the Secrets
  * Manager and EventBridge stand-ins, all on 127.0.0.1 and started here, and factories for real
- * AWS SDK v3 clients pointed at them. Nothing is mocked.
+ * AWS SDK v3 clients pointed at them. Nothing is mocked. The emulators run in a process of their
+ * own, as DynamoDB and SQS run outside a Lambda function: in the bench's process their work and
+ * their heap would share the thread of every handler the bench times.
  */
+import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -22,6 +25,23 @@ export interface EmulatorEndpoints {
   readonly dynamodbEndpoint: string;
   readonly sqsEndpoint: string;
   stop(): Promise<void>;
+}
+
+/** The emulators in a child process (`emulators-process.mjs`); stopping disconnects it and waits for it to exit. */
+async function startEmulatorProcess(): Promise<EmulatorEndpoints> {
+  const child = fork(`${__dirname}/emulators-process.mjs`, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const endpoints = await new Promise<{ dynamodbEndpoint: string; sqsEndpoint: string }>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as { dynamodbEndpoint: string; sqsEndpoint: string }));
+    child.once('exit', (code) => reject(new Error(`the emulator process exited with ${code} before it listened`)));
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    ...endpoints,
+    async stop() {
+      child.disconnect();
+      await exited;
+    },
+  };
 }
 
 export class BenchEnvironment {
@@ -44,9 +64,7 @@ export class BenchEnvironment {
   static async start(emulators?: EmulatorEndpoints): Promise<BenchEnvironment> {
     let owned = false;
     if (!emulators) {
-      // emulators.mjs is ESM (fauxqs is ESM-only): a dynamic import, resolved from this file.
-      const module = (await import(new URL('../local/emulators.mjs', `file://${__filename}`).href)) as typeof import('../local/emulators.mjs');
-      emulators = await module.startEmulators();
+      emulators = await startEmulatorProcess();
       owned = true;
     }
     const secrets = new SecretsManagerStandIn();

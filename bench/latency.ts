@@ -99,7 +99,7 @@ export async function measureLatency(env: BenchEnvironment, options: LatencyOpti
     powertoolsEdge: series(powertoolsMs),
     ratioP50: verifier.p50 / floorSeries.p50,
     ratioP99: verifier.p99 / floorSeries.p99,
-    conditions: `one delivery at a time, ${options.iterations} interleaved samples each after ${options.warmup} warm-up rounds, ${options.bodyBytes} B bodies, secret cache warm, in-process against dynalite/fauxqs on loopback`,
+    conditions: `one delivery at a time, ${options.iterations} interleaved samples each after ${options.warmup} warm-up rounds, ${options.bodyBytes} B bodies, secret cache warm, against dynalite/fauxqs in their own process on loopback`,
   };
   return { result, samples: { ours: verifierMs, powertools: powertoolsMs } };
 
