@@ -108,7 +108,7 @@ export interface ReadBound {
 
 /** What a bounded read of a range of a sharded index found. */
 export interface RangeRead {
-  /** Every entry of the range whose sort value is below `readBefore`, lowest first. */
+  /** The entries read, lowest first: every one of the range below `readBefore`, and some at or above it. */
   readonly entries: ShardedEntry[];
   /** The range's end, or less: the lowest sort value a shard's last page ended at, when the bound stopped it there. */
   readonly readBefore: number;
@@ -117,8 +117,8 @@ export interface RangeRead {
 /**
  * The entries of a sharded index whose sort value is in [from, before), lowest first across the
  * shards: each shard read page by page (in parallel, never a Scan), at most `pagesPerShard` pages.
- * A shard the bound stopped is read only below the value its last page ended at (its next page may
- * hold more of that value), which bounds `readBefore`. A shard whose pages have not got past
+ * A shard the bound stopped is read completely only below the value its last page ended at (its
+ * next page may hold more of that value), which bounds `readBefore`. A shard whose pages have not got past
  * `from` is read on beyond the bound: entries sharing one sort value (an operator's replay revives
  * rows at one instant) would otherwise hold `readBefore` at `from` for ever.
  */
@@ -155,7 +155,7 @@ export async function readShardedRange(client: DynamoDBClient, index: ShardedInd
   return {
     entries: shards
       .flatMap((shard) => shard.entries)
-      .filter((entry) => entry.sort < readBefore)
+      .filter((entry) => entry.sort < before)
       .sort((a, b) => a.sort - b.sort || (a.key < b.key ? -1 : 1)),
     readBefore,
   };

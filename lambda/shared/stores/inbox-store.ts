@@ -107,13 +107,17 @@ export interface QuarantinedCopy extends BodyLocation {
 
 /** What one look for stranded rows found. */
 export interface StrandedRows {
-  /** The pending-index entries of rows neither PROCESSED nor DEAD, oldest first, at most the limit asked. */
+  /**
+   * The pending-index entries of rows neither PROCESSED nor DEAD, oldest first, at most the limit
+   * asked: those below `examinedBefore`, and maybe some the read reached beyond it.
+   */
   readonly stranded: ShardedEntry[];
   /** The sweep's watermark the look started from. */
   readonly watermark: number;
   /**
    * Every entry below this was examined and is in `stranded` or needs nothing: the watermark may
-   * move here once each of `stranded` is handled (enqueued, its clock restarted).
+   * move here once each of `stranded` is handled (enqueued, its clock restarted). Entries at or
+   * above it are read again by the next look.
    */
   readonly examinedBefore: number;
 }
@@ -508,7 +512,9 @@ export class DynamoDbInboxStore implements InboxStore {
       const states = await this.pendingStates(chunk.map((entry) => entry.key));
       for (const entry of chunk) {
         const state = states.get(entry.key);
-        if (state === UNREAD || (stranded.length === limit && isStranded(state, entry))) return { stranded, watermark, examinedBefore: entry.sort };
+        if (state === UNREAD || (stranded.length === limit && isStranded(state, entry))) {
+          return { stranded, watermark, examinedBefore: Math.min(entry.sort, read.readBefore) };
+        }
         if (isStranded(state, entry)) stranded.push(entry);
       }
     }
