@@ -108,7 +108,7 @@ export function dynamodbUnits(
       missing.push(`${entry.stage} ${entry.operation} (${entry.purpose})`);
       continue;
     }
-    // A batch write is billed per item, whatever the batch's size was in the trace.
+    // A batch write or read is billed per item, whatever the batch's size was in the trace.
     const billed = entry.items === undefined ? perRequestOf(entry) : (perRequestOf(entry) * entry.items) / entry.attempts;
     wru += billed * per.wru;
     rru += billed * per.rru;

@@ -45,7 +45,7 @@ export interface CountedOperation {
 export interface OperationCount extends CountedOperation {
   calls: number;
   attempts: number;
-  /** A batch write's items, added up over its calls (DynamoDB bills each item as its own write). */
+  /** A batch write's or batch read's items, added up over its calls (DynamoDB bills each item as its own write or read). */
   items?: number;
 }
 
@@ -109,6 +109,10 @@ export class RequestCounter {
         entry.calls += 1;
         const batch = args.input.RequestItems as Record<string, unknown[]> | undefined;
         if (context.commandName === 'BatchWriteItemCommand' && batch) entry.items = (entry.items ?? 0) + Object.values(batch).flat().length;
+        if (context.commandName === 'BatchGetItemCommand' && batch) {
+          entry.items =
+            (entry.items ?? 0) + Object.values(batch as unknown as Record<string, { Keys: unknown[] }>).reduce((sum, request) => sum + request.Keys.length, 0);
+        }
         const key = `${stage}|${entry.purpose}`;
         if (!this.captured.has(key)) this.captured.set(key, structuredClone(args.input));
         // The attempts are counted below the retry middleware, which sees the same context.

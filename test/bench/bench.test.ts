@@ -103,6 +103,9 @@ describe('the bench counts requests and prices them', () => {
     expect(units.claim).toMatchObject({ calls: 3, tableWru: 3 * unitsOf(claimedRow), indexWrites: 0 });
     expect(units['complete batch']).toMatchObject({ calls: 1, items: 3, tableWru: 3 * unitsOf(claimedRow), indexWrites: 0, indexes: {} });
     expect(units['sweep status read']).toMatchObject({ calls: 1, items: 3, rru: 3 * 0.5 });
+    // Priced per row read: 3 rows at half a unit each, over 3 deliveries (and the sweep's own queries).
+    const sweepReads = counter.stage(Stage.SWEEP).find((entry) => entry.operation === 'BatchGetItem')!;
+    expect(sweepReads.items).toBe(3);
     for (const entry of meter.all().filter((unit) => !['Query', 'GetItem', 'BatchGetItem'].includes(unit.operation))) {
       expect(entry.dynaliteUnits).toBe(entry.tableWru);
     }
