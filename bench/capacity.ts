@@ -5,7 +5,8 @@
  * or changes costs its own writes (a KEYS_ONLY entry changes only when its keys do; a removed
  * key deletes the entry, a changed key deletes and puts it); a read costs one read request unit
  * (RRU) per started 4 KB of what it reads (half for an eventually consistent read, which every
- * GSI query is), and a GetItem is billed on the whole item whatever its projection.
+ * GSI query is), and a GetItem, or each item of a BatchGetItem, is billed on the whole item
+ * whatever its projection.
  *
  * The meter reads each written item before and after the write through its own client (not
  * counted, not metered), so it runs on a small trace, not while anything is being timed.
@@ -98,6 +99,7 @@ export class CapacityMeter {
         const operation = (context.commandName ?? '').replace(/Command$/, '');
         const input = args.input;
         if (operation === 'BatchWriteItem') return this.batchWrite(stage, input, next, args);
+        if (operation === 'BatchGetItem') return this.batchGet(stage, input, next, args);
         const table = String(input.TableName ?? '');
         if (!table || !['PutItem', 'UpdateItem', 'DeleteItem', 'GetItem', 'Query'].includes(operation)) return next(args);
         const purpose = purposeOf(operation, input);
@@ -182,6 +184,29 @@ export class CapacityMeter {
         entry.indexWrites += written.count;
         entry.indexWru += written.units;
         entry.indexes[index.name] = (entry.indexes[index.name] ?? 0) + written.count;
+      }
+    }
+    const consumed = (result.output.ConsumedCapacity ?? []) as { CapacityUnits?: number }[];
+    entry.dynaliteUnits += consumed.reduce((sum, table) => sum + Number(table.CapacityUnits ?? 0), 0);
+    return result;
+  }
+
+  /** Each key of a BatchGetItem read as its own GetItem: DynamoDB bills each item's whole size, whatever the projection. */
+  private async batchGet(stage: string, input: Record<string, unknown>, next: Next, args: { input: Record<string, unknown> }) {
+    const entry = this.entry(stage, 'BatchGetItem', purposeOf('BatchGetItem', input));
+    entry.calls += 1;
+    input.ReturnConsumedCapacity = 'TOTAL';
+    const result = await next(args);
+    for (const [table, request] of Object.entries(input.RequestItems as Record<string, { Keys: Item[]; ConsistentRead?: boolean }>)) {
+      const unread = new Set(
+        ((result.output.UnprocessedKeys as Record<string, { Keys: Item[] }> | undefined)?.[table]?.Keys ?? []).map((key) => JSON.stringify(key)),
+      );
+      for (const key of request.Keys) {
+        if (unread.has(JSON.stringify(key))) continue;
+        const item = await this.read(table, key);
+        entry.items += 1;
+        entry.itemBytes += itemBytes(item);
+        entry.rru += readUnits(itemBytes(item), request.ConsistentRead === true);
       }
     }
     const consumed = (result.output.ConsumedCapacity ?? []) as { CapacityUnits?: number }[];

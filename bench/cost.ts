@@ -108,7 +108,7 @@ export function dynamodbUnits(
       missing.push(`${entry.stage} ${entry.operation} (${entry.purpose})`);
       continue;
     }
-    // A batch write is billed per item, whatever the batch's size was in the trace.
+    // A batch write or read is billed per item, whatever the batch's size was in the trace.
     const billed = entry.items === undefined ? perRequestOf(entry) : (perRequestOf(entry) * entry.items) / entry.attempts;
     wru += billed * per.wru;
     rru += billed * per.rru;
@@ -142,22 +142,26 @@ export function costOf(inputs: CostInputs): CostBreakdown {
   );
 
   const edgeGbs = (inputs.edgeMs.reduce((sum, ms) => sum + billedSeconds(ms), 0) / inputs.edgeMs.length) * (MEMORY_MB.edge / 1024);
+  // The sweep's examination of the load: once per delivery, on the reconciler's memory.
+  const sweepGbs = run.sweepMs !== undefined ? (billedSeconds(run.sweepMs) * (MEMORY_MB.reconciler / 1024)) / n : 0;
   const processorGbs = (run.batches.reduce((sum, batch) => sum + billedSeconds(batch.ms), 0) / n) * (MEMORY_MB.processor / 1024);
   const reconcilerGbs = hasReconciler ? billedSeconds(run.reconcilerMs!) * (MEMORY_MB.reconciler / 1024) * reconcilerShare : 0;
   lines.push(
     line(
       'Lambda duration (Arm)',
-      edgeGbs + processorGbs + reconcilerGbs,
+      edgeGbs + processorGbs + reconcilerGbs + sweepGbs,
       'GB-second',
       'lambdaArmGbSecond',
-      `edge ${(edgeGbs * 1000).toFixed(3)}, processor ${(processorGbs * 1000).toFixed(3)}, reconciler ${(reconcilerGbs * 1000).toFixed(4)} GB-ms`,
+      `edge ${(edgeGbs * 1000).toFixed(3)}, processor ${(processorGbs * 1000).toFixed(3)}, reconciler ${(reconcilerGbs * 1000).toFixed(4)}, sweep ${(sweepGbs * 1000).toFixed(4)} GB-ms`,
     ),
   );
 
   const perDeliveryStages = [Stage.EDGE, Stage.PROCESSOR, Stage.EVENT_SOURCE];
   const delivered = dynamodbUnits(counts, inputs.units, perDeliveryStages, perDelivery);
-  const swept = dynamodbUnits(counts, inputs.units, [Stage.RECONCILER], perRun);
-  const missing = [...delivered.missing, ...swept.missing];
+  const examined = dynamodbUnits(counts, inputs.units, [Stage.SWEEP], perDelivery);
+  const scheduled = dynamodbUnits(counts, inputs.units, [Stage.RECONCILER], perRun);
+  const swept = { wru: examined.wru + scheduled.wru, rru: examined.rru + scheduled.rru };
+  const missing = [...delivered.missing, ...examined.missing, ...scheduled.missing];
   if (missing.length > 0) throw new Error(`no unit trace for ${missing.join(', ')}`);
   lines.push(line('DynamoDB writes', delivered.wru + swept.wru, 'write request unit', 'dynamodbWriteRequestUnit', 'table and index writes, from item sizes'));
   lines.push(
@@ -166,7 +170,9 @@ export function costOf(inputs: CostInputs): CostBreakdown {
       delivered.rru + swept.rru,
       'read request unit',
       'dynamodbReadRequestUnit',
-      hasReconciler ? `sweep queries ${swept.rru.toFixed(4)}` : undefined,
+      hasReconciler
+        ? `sweep ${swept.rru.toFixed(4)} (each entry and row read once: ${examined.rru.toFixed(4)}; the runs' own queries: ${scheduled.rru.toFixed(4)})`
+        : undefined,
     ),
   );
 
@@ -233,6 +239,8 @@ export interface StageRequests {
   /** The reconciler's requests per run, and per delivery at MONTHLY_DELIVERIES. */
   readonly reconcilerPerRun: number;
   readonly reconciler: number;
+  /** The sweep's examination of each delivery's entry and row once it is older than sweepAfter (`Stage.SWEEP`). */
+  readonly sweep: number;
   readonly secrets: number;
   readonly total: number;
 }
@@ -244,6 +252,7 @@ export function requestsByStage(counts: readonly OperationCount[], accepted: num
   const processor = sum(Stage.PROCESSOR) / accepted;
   const reconcilerPerRun = sum(Stage.RECONCILER);
   const reconciler = (reconcilerPerRun * RECONCILER_RUNS_PER_MONTH) / MONTHLY_DELIVERIES;
+  const sweep = sum(Stage.SWEEP) / accepted;
   const secrets = (sum(Stage.SECRETS) * SECRET_READS_PER_MONTH_PER_ENVIRONMENT * SECRET_READING_ENVIRONMENTS) / MONTHLY_DELIVERIES;
-  return { edge, eventSource, processor, reconcilerPerRun, reconciler, secrets, total: edge + eventSource + processor + reconciler + secrets };
+  return { edge, eventSource, processor, reconcilerPerRun, reconciler, sweep, secrets, total: edge + eventSource + processor + reconciler + sweep + secrets };
 }

@@ -6,6 +6,7 @@
  * Each client belongs to one stage of the pipeline (edge, event source, processor, reconciler,
  * secrets): the stage is fixed when the client is built, never switched while it runs.
  */
+import { SweepWatermark } from '../lib/contract';
 
 /** The slice of an AWS SDK v3 client this module touches (any client's stack accepts these middlewares). */
 export interface SdkClient {
@@ -44,7 +45,7 @@ export interface CountedOperation {
 export interface OperationCount extends CountedOperation {
   calls: number;
   attempts: number;
-  /** A batch write's items, added up over its calls (DynamoDB bills each item as its own write). */
+  /** A batch write's or batch read's items, added up over its calls (DynamoDB bills each item as its own write or read). */
   items?: number;
 }
 
@@ -78,6 +79,9 @@ export function purposeOf(operation: string, input: Record<string, unknown>): st
   if (operation === 'UpdateItem' && values[':processed']?.S === 'PROCESSED' && values[':owner']) return 'complete';
   if (operation === 'UpdateItem' && input.UpdateExpression === 'SET #since = :now') return 'touch pending';
   if (operation === 'BatchWriteItem') return 'complete batch';
+  if (operation === 'BatchGetItem') return 'sweep status read';
+  if ((input.Key as Record<string, { S?: string }> | undefined)?.pk?.S === SweepWatermark.PARTITION)
+    return `sweep watermark ${operation === 'GetItem' ? 'read' : 'advance'}`;
   if (operation === 'Query') return `query ${String(input.IndexName ?? 'table')} index shard`;
   if (operation === 'SendMessage' || operation === 'SendMessageBatch') return 'enqueue';
   if (operation === 'ReceiveMessage') return 'receive batch';
@@ -105,6 +109,10 @@ export class RequestCounter {
         entry.calls += 1;
         const batch = args.input.RequestItems as Record<string, unknown[]> | undefined;
         if (context.commandName === 'BatchWriteItemCommand' && batch) entry.items = (entry.items ?? 0) + Object.values(batch).flat().length;
+        if (context.commandName === 'BatchGetItemCommand' && batch) {
+          entry.items =
+            (entry.items ?? 0) + Object.values(batch as unknown as Record<string, { Keys: unknown[] }>).reduce((sum, request) => sum + request.Keys.length, 0);
+        }
         const key = `${stage}|${entry.purpose}`;
         if (!this.captured.has(key)) this.captured.set(key, structuredClone(args.input));
         // The attempts are counted below the retry middleware, which sees the same context.

@@ -3,7 +3,8 @@
  * edge as API Gateway would hand it (an HTTP API payload 2.0 event), then the work queue is
  * drained the way Lambda's SQS event source does it (receive a batch of up to 10, run the
  * processor, delete what succeeded; local/sqs-event-source.ts), by one or more concurrent loops
- * that each stop at an empty receive, then the reconciler runs once.
+ * that each stop at an empty receive, then the reconciler runs once, then the sweep examines the
+ * load's pending-index entries as the runs after `sweepAfter` will.
  * Every AWS request is counted by the clients' middleware; every invocation is timed.
  */
 import { performance } from 'node:perf_hooks';
@@ -38,6 +39,8 @@ export interface PipelineRun {
   readonly batches: { readonly ms: number; readonly size: number }[];
   /** The reconciler run after the load, if the receiver has one. */
   readonly reconcilerMs?: number;
+  /** The sweep's examination of the load's entries (`Receiver.sweep`), if the receiver has one. */
+  readonly sweepMs?: number;
   /** Bytes of the SQS message of one delivery, and of its effect entry. */
   readonly messageBytes: number;
   readonly effectBytes: number;
@@ -88,6 +91,12 @@ export async function runPipeline(env: BenchEnvironment, receiver: Receiver, n: 
     await receiver.reconciler();
     reconcilerMs = performance.now() - t0;
   }
+  let sweepMs: number | undefined;
+  if (receiver.sweep) {
+    const t0 = performance.now();
+    await receiver.sweep();
+    sweepMs = performance.now() - t0;
+  }
 
   const events = env.eventBridge.eventsOn(receiver.bus);
   const dlq = await env.sqs().send(new GetQueueAttributesCommand({ QueueUrl: receiver.deadLetterQueueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
@@ -101,6 +110,7 @@ export async function runPipeline(env: BenchEnvironment, receiver: Receiver, n: 
     edgeMs,
     batches,
     reconcilerMs,
+    sweepMs,
     // Ours carries the inbox key; the Powertools receiver the delivery itself.
     messageBytes: receiver.name === 'ours' ? Buffer.byteLength(encodeWorkMessage(`answerline#tsk_${'0'.repeat(36)}`)) : options.bodyBytes,
     effectBytes: effect ? Buffer.byteLength(effect.source) + Buffer.byteLength(effect.detailType) + Buffer.byteLength(effect.detailText) : 0,

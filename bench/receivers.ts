@@ -27,7 +27,8 @@ import { observeAnswerlineTask } from '../lambda/shared/providers/answerline/ada
 import { isConditionalCheckFailed } from '../lambda/shared/runtime/errors';
 import { winnerOrder } from '../lambda/shared/winner-order';
 import { createProcessorFromEnv } from '../lambda/processor/from-env';
-import { createReconcilerFromEnv } from '../lambda/reconciler/from-env';
+import { createReconcilerFromEnv, reconcilerDependenciesFromEnv } from '../lambda/reconciler/from-env';
+import { createReconciler } from '../lambda/reconciler/reconciler';
 import { verifierDependenciesFromEnv } from '../lambda/verifier/from-env';
 import { createVerifier } from '../lambda/verifier/verifier';
 import { handlerEnvironments, handlerSettingsWithDefaults } from '../lib/handler-environment';
@@ -42,6 +43,8 @@ export const Stage = {
   EVENT_SOURCE: 'event source',
   PROCESSOR: 'processor',
   RECONCILER: 'reconciler',
+  /** The sweep's examination of the load's pending-index entries once they are older than sweepAfter: once per delivery. */
+  SWEEP: 'sweep',
   SECRETS: 'secrets',
 } as const;
 
@@ -55,6 +58,12 @@ export interface Receiver {
   processor(event: SQSEvent): Promise<SQSBatchResponse>;
   /** One scheduled reconciler run (ours only: the Powertools receiver has no sweep). */
   readonly reconciler?: () => Promise<unknown>;
+  /**
+   * The sweep as the runs after `sweepAfter` see the load: its clock `sweepAfter` ahead, so it
+   * examines every entry the load left in the pending index (processed rows keep theirs). What a
+   * run right after the load costs is per run; this is per delivery.
+   */
+  readonly sweep?: () => Promise<unknown>;
   /** Reads the signing secret into the cache, as the first delivery of an environment would. */
   warm(): Promise<void>;
   /** The signing secret, as the provider holds it. */
@@ -149,12 +158,24 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
     write: logs.reconciler.write,
   });
 
+  const sweepDependencies = reconcilerDependenciesFromEnv(environments.reconciler, {
+    clients: { dynamodb: instrument(env.dynamodb(), Stage.SWEEP, instruments), sqs: instrument(env.sqs(), Stage.SWEEP, instruments) },
+    write: logs.reconciler.write,
+  });
+  const sweep = createReconciler({
+    ...sweepDependencies,
+    // The ledger's part is the scheduled run's, counted there.
+    ledger: undefined,
+    now: () => Date.now() + sweepDependencies.sweepAfterMs,
+  });
+
   return {
     ...parts,
     name: 'ours',
     edge: verifier,
     processor,
     reconciler: () => reconciler(undefined, lambdaContext('bench-reconciler', 120_000)),
+    sweep: () => sweep(undefined, lambdaContext('bench-sweep', 120_000)),
     warm: async () => {
       await verifierDependencies.secrets.versions(secretId);
     },

@@ -120,10 +120,11 @@ export function renderMarkdown(results: BenchResults): string {
         stageRow('SQS event source (receive, delete; per message)', 'eventSource'),
         stageRow('processor', 'processor'),
         [
-          `reconciler sweep (${requests.ours.stages.reconcilerPerRun} queries per run, amortized at ${MONTHLY_DELIVERIES.toLocaleString('en-US')} deliveries a month)`,
+          `reconciler (${requests.ours.stages.reconcilerPerRun} requests per run, amortized at ${MONTHLY_DELIVERIES.toLocaleString('en-US')} deliveries a month)`,
           fixed(requests.ours.stages.reconciler, 3),
           'none',
         ],
+        [`sweep: each delivery's pending-index entry and row read once, after sweepAfter`, fixed(requests.ours.stages.sweep, 3), 'none'],
         stageRow('signing-secret reads (amortized)', 'secrets'),
         stageRow('**whole pipeline**', 'total'),
       ],

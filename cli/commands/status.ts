@@ -22,7 +22,10 @@ export interface StatusReport {
   readonly workQueue: QueueDepth;
   /** Null when the inbox has no dead-letter queue. */
   readonly deadLetterQueue: QueueDepth | null;
-  /** Rows in the pending index since longer than `olderThanSeconds`: the reconciler's sweep owes them. */
+  /**
+   * Rows neither PROCESSED nor DEAD, pending since longer than `olderThanSeconds`, from the sweep's
+   * watermark up: the reconciler's sweep owes them.
+   */
   readonly stranded: BoundedCount & { readonly olderThanSeconds: number };
   /** Altered duplicates kept beside their originals (a Scan); null with `skipScan`. */
   readonly quarantined: { readonly count: number; readonly itemsRead: number } | null;
@@ -45,7 +48,7 @@ export async function status(clients: OpsClients, config: OpsConfig, options: St
   const [workQueue, deadLetterQueue, stranded, quarantined, submissions] = await Promise.all([
     queueDepth(clients.sqs, config.workQueueUrl),
     config.deadLetterQueueUrl ? queueDepth(clients.sqs, config.deadLetterQueueUrl) : Promise.resolve(null),
-    new DynamoDbInboxStore(clients.dynamodb, config.inboxTable).countStranded(options.now - STRANDED_AFTER_SECONDS * 1000, limit),
+    countStranded(new DynamoDbInboxStore(clients.dynamodb, config.inboxTable), options.now - STRANDED_AFTER_SECONDS * 1000, limit),
     options.skipScan ? Promise.resolve(null) : countQuarantined(clients.dynamodb, config.inboxTable),
     countSubmissions(clients.dynamodb, config.inboxTable, options.now, limit),
   ]);
@@ -57,6 +60,15 @@ export async function status(clients: OpsClients, config: OpsConfig, options: St
     quarantined,
     submissions,
   };
+}
+
+/**
+ * What the sweep would find (every one, not a run's batch), reading one page of at most `limitPerShard`
+ * entries of each shard: at least that many when a shard had more, or a row was left unread.
+ */
+async function countStranded(inbox: DynamoDbInboxStore, cutoff: number, limitPerShard: number): Promise<BoundedCount> {
+  const { stranded, examinedBefore } = await inbox.findStranded(cutoff, Infinity, { pageEntries: limitPerShard, pagesPerShard: 1 });
+  return { count: stranded.length, atLeast: examinedBefore < cutoff };
 }
 
 async function queueDepth(client: SQSClient, queueUrl: string): Promise<QueueDepth> {

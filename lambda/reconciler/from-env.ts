@@ -33,6 +33,7 @@ export function reconcilerDependenciesFromEnv(env: Record<string, string | undef
     now,
     sweepAfterMs: integerEnv(env, Env.SWEEP_AFTER_SECONDS, Defaults.SWEEP_AFTER_SECONDS) * 1000,
     batchSize: integerEnv(env, Env.SWEEP_BATCH_SIZE, Defaults.SWEEP_BATCH_SIZE),
+    sweepReadBound: { pageEntries: Defaults.SWEEP_PAGE_ENTRIES, pagesPerShard: Defaults.SWEEP_PAGES_PER_SHARD },
     ledger: {
       submissions: new DynamoDbSubmissionStore(dynamodb, inboxTable),
       // Without the providers, submissions are still checked for a delivery and counted overdue.

@@ -1,6 +1,6 @@
 import { Defaults, MetricName, ReconcileRequest } from '../../lib/contract';
 import { ProviderStatus } from '../shared/providers/provider-api';
-import { BoundedCount } from '../shared/stores/dynamo';
+import { BoundedCount, ReadBound } from '../shared/stores/dynamo';
 import { InboxStore } from '../shared/stores/inbox-store';
 import { Telemetry } from '../shared/runtime/telemetry';
 import { WorkQueue } from '../shared/stores/work-queue';
@@ -15,6 +15,8 @@ export interface ReconcilerDependencies {
   readonly sweepAfterMs: number;
   /** The most rows one run re-enqueues. */
   readonly batchSize: number;
+  /** How much of the pending index one run reads at most. */
+  readonly sweepReadBound: ReadBound;
   /** The submission ledger: due submissions are checked, and polled, after the sweep. Absent: sweep only. */
   readonly ledger?: LedgerDependencies;
 }
@@ -43,9 +45,10 @@ export interface RunContext {
 /**
  * The reconciler: first the sweep, then the submission ledger.
  *
- * The sweep: rows still pending after `sweepAfterMs` are enqueued again, found through the
- * sharded sparse index (never a scan), a bounded batch per run. Each row's clock restarts once
- * it is enqueued, so a slow backlog is not re-enqueued on every run.
+ * The sweep (`sweep`): rows neither PROCESSED nor DEAD after `sweepAfterMs` are enqueued again,
+ * found through the sharded sparse index from a saved watermark (never a scan), a bounded batch per
+ * run. Each row's clock restarts once it is enqueued, so a slow backlog is not re-enqueued on
+ * every run.
  *
  * The ledger (see `./ledger`): due submissions without a delivery are polled, and final results
  * fed into the inbox, a bounded batch per run, every step a conditional single-item write.
@@ -55,14 +58,8 @@ export function createReconciler(deps: ReconcilerDependencies) {
     const now = deps.now();
     const settling = isSettlementRequest(event);
     try {
-      const keys = await deps.inbox.findStranded(now - deps.sweepAfterMs, deps.batchSize);
-      if (keys.length > 0) {
-        await deps.queue.enqueue(keys);
-        await Promise.all(keys.map((key) => deps.inbox.touchPending(key, now)));
-        deps.telemetry.count(MetricName.SWEPT, undefined, keys.length);
-      }
-      deps.telemetry.log(keys.length > 0 ? 'WARN' : 'INFO', 'sweep', { swept: keys.length });
-      if (!deps.ledger) return { swept: keys.length };
+      const swept = await sweep(deps, now);
+      if (!deps.ledger) return { swept };
 
       const lookaheadMs = settling ? longestRecheckMs(deps.ledger) : 0;
       const ledger = await reconcileLedger(deps.ledger, {
@@ -75,15 +72,36 @@ export function createReconciler(deps: ReconcilerDependencies) {
       });
       const attention = ledger.overdue > 0 || ledger.unknown > 0 || ledger.unavailable > 0 || ledger.rateLimited > 0 || ledger.pollErrors > 0;
       deps.telemetry.log(attention ? 'WARN' : 'INFO', 'submissions', { ...ledger });
-      if (!settling) return { swept: keys.length, ...ledger };
+      if (!settling) return { swept, ...ledger };
       const settlement = await settlementOf(deps.ledger, now + lookaheadMs);
       deps.telemetry.log('INFO', 'settlement', { unsettled: settlement.unsettled.count, providers: settlement.providers.length });
-      return { swept: keys.length, ...ledger, settlement };
+      return { swept, ...ledger, settlement };
     } finally {
       // Whatever was counted before a failure is emitted too; the items hold the progress.
       deps.telemetry.flush();
     }
   };
+}
+
+/**
+ * One sweep: the stranded rows from the watermark up are enqueued and their clocks restarted,
+ * then the watermark moves to where everything below was examined and handled. A failed enqueue
+ * fails the run with the watermark where it was; a failed restart holds the watermark at that row's
+ * entry (the next run enqueues it again, which its claim makes harmless), then fails the run. Two
+ * runs at once may enqueue the same rows; the watermark only moves forward.
+ */
+async function sweep(deps: ReconcilerDependencies, now: number): Promise<number> {
+  const { stranded, watermark, examinedBefore } = await deps.inbox.findStranded(now - deps.sweepAfterMs, deps.batchSize, deps.sweepReadBound);
+  if (stranded.length > 0) await deps.queue.enqueue(stranded.map((entry) => entry.key));
+  const touches = await Promise.allSettled(stranded.map((entry) => deps.inbox.touchPending(entry.key, now)));
+  const failed = touches.findIndex((touch) => touch.status === 'rejected');
+  // `stranded` is oldest first: below the first failed restart, every entry is handled.
+  const handledBefore = failed >= 0 ? stranded[failed].sort : examinedBefore;
+  if (handledBefore > watermark) await deps.inbox.advanceSweepWatermark(handledBefore);
+  if (stranded.length > 0) deps.telemetry.count(MetricName.SWEPT, undefined, stranded.length);
+  deps.telemetry.log(stranded.length > 0 ? 'WARN' : 'INFO', 'sweep', { swept: stranded.length });
+  if (failed >= 0) throw (touches[failed] as PromiseRejectedResult).reason;
+  return stranded.length;
 }
 
 /** The ops CLI's `reconcile --until-settled` invocation. */

@@ -110,6 +110,16 @@ export const Defaults = {
   SWEEP_EVERY_MINUTES,
   SWEEP_AFTER_SECONDS: 300,
   SWEEP_BATCH_SIZE: 100,
+  /**
+   * The sweep reads the pending index in pages of this many entries per shard (keys only, about
+   * 80 bytes each: far below a Query's 1 MB page)...
+   */
+  SWEEP_PAGE_ENTRIES: 1000,
+  /**
+   * ...and at most this many pages of each shard a run (128,000 entries in all), so a backlog of
+   * processed entries cannot take a run's time; the watermark carries the rest to the next run.
+   */
+  SWEEP_PAGES_PER_SHARD: 8,
   PROCESSOR_BATCH_SIZE: 10,
   PROCESSOR_MAX_CONCURRENCY: 10,
   /**

@@ -105,6 +105,8 @@ export const InboxAttr = {
   BODY_BYTES: 'bodyBytes',
   /** The source-hash key item: the random HMAC key (binary). */
   HASH_KEY: 'hashKey',
+  /** The sweep's watermark item: every `pending` index entry whose `pendingSince` is below this (epoch ms) has been examined. */
+  SWEPT_BEFORE: 'sweptBefore',
 } as const;
 
 /** Batch submissions: results read so far per child state (`childSucceeded`, `childErrored`, …). */
@@ -148,6 +150,16 @@ export const RejectionKey = {
   COUNTER_PREFIX: 'count#',
   /** The partition of the inbox's source-hash key (`rejected:` alone: no provider name is empty). */
   HASH_KEY_SORT: 'source-hash-key',
+} as const;
+
+/**
+ * The sweep's watermark: one item (`pk` `sweep:pending`, `sk` `watermark`) holding
+ * `sweptBefore`. No delivery row's key can be it (provider names hold no `:`), nor a quarantined
+ * copy's (`sk` `quarantine#…`) or a submission's (`ledger:…`). It has no TTL: it only moves forward.
+ */
+export const SweepWatermark = {
+  PARTITION: 'sweep:pending',
+  SORT: 'watermark',
 } as const;
 
 /** The life of a submission item: AWAITING until it leaves the awaiting index in one of the other states. */
@@ -208,8 +220,10 @@ export const ResultAttr = {
 } as const;
 
 /**
- * The sparse index of rows that are not yet processed. Its partition key is sharded so that a
- * busy inbox is never capped at one partition's write rate (see docs/DESIGN.md#scale).
+ * The sparse index of delivery rows by when each became pending: a row enters it when admitted
+ * and keeps its entry when processed (until its TTL deletes it, which costs nothing), leaving it
+ * only when it becomes DEAD. Its partition key is sharded so that a busy inbox is never capped at
+ * one partition's write rate (see docs/DESIGN.md#scale).
  */
 export const PendingIndex = {
   NAME: 'pending',

@@ -173,7 +173,8 @@ function createReconciler(
       resources: [pendingIndex, awaitingIndex, jobRefIndex].map((index) => `${resources.inboxTable.tableArn}/index/${index.name}`),
     }),
   );
-  grantTableActions(reconciler.role, resources.inboxTable, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+  // BatchGetItem: the sweep reads the status of the rows its pending-index entries name.
+  grantTableActions(reconciler.role, resources.inboxTable, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
   grantSend(reconciler.role, resources.workQueue);
   grantObjects(scope, resources.bodyBucket, reconciler.role, ['s3:PutObject'], BodyPrefix.BODIES);
   for (const provider of polledProviders(resources)) provider.polling!.apiKeySecret.grantRead(reconciler.role);

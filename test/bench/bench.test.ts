@@ -52,10 +52,20 @@ describe('the bench counts requests and prices them', () => {
     expect(processor['complete batch']?.attempts ?? 0).toBe(batched.length);
     expect(processor['complete batch']?.items ?? 0).toBe(batched.reduce((sum, batch) => sum + batch.size, 0));
     expect(processor.complete?.attempts ?? 0).toBe(run.batches.length - batched.length);
-    // One sweep: one query per shard of the pending and the awaiting index, never a scan.
+    // One run: the sweep's watermark read, one query per shard of the pending index, the watermark
+    // moved (a first run: from 0 to the cutoff), one query per shard of the awaiting index; never a scan.
     expect(counter.stage(Stage.RECONCILER).map((entry) => [entry.operation, entry.attempts])).toEqual([
+      ['GetItem', 1],
       ['Query', 16],
+      ['UpdateItem', 1],
       ['Query', 16],
+    ]);
+    // The sweep once the load is older than sweepAfter: every row read once, in one BatchGetItem, none enqueued.
+    expect(counter.stage(Stage.SWEEP).map((entry) => [entry.operation, entry.purpose, entry.attempts])).toEqual([
+      ['GetItem', 'sweep watermark read', 1],
+      ['Query', 'query pending index shard', 16],
+      ['BatchGetItem', 'sweep status read', 1],
+      ['UpdateItem', 'sweep watermark advance', 1],
     ]);
   });
 
@@ -84,14 +94,21 @@ describe('the bench counts requests and prices them', () => {
     // A write costs one unit per started KB of the larger of the item before and after it: the
     // claimed row is the largest the row gets. The insert also writes the sparse pending and
     // job-ref indexes; the completion (the three rows of the one batch in one BatchWriteItem,
-    // billed per item) removes the row from the pending index.
+    // billed per item) keeps the row's pending-index entry as it was, so it writes no index. The
+    // sweep then reads each row once, eventually consistent: half a unit per started 4 KB.
     const unitsOf = (bytes: number) => Math.ceil(bytes / 1024);
     const claimedRow = units.claim.itemBytes / 3;
     expect(units['conditional insert']).toMatchObject({ calls: 3, indexWrites: 6, indexes: { pending: 3, jobRef: 3 } });
     expect(units['conditional insert'].tableWru).toBe(3 * unitsOf(units['conditional insert'].itemBytes / 3));
     expect(units.claim).toMatchObject({ calls: 3, tableWru: 3 * unitsOf(claimedRow), indexWrites: 0 });
-    expect(units['complete batch']).toMatchObject({ calls: 1, items: 3, tableWru: 3 * unitsOf(claimedRow), indexWrites: 3, indexes: { pending: 3 } });
-    for (const entry of meter.all().filter((unit) => unit.operation !== 'Query')) expect(entry.dynaliteUnits).toBe(entry.tableWru);
+    expect(units['complete batch']).toMatchObject({ calls: 1, items: 3, tableWru: 3 * unitsOf(claimedRow), indexWrites: 0, indexes: {} });
+    expect(units['sweep status read']).toMatchObject({ calls: 1, items: 3, rru: 3 * 0.5 });
+    // Priced per row read: 3 rows at half a unit each, over 3 deliveries (and the sweep's own queries).
+    const sweepReads = counter.stage(Stage.SWEEP).find((entry) => entry.operation === 'BatchGetItem')!;
+    expect(sweepReads.items).toBe(3);
+    for (const entry of meter.all().filter((unit) => !['Query', 'GetItem', 'BatchGetItem'].includes(unit.operation))) {
+      expect(entry.dynaliteUnits).toBe(entry.tableWru);
+    }
 
     const cost = costOf({ run, counts: counter.all(), units: meter.all(), edgeMs: run.edgeMs, requestBytes: 1500 });
     expect(cost.lines.map((entry) => entry.price).every((price) => price in PRICES)).toBe(true);
@@ -130,7 +147,10 @@ describe('npm run bench -- --quick', () => {
       expect(scale.powertools.stages.edge).toBe(4);
       expect(scale.ours.run).toMatchObject({ accepted: scale.deliveries, processed: scale.deliveries, deadLettered: 0 });
       expect(scale.throughput.twin.accepted).toBe(scale.deliveries);
-      expect(scale.ours.stages.reconcilerPerRun).toBe(32);
+      // One query per shard of the two indexes, and the sweep's watermark read and moved to the cutoff.
+      expect(scale.ours.stages.reconcilerPerRun).toBe(34);
+      // The sweep's examination of the load: its watermark read, a page per shard, one BatchGetItem per 100 rows, the watermark moved.
+      expect(scale.ours.stages.sweep * scale.deliveries).toBe(2 + 16 + Math.ceil(scale.deliveries / 100));
     }
     expect(results.signature.rows.map((row) => row.bytes)).toEqual([1024, 64 * 1024, 1024 * 1024]);
     expect(results.coldStart.rows.map((row) => row.handler)).toEqual(['verifier', 'processor', 'reconciler', 'rotator']);

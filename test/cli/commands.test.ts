@@ -188,6 +188,22 @@ describe('status', () => {
     expect((await cliJson('status', '--skip-scan')).quarantined).toBeNull();
   });
 
+  test('counts only the rows the sweep owes: processed rows keep their pending-index entries and are not counted', async () => {
+    const done = [answerlineBody(), answerlineBody(), answerlineBody()];
+    const now = h.clock.now();
+    h.clock.set(now - 10 * MINUTE);
+    for (const body of done) await accept(body);
+    expect(await h.drain(h.processor())).toEqual({ received: 3, failed: 0 });
+    h.clock.set(now);
+    for (const body of done) expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', pendingSince: now - 10 * MINUTE });
+    await strand(answerlineBody(), 10);
+    expect((await cliJson('status')).stranded).toEqual({ count: 1, atLeast: false, olderThanSeconds: 300 });
+
+    // The sweep enqueues it and moves its watermark past every entry examined: nothing is owed.
+    expect(await h.reconciler()()).toMatchObject({ swept: 1 });
+    expect((await cliJson('status')).stranded).toEqual({ count: 0, atLeast: false, olderThanSeconds: 300 });
+  });
+
   test('counts are bounded per shard and say so ("≥") when a shard has more', async () => {
     // Three stranded rows in one shard of the pending index.
     const ids: string[] = [];

@@ -275,10 +275,11 @@ describe('WebhookInbox with defaults', () => {
     expect(statements.some((s) => [s.Action].flat().includes('dynamodb:PutItem'))).toBe(false);
   });
 
-  test('lets the reconciler query only its three indexes, keep the ledger, feed recovered rows, send, and announce gone resources, nothing else', () => {
+  test('lets the reconciler query only its three indexes, read the rows the sweep finds, keep the ledger, feed recovered rows, send, and announce gone resources, nothing else', () => {
     const statements = statementsOf(template, 'InboxReconcilerRole');
     expect(actionsOf(statements)).toEqual(
       [
+        'dynamodb:BatchGetItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:Query',

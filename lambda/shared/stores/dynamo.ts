@@ -87,24 +87,78 @@ export interface ShardedEntry {
 }
 
 /**
- * The entries of a sharded index whose sort value is at most `bound` (strictly below when
- * `inclusive` is false), lowest first, at most `limit`: one bounded Query per shard, in parallel,
- * never a Scan.
+ * The entries of a sharded index whose sort value is at most `bound`, lowest first, at most
+ * `limit`: one bounded Query per shard, in parallel, never a Scan.
  */
-export async function queryShardedIndex(
-  client: DynamoDBClient,
-  index: ShardedIndex,
-  bound: number,
-  limit: number,
-  inclusive: boolean,
-): Promise<ShardedEntry[]> {
+export async function queryShardedIndex(client: DynamoDBClient, index: ShardedIndex, bound: number, limit: number): Promise<ShardedEntry[]> {
   if (limit <= 0) return [];
-  const pages = await queryEachShard(client, index, { range: { operator: inclusive ? '<=' : '<', bound }, limit });
+  const pages = await queryEachShard(client, index, { range: { operator: '<=', bound }, limit });
   return pages
     .flatMap((page) => page.Items ?? [])
     .map((item) => ({ key: item[InboxAttr.PK].S!, sort: Number(item[index.sortAttribute].N) }))
     .sort((a, b) => a.sort - b.sort || (a.key < b.key ? -1 : 1))
     .slice(0, limit);
+}
+
+/** How much one read of a sharded index may take: entries per page, and pages of each shard. */
+export interface ReadBound {
+  readonly pageEntries: number;
+  readonly pagesPerShard: number;
+}
+
+/** What a bounded read of a range of a sharded index found. */
+export interface RangeRead {
+  /** The entries read, lowest first: every one of the range below `readBefore`, and some at or above it. */
+  readonly entries: ShardedEntry[];
+  /** The range's end, or less: the lowest sort value a shard's last page ended at, when the bound stopped it there. */
+  readonly readBefore: number;
+}
+
+/**
+ * The entries of a sharded index whose sort value is in [from, before), lowest first across the
+ * shards: each shard read page by page (in parallel, never a Scan), at most `pagesPerShard` pages.
+ * A shard the bound stopped is read completely only below the value its last page ended at (its
+ * next page may hold more of that value), which bounds `readBefore`. A shard whose pages have not got past
+ * `from` is read on beyond the bound: entries sharing one sort value (an operator's replay revives
+ * rows at one instant) would otherwise hold `readBefore` at `from` for ever.
+ */
+export async function readShardedRange(client: DynamoDBClient, index: ShardedIndex, from: number, before: number, bound: ReadBound): Promise<RangeRead> {
+  // An empty range (a saved watermark past a cutoff that a longer sweepAfter moved back): nothing to read.
+  if (from >= before) return { entries: [], readBefore: before };
+  const shards = await Promise.all(
+    allShards(index.shardCount).map(async (shard) => {
+      const entries: ShardedEntry[] = [];
+      let start: Record<string, AttributeValue> | undefined;
+      let endedAt = from;
+      for (let pages = 1; ; pages++) {
+        const page = await client.send(
+          new QueryCommand({
+            TableName: index.tableName,
+            IndexName: index.indexName,
+            // BETWEEN includes `before`; those entries, the last of the range, are dropped below.
+            KeyConditionExpression: '#shard = :shard AND #sort BETWEEN :from AND :before',
+            ExpressionAttributeNames: { '#shard': index.shardAttribute, '#sort': index.sortAttribute },
+            ExpressionAttributeValues: { ':shard': S(shard), ':from': N(from), ':before': N(before) },
+            Limit: bound.pageEntries,
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const item of page.Items ?? []) entries.push({ key: item[InboxAttr.PK].S!, sort: Number(item[index.sortAttribute].N) });
+        start = page.LastEvaluatedKey;
+        if (!start) return { entries, readBefore: before };
+        endedAt = Number(start[index.sortAttribute].N);
+        if (pages >= bound.pagesPerShard && endedAt > from) return { entries, readBefore: endedAt };
+      }
+    }),
+  );
+  const readBefore = Math.min(...shards.map((shard) => shard.readBefore));
+  return {
+    entries: shards
+      .flatMap((shard) => shard.entries)
+      .filter((entry) => entry.sort < before)
+      .sort((a, b) => a.sort - b.sort || (a.key < b.key ? -1 : 1)),
+    readBefore,
+  };
 }
 
 /** A Query's items, page by page, until the pages run out or `onItems` answers false (enough read). */

@@ -1,7 +1,15 @@
-import { AttributeValue, BatchWriteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { InboxAttr as A, DeliveryStatus, InboxItemKind, PendingIndex, SUBMISSION_PARTITION_PREFIX } from '../../../lib/contract';
+import {
+  AttributeValue,
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { InboxAttr as A, DeliveryStatus, InboxItemKind, PendingIndex, SUBMISSION_PARTITION_PREFIX, SweepWatermark } from '../../../lib/contract';
 import { shardOf } from '../runtime/digest';
-import { BoundedCount, countShardedIndex, N, pendingIndexOf, queryShardedIndex, S, stringMap } from './dynamo';
+import { N, pendingIndexOf, ReadBound, readShardedRange, S, ShardedEntry, stringMap } from './dynamo';
 import { isConditionalCheckFailed } from '../runtime/errors';
 import { inlineBodyAttributes, inlineBodyOf } from './inline-body';
 
@@ -97,6 +105,23 @@ export interface QuarantinedCopy extends BodyLocation {
   readonly expiresAt: number;
 }
 
+/** What one look for stranded rows found. */
+export interface StrandedRows {
+  /**
+   * The pending-index entries of rows neither PROCESSED nor DEAD, oldest first, at most the limit
+   * asked: those below `examinedBefore`, and maybe some the read reached beyond it.
+   */
+  readonly stranded: ShardedEntry[];
+  /** The sweep's watermark the look started from. */
+  readonly watermark: number;
+  /**
+   * Every entry below this was examined and is in `stranded` or needs nothing: the watermark may
+   * move here once each of `stranded` is handled (enqueued, its clock restarted). Entries at or
+   * above it are read again by the next look.
+   */
+  readonly examinedBefore: number;
+}
+
 /**
  * Persistence of the inbox. Every method is one single-item conditional request, safe to
  * repeat after a crash; nothing depends on transactions or streams.
@@ -122,11 +147,11 @@ export interface InboxStore {
    * died: a timeout, out of memory, a kill); false when it changed meanwhile.
    */
   markExhausted(key: string, error: string, now: number, maxAttempts: number): Promise<boolean>;
-  /** Marks a claimed row processed; false when the lease was lost meanwhile. */
+  /** Marks a claimed row processed (it keeps its pending-index entry); false when the lease was lost meanwhile. */
   complete(key: string, owner: string, outcome: string, now: number): Promise<boolean>;
   /**
    * Marks claimed rows processed in one BatchWriteItem per 25, each written back whole as its
-   * claim left it, PROCESSED, without its lease and pending attributes: what `complete` writes.
+   * claim left it, PROCESSED, without its lease: what `complete` writes.
    * Only for rows whose lease the caller holds with time to spare (see `completeLeased` below);
    * returns the keys DynamoDB left unprocessed, for `complete`.
    */
@@ -136,10 +161,18 @@ export interface InboxStore {
    * restarts, so the sweep leaves it to the queue's own retries; a dead row leaves the index.
    */
   release(key: string, owner: string, error: string, dead: boolean, now: number): Promise<void>;
-  /** Keys of rows pending since before `cutoff`, oldest first, at most `limit`. */
-  findStranded(cutoff: number, limit: number): Promise<string[]>;
-  /** Restarts a pending row's clock after it was enqueued again. */
+  /**
+   * Rows pending since before `cutoff` that are neither PROCESSED nor DEAD, among the pending-index
+   * entries from the sweep's watermark up (`sweepWatermark`), oldest first, at most `limit`,
+   * reading at most `bound` of the index.
+   */
+  findStranded(cutoff: number, limit: number, bound: ReadBound): Promise<StrandedRows>;
+  /** Restarts a pending row's clock after it was enqueued again; nothing for a row PROCESSED or DEAD meanwhile. */
   touchPending(key: string, now: number): Promise<void>;
+  /** The sweep's watermark: every pending-index entry below it was examined; 0 when none was saved yet. */
+  sweepWatermark(): Promise<number>;
+  /** Moves the sweep's watermark up to `to`; false when it already is there or beyond (only forward, so concurrent runs are safe). */
+  advanceSweepWatermark(to: number): Promise<boolean>;
 }
 
 /** A row's state, read without its body. */
@@ -303,7 +336,8 @@ export class DynamoDbInboxStore implements InboxStore {
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: this.itemKey(key),
-          // Out of the pending index, like any dead row: the alarm and the operator own it from here.
+          // Out of the pending index, like any dead row (rare, so the index write costs little, and the
+          // sweep and the status count need not read it): the alarm and the operator own it from here.
           UpdateExpression: 'SET #status = :dead, #lastError = :error REMOVE #owner, #until, #shard, #since',
           ConditionExpression: `${CLAIMABLE} AND #attempts >= :max`,
           ExpressionAttributeNames: {
@@ -338,7 +372,9 @@ export class DynamoDbInboxStore implements InboxStore {
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: this.itemKey(key),
-          UpdateExpression: 'SET #status = :processed, #processedAt = :now, #outcome = :outcome ' + 'REMOVE #owner, #until, #shard, #since, #lastError',
+          // The pending attributes stay: removing them would delete the index entry, a write billed like
+          // the table's, while the TTL deletes it for nothing. The sweep reads a processed row's status.
+          UpdateExpression: 'SET #status = :processed, #processedAt = :now, #outcome = :outcome REMOVE #owner, #until, #lastError',
           ConditionExpression: '#owner = :owner',
           ExpressionAttributeNames: {
             '#status': A.STATUS,
@@ -346,8 +382,6 @@ export class DynamoDbInboxStore implements InboxStore {
             '#outcome': A.OUTCOME,
             '#owner': A.LEASE_OWNER,
             '#until': A.LEASE_UNTIL,
-            '#shard': A.PENDING_SHARD,
-            '#since': A.PENDING_SINCE,
             '#lastError': A.LAST_ERROR,
           },
           ExpressionAttributeValues: { ':processed': S(DeliveryStatus.PROCESSED), ':now': N(now), ':outcome': S(outcome), ':owner': S(owner) },
@@ -365,7 +399,9 @@ export class DynamoDbInboxStore implements InboxStore {
    * has no condition, and needs none while the lease holds: no other worker can claim a row before
    * its lease runs out (`CLAIMABLE`), release and completion are the lease holder's, revive and
    * markExhausted act only on rows no live lease holds, and the one write anyone else makes to a
-   * leased row, the sweep's restart of its pending clock, is what completion removes. So the
+   * leased row, the sweep's restart of its pending clock, matters no more once the row is
+   * PROCESSED (the put may take its entry back to the claim's `pendingSince`: the sweep never
+   * enqueues a processed row, wherever its entry is). So the
    * caller sends it only while every lease in it has a margin left, and aborts it (then completes
    * the rows one by one, conditionally) when it is still unanswered at the margin.
    */
@@ -390,7 +426,9 @@ export class DynamoDbInboxStore implements InboxStore {
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: this.itemKey(key),
-          // A dead row leaves the pending index: the DLQ and its alarm own it from here.
+          // A dead row leaves the pending index (rare, so the index write costs little, and the sweep and
+          // the status count need not read it): the DLQ and its alarm own it from here. A live row's
+          // entry moves to now, past the sweep's watermark.
           UpdateExpression: dead
             ? 'SET #status = :status, #lastError = :error REMOVE #owner, #until, #shard, #since'
             : 'SET #status = :status, #lastError = :error, #since = :now REMOVE #owner, #until',
@@ -419,7 +457,8 @@ export class DynamoDbInboxStore implements InboxStore {
 
   /**
    * An operator's replay or redrive: puts a PROCESSED or DEAD row back to RECEIVED, with a fresh
-   * budget of attempts and back in the pending index (so the sweep covers it), in one conditional
+   * budget of attempts and its pending-index entry at now, past the sweep's watermark (so the
+   * sweep covers it), in one conditional
    * UpdateItem on the status seen (a concurrent change wins). The row keeps its body, digest,
    * outcome and processedAt; processing it again offers the same result under the same job and
    * effect keys. False when the row changed meanwhile.
@@ -456,14 +495,84 @@ export class DynamoDbInboxStore implements InboxStore {
     }
   }
 
-  async findStranded(cutoff: number, limit: number): Promise<string[]> {
-    const entries = await queryShardedIndex(this.client, pendingIndexOf(this.tableName), cutoff, limit, false);
-    return entries.map((entry) => entry.key);
+  /**
+   * The entries from the watermark to `cutoff` (`readShardedRange`), then each row's status and
+   * `pendingSince` in BatchGetItem calls of 100 (eventually consistent: a stale status can only
+   * enqueue a row once more, which its claim makes harmless), in order, until `limit` rows are
+   * found. A row is stranded when it is neither PROCESSED nor DEAD and its clock was not restarted
+   * since the entry was read (a later `pendingSince` has its own, newer entry). A key DynamoDB
+   * left unprocessed ends the examination there.
+   */
+  async findStranded(cutoff: number, limit: number, bound: ReadBound): Promise<StrandedRows> {
+    const watermark = await this.sweepWatermark();
+    const read = await readShardedRange(this.client, pendingIndexOf(this.tableName), watermark, cutoff, bound);
+    const stranded: ShardedEntry[] = [];
+    for (let start = 0; start < read.entries.length; start += BATCH_GET_LIMIT) {
+      const chunk = read.entries.slice(start, start + BATCH_GET_LIMIT);
+      const states = await this.pendingStates(chunk.map((entry) => entry.key));
+      for (const entry of chunk) {
+        const state = states.get(entry.key);
+        if (state === UNREAD || (stranded.length === limit && isStranded(state, entry))) {
+          return { stranded, watermark, examinedBefore: Math.min(entry.sort, read.readBefore) };
+        }
+        if (isStranded(state, entry)) stranded.push(entry);
+      }
+    }
+    return { stranded, watermark, examinedBefore: read.readBefore };
   }
 
-  /** How many rows are pending since before `cutoff` (an operator's status), counting at most `limitPerShard` per shard. */
-  countStranded(cutoff: number, limitPerShard: number): Promise<BoundedCount> {
-    return countShardedIndex(this.client, pendingIndexOf(this.tableName), limitPerShard, cutoff);
+  /** The status and `pendingSince` of each row (undefined: gone), or `UNREAD` for those DynamoDB left unprocessed. */
+  private async pendingStates(keys: readonly string[]): Promise<Map<string, PendingState | undefined | typeof UNREAD>> {
+    const out = await this.client.send(
+      new BatchGetItemCommand({
+        RequestItems: {
+          [this.tableName]: {
+            Keys: keys.map((key) => this.itemKey(key)),
+            ProjectionExpression: '#pk, #status, #since',
+            ExpressionAttributeNames: { '#pk': A.PK, '#status': A.STATUS, '#since': A.PENDING_SINCE },
+          },
+        },
+      }),
+    );
+    const states = new Map<string, PendingState | undefined | typeof UNREAD>(keys.map((key) => [key, undefined]));
+    for (const item of out.Responses?.[this.tableName] ?? []) {
+      const since = item[A.PENDING_SINCE]?.N;
+      states.set(item[A.PK].S!, { status: item[A.STATUS]?.S as DeliveryStatus, ...(since !== undefined ? { pendingSince: Number(since) } : {}) });
+    }
+    for (const key of out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) states.set(key[A.PK].S!, UNREAD);
+    return states;
+  }
+
+  async sweepWatermark(): Promise<number> {
+    const out = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: this.itemKey(SweepWatermark.PARTITION, SweepWatermark.SORT),
+        ConsistentRead: true,
+        ProjectionExpression: '#before',
+        ExpressionAttributeNames: { '#before': A.SWEPT_BEFORE },
+      }),
+    );
+    return Number(out.Item?.[A.SWEPT_BEFORE]?.N ?? 0);
+  }
+
+  async advanceSweepWatermark(to: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.itemKey(SweepWatermark.PARTITION, SweepWatermark.SORT),
+          UpdateExpression: 'SET #before = :to',
+          ConditionExpression: 'attribute_not_exists(#before) OR #before < :to',
+          ExpressionAttributeNames: { '#before': A.SWEPT_BEFORE },
+          ExpressionAttributeValues: { ':to': N(to) },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
   }
 
   async touchPending(key: string, now: number): Promise<void> {
@@ -473,13 +582,14 @@ export class DynamoDbInboxStore implements InboxStore {
           TableName: this.tableName,
           Key: this.itemKey(key),
           UpdateExpression: 'SET #since = :now',
-          ConditionExpression: 'attribute_exists(#since)',
-          ExpressionAttributeNames: { '#since': A.PENDING_SINCE },
-          ExpressionAttributeValues: { ':now': N(now) },
+          // A row processed meanwhile keeps its entry where it is: moving it would be an index write for nothing.
+          ConditionExpression: '#status IN (:received, :processing)',
+          ExpressionAttributeNames: { '#since': A.PENDING_SINCE, '#status': A.STATUS },
+          ExpressionAttributeValues: { ':now': N(now), ':received': S(DeliveryStatus.RECEIVED), ':processing': S(DeliveryStatus.PROCESSING) },
         }),
       );
     } catch (error) {
-      // Processed meanwhile: it left the pending index, nothing to restart.
+      // PROCESSED or DEAD meanwhile: nothing to restart.
       if (!isConditionalCheckFailed(error)) throw error;
     }
   }
@@ -491,9 +601,31 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 /** BatchWriteItem's limit of requests per call. */
 const BATCH_WRITE_LIMIT = 25;
 
-/** A claimed row as `complete` leaves it: PROCESSED with its outcome, out of the pending index, no lease, no error. */
+/** BatchGetItem's limit of keys per call. */
+const BATCH_GET_LIMIT = 100;
+
+/** A row's state as the sweep reads it. */
+interface PendingState {
+  readonly status: DeliveryStatus;
+  readonly pendingSince?: number;
+}
+
+/** A key a BatchGetItem left unprocessed: not examined. */
+const UNREAD = Symbol('unread');
+
+/**
+ * A row the sweep must enqueue: present, neither PROCESSED nor DEAD, and its clock not restarted
+ * since `entry` was read (a `pendingSince` at or before the entry's: an eventually consistent read
+ * may show an older one, and enqueueing once more is harmless).
+ */
+function isStranded(state: PendingState | undefined, entry: ShardedEntry): boolean {
+  if (state === undefined || state.status === DeliveryStatus.PROCESSED || state.status === DeliveryStatus.DEAD) return false;
+  return state.pendingSince === undefined || state.pendingSince <= entry.sort;
+}
+
+/** A claimed row as `complete` leaves it: PROCESSED with its outcome, its pending-index entry kept, no lease, no error. */
 function completedItem(claimed: Record<string, AttributeValue>, outcome: string, now: number): Record<string, AttributeValue> {
-  const removed = new Set<string>([A.LEASE_OWNER, A.LEASE_UNTIL, A.PENDING_SHARD, A.PENDING_SINCE, A.LAST_ERROR]);
+  const removed = new Set<string>([A.LEASE_OWNER, A.LEASE_UNTIL, A.LAST_ERROR]);
   return {
     ...Object.fromEntries(Object.entries(claimed).filter(([name]) => !removed.has(name))),
     [A.STATUS]: S(DeliveryStatus.PROCESSED),

@@ -272,7 +272,7 @@ export class DynamoDbSubmissionStore implements SubmissionStore {
   }
 
   async findDue(now: number, limit: number): Promise<DueSubmission[]> {
-    const entries = await queryShardedIndex(this.client, awaitingIndexOf(this.tableName), now, limit, true);
+    const entries = await queryShardedIndex(this.client, awaitingIndexOf(this.tableName), now, limit);
     return entries.map((entry) => ({ key: entry.key, dueAt: entry.sort }));
   }
 

@@ -422,11 +422,15 @@ describe('completing a batch', () => {
     return { inbox, completions };
   }
 
-  /** A row exactly as a completion must leave it: processed, decided, no lease, out of the pending index, its body whole. */
+  /**
+   * A row exactly as a completion must leave it: processed, decided, no lease, its body whole, and
+   * its pending-index entry as admitted (changing either key would write the index).
+   */
   async function expectCompleted(body: string): Promise<void> {
     const row = await h.row(keyOf(body));
     expect(row).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 1, processedAt: h.clock.now(), digest: sha256Hex(body) });
-    for (const gone of ['leaseOwner', 'leaseUntil', 'pendingShard', 'pendingSince', 'lastError']) expect(row).not.toHaveProperty(gone);
+    expect(row).toMatchObject({ pendingShard: expect.stringMatching(/^p\d\d$/), pendingSince: row!.receivedAt });
+    for (const gone of ['leaseOwner', 'leaseUntil', 'lastError']) expect(row).not.toHaveProperty(gone);
     expect(await h.inbox.claim(keyOf(body), 'late', h.clock.now() + LEASE_MS * 10, LEASE_MS, MAX_RECEIVE_COUNT)).toBeUndefined();
   }
 

@@ -1,6 +1,8 @@
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { Defaults, MetricName, PendingIndex } from '../../../lib/contract';
 import { shardOf } from '../../../lambda/shared/runtime/digest';
-import { answerlineBody, InboxHarness, keyOf, LEASE_MS, SecretsFixture, taskIdOf } from '../../support/inbox-fixture';
+import { DynamoDbInboxStore, InboxStore } from '../../../lambda/shared/stores/inbox-store';
+import { answerlineBody, bind, InboxHarness, keyOf, LEASE_MS, SecretsFixture, sha256Hex, taskIdOf } from '../../support/inbox-fixture';
 
 const SWEEP_AFTER_MS = Defaults.SWEEP_AFTER_SECONDS * 1000;
 
@@ -111,4 +113,158 @@ test('rows spread across the pending-index shards are all found', async () => {
 
   expect((await h.takeMessages()).sort()).toEqual([...keys].sort());
   expect(h.capture.logs('sweep')).toMatchObject([{ swept: 48, level: 'WARN' }]);
+});
+
+describe('the watermark: completed rows keep their pending-index entries, and the sweep reads past them', () => {
+  /** The sweep's watermark as stored: the item `sweep:pending` / `watermark`, its `sweptBefore` (epoch ms). */
+  async function watermark(): Promise<number | undefined> {
+    return (await h.row('sweep:pending', 'watermark'))?.sweptBefore as number | undefined;
+  }
+
+  /** Rows accepted and processed, one a second: each keeps its entry in the pending index. */
+  async function processed(ids: readonly string[]): Promise<string[]> {
+    const keys: string[] = [];
+    for (const id of ids) {
+      const body = answerlineBody({ id });
+      expect(await h.deliver(body)).toMatchObject({ statusCode: 202 });
+      keys.push(keyOf(body));
+      h.clock.advance(1_000);
+    }
+    expect(await h.drain(h.processor())).toEqual({ received: ids.length, failed: 0 });
+    for (const key of keys) expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', pendingShard: expect.any(String), pendingSince: expect.any(Number) });
+    return keys;
+  }
+
+  test('many processed entries ahead of one stranded row: it is found over several runs as the read bound allows, the watermark moving each run', async () => {
+    // The stranded row's shard holds twelve processed rows before it; the others hold some too.
+    const shard = shardOf('answerline#tsk_stranded_0', PendingIndex.SHARD_COUNT);
+    const ids = Array.from({ length: 400 }, (_, i) => `tsk_done_${i}`);
+    const sameShard = ids.filter((id) => shardOf(`answerline#${id}`, PendingIndex.SHARD_COUNT) === shard).slice(0, 12);
+    await processed([...sameShard, ...ids.filter((id) => !sameShard.includes(id)).slice(0, 28)]);
+    const [stranded] = await strand(1);
+    expect(stranded).toBe('answerline#tsk_stranded_0');
+    h.clock.advance(SWEEP_AFTER_MS);
+    // One page of two entries per shard a run: the stranded row's shard takes several runs.
+    const reconcile = h.reconciler({ sweepReadBound: { pageEntries: 2, pagesPerShard: 1 } });
+
+    const marks: number[] = [];
+    let sent: string[] = [];
+    while (sent.length === 0 && marks.length < 41) {
+      await reconcile();
+      sent = await h.takeMessages();
+      marks.push((await watermark())!);
+    }
+    expect(sent).toEqual([stranded]);
+    expect(marks.length).toBeGreaterThan(1);
+    for (let run = 1; run < marks.length; run++) expect(marks[run]).toBeGreaterThan(marks[run - 1]);
+    expect(marks.at(-1)).toBeLessThanOrEqual(h.clock.now() - SWEEP_AFTER_MS);
+    expect(h.capture.metric(MetricName.SWEPT)).toBe(1);
+
+    // The rest is read through to the cutoff; no processed row is ever enqueued.
+    for (let run = 0; run < 41 && (await watermark())! < h.clock.now() - SWEEP_AFTER_MS; run++) expect(await reconcile()).toMatchObject({ swept: 0 });
+    expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
+    expect(await h.takeMessages()).toEqual([]);
+  });
+
+  test('a failed enqueue leaves the watermark where it was; a failed clock restart holds it at that row, which the next run enqueues again', async () => {
+    const keys = await strand(3);
+    h.clock.advance(SWEEP_AFTER_MS);
+    await expect(h.reconciler({ queue: h.missingQueue() })()).rejects.toThrow();
+    expect(await watermark()).toBeUndefined();
+
+    const inbox = new DynamoDbInboxStore(h.as('reconciler').dynamodb, h.names.inboxTable);
+    const losing: InboxStore = {
+      ...bind(inbox),
+      touchPending: async (key, now) => {
+        if (key === keys[1]) throw new Error('touch lost');
+        return inbox.touchPending(key, now);
+      },
+    };
+    const since = (await h.row(keys[1]))!.pendingSince as number;
+    await expect(h.reconciler({ inbox: losing })()).rejects.toThrow('touch lost');
+    expect((await h.takeMessages()).sort()).toEqual([...keys].sort());
+    // Everything below the failed row was handled; the row itself was not.
+    expect(await watermark()).toBe(since);
+
+    expect(await h.reconciler()()).toMatchObject({ swept: 1 });
+    expect(await h.takeMessages()).toEqual([keys[1]]);
+    expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
+  });
+
+  test('an upgraded inbox (no watermark yet): its old-format pending rows are swept, its old completed rows have no entry', async () => {
+    const now = h.clock.now();
+    // Rows as versions before the compact row format wrote them; a completion then removed the pending attributes.
+    const oldRow = (id: string, status: string, pending: boolean) => {
+      const body = Buffer.from(answerlineBody({ id }));
+      return {
+        pk: { S: `answerline#${id}` },
+        sk: { S: 'delivery' },
+        provider: { S: 'answerline' },
+        eventId: { S: id },
+        body: { B: body },
+        digest: { S: sha256Hex(body) },
+        receivedAt: { N: String(now) },
+        meta: { M: {} },
+        status: { S: status },
+        attempts: { N: status === 'PROCESSED' ? '1' : '0' },
+        expiresAt: { N: String(Math.floor(now / 1000) + 86_400) },
+        ...(pending ? { pendingShard: { S: shardOf(`answerline#${id}`, PendingIndex.SHARD_COUNT) }, pendingSince: { N: String(now) } } : {}),
+      };
+    };
+    for (const item of [oldRow('tsk_old_pending', 'RECEIVED', true), oldRow('tsk_old_done', 'PROCESSED', false)]) {
+      await h.dynamodb.send(new PutItemCommand({ TableName: h.names.inboxTable, Item: item }));
+    }
+    expect(await watermark()).toBeUndefined();
+    h.clock.advance(SWEEP_AFTER_MS + 1);
+
+    expect(await h.reconciler()()).toMatchObject({ swept: 1 });
+    expect(await h.takeMessages()).toEqual(['answerline#tsk_old_pending']);
+    expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
+    await h.queue.enqueue(['answerline#tsk_old_pending']);
+    expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
+    expect(await h.row('answerline#tsk_old_pending')).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+  });
+
+  test('two runs at once both enqueue only stranded rows and leave the watermark at the cutoff; a late run with an earlier clock never moves it back', async () => {
+    await processed(Array.from({ length: 10 }, (_, i) => `tsk_done_${i}`));
+    const keys = await strand(6);
+    h.clock.advance(SWEEP_AFTER_MS);
+    const cutoff = h.clock.now() - SWEEP_AFTER_MS;
+
+    const [first, second] = await Promise.all([h.reconciler()(), h.reconciler()()]);
+    const sent = await h.takeMessages();
+    // Each stranded row at least once (perhaps by both runs: its claim makes that harmless), nothing else.
+    expect(new Set(sent)).toEqual(new Set(keys));
+    expect(first.swept + second.swept).toBe(sent.length);
+    expect(await watermark()).toBe(cutoff);
+    for (const key of keys) expect(await h.row(key)).toMatchObject({ status: 'RECEIVED', pendingSince: h.clock.now() });
+
+    // A retried invocation whose clock is a minute behind, whose write of the watermark comes
+    // after a current run's: the watermark stays where the current run put it.
+    h.clock.advance(2 * SWEEP_AFTER_MS);
+    const inbox = new DynamoDbInboxStore(h.as('reconciler').dynamodb, h.names.inboxTable);
+    let reached!: () => void;
+    let release!: () => void;
+    const atWrite = new Promise<void>((resolve) => (reached = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const late = h.reconciler({
+      now: () => h.clock.now() - 60_000,
+      inbox: {
+        ...bind(inbox),
+        advanceSweepWatermark: async (to) => {
+          reached();
+          await released;
+          return inbox.advanceSweepWatermark(to);
+        },
+      },
+    })();
+    await atWrite;
+    // The late run enqueued the rows and restarted their clocks before its write: nothing left here.
+    expect(await h.reconciler()()).toMatchObject({ swept: 0 });
+    expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
+    release();
+    expect(await late).toMatchObject({ swept: 6 });
+    expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
+    expect(new Set(await h.takeMessages())).toEqual(new Set(keys));
+  });
 });

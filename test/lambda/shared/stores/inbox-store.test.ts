@@ -127,13 +127,15 @@ test('complete and release act only for the lease owner; a live release restarts
   expect(dead).not.toHaveProperty('pendingSince');
 });
 
-test('complete marks PROCESSED with its outcome and takes the row out of the pending index', async () => {
+test('complete marks PROCESSED with its outcome, without lease or error, and leaves its pending-index entry as it was', async () => {
   await store.insert(delivery('tsk_p'));
+  const shard = (await item('answerline#tsk_p'))!.pendingShard;
   await store.claim('answerline#tsk_p', 'w', T0, LEASE, MAX);
   await store.complete('answerline#tsk_p', 'w', 'superseded', T0 + 9);
   const done = await item('answerline#tsk_p');
-  expect(done).toMatchObject({ status: 'PROCESSED', outcome: 'superseded', processedAt: T0 + 9 });
-  for (const gone of ['leaseOwner', 'leaseUntil', 'pendingShard', 'pendingSince', 'lastError']) expect(done).not.toHaveProperty(gone);
+  // Removing or changing either index key would write the index: the entry stays until the TTL.
+  expect(done).toMatchObject({ status: 'PROCESSED', outcome: 'superseded', processedAt: T0 + 9, pendingShard: shard, pendingSince: T0 });
+  for (const gone of ['leaseOwner', 'leaseUntil', 'lastError']) expect(done).not.toHaveProperty(gone);
 });
 
 test('markExhausted kills only a row whose attempts are spent and whose last lease ran out', async () => {
@@ -160,19 +162,77 @@ test('revive puts back only a row still in the status the operator saw, with a f
   });
 });
 
-test('the pending index: stranded rows oldest first and bounded, a touch restarts the clock, processed rows are gone, counts are bounded', async () => {
+const keysOf = (found: { stranded: { key: string }[] }): string[] => found.stranded.map((entry) => entry.key);
+const WIDE = { pageEntries: 1000, pagesPerShard: 8 };
+
+test('the pending index: stranded rows oldest first and bounded, from the watermark up; a touch restarts the clock; processed rows are never stranded', async () => {
   for (let i = 0; i < 5; i++) await store.insert(delivery(`tsk_s${i}`, { receivedAt: T0 + i }));
-  expect(await store.findStranded(T0 + 3, 10)).toEqual(['answerline#tsk_s0', 'answerline#tsk_s1', 'answerline#tsk_s2']);
-  expect(await store.findStranded(T0 + 10, 2)).toEqual(['answerline#tsk_s0', 'answerline#tsk_s1']);
+  expect(await store.findStranded(T0 + 3, 10, WIDE)).toEqual({
+    stranded: [0, 1, 2].map((i) => ({ key: `answerline#tsk_s${i}`, sort: T0 + i })),
+    watermark: 0,
+    examinedBefore: T0 + 3,
+  });
+  // The limit reached, the examination stops at the first stranded row left out.
+  expect(await store.findStranded(T0 + 10, 2, WIDE)).toMatchObject({
+    stranded: [{ key: 'answerline#tsk_s0' }, { key: 'answerline#tsk_s1' }],
+    examinedBefore: T0 + 2,
+  });
   await store.touchPending('answerline#tsk_s0', T0 + 100);
-  expect(await store.findStranded(T0 + 10, 10)).not.toContain('answerline#tsk_s0');
-  expect(await store.countStranded(T0 + 10, 1000)).toEqual({ count: 4, atLeast: false });
+  expect(keysOf(await store.findStranded(T0 + 10, 10, WIDE))).toEqual(['answerline#tsk_s1', 'answerline#tsk_s2', 'answerline#tsk_s3', 'answerline#tsk_s4']);
 
   await store.claim('answerline#tsk_s1', 'w', T0, LEASE, MAX);
   await store.complete('answerline#tsk_s1', 'w', 'winner', T0 + 1);
+  // A processed row's clock is not restarted: its entry stays where it is.
   await store.touchPending('answerline#tsk_s1', T0 + 200);
-  expect(await item('answerline#tsk_s1')).not.toHaveProperty('pendingSince');
-  expect(await store.findStranded(T0 + 1_000, 10)).toEqual(['answerline#tsk_s2', 'answerline#tsk_s3', 'answerline#tsk_s4', 'answerline#tsk_s0']);
+  expect(await item('answerline#tsk_s1')).toMatchObject({ status: 'PROCESSED', pendingSince: T0 + 1 });
+  expect(keysOf(await store.findStranded(T0 + 1_000, 10, WIDE))).toEqual(['answerline#tsk_s2', 'answerline#tsk_s3', 'answerline#tsk_s4', 'answerline#tsk_s0']);
+
+  // Past the watermark only; it moves forward only.
+  expect(await store.advanceSweepWatermark(T0 + 3)).toBe(true);
+  expect(await store.advanceSweepWatermark(T0 + 2)).toBe(false);
+  expect(await store.advanceSweepWatermark(T0 + 3)).toBe(false);
+  expect(await store.sweepWatermark()).toBe(T0 + 3);
+  expect(await store.findStranded(T0 + 1_000, 10, WIDE)).toMatchObject({
+    stranded: [{ key: 'answerline#tsk_s3' }, { key: 'answerline#tsk_s4' }, { key: 'answerline#tsk_s0' }],
+    watermark: T0 + 3,
+    examinedBefore: T0 + 1_000,
+  });
+  // A watermark past the cutoff (a longer sweepAfter since): nothing to read.
+  expect(await store.findStranded(T0 + 2, 10, WIDE)).toEqual({ stranded: [], watermark: T0 + 3, examinedBefore: T0 + 2 });
+});
+
+test('the watermark item is its own, beside no delivery row, quarantined copy or submission', async () => {
+  await store.advanceSweepWatermark(T0);
+  expect(await item('sweep:pending', 'watermark')).toEqual({ pk: 'sweep:pending', sk: 'watermark', sweptBefore: T0 });
+});
+
+test("a bounded read examines only below where a stopped shard's last page ended, and entries sharing one time are read on past the bound", async () => {
+  // Three rows in one shard (the shard of each key is fixed by its digest): find three that share one.
+  const ids: string[] = [];
+  const byShard = new Map<string, string[]>();
+  for (let i = 0; ids.length < 3; i++) {
+    const id = `tsk_b${i}`;
+    await store.insert(delivery(id, { receivedAt: T0 + i }));
+    const shard = (await item(`answerline#${id}`))!.pendingShard as string;
+    byShard.set(shard, [...(byShard.get(shard) ?? []), id]);
+    if (byShard.get(shard)!.length === 3) ids.push(...byShard.get(shard)!);
+  }
+  const times = await Promise.all(ids.map(async (id) => (await item(`answerline#${id}`))!.pendingSince as number));
+  const oneEntryPages = { pageEntries: 1, pagesPerShard: 1 };
+  const found = await store.findStranded(T0 + 10_000, 100, oneEntryPages);
+  // The shard's first page ended at its first entry: the rest of it is not read, and the
+  // examination reaches no further than that entry, though the entry itself was read.
+  expect(found.examinedBefore).toBeLessThanOrEqual(times[0]);
+  expect(keysOf(found)).toContain(`answerline#${ids[0]}`);
+  expect(keysOf(found)).not.toContain(`answerline#${ids[1]}`);
+  expect(keysOf(found)).not.toContain(`answerline#${ids[2]}`);
+
+  // Entries sharing the watermark's time hold it there until every one is read, bound or not.
+  for (const id of ids) await store.touchPending(`answerline#${id}`, T0 + 5_000);
+  await store.advanceSweepWatermark(T0 + 5_000);
+  const tied = await store.findStranded(T0 + 10_000, 100, oneEntryPages);
+  expect(keysOf(tied)).toEqual(expect.arrayContaining(ids.map((id) => `answerline#${id}`)));
+  expect(tied.examinedBefore).toBeGreaterThan(T0 + 5_000);
 });
 
 describe('rows written before the compact row format', () => {
@@ -199,7 +259,7 @@ describe('rows written before the compact row format', () => {
   test('are read as before: the digest for a duplicate check, the claim with its provider, event id and exact body, the completion', async () => {
     await dynamodb.send(new PutItemCommand({ TableName: table, Item: oldRow('tsk_old') }));
     expect(await store.originalOf('answerline#tsk_old')).toEqual({ digest: sha256(body).toString('hex'), recovered: false });
-    expect(await store.findStranded(T0 + 1, 10)).toEqual(['answerline#tsk_old']);
+    expect(keysOf(await store.findStranded(T0 + 1, 10, WIDE))).toEqual(['answerline#tsk_old']);
 
     const claimed = await store.claim('answerline#tsk_old', 'w', T0, LEASE, MAX);
     expect(claimed).toMatchObject({ key: 'answerline#tsk_old', provider: 'answerline', eventId: 'tsk_old', digest: sha256(body).toString('hex'), attempts: 1 });
