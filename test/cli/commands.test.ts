@@ -326,7 +326,8 @@ describe('replay', () => {
     const again = await h.row(key);
     // Replayed with a fresh budget of attempts: this is its first since.
     expect(again).toMatchObject({ status: 'PROCESSED', attempts: 1 });
-    expect(again).not.toHaveProperty('pendingShard');
+    // Completed, it keeps the index entry the replay gave it (the TTL removes it with the row).
+    expect(again).toMatchObject({ pendingShard: reset!.pendingShard, pendingSince: reset!.pendingSince });
     // The same observation offered again changes nothing: the job's result stands as decided.
     expect(await h.result(jobKey)).toEqual(decided);
   });
@@ -424,6 +425,7 @@ describe('inspect', () => {
         outcome: 'winner',
         digest: sha256Hex(body),
         receivedAt: new Date(row!.receivedAt as number).toISOString(),
+        pendingSince: new Date(row!.pendingSince as number).toISOString(),
         processedAt: new Date(row!.processedAt as number).toISOString(),
         meta: row!.meta,
         body: { where: 'inline', bytes: Buffer.byteLength(body) },
