@@ -1542,6 +1542,14 @@ export const REGRESSION_PLANS: readonly FuzzPlan[] = [
   // the first name, so Twilio's signature over `?Body…` was refused. Fixed in
   // lambda/shared/signatures/twilio.ts: the body is read as a form, not as a query.
   deliveryPlan('twilio', { body: { kind: 'text', text: '?Body=hello&MessageSid=SM1' } }),
+  // A Zoom event without its object id, laid out oddly: the layout wrote the missing member as
+  // `"id": undefined`, no JSON, so the oracle expected an event the verifier rightly refused.
+  // Fixed in test/support/senders.ts: oddJson leaves undefined members out, as JSON.stringify does.
+  deliveryPlan('zoom', {
+    id: { kind: 'notString', value: undefined },
+    body: { kind: 'edit', edit: 'odd-layout', depth: 1000 },
+    shape: { headers: 'object', body: 'string', context: true, base64Flag: true, extraFields: false },
+  }),
 ];
 
 // =============================================================================================

@@ -172,9 +172,12 @@ export function tamperSignature(value: string): string {
  */
 export function oddJson(value: unknown, depth = 0): string {
   const pad = '\t'.repeat(depth + 1);
-  if (Array.isArray(value)) return `[ ${value.map((item) => oddJson(item, depth + 1)).join(' ,  ')} ]`;
+  // As JSON.stringify does: an undefined array item is null, an undefined member is left out.
+  if (Array.isArray(value)) return `[ ${value.map((item) => (item === undefined ? 'null' : oddJson(item, depth + 1))).join(' ,  ')} ]`;
   if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).reverse();
+    const entries = Object.entries(value)
+      .filter(([, item]) => item !== undefined)
+      .reverse();
     if (entries.length === 0) return '{ }';
     return `{\r\n${entries.map(([key, item]) => `${pad}${JSON.stringify(key)} :  ${oddJson(item, depth + 1)}`).join(' ,\r\n')}\r\n${'\t'.repeat(depth)}}   `;
   }
