@@ -54,6 +54,8 @@ export interface ChaosOptions {
 const PUT_ITEM = 'DynamoDB_20120810.PutItem';
 const UPDATE_ITEM = 'DynamoDB_20120810.UpdateItem';
 const PUT_EVENTS = 'AWSEvents.PutEvents';
+/** A batch's rows completed together: a crash right after leaves rows processed and their messages undeleted. */
+const BATCH_WRITE_ITEM = 'DynamoDB_20120810.BatchWriteItem';
 /** First attempts not done yet, across the providers, beyond which new work waits. */
 const BACKLOG_LIMIT = 120;
 /** Messages in the work queue beyond which new work waits. */
@@ -185,9 +187,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
             state.workerCrashDue = false;
             const n = state.workerCrashesArmed++;
             fault =
-              n % 2 === 0
+              n % 3 === 0
                 ? { crashAfter: { target: UPDATE_ITEM, count: 1 + ((n * 7) % Math.max(1, 2 * event.Records.length)) } }
-                : { crashAfter: { target: PUT_EVENTS } };
+                : { crashAfter: { target: n % 3 === 1 ? PUT_EVENTS : BATCH_WRITE_ITEM } };
           }
           try {
             const response = await invoke(fault);
