@@ -103,25 +103,60 @@ async function requestBody(req: IncomingMessage): Promise<Buffer | undefined> {
 }
 
 async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGatewayOptions): Promise<void> {
-  const { url, method, requestId, reply, message } = responder(req, res, options, 'apigw-requestid');
-  const matched = matchRoute(options.routes, method, url.pathname);
+  const door = responder(req, res, options, 'apigw-requestid');
+  const { url, requestId } = door;
+  await proxy(req, door, options.routes, url.pathname, HTTP_API_ANSWERS, {
+    eventOf: (matched, body) => toEvent(req, url, matched.route.routeKey, body, requestId, options.apiId, matched.pathParameters),
+    headersOf: (result) => (result.headers ?? {}) as Record<string, string>,
+  });
+}
+
+/** What a front door answers itself: no route for the request, the integration timed out, or it failed. */
+interface FrontDoorAnswers {
+  readonly noRoute: readonly [number, string];
+  readonly timeout: readonly [number, string];
+  readonly failure: readonly [number, string];
+}
+
+/** An HTTP API: 404 for no route, 503 for a timeout, 500 for a failed integration. */
+const HTTP_API_ANSWERS: FrontDoorAnswers = { noRoute: [404, 'Not Found'], timeout: [503, 'Service Unavailable'], failure: [500, 'Internal Server Error'] };
+
+/**
+ * The way from a request to its answer both front doors take: the route for `path` (or the door's
+ * own answer to none), the body within API Gateway's request limit, the integration's event within
+ * Lambda's payload limit (413 past either), the invocation (the door's answers to a timeout and a
+ * failure), and the proxy result as the HTTP answer.
+ */
+async function proxy<E, T extends APIGatewayProxyStructuredResultV2>(
+  req: IncomingMessage,
+  door: Pick<ReturnType<typeof responder>, 'method' | 'reply' | 'message'>,
+  routes: readonly { readonly routeKey: string; readonly invoke: (event: E) => Promise<T> }[],
+  path: string,
+  answers: FrontDoorAnswers,
+  integration: {
+    readonly eventOf: (matched: MatchedRoute<{ readonly routeKey: string }>, body: Buffer) => E;
+    readonly headersOf: (result: T) => Record<string, string>;
+  },
+): Promise<void> {
+  const { method, reply, message } = door;
+  const matched = matchRoute(routes, method, path);
   if (!matched) {
     req.resume();
-    return message(404, 'Not Found');
+    return message(...answers.noRoute);
   }
   const { routeKey } = matched.route;
   const requestBytes = await requestBody(req);
   if (!requestBytes) return message(413, 'Request Entity Too Large', routeKey);
-  const event = toEvent(req, url, routeKey, requestBytes, requestId, options.apiId, matched.pathParameters);
+  const event = integration.eventOf(matched, requestBytes);
   if (Buffer.byteLength(JSON.stringify(event)) > Limits.LAMBDA_SYNC_PAYLOAD_BYTES) return message(413, 'Request Entity Too Large', routeKey);
-  let result: APIGatewayProxyStructuredResultV2;
+  let result: T;
   try {
     result = await matched.route.invoke(event);
   } catch (error) {
-    return error instanceof InvocationTimeoutError ? message(503, 'Service Unavailable', routeKey) : message(500, 'Internal Server Error', routeKey);
+    return message(...(error instanceof InvocationTimeoutError ? answers.timeout : answers.failure), routeKey);
   }
   const body = result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
-  reply(result.statusCode ?? 200, body, (result.headers ?? {}) as Record<string, string>, routeKey);
+  reply(result.statusCode ?? 200, body, integration.headersOf(result), routeKey);
 }
 
 /** The route API Gateway picks: the most specific match, `ANY` after the method's own, `$default` last. */
@@ -291,7 +326,8 @@ export function startRestApiGateway(options: RestApiGatewayOptions): Promise<Loc
 }
 
 async function serveRest(req: IncomingMessage, res: ServerResponse, options: RestApiGatewayOptions): Promise<void> {
-  const { url, method, requestId, reply, message } = responder(req, res, options, 'x-amzn-requestid');
+  const door = responder(req, res, options, 'x-amzn-requestid');
+  const { url, method, requestId, message } = door;
   const prefix = `/${options.stageName}`;
   // A path outside the stage names no deployed stage; inside it, no method answers with this token message.
   if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {
@@ -299,45 +335,42 @@ async function serveRest(req: IncomingMessage, res: ServerResponse, options: Res
     return message(403, 'Forbidden');
   }
   const path = url.pathname.slice(prefix.length) || '/';
-  const matched = matchRoute(options.routes, method, path);
-  if (!matched) {
-    req.resume();
-    return message(403, 'Missing Authentication Token');
-  }
-  const { routeKey } = matched.route;
-  const requestBytes = await requestBody(req);
-  if (!requestBytes) return message(413, 'Request Entity Too Large', routeKey);
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) (multiValueHeaders[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
-  const query: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) (query[name] ??= []).push(value);
-  const event = restApiEvent({
-    resource: routeKey.split(' ')[1],
-    method,
-    path,
-    stage: options.stageName,
-    multiValueHeaders,
-    query,
-    body: requestBytes,
-    binaryMediaTypes: options.binaryMediaTypes,
-    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-    requestId,
-    apiId: options.apiId,
-    pathParameters: matched.pathParameters,
+  await proxy(req, door, options.routes, path, REST_API_ANSWERS, {
+    eventOf: (matched, body) => {
+      const multiValueHeaders: Record<string, string[]> = {};
+      for (let i = 0; i < req.rawHeaders.length; i += 2) (multiValueHeaders[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
+      const query: Record<string, string[]> = {};
+      for (const [name, value] of url.searchParams) (query[name] ??= []).push(value);
+      return restApiEvent({
+        resource: matched.route.routeKey.split(' ')[1],
+        method,
+        path,
+        stage: options.stageName,
+        multiValueHeaders,
+        query,
+        body,
+        binaryMediaTypes: options.binaryMediaTypes,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        requestId,
+        apiId: options.apiId,
+        pathParameters: matched.pathParameters,
+      });
+    },
+    headersOf: (result: APIGatewayProxyStructuredResultV2 & { multiValueHeaders?: Record<string, readonly string[]> }) => {
+      // Values in multiValueHeaders win over the same name in headers, as API Gateway merges them.
+      const headers: Record<string, string> = { ...((result.headers ?? {}) as Record<string, string>) };
+      for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.join(', ');
+      return headers;
+    },
   });
-  if (Buffer.byteLength(JSON.stringify(event)) > Limits.LAMBDA_SYNC_PAYLOAD_BYTES) return message(413, 'Request Entity Too Large', routeKey);
-  let result: APIGatewayProxyStructuredResultV2 & { multiValueHeaders?: Record<string, readonly string[]> };
-  try {
-    result = await matched.route.invoke(event);
-  } catch (error) {
-    return error instanceof InvocationTimeoutError ? message(504, 'Endpoint request timed out', routeKey) : message(502, 'Internal server error', routeKey);
-  }
-  const body = result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
-  // Values in multiValueHeaders win over the same name in headers, as API Gateway merges them.
-  const headers: Record<string, string> = { ...((result.headers ?? {}) as Record<string, string>) };
-  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.join(', ');
-  reply(result.statusCode ?? 200, body, headers, routeKey);
 }
+
+/** A REST API: 403 for no method, 504 for a timeout, 502 for a failed integration. */
+const REST_API_ANSWERS: FrontDoorAnswers = {
+  noRoute: [403, 'Missing Authentication Token'],
+  timeout: [504, 'Endpoint request timed out'],
+  failure: [502, 'Internal server error'],
+};
 
 /** A request as a REST API front door sees it: header names as sent, every value of each. */
 export interface RestApiRequest {

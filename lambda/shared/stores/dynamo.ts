@@ -9,6 +9,35 @@ export const stringMap = (values: Record<string, string>): AttributeValue => ({
   M: Object.fromEntries(Object.entries(values).map(([name, value]) => [name, S(value)])),
 });
 
+/** The clauses, names and values of an update that writes a value held in one of several forms. */
+export interface FormReplacement {
+  /** `#f0 = :f0, …`, to join into a SET clause. */
+  readonly set: string;
+  /** `#r0, …`, to join into a REMOVE clause (never empty: a value takes fewer attributes than its forms have). */
+  readonly remove: string;
+  readonly names: Record<string, string>;
+  readonly values: Record<string, AttributeValue>;
+}
+
+/**
+ * Sets `attributes` and removes every other attribute of `forms` (the bytes, the bytes deflated,
+ * their encoding, a body store's reference), so that an item rewritten in one form keeps no
+ * stale attribute of another.
+ */
+export function replaceForms(attributes: Record<string, AttributeValue>, forms: readonly string[]): FormReplacement {
+  const set = Object.entries(attributes);
+  const removed = forms.filter((name) => !(name in attributes));
+  return {
+    set: set.map((_, i) => `#form${i} = :form${i}`).join(', '),
+    remove: removed.map((_, i) => `#stale${i}`).join(', '),
+    names: {
+      ...Object.fromEntries(set.map(([name], i) => [`#form${i}`, name])),
+      ...Object.fromEntries(removed.map((name, i) => [`#stale${i}`, name])),
+    },
+    values: Object.fromEntries(set.map(([, value], i) => [`:form${i}`, value])),
+  };
+}
+
 /** One of the sharded sparse indexes (pending rows, awaiting submissions): which, and its attributes. */
 export interface ShardedIndex {
   readonly tableName: string;

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { InboxAttr as A, DeliveryStatus, InboxItemKind, PendingIndex, SUBMISSION_PARTITION_PREFIX, SweepWatermark } from '../../../lib/contract';
 import { shardOf } from '../runtime/digest';
-import { N, pendingIndexOf, ReadBound, readShardedRange, S, ShardedEntry, stringMap } from './dynamo';
+import { N, pendingIndexOf, ReadBound, readShardedRange, replaceForms, S, ShardedEntry, stringMap } from './dynamo';
 import { isConditionalCheckFailed } from '../runtime/errors';
 import { inlineBodyAttributes, inlineBodyOf } from './inline-body';
 
@@ -243,21 +243,19 @@ export class DynamoDbInboxStore implements InboxStore {
   async quarantine(key: string, copy: QuarantinedCopy): Promise<void> {
     // The item is keyed by the copy's digest, so every repeat holds the same bytes; the body
     // attributes of another form (a copy kept before `deflated` existed) are removed.
-    const body = Object.entries(bodyAttributes(copy));
-    const stale = BODY_ATTRIBUTES.filter((name) => !body.some(([set]) => set === name));
+    const body = replaceForms(bodyAttributes(copy), BODY_ATTRIBUTES);
     await this.client.send(
       new UpdateItemCommand({
         TableName: this.tableName,
         Key: this.itemKey(key, `${InboxItemKind.QUARANTINE_PREFIX}${copy.digest}`),
         UpdateExpression:
-          `SET #provider = :provider, #digest = :digest, ${body.map((_, i) => `#body${i} = :body${i}`).join(', ')}, #meta = :meta, ` +
+          `SET #provider = :provider, #digest = :digest, ${body.set}, #meta = :meta, ` +
           '#receivedAt = if_not_exists(#receivedAt, :receivedAt), #lastSeen = :receivedAt, #expiresAt = :expiresAt ' +
-          `REMOVE ${stale.map((_, i) => `#stale${i}`).join(', ')} ADD #count :one`,
+          `REMOVE ${body.remove} ADD #count :one`,
         ExpressionAttributeNames: {
           '#provider': A.PROVIDER,
           '#digest': A.DIGEST,
-          ...Object.fromEntries(body.map(([name], i) => [`#body${i}`, name])),
-          ...Object.fromEntries(stale.map((name, i) => [`#stale${i}`, name])),
+          ...body.names,
           '#meta': A.META,
           '#receivedAt': A.RECEIVED_AT,
           '#expiresAt': A.EXPIRES_AT,
@@ -267,7 +265,7 @@ export class DynamoDbInboxStore implements InboxStore {
         ExpressionAttributeValues: {
           ':provider': S(copy.provider),
           ':digest': S(copy.digest),
-          ...Object.fromEntries(body.map(([, value], i) => [`:body${i}`, value])),
+          ...body.values,
           ':meta': stringMap(copy.meta),
           ':receivedAt': N(copy.receivedAt),
           ':expiresAt': N(copy.expiresAt),
@@ -512,10 +510,11 @@ export class DynamoDbInboxStore implements InboxStore {
       const states = await this.pendingStates(chunk.map((entry) => entry.key));
       for (const entry of chunk) {
         const state = states.get(entry.key);
-        if (state === UNREAD || (stranded.length === limit && isStranded(state, entry))) {
+        const owed = state !== UNREAD && isStranded(state, entry);
+        if (state === UNREAD || (owed && stranded.length === limit)) {
           return { stranded, watermark, examinedBefore: Math.min(entry.sort, read.readBefore) };
         }
-        if (isStranded(state, entry)) stranded.push(entry);
+        if (owed) stranded.push(entry);
       }
     }
     return { stranded, watermark, examinedBefore: read.readBefore };
@@ -623,11 +622,13 @@ function isStranded(state: PendingState | undefined, entry: ShardedEntry): boole
   return state.pendingSince === undefined || state.pendingSince <= entry.sort;
 }
 
+/** What completion removes from a claimed row: its lease and a previous attempt's error. */
+const REMOVED_AT_COMPLETION: ReadonlySet<string> = new Set([A.LEASE_OWNER, A.LEASE_UNTIL, A.LAST_ERROR]);
+
 /** A claimed row as `complete` leaves it: PROCESSED with its outcome, its pending-index entry kept, no lease, no error. */
 function completedItem(claimed: Record<string, AttributeValue>, outcome: string, now: number): Record<string, AttributeValue> {
-  const removed = new Set<string>([A.LEASE_OWNER, A.LEASE_UNTIL, A.LAST_ERROR]);
   return {
-    ...Object.fromEntries(Object.entries(claimed).filter(([name]) => !removed.has(name))),
+    ...Object.fromEntries(Object.entries(claimed).filter(([name]) => !REMOVED_AT_COMPLETION.has(name))),
     [A.STATUS]: S(DeliveryStatus.PROCESSED),
     [A.PROCESSED_AT]: N(now),
     [A.OUTCOME]: S(outcome),

@@ -1,7 +1,7 @@
 import { AttributeValue, DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { ResultAttr as R } from '../../../lib/contract';
 import { JobObservation } from '../providers/adapter';
-import { N, S } from './dynamo';
+import { N, replaceForms, S } from './dynamo';
 import { sha256Hex } from '../runtime/digest';
 import { isConditionalCheckFailed } from '../runtime/errors';
 import { winnerOrder } from '../winner-order';
@@ -66,10 +66,8 @@ export class DynamoDbResultsStore implements ResultsStore {
 
   async offer({ provider, eventKey, observation, responseRef, now }: ResultOffer): Promise<OfferResult> {
     const key = { [R.PK]: S(resultKey(provider, observation.jobKey)) };
-    const response = responseAttributes(observation.response, responseRef);
     // A new winner's result replaces the old one's in whichever form that one took.
-    const removed = [R.RESPONSE, R.RESPONSE_ENCODING, R.RESPONSE_REF].filter((name) => !(name in response));
-    const set = Object.keys(response);
+    const response = replaceForms(responseAttributes(observation.response, responseRef), [R.RESPONSE, R.RESPONSE_ENCODING, R.RESPONSE_REF]);
     try {
       const out = await this.client.send(
         new UpdateItemCommand({
@@ -77,8 +75,8 @@ export class DynamoDbResultsStore implements ResultsStore {
           Key: key,
           UpdateExpression:
             'SET #provider = :provider, #jobKey = :jobKey, #taskId = :taskId, #eventKey = :eventKey, #status = :status, ' +
-            `#createdAt = :createdAt, #order = :order, ${set.map((_, i) => `#set${i} = :set${i}`).join(', ')}, #updatedAt = :now ` +
-            `REMOVE ${removed.map((_, i) => `#removed${i}`).join(', ')} ADD #version :one`,
+            `#createdAt = :createdAt, #order = :order, ${response.set}, #updatedAt = :now ` +
+            `REMOVE ${response.remove} ADD #version :one`,
           // Equal order means the same observation again (a retry): nothing changes.
           ConditionExpression: 'attribute_not_exists(#order) OR #order < :order',
           ExpressionAttributeNames: {
@@ -89,8 +87,7 @@ export class DynamoDbResultsStore implements ResultsStore {
             '#status': R.STATUS,
             '#createdAt': R.CREATED_AT,
             '#order': R.WINNER_ORDER,
-            ...Object.fromEntries(set.map((name, i) => [`#set${i}`, name])),
-            ...Object.fromEntries(removed.map((name, i) => [`#removed${i}`, name])),
+            ...response.names,
             '#updatedAt': R.UPDATED_AT,
             '#version': R.VERSION,
           },
@@ -102,7 +99,7 @@ export class DynamoDbResultsStore implements ResultsStore {
             ':status': S(observation.status),
             ':createdAt': S(observation.createdAt),
             ':order': S(winnerOrder(observation)),
-            ...Object.fromEntries(set.map((name, i) => [`:set${i}`, response[name]])),
+            ...response.values,
             ':now': N(now),
             ':one': N(1),
           },
