@@ -154,6 +154,18 @@ export const Defaults = {
   SNS_REQUEST_TIMEOUT_MS: 5_000,
   /** The largest signing certificate fetched (SNS's are about 2 KB of PEM). */
   SNS_CERTIFICATE_MAX_BYTES: 16 * 1024,
+  /**
+   * How long a certificate URL that could not be fetched is answered from memory (503) before it
+   * is fetched again: shorter than the 20 s SNS's default delivery policy waits between retries,
+   * so each retry of a real message gets a fresh fetch.
+   */
+  SNS_CERTIFICATE_FAILURE_CACHE_MS: 10_000,
+  /**
+   * The most certificate fetches one verifier environment starts in a minute: SNS serves a
+   * handful of certificates, and an unauthenticated sender may name any number of well-formed
+   * URLs that are not one of them.
+   */
+  SNS_CERTIFICATE_FETCHES_PER_MINUTE: 20,
   /** Results a batch API lists per page (the `limit` of one results request). */
   BATCH_RESULTS_PAGE_SIZE: 100,
   /** The most result pages of one batch a reconciler run reads, so one large batch never holds up the rest. */

@@ -7,7 +7,7 @@
  */
 import { createServer, Server } from 'node:https';
 import { AddressInfo } from 'node:net';
-import { KeyObject, randomUUID, sign, webcrypto } from 'node:crypto';
+import { createHash, KeyObject, randomUUID, sign, webcrypto } from 'node:crypto';
 // @peculiar/x509 resolves its parts through decorators' metadata: the polyfill comes first.
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
@@ -119,8 +119,12 @@ export interface SnsMessageOptions {
   readonly signatureVersion?: '1' | '2';
 }
 
-/** The path the signing certificate is served under, as SNS names its own. */
-export const SIGNING_CERTIFICATE_PATH = '/SimpleNotificationService-local-twin.pem';
+/**
+ * The path the signing certificate is served under, shaped as SNS names its own
+ * (`/SimpleNotificationService-<32 hex digits>.pem`, the only shape the verifier fetches); the
+ * digits are a digest of the stand-in's name, not one of Amazon's.
+ */
+export const SIGNING_CERTIFICATE_PATH = `/SimpleNotificationService-${createHash('sha256').update('webhook-inbox local SNS stand-in').digest('hex').slice(0, 32)}.pem`;
 
 /** A message of `type` as SNS would post it for the topic, signed by the stand-in's key (the authority's, or one read from the twin's ready line). */
 export function snsMessage(authority: Pick<LocalSnsAuthority, 'signingKey'>, options: SnsMessageOptions): SnsMessageFields {
@@ -166,6 +170,8 @@ export interface LocalSnsHost {
   readonly confirmations: readonly { readonly topicArn: string; readonly token: string }[];
   /** How many times the signing certificate was fetched. */
   certificateFetches(): number;
+  /** How many requests of any kind, to any path, the host received. */
+  requests(): number;
   close(): Promise<void>;
 }
 
@@ -173,7 +179,9 @@ export interface LocalSnsHost {
 export async function startLocalSnsHost(authority: LocalSnsAuthority, port = 0): Promise<LocalSnsHost> {
   const confirmations: { topicArn: string; token: string }[] = [];
   let fetches = 0;
+  let requests = 0;
   const server: Server = createServer({ cert: authority.serverCertificatePem, key: authority.serverKeyPem }, (request, response) => {
+    requests += 1;
     const url = new URL(request.url ?? '/', 'https://127.0.0.1');
     if (request.method === 'GET' && url.pathname === SIGNING_CERTIFICATE_PATH) {
       fetches += 1;
@@ -201,6 +209,7 @@ export async function startLocalSnsHost(authority: LocalSnsAuthority, port = 0):
     origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
     confirmations,
     certificateFetches: () => fetches,
+    requests: () => requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -6,15 +6,16 @@
  * types, with and without a Subject, unicode and long messages (SNS's limit is 256 KiB; some go to
  * the body store). A plan then mutates one: a flipped byte in a signed field, two signed fields
  * swapped, another signature, another SignatureVersion, a field dropped, another topic (signed by
- * SNS all the same), a certificate URL elsewhere, a SubscribeURL elsewhere (re-signed), raw message
+ * SNS all the same), a certificate URL elsewhere or of another shape, a SubscribeURL elsewhere (re-signed), raw message
  * delivery, or only a reformatting of the JSON (still authentic).
  *
  * The rules, as SNS documents them and stated here on their own:
  * - a message is authentic only with SNS's signature of its signed fields (a notification's
  *   `Message`, `MessageId`, `Subject` when present, `Timestamp`, `TopicArn`, `Type`; a
  *   confirmation's `Message`, `MessageId`, `SubscribeURL`, `Timestamp`, `Token`, `TopicArn`,
- *   `Type`), verified with the certificate at `SigningCertURL`, which must be on SNS's host; the
- *   other fields and the JSON's layout are not signed;
+ *   `Type`), verified with the certificate at `SigningCertURL`, which must be on SNS's host and
+ *   named as SNS names its certificates (`/SimpleNotificationService-<lower-case hex>.pem`, no
+ *   query, no fragment), or it is never fetched; the other fields and the JSON's layout are not signed;
  * - SNS signs every topic's messages: one of a topic not served is refused;
  * - fresh for 3,900 s past (SNS retries for an hour) and 300 s ahead;
  * - a notification or unsubscribe confirmation is stored under its `MessageId`: the first is
@@ -115,7 +116,7 @@ const mutationArb: fc.Arbitrary<SnsMutation> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('version' as const), to: fc.constantFrom('1', '2', '3', '', 'v2', ' 2') }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), field: fc.nat(EVERY_FIELD.length - 1) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'foreign-topic' as const }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('certificate-url' as const), variant: fc.nat(7) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('certificate-url' as const), variant: fc.nat(10) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('subscribe-url' as const), variant: fc.nat(4) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'raw-delivery' as const }) },
 );
@@ -252,7 +253,7 @@ export class SnsFuzzBench {
       { ...base, mutation: { kind: 'version', to: '1' } },
       { ...base, mutation: { kind: 'drop', field: EVERY_FIELD.indexOf('Signature') } },
       { ...base, mutation: { kind: 'foreign-topic' } },
-      ...Array.from({ length: 8 }, (_, variant): SnsFuzzPlan => ({ ...base, mutation: { kind: 'certificate-url', variant } })),
+      ...Array.from({ length: 11 }, (_, variant): SnsFuzzPlan => ({ ...base, mutation: { kind: 'certificate-url', variant } })),
       ...Array.from({ length: 5 }, (_, variant): SnsFuzzPlan => ({ ...base, type: 'SubscriptionConfirmation', mutation: { kind: 'subscribe-url', variant } })),
       { ...base, type: 'UnsubscribeConfirmation', intactFirst: true, mutation: { kind: 'subscribe-url', variant: 0 } },
       { ...base, mutation: { kind: 'raw-delivery' } },
@@ -428,10 +429,17 @@ export class SnsFuzzBench {
           `${origin}${path.replace('.pem', '.txt')}`,
           `https://sns.us-east-1.amazonaws.com${path}`,
           'not a URL',
+          // SNS's host, but not how SNS names a certificate: never fetched.
+          `${origin}${path}?x=1`,
+          `${origin}${path}#x`,
+          `${origin}/SimpleNotificationService-missing.pem`,
         ];
         if (mutation.variant < elsewhere.length) return refused({ ...fields, SigningCertURL: elsewhere[mutation.variant] }, 'SigningCertURL');
-        // On SNS's host, where no certificate is: not fetched, so the delivery is answered for SNS to retry.
-        return { ...refused({ ...fields, SigningCertURL: `${origin}/SimpleNotificationService-missing.pem` }), expect: { kind: 'status', status: 503 } };
+        // On SNS's host and named as SNS names them, but no certificate is there: not fetched, so the delivery is answered for SNS to retry.
+        return {
+          ...refused({ ...fields, SigningCertURL: `${origin}/SimpleNotificationService-${'0'.repeat(32)}.pem` }),
+          expect: { kind: 'status', status: 503 },
+        };
       }
       case 'subscribe-url': {
         const { origin } = this.host;

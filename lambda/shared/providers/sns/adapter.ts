@@ -11,8 +11,8 @@ const KEPT_HEADERS = [SnsHeaders.MESSAGE_TYPE, SnsHeaders.TOPIC_ARN, SnsHeaders.
 
 /**
  * Amazon SNS HTTP/S subscriptions: the JSON message is signed (SignatureVersion 1: SHA1withRSA,
- * 2: SHA256withRSA) with the key of the certificate at its `SigningCertURL`, which must be on
- * SNS's host of the topic's region and partition. A signature proves that SNS sent the message,
+ * 2: SHA256withRSA) with the key of the certificate at its `SigningCertURL`, which must be a
+ * certificate as SNS names them on SNS's host of the topic's region and partition. A signature proves that SNS sent the message,
  * not whose topic it is: only the configured topics are served. A notification is stored under
  * its `MessageId`; a subscription confirmation is confirmed at its `SubscribeURL` (on the same
  * host) and never stored; an unsubscribe confirmation is stored like a notification, for the app
@@ -63,9 +63,9 @@ export function snsAdapter(config: ProviderRuntimeConfig, context: AdapterContex
       }
       const message = served(body);
       if ('ok' in message) return message;
-      return snsUrlProblem(message.SigningCertURL, originOf(message.TopicArn), (url) => url.pathname.endsWith('.pem'))
-        ? { ok: false, reason: 'bad_signature', detail: 'SigningCertURL is not a certificate on the SNS host of the topic' }
-        : { url: message.SigningCertURL };
+      return isCertificateUrl(message.SigningCertURL, originOf(message.TopicArn))
+        ? { url: message.SigningCertURL }
+        : { ok: false, reason: 'bad_signature', detail: 'SigningCertURL is not a certificate on the SNS host of the topic' };
     },
   };
 }
@@ -78,6 +78,18 @@ function admitMessage(message: SnsMessage, originOf: (topicArn: string) => strin
     return { kind: 'malformed', detail: 'SubscribeURL is not a ConfirmSubscription request to the SNS host of the topic' };
   }
   return { kind: 'handshake', answer: { status: 200, contentType: 'application/json', body: '{"result":"confirmed"}' }, confirmUrl };
+}
+
+/** The path SNS names its signing certificates by: `/SimpleNotificationService-` and lower-case hex digits (32 today), `.pem`. */
+const CERTIFICATE_PATH = /^\/SimpleNotificationService-[0-9a-f]{32,64}\.pem$/;
+
+/**
+ * Whether a `SigningCertURL` is a certificate as SNS names them, on `origin`, written as SNS writes
+ * it: compared as text, so no query, fragment, credentials, port or escape can make it another
+ * request. The verifier fetches what this lets through on behalf of an unauthenticated sender.
+ */
+function isCertificateUrl(text: string, origin: string): boolean {
+  return text.startsWith(`${origin}/`) && CERTIFICATE_PATH.test(text.slice(origin.length));
 }
 
 /** Whether a URL a message carries is not an https request to `origin` (no credentials, no other port) of the expected form. */

@@ -131,6 +131,68 @@ describe('a notification', () => {
     expect(host.certificateFetches()).toBe(before);
   });
 
+  test('naming a certificate URL of any shape but the one SNS names its certificates by is refused without a single request to the SNS host', async () => {
+    // SNS's shape, stated here: https://<SNS host>/SimpleNotificationService-<lower-case hex>.pem, nothing before or after.
+    const verify = verifier();
+    const offShape = [
+      `${host.origin}${SIGNING_CERTIFICATE_PATH}?x=1`,
+      `${host.origin}/x.pem?x=1`,
+      `${host.origin}${SIGNING_CERTIFICATE_PATH}?`,
+      `${host.origin}${SIGNING_CERTIFICATE_PATH}#fragment`,
+      `${host.origin}${SIGNING_CERTIFICATE_PATH}/`,
+      `${host.origin}/${SIGNING_CERTIFICATE_PATH}`,
+      `${host.origin}/certificates${SIGNING_CERTIFICATE_PATH}`,
+      `${host.origin}/SimpleNotificationService-local-twin.pem`,
+      `${host.origin}/SimpleNotificationService-${'a'.repeat(31)}.pem`,
+      `${host.origin}${SIGNING_CERTIFICATE_PATH.replace('.pem', '.PEM')}`,
+      `${host.origin}${SIGNING_CERTIFICATE_PATH.replace('Service-', 'Service-%30')}`,
+      `${host.origin}/simplenotificationservice-${'a'.repeat(32)}.pem`,
+    ];
+    const before = host.requests();
+    for (const url of offShape) {
+      const fields = { ...message(), SigningCertURL: url };
+      expect({ url, answer: answerOf(await verify(post(fields))) }).toMatchObject({
+        url,
+        answer: { statusCode: 400, result: 'bad_signature', detail: expect.stringContaining('SigningCertURL') },
+      });
+    }
+    expect(host.requests()).toBe(before);
+    expect(await h.inboxItems()).toEqual([]);
+  });
+
+  test('a certificate URL that cannot be fetched is fetched again only after a pause, and at most 20 fetches start in a minute', async () => {
+    // The rule, stated here: a failed URL is answered 503 from memory for 10 s; at most 20 fetches start per minute.
+    const verify = verifier();
+    h.clock.set(Math.ceil(h.clock.now() / 60_000) * 60_000);
+    const missing = (digit: string) => `${host.origin}/SimpleNotificationService-${digit.repeat(32)}.pem`;
+    const before = host.requests();
+    for (let i = 0; i < 5; i++) {
+      expect(answerOf(await verify(post({ ...message(), SigningCertURL: missing('0') })))).toMatchObject({
+        statusCode: 503,
+        result: 'certificate_unavailable',
+      });
+    }
+    expect(host.requests()).toBe(before + 1);
+    h.clock.advance(10_000);
+    expect(answerOf(await verify(post({ ...message(), SigningCertURL: missing('0') })))).toMatchObject({ statusCode: 503 });
+    expect(host.requests()).toBe(before + 2);
+
+    // Many well-shaped URLs SNS does not serve, one after the other: 20 fetches this minute, not one more.
+    const names = [...'123456789abcdef'].flatMap((first) => [...'0123456789'].map((second) => `${first}${second}`)).slice(0, 30);
+    for (const name of names) {
+      const url = `${host.origin}/SimpleNotificationService-${name.repeat(16)}.pem`;
+      expect(answerOf(await verify(post({ ...message(), SigningCertURL: url })))).toMatchObject({ statusCode: 503 });
+    }
+    expect(host.requests()).toBe(before + 20);
+    // The real certificate is not fetched either until the next minute; then it is, and the message accepted.
+    const genuine = message();
+    expect(answerOf(await verify(post(genuine)))).toMatchObject({ statusCode: 503, result: 'certificate_unavailable' });
+    expect(host.requests()).toBe(before + 20);
+    h.clock.advance(60_000);
+    expect(answerOf(await verify(post(genuine)))).toEqual({ statusCode: 202, result: 'accepted' });
+    expect(host.requests()).toBe(before + 21);
+  });
+
   test('is fetched once per certificate URL, however many messages it signs', async () => {
     const verify = verifier();
     const before = host.certificateFetches();
