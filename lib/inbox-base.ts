@@ -188,6 +188,9 @@ export interface IWebhookInbox extends IConstruct {
   /** Deliveries refused for a body over `maxBodySize`. @default - sum over 5 minutes */
   metricTooLarge(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
+  /** Verified deliveries refused for a body nested deeper than 512 levels (400 `body_too_deep`). @default - sum over 5 minutes */
+  metricBodyTooDeep(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
   /** Deliveries answered 5xx because the signing secret could not be read. @default - sum over 5 minutes */
   metricSecretUnavailable(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
@@ -529,6 +532,11 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
   /** Deliveries refused for a body over `maxBodySize`. @default - sum over 5 minutes */
   public metricTooLarge(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.TOO_LARGE, props);
+  }
+
+  /** Verified deliveries refused for a body nested deeper than 512 levels (400 `body_too_deep`). @default - sum over 5 minutes */
+  public metricBodyTooDeep(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.BODY_TOO_DEEP, props);
   }
 
   /** Deliveries answered 5xx because the signing secret could not be read. @default - sum over 5 minutes */

@@ -46,6 +46,7 @@ const METRIC_OF: Readonly<Record<Reason, string | undefined>> = {
   bad_signature: MetricName.BAD_SIGNATURE,
   stale_timestamp: MetricName.STALE_TIMESTAMP,
   malformed: MetricName.MALFORMED,
+  body_too_deep: MetricName.BODY_TOO_DEEP,
   too_large: MetricName.TOO_LARGE,
   store_error: MetricName.STORE_ERROR,
   secret_unavailable: MetricName.SECRET_UNAVAILABLE,
@@ -71,6 +72,7 @@ const DEDUPE_OF: Readonly<Record<Reason, (typeof DedupeResult)[keyof typeof Dedu
   bad_signature: DedupeResult.NOT_STORED,
   stale_timestamp: DedupeResult.NOT_STORED,
   malformed: DedupeResult.NOT_STORED,
+  body_too_deep: DedupeResult.NOT_STORED,
   too_large: DedupeResult.NOT_STORED,
   secret_unavailable: DedupeResult.NOT_STORED,
   certificate_unavailable: DedupeResult.NOT_STORED,
@@ -247,6 +249,7 @@ async function admitVerified(adapter: ProviderAdapter, request: InboundRequest, 
   if (admission.kind === 'test') return { reason: 'test' };
   if (admission.kind === 'not_final') return { reason: 'not_final' };
   if (admission.kind === 'malformed') return { reason: 'malformed', detail: admission.detail };
+  if (admission.kind === 'too_deep') return { reason: 'body_too_deep', detail: admission.detail };
 
   const stored = await store(adapter, request, admission, verdict, deps);
   // The answer a provider requires to a stored event (Discord's deferred interaction response), whatever the row's outcome.

@@ -35,6 +35,14 @@ export const Limits = {
    * attributes (keys, meta, lease, outcome) need room beside the body.
    */
   INLINE_BODY_BYTES: 350 * 1024,
+  /**
+   * How deep a body may nest JSON arrays and objects. EventBridge's PutEvents processes JSON nested
+   * at most 1,000 levels deep, and an effect holds its content a level or two below the event; Node's
+   * JSON.stringify, which serializes every effect, overflows the stack past about 4,180 levels on
+   * a default stack (JSON.parse does not recurse). 512 leaves both a wide margin, and a consumer's
+   * own parser too (Jackson and Python stop near 1,000). Measured figures: docs/DESIGN.md.
+   */
+  MAX_JSON_DEPTH: 512,
   /** The longest generated inbox name (the `Inbox` metric dimension, log lines). */
   INBOX_NAME_LENGTH: 64,
   /** `maxReceiveCount`: SQS's redrive policy accepts 1 to 1,000. */

@@ -27,6 +27,8 @@ export const MetricName = {
   AUTHENTICATION_FAILED: 'AuthenticationFailed',
   STALE_TIMESTAMP: 'StaleTimestamp',
   MALFORMED: 'Malformed',
+  /** Verified deliveries refused because their body nests JSON deeper than `Limits.MAX_JSON_DEPTH` levels (400 `body_too_deep`). */
+  BODY_TOO_DEEP: 'BodyTooDeep',
   TOO_LARGE: 'TooLarge',
   STORE_ERROR: 'StoreError',
   SECRET_UNAVAILABLE: 'SecretUnavailable',

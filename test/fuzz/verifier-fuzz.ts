@@ -21,6 +21,9 @@
  *   signed delivery) the exact reason, and for a stored one the exact inbox key, are checked;
  * - a provider's own answer (Discord's interaction responses, Slack's and Zoom's URL checks) is
  *   exactly the one it documents, and only ever given to an authentic request;
+ * - an authentic, fresh body that nests JSON arrays and objects deeper than 512 levels is refused
+ *   400 body_too_deep, whatever the preset and whatever the body says (nothing is admitted that
+ *   could not be processed); depths up to what the body limit holds are generated;
  * - no log line carries a body, a secret or a signature (the fixture's capture, expectLogsClean).
  * After a run, `audit()` checks the real table and queue: the inbox holds exactly the rows of the
  * invocations answered accepted (one delivery row each) and quarantined (one quarantine item per
@@ -46,6 +49,32 @@ import { HeaderMap, hmacText, oddJson, signedContent, stripeSecret, textSecret, 
 
 export const MAX_BODY_BYTES = Defaults.MAX_BODY_BYTES;
 export const INLINE_BODY_BYTES = Defaults.INLINE_BODY_BYTES;
+/**
+ * The deepest a body may nest JSON arrays and objects (docs/DESIGN.md): stated here, not imported
+ * from the verifier's limits, so that a change there shows up as a failure here.
+ */
+const MAX_JSON_DEPTH = 512;
+/** The deepest array a body within the limit holds (`[` and `]` per level, one value inside); nested objects need three times the room. */
+const DEEPEST_ARRAY = Math.floor((MAX_BODY_BYTES - 1) / 2);
+/** The deepest member a payload within the limit holds, its other members beside it. */
+const DEEPEST_MEMBER = Math.floor(MAX_BODY_BYTES / 2) - 4096;
+
+/**
+ * How deep the bytes nest JSON arrays and objects, their own strings left out (read as latin1, so
+ * every byte stays one character; an unterminated string runs to the end). A regular expression
+ * blanks the strings, then a count of the brackets that are left; never a parse, which would
+ * refuse the bodies that do not parse.
+ */
+function nestingDepth(bytes: Buffer): number {
+  const structure = bytes.toString('latin1').replace(/"(?:[^"\\]|\\[\s\S]?)*(?:"|$)/g, '');
+  let depth = 0;
+  let deepest = 0;
+  for (const char of structure) {
+    if (char === '[' || char === '{') deepest = Math.max(deepest, ++depth);
+    else if ((char === ']' || char === '}') && depth > 0) depth--;
+  }
+  return deepest;
+}
 const BILLING_CYCLE = '2026-09';
 /** The longest billing cycle the edge takes: 64 bytes in UTF-8. */
 const LONGEST_CYCLE = 'é'.repeat(32);
@@ -1194,10 +1223,13 @@ const bodyArb: fc.Arbitrary<BodyPlan> = fc.oneof(
         'nan',
         'proto-key',
       ),
+      // A member nested `depth` deep inside the body's object: around the nesting limit, and as deep as the body limit holds.
       depth: fc.oneof(
         { weight: 8, arbitrary: fc.integer({ min: 1, max: 64 }) },
         { weight: 2, arbitrary: fc.constant(1_000) },
+        { weight: 2, arbitrary: fc.constantFrom(MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH) },
         { weight: 1, arbitrary: fc.constant(20_000) },
+        { weight: 1, arbitrary: fc.constant(DEEPEST_MEMBER) },
       ),
     }),
   },
@@ -1221,7 +1253,11 @@ const bodyArb: fc.Arbitrary<BodyPlan> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({
       kind: fc.constant('deep' as const),
-      depth: fc.oneof({ weight: 30, arbitrary: fc.constantFrom(10, 1_000) }, { weight: 1, arbitrary: fc.constant(100_000) }),
+      depth: fc.oneof(
+        { weight: 30, arbitrary: fc.constantFrom(10, 1_000) },
+        { weight: 10, arbitrary: fc.constantFrom(MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1) },
+        { weight: 1, arbitrary: fc.constantFrom(100_000, DEEPEST_ARRAY) },
+      ),
       open: fc.constantFrom<'[' | '{"a":'>('[', '{"a":'),
     }),
   },
@@ -1482,8 +1518,9 @@ export function deliveryPlan(preset: PresetName, overrides: Partial<DeliveryPlan
 
 /**
  * Cases every run starts with, whatever the seed: the size limits (6 MB: the last byte accepted
- * into S3, the first one refused, plain and base64-encoded; the inline limit), which generated
- * cases reach only rarely because they are slow.
+ * into S3, the first one refused, plain and base64-encoded; the inline limit) and the nesting limit
+ * (512 levels, 513, and an array as deep as 6 MB holds), which generated cases reach only rarely
+ * because they are slow.
  */
 export const BOUNDARY_PLANS: readonly FuzzPlan[] = [
   ...[MAX_BODY_BYTES - 1, MAX_BODY_BYTES, MAX_BODY_BYTES + 1].flatMap((size) =>
@@ -1492,6 +1529,9 @@ export const BOUNDARY_PLANS: readonly FuzzPlan[] = [
   deliveryPlan('stripe', { body: { kind: 'size', size: MAX_BODY_BYTES }, signing: 'wrong-secret' }),
   deliveryPlan('github', { body: { kind: 'size', size: MAX_BODY_BYTES + 1 }, path: 'upper' }),
   ...[INLINE_BODY_BYTES, INLINE_BODY_BYTES + 1].map((size) => deliveryPlan('slack', { body: { kind: 'size', size }, followUp: 'altered' })),
+  // The nesting limit: a member nested so the body is 512 levels deep, then 513; the deepest array the body limit holds.
+  ...[MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH].map((depth) => deliveryPlan('echonova', { body: { kind: 'edit', edit: 'deep', depth } })),
+  deliveryPlan('answerline', { body: { kind: 'deep', depth: DEEPEST_ARRAY, open: '[' } }),
 ];
 
 /**
@@ -1511,6 +1551,10 @@ export const BOUNDARY_PLANS: readonly FuzzPlan[] = [
  * an Answerline task that is not final is acknowledged and not stored.
  */
 export const REGRESSION_PLANS: readonly FuzzPlan[] = [
+  // An Echonova job.completed with an array nested 6,000 deep was acknowledged (202), and its
+  // effect then overflowed the stack on every attempt: a winner stored, its effect never sent.
+  // Fixed in lambda/shared/providers/adapter.ts: a body nested deeper than 512 levels is refused.
+  deliveryPlan('echonova', { body: { kind: 'edit', edit: 'deep', depth: 6_000 } }),
   // An event id with U+FFFF / U+FFFE: SQS refused the work message, so the accepted row was never
   // enqueued. Fixed in lambda/shared/stores/work-queue.ts: non-ASCII is escaped in the message.
   deliveryPlan('openai', { id: { kind: 'unicode', suffix: '\uffff' } }),
@@ -2185,6 +2229,7 @@ export class FuzzBench {
       tsText,
       offset: plan.timestamp.kind === 'offset' ? plan.timestamp.seconds + laterSeconds : undefined,
       id: draft.id,
+      nesting: () => nestingDepth(received),
     });
     const jobBody = plan.preset === 'echonova' && ECHONOVA_JOB_STYLES[style] !== undefined && validId(draft.id, 512) && received.equals(signed);
     const jobKey = jobBody && admission.kind !== 'unknown' ? deliveryKey(plan.preset, composite(draft.id as string, 'job')) : undefined;
@@ -2206,6 +2251,8 @@ export class FuzzBench {
     tsText: string;
     offset?: number;
     id: unknown;
+    /** How deep the received body nests (computed only when asked: it reads the whole body). */
+    nesting: () => number;
   }): Expectation {
     const reason = (r: Reason): Expectation => ({ kind: 'reason', reason: r });
     // A path no provider is served at is answered 404 whatever the body's size.
@@ -2237,6 +2284,8 @@ export class FuzzBench {
     if (!c.authentic) return textual ? { kind: 'reject' } : reason('bad_signature');
     if (textual) return { kind: 'any' };
     if (timed && (c.offset! < -TOLERANCE_SECONDS || c.offset! > TOLERANCE_SECONDS)) return reason('stale_timestamp');
+    // Authentic and fresh, but nested too deep to be processed: refused before anything reads it.
+    if (c.nesting() > MAX_JSON_DEPTH) return reason('body_too_deep');
 
     switch (c.admission.kind) {
       case 'test':
@@ -2413,6 +2462,7 @@ function bodyTimestampExpectation(admission: Admission, tsText: string, offset: 
 function namesSomething(reason: Reason, detail: string | undefined): boolean {
   if (!detail) return false;
   if (reason === 'too_large') return detail.includes(String(MAX_BODY_BYTES));
+  if (reason === 'body_too_deep') return detail.includes(`${MAX_JSON_DEPTH} levels`);
   if (reason === 'unknown_provider') return /\bpath\b/.test(detail);
   const header = /^header ([a-z0-9-]+)\b/.exec(detail);
   if (header) return KNOWN_HEADERS.has(header[1]);

@@ -40,6 +40,7 @@ test(
       'unknown_provider',
       'too_large',
       'malformed',
+      'body_too_deep',
       'bad_signature',
       'stale_timestamp',
       'test',

@@ -515,6 +515,7 @@ describe('metric methods', () => {
     ['metricStaleTimestamps', MetricName.STALE_TIMESTAMP, 'Sum'],
     ['metricMalformed', MetricName.MALFORMED, 'Sum'],
     ['metricTooLarge', MetricName.TOO_LARGE, 'Sum'],
+    ['metricBodyTooDeep', MetricName.BODY_TOO_DEEP, 'Sum'],
     ['metricSecretUnavailable', MetricName.SECRET_UNAVAILABLE, 'Sum'],
     ['metricEnqueueFailures', MetricName.ENQUEUE_FAILED, 'Sum'],
     ['metricWinnerChanged', MetricName.WINNER_CHANGED, 'Sum'],

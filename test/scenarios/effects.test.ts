@@ -33,6 +33,8 @@ import { RecordedEvent } from '../../local/eventbridge-stand-in';
 import { createBodyBucket } from '../../local/provision';
 import { echonovaHeaders, HeaderMap, stripeHeaders, stripeSecret, textSecret } from '../support/senders';
 import { waitFor } from '../support/template-twin-process';
+import { createClients, destroyClients } from '../../cli/clients';
+import { redrive } from '../../cli/commands/redrive';
 
 const MAX_RECEIVE_COUNT = 3;
 const QUEUE = { visibilityTimeoutSeconds: 1, maxReceiveCount: MAX_RECEIVE_COUNT };
@@ -379,6 +381,59 @@ describe('the user’s own processing function', () => {
     expect(h.capture.metric(MetricName.EFFECT_FAILURES, PROVIDER)).toBe(MAX_RECEIVE_COUNT);
     expect(h.capture.metric(MetricName.DEAD_LETTERED, PROVIDER)).toBe(1);
     expect(h.capture.metric(MetricName.EFFECTS_DISPATCHED, PROVIDER)).toBe(0);
+  });
+});
+
+describe('a decided winner whose effect never went out', () => {
+  test('is sent by a redrive: an Echonova job.completed nested 6,000 deep, stored before the edge refused such bodies, decided on its first attempt, its attempts spent without an effect', async () => {
+    const config = await h.addProvider('echonova', AdapterKind.ECHONOVA, textSecret());
+    const jobId = `job_${randomUUID()}`;
+    const body = `{"jobId":"${jobId}","status":"completed","createdAt":"2026-09-18T10:00:00.000Z","transcript":${'['.repeat(6_000)}${']'.repeat(6_000)}}`;
+    h.markSensitive(body);
+    // The row as a verifier that acknowledged the delivery wrote it (the edge now answers it 400 body_too_deep).
+    const key = `echonova#${jobId}:job`;
+    const bytes = Buffer.from(body, 'utf8');
+    const receivedAt = h.clock.now();
+    const meta = { 'x-webhook-event': 'job.completed', 'x-webhook-timestamp': String(h.clock.seconds) };
+    await h.inbox.insert({
+      provider: 'echonova',
+      eventId: `${jobId}:job`,
+      body: bytes,
+      digest: sha256Hex(bytes),
+      receivedAt,
+      meta,
+      expiresAt: h.clock.seconds + 86_400,
+    });
+    await h.queue.enqueue([key]);
+
+    // Every attempt decides the winner and sends nothing (the processing function fails), until the row is DEAD.
+    const { sink: failing } = h.functionSink(fx, () => {
+      throw Object.assign(new Error('downstream down'), { name: 'DownstreamUnavailable' });
+    });
+    const failingProcessor = processor({ providers: [config], effects: h.effects(failing) });
+    await h.pollUntil(failingProcessor, async () => (await h.row(key))?.status === 'DEAD');
+    expect(await h.result(jobId, 'echonova')).toMatchObject({ taskId: jobId, version: 1 });
+    expect(events()).toEqual([]);
+
+    // The operator's redrive (the ops CLI's): the message back from the DLQ, the row revived.
+    const clients = createClients();
+    try {
+      let moved = 0;
+      await h.pollUntil(failingProcessor, async () => (moved += (await redrive(clients, h.opsConfig(), { now: h.clock.now, waitTimeSeconds: 1 })).moved) > 0);
+      expect(moved).toBe(1);
+    } finally {
+      destroyClients(clients);
+    }
+    expect(await h.drain(processor({ providers: [config] }))).toEqual({ received: 1, failed: 0 });
+
+    // The stored decision stands and its effect goes out, the content too deep to re-serialize as its text.
+    expect(events()).toHaveLength(1);
+    expect(events()[0]).toMatchObject({
+      detailType: 'JobResultDecided',
+      detail: { eventKey: key, effectKey: jobKeyOf('echonova', jobId, jobId, 'COMPLETED'), resultVersion: 1, response: body },
+    });
+    expect(h.capture.logs('processed').at(-1)).toMatchObject({ offer: 'already_won' });
+    expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
   });
 });
 

@@ -278,6 +278,33 @@ export function presetContract(bench: PresetBench): void {
     });
   });
 
+  describe('nesting: what is admitted can be processed', () => {
+    // The rule, stated here: a body may nest JSON arrays and objects 512 levels deep (its own object
+    // the first level), whatever the provider; deeper, it is refused 400 body_too_deep naming the limit.
+    const LIMIT = 512;
+    /** The payload with one more member in front: arrays nested so the body is `depth` levels deep. */
+    const nestedBody = (depth: number) => {
+      const text = JSON.stringify(spec.payload('a deeply nested delivery'));
+      return Buffer.from(`{"nested":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)},${text.slice(1)}`, 'utf8');
+    };
+
+    test.each([6_000, LIMIT + 1])(
+      'a signed body %i levels deep is answered 400 body_too_deep naming the limit, counted, and nothing is stored',
+      async (depth) => {
+        const answer = await bench.deliver(nestedBody(depth));
+        expect(answer).toMatchObject({ statusCode: 400, result: 'body_too_deep', detail: expect.stringContaining(`${LIMIT} levels`) });
+        expect(bench.h.capture.metric(MetricName.BODY_TOO_DEEP, spec.name)).toBe(1);
+        await bench.h.expectNothingAdmitted();
+      },
+    );
+
+    test(`a signed body ${LIMIT} levels deep is stored`, async () => {
+      expect(await bench.deliver(nestedBody(LIMIT))).toMatchObject({ statusCode: storedStatus });
+      expect(bench.h.capture.metric(MetricName.BODY_TOO_DEEP, spec.name)).toBe(0);
+      expect(await bench.h.inboxItems()).toHaveLength(1);
+    });
+  });
+
   if (spec.timestampField) {
     const field = spec.timestampField;
     test.each([

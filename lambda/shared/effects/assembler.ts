@@ -1,8 +1,9 @@
-import { Defaults, EffectDetail, EffectEvent } from '../../../lib/contract';
+import { Defaults, EffectDetail, EffectEvent, Limits } from '../../../lib/contract';
 import { EventEffect, JobObservation } from '../providers/adapter';
 import { BodyStore, bodyObjectKey, resourceObjectKey, responseObjectKey } from '../stores/body-store';
 import { sha256Hex } from '../runtime/digest';
 import { ConfigurationError } from '../runtime/errors';
+import { nestsDeeperThan } from '../runtime/json-depth';
 import { StoredDelivery } from '../stores/inbox-store';
 import { winnerOrder } from '../winner-order';
 
@@ -191,8 +192,13 @@ export function effectContent(
   return content;
 }
 
-/** JSON text as its value; any other text as itself. */
+/**
+ * JSON text as its value; any other text as itself, and so JSON nested deeper than
+ * `Limits.MAX_JSON_DEPTH`, which the detail could not be serialized with (a row stored before the
+ * edge refused such bodies, a resource the provider's API returned).
+ */
 function parsedOrText(text: string): unknown {
+  if (nestsDeeperThan(text, Limits.MAX_JSON_DEPTH)) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -1,5 +1,6 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { Defaults, EffectDetail, EffectEvent, EVENT_TYPE_PATTERN, ProviderRuntimeConfig } from '../../../lib/contract';
+import { Defaults, EffectDetail, EffectEvent, EVENT_TYPE_PATTERN, Limits, ProviderRuntimeConfig } from '../../../lib/contract';
+import { nestsDeeperThan } from '../runtime/json-depth';
 import { HandshakeAnswer, Headers, RequestContext } from '../runtime/http';
 import { SecretStage, SecretVersion } from '../signatures/secrets';
 import { Rejection, SigningKey, Tolerance, Verdict } from '../signatures/signing-key';
@@ -48,7 +49,12 @@ export type Admission =
    * `detail` names the header.
    */
   | { readonly kind: 'anomaly'; readonly eventId: string; readonly detail: string }
-  | { readonly kind: 'malformed'; readonly detail: string };
+  | { readonly kind: 'malformed'; readonly detail: string }
+  /**
+   * A body nested deeper than `Limits.MAX_JSON_DEPTH`: refused before the adapter reads it, since
+   * nothing could carry it downstream (`detail` names the limit).
+   */
+  | { readonly kind: 'too_deep'; readonly detail: string };
 
 /** A final result that a stored delivery reports for one logical job. */
 export interface JobObservation {
@@ -191,7 +197,7 @@ export function buildAdapter(config: ProviderRuntimeConfig, parts: AdapterParts)
     previousSecretGraceSeconds: config.previousSecretGraceSeconds ?? Defaults.PREVIOUS_SECRET_GRACE_SECONDS,
     signingKeys: (versions) => versions.flatMap((version) => signingKey(version, parts.decodeKey)),
     verify: (headers, body, keys, nowSeconds, request) => parts.verify(headers, body, keys, nowSeconds, tolerance, request),
-    admit: config.authoritativeRead ? withResourceId(parts.admit, config.authoritativeRead.idJsonPath) : parts.admit,
+    admit: refusingDeepBodies(config.authoritativeRead ? withResourceId(parts.admit, config.authoritativeRead.idJsonPath) : parts.admit),
     ...(parts.refusalStatus ? { refusalStatus: parts.refusalStatus } : {}),
     ...(parts.answerSubscriptionCheck ? { answerSubscriptionCheck: parts.answerSubscriptionCheck } : {}),
     allowsSource: sourceAllowList(config.allowedSourceCidrs),
@@ -228,6 +234,20 @@ function scalarText(value: unknown): string | undefined {
 function eventTypeName(value: unknown): string | undefined {
   const text = scalarText(value);
   return text !== undefined && EVENT_TYPE_PATTERN.test(text) ? text : undefined;
+}
+
+/**
+ * Whatever the provider, a body nested deeper than `Limits.MAX_JSON_DEPTH` is refused before it is
+ * read: admitted, it could never be processed, as the effect that carries it could not be
+ * serialized (the stack overflows) nor published (EventBridge stops at 1,000 levels). A delivery
+ * and a polled result alike.
+ */
+function refusingDeepBodies(admit: AdapterParts['admit']): AdapterParts['admit'] {
+  const limit = Limits.MAX_JSON_DEPTH;
+  return (headers, body, key, request) =>
+    nestsDeeperThan(body, limit)
+      ? { kind: 'too_deep', detail: `body nests JSON arrays and objects deeper than ${limit} levels` }
+      : admit(headers, body, key, request);
 }
 
 /**

@@ -42,6 +42,7 @@ export type Reason =
   | 'bad_signature'
   | 'stale_timestamp'
   | 'malformed'
+  | 'body_too_deep'
   | 'too_large'
   | 'unknown_provider'
   | 'store_error'
@@ -67,6 +68,7 @@ export const HTTP_STATUS: Readonly<Record<Reason, number>> = {
   bad_signature: 400,
   stale_timestamp: 400,
   malformed: 400,
+  body_too_deep: 400,
   too_large: 413,
   unknown_provider: 404,
   store_error: 503,

@@ -54,6 +54,25 @@ describe('the stable event id is task.id from the signed body, not webhook-id', 
   });
 });
 
+describe('nesting', () => {
+  test('a COMPLETED task whose response nests an array 6,000 deep, signed by Answerline, is answered 400 body_too_deep naming the limit (512 levels), never 500 for the whole retry schedule', async () => {
+    const [head, tail] = answerlineBody({ response: { result: 'DEEP' } }).split('"DEEP"');
+    const body = Buffer.from(`${head}${'['.repeat(6_000)}${']'.repeat(6_000)}${tail}`, 'utf8');
+    expect(body.length).toBeLessThan(13_000);
+    const verifier = bench.verifier();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect(await bench.deliver(body, { verifier })).toEqual({
+        statusCode: 400,
+        result: 'body_too_deep',
+        detail: expect.stringContaining('512 levels'),
+        headers: expect.any(Object),
+      });
+    }
+    expect(bench.h.capture.metric(MetricName.BODY_TOO_DEEP, 'answerline')).toBe(3);
+    await bench.h.expectNothingAdmitted();
+  });
+});
+
 describe('test deliveries', () => {
   test('"test": true from the dashboard is verified, answered 200, and stores and enqueues nothing', async () => {
     const sample = bench.bytes({ test: true, task: { id: 'tsk_dashboard_sample', status: 'COMPLETED' }, response: { result: { answer: 'sample' } } });

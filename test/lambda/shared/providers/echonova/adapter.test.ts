@@ -112,6 +112,19 @@ describe('the stable event id (docs/providers/echonova.md: the body carries no d
   });
 });
 
+describe('nesting', () => {
+  test('a 12 KB job.completed whose transcript nests an array 6,000 deep, signed by Echonova, is answered 400 body_too_deep naming the limit (512 levels): never acknowledged, so never a winner without an effect', async () => {
+    const payload = { ...jobCompleted('a deep transcript'), transcript: 'DEEP' };
+    const [head, tail] = JSON.stringify(payload).split('"DEEP"');
+    const body = Buffer.from(`${head}${'['.repeat(6_000)}${']'.repeat(6_000)}${tail}`, 'utf8');
+    expect(body.length).toBeGreaterThan(12_000);
+    const answer = await bench.deliver(body);
+    expect(answer).toMatchObject({ statusCode: 400, result: 'body_too_deep', detail: expect.stringContaining('512 levels') });
+    expect(bench.h.capture.metric(MetricName.BODY_TOO_DEEP, 'echonova')).toBe(1);
+    await bench.h.expectNothingAdmitted();
+  });
+});
+
 describe('repeats through the verifier', () => {
   test('spending.exhausted repeats with other bodies are 200 duplicates, never quarantined; the next cycle is a new row', async () => {
     const apiKeyId = `key_${randomUUID()}`;
