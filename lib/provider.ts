@@ -231,9 +231,11 @@ export interface SquareProviderOptions extends WebhookProviderOptions {
 /** Options of the Twilio preset. */
 export interface TwilioProviderOptions extends WebhookProviderOptions {
   /**
-   * The webhook URL exactly as configured in Twilio (https, without its query string), e.g.
-   * `https://hooks.example.com/hooks/twilio`: Twilio signs it with each request, and behind API
-   * Gateway or a custom domain it cannot be rebuilt from the request.
+   * The webhook URL exactly as configured in Twilio (https), its query included, e.g.
+   * `https://hooks.example.com/hooks/twilio?tenant=acme`: Twilio signs it with each request, and
+   * behind API Gateway or a custom domain it cannot be rebuilt from the request. Behind a REST API
+   * ingress, whose event carries the query decoded, the query Twilio requests verifies only as
+   * written here (or written as a form encodes it); see docs/providers/twilio.md.
    */
   readonly webhookUrl: string;
 }
@@ -488,9 +490,10 @@ export abstract class WebhookProvider {
 
   /**
    * Twilio (Messaging, Voice and status callbacks): `X-Twilio-Signature`, the base64 HMAC-SHA1
-   * of the configured webhook URL with the request's query followed by the POST parameters sorted
-   * by name (a JSON body through its `bodySHA256` query parameter), keyed by the Auth Token; event
-   * id the SHA-256 digest of the body. Twilio signs no timestamp and no id: a replay is a duplicate.
+   * of the URL Twilio requested (the configured webhook URL's path with the request's query)
+   * followed by the POST parameters sorted by name (a JSON body through its `bodySHA256` query
+   * parameter), keyed by the Auth Token; event id the SHA-256 digest of that signed content.
+   * Twilio signs no timestamp and no id: a replay is a duplicate.
    */
   public static twilio(options: TwilioProviderOptions): WebhookProvider {
     return new PresetProvider(AdapterKind.TWILIO, 'text', options, { signedUrl: options.webhookUrl });

@@ -51,6 +51,12 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
   // A URL built from a token (a custom domain's name) is checked at cold start.
   if (URL_SIGNING_ADAPTERS.includes(provider.adapter) && !Token.isUnresolved(provider.notificationUrl)) {
     problems.push(...notificationUrlProblems(provider.notificationUrl).map((problem) => `notificationUrl ${problem}`));
+    // Twilio appends bodySHA256 to the configured URL itself; one configured there could never match the body.
+    if (provider.adapter === AdapterKind.TWILIO && /[?&]bodySHA256=/.test(provider.notificationUrl ?? '')) {
+      problems.push(
+        'notificationUrl (webhookUrl) names bodySHA256 in its query: Twilio appends it to the URL it signs for a JSON body; give the URL as configured in Twilio, without it',
+      );
+    }
   }
   if (provider.adapter === AdapterKind.SNS) {
     // An ARN made of tokens (a topic of the app) is checked at cold start.

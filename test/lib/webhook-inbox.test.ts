@@ -11,7 +11,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { InboxTableSettings, SignatureEncoding, TableSettings, WebhookInbox, WebhookInboxProps, WebhookProvider } from '../../lib';
+import { InboxTableSettings, SignatureEncoding, TableSettings, WebhookInbox, WebhookInboxProps, WebhookIngress, WebhookProvider } from '../../lib';
 import { Defaults, Env, METRIC_NAMESPACE, OPS_CONFIG_OUTPUT_DESCRIPTION } from '../../lib/contract';
 
 function build(props?: WebhookInboxProps): { stack: Stack; inbox: WebhookInbox; template: Template } {
@@ -732,6 +732,15 @@ describe('provider presets', () => {
     expect(providersOf(template)[0]).toMatchObject({ adapter: 'twilio', notificationUrl: 'https://hooks.example.com/hooks/twilio' });
     expect(() => build({ providers: [WebhookProvider.twilio({ webhookUrl: 'http://hooks.example.com/hooks/twilio' })] })).toThrow(
       /providers: twilio: notificationUrl/,
+    );
+  });
+
+  test("Twilio's webhook URL keeps the query configured in Twilio as written; one naming bodySHA256, which Twilio appends itself, is refused at synth", () => {
+    const webhookUrl = 'https://hooks.example.com/prod/hooks/twilio?tenant=acme&at=10:30&debug&note=a%20b';
+    const { template } = build({ providers: [WebhookProvider.twilio({ webhookUrl })], ingress: WebhookIngress.restApi() });
+    expect(providersOf(template)[0]).toMatchObject({ adapter: 'twilio', notificationUrl: webhookUrl });
+    expect(() => build({ providers: [WebhookProvider.twilio({ webhookUrl: `${webhookUrl}&bodySHA256=${'0'.repeat(64)}` })] })).toThrow(
+      /providers: twilio: notificationUrl \(webhookUrl\) names bodySHA256 in its query: Twilio appends it/,
     );
   });
 

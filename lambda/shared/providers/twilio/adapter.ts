@@ -21,8 +21,8 @@ export function twilioAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
   return buildAdapter(config, {
     decodeKey: utf8Key,
     verify: (headers, body, keys, _nowSeconds, _tolerance, request) => verifyTwilio(headers, body, keys, webhookUrl, request),
-    admit: (headers, body, _key, request) => {
-      const content = twilioSignedContent(headers, body, webhookUrl, request);
+    admit: (headers, body, key, request) => {
+      const content = twilioSignedContent(headers, body, webhookUrl, request, key);
       return typeof content === 'string' ? { kind: 'event', eventId: sha256Hex(content) } : { kind: 'malformed', detail: content.detail };
     },
     keptHeaders: KEPT_HEADERS,

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import twilio from 'twilio';
 import { AdapterKind, ProviderRuntimeConfig, providerRuntimeConfig } from '../../../../../lib/contract';
-import { answerOf, apiGatewayEvent, InboxHarness, SecretsFixture, sha256Hex } from '../../../../support/inbox-fixture';
+import { answerOf, apiGatewayEvent, InboxHarness, restApiEvent, SecretsFixture, sha256Hex } from '../../../../support/inbox-fixture';
 
 /** The example of Twilio's security documentation: Auth Token, URL, parameters and the signature it computes. */
 const EXAMPLE = {
@@ -139,5 +139,61 @@ test('a JSON body is covered by its bodySHA256 in the signed URL: the body must 
   expect(answerOf(await verifier(request(altered, query, signature, 'application/json')))).toMatchObject({
     statusCode: 400,
     detail: expect.stringContaining('bodySHA256'),
+  });
+});
+
+describe('behind a REST API ingress, whose event carries the query only decoded, its parameters in an order of their own', () => {
+  const CONFIGURED = 'https://mycompany.com/myapp.php?tenant=acme&at=10:30&debug&note=a%20b&n=2&n=1';
+  /** The same parameters as API Gateway passes them: decoded, grouped by name, not in the order sent. */
+  const DECODED = { note: ['a b'], n: ['2', '1'], debug: [''], at: ['10:30'], tenant: ['acme'] };
+  const restRequest = (body: string, query: Record<string, readonly string[]>, signature: string, contentType = FORM) =>
+    restApiEvent(body, { 'Content-Type': contentType, 'X-Twilio-Signature': signature }, { path: PATH, query });
+
+  test('a webhookUrl configured with its query verifies whatever characters the query holds, and is one event with the same request through an HTTP API', async () => {
+    const configured = { ...config, notificationUrl: CONFIGURED };
+    const verifier = h.verifier({ providers: [configured] });
+    const signature = twilio.getExpectedTwilioSignature(EXAMPLE.authToken, CONFIGURED, EXAMPLE.params);
+    const body = form(EXAMPLE.params);
+    expect(answerOf(await verifier(restRequest(body, DECODED, signature)))).toEqual({ statusCode: 202, result: 'accepted' });
+    // What Twilio signed: the configured URL as written, then the sorted parameters.
+    const signedContent = `${CONFIGURED}${EXAMPLE.signedContent.slice(EXAMPLE.signedContent.indexOf('CallSid'))}`;
+    expect((await h.inboxItems()).map((row) => row.pk)).toEqual([`twilio#${sha256Hex(signedContent)}`]);
+    // The HTTP API passes the query as sent: the same request is the same event.
+    expect(answerOf(await verifier(request(body, CONFIGURED.slice(CONFIGURED.indexOf('?') + 1), signature)))).toMatchObject({
+      statusCode: 200,
+      result: 'duplicate',
+    });
+
+    // A JSON body: Twilio appends bodySHA256 to the configured URL.
+    const json = JSON.stringify({ event_type: 'com.twilio.messaging.message.delivered', data: { messageSid: 'SM12' } });
+    const hash = createHash('sha256').update(json).digest('hex');
+    const jsonSignature = twilio.getExpectedTwilioSignature(EXAMPLE.authToken, `${CONFIGURED}&bodySHA256=${hash}`, {});
+    expect(answerOf(await verifier(restRequest(json, { ...DECODED, bodySHA256: [hash] }, jsonSignature, 'application/json')))).toEqual({
+      statusCode: 202,
+      result: 'accepted',
+    });
+  });
+
+  test('a query other than the configured one is rebuilt as a form encodes it: written that way it verifies, written otherwise it is refused naming the fix', async () => {
+    const verifier = h.verifier({ providers: [config] });
+    // Letters and digits are written alike by every encoder: Twilio's documented example verifies.
+    expect(answerOf(await verifier(restRequest(form(EXAMPLE.params), { foo: ['1'], bar: ['2'] }, EXAMPLE.signature)))).toEqual({
+      statusCode: 202,
+      result: 'accepted',
+    });
+    for (const [query, decoded] of [
+      ['tenant=acme&at=10:30', { tenant: ['acme'], at: ['10:30'] }],
+      ['tenant=acme&debug', { tenant: ['acme'], debug: [''] }],
+      ['note=a%20b', { note: ['a b'] }],
+    ] as const) {
+      const signature = twilio.getExpectedTwilioSignature(EXAMPLE.authToken, `${EXAMPLE.webhookUrl}?${query}`, EXAMPLE.params);
+      expect(answerOf(await verifier(restRequest(form(EXAMPLE.params), decoded, signature)))).toEqual({
+        statusCode: 400,
+        result: 'bad_signature',
+        detail:
+          "header x-twilio-signature matches no auth token (the query is not webhookUrl's, and verifies only as sent: behind a REST API ingress, which passes it decoded, configure webhookUrl with the query Twilio requests)",
+      });
+    }
+    expect(await h.inboxItems()).toHaveLength(1);
   });
 });
