@@ -190,6 +190,7 @@ export class IamGateway {
       secretArn: (id) => this.secretArn?.(id),
       partitionKeyOf: (table, index) => this.partitionKeyOf(table, index),
       needsLeadingKeys: principal !== undefined && this.evaluator.refersTo(principal, 'dynamodb:LeadingKeys'),
+      needsAttributes: principal !== undefined && this.evaluator.refersTo(principal, 'dynamodb:Attributes'),
     };
   }
 

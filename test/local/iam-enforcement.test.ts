@@ -5,7 +5,15 @@
  * prefix not granted, an explicit deny, an unknown key and a request the gateway cannot read are
  * refused with the error the SDK raises in AWS.
  */
-import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -281,5 +289,77 @@ describe('what the template does not grant is refused as AWS refuses it', () => 
     const transact = new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: names.inboxTable, Item: key('answerline#t') } }] });
     const refused = await denial(as('verifier').dynamodb.send(transact));
     expect(refused.message).toContain('does not understand this request');
+  });
+});
+
+describe('condition keys DynamoDB reads from the request are judged as AWS judges them', () => {
+  /** A role that may write only the attributes `pk`, `sk` and `note`, and read back nothing it may not write (the pattern AWS documents). */
+  function attributeLimited(): LocalCredentials {
+    return gateway.register({
+      name: 'attributes',
+      roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/Attributes`,
+      policies: [
+        {
+          name: 'attributes',
+          document: {
+            Statement: [
+              {
+                Effect: 'Allow',
+                Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem'],
+                Resource: `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:table/${names.inboxTable}`,
+                Condition: {
+                  'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'note'], 'dynamodb:LeadingKeys': ['attributes#1'] },
+                  StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'], 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+                },
+              },
+            ],
+          },
+        },
+      ],
+    });
+  }
+
+  test('ForAllValues on dynamodb:Attributes: every attribute a write names, in its item, its update or its condition, must be listed', async () => {
+    const { dynamodb } = as(attributeLimited());
+    const item = { ...key('attributes#1'), note: { S: 'n' } };
+    await dynamodb.send(new PutItemCommand({ TableName: names.inboxTable, Item: item }));
+    await dynamodb.send(
+      new PutItemCommand({ TableName: names.inboxTable, Item: item, ConditionExpression: 'attribute_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } }),
+    );
+    await dynamodb.send(
+      new UpdateItemCommand({
+        TableName: names.inboxTable,
+        Key: key('attributes#1'),
+        UpdateExpression: 'SET note = :n',
+        ConditionExpression: 'size(note) < :max AND begins_with(pk, :p)',
+        ExpressionAttributeValues: { ':n': { S: 'm' }, ':max': { N: '10' }, ':p': { S: 'attributes' } },
+      }),
+    );
+    await dynamodb.send(new GetItemCommand({ TableName: names.inboxTable, Key: key('attributes#1'), ProjectionExpression: 'note' }));
+
+    const refusals = [
+      // An attribute outside the list in the item, however innocent its name.
+      new PutItemCommand({ TableName: names.inboxTable, Item: { ...item, status: { S: 'RECEIVED' } } }),
+      // ... named in a condition, bare or through an alias.
+      new PutItemCommand({ TableName: names.inboxTable, Item: item, ConditionExpression: 'attribute_not_exists(status)' }),
+      new UpdateItemCommand({
+        TableName: names.inboxTable,
+        Key: key('attributes#1'),
+        UpdateExpression: 'SET #s.#nested = :v',
+        ExpressionAttributeNames: { '#s': 'status', '#nested': 'note' },
+        ExpressionAttributeValues: { ':v': { S: 'x' } },
+      }),
+      // A write asking for the old item back would read attributes outside the list.
+      new PutItemCommand({ TableName: names.inboxTable, Item: item, ReturnValues: 'ALL_OLD' }),
+      // A read of every attribute.
+      new GetItemCommand({ TableName: names.inboxTable, Key: key('attributes#1') }),
+      // The listed attributes under another partition key.
+      new PutItemCommand({ TableName: names.inboxTable, Item: { ...key('attributes#2'), note: { S: 'n' } } }),
+    ];
+    for (const command of refusals) {
+      const refused = await denial(dynamodb.send(command as PutItemCommand));
+      expect(refused.name).toBe('AccessDeniedException');
+    }
+    expect(gateway.denialsOf('attributes')).toHaveLength(refusals.length);
   });
 });
