@@ -1019,7 +1019,7 @@ describe('recovery by polling, effects and the authoritative read', () => {
     expect(JSON.stringify(statementsOf(template, 'InboxProcessorRole'))).toContain('secret:openai/api-key');
   });
 
-  test("grantRecordSubmission lets an app put ledger items in the inbox table, only under the ledger's key prefix", () => {
+  test("grantRecordSubmission lets an app put ledger items in the inbox table, only under the ledger's key prefix and with a submission's attributes", () => {
     const stack = new Stack(new App(), 'Ledger');
     const inbox = new WebhookInbox(stack, 'Inbox');
     const app = new iam.Role(stack, 'App', { assumedBy: new iam.AccountRootPrincipal() });
@@ -1029,7 +1029,29 @@ describe('recovery by polling, effects and the authoritative read', () => {
     expect(actionsOf(statements)).toEqual(['dynamodb:PutItem']);
     expect(JSON.stringify(statements)).toContain(resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').id);
     // A delivery key is `<provider>#…` and provider names hold no colon: this prefix names submissions only.
-    expect(statements[0].Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ledger:*'] } });
+    expect(statements[0].Condition['ForAllValues:StringLike']).toEqual({ 'dynamodb:LeadingKeys': ['ledger:*'] });
+    // IAM has no condition on the sort key: the attributes keep out every one a delivery row is swept, claimed or read by.
+    const allowed: string[] = statements[0].Condition['ForAllValues:StringEquals']['dynamodb:Attributes'];
+    expect(allowed).toEqual(expect.arrayContaining(['pk', 'sk', 'provider', 'taskId', 'idempotencyKey', 'state', 'awaitShard', 'awaitDueAt', 'childIds']));
+    for (const rowAttribute of [
+      'status',
+      'pendingShard',
+      'pendingSince',
+      'receivedAt',
+      'body',
+      'deflated',
+      'bodyRef',
+      'digest',
+      'meta',
+      'attempts',
+      'leaseUntil',
+      'outcome',
+    ]) {
+      expect(allowed).not.toContain(rowAttribute);
+    }
+    // No old item back: it would read attributes outside the list.
+    expect(statements[0].Condition.StringEqualsIfExists).toEqual({ 'dynamodb:ReturnValues': 'NONE' });
+    expect(Object.keys(statements[0].Condition).sort()).toEqual(['ForAllValues:StringEquals', 'ForAllValues:StringLike', 'StringEqualsIfExists']);
   });
 });
 
