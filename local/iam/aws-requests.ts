@@ -2,7 +2,8 @@
  * What an AWS API request asks IAM for: its service (from the SigV4 credential scope), the
  * action(s), the resource ARN(s) and the request's condition keys, read from the wire as the
  * SDK sends it. Covered: DynamoDB (JSON 1.0), SQS (JSON 1.0 and query), S3 (REST, path-style),
- * Secrets Manager and EventBridge (JSON 1.1), Lambda Invoke (REST). A request this module does
+ * Secrets Manager (and the KMS key of a secret encrypted with a customer-managed one) and
+ * EventBridge (JSON 1.1), Lambda Invoke (REST). A request this module does
  * not understand maps to no access at all, which the gateway refuses (fail closed); so does a
  * request whose condition key a policy reads but this module cannot tell (an item read without a
  * projection, under a policy on `dynamodb:Attributes`).
@@ -45,6 +46,8 @@ export interface LocalScope {
   readonly region: string;
   /** The ARN of a secret named by its name or ARN; undefined when it does not exist. */
   secretArn(secretId: string): string | undefined;
+  /** The KMS key (ARN or id) a secret is encrypted with; undefined for the AWS managed key. */
+  secretKmsKey(secretArn: string): string | undefined;
   /** The partition key attribute of a table, or of one of its indexes. */
   partitionKeyOf(table: string, index?: string): Promise<string | undefined>;
   /** Whether any policy in force reads `dynamodb:LeadingKeys` (reading it costs a key-schema lookup). */
@@ -326,7 +329,33 @@ function secretAccesses(operation: string, input: Record<string, unknown>, scope
   if (id === undefined) return [];
   // A secret that does not exist is named as AWS names it in the denial: by the id given.
   const resource = scope.secretArn(id) ?? (id.startsWith('arn:') ? id : `arn:aws:secretsmanager:${scope.region}:${scope.account}:secret:${id}`);
-  return [{ action, resource, context: {} }];
+  const accesses = [{ action, resource, context: {} }];
+  const keyAction = SECRET_KEY_ACTIONS[operation];
+  const key = keyAction && scope.secretKmsKey(resource);
+  if (!key) return accesses;
+  // Secrets Manager calls KMS with the caller's credentials, through itself, in the secret's encryption context.
+  const keyArn = kmsKeyArn(key, scope);
+  // An alias cannot be resolved here (there is no KMS): no access, so the gateway refuses (fail closed).
+  if (!keyArn) return [];
+  const context = {
+    'kms:ViaService': `secretsmanager.${scope.region}.amazonaws.com`,
+    'kms:CallerAccount': scope.account,
+    'kms:EncryptionContext:SecretARN': resource,
+  };
+  return [...accesses, { action: keyAction, resource: keyArn, context }];
+}
+
+/** What Secrets Manager asks of a secret's customer-managed key on the caller's behalf, by operation. */
+const SECRET_KEY_ACTIONS: Readonly<Record<string, string>> = {
+  GetSecretValue: 'kms:Decrypt',
+  PutSecretValue: 'kms:GenerateDataKey',
+};
+
+/** A key's ARN from a key ARN or a key id; undefined for an alias. */
+function kmsKeyArn(key: string, scope: LocalScope): string | undefined {
+  if (/^arn:aws[\w-]*:kms:[^:]+:\d{12}:key\//.test(key)) return key;
+  if (/^[0-9a-f-]{36}$|^mrk-[0-9a-f]{32}$/.test(key)) return `arn:aws:kms:${scope.region}:${scope.account}:key/${key}`;
+  return undefined;
 }
 
 function eventAccesses(operation: string, input: Record<string, unknown>, scope: LocalScope): AccessRequest[] {

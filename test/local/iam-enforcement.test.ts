@@ -17,8 +17,9 @@ import {
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { CreateSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateSecretCommand, GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { randomUUID } from 'node:crypto';
 import { AdapterKind, PollingDefaults, providerRuntimeConfig } from '../../lib/contract';
 import { EventBridgeStandIn } from '../../local/eventbridge-stand-in';
 import { IamGateway, LocalCredentials } from '../../local/iam/gateway';
@@ -41,6 +42,8 @@ let credentials: Partial<Record<InboxRole, LocalCredentials>>;
 let workQueueUrl: string;
 let signingSecretArn: string;
 let apiKeyArn: string;
+let secretsEndpoint: string;
+let deadLetterQueueUrl: string;
 const clients: { destroy(): void }[] = [];
 
 /** Real SDK clients of one role, all pointed at the gateway. */
@@ -71,7 +74,9 @@ async function denial(call: Promise<unknown>): Promise<{ name: string; message: 
 
 beforeAll(async () => {
   const emulators = { dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB!, sqs: process.env.AWS_ENDPOINT_URL_SQS! };
-  const [secretsEndpoint, eventsEndpoint, lambdaEndpoint] = await Promise.all([secretsStandIn.start(), eventBridge.start(), lambdaStandIn.start()]);
+  let eventsEndpoint: string;
+  let lambdaEndpoint: string;
+  [secretsEndpoint, eventsEndpoint, lambdaEndpoint] = await Promise.all([secretsStandIn.start(), eventBridge.start(), lambdaStandIn.start()]);
   const admin = {
     dynamodb: new DynamoDBClient({ ...LOCAL_AWS, endpoint: emulators.dynamodb }),
     sqs: new SQSClient({ ...LOCAL_AWS, endpoint: emulators.sqs, useQueueUrlAsEndpoint: false }),
@@ -82,6 +87,7 @@ beforeAll(async () => {
   await createTables(admin.dynamodb, names);
   const queues = await createQueues(admin.sqs, names);
   workQueueUrl = queues.workQueueUrl;
+  deadLetterQueueUrl = queues.deadLetterQueueUrl;
   await createBodyBucket(admin.s3, names);
   signingSecretArn = (
     await admin.secrets.send(new CreateSecretCommand({ Name: `${names.inboxTable}/answerline`, SecretString: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }))
@@ -119,7 +125,7 @@ beforeAll(async () => {
     },
     account: LOCAL_ACCOUNT,
     region: LOCAL_REGION,
-    secretArn: (id) => secretsStandIn.arnOf(id),
+    secrets: secretsStandIn,
     operatorKeys: [OPERATOR_ACCESS_KEY],
   });
   endpoint = await gateway.start();
@@ -361,5 +367,61 @@ describe('condition keys DynamoDB reads from the request are judged as AWS judge
       expect(refused.name).toBe('AccessDeniedException');
     }
     expect(gateway.denialsOf('attributes')).toHaveLength(refusals.length);
+  });
+});
+
+describe('a secret encrypted with a customer-managed key: reading it takes kms:Decrypt on that key, as in AWS', () => {
+  const KEY = `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT}:key/0c7f7f6e-3d1a-4b8e-9a55-6f0d2b1c9e42`;
+  let encrypted: string;
+
+  beforeAll(async () => {
+    const admin = new SecretsManagerClient({ ...LOCAL_AWS, endpoint: secretsEndpoint });
+    clients.push(admin);
+    const created = await admin.send(
+      new CreateSecretCommand({ Name: `${names.inboxTable}/cmk`, SecretString: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', KmsKeyId: KEY }),
+    );
+    encrypted = created.ARN!;
+  });
+
+  /** The roles of an inbox whose rotated Answerline signing secret is imported by ARN, its key named in the import or not. */
+  function importing(key: string | undefined) {
+    const synthesized = synthesizeInbox({
+      account: LOCAL_ACCOUNT,
+      region: LOCAL_REGION,
+      providers: [providerRuntimeConfig({ name: 'answerline', adapter: AdapterKind.ANSWERLINE, secretId: encrypted })],
+      importedSigningSecrets: { answerline: { secretArn: encrypted, ...(key ? { encryptionKeyArn: key } : {}) } },
+      rotation: { providers: ['answerline'] },
+    });
+    const local = { inboxTable: names.inboxTable, resultsTable: names.resultsTable, workQueueUrl, deadLetterQueueUrl, signingSecretArns: {} };
+    const roles = registerInboxRoles(gateway, synthesized, inboxBinding(synthesized, local, LOCAL_ACCOUNT, LOCAL_REGION), LOCAL_ACCOUNT);
+    return { verifier: as(roles.verifier!).secrets, rotator: as(roles.rotator!).secrets };
+  }
+
+  const read = () => new GetSecretValueCommand({ SecretId: encrypted });
+  const write = () =>
+    new PutSecretValueCommand({ SecretId: encrypted, SecretString: 'whsec_bmV4dA==', ClientRequestToken: randomUUID(), VersionStages: ['AWSPENDING'] });
+
+  test('imported without its key: the verifier and the rotator may call Secrets Manager, yet are denied the key', async () => {
+    const { verifier, rotator } = importing(undefined);
+    for (const client of [verifier, rotator]) {
+      const refused = await denial(client.send(read()));
+      expect(refused.name).toBe('AccessDeniedException');
+      expect(refused.message).toContain(
+        `is not authorized to perform: kms:Decrypt on resource: ${KEY} because no identity-based policy allows the kms:Decrypt action`,
+      );
+    }
+    expect((await denial(rotator.send(write()))).message).toContain(`kms:GenerateDataKey on resource: ${KEY}`);
+  });
+
+  test('imported with its key (Secret.fromSecretAttributes({ secretCompleteArn, encryptionKey })): both read it, and the rotator writes it', async () => {
+    const { verifier, rotator } = importing(KEY);
+    expect((await verifier.send(read())).SecretString).toMatch(/^whsec_/);
+    expect((await rotator.send(read())).SecretString).toMatch(/^whsec_/);
+    await rotator.send(write());
+  });
+
+  test('a key named by another key: still denied', async () => {
+    const { verifier } = importing(`arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT}:key/11111111-2222-3333-4444-555555555555`);
+    expect((await denial(verifier.send(read()))).message).toContain(`kms:Decrypt on resource: ${KEY}`);
   });
 });
