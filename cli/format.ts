@@ -61,7 +61,10 @@ export function formatRedrive(report: RedriveReport): string {
   return (
     `moved ${report.moved} message${report.moved === 1 ? '' : 's'} from the dead-letter queue to the work queue\n` +
     `revived ${report.revived} DEAD row${report.revived === 1 ? '' : 's'} (RECEIVED again, with a fresh budget of attempts)\n` +
-    (report.failed > 0 ? `${report.failed} could not be sent; they return to the dead-letter queue after its visibility timeout\n` : '')
+    (report.failed > 0 ? `${report.failed} could not be sent; they return to the dead-letter queue after its visibility timeout\n` : '') +
+    (report.refused
+      ? `${report.refused} left in the dead-letter queue: their key is not a delivery row's (docs/RUNBOOK.md#metrics-without-an-alarm-worth-a-look)\n`
+      : '')
   );
 }
 
@@ -73,7 +76,8 @@ export function formatReplay(report: ReplayReport): string {
   }
   lines.push(
     `enqueued ${report.enqueued} (${report.reset} reset to RECEIVED), skipped ${report.skipped}` +
-      (report.notFound > 0 ? `, not found ${report.notFound}` : ''),
+      (report.notFound > 0 ? `, not found ${report.notFound}` : '') +
+      (report.refused ? `, refused ${report.refused} (not a delivery row's key)` : ''),
   );
   if (report.skipped > 0) lines.push('PROCESSED rows are skipped; --force processes them again (same job and effect keys)');
   return lines.join('\n') + '\n';
@@ -87,6 +91,8 @@ function describeAction(action: string): string {
       return 'skipped (PROCESSED; use --force)';
     case 'not_found':
       return 'not found';
+    case 'refused':
+      return "refused (not a delivery row's key)";
     default:
       return action;
   }

@@ -9,7 +9,16 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, IConstruct } from 'constructs';
-import { BodyPrefix, EffectEvent, METRIC_NAMESPACE, MetricDimension, MetricName, MonitoringDefaults, SUBMISSION_PARTITION_PREFIX } from './contract';
+import {
+  BodyPrefix,
+  EffectEvent,
+  METRIC_NAMESPACE,
+  MetricDimension,
+  MetricName,
+  MonitoringDefaults,
+  SUBMISSION_PARTITION_PREFIX,
+  SUBMISSION_RECORD_ATTRIBUTES,
+} from './contract';
 import { endpointApi } from './private/endpoint-api';
 import { grantObjects, grantReadItems } from './private/grants';
 
@@ -65,7 +74,8 @@ export interface IWebhookInbox extends IConstruct {
   /**
    * Lets a principal record submissions in the ledger (the `SubmissionLedger` client of
    * `cdk-webhook-inbox/client`): PutItem on the inbox table, only of items whose partition key
-   * is a submission's (`dynamodb:LeadingKeys`), so it can neither forge nor overwrite a delivery.
+   * is a submission's (`dynamodb:LeadingKeys`) and whose attributes are a submission's
+   * (`dynamodb:Attributes`), returning no old item, so it can neither forge nor overwrite a delivery.
    */
   grantRecordSubmission(grantee: iam.IGrantable): iam.Grant;
 
@@ -342,7 +352,8 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
   /**
    * Lets a principal record submissions in the ledger (the `SubmissionLedger` client of
    * `cdk-webhook-inbox/client`): PutItem on the inbox table, only of items whose partition key
-   * is a submission's (`dynamodb:LeadingKeys`), so it can neither forge nor overwrite a delivery.
+   * is a submission's (`dynamodb:LeadingKeys`) and whose attributes are a submission's
+   * (`dynamodb:Attributes`), returning no old item, so it can neither forge nor overwrite a delivery.
    */
   public grantRecordSubmission(grantee: iam.IGrantable): iam.Grant {
     this.inboxTable.encryptionKey?.grantEncryptDecrypt(grantee);
@@ -350,7 +361,13 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
       grantee,
       actions: ['dynamodb:PutItem'],
       resourceArns: [this.inboxTable.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SUBMISSION_PARTITION_PREFIX}*`] } },
+      // IAM has no condition on the sort key: the attributes are what keep a delivery row out of reach
+      // (docs/SUBMISSION-LEDGER.md#what-the-grant-allows).
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SUBMISSION_PARTITION_PREFIX}*`] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...SUBMISSION_RECORD_ATTRIBUTES] },
+        StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+      },
     });
   }
 
@@ -623,6 +640,15 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
    */
   public metricMessagesWithoutRow(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.MESSAGE_WITHOUT_ROW, props);
+  }
+
+  /**
+   * Keys that are not a delivery row's found in a work message or the sweep's pending index:
+   * refused, never processed. Non-zero means something other than the inbox wrote to its table
+   * or queue (docs/RUNBOOK.md). @default - sum over 5 minutes
+   */
+  public metricRefusedKeys(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.REFUSED_KEYS, props);
   }
 
   /**

@@ -72,7 +72,9 @@ export interface WebhookProviderOptions {
   readonly name?: string;
 
   /**
-   * The secret holding the signing secret the provider gave you.
+   * The secret holding the signing secret the provider gave you. One imported under a
+   * customer-managed KMS key names the key (`Secret.fromSecretAttributes(scope, id, { secretCompleteArn, encryptionKey })`),
+   * so that its readers are granted `kms:Decrypt`; imported without one, synth warns.
    * @default - a new Secrets Manager secret with a random placeholder value, to be replaced by the provider's secret
    */
   readonly signingSecret?: secretsmanager.ISecret;

@@ -21,7 +21,7 @@ import { createBodyBucket, createEventBus, createInboxTable, createResultsTable,
 import { createRotation } from './private/rotation';
 import { resolveSettings } from './private/settings';
 import { validateWebhookInboxProps } from './private/validate-props';
-import { broughtResourceProblems } from './private/validate-resources';
+import { broughtResourceProblems, warnOfImportedSecretsWithoutKey } from './private/validate-resources';
 import type { WebhookInboxProps } from './webhook-inbox-props';
 
 /**
@@ -93,6 +93,7 @@ export class WebhookInbox extends WebhookInboxBase {
     this.workQueue = queues.workQueue;
     this.deadLetterQueue = queues.deadLetterQueue;
     this.secrets = signingSecrets(this, this.providerConfigs);
+    warnOfImportedSecretsWithoutKey(this.providerConfigs, this.secrets);
     this.bodyBucket = props.bodyBucket ?? (settings.maxBodyBytes > settings.inlineBodyBytes ? createBodyBucket(this, settings.retention) : undefined);
     if (settings.publishEvents) this.eventBus = props.eventBus ?? createEventBus(this);
 

@@ -9,6 +9,7 @@
  */
 import { App, Duration, Size, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { IConstruct } from 'constructs';
@@ -37,6 +38,11 @@ export interface InboxTemplateSpec {
   readonly processingFunction?: boolean;
   /** Providers whose signing secret the rotator rotates, and whether a function registers each new secret. */
   readonly rotation?: { readonly providers: readonly string[]; readonly registerFunction?: boolean };
+  /**
+   * Providers whose signing secret the app imports by its complete ARN instead of the construct
+   * creating one, by provider name, with the KMS key the import names (none: imported without it).
+   */
+  readonly importedSigningSecrets?: Readonly<Record<string, { readonly secretArn: string; readonly encryptionKeyArn?: string }>>;
 }
 
 /** The template and the logical ids of what a local run stands in for. */
@@ -81,9 +87,16 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
       code: lambda.Code.fromInline('exports.handler = async () => ({});'),
     });
   const registerFunction = spec.rotation?.registerFunction ? userFunction('RegisterFunction') : undefined;
+  const imported = (provider: string): secretsmanager.ISecret | undefined => {
+    const given = spec.importedSigningSecrets?.[provider];
+    if (!given) return undefined;
+    const encryptionKey = given.encryptionKeyArn ? kms.Key.fromKeyArn(stack, `${provider}-signing-key`, given.encryptionKeyArn) : undefined;
+    return secretsmanager.Secret.fromSecretAttributes(stack, `${provider}-signing-secret`, { secretCompleteArn: given.secretArn, encryptionKey });
+  };
   const processingFunction = spec.processingFunction ? userFunction('ProcessingFunction') : undefined;
   const providers = spec.providers.map((config) => {
     const polling = spec.polling?.find((entry) => entry.provider === config.name);
+    const signingSecret = imported(config.name);
     const options: WebhookProviderOptions = {
       name: config.name,
       pastTolerance: Duration.seconds(config.tolerancePastSeconds),
@@ -109,6 +122,7 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
           }
         : {}),
       ...(spec.rotation?.providers.includes(config.name) ? { rotation: { registerFunction } } : {}),
+      ...(signingSecret ? { signingSecret } : {}),
     };
     return presetFor(config, options);
   });
@@ -133,7 +147,10 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
     ...(inbox.bodyBucket ? { bodyBucket: id(inbox.bodyBucket) } : {}),
     ...(inbox.eventBus ? { eventBus: id(inbox.eventBus) } : {}),
     signingSecrets: Object.fromEntries(
-      spec.providers.filter((config) => !SECRETLESS_ADAPTERS.includes(config.adapter)).map((config) => [config.name, id(inbox.signingSecretFor(config.name))!]),
+      spec.providers
+        // An imported secret is no resource of the template: its policies name its ARN.
+        .filter((config) => !SECRETLESS_ADAPTERS.includes(config.adapter) && !spec.importedSigningSecrets?.[config.name])
+        .map((config) => [config.name, id(inbox.signingSecretFor(config.name))!]),
     ),
     apiKeySecrets: Object.fromEntries([...apiKeys].map(([secretId, created]) => [secretId, id(created)!])),
     ...(processingFunction ? { processingFunction: id(processingFunction) } : {}),

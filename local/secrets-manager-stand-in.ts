@@ -44,6 +44,8 @@ const ROTATION_STEPS: readonly RotationStepEvent['Step'][] = ['createSecret', 's
 interface Secret {
   readonly arn: string;
   readonly name: string;
+  /** The KMS key it is encrypted with, as CreateSecret named it; absent: the AWS managed key `aws/secretsmanager`. */
+  readonly kmsKeyId?: string;
   readonly versions: Version[];
   rotationLambdaArn?: string;
 }
@@ -128,6 +130,11 @@ export class SecretsManagerStandIn {
     return this.lookup(secretId)?.arn;
   }
 
+  /** The KMS key a secret named by its name or ARN is encrypted with; undefined for the AWS managed key, or no such secret. */
+  kmsKeyOf(secretId: string): string | undefined {
+    return this.lookup(secretId)?.kmsKeyId;
+  }
+
   /** By name, full ARN or partial ARN (the full one without its random suffix), as Secrets Manager finds secrets. */
   private lookup(id: string): Secret | undefined {
     return this.secrets.get(id) ?? [...this.secrets.values()].find((s) => s.arn === id || s.arn.slice(0, -7) === id);
@@ -144,7 +151,7 @@ export class SecretsManagerStandIn {
     if (!name) throw new StandInError('InvalidParameterException', 'Name is required');
     if (this.secrets.has(name)) throw new StandInError('ResourceExistsException', `the secret ${name} already exists`);
     const arn = `arn:aws:secretsmanager:${LOCAL_REGION}:${LOCAL_ACCOUNT}:secret:${name}-${randomUUID().slice(0, 6)}`;
-    const secret: Secret = { arn, name, versions: [] };
+    const secret: Secret = { arn, name, versions: [], ...(typeof input.KmsKeyId === 'string' ? { kmsKeyId: input.KmsKeyId } : {}) };
     this.secrets.set(name, secret);
     if (typeof input.SecretString === 'string') {
       this.addVersion(secret, String(input.ClientRequestToken ?? randomUUID()), input.SecretString, ['AWSCURRENT']);
@@ -159,6 +166,7 @@ export class SecretsManagerStandIn {
       Name: secret.name,
       RotationEnabled: Boolean(secret.rotationLambdaArn),
       RotationLambdaARN: secret.rotationLambdaArn,
+      KmsKeyId: secret.kmsKeyId,
       VersionIdsToStages: Object.fromEntries(secret.versions.filter((v) => v.stages.size > 0).map((v) => [v.id, [...v.stages]])),
     };
   }

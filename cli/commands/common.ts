@@ -1,5 +1,5 @@
 import { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { deliveryKey } from '../../lambda/shared/stores/inbox-store';
+import { deliveryKey, isDeliveryKey } from '../../lambda/shared/stores/inbox-store';
 import { UsageError } from '../errors';
 
 /** An event named on the command line as `<provider>#<eventId>`. */
@@ -10,11 +10,17 @@ export interface EventRef {
   readonly key: string;
 }
 
-/** Parses `<provider>#<eventId>`; the event id may itself contain `#`. */
+/**
+ * Parses `<provider>#<eventId>`; the event id may itself contain `#`. Only a delivery row's key
+ * is one: a submission's (`ledger:…`) or any other item's is refused, never inspected or replayed.
+ */
 export function parseEventRef(text: string | undefined, option = '--event'): EventRef {
   if (text === undefined || text === '') throw new UsageError(`${option} <provider>#<eventId> is required`);
   const at = text.indexOf('#');
   if (at <= 0 || at === text.length - 1) throw new UsageError(`${option} ${text}: expected <provider>#<eventId>, e.g. answerline#tsk_123`);
+  if (!isDeliveryKey(text)) {
+    throw new UsageError(`${option} ${text}: not a delivery row's key: ${text.slice(0, at)} is not a provider name (a-z, 0-9, -)`);
+  }
   const provider = text.slice(0, at);
   const eventId = text.slice(at + 1);
   return { provider, eventId, key: deliveryKey(provider, eventId) };

@@ -1,6 +1,6 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { DeliveryStatus, OpsConfig } from '../../lib/contract';
-import { DynamoDbInboxStore } from '../../lambda/shared/stores/inbox-store';
+import { DynamoDbInboxStore, isDeliveryKey } from '../../lambda/shared/stores/inbox-store';
 import { decodeWorkMessage } from '../../lambda/shared/stores/work-queue';
 import { OpsClients } from '../clients';
 import { OpsError } from '../errors';
@@ -20,6 +20,11 @@ export interface RedriveReport {
   readonly revived: number;
   /** Messages received but not sent (SQS refused them); they reappear in the DLQ after its visibility timeout. */
   readonly failed: number;
+  /**
+   * Messages naming a key that is not a delivery row's: left in the DLQ for an operator to look at,
+   * no row revived (absent when none).
+   */
+  readonly refused?: number;
 }
 
 const SQS_BATCH = 10;
@@ -31,6 +36,8 @@ const RECEIVE_VISIBILITY_SECONDS = 60;
  * each message names (DEAD is terminal for the processor: only an operator brings a row back),
  * send the same bodies, delete what was sent. A crash anywhere leaves a duplicate message or a
  * revived row, both harmless: the processor's lease and the row's state keep it processed once.
+ * A message naming a key that is not a delivery row's is neither revived nor moved (the processor
+ * would refuse it): it stays in the DLQ, counted in the report.
  */
 export async function redrive(clients: OpsClients, config: OpsConfig, options: RedriveOptions = {}): Promise<RedriveReport> {
   const dlq = config.deadLetterQueueUrl;
@@ -41,18 +48,25 @@ export async function redrive(clients: OpsClients, config: OpsConfig, options: R
   let moved = 0;
   let failed = 0;
   let revived = 0;
-  while (moved + failed < limit) {
+  let refused = 0;
+  while (moved + failed + refused < limit) {
     const out = await clients.sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: dlq,
-        MaxNumberOfMessages: Math.min(SQS_BATCH, limit - moved - failed),
+        MaxNumberOfMessages: Math.min(SQS_BATCH, limit - moved - failed - refused),
         WaitTimeSeconds: options.waitTimeSeconds ?? 1,
         VisibilityTimeout: RECEIVE_VISIBILITY_SECONDS,
         MessageAttributeNames: ['All'],
       }),
     );
-    const messages = out.Messages ?? [];
-    if (messages.length === 0) break;
+    const received = out.Messages ?? [];
+    if (received.length === 0) break;
+    const messages = received.filter((message) => {
+      const key = workKeyOf(message.Body);
+      return key === undefined || isDeliveryKey(key);
+    });
+    refused += received.length - messages.length;
+    if (messages.length === 0) continue;
     // Revived first: if the send fails, the row is back in the pending index and the sweep finds it.
     for (const message of messages) {
       const key = workKeyOf(message.Body);
@@ -81,7 +95,7 @@ export async function redrive(clients: OpsClients, config: OpsConfig, options: R
     }
     moved += done.length;
   }
-  return { moved, revived, failed };
+  return { moved, revived, failed, ...(refused > 0 ? { refused } : {}) };
 }
 
 /** The inbox key a work message carries; undefined for a message that is not ours (it is moved all the same). */

@@ -1,6 +1,6 @@
 import { InboxAttr as A, DeliveryStatus, InboxItemKind, OpsConfig } from '../../lib/contract';
 import { batchChildEventId } from '../../lambda/shared/providers/message-batches/adapter';
-import { deliveryKey, DynamoDbInboxStore } from '../../lambda/shared/stores/inbox-store';
+import { deliveryKey, DynamoDbInboxStore, isDeliveryKey } from '../../lambda/shared/stores/inbox-store';
 import { SqsWorkQueue } from '../../lambda/shared/stores/work-queue';
 import { OpsClients } from '../clients';
 import { scanAll } from '../../lambda/shared/stores/dynamo';
@@ -13,9 +13,11 @@ import { EventRef } from './common';
  *   fresh budget of attempts, it re-entered the pending index (so the sweep covers it), and a
  *   work message was sent;
  * - `skipped`: it is PROCESSED and --force was not given;
- * - `not_found`: no such row.
+ * - `not_found`: no such row;
+ * - `refused`: its key is not a delivery row's (an item under a submission's key, say): nothing
+ *   was changed or sent.
  */
-export type ReplayAction = 'enqueued' | 'reset' | 'skipped' | 'not_found';
+export type ReplayAction = 'enqueued' | 'reset' | 'skipped' | 'not_found' | 'refused';
 
 export interface ReplayedRow {
   readonly key: string;
@@ -30,6 +32,8 @@ export interface ReplayReport {
   readonly reset: number;
   readonly skipped: number;
   readonly notFound: number;
+  /** Items refused because their key is not a delivery row's (absent when none). */
+  readonly refused?: number;
   /** Items the time-range Scan read (absent for a single event). */
   readonly itemsRead?: number;
 }
@@ -111,7 +115,9 @@ async function replayRows(
 ): Promise<ReplayReport> {
   const rows: ReplayedRow[] = [];
   for (const { key, status } of candidates) {
-    if (status === DeliveryStatus.PROCESSED && !options.force) {
+    if (!isDeliveryKey(key)) {
+      rows.push({ key, status, action: 'refused' });
+    } else if (status === DeliveryStatus.PROCESSED && !options.force) {
       rows.push({ key, status, action: 'skipped' });
     } else if (status === DeliveryStatus.PROCESSED || status === DeliveryStatus.DEAD) {
       const reset = await new DynamoDbInboxStore(clients.dynamodb, config.inboxTable).revive(key, status, options.now);
@@ -129,5 +135,13 @@ async function replayRows(
 
 function summarize(rows: ReplayedRow[]): ReplayReport {
   const count = (action: ReplayAction) => rows.filter((row) => row.action === action).length;
-  return { rows, enqueued: count('enqueued') + count('reset'), reset: count('reset'), skipped: count('skipped'), notFound: count('not_found') };
+  const refused = count('refused');
+  return {
+    rows,
+    enqueued: count('enqueued') + count('reset'),
+    reset: count('reset'),
+    skipped: count('skipped'),
+    notFound: count('not_found'),
+    ...(refused > 0 ? { refused } : {}),
+  };
 }

@@ -8,7 +8,8 @@ import { logReference, sha256Hex } from '../shared/runtime/digest';
 import { DispatchOutcome, EffectSink } from '../shared/effects/sinks';
 import { Effect, EffectAssembler, effectContent } from '../shared/effects/assembler';
 import { ConfigurationError, SafeError, safeErrorText } from '../shared/runtime/errors';
-import { BodyLocation, ClaimedDelivery, InboxStore, splitKey, StoredDelivery } from '../shared/stores/inbox-store';
+import { BodyLocation, ClaimedDelivery, InboxStore, isDeliveryKey, splitKey, StoredDelivery } from '../shared/stores/inbox-store';
+import { refuseKey } from '../shared/refused-key';
 import { OfferOutcome, ResultsStore } from '../shared/stores/results-store';
 import { LogFields, Telemetry } from '../shared/runtime/telemetry';
 import { decodeWorkMessage } from '../shared/stores/work-queue';
@@ -110,6 +111,11 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
   const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1);
   const key = decodeWorkMessage(record.body);
   const fields: LogFields = { eventRef: logReference(key), messageId: record.messageId, receiveCount };
+  // Only a delivery row is ever claimed: any other key (a submission's, one no row holds) is refused, its message dropped.
+  if (!isDeliveryKey(key)) {
+    refuseKey(deps.telemetry, key, 'work_queue');
+    return undefined;
+  }
   // Only this attempt's own writes must match it: 96 random bits tell it from any other holder,
   // in 16 characters (the lease attributes decide whether a claimed row fits one write unit).
   const owner = randomBytes(12).toString('base64url');

@@ -4,6 +4,7 @@ import { BoundedCount, ReadBound } from '../shared/stores/dynamo';
 import { InboxStore } from '../shared/stores/inbox-store';
 import { Telemetry } from '../shared/runtime/telemetry';
 import { WorkQueue } from '../shared/stores/work-queue';
+import { refuseKey } from '../shared/refused-key';
 import { LEDGER_ONLY_RECHECK_MS, LedgerDependencies, LedgerReport, reconcileLedger } from './ledger';
 
 export interface ReconcilerDependencies {
@@ -85,13 +86,16 @@ export function createReconciler(deps: ReconcilerDependencies) {
 
 /**
  * One sweep: the stranded rows from the watermark up are enqueued and their clocks restarted,
- * then the watermark moves to where everything below was examined and handled. A failed enqueue
+ * then the watermark moves to where everything below was examined and handled. An entry whose
+ * key is not a delivery row's is counted and never enqueued. A failed enqueue
  * fails the run with the watermark where it was; a failed restart holds the watermark at that row's
  * entry (the next run enqueues it again, which its claim makes harmless), then fails the run. Two
  * runs at once may enqueue the same rows; the watermark only moves forward.
  */
 async function sweep(deps: ReconcilerDependencies, now: number): Promise<number> {
-  const { stranded, watermark, examinedBefore } = await deps.inbox.findStranded(now - deps.sweepAfterMs, deps.batchSize, deps.sweepReadBound);
+  const { stranded, refused = [], watermark, examinedBefore } = await deps.inbox.findStranded(now - deps.sweepAfterMs, deps.batchSize, deps.sweepReadBound);
+  // Counted once: the watermark moves past them with the rest of what was examined.
+  for (const entry of refused) refuseKey(deps.telemetry, entry.key, 'sweep');
   if (stranded.length > 0) await deps.queue.enqueue(stranded.map((entry) => entry.key));
   const touches = await Promise.allSettled(stranded.map((entry) => deps.inbox.touchPending(entry.key, now)));
   const failed = touches.findIndex((touch) => touch.status === 'rejected');

@@ -91,6 +91,11 @@ export const MetricName = {
   QUEUE_DELAY_FROM_EVENT: 'QueueDelayFromEvent',
   /** Work messages whose inbox row is gone (expired before the message was processed, e.g. redriven late): nothing to process. */
   MESSAGE_WITHOUT_ROW: 'MessageWithoutRow',
+  /**
+   * Keys that are not a delivery row's (`<provider>#<event id>`) found where only delivery keys
+   * belong: a work message, or an entry of the sweep's pending index. Refused, never processed.
+   */
+  REFUSED_KEYS: 'RefusedKeys',
   /** Requests refused at the authenticity check that left a rejection record. */
   REJECTION_RECORDED: 'RejectionRecorded',
   /** Requests refused at the authenticity check that left none: sampled out, or over the minute's limit. */

@@ -133,10 +133,38 @@ export const SUBMISSION_KEY_ONLY_PREFIX = 'key:';
 /**
  * What begins the partition key of every submission item (`ledger:<provider>#<taskId>`). No
  * delivery row's key can begin so (provider names hold no `:`), which lets the ledger grant
- * (`dynamodb:LeadingKeys`) allow writing submissions and nothing else. Items recorded before
- * this prefix existed (`<provider>#<taskId>`, sort key `submission`) are still reconciled.
+ * (`dynamodb:LeadingKeys`, with `SUBMISSION_RECORD_ATTRIBUTES`) allow writing submissions and
+ * nothing else. Items recorded before this prefix existed (`<provider>#<taskId>`, sort key
+ * `submission`) are still reconciled.
  */
 export const SUBMISSION_PARTITION_PREFIX = 'ledger:';
+
+/**
+ * Every attribute a recorded submission item (`sk` `submission`) or a batch's child-id item
+ * (`children#…`) holds: all that `grantRecordSubmission` lets a principal write
+ * (`dynamodb:Attributes`). None is one a delivery row is read by (`status`, `pendingShard`,
+ * `pendingSince`, a body, `receivedAt`, `digest`), so nothing a recording principal writes enters
+ * the sweep's pending index or can be claimed by the processor, whatever its key.
+ */
+export const SUBMISSION_RECORD_ATTRIBUTES: readonly string[] = [
+  InboxAttr.PK,
+  InboxAttr.SK,
+  InboxAttr.PROVIDER,
+  InboxAttr.TASK_ID,
+  InboxAttr.IDEMPOTENCY_KEY,
+  InboxAttr.JOB_REF,
+  InboxAttr.SUBMITTED_AT,
+  InboxAttr.STATE,
+  InboxAttr.CHECKS,
+  InboxAttr.EXPIRES_AT,
+  InboxAttr.DEADLINE_AT,
+  InboxAttr.AWAIT_SHARD,
+  InboxAttr.AWAIT_DUE_AT,
+  InboxAttr.SUBMISSION_KIND,
+  InboxAttr.CHILD_COUNT,
+  InboxAttr.CHILD_CHUNKS,
+  InboxAttr.CHILD_IDS,
+];
 
 /**
  * Where the records of requests refused at the authenticity check live (docs/REJECTIONS.md): one

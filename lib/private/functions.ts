@@ -14,7 +14,7 @@ import { HandlerEnvironments, handlerEnvironments } from '../handler-environment
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerRuntimeConfigOf } from '../runtime-config';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
-import { grantInvokeFunction, grantObjects, grantSend, grantTableActions } from './grants';
+import { grantInvokeFunction, grantObjects, grantReadSecret, grantSend, grantTableActions } from './grants';
 import { createHandlerFunction } from './handler-function';
 import type { InboxSettings } from './settings';
 
@@ -108,7 +108,7 @@ function createVerifier(
   // PutItem, GetItem and UpdateItem also serve the rejection records, their counters and the source-hash key.
   grantTableActions(verifier.role, resources.inboxTable, ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
   grantSend(verifier.role, resources.workQueue);
-  for (const secret of resources.secrets.values()) secret.grantRead(verifier.role);
+  for (const secret of resources.secrets.values()) grantReadSecret(secret, verifier.role);
   grantObjects(scope, resources.bodyBucket, verifier.role, ['s3:PutObject'], BodyPrefix.BODIES);
   return verifier.function;
 }
@@ -138,7 +138,7 @@ function createProcessor(
   grantObjects(scope, resources.bodyBucket, processor.role, ['s3:PutObject'], BodyPrefix.RESOURCES);
   if (resources.eventBus) resources.eventBus.grantPutEventsTo(processor.role);
   if (props.processingFunction) grantInvokeFunction(props.processingFunction, processor.role);
-  for (const provider of resources.providers) provider.authoritativeRead?.apiKeySecret.grantRead(processor.role);
+  for (const provider of resources.providers) if (provider.authoritativeRead) grantReadSecret(provider.authoritativeRead.apiKeySecret, processor.role);
   processor.function.addEventSource(
     new SqsEventSource(resources.workQueue, {
       batchSize: settings.processorBatchSize,
@@ -177,7 +177,7 @@ function createReconciler(
   grantTableActions(reconciler.role, resources.inboxTable, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
   grantSend(reconciler.role, resources.workQueue);
   grantObjects(scope, resources.bodyBucket, reconciler.role, ['s3:PutObject'], BodyPrefix.BODIES);
-  for (const provider of polledProviders(resources)) provider.polling!.apiKeySecret.grantRead(reconciler.role);
+  for (const provider of polledProviders(resources)) grantReadSecret(provider.polling!.apiKeySecret, reconciler.role);
   // ResourceUnavailable events, for an operator's decision.
   if (resources.eventBus) resources.eventBus.grantPutEventsTo(reconciler.role);
   const reconcileRule = new events.Rule(scope, 'ReconcileSchedule', {

@@ -3,6 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BodyPrefix } from '../contract';
@@ -56,6 +57,31 @@ export function grantObjects(
 export function grantReadItems(table: dynamodb.ITable, grantee: iam.IGrantable): iam.Grant {
   table.encryptionKey?.grantDecrypt(grantee);
   return iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], resourceArns: [table.tableArn] });
+}
+
+/**
+ * Reading a secret (`grantRead`) and, when it is encrypted with a customer-managed key, decrypting
+ * with that key through Secrets Manager only (`kms:ViaService`), on the reader's own policy.
+ * aws-cdk-lib's `grantRead` puts that permission in the key's policy, which an imported key
+ * (`kms.Key.fromKeyArn`, the usual companion of an imported secret) cannot take: there the
+ * statement is dropped without a word, and AWS refuses the read.
+ */
+export function grantReadSecret(secret: secretsmanager.ISecret, role: iam.IRole): void {
+  secret.grantRead(role);
+  grantSecretKey(secret, role, ['kms:Decrypt']);
+}
+
+/** These KMS actions on a secret's customer-managed key, through Secrets Manager only; nothing for the AWS managed key. */
+export function grantSecretKey(secret: secretsmanager.ISecret, role: iam.IRole, actions: string[]): void {
+  const key = secret.encryptionKey;
+  if (!key) return;
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions,
+      resources: [key.keyArn],
+      conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(secret).region}.amazonaws.com` } },
+    }),
+  );
 }
 
 /**

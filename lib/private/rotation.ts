@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import { Defaults, RotatedSecretConfig } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import { rotatorEnvironment } from '../handler-environment';
-import { grantInvokeFunction } from './grants';
+import { grantInvokeFunction, grantSecretKey } from './grants';
 import { createHandlerFunction } from './handler-function';
 import { pascalCase } from './names';
 import { signingSecretOf } from './resources';
@@ -48,7 +48,8 @@ export function createRotation(
         resources: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
       }),
     );
-    secret.encryptionKey?.grantEncryptDecrypt(rotator.role);
+    // Reading a version takes kms:Decrypt, writing one kms:GenerateDataKey, each through Secrets Manager only.
+    grantSecretKey(secret, rotator.role, ['kms:Decrypt', 'kms:GenerateDataKey']);
     if (provider.rotation!.registerFunction) grantInvokeFunction(provider.rotation!.registerFunction, rotator.role);
     new secretsmanager.RotationSchedule(scope, `${pascalCase(provider.name)}SigningSecretRotation`, {
       secret,

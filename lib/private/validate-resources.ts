@@ -1,7 +1,9 @@
-import { Duration, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Stack, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { IndexSchema, KeyAttributeSchema, TableSchema, TableShape } from '../contract';
+import type { WebhookProviderConfig } from '../provider';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
 import type { InboxSettings } from './settings';
 
@@ -199,4 +201,39 @@ function workQueueProblems(props: WebhookInboxProps, settings: InboxSettings): s
     );
   }
   return problems;
+}
+
+/** The id of the warning on an imported secret that names no key (`Annotations.of(secret).acknowledgeWarning(id)` acknowledges it). */
+const IMPORTED_SECRET_WITHOUT_KEY = 'cdk-webhook-inbox:importedSecretWithoutKey';
+
+/**
+ * Warns, on each secret the user brings by reference (`fromSecretCompleteArn`, `fromSecretNameV2`,
+ * ...) without its encryption key, that a customer-managed key must be named: CDK cannot see how
+ * an imported secret is encrypted, and without the key no function that reads it is granted
+ * kms:Decrypt, so AWS refuses every read of a secret encrypted with one. A secret defined in the
+ * app (`new Secret(...)`) says its key itself.
+ */
+export function warnOfImportedSecretsWithoutKey(
+  providers: readonly WebhookProviderConfig[],
+  signingSecrets: ReadonlyMap<string, secretsmanager.ISecret>,
+): void {
+  const read = providers.flatMap((provider) => [
+    {
+      secret: signingSecrets.get(provider.name),
+      prop: `${provider.name}: signingSecret`,
+      readers: provider.rotation ? 'the verifier and the rotator' : 'the verifier',
+    },
+    { secret: provider.authoritativeRead?.apiKeySecret, prop: `${provider.name}: authoritativeRead.apiKeySecret`, readers: 'the processor' },
+    { secret: provider.polling?.apiKeySecret, prop: `${provider.name}: polling.apiKeySecret`, readers: 'the reconciler' },
+  ]);
+  for (const { secret, prop, readers } of read) {
+    if (!secret || secretsmanager.Secret.isSecret(secret) || secret.encryptionKey) continue;
+    Annotations.of(secret).addWarningV2(
+      IMPORTED_SECRET_WITHOUT_KEY,
+      `${prop} is an imported secret without its encryption key. If it is encrypted with a customer-managed KMS key, name the key ` +
+        '(secretsmanager.Secret.fromSecretAttributes(scope, id, { secretCompleteArn, encryptionKey })): without it ' +
+        `${readers} get no kms:Decrypt and AWS refuses every read. A secret encrypted with the AWS managed key (aws/secretsmanager) ` +
+        'needs none: acknowledge this warning on the secret.',
+    );
+  }
 }

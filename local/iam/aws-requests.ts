@@ -2,8 +2,11 @@
  * What an AWS API request asks IAM for: its service (from the SigV4 credential scope), the
  * action(s), the resource ARN(s) and the request's condition keys, read from the wire as the
  * SDK sends it. Covered: DynamoDB (JSON 1.0), SQS (JSON 1.0 and query), S3 (REST, path-style),
- * Secrets Manager and EventBridge (JSON 1.1), Lambda Invoke (REST). A request this module does
- * not understand maps to no access at all, which the gateway refuses (fail closed).
+ * Secrets Manager (and the KMS key of a secret encrypted with a customer-managed one) and
+ * EventBridge (JSON 1.1), Lambda Invoke (REST). A request this module does
+ * not understand maps to no access at all, which the gateway refuses (fail closed); so does a
+ * request whose condition key a policy reads but this module cannot tell (an item read without a
+ * projection, under a policy on `dynamodb:Attributes`).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -43,10 +46,14 @@ export interface LocalScope {
   readonly region: string;
   /** The ARN of a secret named by its name or ARN; undefined when it does not exist. */
   secretArn(secretId: string): string | undefined;
+  /** The KMS key (ARN or id) a secret is encrypted with; undefined for the AWS managed key. */
+  secretKmsKey(secretArn: string): string | undefined;
   /** The partition key attribute of a table, or of one of its indexes. */
   partitionKeyOf(table: string, index?: string): Promise<string | undefined>;
   /** Whether any policy in force reads `dynamodb:LeadingKeys` (reading it costs a key-schema lookup). */
   readonly needsLeadingKeys: boolean;
+  /** Whether any policy in force reads `dynamodb:Attributes` (a request whose attributes cannot be told is then refused). */
+  readonly needsAttributes: boolean;
 }
 
 /** The access key id and the service of a SigV4-signed request (header or presigned query). */
@@ -96,6 +103,25 @@ async function mapDynamoDb(request: WireRequest, scope: LocalScope): Promise<Map
         : keys.map((key) => attributeText(key[partitionKey] as Attribute | undefined)).filter((v): v is string => v !== undefined);
     return { 'dynamodb:LeadingKeys': [...new Set(values)] };
   };
+  // The request's own parameters and the attributes it accesses; undefined when a policy reads attributes this request cannot tell.
+  const requestKeys = (parameters: Record<string, unknown>, names: ReadonlySet<string> | undefined): Record<string, string | string[]> | undefined => {
+    if (names === undefined && scope.needsAttributes) return undefined;
+    return {
+      ...(names !== undefined ? { 'dynamodb:Attributes': [...names] } : {}),
+      ...(typeof parameters.ReturnValues === 'string' ? { 'dynamodb:ReturnValues': parameters.ReturnValues } : {}),
+      ...(typeof parameters.Select === 'string' ? { 'dynamodb:Select': parameters.Select } : {}),
+      ...(typeof parameters.ReturnConsumedCapacity === 'string' ? { 'dynamodb:ReturnConsumedCapacity': parameters.ReturnConsumedCapacity } : {}),
+    };
+  };
+  const access = async (
+    resource: string,
+    keys: Record<string, string | string[]> | undefined,
+    leadingKeys: Promise<Record<string, string[]>> | Record<string, string[]>,
+  ) => {
+    // A condition key the gateway cannot tell for a policy that reads it: no access, so the gateway refuses (fail closed).
+    if (keys === undefined) return;
+    accesses.push({ action, resource, context: { ...(await leadingKeys), ...keys } });
+  };
   const table = typeof input.TableName === 'string' ? input.TableName : undefined;
   switch (operation) {
     case 'GetItem':
@@ -104,7 +130,7 @@ async function mapDynamoDb(request: WireRequest, scope: LocalScope): Promise<Map
     case 'PutItem':
       if (table) {
         const key = (operation === 'PutItem' ? input.Item : input.Key) as Attribute | undefined;
-        accesses.push({ action, resource: tableArn(table), context: await leading(table, key ? [key] : []) });
+        await access(tableArn(table), requestKeys(input, accessedAttributes(operation, input)), leading(table, key ? [key] : []));
       }
       break;
     case 'Query': {
@@ -112,22 +138,28 @@ async function mapDynamoDb(request: WireRequest, scope: LocalScope): Promise<Map
       const index = typeof input.IndexName === 'string' ? input.IndexName : undefined;
       const partitionKey = scope.needsLeadingKeys ? await scope.partitionKeyOf(table, index) : undefined;
       const value = partitionKey === undefined ? undefined : queriedPartition(input, partitionKey);
-      accesses.push({ action, resource: tableArn(table, index), context: value === undefined ? {} : { 'dynamodb:LeadingKeys': [value] } });
+      await access(
+        tableArn(table, index),
+        requestKeys(input, accessedAttributes(operation, input)),
+        value === undefined ? {} : { 'dynamodb:LeadingKeys': [value] },
+      );
       break;
     }
     case 'Scan':
-      if (table) accesses.push({ action, resource: tableArn(table, typeof input.IndexName === 'string' ? input.IndexName : undefined), context: {} });
+      if (table) {
+        const index = typeof input.IndexName === 'string' ? input.IndexName : undefined;
+        await access(tableArn(table, index), requestKeys(input, accessedAttributes(operation, input)), {});
+      }
       break;
     case 'BatchGetItem':
     case 'BatchWriteItem':
       for (const [name, entries] of Object.entries((input.RequestItems ?? {}) as Record<string, unknown>)) {
+        const reads = entries as { Keys?: Attribute[] };
+        const writes = entries as { PutRequest?: { Item: Attribute }; DeleteRequest?: { Key: Attribute } }[];
         const keys =
-          operation === 'BatchGetItem'
-            ? (((entries as { Keys?: Attribute[] }).Keys ?? []) as Attribute[])
-            : (entries as { PutRequest?: { Item: Attribute }; DeleteRequest?: { Key: Attribute } }[]).map(
-                (entry) => entry.PutRequest?.Item ?? entry.DeleteRequest?.Key ?? {},
-              );
-        accesses.push({ action, resource: tableArn(name), context: await leading(name, keys) });
+          operation === 'BatchGetItem' ? ((reads.Keys ?? []) as Attribute[]) : writes.map((entry) => entry.PutRequest?.Item ?? entry.DeleteRequest?.Key ?? {});
+        const names = operation === 'BatchGetItem' ? accessedAttributes(operation, entries as Record<string, unknown>) : new Set(keys.flatMap(Object.keys));
+        await access(tableArn(name), requestKeys(input, names), leading(name, keys));
       }
       break;
     case 'ListTables':
@@ -138,6 +170,57 @@ async function mapDynamoDb(request: WireRequest, scope: LocalScope): Promise<Map
       if (table) accesses.push({ action, resource: tableArn(table), context: {} });
   }
   return { service: 'dynamodb', protocol: 'json', operation, accesses };
+}
+
+/**
+ * The top-level attribute names a request accesses, as `dynamodb:Attributes` holds them:
+ * the written item's names (PutItem) or the key's, and every name its expressions and legacy
+ * parameters use (a nested path counts as its top-level attribute). Undefined for a read that
+ * names no attributes (no projection): it reads every attribute, which no list can be checked
+ * against here.
+ */
+function accessedAttributes(operation: string, input: Record<string, unknown>): Set<string> | undefined {
+  const names = new Set<string>();
+  const aliases = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const expressionNames = (field: string) => {
+    if (typeof input[field] === 'string') for (const name of topLevelNames(input[field], aliases)) names.add(name);
+  };
+  const keysOf = (field: string) => {
+    const value = input[field];
+    if (value && typeof value === 'object' && !Array.isArray(value)) for (const name of Object.keys(value)) names.add(name);
+  };
+  const listed = (field: string) => {
+    if (Array.isArray(input[field])) for (const name of input[field] as unknown[]) if (typeof name === 'string') names.add(name);
+  };
+  for (const field of ['ConditionExpression', 'UpdateExpression', 'KeyConditionExpression', 'FilterExpression', 'ProjectionExpression']) expressionNames(field);
+  for (const field of ['Item', 'Key', 'Expected', 'AttributeUpdates', 'KeyConditions', 'QueryFilter', 'ScanFilter']) keysOf(field);
+  listed('AttributesToGet');
+  // A batch read's keys (BatchGetItem's entry for one table).
+  if (Array.isArray(input.Keys)) for (const key of input.Keys as Attribute[]) for (const name of Object.keys(key)) names.add(name);
+  const reads = ['GetItem', 'BatchGetItem', 'Query', 'Scan'].includes(operation);
+  const projected = typeof input.ProjectionExpression === 'string' || Array.isArray(input.AttributesToGet) || input.Select === 'COUNT';
+  return reads && !projected ? undefined : names;
+}
+
+/** Words of the expression grammar that are no attribute names (DynamoDB reserves them, so no bare name can be one). */
+const EXPRESSION_WORDS = new Set(['and', 'or', 'not', 'between', 'in', 'set', 'remove', 'add', 'delete']);
+
+/**
+ * The top-level attribute names an expression uses: each path's first element, bare or through
+ * an `#alias`; what follows a `.` is nested, a name followed by `(` is a function, `:values` are values.
+ */
+function topLevelNames(expression: string, aliases: Readonly<Record<string, string>>): string[] {
+  const tokens = expression.match(/#\w+|:\w+|[A-Za-z_]\w*|\[\d+\]|\S/g) ?? [];
+  const names: string[] = [];
+  tokens.forEach((token, index) => {
+    if (tokens[index - 1] === '.') return;
+    if (token.startsWith('#')) {
+      if (aliases[token] !== undefined) names.push(aliases[token]);
+    } else if (/^[A-Za-z_]/.test(token) && tokens[index + 1] !== '(' && !EXPRESSION_WORDS.has(token.toLowerCase())) {
+      names.push(token);
+    }
+  });
+  return names;
 }
 
 /** The text IAM sees of a key attribute value. */
@@ -246,7 +329,33 @@ function secretAccesses(operation: string, input: Record<string, unknown>, scope
   if (id === undefined) return [];
   // A secret that does not exist is named as AWS names it in the denial: by the id given.
   const resource = scope.secretArn(id) ?? (id.startsWith('arn:') ? id : `arn:aws:secretsmanager:${scope.region}:${scope.account}:secret:${id}`);
-  return [{ action, resource, context: {} }];
+  const accesses = [{ action, resource, context: {} }];
+  const keyAction = SECRET_KEY_ACTIONS[operation];
+  const key = keyAction && scope.secretKmsKey(resource);
+  if (!key) return accesses;
+  // Secrets Manager calls KMS with the caller's credentials, through itself, in the secret's encryption context.
+  const keyArn = kmsKeyArn(key, scope);
+  // An alias cannot be resolved here (there is no KMS): no access, so the gateway refuses (fail closed).
+  if (!keyArn) return [];
+  const context = {
+    'kms:ViaService': `secretsmanager.${scope.region}.amazonaws.com`,
+    'kms:CallerAccount': scope.account,
+    'kms:EncryptionContext:SecretARN': resource,
+  };
+  return [...accesses, { action: keyAction, resource: keyArn, context }];
+}
+
+/** What Secrets Manager asks of a secret's customer-managed key on the caller's behalf, by operation. */
+const SECRET_KEY_ACTIONS: Readonly<Record<string, string>> = {
+  GetSecretValue: 'kms:Decrypt',
+  PutSecretValue: 'kms:GenerateDataKey',
+};
+
+/** A key's ARN from a key ARN or a key id; undefined for an alias. */
+function kmsKeyArn(key: string, scope: LocalScope): string | undefined {
+  if (/^arn:aws[\w-]*:kms:[^:]+:\d{12}:key\//.test(key)) return key;
+  if (/^[0-9a-f-]{36}$|^mrk-[0-9a-f]{32}$/.test(key)) return `arn:aws:kms:${scope.region}:${scope.account}:key/${key}`;
+  return undefined;
 }
 
 function eventAccesses(operation: string, input: Record<string, unknown>, scope: LocalScope): AccessRequest[] {

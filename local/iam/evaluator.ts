@@ -7,6 +7,7 @@
  * installed (an optional peer of the companion package). What it covers and what it does not:
  * docs/IAM-ENFORCEMENT.md.
  */
+import { createHash } from 'node:crypto';
 import type * as IamSimulate from '@cloud-copilot/iam-simulate';
 import type { AccessRequest } from './aws-requests';
 import type { NamedPolicy, PolicyDocument } from './template-policies';
@@ -40,7 +41,14 @@ export function loadIamSimulator(): typeof IamSimulate | undefined {
 
 export class PolicyEvaluator {
   private readonly simulator: typeof IamSimulate;
+  /**
+   * Decisions by principal, policies and access: two registrations may share a role ARN (the same
+   * logical id in two templates) yet not their policies, and the same role registered again (a
+   * handler built anew) shares its decisions.
+   */
   private readonly cache = new Map<string, Promise<Decision>>();
+  /** Each principal's ARN and policies, as one digest. */
+  private readonly fingerprints = new WeakMap<PolicyPrincipal, string>();
   /** Condition keys each principal's policies (and any resource policy) refer to, lower-cased. */
   private readonly referencedKeys = new WeakMap<PolicyPrincipal, Set<string>>();
 
@@ -60,7 +68,7 @@ export class PolicyEvaluator {
     const keys = this.keysOf(principal);
     const context: Record<string, string | string[]> = { ...GLOBAL_CONTEXT, 'aws:PrincipalArn': principal.arn, 'aws:PrincipalAccount': this.account };
     for (const [name, value] of Object.entries(access.context)) if (keys.has(name.toLowerCase())) context[name] = value;
-    const cacheKey = JSON.stringify([principal.arn, access.action, access.resource, context]);
+    const cacheKey = JSON.stringify([this.fingerprintOf(principal), access.action, access.resource, context]);
     let decision = this.cache.get(cacheKey);
     if (!decision) {
       decision = this.simulate(principal, access, context);
@@ -70,7 +78,7 @@ export class PolicyEvaluator {
   }
 
   private async simulate(principal: PolicyPrincipal, access: AccessRequest, context: Record<string, string | string[]>): Promise<Decision> {
-    const resourcePolicy = resourcePolicyFor(principal, access.resource);
+    const resourcePolicy = resourcePolicyFor(principal, access.resource, this.account);
     const result = await this.simulator.runSimulation(
       {
         request: {
@@ -98,6 +106,16 @@ export class PolicyEvaluator {
     return { allowed: false, explicit, policyType: explicit && byResource ? 'resource' : 'identity' };
   }
 
+  private fingerprintOf(principal: PolicyPrincipal): string {
+    let fingerprint = this.fingerprints.get(principal);
+    if (fingerprint === undefined) {
+      const policies = JSON.stringify([principal.arn, principal.policies, [...principal.resourcePolicies]]);
+      fingerprint = createHash('sha256').update(policies).digest('base64');
+      this.fingerprints.set(principal, fingerprint);
+    }
+    return fingerprint;
+  }
+
   private keysOf(principal: PolicyPrincipal): Set<string> {
     let keys = this.referencedKeys.get(principal);
     if (!keys) {
@@ -114,9 +132,23 @@ export class PolicyEvaluator {
   }
 }
 
-/** The resource policy of the resource, or of the bucket an object is in. */
-function resourcePolicyFor(principal: PolicyPrincipal, resource: string): PolicyDocument | undefined {
+/**
+ * The resource policy of the resource, or of the bucket an object is in. A KMS key always has one
+ * (KMS allows nothing its key policy does not): a key the template does not define is taken to
+ * have the default key policy, which lets the account's IAM policies decide.
+ */
+function resourcePolicyFor(principal: PolicyPrincipal, resource: string, account: string): PolicyDocument | undefined {
   const exact = principal.resourcePolicies.get(resource);
-  if (exact || !resource.startsWith('arn:aws:s3:::')) return exact;
-  return principal.resourcePolicies.get(resource.split('/')[0]);
+  if (exact) return exact;
+  if (resource.startsWith('arn:aws:s3:::')) return principal.resourcePolicies.get(resource.split('/')[0]);
+  if (/^arn:aws:kms:[^:]+:\d{12}:key\//.test(resource)) return defaultKeyPolicy(account);
+  return undefined;
+}
+
+/** The key policy KMS gives a key created without one: the account's root may do anything, so IAM policies decide. */
+function defaultKeyPolicy(account: string): PolicyDocument {
+  return {
+    Version: '2012-10-17',
+    Statement: [{ Sid: 'Enable IAM User Permissions', Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${account}:root` }, Action: 'kms:*', Resource: '*' }],
+  };
 }

@@ -18,13 +18,21 @@ import { AccessRequest, credentialOf, LocalScope, mapRequest, Protocol, ServiceN
 import { Decision, PolicyEvaluator, PolicyPrincipal } from './evaluator';
 import type { NamedPolicy, PolicyDocument } from './template-policies';
 
+/** What the gateway asks of the secrets it judges requests for (the Secrets Manager stand-in knows both). */
+export interface SecretDirectory {
+  /** The ARN of a secret named by name or ARN; undefined when it does not exist. */
+  arnOf(secretId: string): string | undefined;
+  /** The KMS key a secret is encrypted with (a key ARN or id); undefined for the AWS managed key. */
+  kmsKeyOf(secretId: string): string | undefined;
+}
+
 export interface IamGatewayOptions {
   /** Where each service really is (more can be added with `useUpstream`). */
   readonly upstreams?: Partial<Record<ServiceName, string>>;
   readonly account: string;
   readonly region: string;
-  /** The ARN of a secret named by name or ARN (the Secrets Manager stand-in knows). */
-  readonly secretArn?: (secretId: string) => string | undefined;
+  /** The secrets requests name (more can be given with `useSecrets`). */
+  readonly secrets?: SecretDirectory;
   /** Access key ids forwarded without evaluation. */
   readonly operatorKeys?: readonly string[];
 }
@@ -66,14 +74,14 @@ export class IamGateway {
   private readonly schemas = new Map<string, Promise<TableKeys | undefined>>();
   private readonly upstreams = new Map<ServiceName, string>();
   private readonly denialListeners: ((denial: Denial) => void)[] = [];
-  private secretArn?: (secretId: string) => string | undefined;
+  private secrets?: SecretDirectory;
   private dynamodb?: DynamoDBClient;
   private server?: Server;
 
   constructor(private readonly options: IamGatewayOptions) {
     this.evaluator = new PolicyEvaluator(options.account);
     this.operators = new Set(options.operatorKeys ?? []);
-    this.secretArn = options.secretArn;
+    this.secrets = options.secrets;
     for (const [service, url] of Object.entries(options.upstreams ?? {}) as [ServiceName, string][]) this.useUpstream(service, url);
   }
 
@@ -90,9 +98,9 @@ export class IamGateway {
     }
   }
 
-  /** How secret names are turned into ARNs from now on. */
-  useSecretArns(secretArn: (secretId: string) => string | undefined): void {
-    this.secretArn = secretArn;
+  /** Where secrets are looked up from now on (their ARNs, their KMS keys). */
+  useSecrets(secrets: SecretDirectory): void {
+    this.secrets = secrets;
   }
 
   /** Registers a role; requests signed with the returned credentials are judged by its policies. */
@@ -187,9 +195,11 @@ export class IamGateway {
     return {
       account: this.options.account,
       region: this.options.region,
-      secretArn: (id) => this.secretArn?.(id),
+      secretArn: (id) => this.secrets?.arnOf(id),
+      secretKmsKey: (id) => this.secrets?.kmsKeyOf(id),
       partitionKeyOf: (table, index) => this.partitionKeyOf(table, index),
       needsLeadingKeys: principal !== undefined && this.evaluator.refersTo(principal, 'dynamodb:LeadingKeys'),
+      needsAttributes: principal !== undefined && this.evaluator.refersTo(principal, 'dynamodb:Attributes'),
     };
   }
 

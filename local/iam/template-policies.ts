@@ -1,7 +1,7 @@
 /**
  * The IAM policies a synthesized template deploys, resolved to the local resources: each role's
  * identity policies (its inline policies and every `AWS::IAM::Policy` / `AWS::IAM::ManagedPolicy`
- * attached to it), and the resource policies of queues, buckets and secrets.
+ * attached to it), and the resource policies of queues, buckets, secrets and KMS keys.
  */
 import { refTarget, resolveIntrinsics, resolveString, TemplateBinding, UnresolvableError } from './intrinsics';
 
@@ -68,13 +68,19 @@ export function identityPoliciesOf(
   return policies;
 }
 
-/** Resource policies by the ARN of the resource they protect (statements of several policies of one resource merged). */
+/**
+ * Resource policies by the ARN of the resource they protect (statements of several policies of one
+ * resource merged): queue, bucket and secret policies, and the key policy of each KMS key.
+ */
 export function resourcePoliciesOf(template: Template, binding: TemplateBinding): Map<string, PolicyDocument> {
   const statements = new Map<string, PolicyStatement[]>();
   const add = (arn: string, document: PolicyDocument) => statements.set(arn, [...(statements.get(arn) ?? []), ...document.Statement]);
-  for (const resource of Object.values(template.Resources)) {
+  for (const [logicalId, resource] of Object.entries(template.Resources)) {
     const properties = resource.Properties ?? {};
     switch (resource.Type) {
+      case 'AWS::KMS::Key':
+        if (properties.KeyPolicy !== undefined) add(arnOfReferenced({ Ref: logicalId }, binding), resolveDocument(properties.KeyPolicy, binding));
+        break;
       case 'AWS::SQS::QueuePolicy':
         for (const queue of properties.Queues as unknown[]) add(arnOfReferenced(queue, binding), resolveDocument(properties.PolicyDocument, binding));
         break;

@@ -113,6 +113,12 @@ export class StackBinding {
       case 'AWS::CloudWatch::Alarm':
       case 'AWS::CloudWatch::CompositeAlarm':
         return { ref: name, attributes: { Arn: `arn:aws:cloudwatch:${region}:${account}:alarm:${name}` } };
+      case 'AWS::KMS::Key': {
+        // KMS names a key by a random UUID: one derived from the stack and the logical id, so a run names it alike.
+        const hex = digest(`${this.stackName}/${logicalId}`, 32);
+        const keyId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+        return { ref: keyId, attributes: { Arn: `arn:aws:kms:${region}:${account}:key/${keyId}`, KeyId: keyId } };
+      }
       case 'AWS::SNS::Topic': {
         const arn = `arn:aws:sns:${region}:${account}:${name}`;
         return { ref: arn, attributes: { TopicArn: arn, TopicName: name } };

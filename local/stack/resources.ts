@@ -1,7 +1,8 @@
 /**
  * Creates a stack's data resources on the local services, from their template properties: DynamoDB
  * tables with their key schema and indexes, SQS queues with their attributes and redrive policy,
- * S3 buckets, Secrets Manager secrets (empty until a value is chosen) and EventBridge buses. Each
+ * S3 buckets, Secrets Manager secrets (empty until a value is chosen, with the KMS key they name)
+ * and EventBridge buses. Each
  * created resource's local identity (a queue's URL, a secret's ARN) is set on the binding.
  */
 import { CreateTableCommand, CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
@@ -81,9 +82,11 @@ export async function createDataResources(stack: SynthesizedStack, binding: Stac
   }
 
   const secrets = new Map<string, string>();
-  for (const [logicalId] of of('AWS::SecretsManager::Secret')) {
+  for (const [logicalId, resource] of of('AWS::SecretsManager::Secret')) {
     const name = binding.nameOf(logicalId);
-    const { ARN } = await services.clients.secrets.send(new CreateSecretCommand({ Name: name }));
+    // Encrypted with a customer-managed key, reading it takes kms:Decrypt on that key (the IAM gateway judges it).
+    const kmsKeyId = resource.Properties?.KmsKeyId === undefined ? undefined : binding.resolveString(resource.Properties.KmsKeyId);
+    const { ARN } = await services.clients.secrets.send(new CreateSecretCommand({ Name: name, ...(kmsKeyId ? { KmsKeyId: kmsKeyId } : {}) }));
     binding.set(logicalId, { ref: ARN!, attributes: { Name: name, Id: ARN! } });
     secrets.set(logicalId, ARN!);
   }

@@ -126,7 +126,7 @@ export async function startLocalServices(options: LocalServicesOptions = {}): Pr
           },
           account: LOCAL_ACCOUNT,
           region: LOCAL_REGION,
-          secretArn: (id) => secrets.arnOf(id),
+          secrets,
           operatorKeys: [OPERATOR_ACCESS_KEY],
         })
       : undefined;

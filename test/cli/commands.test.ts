@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { S3Client } from '@aws-sdk/client-s3';
 import { AnswerlineLifecycle, PendingIndex, TableSchema } from '../../lib/contract';
 import { FakeAnswerlineApi } from '../../local/fake-answerline-api';
@@ -400,6 +400,63 @@ describe('replay', () => {
       code: 2,
       stderr: expect.stringContaining('expected an ISO-8601 instant with a zone'),
     });
+  });
+});
+
+describe('keys that are not a delivery row’s', () => {
+  const FORGED = 'ledger:answerline#tsk_forged';
+
+  /** An item under a submission's key shaped like a delivery row (written bypassing IAM, as only a principal with full table access could). */
+  async function forge(status: string, receivedAt: number): Promise<void> {
+    const body = answerlineBody({ id: 'tsk_forged', idempotencyKey: 'job-forged' });
+    await h.dynamodb.send(
+      new PutItemCommand({
+        TableName: h.names.inboxTable,
+        Item: {
+          pk: { S: FORGED },
+          sk: { S: 'delivery' },
+          body: { B: Buffer.from(body) },
+          digest: { B: Buffer.from(sha256Hex(body), 'hex') },
+          receivedAt: { N: String(receivedAt) },
+          meta: { M: {} },
+          status: { S: status },
+          attempts: { N: '1' },
+          expiresAt: { N: String(Math.floor(receivedAt / 1000) + 3600) },
+        },
+      }),
+    );
+  }
+
+  test('inspect and replay --event refuse it as a usage error', async () => {
+    await forge('PROCESSED', h.clock.now());
+    for (const argv of [
+      ['inspect', FORGED],
+      ['replay', '--event', FORGED, '--force'],
+    ]) {
+      expect(await cli(...argv)).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining("not a delivery row's key: ledger:answerline is not a provider name"),
+      });
+    }
+    expect(await h.row(FORGED)).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+    expect(await h.takeMessages()).toEqual([]);
+  });
+
+  test('replay of a time range reports it refused and leaves it as it is', async () => {
+    const t0 = Date.UTC(2026, 8, 18, 10, 0, 0);
+    await forge('PROCESSED', t0);
+    const report = await cliJson('replay', '--from', new Date(t0).toISOString(), '--to', new Date(t0 + MINUTE).toISOString(), '--force');
+    expect(report).toMatchObject({ rows: [{ key: FORGED, status: 'PROCESSED', action: 'refused' }], enqueued: 0, reset: 0, refused: 1 });
+    expect(await h.row(FORGED)).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+    expect(await h.takeMessages()).toEqual([]);
+  });
+
+  test('redrive neither revives nor moves a dead-lettered message naming it', async () => {
+    await forge('DEAD', h.clock.now());
+    await h.sqs.send(new SendMessageCommand({ QueueUrl: h.deadLetterQueueUrl, MessageBody: JSON.stringify({ key: FORGED }) }));
+    expect(await cliJson('redrive')).toEqual({ moved: 0, revived: 0, failed: 0, refused: 1 });
+    expect(await h.row(FORGED)).toMatchObject({ status: 'DEAD', attempts: 1 });
+    expect(await h.takeMessages()).toEqual([]);
   });
 });
 

@@ -533,6 +533,7 @@ describe('metric methods', () => {
     ['metricEffectFailures', MetricName.EFFECT_FAILURES, 'Sum'],
     ['metricResourceUnavailable', MetricName.RESOURCE_UNAVAILABLE, 'Sum'],
     ['metricDeadLettered', MetricName.DEAD_LETTERED, 'Sum'],
+    ['metricRefusedKeys', MetricName.REFUSED_KEYS, 'Sum'],
   ];
 
   test.each(emf)('%s: %s, %s over 5 minutes, dimension Inbox only', (method, name, statistic) => {

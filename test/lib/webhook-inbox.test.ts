@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { App, CfnParameter, Duration, Lazy, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations as CdkAnnotations, App, CfnParameter, Duration, Lazy, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -870,6 +871,84 @@ describe('signing secret rotation', () => {
   });
 });
 
+describe('secrets encrypted with a customer-managed key', () => {
+  const SIGNING = 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:answerline/signing-AbCdEf';
+  const KEY = 'arn:aws:kms:eu-west-1:111111111111:key/0c7f7f6e-3d1a-4b8e-9a55-6f0d2b1c9e42';
+  /** Secrets Manager's own endpoint in the stack's region: the only way the key may be used. */
+  const VIA_SECRETS_MANAGER = { StringEquals: { 'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com' } };
+  const stackIn = () => new Stack(new App(), 'Keys', { env: { account: '111111111111', region: 'eu-west-1' } });
+  /** The statements on KMS keys of a role. */
+  const keyStatements = (template: Template, role: string) =>
+    statementsOf(template, role).filter((statement) => JSON.stringify(statement.Action).includes('kms:'));
+
+  test('a signing secret imported with its key (Secret.fromSecretAttributes): the verifier and the rotator may use the key, through Secrets Manager only', () => {
+    const stack = stackIn();
+    const signingSecret = secretsmanager.Secret.fromSecretAttributes(stack, 'Signing', {
+      secretCompleteArn: SIGNING,
+      encryptionKey: kms.Key.fromKeyArn(stack, 'SigningKey', KEY),
+    });
+    new WebhookInbox(stack, 'Inbox', { providers: [WebhookProvider.answerline({ signingSecret, rotation: {} })] });
+    const template = Template.fromStack(stack);
+    expect(keyStatements(template, 'InboxVerifierRole')).toEqual([{ Action: 'kms:Decrypt', Effect: 'Allow', Resource: KEY, Condition: VIA_SECRETS_MANAGER }]);
+    expect(keyStatements(template, 'InboxRotatorRole')).toEqual([
+      { Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Effect: 'Allow', Resource: KEY, Condition: VIA_SECRETS_MANAGER },
+    ]);
+    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+  });
+
+  test('API key secrets imported with their keys: the processor (authoritative read) and the reconciler (polling) may use theirs', () => {
+    const stack = stackIn();
+    const imported = (name: string) =>
+      secretsmanager.Secret.fromSecretAttributes(stack, name, {
+        secretCompleteArn: `arn:aws:secretsmanager:eu-west-1:111111111111:secret:${name}-AbCdEf`,
+        encryptionKey: kms.Key.fromKeyArn(stack, `${name}Key`, KEY.replace('0c7f7f6e', name === 'Read' ? '11111111' : '22222222')),
+      });
+    new WebhookInbox(stack, 'Inbox', {
+      providers: [
+        WebhookProvider.answerline({ polling: { apiKeySecret: imported('Poll') } }),
+        WebhookProvider.standardWebhooks({
+          name: 'openai',
+          authoritativeRead: { urlTemplate: 'https://api.openai.com/v1/responses/{id}', idJsonPath: 'data.id', apiKeySecret: imported('Read') },
+        }),
+      ],
+    });
+    const template = Template.fromStack(stack);
+    expect(keyStatements(template, 'InboxProcessorRole')).toEqual([
+      { Action: 'kms:Decrypt', Effect: 'Allow', Resource: KEY.replace('0c7f7f6e', '11111111'), Condition: VIA_SECRETS_MANAGER },
+    ]);
+    expect(keyStatements(template, 'InboxReconcilerRole')).toEqual([
+      { Action: 'kms:Decrypt', Effect: 'Allow', Resource: KEY.replace('0c7f7f6e', '22222222'), Condition: VIA_SECRETS_MANAGER },
+    ]);
+  });
+
+  test('a secret imported without its key is warned about at synth, on the secret, saying to name a customer-managed key; an acknowledgement silences it', () => {
+    const stack = stackIn();
+    const signingSecret = secretsmanager.Secret.fromSecretCompleteArn(stack, 'Signing', SIGNING);
+    const apiKeySecret = secretsmanager.Secret.fromSecretNameV2(stack, 'PollKey', 'answerline/api-key');
+    const acknowledged = secretsmanager.Secret.fromSecretNameV2(stack, 'EchonovaSigning', 'echonova/signing');
+    CdkAnnotations.of(acknowledged).acknowledgeWarning('cdk-webhook-inbox:importedSecretWithoutKey', 'encrypted with aws/secretsmanager');
+    new WebhookInbox(stack, 'Inbox', {
+      providers: [
+        WebhookProvider.answerline({ signingSecret, rotation: {}, polling: { apiKeySecret } }),
+        WebhookProvider.echonova({ signingSecret: acknowledged }),
+        // Defined in the app: its construct says how it is encrypted.
+        WebhookProvider.stripe({ signingSecret: new secretsmanager.Secret(stack, 'StripeSigning') }),
+      ],
+    });
+    const annotations = Annotations.fromStack(stack);
+    const warnings = annotations.findWarning('*', Match.anyValue()).map((warning) => [warning.id, String(warning.entry.data)]);
+    expect(warnings.map(([id]) => id).sort()).toEqual(['/Keys/PollKey', '/Keys/Signing']);
+    const [, signing] = warnings.find(([id]) => id === '/Keys/Signing')!;
+    expect(signing).toContain('answerline: signingSecret is an imported secret without its encryption key');
+    expect(signing).toContain('secretsmanager.Secret.fromSecretAttributes(scope, id, { secretCompleteArn, encryptionKey })');
+    expect(signing).toContain('the verifier and the rotator get no kms:Decrypt');
+    expect(signing).toContain('[ack: cdk-webhook-inbox:importedSecretWithoutKey]');
+    expect(warnings.find(([id]) => id === '/Keys/PollKey')![1]).toContain('answerline: polling.apiKeySecret');
+    // Nothing on a key is granted for a secret whose key is unknown.
+    expect(keyStatements(Template.fromStack(stack), 'InboxVerifierRole')).toEqual([]);
+  });
+});
+
 describe('recovery by polling, effects and the authoritative read', () => {
   const apiKey = (stack: Stack, id: string) => secretsmanager.Secret.fromSecretNameV2(stack, id, `${id}/api-key`);
 
@@ -1028,7 +1107,7 @@ describe('recovery by polling, effects and the authoritative read', () => {
     expect(JSON.stringify(statementsOf(template, 'InboxProcessorRole'))).toContain('secret:openai/api-key');
   });
 
-  test("grantRecordSubmission lets an app put ledger items in the inbox table, only under the ledger's key prefix", () => {
+  test("grantRecordSubmission lets an app put ledger items in the inbox table, only under the ledger's key prefix and with a submission's attributes", () => {
     const stack = new Stack(new App(), 'Ledger');
     const inbox = new WebhookInbox(stack, 'Inbox');
     const app = new iam.Role(stack, 'App', { assumedBy: new iam.AccountRootPrincipal() });
@@ -1038,7 +1117,29 @@ describe('recovery by polling, effects and the authoritative read', () => {
     expect(actionsOf(statements)).toEqual(['dynamodb:PutItem']);
     expect(JSON.stringify(statements)).toContain(resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').id);
     // A delivery key is `<provider>#…` and provider names hold no colon: this prefix names submissions only.
-    expect(statements[0].Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ledger:*'] } });
+    expect(statements[0].Condition['ForAllValues:StringLike']).toEqual({ 'dynamodb:LeadingKeys': ['ledger:*'] });
+    // IAM has no condition on the sort key: the attributes keep out every one a delivery row is swept, claimed or read by.
+    const allowed: string[] = statements[0].Condition['ForAllValues:StringEquals']['dynamodb:Attributes'];
+    expect(allowed).toEqual(expect.arrayContaining(['pk', 'sk', 'provider', 'taskId', 'idempotencyKey', 'state', 'awaitShard', 'awaitDueAt', 'childIds']));
+    for (const rowAttribute of [
+      'status',
+      'pendingShard',
+      'pendingSince',
+      'receivedAt',
+      'body',
+      'deflated',
+      'bodyRef',
+      'digest',
+      'meta',
+      'attempts',
+      'leaseUntil',
+      'outcome',
+    ]) {
+      expect(allowed).not.toContain(rowAttribute);
+    }
+    // No old item back: it would read attributes outside the list.
+    expect(statements[0].Condition.StringEqualsIfExists).toEqual({ 'dynamodb:ReturnValues': 'NONE' });
+    expect(Object.keys(statements[0].Condition).sort()).toEqual(['ForAllValues:StringEquals', 'ForAllValues:StringLike', 'StringEqualsIfExists']);
   });
 });
 

@@ -5,12 +5,21 @@
  * prefix not granted, an explicit deny, an unknown key and a request the gateway cannot read are
  * refused with the error the SDK raises in AWS.
  */
-import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { CreateSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateSecretCommand, GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { randomUUID } from 'node:crypto';
 import { AdapterKind, PollingDefaults, providerRuntimeConfig } from '../../lib/contract';
 import { EventBridgeStandIn } from '../../local/eventbridge-stand-in';
 import { IamGateway, LocalCredentials } from '../../local/iam/gateway';
@@ -33,6 +42,8 @@ let credentials: Partial<Record<InboxRole, LocalCredentials>>;
 let workQueueUrl: string;
 let signingSecretArn: string;
 let apiKeyArn: string;
+let secretsEndpoint: string;
+let deadLetterQueueUrl: string;
 const clients: { destroy(): void }[] = [];
 
 /** Real SDK clients of one role, all pointed at the gateway. */
@@ -63,7 +74,9 @@ async function denial(call: Promise<unknown>): Promise<{ name: string; message: 
 
 beforeAll(async () => {
   const emulators = { dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB!, sqs: process.env.AWS_ENDPOINT_URL_SQS! };
-  const [secretsEndpoint, eventsEndpoint, lambdaEndpoint] = await Promise.all([secretsStandIn.start(), eventBridge.start(), lambdaStandIn.start()]);
+  let eventsEndpoint: string;
+  let lambdaEndpoint: string;
+  [secretsEndpoint, eventsEndpoint, lambdaEndpoint] = await Promise.all([secretsStandIn.start(), eventBridge.start(), lambdaStandIn.start()]);
   const admin = {
     dynamodb: new DynamoDBClient({ ...LOCAL_AWS, endpoint: emulators.dynamodb }),
     sqs: new SQSClient({ ...LOCAL_AWS, endpoint: emulators.sqs, useQueueUrlAsEndpoint: false }),
@@ -74,6 +87,7 @@ beforeAll(async () => {
   await createTables(admin.dynamodb, names);
   const queues = await createQueues(admin.sqs, names);
   workQueueUrl = queues.workQueueUrl;
+  deadLetterQueueUrl = queues.deadLetterQueueUrl;
   await createBodyBucket(admin.s3, names);
   signingSecretArn = (
     await admin.secrets.send(new CreateSecretCommand({ Name: `${names.inboxTable}/answerline`, SecretString: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }))
@@ -111,7 +125,7 @@ beforeAll(async () => {
     },
     account: LOCAL_ACCOUNT,
     region: LOCAL_REGION,
-    secretArn: (id) => secretsStandIn.arnOf(id),
+    secrets: secretsStandIn,
     operatorKeys: [OPERATOR_ACCESS_KEY],
   });
   endpoint = await gateway.start();
@@ -281,5 +295,133 @@ describe('what the template does not grant is refused as AWS refuses it', () => 
     const transact = new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: names.inboxTable, Item: key('answerline#t') } }] });
     const refused = await denial(as('verifier').dynamodb.send(transact));
     expect(refused.message).toContain('does not understand this request');
+  });
+});
+
+describe('condition keys DynamoDB reads from the request are judged as AWS judges them', () => {
+  /** A role that may write only the attributes `pk`, `sk` and `note`, and read back nothing it may not write (the pattern AWS documents). */
+  function attributeLimited(): LocalCredentials {
+    return gateway.register({
+      name: 'attributes',
+      roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/Attributes`,
+      policies: [
+        {
+          name: 'attributes',
+          document: {
+            Statement: [
+              {
+                Effect: 'Allow',
+                Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem'],
+                Resource: `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:table/${names.inboxTable}`,
+                Condition: {
+                  'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'note'], 'dynamodb:LeadingKeys': ['attributes#1'] },
+                  StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'], 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+                },
+              },
+            ],
+          },
+        },
+      ],
+    });
+  }
+
+  test('ForAllValues on dynamodb:Attributes: every attribute a write names, in its item, its update or its condition, must be listed', async () => {
+    const { dynamodb } = as(attributeLimited());
+    const item = { ...key('attributes#1'), note: { S: 'n' } };
+    await dynamodb.send(new PutItemCommand({ TableName: names.inboxTable, Item: item }));
+    await dynamodb.send(
+      new PutItemCommand({ TableName: names.inboxTable, Item: item, ConditionExpression: 'attribute_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } }),
+    );
+    await dynamodb.send(
+      new UpdateItemCommand({
+        TableName: names.inboxTable,
+        Key: key('attributes#1'),
+        UpdateExpression: 'SET note = :n',
+        ConditionExpression: 'size(note) < :max AND begins_with(pk, :p)',
+        ExpressionAttributeValues: { ':n': { S: 'm' }, ':max': { N: '10' }, ':p': { S: 'attributes' } },
+      }),
+    );
+    await dynamodb.send(new GetItemCommand({ TableName: names.inboxTable, Key: key('attributes#1'), ProjectionExpression: 'note' }));
+
+    const refusals = [
+      // An attribute outside the list in the item, however innocent its name.
+      new PutItemCommand({ TableName: names.inboxTable, Item: { ...item, status: { S: 'RECEIVED' } } }),
+      // ... named in a condition, bare or through an alias.
+      new PutItemCommand({ TableName: names.inboxTable, Item: item, ConditionExpression: 'attribute_not_exists(status)' }),
+      new UpdateItemCommand({
+        TableName: names.inboxTable,
+        Key: key('attributes#1'),
+        UpdateExpression: 'SET #s.#nested = :v',
+        ExpressionAttributeNames: { '#s': 'status', '#nested': 'note' },
+        ExpressionAttributeValues: { ':v': { S: 'x' } },
+      }),
+      // A write asking for the old item back would read attributes outside the list.
+      new PutItemCommand({ TableName: names.inboxTable, Item: item, ReturnValues: 'ALL_OLD' }),
+      // A read of every attribute.
+      new GetItemCommand({ TableName: names.inboxTable, Key: key('attributes#1') }),
+      // The listed attributes under another partition key.
+      new PutItemCommand({ TableName: names.inboxTable, Item: { ...key('attributes#2'), note: { S: 'n' } } }),
+    ];
+    for (const command of refusals) {
+      const refused = await denial(dynamodb.send(command as PutItemCommand));
+      expect(refused.name).toBe('AccessDeniedException');
+    }
+    expect(gateway.denialsOf('attributes')).toHaveLength(refusals.length);
+  });
+});
+
+describe('a secret encrypted with a customer-managed key: reading it takes kms:Decrypt on that key, as in AWS', () => {
+  const KEY = `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT}:key/0c7f7f6e-3d1a-4b8e-9a55-6f0d2b1c9e42`;
+  let encrypted: string;
+
+  beforeAll(async () => {
+    const admin = new SecretsManagerClient({ ...LOCAL_AWS, endpoint: secretsEndpoint });
+    clients.push(admin);
+    const created = await admin.send(
+      new CreateSecretCommand({ Name: `${names.inboxTable}/cmk`, SecretString: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', KmsKeyId: KEY }),
+    );
+    encrypted = created.ARN!;
+  });
+
+  /** The roles of an inbox whose rotated Answerline signing secret is imported by ARN, its key named in the import or not. */
+  function importing(key: string | undefined) {
+    const synthesized = synthesizeInbox({
+      account: LOCAL_ACCOUNT,
+      region: LOCAL_REGION,
+      providers: [providerRuntimeConfig({ name: 'answerline', adapter: AdapterKind.ANSWERLINE, secretId: encrypted })],
+      importedSigningSecrets: { answerline: { secretArn: encrypted, ...(key ? { encryptionKeyArn: key } : {}) } },
+      rotation: { providers: ['answerline'] },
+    });
+    const local = { inboxTable: names.inboxTable, resultsTable: names.resultsTable, workQueueUrl, deadLetterQueueUrl, signingSecretArns: {} };
+    const roles = registerInboxRoles(gateway, synthesized, inboxBinding(synthesized, local, LOCAL_ACCOUNT, LOCAL_REGION), LOCAL_ACCOUNT);
+    return { verifier: as(roles.verifier!).secrets, rotator: as(roles.rotator!).secrets };
+  }
+
+  const read = () => new GetSecretValueCommand({ SecretId: encrypted });
+  const write = () =>
+    new PutSecretValueCommand({ SecretId: encrypted, SecretString: 'whsec_bmV4dA==', ClientRequestToken: randomUUID(), VersionStages: ['AWSPENDING'] });
+
+  test('imported without its key: the verifier and the rotator may call Secrets Manager, yet are denied the key', async () => {
+    const { verifier, rotator } = importing(undefined);
+    for (const client of [verifier, rotator]) {
+      const refused = await denial(client.send(read()));
+      expect(refused.name).toBe('AccessDeniedException');
+      expect(refused.message).toContain(
+        `is not authorized to perform: kms:Decrypt on resource: ${KEY} because no identity-based policy allows the kms:Decrypt action`,
+      );
+    }
+    expect((await denial(rotator.send(write()))).message).toContain(`kms:GenerateDataKey on resource: ${KEY}`);
+  });
+
+  test('imported with its key (Secret.fromSecretAttributes({ secretCompleteArn, encryptionKey })): both read it, and the rotator writes it', async () => {
+    const { verifier, rotator } = importing(KEY);
+    expect((await verifier.send(read())).SecretString).toMatch(/^whsec_/);
+    expect((await rotator.send(read())).SecretString).toMatch(/^whsec_/);
+    await rotator.send(write());
+  });
+
+  test('a key named by another key: still denied', async () => {
+    const { verifier } = importing(`arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT}:key/11111111-2222-3333-4444-555555555555`);
+    expect((await denial(verifier.send(read()))).message).toContain(`kms:Decrypt on resource: ${KEY}`);
   });
 });

@@ -18,7 +18,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { AwsClients } from '../../lambda/shared/runtime/handler-runtime';
 import { PollingRuntimeConfig, ProviderRuntimeConfig } from '../../lib/contract';
-import { Denial, IamGateway, LocalCredentials } from '../../local/iam/gateway';
+import { Denial, IamGateway, LocalCredentials, SecretDirectory } from '../../local/iam/gateway';
 import { inboxBinding, LocalInboxResources, registerInboxRoles } from '../../local/iam/inbox-roles';
 import { InboxRole, InboxTemplateSpec, SynthesizedInbox, synthesizeInbox } from '../../local/inbox-template';
 import { LOCAL_ACCOUNT, LOCAL_REGION, OPERATOR_ACCESS_KEY } from '../../local/local-aws';
@@ -48,19 +48,19 @@ class FixtureGateway {
   });
   readonly endpoint = this.gateway.start();
   private url?: string;
-  private secretArn: (secretId: string) => string | undefined = () => undefined;
+  private secrets?: SecretDirectory;
   private readonly clients: { destroy(): void }[] = [];
   private checked = 0;
   private expected = 0;
 
   constructor() {
     void this.endpoint.then((url) => (this.url = url));
-    this.gateway.useSecretArns((id) => this.secretArn(id));
   }
 
-  useSecrets(endpoint: string, arnOf: (secretId: string) => string | undefined): void {
+  useSecrets(endpoint: string, secrets: SecretDirectory): void {
     this.gateway.useUpstream('secretsmanager', endpoint);
-    this.secretArn = arnOf;
+    this.gateway.useSecrets(secrets);
+    this.secrets = secrets;
   }
 
   useEffects(eventBridge: string, lambda: string): void {
@@ -96,7 +96,7 @@ class FixtureGateway {
   private credentialsAs(role: InboxRole, structure: InboxStructure, local: LocalInbox): LocalCredentials {
     const { spec, apiKeys } = templateSpec(structure);
     const synthesized = synthesizedFor(spec);
-    const arn = (secretId: string) => this.secretArn(secretId) ?? secretId;
+    const arn = (secretId: string) => this.secrets?.arnOf(secretId) ?? secretId;
     const binding = inboxBinding(
       synthesized,
       {

@@ -192,7 +192,7 @@ export class SecretsFixture {
   async start(): Promise<this> {
     this.endpointUrl = await this.standIn.start();
     this.sdkClient = new SecretsManagerClient({ endpoint: this.endpointUrl });
-    fixtureGateway().useSecrets(this.endpointUrl, (id) => this.standIn.arnOf(id));
+    fixtureGateway().useSecrets(this.endpointUrl, this.standIn);
     return this;
   }
 

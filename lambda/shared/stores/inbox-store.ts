@@ -7,7 +7,15 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { InboxAttr as A, DeliveryStatus, InboxItemKind, PendingIndex, SUBMISSION_PARTITION_PREFIX, SweepWatermark } from '../../../lib/contract';
+import {
+  InboxAttr as A,
+  DeliveryStatus,
+  InboxItemKind,
+  PendingIndex,
+  PROVIDER_NAME_PATTERN,
+  SUBMISSION_PARTITION_PREFIX,
+  SweepWatermark,
+} from '../../../lib/contract';
 import { shardOf } from '../runtime/digest';
 import { N, pendingIndexOf, ReadBound, readShardedRange, replaceForms, S, ShardedEntry, stringMap } from './dynamo';
 import { isConditionalCheckFailed } from '../runtime/errors';
@@ -16,6 +24,17 @@ import { inlineBodyAttributes, inlineBodyOf } from './inline-body';
 /** The inbox key of one event: the provider namespaces the provider's stable id. */
 export function deliveryKey(provider: string, eventId: string): string {
   return `${provider}#${eventId}`;
+}
+
+/**
+ * Whether a partition key is a delivery row's: `<provider>#<event id>`, its provider a provider
+ * name. A submission's (`ledger:…`), a rejection record's (`rejected:…`) and the sweep's
+ * watermark (`sweep:…`) are not: no provider name holds a `:`. The sweep, the processor, the
+ * ledger and the ops CLI take nothing else for a delivery (docs/DESIGN.md#invariant-4).
+ */
+export function isDeliveryKey(key: string): boolean {
+  const at = key.indexOf('#');
+  return at > 0 && at < key.length - 1 && PROVIDER_NAME_PATTERN.test(key.slice(0, at));
 }
 
 /**
@@ -112,6 +131,11 @@ export interface StrandedRows {
    * asked: those below `examinedBefore`, and maybe some the read reached beyond it.
    */
   readonly stranded: ShardedEntry[];
+  /**
+   * Entries below `examinedBefore` whose key is not a delivery row's (`isDeliveryKey`): examined,
+   * never read or enqueued, for the caller to count; absent when there are none.
+   */
+  readonly refused?: ShardedEntry[];
   /** The sweep's watermark the look started from. */
   readonly watermark: number;
   /**
@@ -504,20 +528,27 @@ export class DynamoDbInboxStore implements InboxStore {
   async findStranded(cutoff: number, limit: number, bound: ReadBound): Promise<StrandedRows> {
     const watermark = await this.sweepWatermark();
     const read = await readShardedRange(this.client, pendingIndexOf(this.tableName), watermark, cutoff, bound);
+    // Only a delivery row's entry is read and may be enqueued; any other is refused, never processed.
+    const entries = read.entries.filter((entry) => isDeliveryKey(entry.key));
+    const refusedBefore = (before: number) => {
+      const refused = read.entries.filter((entry) => entry.sort < before && !isDeliveryKey(entry.key));
+      return refused.length > 0 ? { refused } : {};
+    };
     const stranded: ShardedEntry[] = [];
-    for (let start = 0; start < read.entries.length; start += BATCH_GET_LIMIT) {
-      const chunk = read.entries.slice(start, start + BATCH_GET_LIMIT);
+    for (let start = 0; start < entries.length; start += BATCH_GET_LIMIT) {
+      const chunk = entries.slice(start, start + BATCH_GET_LIMIT);
       const states = await this.pendingStates(chunk.map((entry) => entry.key));
       for (const entry of chunk) {
         const state = states.get(entry.key);
         const owed = state !== UNREAD && isStranded(state, entry);
         if (state === UNREAD || (owed && stranded.length === limit)) {
-          return { stranded, watermark, examinedBefore: Math.min(entry.sort, read.readBefore) };
+          const examinedBefore = Math.min(entry.sort, read.readBefore);
+          return { stranded, ...refusedBefore(examinedBefore), watermark, examinedBefore };
         }
         if (owed) stranded.push(entry);
       }
     }
-    return { stranded, watermark, examinedBefore: read.readBefore };
+    return { stranded, ...refusedBefore(read.readBefore), watermark, examinedBefore: read.readBefore };
   }
 
   /** The status and `pendingSince` of each row (undefined: gone), or `UNREAD` for those DynamoDB left unprocessed. */

@@ -37,7 +37,7 @@ import {
 import { shardOf } from '../runtime/digest';
 import { awaitingIndexOf, BoundedCount, countShardedIndex, N, queryShardedIndex, S } from './dynamo';
 import { isConditionalCheckFailed } from '../runtime/errors';
-import { jobRefKey } from './inbox-store';
+import { isDeliveryKey, jobRefKey } from './inbox-store';
 
 export { splitKey } from './inbox-store';
 
@@ -413,7 +413,8 @@ export class DynamoDbSubmissionStore implements SubmissionStore {
     );
     return (out.Items ?? []).flatMap((item): JobRefEntry[] => {
       const sk = item[A.SK].S;
-      if (sk === InboxItemKind.DELIVERY) return [{ key: item[A.PK].S!, kind: 'delivery' }];
+      // A delivery is a delivery row at a delivery key: an item under a ledger key is none, whatever its sort key.
+      if (sk === InboxItemKind.DELIVERY && isDeliveryKey(item[A.PK].S!)) return [{ key: item[A.PK].S!, kind: 'delivery' }];
       if (sk === InboxItemKind.SUBMISSION) return [{ key: item[A.PK].S!, kind: 'submission' }];
       return [];
     });

@@ -175,6 +175,16 @@ describe('Ref and Fn::GetAtt', () => {
     expect(String(attribute(binding, 'Ledger', 'StreamArn')).startsWith('arn:aws:dynamodb:eu-west-1:123456789012:table/Orders-Ledger/stream/')).toBe(true);
   });
 
+  test('a KMS key is a key id (a UUID) and its ARN, alike on every run; Ref is the id', () => {
+    const keys = bindingOf({ SecretsKey: { Type: 'AWS::KMS::Key' }, OtherKey: { Type: 'AWS::KMS::Key' } });
+    const keyId = keys.resolve({ Ref: 'SecretsKey' });
+    expect(keyId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(attribute(keys, 'SecretsKey', 'Arn')).toBe(`arn:aws:kms:eu-west-1:123456789012:key/${keyId}`);
+    expect(attribute(keys, 'SecretsKey', 'KeyId')).toBe(keyId);
+    expect(keys.resolve({ Ref: 'OtherKey' })).not.toBe(keyId);
+    expect(bindingOf({ SecretsKey: { Type: 'AWS::KMS::Key' } }).resolve({ Ref: 'SecretsKey' })).toBe(keyId);
+  });
+
   test('pseudo parameters are the stack’s', () => {
     expect(binding.resolve({ 'Fn::Sub': '${AWS::Partition}:${AWS::Region}:${AWS::AccountId}:${AWS::StackName}' })).toBe('aws:eu-west-1:123456789012:Orders');
   });
