@@ -107,6 +107,11 @@ export const InboxAttr = {
   HASH_KEY: 'hashKey',
   /** The sweep's watermark item: every `pending` index entry whose `pendingSince` is below this (epoch ms) has been examined. */
   SWEPT_BEFORE: 'sweptBefore',
+  /**
+   * The sweep's watermark item: how many times an operator's revive fenced it (absent before the
+   * first). A sweep moves the watermark only if this is still what it read before its index read.
+   */
+  SWEEP_REVISION: 'revision',
 } as const;
 
 /** Batch submissions: results read so far per child state (`childSucceeded`, `childErrored`, …). */
@@ -154,7 +159,7 @@ export const RejectionKey = {
 
 /**
  * The sweep's watermark: one item (`pk` `sweep:pending`, `sk` `watermark`) holding
- * `sweptBefore`. No delivery row's key can be it (provider names hold no `:`), nor a quarantined
+ * `sweptBefore` and, once an operator revived a row, `revision`. No delivery row's key can be it (provider names hold no `:`), nor a quarantined
  * copy's (`sk` `quarantine#…`) or a submission's (`ledger:…`). It has no TTL: it only moves forward.
  */
 export const SweepWatermark = {
