@@ -103,6 +103,7 @@ export const Defaults = {
   REST_API_MAX_BODY_BYTES: 4_500_000,
   /** Bodies above this go to S3; well under `Limits.INLINE_BODY_BYTES`. */
   INLINE_BODY_BYTES: 64 * 1024,
+  /** How long rows are kept; a job's result is kept as long after its last decision unless `resultRetention` says longer. */
   RETENTION_DAYS: 30,
   /** The dead-letter queue keeps a message this long (SQS's longest). */
   DEAD_LETTER_RETENTION_DAYS: Limits.SQS_RETENTION_DAYS,

@@ -220,8 +220,15 @@ export const ResultAttr = {
   RESPONSE_ENCODING: 'responseEncoding',
   /** The body store's key of a result too large for the item (instead of `response`). */
   RESPONSE_REF: 'responseRef',
+  /** Epoch ms of the last decision (the winner's offer). */
   UPDATED_AT: 'updatedAt',
   VERSION: 'version',
+  /**
+   * Epoch seconds: `resultRetention` after the last decision (DynamoDB's TTL on the construct's
+   * table). Absent on items written before results expired: those read as expired
+   * `resultRetention` after `updatedAt`.
+   */
+  EXPIRES_AT: 'expiresAt',
 } as const;
 
 /**

@@ -70,6 +70,7 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     bodyBucket: resources.bodyBucket?.bucketName,
     inlineBodyBytes: settings.inlineBodyBytes,
     retentionSeconds: settings.retention.toSeconds(),
+    resultRetentionSeconds: settings.resultRetention.toSeconds(),
     secretCacheSeconds: settings.secretCacheTtl.toSeconds(),
     leaseSeconds: settings.processorTimeout.toSeconds(),
     maxReceiveCount: settings.maxReceiveCount,

@@ -20,6 +20,7 @@ export interface InboxSettings {
   readonly processorTimeout: Duration;
   readonly reconcilerTimeout: Duration;
   readonly retention: Duration;
+  readonly resultRetention: Duration;
   readonly maxBodyBytes: number;
   readonly inlineBodyBytes: number;
   readonly secretCacheTtl: Duration;
@@ -45,6 +46,7 @@ export function resolveSettings(scope: Construct, props: WebhookInboxProps): Inb
     logRetention: props.logRetention ?? DEFAULT_LOG_RETENTION,
     ...functionTimeoutsOf(props),
     retention: retentionOf(props),
+    resultRetention: resultRetentionOf(props),
     maxBodyBytes: (props.maxBodySize ?? Size.bytes(isRestApi(props) ? Defaults.REST_API_MAX_BODY_BYTES : Defaults.MAX_BODY_BYTES)).toBytes(),
     inlineBodyBytes: (props.inlineBodyLimit ?? Size.bytes(Defaults.INLINE_BODY_BYTES)).toBytes(),
     secretCacheTtl: props.secretCacheTtl ?? Duration.seconds(Defaults.SECRET_CACHE_SECONDS),
@@ -71,6 +73,11 @@ export function isRestApi(props: WebhookInboxProps): boolean {
 /** How long rows are kept; validation needs it before the settings are resolved. */
 export function retentionOf(props: WebhookInboxProps): Duration {
   return props.retention ?? Duration.days(Defaults.RETENTION_DAYS);
+}
+
+/** How long a job's result is kept after its last decision; validation needs it too. */
+export function resultRetentionOf(props: WebhookInboxProps): Duration {
+  return props.resultRetention ?? retentionOf(props);
 }
 
 /** Each function's timeout: its override, or the default. */

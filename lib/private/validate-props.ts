@@ -4,7 +4,7 @@ import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerProblems } from '../runtime-config';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
 import { rateSeconds } from './schedule-rate';
-import { deadLetterRetentionOf, isRestApi, retentionOf, sweepAfterFloorOf, sweepAfterOf } from './settings';
+import { deadLetterRetentionOf, isRestApi, resultRetentionOf, retentionOf, sweepAfterFloorOf, sweepAfterOf } from './settings';
 
 /**
  * Checks the props of a WebhookInbox once, in its constructor, before anything is created:
@@ -43,6 +43,7 @@ export function validateWebhookInboxProps(props: WebhookInboxProps, providers: r
   problems.push(...ingressProblems(props, providers));
   problems.push(...sweepAfterProblems(props));
   problems.push(...retentionProblems(props, providers));
+  problems.push(...resultRetentionProblems(props));
   problems.push(...deadlineWarningProblems(props));
   if (problems.length > 0) {
     throw new Error(`Invalid WebhookInbox props:\n- ${problems.join('\n- ')}`);
@@ -110,6 +111,22 @@ function retentionProblems(props: WebhookInboxProps, providers: readonly Webhook
   const longest = floors.reduce((max, floor) => (floor.seconds > max.seconds ? floor : max), { seconds: 0, what: '' });
   return retention.toSeconds() < longest.seconds
     ? [`retention: must be at least ${Duration.seconds(longest.seconds).toHumanString()} (${longest.what}), got ${retention.toHumanString()}`]
+    : [];
+}
+
+/**
+ * A job's result outlives the deliveries that decided it: one still kept (a redelivery within
+ * `retention` is a duplicate of it, a replay processes it again) must find its job's result, or it
+ * is decided anew as a new job's.
+ */
+function resultRetentionProblems(props: WebhookInboxProps): string[] {
+  const [resultRetention, retention] = [resultRetentionOf(props), retentionOf(props)];
+  if (Token.isUnresolved(resultRetention.toSeconds()) || Token.isUnresolved(retention.toSeconds())) return [];
+  return resultRetention.toSeconds() < retention.toSeconds()
+    ? [
+        `resultRetention: must be at least retention (${retention.toHumanString()}): a delivery still kept, replayed or redelivered, ` +
+          `must find its job's result, or the job is decided anew; got ${resultRetention.toHumanString()}`,
+      ]
     : [];
 }
 

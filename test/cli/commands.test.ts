@@ -454,6 +454,19 @@ describe('replay', () => {
 });
 
 describe('inspect', () => {
+  test("a job's result past its expiry is absent, as the processor reads it, though the emulator keeps the item", async () => {
+    const body = answerlineBody();
+    const key = await accept(body);
+    expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
+    const jobKey = JSON.parse(body).task.idempotencyKey;
+    const expiresAt = (await h.resultItems())[0].expiresAt as number;
+    expect(expiresAt).toBe(Math.floor(h.clock.now() / 1000) + Defaults.RETENTION_DAYS * 86_400);
+    const config = h.opsConfig({ resultRetentionSeconds: Defaults.RETENTION_DAYS * 86_400 });
+    expect((await inspect(clients, config, parseEventRef(key), expiresAt * 1000 - 1)).job).toMatchObject({ jobKey, status: 'COMPLETED' });
+    expect((await inspect(clients, config, parseEventRef(key), expiresAt * 1000)).job).toEqual({ jobKey });
+    expect(await h.resultItems()).toHaveLength(1);
+  });
+
   test('prints the row sanitized, its quarantined copies and its job result, never the body or a secret', async () => {
     const body = answerlineBody();
     const key = await accept(body);

@@ -589,6 +589,37 @@ describe('sweepAfter', () => {
   });
 });
 
+describe('results lifecycle', () => {
+  const processorEnv = (template: Template) => resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables;
+  const lifecycleRules = (template: Template) => resourceNamed(template, 'AWS::S3::Bucket', 'InboxBodyBucket').resource.Properties.LifecycleConfiguration.Rules;
+
+  test('result items expire by TTL on expiresAt, after the retention by default; their objects a day after, with the bodies, in one rule', () => {
+    const { template } = build();
+    const { resource } = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxResultsTable');
+    expect(resource.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    expect(processorEnv(template)[Env.RESULT_RETENTION_SECONDS]).toBe(String(Defaults.RETENTION_DAYS * 86_400));
+    expect(lifecycleRules(template)).toEqual([{ ExpirationInDays: Defaults.RETENTION_DAYS + 1, Status: 'Enabled' }]);
+  });
+
+  test('a longer resultRetention: the processor writes it, and result objects expire a day after it, bodies a day after the rows', () => {
+    const { template } = build({ retention: Duration.days(20), resultRetention: Duration.days(90) });
+    expect(processorEnv(template)[Env.RESULT_RETENTION_SECONDS]).toBe(String(90 * 86_400));
+    expect(lifecycleRules(template)).toEqual([
+      { Prefix: 'bodies/', ExpirationInDays: 21, Status: 'Enabled' },
+      { Prefix: 'resources/', ExpirationInDays: 21, Status: 'Enabled' },
+      { Prefix: 'responses/', ExpirationInDays: 91, Status: 'Enabled' },
+    ]);
+    const output = Object.values(template.findOutputs('*')).find((o: any) => String(o.Description).startsWith(OPS_CONFIG_OUTPUT_DESCRIPTION)) as any;
+    expect(JSON.stringify(output.Value)).toContain(`\\"resultRetentionSeconds\\":${90 * 86_400}`);
+  });
+
+  test('a resultRetention shorter than the retention is refused at synth, saying why', () => {
+    expect(() => build({ retention: Duration.days(30), resultRetention: Duration.days(7) })).toThrow(
+      /resultRetention: must be at least retention \(30 days\): a delivery still kept, replayed or redelivered, must find its job's result, or the job is decided anew; got 7 days/,
+    );
+  });
+});
+
 describe('large bodies', () => {
   test('go to an encrypted, TLS-only, private bucket whose objects expire a day after their rows', () => {
     const { template } = build({ retention: Duration.days(20) });
