@@ -263,8 +263,9 @@ export interface WebhookInboxProps {
   readonly reconcileSchedule?: events.Schedule;
 
   /**
-   * A row still unprocessed this long after it arrived is enqueued again by the reconciler.
-   * @default Duration.minutes(5)
+   * A row still unprocessed this long after it arrived is enqueued again by the reconciler. At least
+   * the longest of the verifier's, processor's and reconciler's timeouts plus 10 seconds (checked at synth).
+   * @default - 5 minutes, or that floor when a function's timeout makes it longer
    */
   readonly sweepAfter?: Duration;
 
