@@ -100,6 +100,7 @@ export interface ThroughputResult {
 const TWIN_TIMING = {
   // The construct's defaults, not the twin's compressed ones: no sweep re-enqueues rows mid-run.
   processorTimeoutSeconds: Defaults.PROCESSOR_TIMEOUT_SECONDS,
+  reconcilerTimeoutSeconds: Defaults.RECONCILER_TIMEOUT_SECONDS,
   sweepAfterSeconds: Defaults.SWEEP_AFTER_SECONDS,
   reconcileEverySeconds: Defaults.SWEEP_EVERY_MINUTES * 60,
 };

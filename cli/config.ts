@@ -44,6 +44,10 @@ export function opsConfigProblems(value: unknown): string[] {
   if (!Array.isArray(doc.providers) || !doc.providers.every((p) => typeof p === 'string')) {
     problems.push('providers is missing (an array of provider names)');
   }
+  const retention = doc.resultRetentionSeconds;
+  if (retention !== undefined && !(Number.isSafeInteger(retention) && (retention as number) > 0)) {
+    problems.push('resultRetentionSeconds is not a positive whole number of seconds');
+  }
   return problems;
 }
 

@@ -377,8 +377,8 @@ export function prepare(command: Exclude<Command, 'hash'>, values: Values, posit
     }
     case 'inspect': {
       const event = parseEventRef(positionals[0], 'inspect');
-      return async (clients, config) => {
-        const report = await inspect(clients, config, event);
+      return async (clients, config, now) => {
+        const report = await inspect(clients, config, event, now());
         return { data: report, text: formatInspect(report) };
       };
     }

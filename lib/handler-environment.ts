@@ -16,6 +16,8 @@ export interface InboxHandlerSettings {
   readonly bodyBucket?: string;
   readonly inlineBodyBytes: number;
   readonly retentionSeconds: number;
+  /** How long a job's result item is kept after its last decision. */
+  readonly resultRetentionSeconds: number;
   readonly secretCacheSeconds: number;
   /** The processor's timeout: a claim's lease lasts as long. */
   readonly leaseSeconds: number;
@@ -50,6 +52,7 @@ export function handlerSettingsWithDefaults(settings: LocalHandlerSettings): Inb
     maxBodyBytes: Defaults.MAX_BODY_BYTES,
     inlineBodyBytes: Defaults.INLINE_BODY_BYTES,
     retentionSeconds: Defaults.RETENTION_DAYS * 86_400,
+    resultRetentionSeconds: Defaults.RETENTION_DAYS * 86_400,
     secretCacheSeconds: Defaults.SECRET_CACHE_SECONDS,
     leaseSeconds: Defaults.PROCESSOR_TIMEOUT_SECONDS,
     maxReceiveCount: Defaults.MAX_RECEIVE_COUNT,
@@ -103,6 +106,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.RESULTS_TABLE]: settings.resultsTable,
       [Env.PROVIDERS]: providers,
       [Env.LEASE_SECONDS]: String(settings.leaseSeconds),
+      [Env.RESULT_RETENTION_SECONDS]: String(settings.resultRetentionSeconds),
       [Env.MAX_RECEIVE_COUNT]: String(settings.maxReceiveCount),
       [Env.SECRET_CACHE_SECONDS]: String(settings.secretCacheSeconds),
       ...bodies,

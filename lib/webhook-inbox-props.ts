@@ -213,7 +213,7 @@ export interface WebhookInboxProps {
 
   /**
    * An existing bucket for large bodies.
-   * @default - a new bucket (S3-managed encryption, TLS only, no public access, objects expire with the retention) when `maxBodySize` exceeds `inlineBodyLimit`
+   * @default - a new bucket (S3-managed encryption, TLS only, no public access, objects expire after the items that reference them) when `maxBodySize` exceeds `inlineBodyLimit`
    */
   readonly bodyBucket?: s3.IBucket;
 
@@ -223,6 +223,13 @@ export interface WebhookInboxProps {
    * @default Duration.days(30)
    */
   readonly retention?: Duration;
+
+  /**
+   * How long a job's result is kept after its last decision (DynamoDB TTL on the results table,
+   * and the body bucket's objects of results too large for an item, a day longer). At least `retention`.
+   * @default - the inbox's `retention`
+   */
+  readonly resultRetention?: Duration;
 
   /**
    * The most records of requests refused at the authenticity check kept per provider and minute,
@@ -256,8 +263,9 @@ export interface WebhookInboxProps {
   readonly reconcileSchedule?: events.Schedule;
 
   /**
-   * A row still unprocessed this long after it arrived is enqueued again by the reconciler.
-   * @default Duration.minutes(5)
+   * A row still unprocessed this long after it arrived is enqueued again by the reconciler. At least
+   * the longest of the verifier's, processor's and reconciler's timeouts plus 10 seconds (checked at synth).
+   * @default - 5 minutes, or that floor when a function's timeout makes it longer
    */
   readonly sweepAfter?: Duration;
 

@@ -94,7 +94,7 @@ export class WebhookInbox extends WebhookInboxBase {
     this.deadLetterQueue = queues.deadLetterQueue;
     this.secrets = signingSecrets(this, this.providerConfigs);
     warnOfImportedSecretsWithoutKey(this.providerConfigs, this.secrets);
-    this.bodyBucket = props.bodyBucket ?? (settings.maxBodyBytes > settings.inlineBodyBytes ? createBodyBucket(this, settings.retention) : undefined);
+    this.bodyBucket = props.bodyBucket ?? (settings.maxBodyBytes > settings.inlineBodyBytes ? createBodyBucket(this, settings) : undefined);
     if (settings.publishEvents) this.eventBus = props.eventBus ?? createEventBus(this);
 
     // The functions, each granted exactly what it uses, and the rotation of signing secrets.
@@ -136,7 +136,7 @@ export class WebhookInbox extends WebhookInboxBase {
     if (props.dashboard?.enabled ?? true) {
       this.dashboard = createInboxDashboard(this, 'Dashboard', this, this.alarms.all, props.dashboard);
     }
-    createOutputs(this, this.providerConfigs, this.secrets, this.endpoint.domainTarget);
+    createOutputs(this, this.providerConfigs, this.secrets, this.endpoint.domainTarget, settings.resultRetention);
   }
 
   /** The HTTP API that receives deliveries; an inbox whose ingress is a REST API has none, and reading it throws (use `restApi`). */

@@ -60,6 +60,13 @@ export type TwinProviderSpec =
   | { readonly name: string; readonly preset: string }
   | ({ readonly name: string; readonly preset: 'hmac' } & Omit<HmacProviderOptions, keyof WebhookProviderOptions>);
 
+/**
+ * The twin's reconciler timeout, compressed from the construct's 2 minutes with the rest of its
+ * timing (a shorter `sweepAfter` needs it): still room for one provider poll (10 s by default) and
+ * the 5 s a run keeps in hand after it.
+ */
+export const TWIN_RECONCILER_TIMEOUT_SECONDS = 20;
+
 export const TWIN_STACK = 'LocalTwin';
 export const TWIN_INBOX_NAME = 'local-twin';
 /** The construct id of the app role granted `grantRecordSubmission`. */
@@ -70,6 +77,11 @@ export interface TwinAppOptions {
   readonly providers: readonly (string | TwinProviderSpec)[];
   /** The processor's timeout (and claim lease); the visibility timeout is the construct's multiple of it. */
   readonly processorTimeoutSeconds: number;
+  /**
+   * The reconciler's timeout. `sweepAfterSeconds` must outlast it, and every other function's, by
+   * the construct's margin (the construct refuses it otherwise). @default 20
+   */
+  readonly reconcilerTimeoutSeconds?: number;
   readonly sweepAfterSeconds: number;
   /** The reconciler's schedule, in whole minutes (EventBridge's smallest rate is one minute). */
   readonly reconcileEveryMinutes: number;
@@ -138,7 +150,10 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
     ...(options.processorConcurrency ? { processorMaxConcurrency: Math.max(2, options.processorConcurrency) } : {}),
     // One reconciler at a time, as the twin always ran it: overlapping sweeps under a compressed
     // schedule re-enqueue the same stranded rows over and over.
-    reconcilerFunctionProps: { reservedConcurrentExecutions: 1 },
+    reconcilerFunctionProps: {
+      reservedConcurrentExecutions: 1,
+      timeout: Duration.seconds(options.reconcilerTimeoutSeconds ?? TWIN_RECONCILER_TIMEOUT_SECONDS),
+    },
     sweepAfter: Duration.seconds(options.sweepAfterSeconds),
     reconcileSchedule: events.Schedule.rate(Duration.minutes(options.reconcileEveryMinutes)),
     ...(options.maxReceiveCount ? { maxReceiveCount: options.maxReceiveCount } : {}),

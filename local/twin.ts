@@ -227,13 +227,18 @@ function scaledClock(scale: number): ScheduleClock {
 export interface TwinTiming {
   /** The processor's timeout (and claim lease); the visibility timeout is six times it. */
   readonly processorTimeoutSeconds: number;
-  /** A row unprocessed this long is re-enqueued by the reconciler. */
+  /** The reconciler's timeout. @default TWIN_RECONCILER_TIMEOUT_SECONDS */
+  readonly reconcilerTimeoutSeconds?: number;
+  /**
+   * A row unprocessed this long is re-enqueued by the reconciler: at least every function's timeout
+   * plus the construct's margin (`Limits.SWEEP_AFTER_MARGIN_SECONDS`), as the construct requires.
+   */
   readonly sweepAfterSeconds: number;
   /** How often the reconciler runs (below a minute, the schedule of one minute runs faster). */
   readonly reconcileEverySeconds: number;
 }
 
-export const DEFAULT_TWIN_TIMING: TwinTiming = { processorTimeoutSeconds: 5, sweepAfterSeconds: 10, reconcileEverySeconds: 5 };
+export const DEFAULT_TWIN_TIMING: TwinTiming = { processorTimeoutSeconds: 5, sweepAfterSeconds: 30, reconcileEverySeconds: 5 };
 
 /** What the twin's own app is built with, as `TwinAppOptions` says (providers and timing aside). */
 type TwinAppSettings = Pick<
@@ -312,6 +317,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
   const assembly = synthesizeTwinApp({
     providers,
     processorTimeoutSeconds: timing.processorTimeoutSeconds,
+    reconcilerTimeoutSeconds: timing.reconcilerTimeoutSeconds,
     sweepAfterSeconds: timing.sweepAfterSeconds,
     reconcileEveryMinutes: everyMinute ? 1 : timing.reconcileEverySeconds / 60,
     maxReceiveCount: options.maxReceiveCount,

@@ -1,13 +1,13 @@
 import { AttributeValue, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
-import { AdapterKind, InboxAttr as A, InboxItemKind, OpsConfig, providerRuntimeConfig, ResultAttr as R } from '../../lib/contract';
+import { AdapterKind, Defaults, InboxAttr as A, InboxItemKind, OpsConfig, providerRuntimeConfig, ResultAttr as R } from '../../lib/contract';
 import { queryPages } from '../../lambda/shared/stores/dynamo';
 import { inlineBodyOf } from '../../lambda/shared/stores/inline-body';
 import { rowDigestOf } from '../../lambda/shared/stores/inbox-store';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
 import { safeErrorText } from '../../lambda/shared/runtime/errors';
 import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
-import { resultKey } from '../../lambda/shared/stores/results-store';
+import { isLive, resultKey } from '../../lambda/shared/stores/results-store';
 import { OpsClients } from '../clients';
 import { OpsError } from '../errors';
 import { EventRef, iso, numberAttr } from './common';
@@ -57,8 +57,8 @@ export interface InspectReport {
   readonly jobNote?: string;
 }
 
-/** Reads one event's row, its quarantined copies and its job's result. Never returns the body. */
-export async function inspect(clients: OpsClients, config: OpsConfig, event: EventRef): Promise<InspectReport> {
+/** Reads one event's row, its quarantined copies and its job's result (absent once expired at `now`). Never returns the body. */
+export async function inspect(clients: OpsClients, config: OpsConfig, event: EventRef, now: number = Date.now()): Promise<InspectReport> {
   const out = await clients.dynamodb.send(
     new GetItemCommand({
       TableName: config.inboxTable,
@@ -90,7 +90,7 @@ export async function inspect(clients: OpsClients, config: OpsConfig, event: Eve
     ...defined('lastError', item[A.LAST_ERROR]?.S),
     body,
   };
-  const { job, note } = await jobOf(clients, config, event.key, row, item);
+  const { job, note } = await jobOf(clients, config, event.key, row, item, now);
   return { row, quarantined, ...(job ? { job } : {}), ...(note ? { jobNote: note } : {}) };
 }
 
@@ -158,6 +158,7 @@ async function jobOf(
   key: string,
   row: InspectedRow,
   item: Record<string, AttributeValue>,
+  now: number,
 ): Promise<{ job?: InspectedJob; note?: string }> {
   const kind = adapterKindOf(config, row.provider);
   if (!kind) return { note: `the adapter of provider ${row.provider} is not known to this CLI; job result not looked up` };
@@ -186,12 +187,14 @@ async function jobOf(
       TableName: config.resultsTable,
       Key: { [R.PK]: { S: resultKey(row.provider, observation.jobKey) } },
       ConsistentRead: true,
-      ProjectionExpression: '#status, #taskId, #eventKey',
-      ExpressionAttributeNames: { '#status': R.STATUS, '#taskId': R.TASK_ID, '#eventKey': R.EVENT_KEY },
+      ProjectionExpression: '#status, #taskId, #eventKey, #expiresAt, #updatedAt',
+      ExpressionAttributeNames: { '#status': R.STATUS, '#taskId': R.TASK_ID, '#eventKey': R.EVENT_KEY, '#expiresAt': R.EXPIRES_AT, '#updatedAt': R.UPDATED_AT },
     }),
   );
   const result = out.Item;
-  if (!result) return { job: { jobKey: observation.jobKey } };
+  // An expired result is absent, as the processor reads it, whether its TTL has deleted it yet or not.
+  const expiry = { updatedAt: numberAttr(result?.[R.UPDATED_AT]) ?? 0, ...defined('expiresAt', numberAttr(result?.[R.EXPIRES_AT])) };
+  if (!result || !isLive(expiry, now, config.resultRetentionSeconds ?? Defaults.RETENTION_DAYS * 86_400)) return { job: { jobKey: observation.jobKey } };
   return {
     job: {
       jobKey: observation.jobKey,

@@ -22,7 +22,10 @@ export function processorDependenciesFromEnv(env: Record<string, string | undefi
   return {
     adapters: adaptersFor(providers),
     inbox: new DynamoDbInboxStore(dynamodb, requiredEnv(env, Env.INBOX_TABLE)),
-    results: new DynamoDbResultsStore(dynamodb, requiredEnv(env, Env.RESULTS_TABLE)),
+    results: new DynamoDbResultsStore(dynamodb, requiredEnv(env, Env.RESULTS_TABLE), {
+      retentionSeconds: integerEnv(env, Env.RESULT_RETENTION_SECONDS, Defaults.RETENTION_DAYS * 86_400),
+      now,
+    }),
     bodies: bodyStoreFromEnv(env, runtime.bodyStore),
     inlineBodyBytes: integerEnv(env, Env.INLINE_BODY_BYTES, Defaults.INLINE_BODY_BYTES),
     effects: sink && { sink, inboxName, bodyBucket: env[Env.BODY_BUCKET] || undefined },

@@ -38,7 +38,10 @@ export interface LedgerReport {
   readonly linked: number;
   /** Settled UNAVAILABLE: the provider answered 404/410, or the deadline passed unread. */
   readonly unavailable: number;
-  /** Checked within the deadline warning margin and still unread (the SubmissionsNearDeadline metric). */
+  /**
+   * Checked within the deadline warning margin and still unread, or settled unread at the deadline
+   * without a check inside the margin before (the SubmissionsNearDeadline metric).
+   */
   readonly nearDeadline: number;
   /** Polled and not final yet. */
   readonly stillPending: number;
@@ -193,6 +196,9 @@ function warningAt(submission: Submission, warningMs: number): number {
  * taken as gone (UNAVAILABLE, `deadline_passed`); before it, the next check comes no later than
  * the warning margin's start, and then no later than the deadline itself, so that the last look
  * happens before the resource disappears. Inside the margin it is counted near its deadline.
+ * Runs can miss the margin (a deadline shorter than the schedule's rate, runs that failed, ran
+ * late or stopped at their time budget): a deadline that passes unread with no check inside the
+ * margin is counted near its deadline when it is settled, so the alarm never misses one.
  * A check in progress (a batch whose results are being read, page after page) is never cut short
  * by the deadline: the provider still serves them, and its 404 is the answer that they are gone.
  */
@@ -200,8 +206,11 @@ function againstDeadline(outcome: Outcome, submission: Submission, now: number, 
   const deadline = deadlineOf(submission);
   if (deadline === undefined || outcome.kind === 'settled') return outcome;
   const inProgress = outcome.kind === 'recheck' && outcome.inProgress === true;
-  if (now >= deadline && !inProgress) return settled(SubmissionState.UNAVAILABLE, UnavailableReason.DEADLINE_PASSED);
   const warning = deadline - warningMs;
+  if (now >= deadline && !inProgress) {
+    const counted = submission.checkedAt !== undefined && submission.checkedAt >= warning;
+    return { ...settled(SubmissionState.UNAVAILABLE, UnavailableReason.DEADLINE_PASSED), nearDeadline: !counted };
+  }
   const nearDeadline = now >= warning;
   if (outcome.kind === 'rate_limited') return { ...outcome, nearDeadline };
   return { ...outcome, dueAt: Math.min(outcome.dueAt, nearDeadline ? deadline : warning), nearDeadline };
@@ -333,6 +342,7 @@ async function apply(submission: Submission, outcome: Outcome, ledger: LedgerPro
     case SubmissionState.UNAVAILABLE:
       counts.unavailable += 1;
       telemetry.count(MetricName.RESOURCE_UNAVAILABLE, provider);
+      countNearDeadline(outcome, provider, shared);
       break;
   }
   const warn = outcome.state === SubmissionState.UNKNOWN || outcome.state === SubmissionState.UNAVAILABLE;

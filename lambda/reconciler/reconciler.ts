@@ -90,10 +90,11 @@ export function createReconciler(deps: ReconcilerDependencies) {
  * key is not a delivery row's is counted and never enqueued. A failed enqueue
  * fails the run with the watermark where it was; a failed restart holds the watermark at that row's
  * entry (the next run enqueues it again, which its claim makes harmless), then fails the run. Two
- * runs at once may enqueue the same rows; the watermark only moves forward.
+ * runs at once may enqueue the same rows; the watermark only moves forward, and not at all when an
+ * operator revived a row since it was read (that row's entry may not be in what this run read).
  */
 async function sweep(deps: ReconcilerDependencies, now: number): Promise<number> {
-  const { stranded, refused = [], watermark, examinedBefore } = await deps.inbox.findStranded(now - deps.sweepAfterMs, deps.batchSize, deps.sweepReadBound);
+  const { stranded, refused = [], watermark, revision, examinedBefore } = await deps.inbox.findStranded(now - deps.sweepAfterMs, deps.batchSize, deps.sweepReadBound);
   // Counted once: the watermark moves past them with the rest of what was examined.
   for (const entry of refused) refuseKey(deps.telemetry, entry.key, 'sweep');
   if (stranded.length > 0) await deps.queue.enqueue(stranded.map((entry) => entry.key));
@@ -101,7 +102,7 @@ async function sweep(deps: ReconcilerDependencies, now: number): Promise<number>
   const failed = touches.findIndex((touch) => touch.status === 'rejected');
   // `stranded` is oldest first: below the first failed restart, every entry is handled.
   const handledBefore = failed >= 0 ? stranded[failed].sort : examinedBefore;
-  if (handledBefore > watermark) await deps.inbox.advanceSweepWatermark(handledBefore);
+  if (handledBefore > watermark) await deps.inbox.advanceSweepWatermark(handledBefore, revision);
   if (stranded.length > 0) deps.telemetry.count(MetricName.SWEPT, undefined, stranded.length);
   deps.telemetry.log(stranded.length > 0 ? 'WARN' : 'INFO', 'sweep', { swept: stranded.length });
   if (failed >= 0) throw (touches[failed] as PromiseRejectedResult).reason;

@@ -51,6 +51,12 @@ export const Limits = {
   PROCESSOR_BATCH_SIZE: { MIN: 1, MAX: 10 },
   /** `processorMaxConcurrency`: the SQS event source's maximum concurrency, 2 to 1,000. */
   PROCESSOR_MAX_CONCURRENCY: { MIN: 2, MAX: 1000 },
+  /**
+   * What `sweepAfter` must outlast beyond the longest timeout of the functions that start a row's
+   * pending clock: the pending index's lag behind its table (normally under a second) and the
+   * difference between two functions' clocks (docs/DESIGN.md#invariant-5).
+   */
+  SWEEP_AFTER_MARGIN_SECONDS: 10,
   /** `sweepBatchSize`: the most rows one reconciler run enqueues again. */
   SWEEP_BATCH_SIZE: { MIN: 1, MAX: 1000 },
   /** SQS keeps a message at most 14 days. */
@@ -105,6 +111,7 @@ export const Defaults = {
   REST_API_MAX_BODY_BYTES: 4_500_000,
   /** Bodies above this go to S3; well under `Limits.INLINE_BODY_BYTES`. */
   INLINE_BODY_BYTES: 64 * 1024,
+  /** How long rows are kept; a job's result is kept as long after its last decision unless `resultRetention` says longer. */
   RETENTION_DAYS: 30,
   /** The dead-letter queue keeps a message this long (SQS's longest). */
   DEAD_LETTER_RETENTION_DAYS: Limits.SQS_RETENTION_DAYS,

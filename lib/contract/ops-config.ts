@@ -16,6 +16,11 @@ export interface OpsConfig {
    * delivery's job the way the processor does. Absent: a provider named after its preset is assumed to be one.
    */
   readonly adapters?: Readonly<Record<string, string>>;
+  /**
+   * How long a job's result item is kept after its last decision, seconds: `inspect` reads an
+   * expired one as absent. Absent (an older stack): the default.
+   */
+  readonly resultRetentionSeconds?: number;
 }
 
 /** Where an inbox's services answer, when not at AWS's own endpoints (the local twin's emulators). */

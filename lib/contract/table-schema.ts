@@ -107,6 +107,11 @@ export const InboxAttr = {
   HASH_KEY: 'hashKey',
   /** The sweep's watermark item: every `pending` index entry whose `pendingSince` is below this (epoch ms) has been examined. */
   SWEPT_BEFORE: 'sweptBefore',
+  /**
+   * The sweep's watermark item: how many times an operator's revive fenced it (absent before the
+   * first). A sweep moves the watermark only if this is still what it read before its index read.
+   */
+  SWEEP_REVISION: 'revision',
 } as const;
 
 /** Batch submissions: results read so far per child state (`childSucceeded`, `childErrored`, …). */
@@ -182,7 +187,7 @@ export const RejectionKey = {
 
 /**
  * The sweep's watermark: one item (`pk` `sweep:pending`, `sk` `watermark`) holding
- * `sweptBefore`. No delivery row's key can be it (provider names hold no `:`), nor a quarantined
+ * `sweptBefore` and, once an operator revived a row, `revision`. No delivery row's key can be it (provider names hold no `:`), nor a quarantined
  * copy's (`sk` `quarantine#…`) or a submission's (`ledger:…`). It has no TTL: it only moves forward.
  */
 export const SweepWatermark = {
@@ -243,8 +248,15 @@ export const ResultAttr = {
   RESPONSE_ENCODING: 'responseEncoding',
   /** The body store's key of a result too large for the item (instead of `response`). */
   RESPONSE_REF: 'responseRef',
+  /** Epoch ms of the last decision (the winner's offer). */
   UPDATED_AT: 'updatedAt',
   VERSION: 'version',
+  /**
+   * Epoch seconds: `resultRetention` after the last decision (DynamoDB's TTL on the construct's
+   * table). Absent on items written before results expired: those read as expired
+   * `resultRetention` after `updatedAt`.
+   */
+  EXPIRES_AT: 'expiresAt',
 } as const;
 
 /**

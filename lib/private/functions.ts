@@ -1,4 +1,3 @@
-import { Duration } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -71,6 +70,7 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     bodyBucket: resources.bodyBucket?.bucketName,
     inlineBodyBytes: settings.inlineBodyBytes,
     retentionSeconds: settings.retention.toSeconds(),
+    resultRetentionSeconds: settings.resultRetention.toSeconds(),
     secretCacheSeconds: settings.secretCacheTtl.toSeconds(),
     leaseSeconds: settings.processorTimeout.toSeconds(),
     maxReceiveCount: settings.maxReceiveCount,
@@ -100,7 +100,7 @@ function createVerifier(
     handler: 'verifier',
     description: 'Webhook inbox verifier: verifies signatures and admits deliveries durably',
     memorySize: Defaults.VERIFIER_MEMORY_MB,
-    timeout: Duration.seconds(Defaults.VERIFIER_TIMEOUT_SECONDS),
+    timeout: settings.verifierTimeout,
     logRetention: settings.logRetention,
     overrides: props.verifierFunctionProps,
     environment: environments.verifier,
@@ -161,7 +161,7 @@ function createReconciler(
     handler: 'reconciler',
     description: 'Webhook inbox reconciler: re-enqueues stranded rows and polls for undelivered results',
     memorySize: Defaults.RECONCILER_MEMORY_MB,
-    timeout: Duration.seconds(Defaults.RECONCILER_TIMEOUT_SECONDS),
+    timeout: settings.reconcilerTimeout,
     logRetention: settings.logRetention,
     overrides: props.reconcilerFunctionProps,
     environment: environments.reconciler,

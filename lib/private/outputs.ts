@@ -1,4 +1,4 @@
-import { CfnOutput, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, POLLED_ONLY_ADAPTERS } from '../contract';
 import type { IWebhookInbox } from '../inbox-base';
@@ -17,6 +17,7 @@ export function createOutputs(
   providers: readonly WebhookProviderConfig[],
   secrets: ReadonlyMap<string, secretsmanager.ISecret>,
   domainTarget: string | undefined,
+  resultRetention: Duration,
 ): void {
   new CfnOutput(inbox, 'EndpointUrl', { value: inbox.endpointUrl, description: 'Webhook inbox endpoint base URL' });
   // Where a custom domain's DNS record points (its CNAME or alias target), whether or not the inbox created the record.
@@ -31,6 +32,7 @@ export function createOutputs(
     bodyBucket: inbox.bodyBucket?.bucketName,
     providers: providers.map((provider) => provider.name),
     adapters: Object.fromEntries(providers.map((provider) => [provider.name, provider.adapter])),
+    resultRetentionSeconds: resultRetention.toSeconds(),
   };
   new CfnOutput(inbox, 'OpsConfig', {
     value: Stack.of(inbox).toJsonString(opsConfig),

@@ -5,10 +5,11 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Defaults, IndexSchema, KeyAttributeSchema, SECRETLESS_ADAPTERS, TableSchema, TableShape } from '../contract';
+import { BodyPrefix, Defaults, IndexSchema, KeyAttributeSchema, ResultAttr, SECRETLESS_ADAPTERS, TableSchema, TableShape } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import type { TableSettings, WebhookInboxProps } from '../webhook-inbox-props';
 import { pascalCase } from './names';
+import type { InboxSettings } from './settings';
 
 /**
  * The resources an inbox creates when the user brings none: its two tables, the work queue and
@@ -21,9 +22,12 @@ export function createInboxTable(scope: Construct, settings: TableSettings = {})
   return createTable(scope, 'InboxTable', TableSchema.inbox, settings);
 }
 
-/** The results table: one item per logical job, partition key `pk`. */
+/**
+ * The results table: one item per logical job, partition key `pk`, with TTL on `expiresAt` (a
+ * table the user brings need not have it: its expired items are read as absent all the same).
+ */
 export function createResultsTable(scope: Construct, settings: TableSettings = {}): dynamodb.Table {
-  return createTable(scope, 'ResultsTable', TableSchema.results, settings);
+  return createTable(scope, 'ResultsTable', { ...TableSchema.results, ttlAttribute: ResultAttr.EXPIRES_AT }, settings);
 }
 
 const ATTRIBUTE_TYPE: Record<KeyAttributeSchema['type'], dynamodb.AttributeType> = { S: dynamodb.AttributeType.STRING, N: dynamodb.AttributeType.NUMBER };
@@ -127,16 +131,30 @@ function createSigningSecret(scope: Construct, providerName: string): secretsman
   return secret;
 }
 
-/** The bucket of bodies and results too large for a table item; its objects expire with their rows. */
-export function createBodyBucket(scope: Construct, retention: Duration): s3.Bucket {
+/**
+ * The bucket of bodies and results too large for a table item. Each object expires a day after
+ * the items that reference it (it is written a moment before its item; an item past its expiry
+ * reads as absent, whether its TTL has deleted it yet or not): bodies, and the resources effects
+ * reference, with the rows (`retention`); results with their items (`resultRetention`).
+ */
+export function createBodyBucket(scope: Construct, settings: Pick<InboxSettings, 'retention' | 'resultRetention'>): s3.Bucket {
+  const dayAfter = (itemRetention: Duration) => Duration.days(Math.ceil(itemRetention.toDays({ integral: false })) + 1);
+  const [rows, results] = [dayAfter(settings.retention), dayAfter(settings.resultRetention)];
   const bucket = new s3.Bucket(scope, 'BodyBucket', {
     encryption: s3.BucketEncryption.S3_MANAGED,
     enforceSSL: true,
     blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
     objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
     removalPolicy: RemovalPolicy.RETAIN,
-    // Bodies expire with their rows; a day more, so a row never outlives its body.
-    lifecycleRules: [{ expiration: Duration.days(Math.ceil(retention.toDays({ integral: false })) + 1) }],
+    // One rule while both are kept alike; else one per prefix (S3 applies the earliest expiration of the rules an object matches).
+    lifecycleRules:
+      rows.toDays() === results.toDays()
+        ? [{ expiration: rows }]
+        : [
+            { prefix: `${BodyPrefix.BODIES}/`, expiration: rows },
+            { prefix: `${BodyPrefix.RESOURCES}/`, expiration: rows },
+            { prefix: `${BodyPrefix.RESPONSES}/`, expiration: results },
+          ],
   });
   Validations.of(bucket).acknowledge({
     id: 'AwsSolutions::AwsSolutions-S1',

@@ -1,4 +1,4 @@
-import { Duration, Names, Size } from 'aws-cdk-lib';
+import { Duration, Names, Size, Token } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -15,9 +15,12 @@ export interface InboxSettings {
   readonly inboxName: string;
   readonly maxReceiveCount: number;
   readonly logRetention: logs.RetentionDays;
+  readonly verifierTimeout: Duration;
   /** The processor's timeout (its override, or the default): the lease and the visibility timeout derive from it. */
   readonly processorTimeout: Duration;
+  readonly reconcilerTimeout: Duration;
   readonly retention: Duration;
+  readonly resultRetention: Duration;
   readonly maxBodyBytes: number;
   readonly inlineBodyBytes: number;
   readonly secretCacheTtl: Duration;
@@ -41,8 +44,9 @@ export function resolveSettings(scope: Construct, props: WebhookInboxProps): Inb
     inboxName: props.inboxName ?? Names.uniqueResourceName(scope, { maxLength: Limits.INBOX_NAME_LENGTH }),
     maxReceiveCount: props.maxReceiveCount ?? Defaults.MAX_RECEIVE_COUNT,
     logRetention: props.logRetention ?? DEFAULT_LOG_RETENTION,
-    processorTimeout: props.processorFunctionProps?.timeout ?? Duration.seconds(Defaults.PROCESSOR_TIMEOUT_SECONDS),
+    ...functionTimeoutsOf(props),
     retention: retentionOf(props),
+    resultRetention: resultRetentionOf(props),
     maxBodyBytes: (props.maxBodySize ?? Size.bytes(isRestApi(props) ? Defaults.REST_API_MAX_BODY_BYTES : Defaults.MAX_BODY_BYTES)).toBytes(),
     inlineBodyBytes: (props.inlineBodyLimit ?? Size.bytes(Defaults.INLINE_BODY_BYTES)).toBytes(),
     secretCacheTtl: props.secretCacheTtl ?? Duration.seconds(Defaults.SECRET_CACHE_SECONDS),
@@ -71,9 +75,54 @@ export function retentionOf(props: WebhookInboxProps): Duration {
   return props.retention ?? Duration.days(Defaults.RETENTION_DAYS);
 }
 
-/** How long a row waits unprocessed before the reconciler enqueues it again; validation needs it too. */
+/** How long a job's result is kept after its last decision; validation needs it too. */
+export function resultRetentionOf(props: WebhookInboxProps): Duration {
+  return props.resultRetention ?? retentionOf(props);
+}
+
+/** Each function's timeout: its override, or the default. */
+export function functionTimeoutsOf(props: WebhookInboxProps): Pick<InboxSettings, 'verifierTimeout' | 'processorTimeout' | 'reconcilerTimeout'> {
+  return {
+    verifierTimeout: props.verifierFunctionProps?.timeout ?? Duration.seconds(Defaults.VERIFIER_TIMEOUT_SECONDS),
+    processorTimeout: props.processorFunctionProps?.timeout ?? Duration.seconds(Defaults.PROCESSOR_TIMEOUT_SECONDS),
+    reconcilerTimeout: props.reconcilerFunctionProps?.timeout ?? Duration.seconds(Defaults.RECONCILER_TIMEOUT_SECONDS),
+  };
+}
+
+/** The shortest safe `sweepAfter`, and the function whose timeout sets it. */
+export interface SweepAfterFloor {
+  readonly seconds: number;
+  readonly functionName: string;
+  readonly timeout: Duration;
+}
+
+/**
+ * The shortest safe `sweepAfter`: the longest timeout of the functions that start a row's pending
+ * clock, plus `Limits.SWEEP_AFTER_MARGIN_SECONDS`; undefined when a timeout is a token. Each of
+ * them stamps `pendingSince` with its own time (the verifier at admission, the processor at a
+ * release, the reconciler at its run's start for the rows it restarts or feeds by polling), and
+ * the write reaches the pending index up to that function's timeout later. A sweep reads the
+ * index at or after its own start and moves the watermark at most to its start less `sweepAfter`,
+ * so no sweep can pass an entry it could not read yet only while `sweepAfter` outlasts that delay.
+ */
+export function sweepAfterFloorOf(props: WebhookInboxProps): SweepAfterFloor | undefined {
+  const { verifierTimeout, processorTimeout, reconcilerTimeout } = functionTimeoutsOf(props);
+  const writers = [
+    { functionName: 'verifier', timeout: verifierTimeout },
+    { functionName: 'processor', timeout: processorTimeout },
+    { functionName: 'reconciler', timeout: reconcilerTimeout },
+  ];
+  if (writers.some((writer) => Token.isUnresolved(writer.timeout.toSeconds()))) return undefined;
+  const longest = writers.reduce((max, writer) => (writer.timeout.toSeconds() > max.timeout.toSeconds() ? writer : max));
+  return { ...longest, seconds: longest.timeout.toSeconds() + Limits.SWEEP_AFTER_MARGIN_SECONDS };
+}
+
+/**
+ * How long a row waits unprocessed before the reconciler enqueues it again: the prop, or the
+ * default, raised to the floor when a function's timeout is that long; validation needs it too.
+ */
 export function sweepAfterOf(props: WebhookInboxProps): Duration {
-  return props.sweepAfter ?? Duration.seconds(Defaults.SWEEP_AFTER_SECONDS);
+  return props.sweepAfter ?? Duration.seconds(Math.max(Defaults.SWEEP_AFTER_SECONDS, sweepAfterFloorOf(props)?.seconds ?? 0));
 }
 
 /** How long the new dead-letter queue keeps a message. */

@@ -4,7 +4,7 @@ import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerProblems } from '../runtime-config';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
 import { rateSeconds } from './schedule-rate';
-import { deadLetterRetentionOf, isRestApi, retentionOf, sweepAfterOf } from './settings';
+import { deadLetterRetentionOf, isRestApi, resultRetentionOf, retentionOf, sweepAfterFloorOf, sweepAfterOf } from './settings';
 
 /**
  * Checks the props of a WebhookInbox once, in its constructor, before anything is created:
@@ -41,7 +41,9 @@ export function validateWebhookInboxProps(props: WebhookInboxProps, providers: r
   checkRange(problems, 'rejectionRecordSamplePercent', props.rejectionRecordSamplePercent, Limits.REJECTION_SAMPLE_PERCENT);
   checkRange(problems, 'rejectionRecordRetention (days)', props.rejectionRecordRetention?.toDays({ integral: false }), Limits.REJECTION_RETENTION_DAYS);
   problems.push(...ingressProblems(props, providers));
+  problems.push(...sweepAfterProblems(props));
   problems.push(...retentionProblems(props, providers));
+  problems.push(...resultRetentionProblems(props));
   problems.push(...deadlineWarningProblems(props));
   if (problems.length > 0) {
     throw new Error(`Invalid WebhookInbox props:\n- ${problems.join('\n- ')}`);
@@ -110,6 +112,38 @@ function retentionProblems(props: WebhookInboxProps, providers: readonly Webhook
   return retention.toSeconds() < longest.seconds
     ? [`retention: must be at least ${Duration.seconds(longest.seconds).toHumanString()} (${longest.what}), got ${retention.toHumanString()}`]
     : [];
+}
+
+/**
+ * A job's result outlives the deliveries that decided it: one still kept (a redelivery within
+ * `retention` is a duplicate of it, a replay processes it again) must find its job's result, or it
+ * is decided anew as a new job's.
+ */
+function resultRetentionProblems(props: WebhookInboxProps): string[] {
+  const [resultRetention, retention] = [resultRetentionOf(props), retentionOf(props)];
+  if (Token.isUnresolved(resultRetention.toSeconds()) || Token.isUnresolved(retention.toSeconds())) return [];
+  return resultRetention.toSeconds() < retention.toSeconds()
+    ? [
+        `resultRetention: must be at least retention (${retention.toHumanString()}): a delivery still kept, replayed or redelivered, ` +
+          `must find its job's result, or the job is decided anew; got ${resultRetention.toHumanString()}`,
+      ]
+    : [];
+}
+
+/**
+ * A `sweepAfter` shorter than the floor (`sweepAfterFloorOf`) lets a sweep move its watermark past a
+ * row whose write is still on its way to the pending index: the row would never be swept.
+ */
+function sweepAfterProblems(props: WebhookInboxProps): string[] {
+  const sweepAfter = props.sweepAfter;
+  const floor = sweepAfterFloorOf(props);
+  if (!sweepAfter || !floor || Token.isUnresolved(sweepAfter.toSeconds()) || sweepAfter.toSeconds() >= floor.seconds) return [];
+  return [
+    `sweepAfter: must be at least ${Duration.seconds(floor.seconds).toHumanString()}, the ${floor.functionName}'s timeout ` +
+      `(${floor.timeout.toHumanString()}) plus ${Limits.SWEEP_AFTER_MARGIN_SECONDS} seconds: a row's pending clock starts up to a function's ` +
+      'timeout before its write reaches the pending index, and a sweep that read the index before that write would move its watermark ' +
+      `past the row, which would then never be swept; got ${sweepAfter.toHumanString()} (lengthen sweepAfter or shorten the ${floor.functionName}'s timeout)`,
+  ];
 }
 
 /**

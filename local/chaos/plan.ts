@@ -7,6 +7,7 @@
 import { ANSWERLINE_RETRY_WINDOW_MS, ANSWERLINE_RUN_MS } from '../providers/answerline';
 import { ECHONOVA_RETRY_WINDOW_MS } from '../providers/echonova';
 import { Random } from '../providers/random';
+import { Limits } from '../../lib/contract';
 
 /** The knobs of a run's timing, all derived from `speed`. */
 export interface ChaosProfile {
@@ -15,6 +16,7 @@ export interface ChaosProfile {
   /** Result deliveries the providers complete per second, on average. */
   readonly ratePerSecond: number;
   readonly processorTimeoutSeconds: number;
+  readonly reconcilerTimeoutSeconds: number;
   readonly sweepAfterSeconds: number;
   readonly reconcileEverySeconds: number;
   readonly maxReceiveCount: number;
@@ -42,14 +44,19 @@ export function chaosProfile(speed = 1, ratePerSecond?: number): ChaosProfile {
   const factors = { answerline: 100 * speed, echonova: 10 * speed, standardWebhooks: 1000 * speed };
   // At least 2 s: a shorter timeout kills batches on a loaded 2-core machine, and every kill costs a cold start.
   const processorTimeoutSeconds = speed >= 2 ? 2 : 3;
+  // Room for the sweep, then polls of 5 s each with the 5 s a run keeps in hand after the last, on
+  // a loaded machine too; a run with more to check stops there and the next run goes on.
+  const reconcilerTimeoutSeconds = 30;
   const answerlineWindowMs = ANSWERLINE_RETRY_WINDOW_MS / factors.answerline;
   return {
     factors,
     ratePerSecond: ratePerSecond ?? (speed >= 2 ? 40 : 70),
     processorTimeoutSeconds,
+    reconcilerTimeoutSeconds,
     // Beyond the visibility timeout (6 × the processor timeout), so that the sweep leaves rows
-    // the queue is still retrying alone.
-    sweepAfterSeconds: processorTimeoutSeconds * 6 + 6,
+    // the queue is still retrying alone, and at least the construct's floor: the longest function
+    // timeout (the reconciler's here; the verifier's is 10 s) plus its margin.
+    sweepAfterSeconds: Math.max(processorTimeoutSeconds * 6 + 6, reconcilerTimeoutSeconds + Limits.SWEEP_AFTER_MARGIN_SECONDS),
     reconcileEverySeconds: speed >= 2 ? 1 : 2,
     maxReceiveCount: 3,
     polling: {

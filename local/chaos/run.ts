@@ -114,6 +114,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       stateDir,
       timing: {
         processorTimeoutSeconds: profile.processorTimeoutSeconds,
+        reconcilerTimeoutSeconds: profile.reconcilerTimeoutSeconds,
         sweepAfterSeconds: profile.sweepAfterSeconds,
         reconcileEverySeconds: profile.reconcileEverySeconds,
       },

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { CreateTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { S3Client } from '@aws-sdk/client-s3';
-import { AnswerlineLifecycle, PendingIndex, TableSchema } from '../../lib/contract';
+import { AnswerlineLifecycle, Defaults, PendingIndex, TableSchema } from '../../lib/contract';
 import { FakeAnswerlineApi } from '../../local/fake-answerline-api';
 import { shardOf } from '../../lambda/shared/runtime/digest';
 import { recordSubmissionInput } from '../../lambda/shared/stores/submission-store';
@@ -27,6 +27,7 @@ import { answerlineBody, InboxHarness, keyOf, PROVIDER, SecretsFixture, sha256He
 /** One receive fails a row for good; the next moves its message to the DLQ (a second later). */
 const QUEUE = { visibilityTimeoutSeconds: 1, maxReceiveCount: 1 };
 const MINUTE = 60_000;
+const SWEEP_AFTER_MS = Defaults.SWEEP_AFTER_SECONDS * 1000;
 
 const secrets = new SecretsFixture();
 const lambda = new LambdaInvokeStandIn();
@@ -89,6 +90,34 @@ async function strand(body: string, minutesAgo: number): Promise<string> {
   h.clock.set(now);
   expect(await h.takeMessages()).toEqual([key]);
   return key;
+}
+
+/** The CLI run in-process on a machine whose clock is 30 minutes behind the handlers'. */
+async function cliBehind(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: (text: string) => (stdout += text), stderr: (text: string) => (stderr += text) };
+  const code = await run(argv, { io, now: () => h.clock.now() - 30 * MINUTE });
+  return { code, stdout, stderr };
+}
+
+/** The reconciler has run after `sweepAfter`: its watermark is where a live inbox's would be. */
+async function sweptUpToNow(): Promise<void> {
+  h.clock.advance(SWEEP_AFTER_MS);
+  expect(await h.reconciler()()).toMatchObject({ swept: 0 });
+  expect((await h.row('sweep:pending', 'watermark'))?.sweptBefore).toBe(h.clock.now() - SWEEP_AFTER_MS);
+}
+
+/** A row revived without a message: once `sweepAfter` has passed, status counts it owed and the sweep enqueues it, once. */
+async function expectSweptOnce(key: string): Promise<void> {
+  h.clock.advance(SWEEP_AFTER_MS + 1);
+  expect((await status(clients, h.opsConfig(), { now: h.clock.now(), skipScan: true })).stranded).toMatchObject({ count: 1 });
+  expect(await h.reconciler()()).toMatchObject({ swept: 1 });
+  expect(await h.takeMessages()).toEqual([key]);
+  expect(await h.reconciler()()).toMatchObject({ swept: 0 });
+  await h.queue.enqueue([key]);
+  expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
+  expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', attempts: 1 });
 }
 
 /** The error a store down answers with; its message is not ours, so no row may carry it. */
@@ -277,6 +306,16 @@ describe('redrive', () => {
     expect(await h.resultItems()).toHaveLength(2);
   });
 
+  test('from a machine whose clock is 30 minutes behind, with the send failing: the revived rows are still swept, whatever the clock said', async () => {
+    const keys = await deadLetter(answerlineBody());
+    await sweptUpToNow();
+    const result = await cliBehind('redrive', '--config', configFile({ workQueueUrl: `${h.workQueueUrl}-does-not-exist` }));
+    expect(result.code).toBe(1);
+    expect(await h.row(keys[0])).toMatchObject({ status: 'RECEIVED', attempts: 0 });
+    expect(await h.takeMessages()).toEqual([]);
+    await expectSweptOnce(keys[0]);
+  });
+
   test('an inbox without a DLQ is an operational error', async () => {
     const result = await cli('redrive', '--config', configFile({ deadLetterQueueUrl: undefined }));
     expect(result).toEqual({
@@ -330,6 +369,17 @@ describe('replay', () => {
     expect(again).toMatchObject({ pendingShard: reset!.pendingShard, pendingSince: reset!.pendingSince });
     // The same observation offered again changes nothing: the job's result stands as decided.
     expect(await h.result(jobKey)).toEqual(decided);
+  });
+
+  test('--force from a machine whose clock is 30 minutes behind, with the enqueue failing: the sweep finds the row and enqueues it, and status counts it owed', async () => {
+    const key = await accept(answerlineBody());
+    expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
+    await sweptUpToNow();
+    const result = await cliBehind('replay', '--event', key, '--force', '--config', configFile({ workQueueUrl: `${h.workQueueUrl}-does-not-exist` }));
+    expect(result.code).toBe(1);
+    expect(await h.row(key)).toMatchObject({ status: 'RECEIVED', attempts: 0 });
+    expect(await h.takeMessages()).toEqual([]);
+    await expectSweptOnce(key);
   });
 
   test('selected requests of a polled batch: their rows (`<provider>#<batchId>:<customId>`) are enqueued; an unknown one is exit 1', async () => {
@@ -461,6 +511,19 @@ describe('keys that are not a delivery row’s', () => {
 });
 
 describe('inspect', () => {
+  test("a job's result past its expiry is absent, as the processor reads it, though the emulator keeps the item", async () => {
+    const body = answerlineBody();
+    const key = await accept(body);
+    expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
+    const jobKey = JSON.parse(body).task.idempotencyKey;
+    const expiresAt = (await h.resultItems())[0].expiresAt as number;
+    expect(expiresAt).toBe(Math.floor(h.clock.now() / 1000) + Defaults.RETENTION_DAYS * 86_400);
+    const config = h.opsConfig({ resultRetentionSeconds: Defaults.RETENTION_DAYS * 86_400 });
+    expect((await inspect(clients, config, parseEventRef(key), expiresAt * 1000 - 1)).job).toMatchObject({ jobKey, status: 'COMPLETED' });
+    expect((await inspect(clients, config, parseEventRef(key), expiresAt * 1000)).job).toEqual({ jobKey });
+    expect(await h.resultItems()).toHaveLength(1);
+  });
+
   test('prints the row sanitized, its quarantined copies and its job result, never the body or a secret', async () => {
     const body = answerlineBody();
     const key = await accept(body);

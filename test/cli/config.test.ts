@@ -82,6 +82,10 @@ describe('config documents', () => {
     expect(opsConfigProblems(config('x'))).toEqual([]);
     expect(opsConfigProblems([])).toEqual(['is not a JSON object']);
     expect(opsConfigProblems({ ...config('x'), workQueueUrl: '', bodyBucket: 3 })).toEqual(['workQueueUrl is missing', 'bodyBucket is not a string']);
+    expect(opsConfigProblems({ ...config('x'), resultRetentionSeconds: 2_592_000 })).toEqual([]);
+    for (const resultRetentionSeconds of ['30d', 0, 1.5]) {
+      expect(opsConfigProblems({ ...config('x'), resultRetentionSeconds })).toEqual(['resultRetentionSeconds is not a positive whole number of seconds']);
+    }
   });
 
   test('endpointProblems accepts the documented services and a region only', () => {

@@ -529,6 +529,98 @@ describe('retention', () => {
   });
 });
 
+describe('sweepAfter', () => {
+  const sweepAfterOfTemplate = (template: Template): string =>
+    resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables[Env.SWEEP_AFTER_SECONDS];
+
+  test.each([
+    [
+      '0 seconds',
+      {},
+      Duration.seconds(0),
+      /sweepAfter: must be at least 2 minutes 10 seconds, the reconciler's timeout \(2 minutes\) plus 10 seconds: .*got 0 seconds/,
+    ],
+    ['the reconciler timeout itself', {}, Duration.minutes(2), /sweepAfter: must be at least 2 minutes 10 seconds.*got 2 minutes/],
+    [
+      'below a longer verifier timeout given as an override',
+      { verifierFunctionProps: { timeout: Duration.minutes(4) } },
+      Duration.minutes(4),
+      /sweepAfter: must be at least 4 minutes 10 seconds, the verifier's timeout \(4 minutes\) plus 10 seconds.*shorten the verifier's timeout/,
+    ],
+    [
+      'below a longer processor timeout given as an override',
+      { processorFunctionProps: { timeout: Duration.minutes(6) } },
+      Duration.minutes(5),
+      /sweepAfter: must be at least 6 minutes 10 seconds, the processor's timeout \(6 minutes\)/,
+    ],
+  ])('%s is refused at synth, naming the floor the function timeouts set and why', (_name, overrides: WebhookInboxProps, sweepAfter, problem) => {
+    const stack = new Stack(new App(), 'SweepAfter');
+    const error = (() => {
+      try {
+        new WebhookInbox(stack, 'Inbox', { ...overrides, sweepAfter });
+        return '';
+      } catch (thrown) {
+        return (thrown as Error).message;
+      }
+    })();
+    expect(error).toMatch(problem);
+    expect(error).toMatch(/a sweep that read the index before that write would move its watermark past the row/);
+  });
+
+  test('the floor follows the timeouts: shortened, a shorter sweepAfter is accepted, down to the floor exactly', () => {
+    const short = { reconcilerFunctionProps: { timeout: Duration.seconds(35) } };
+    expect(sweepAfterOfTemplate(build({ ...short, sweepAfter: Duration.seconds(45) }).template)).toBe('45');
+    expect(() => build({ ...short, sweepAfter: Duration.seconds(44) })).toThrow(
+      /sweepAfter: must be at least 45 seconds, the reconciler's timeout \(35 seconds\)/,
+    );
+  });
+
+  test('the default is 5 minutes, raised to the floor when a function timeout is longer', () => {
+    expect(sweepAfterOfTemplate(build().template)).toBe(String(Defaults.SWEEP_AFTER_SECONDS));
+    expect(sweepAfterOfTemplate(build({ reconcilerFunctionProps: { timeout: Duration.minutes(15) } }).template)).toBe(String(15 * 60 + 10));
+  });
+
+  test('a sweepAfter or a timeout that is a token is not compared', () => {
+    const stack = new Stack(new App(), 'SweepAfterTokens');
+    const seconds = new CfnParameter(stack, 'Seconds', { type: 'Number' }).valueAsNumber;
+    expect(() => new WebhookInbox(stack, 'A', { sweepAfter: Duration.seconds(seconds) })).not.toThrow();
+    expect(
+      () => new WebhookInbox(stack, 'B', { sweepAfter: Duration.seconds(1), reconcilerFunctionProps: { timeout: Duration.seconds(seconds) } }),
+    ).not.toThrow();
+  });
+});
+
+describe('results lifecycle', () => {
+  const processorEnv = (template: Template) => resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables;
+  const lifecycleRules = (template: Template) => resourceNamed(template, 'AWS::S3::Bucket', 'InboxBodyBucket').resource.Properties.LifecycleConfiguration.Rules;
+
+  test('result items expire by TTL on expiresAt, after the retention by default; their objects a day after, with the bodies, in one rule', () => {
+    const { template } = build();
+    const { resource } = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxResultsTable');
+    expect(resource.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    expect(processorEnv(template)[Env.RESULT_RETENTION_SECONDS]).toBe(String(Defaults.RETENTION_DAYS * 86_400));
+    expect(lifecycleRules(template)).toEqual([{ ExpirationInDays: Defaults.RETENTION_DAYS + 1, Status: 'Enabled' }]);
+  });
+
+  test('a longer resultRetention: the processor writes it, and result objects expire a day after it, bodies a day after the rows', () => {
+    const { template } = build({ retention: Duration.days(20), resultRetention: Duration.days(90) });
+    expect(processorEnv(template)[Env.RESULT_RETENTION_SECONDS]).toBe(String(90 * 86_400));
+    expect(lifecycleRules(template)).toEqual([
+      { Prefix: 'bodies/', ExpirationInDays: 21, Status: 'Enabled' },
+      { Prefix: 'resources/', ExpirationInDays: 21, Status: 'Enabled' },
+      { Prefix: 'responses/', ExpirationInDays: 91, Status: 'Enabled' },
+    ]);
+    const output = Object.values(template.findOutputs('*')).find((o: any) => String(o.Description).startsWith(OPS_CONFIG_OUTPUT_DESCRIPTION)) as any;
+    expect(JSON.stringify(output.Value)).toContain(`\\"resultRetentionSeconds\\":${90 * 86_400}`);
+  });
+
+  test('a resultRetention shorter than the retention is refused at synth, saying why', () => {
+    expect(() => build({ retention: Duration.days(30), resultRetention: Duration.days(7) })).toThrow(
+      /resultRetention: must be at least retention \(30 days\): a delivery still kept, replayed or redelivered, must find its job's result, or the job is decided anew; got 7 days/,
+    );
+  });
+});
+
 describe('large bodies', () => {
   test('go to an encrypted, TLS-only, private bucket whose objects expire a day after their rows', () => {
     const { template } = build({ retention: Duration.days(20) });

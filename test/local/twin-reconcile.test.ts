@@ -32,7 +32,7 @@ beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'twin-reconcile-'));
   const request: TwinProcessRequest = {
     // The schedule never fires during the test: only the CLI's runs poll, so each run is one step of the scripts.
-    options: { port: 0, providers: ['answerline'], stateDir, timing: { processorTimeoutSeconds: 5, sweepAfterSeconds: 10, reconcileEverySeconds: 3600 } },
+    options: { port: 0, providers: ['answerline'], stateDir, timing: { processorTimeoutSeconds: 5, sweepAfterSeconds: 30, reconcileEverySeconds: 3600 } },
     answerlineTasks: [
       { id: SLOW_TASK, idempotencyKey: 'job-settle-slow', status: ['QUEUED', 'PROCESSING', 'PROCESSING', 'COMPLETED'] },
       { id: FAILING_TASK, idempotencyKey: 'job-settle-failing', status: ['PROCESSING', 'FAILED'] },

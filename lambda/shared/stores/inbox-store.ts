@@ -139,6 +139,11 @@ export interface StrandedRows {
   /** The sweep's watermark the look started from. */
   readonly watermark: number;
   /**
+   * The watermark item's revision the look started from (absent: none written yet): the watermark
+   * moves only while it is unchanged, since an operator's revive changes it (see `revive`).
+   */
+  readonly revision?: number;
+  /**
    * Every entry below this was examined and is in `stranded` or needs nothing: the watermark may
    * move here once each of `stranded` is handled (enqueued, its clock restarted). Entries at or
    * above it are read again by the next look.
@@ -195,8 +200,12 @@ export interface InboxStore {
   touchPending(key: string, now: number): Promise<void>;
   /** The sweep's watermark: every pending-index entry below it was examined; 0 when none was saved yet. */
   sweepWatermark(): Promise<number>;
-  /** Moves the sweep's watermark up to `to`; false when it already is there or beyond (only forward, so concurrent runs are safe). */
-  advanceSweepWatermark(to: number): Promise<boolean>;
+  /**
+   * Moves the sweep's watermark up to `to`, if the item is still at the `revision` the look read;
+   * false when it already is there or beyond (only forward, so concurrent runs are safe), or when an
+   * operator revived a row since (the next run reads the index again).
+   */
+  advanceSweepWatermark(to: number, revision?: number): Promise<boolean>;
 }
 
 /** A row's state, read without its body. */
@@ -479,19 +488,40 @@ export class DynamoDbInboxStore implements InboxStore {
 
   /**
    * An operator's replay or redrive: puts a PROCESSED or DEAD row back to RECEIVED, with a fresh
-   * budget of attempts and its pending-index entry at now, past the sweep's watermark (so the
-   * sweep covers it), in one conditional
+   * budget of attempts and a pending-index entry the sweep is sure to read, in one conditional
    * UpdateItem on the status seen (a concurrent change wins). The row keeps its body, digest,
    * outcome and processedAt; processing it again offers the same result under the same job and
    * effect keys. False when the row changed meanwhile.
+   *
+   * The operator's clock cannot place the entry: one that is behind would put it below the
+   * watermark, where no sweep reads. So the entry is written at `now`, then the watermark item's
+   * revision is bumped, which returns the watermark. A sweep that read the item before the bump
+   * can no longer move the watermark (`advanceSweepWatermark`); one that reads it after reads the
+   * index after the entry was written. The entry is therefore seen unless the watermark was
+   * already past it (a clock behind, or a sweep between the write and the bump): then its clock
+   * restarts at the watermark and the fence is taken again. The store's order decides, no clock.
    */
   async revive(key: string, seen: DeliveryStatus, now: number): Promise<boolean> {
+    if (!(await this.reviveRow(key, seen, now))) return false;
+    for (let fences = 1, since = now; ; fences++) {
+      const watermark = await this.fenceSweep();
+      if (watermark <= since) return true;
+      if (fences === REVIVE_FENCES) {
+        throw new Error(`${key} is RECEIVED again, but the sweep's watermark passed its pending-index entry ${fences} times in a row: replay it again`);
+      }
+      since = watermark;
+      await this.touchPending(key, since);
+    }
+  }
+
+  /** The revive's conditional write: RECEIVED, a fresh budget, no lease, in the pending index at `since`. */
+  private async reviveRow(key: string, seen: DeliveryStatus, since: number): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: this.itemKey(key),
-          UpdateExpression: 'SET #status = :received, #attempts = :zero, #shard = :shard, #since = :now REMOVE #owner, #until',
+          UpdateExpression: 'SET #status = :received, #attempts = :zero, #shard = :shard, #since = :since REMOVE #owner, #until',
           ConditionExpression: '#status = :seen',
           ExpressionAttributeNames: {
             '#status': A.STATUS,
@@ -506,7 +536,7 @@ export class DynamoDbInboxStore implements InboxStore {
             ':zero': N(0),
             ':seen': S(seen),
             ':shard': S(shardOf(key, PendingIndex.SHARD_COUNT)),
-            ':now': N(now),
+            ':since': N(since),
           },
         }),
       );
@@ -526,7 +556,8 @@ export class DynamoDbInboxStore implements InboxStore {
    * left unprocessed ends the examination there.
    */
   async findStranded(cutoff: number, limit: number, bound: ReadBound): Promise<StrandedRows> {
-    const watermark = await this.sweepWatermark();
+    const { watermark, revision } = await this.sweepMark();
+    const fence = revision !== undefined ? { revision } : {};
     const read = await readShardedRange(this.client, pendingIndexOf(this.tableName), watermark, cutoff, bound);
     // Only a delivery row's entry is read and may be enqueued; any other is refused, never processed.
     const entries = read.entries.filter((entry) => isDeliveryKey(entry.key));
@@ -543,12 +574,12 @@ export class DynamoDbInboxStore implements InboxStore {
         const owed = state !== UNREAD && isStranded(state, entry);
         if (state === UNREAD || (owed && stranded.length === limit)) {
           const examinedBefore = Math.min(entry.sort, read.readBefore);
-          return { stranded, ...refusedBefore(examinedBefore), watermark, examinedBefore };
+          return { stranded, ...refusedBefore(examinedBefore), watermark, ...fence, examinedBefore };
         }
         if (owed) stranded.push(entry);
       }
     }
-    return { stranded, ...refusedBefore(read.readBefore), watermark, examinedBefore: read.readBefore };
+    return { stranded, ...refusedBefore(read.readBefore), watermark, ...fence, examinedBefore: read.readBefore };
   }
 
   /** The status and `pendingSince` of each row (undefined: gone), or `UNREAD` for those DynamoDB left unprocessed. */
@@ -574,28 +605,49 @@ export class DynamoDbInboxStore implements InboxStore {
   }
 
   async sweepWatermark(): Promise<number> {
+    return (await this.sweepMark()).watermark;
+  }
+
+  /** The watermark and the item's revision (absent until a revive fenced it), read together. */
+  private async sweepMark(): Promise<{ watermark: number; revision?: number }> {
     const out = await this.client.send(
       new GetItemCommand({
         TableName: this.tableName,
         Key: this.itemKey(SweepWatermark.PARTITION, SweepWatermark.SORT),
         ConsistentRead: true,
-        ProjectionExpression: '#before',
-        ExpressionAttributeNames: { '#before': A.SWEPT_BEFORE },
+        ProjectionExpression: '#before, #revision',
+        ExpressionAttributeNames: { '#before': A.SWEPT_BEFORE, '#revision': A.SWEEP_REVISION },
       }),
     );
-    return Number(out.Item?.[A.SWEPT_BEFORE]?.N ?? 0);
+    const revision = out.Item?.[A.SWEEP_REVISION]?.N;
+    return { watermark: Number(out.Item?.[A.SWEPT_BEFORE]?.N ?? 0), ...(revision !== undefined ? { revision: Number(revision) } : {}) };
   }
 
-  async advanceSweepWatermark(to: number): Promise<boolean> {
+  /** Bumps the watermark item's revision, so that no sweep that read it before moves the watermark; returns the watermark. */
+  private async fenceSweep(): Promise<number> {
+    const out = await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.tableName,
+        Key: this.itemKey(SweepWatermark.PARTITION, SweepWatermark.SORT),
+        UpdateExpression: 'ADD #revision :one',
+        ExpressionAttributeNames: { '#revision': A.SWEEP_REVISION },
+        ExpressionAttributeValues: { ':one': N(1) },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Number(out.Attributes?.[A.SWEPT_BEFORE]?.N ?? 0);
+  }
+
+  async advanceSweepWatermark(to: number, revision?: number): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: this.itemKey(SweepWatermark.PARTITION, SweepWatermark.SORT),
           UpdateExpression: 'SET #before = :to',
-          ConditionExpression: 'attribute_not_exists(#before) OR #before < :to',
-          ExpressionAttributeNames: { '#before': A.SWEPT_BEFORE },
-          ExpressionAttributeValues: { ':to': N(to) },
+          ConditionExpression: `(attribute_not_exists(#before) OR #before < :to) AND ${revision === undefined ? 'attribute_not_exists(#revision)' : '#revision = :revision'}`,
+          ExpressionAttributeNames: { '#before': A.SWEPT_BEFORE, '#revision': A.SWEEP_REVISION },
+          ExpressionAttributeValues: { ':to': N(to), ...(revision !== undefined ? { ':revision': N(revision) } : {}) },
         }),
       );
       return true;
@@ -633,6 +685,12 @@ const BATCH_WRITE_LIMIT = 25;
 
 /** BatchGetItem's limit of keys per call. */
 const BATCH_GET_LIMIT = 100;
+
+/**
+ * How many times a revive fences the sweep before it gives up: each retry needs a sweep to move
+ * the watermark in the moment between the revive's write and its fence (sweeps run minutes apart).
+ */
+const REVIVE_FENCES = 5;
 
 /** A row's state as the sweep reads it. */
 interface PendingState {

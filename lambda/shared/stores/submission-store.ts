@@ -101,6 +101,8 @@ export interface Submission extends SubmissionIdentity {
   readonly state: SubmissionStateName;
   readonly checks: number;
   readonly lastCheck?: string;
+  /** When it was last checked, epoch milliseconds; absent before its first check. */
+  readonly checkedAt?: number;
   readonly expiresAt: number;
   readonly dueAt?: number;
   /** Absent on items recorded without one (and on every item recorded before deadlines existed). */
@@ -300,6 +302,7 @@ export class DynamoDbSubmissionStore implements SubmissionStore {
       state: item[A.STATE].S as SubmissionStateName,
       checks: Number(item[A.CHECKS]?.N ?? 0),
       ...(item[A.LAST_CHECK]?.S !== undefined ? { lastCheck: item[A.LAST_CHECK].S } : {}),
+      ...(item[A.CHECKED_AT]?.N !== undefined ? { checkedAt: Number(item[A.CHECKED_AT].N) } : {}),
       expiresAt: Number(item[A.EXPIRES_AT].N),
       ...(item[A.AWAIT_DUE_AT]?.N !== undefined ? { dueAt: Number(item[A.AWAIT_DUE_AT].N) } : {}),
       ...(item[A.DEADLINE_AT]?.N !== undefined ? { deadlineAt: Number(item[A.DEADLINE_AT].N) } : {}),

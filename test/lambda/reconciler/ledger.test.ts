@@ -363,6 +363,32 @@ describe('resources that are gone, and deadlines', () => {
     expect(api.task(lost.id)!.polls).toBe(2);
   });
 
+  test('a deadline inside the warning margin that no run saw before it passed is counted near its deadline by the run that settles it, once', async () => {
+    const warningMs = Defaults.DEADLINE_WARNING_SECONDS * 1000;
+    const ledger = h.submissionLedger();
+    const unseen = api.addTask({ status: 'PROCESSING' });
+    const seen = api.addTask({ status: 'PROCESSING' });
+    for (const task of [unseen, seen]) h.markSensitive(`answer-${task.id}`);
+    // Both deadlines are shorter than the margin: due at once.
+    const deadline = h.clock.now() + warningMs / 20;
+    await ledger.recordSubmission({ provider: PROVIDER, taskId: seen.id, deadline });
+    expect(await reconcileWithBus()).toMatchObject({ checked: 1, stillPending: 1, nearDeadline: 1 });
+    expect(h.capture.metric(MetricName.NEAR_DEADLINE)).toBe(1);
+
+    // Recorded after that run; the next runs come only once the deadline has passed (late,
+    // failed or stopped runs, or a schedule slower than the deadline is short).
+    await ledger.recordSubmission({ provider: PROVIDER, taskId: unseen.id, deadline });
+    h.clock.advance(deadline - h.clock.now());
+    expect(await reconcileWithBus()).toMatchObject({ checked: 2, unavailable: 2, nearDeadline: 1 });
+    expect(await h.submission(subKey(unseen.id))).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'deadline_passed' });
+    // The one a run had counted inside its margin is not counted again; the other is counted now.
+    expect(h.capture.metric(MetricName.NEAR_DEADLINE)).toBe(2);
+    // Looked at once, at its deadline, still unread.
+    expect(api.task(unseen.id)!.polls).toBe(1);
+    expect(await reconcileWithBus()).toMatchObject({ checked: 0, nearDeadline: 0 });
+    expect(h.capture.metric(MetricName.NEAR_DEADLINE)).toBe(2);
+  });
+
   test('a provider without polling: a deadline passed without a delivery settles the submission UNAVAILABLE', async () => {
     const ledger = h.submissionLedger({ deadlineSeconds: { [PROVIDER]: ProviderDeadlines.OPENAI_UNSTORED_BACKGROUND_RESPONSE_SECONDS } });
     const deadlineMs = ProviderDeadlines.OPENAI_UNSTORED_BACKGROUND_RESPONSE_SECONDS * 1000;

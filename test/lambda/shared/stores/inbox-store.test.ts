@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
-import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDbInboxStore, NewDelivery } from '../../../../lambda/shared/stores/inbox-store';
 import { createTables, resourceNames } from '../../../../local/provision';
 import { uniqueName } from '../../../support/inbox-fixture';
@@ -164,6 +164,42 @@ test('revive puts back only a row still in the status the operator saw, with a f
 
 const keysOf = (found: { stranded: { key: string }[] }): string[] => found.stranded.map((entry) => entry.key);
 const WIDE = { pageEntries: 1000, pagesPerShard: 8 };
+
+test('a revive fences the sweep: a look that read the watermark before it moves nothing, and an entry the watermark passed meanwhile restarts at the watermark', async () => {
+  await store.insert(delivery('tsk_r'));
+  await store.claim('answerline#tsk_r', 'w', T0, LEASE, MAX);
+  await store.release('answerline#tsk_r', 'w', 'Error', true, T0 + 1);
+  expect(await store.advanceSweepWatermark(T0 + 10_000)).toBe(true);
+  // A sweep's look, started before the revive.
+  const look = await store.findStranded(T0 + 20_000, 10, WIDE);
+  expect(look).toEqual({ stranded: [], watermark: T0 + 10_000, examinedBefore: T0 + 20_000 });
+
+  // The operator's clock is far behind the watermark, and another sweep moves the watermark
+  // between the revive's write and its fence (that sweep read the index before the write).
+  let raced = false;
+  const racingClient = {
+    send: async (command: UpdateItemCommand) => {
+      const out = await dynamodb.send(command);
+      if (!raced && command instanceof UpdateItemCommand && command.input.Key?.sk?.S === 'delivery') {
+        raced = true;
+        const other = await store.findStranded(T0 + 30_000, 10, WIDE);
+        expect(await store.advanceSweepWatermark(T0 + 30_000, other.revision)).toBe(true);
+      }
+      return out;
+    },
+  } as unknown as DynamoDBClient;
+  expect(await new DynamoDbInboxStore(racingClient, table).revive('answerline#tsk_r', 'DEAD', T0 + 2)).toBe(true);
+  expect(raced).toBe(true);
+  expect(await item('answerline#tsk_r')).toMatchObject({ status: 'RECEIVED', attempts: 0, pendingSince: T0 + 30_000 });
+  expect(await item('sweep:pending', 'watermark')).toEqual({ pk: 'sweep:pending', sk: 'watermark', sweptBefore: T0 + 30_000, revision: 2 });
+
+  // The look from before the revive cannot move the watermark; a new one finds the row, then can.
+  expect(await store.advanceSweepWatermark(T0 + 40_000, look.revision)).toBe(false);
+  const next = await store.findStranded(T0 + 40_000, 10, WIDE);
+  expect(next).toMatchObject({ stranded: [{ key: 'answerline#tsk_r', sort: T0 + 30_000 }], watermark: T0 + 30_000, revision: 2 });
+  expect(await store.advanceSweepWatermark(T0 + 40_000, next.revision)).toBe(true);
+  expect(await store.sweepWatermark()).toBe(T0 + 40_000);
+});
 
 test('the pending index: stranded rows oldest first and bounded, from the watermark up; a touch restarts the clock; processed rows are never stranded', async () => {
   for (let i = 0; i < 5; i++) await store.insert(delivery(`tsk_s${i}`, { receivedAt: T0 + i }));

@@ -5,9 +5,11 @@
  * one version more.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import type { JobObservation } from '../../../../lambda/shared/providers/adapter';
 import { DynamoDbResultsStore, resultKey } from '../../../../lambda/shared/stores/results-store';
-import { createTables, resourceNames } from '../../../../local/provision';
+import { S3BodyStore } from '../../../../lambda/shared/stores/s3-body-store';
+import { createBodyBucket, createTables, resourceNames } from '../../../../local/provision';
 import { decodeItem, sha256Hex, uniqueName } from '../../../support/inbox-fixture';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { inflateRawSync } from 'node:zlib';
@@ -15,12 +17,15 @@ import { inflateRawSync } from 'node:zlib';
 const dynamodb = new DynamoDBClient({});
 let table: string;
 let store: DynamoDbResultsStore;
+/** The store's clock (what `winnerOf` judges expiry by): the time the offers below are made at. */
+let clock = 1;
 
 beforeEach(async () => {
   const names = resourceNames(uniqueName('results-store'));
   await createTables(dynamodb, names);
   table = names.resultsTable;
-  store = new DynamoDbResultsStore(dynamodb, table);
+  clock = 1;
+  store = new DynamoDbResultsStore(dynamodb, table, { now: () => clock });
 });
 afterAll(() => dynamodb.destroy());
 
@@ -145,4 +150,84 @@ test('an item written by the previous version (its result as text, whatever its 
   const replaced = await stored();
   expect(replaced).toMatchObject({ taskId: 'tsk_new', responseEncoding: 'deflate-raw', version: 2 });
   expect(inflateRawSync(replaced!.response as Uint8Array).toString('utf8')).toBe(later.response);
+});
+
+describe("expiry: a job's result is kept `retentionSeconds` after its last decision, then reads as absent", () => {
+  const DAY = 86_400;
+  const s3 = new S3Client({ forcePathStyle: true });
+  afterAll(() => s3.destroy());
+
+  test('each decision writes its expiry; past it the item is not served though it (and the object it references) is still there, and the job is decided anew at version 1', async () => {
+    const names = resourceNames(uniqueName('results-expiry'));
+    await createBodyBucket(s3, names);
+    const bodies = new S3BodyStore(s3, names.bodyBucket!);
+    const expiring = new DynamoDbResultsStore(dynamodb, table, { retentionSeconds: 10 * DAY, now: () => clock });
+    const t0 = Date.UTC(2026, 8, 18, 10);
+    const large = { ...observation('tsk_a', 'COMPLETED', '2026-09-18T10:00:00.000000000Z'), response: proseResponse(900) };
+    const ref = await bodies.put('responses/answerline/large', Buffer.from(large.response));
+    expect(await expiring.offer({ provider: 'answerline', eventKey: 'answerline#tsk_a', observation: large, responseRef: ref, now: t0 })).toEqual({
+      outcome: 'won',
+      version: 1,
+    });
+    expect(await stored()).toMatchObject({ responseRef: ref, updatedAt: t0, expiresAt: t0 / 1000 + 10 * DAY });
+
+    // A later decision moves the expiry with it.
+    const t1 = t0 + 2 * DAY * 1000;
+    const later = observation('tsk_b', 'COMPLETED', '2026-09-18T11:00:00.000000000Z');
+    expect(await expiring.offer({ provider: 'answerline', eventKey: 'answerline#tsk_b', observation: later, responseRef: ref, now: t1 })).toEqual({
+      outcome: 'won',
+      version: 2,
+    });
+    const expiresAt = t1 / 1000 + 10 * DAY;
+    expect(await stored()).toMatchObject({ eventKey: 'answerline#tsk_b', expiresAt });
+
+    clock = expiresAt * 1000 - 1;
+    expect(await expiring.winnerOf('answerline', 'job-1')).toEqual({ eventKey: 'answerline#tsk_b', version: 2 });
+    // At its expiry: absent to a read, though the emulator never deletes it and its object is still there.
+    clock = expiresAt * 1000;
+    expect(await expiring.winnerOf('answerline', 'job-1')).toBeUndefined();
+    expect(await stored()).toMatchObject({ eventKey: 'answerline#tsk_b', version: 2 });
+    expect((await bodies.get(ref)).toString()).toBe(large.response);
+
+    // And to an offer: an older FAILED, which would have lost, decides the job anew.
+    const failed = observation('tsk_f', 'FAILED', '2026-09-18T09:00:00.000000000Z');
+    expect(await expiring.offer({ provider: 'answerline', eventKey: 'answerline#tsk_f', observation: failed, now: clock })).toEqual({
+      outcome: 'won',
+      version: 1,
+    });
+    const anew = await stored();
+    expect(anew).toMatchObject({ eventKey: 'answerline#tsk_f', status: 'FAILED', version: 1, expiresAt: expiresAt + 10 * DAY });
+    expect(anew).not.toHaveProperty('responseRef');
+    expect(await expiring.winnerOf('answerline', 'job-1')).toEqual({ eventKey: 'answerline#tsk_f', version: 1 });
+  });
+
+  test('an item written before results expired (no expiresAt) reads as expired `retentionSeconds` after its last decision', async () => {
+    const t0 = Date.UTC(2026, 8, 18, 10);
+    await dynamodb.send(
+      new PutItemCommand({
+        TableName: table,
+        Item: {
+          pk: { S: 'answerline#job-1' },
+          eventKey: { S: 'answerline#tsk_old' },
+          status: { S: 'COMPLETED' },
+          winnerOrder: { S: '2|2026-09-18T10:00:00.000000000Z|tsk_old' },
+          response: { S: '{}' },
+          updatedAt: { N: String(t0) },
+          version: { N: '3' },
+        },
+      }),
+    );
+    const expiring = new DynamoDbResultsStore(dynamodb, table, { retentionSeconds: 10 * DAY, now: () => clock });
+    clock = t0 + 10 * DAY * 1000 - 1;
+    expect(await expiring.winnerOf('answerline', 'job-1')).toEqual({ eventKey: 'answerline#tsk_old', version: 3 });
+    const lower = observation('tsk_early', 'FAILED', '2026-09-18T11:00:00.000000000Z');
+    expect(await expiring.offer({ provider: 'answerline', eventKey: 'answerline#tsk_early', observation: lower, now: clock })).toEqual({ outcome: 'lost' });
+    clock += 1;
+    expect(await expiring.winnerOf('answerline', 'job-1')).toBeUndefined();
+    expect(await expiring.offer({ provider: 'answerline', eventKey: 'answerline#tsk_early', observation: lower, now: clock })).toEqual({
+      outcome: 'won',
+      version: 1,
+    });
+    expect(await stored()).toMatchObject({ eventKey: 'answerline#tsk_early', version: 1, expiresAt: Math.floor(clock / 1000) + 10 * DAY });
+  });
 });
