@@ -94,7 +94,13 @@ export function createReconciler(deps: ReconcilerDependencies) {
  * operator revived a row since it was read (that row's entry may not be in what this run read).
  */
 async function sweep(deps: ReconcilerDependencies, now: number): Promise<number> {
-  const { stranded, refused = [], watermark, revision, examinedBefore } = await deps.inbox.findStranded(now - deps.sweepAfterMs, deps.batchSize, deps.sweepReadBound);
+  const {
+    stranded,
+    refused = [],
+    watermark,
+    revision,
+    examinedBefore,
+  } = await deps.inbox.findStranded(now - deps.sweepAfterMs, deps.batchSize, deps.sweepReadBound);
   // Counted once: the watermark moves past them with the rest of what was examined.
   for (const entry of refused) refuseKey(deps.telemetry, entry.key, 'sweep');
   if (stranded.length > 0) await deps.queue.enqueue(stranded.map((entry) => entry.key));
