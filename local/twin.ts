@@ -13,14 +13,13 @@ import { CreateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import type { LocalOpsConfig } from '../lib/contract';
 import type { LambdaHost } from './lambda-host';
 import type { EventBridgeStandIn } from './eventbridge-stand-in';
-import type { FaultProxy } from './fault-proxy';
 import type { IamGateway, LocalCredentials } from './iam/gateway';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './local-aws';
 import type { Poller } from './sqs-event-source';
 import { loadStacks } from './stack/assembly';
 import { constructPath, Interceptor } from './stack/functions';
 import { LocalInbox, RunningStack, runStack } from './stack/run-stack';
-import { LocalServices, ServiceEndpoints, startLocalServices } from './stack/services';
+import { LocalFaults, LocalServices, ServiceEndpoints, startLocalServices } from './stack/services';
 import type { ScheduleClock } from './stack/triggers';
 import { RECORDING_APP_ID, synthesizeTwinApp, TwinAppOptions, TwinProviderSpec } from './twin-app';
 import { TwinMonitor } from './twin-monitor';
@@ -290,8 +289,8 @@ export interface Twin {
   /** Service endpoints as clients outside the twin use them (not behind the fault proxies). */
   readonly endpoints: ServiceEndpoints;
   readonly hosts: { readonly verifier: LambdaHost; readonly processor: LambdaHost; readonly reconciler: LambdaHost };
-  /** Faults between the functions and their store and queue. */
-  readonly faults: { readonly dynamodb: FaultProxy; readonly sqs: FaultProxy };
+  /** Faults between the functions and the services they call (store, queue, bus). */
+  readonly faults: LocalFaults;
   /** The bus stand-in, recording every event. */
   readonly eventBridge: EventBridgeStandIn;
   /** The IAM gateway, and the credentials of the app role granted grantRecordSubmission; absent with `enforceIam: false`. */
