@@ -648,6 +648,15 @@ export class InboxHarness {
     return proxy;
   }
 
+  /**
+   * How many attempts the handlers' SDK client of `service` makes at one call (its retry
+   * strategy's `maxAttempts`: DynamoDB's is not the others'): a fault of this many calls in a row
+   * reaches the handler's own handling.
+   */
+  sdkAttempts(service: 'dynamodb' | 'sqs' | 'eventBridge'): Promise<number> {
+    return this.as('verifier')[service].config.maxAttempts();
+  }
+
   /** The fault proxy's endpoint, for an operator's client (the ops CLI) that should go through it too. */
   async faultEndpoint(): Promise<string> {
     return (await fixtureGateway().faultProxy()).url;
