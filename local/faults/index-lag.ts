@@ -110,8 +110,13 @@ export class IndexLag {
         continue;
       }
       const before = recent.get(id);
-      changed++;
-      if (shows(before)) entries.push(project(before, schema, index));
+      if (!shows(before)) {
+        changed++;
+        continue;
+      }
+      const old = project(before, schema, index);
+      if (JSON.stringify(old) !== JSON.stringify(project(item, schema, index))) changed++;
+      entries.push(old);
     }
     const order = indexOrder(schema, index, input.ScanIndexForward !== false);
     const after = input.ExclusiveStartKey as Item | undefined;
