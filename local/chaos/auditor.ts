@@ -54,6 +54,14 @@ export const FAULT_KINDS = [
   'batch_expired',
   'batch_api_error',
   'deadline_unread',
+  'dynamodb_throttled',
+  'sqs_throttled',
+  'eventbridge_throttled',
+  'unprocessed_items',
+  'unprocessed_keys',
+  'send_batch_entries_failed',
+  'put_events_entries_failed',
+  'index_lag',
 ] as const;
 
 export type FaultKind = (typeof FAULT_KINDS)[number] | 'worker_timeout' | 'webhook_reenabled';
@@ -141,6 +149,8 @@ export interface Evidence {
   readonly hostStats: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /** Calls the IAM gateway refused (each function's role policy from the template), and how many it judged, by principal. */
   readonly iam: { readonly denials: readonly { principal: string; message: string }[]; readonly evaluated: Readonly<Record<string, number>> };
+  /** The calls the fault proxies changed, by `<kind> <service>.<operation>` (`throttled dynamodb.PutItem`, …). */
+  readonly awsCalls: Readonly<Record<string, number>>;
   /** Every alarm state change of the template's alarms, as the twin evaluated them. */
   readonly alarms: readonly { readonly logicalId: string; readonly to: string; readonly at: number }[];
   readonly errors: readonly string[];
@@ -572,6 +582,8 @@ export function audit(evidence: Evidence): ChaosReport {
   for (const kind of [...FAULT_KINDS, 'worker_timeout', 'webhook_reenabled'] as const) faults[kind] = derived[kind] ?? evidence.faults[kind] ?? 0;
   const notInjected = FAULT_KINDS.filter((kind) => faults[kind] === 0);
   if (notInjected.length) notes.push(`fault kinds not injected this run: ${notInjected.join(', ')}`);
+  const awsCalls = Object.entries(evidence.awsCalls);
+  if (awsCalls.length) notes.push(`AWS calls the fault proxies changed: ${awsCalls.map(([name, count]) => `${name} ${count}`).join(', ')}`);
   if (evidence.alteredSkipped) notes.push(`${evidence.alteredSkipped} altered copies not sent: their original was never delivered`);
   const states = new Map<string, number>();
   for (const submission of evidence.submissions) states.set(submission.state, (states.get(submission.state) ?? 0) + 1);
@@ -693,6 +705,7 @@ const REPORTED_METRICS = [
   MetricName.DEAD_LETTERED,
   MetricName.WINNER_CHANGED,
   MetricName.EFFECTS_DISPATCHED,
+  MetricName.EFFECT_FAILURES,
   MetricName.RESOURCE_UNAVAILABLE,
   MetricName.RECOVERED,
   MetricName.POLL_RATE_LIMITED,

@@ -61,12 +61,15 @@ export class IndexLag {
     if (ms <= 0) this.journal.clear();
   }
 
-  /** Remembers the image of each item `call` writes, as the indexes still show it; nothing while the lag is 0. */
+  /**
+   * Remembers the image of each item `call` writes, as the indexes still show it; nothing while
+   * the lag is 0, nor for an update that touches no attribute an index holds.
+   */
   async beforeWrite(call: AwsCall): Promise<void> {
     if (this.lagMs <= 0 || call.service !== 'dynamodb' || !WRITES.has(call.operation)) return;
     for (const [table, keys] of Object.entries(await this.writtenKeys(call))) {
       const schema = await this.schemaOf(table);
-      if (!schema || schema.indexes.size === 0) continue;
+      if (!schema || schema.indexes.size === 0 || (call.operation === 'UpdateItem' && !updatesIndexed(call.input, schema))) continue;
       const journal = this.journal.get(table) ?? new Map<string, WriteRecord[]>();
       this.journal.set(table, journal);
       for (const key of keys) {
@@ -213,6 +216,17 @@ export class IndexLag {
       ),
     };
   }
+}
+
+/** Whether an UpdateItem names an attribute some index holds (its keys, or what it projects). */
+function updatesIndexed(input: Json, schema: TableSchema): boolean {
+  const indexes = [...schema.indexes.values()];
+  if (indexes.some((index) => index.projected === 'ALL')) return true;
+  const held = new Set(indexes.flatMap((index) => [index.hash, index.range, ...(index.projected as readonly string[])]));
+  const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const words = String(input.UpdateExpression ?? '').match(/#?[A-Za-z_][\w]*/g) ?? [];
+  const legacy = Object.keys((input.AttributeUpdates ?? {}) as Record<string, unknown>);
+  return [...words.map((word) => names[word] ?? word), ...legacy].some((name) => held.has(name));
 }
 
 /** The table key of an item, with the index's keys when given (what a page's `LastEvaluatedKey` names). */

@@ -217,6 +217,7 @@ describe('the auditor', () => {
       logDir,
       sensitive: { texts: [], signatureTokens: new Set() },
       iam: { denials: [], evaluated: {} },
+      awsCalls: {},
       alarms: [],
       appStats: {},
       hostStats: {},
