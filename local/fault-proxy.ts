@@ -21,7 +21,7 @@ import { Agent, createServer, IncomingHttpHeaders, IncomingMessage, request as h
 import { Socket } from 'node:net';
 import { crc32 } from 'node:zlib';
 import { credentialOf } from './iam/aws-requests';
-import { closeServer, listenOnLoopback } from './loopback';
+import { closeServer, listenOnLoopback, readBody } from './loopback';
 import { AwsCall, AwsService, targetOf, throttledAnswer, ThrottlingError, WireAnswer } from './faults/aws-calls';
 import { DynamoDbReader, IndexLag } from './faults/index-lag';
 import { refusedByDefault, splitBatch } from './faults/partial-batches';
@@ -296,15 +296,6 @@ function answer(res: ServerResponse, wire: WireAnswer): void {
   const body = Buffer.from(wire.body);
   const checksum = wire.headers['content-type'] === 'application/x-amz-json-1.0' ? { 'x-amz-crc32': String(crc32(body)) } : {};
   res.writeHead(wire.status, { ...wire.headers, ...checksum, 'content-length': String(body.length) }).end(body);
-}
-
-function readBody(stream: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
-    stream.on('error', reject);
-  });
 }
 
 /**

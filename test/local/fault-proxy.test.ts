@@ -5,6 +5,7 @@
  * and what it forwards reaches the emulator as sent.
  */
 import {
+  AttributeValue,
   BatchGetItemCommand,
   BatchWriteItemCommand,
   DynamoDBClient,
@@ -278,29 +279,22 @@ describe('an index that lags its table', () => {
         ExpressionAttributeNames: { '#shard': InboxAttr.PENDING_SHARD, '#since': InboxAttr.PENDING_SINCE },
       }),
     );
-    const first = await client.send(
-      new QueryCommand({
-        TableName: names.inboxTable,
-        IndexName: PendingIndex.NAME,
-        KeyConditionExpression: '#shard = :shard',
-        ExpressionAttributeNames: { '#shard': InboxAttr.PENDING_SHARD },
-        ExpressionAttributeValues: { ':shard': S(shard) },
-        Limit: 2,
-      }),
-    );
+    const page = (start?: Record<string, AttributeValue>) =>
+      client.send(
+        new QueryCommand({
+          TableName: names.inboxTable,
+          IndexName: PendingIndex.NAME,
+          KeyConditionExpression: '#shard = :shard',
+          ExpressionAttributeNames: { '#shard': InboxAttr.PENDING_SHARD },
+          ExpressionAttributeValues: { ':shard': S(shard) },
+          Limit: 2,
+          ExclusiveStartKey: start,
+        }),
+      );
+    const first = await page();
     expect(first.Items?.map((item) => item.pk.S)).toEqual(['p#a', 'p#b']);
     expect(first.LastEvaluatedKey).toEqual({ ...rowKey('b'), [InboxAttr.PENDING_SHARD]: S(shard), [InboxAttr.PENDING_SINCE]: N(20) });
-    const second = await client.send(
-      new QueryCommand({
-        TableName: names.inboxTable,
-        IndexName: PendingIndex.NAME,
-        KeyConditionExpression: '#shard = :shard',
-        ExpressionAttributeNames: { '#shard': InboxAttr.PENDING_SHARD },
-        ExpressionAttributeValues: { ':shard': S(shard) },
-        Limit: 2,
-        ExclusiveStartKey: first.LastEvaluatedKey,
-      }),
-    );
+    const second = await page(first.LastEvaluatedKey);
     expect(second.Items?.map((item) => item.pk.S)).toEqual(['p#c']);
   });
 });
