@@ -418,7 +418,8 @@ function planAwsFaults(windowMs: number, outages: readonly Window[]): PlannedAws
     return at;
   };
   const share = (n: number) => Math.round(windowMs * n);
-  const lagMs = 2_000;
+  // Longer than a reconciler run and the schedule between two (a lag is seen only by the next query), far shorter than sweepAfter.
+  const lagMs = 5_000;
   const faults: PlannedAwsFault[] = [
     ...windows.map((fault, i) => ({ ...fault, at: calmStretch(0.1 + (0.8 * i) / windows.length, fault.ms!) })),
     { kind: 'dynamodb_throttled', at: share(0.2), caller: 'processor', operations: ['UpdateItem'], calls: 4, error: 'ProvisionedThroughputExceededException' },
