@@ -80,6 +80,7 @@ export class FaultProxy {
   private readonly upstreamAgent = new Agent({ keepAlive: true });
   private readonly faults: Fault[] = [];
   private readonly counts = new Map<string, number>();
+  private readonly seen = new Map<string, number>();
   private readonly lag?: IndexLag;
 
   constructor(
@@ -150,6 +151,12 @@ export class FaultProxy {
     for (const fault of this.faults.splice(0)) fault.stop();
     this.lag?.lagBy(0, Date.now);
     this.counts.clear();
+    this.seen.clear();
+  }
+
+  /** Every call that came through so far, changed or not, by `<service>.<operation>`. */
+  get calls(): Readonly<Record<string, number>> {
+    return Object.fromEntries(this.seen);
   }
 
   /** The calls changed so far, by `<kind> <service>.<operation>` (`throttled dynamodb.PutItem`, …). */
@@ -203,6 +210,8 @@ export class FaultProxy {
     const body = await readBody(req);
     const call = callOf(req.headers, body);
     if (!call) return this.relay(res, await this.forward(req, body));
+    const operation = `${call.service}.${call.operation}`;
+    this.seen.set(operation, (this.seen.get(operation) ?? 0) + 1);
     // Ended faults are dropped as calls come by.
     for (let i = this.faults.length - 1; i >= 0; i--) if (!this.faults[i].active) this.faults.splice(i, 1);
 

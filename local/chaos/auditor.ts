@@ -149,8 +149,11 @@ export interface Evidence {
   readonly hostStats: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /** Calls the IAM gateway refused (each function's role policy from the template), and how many it judged, by principal. */
   readonly iam: { readonly denials: readonly { principal: string; message: string }[]; readonly evaluated: Readonly<Record<string, number>> };
-  /** The calls the fault proxies changed, by `<kind> <service>.<operation>` (`throttled dynamodb.PutItem`, …). */
-  readonly awsCalls: Readonly<Record<string, number>>;
+  /**
+   * The functions' AWS calls through the fault proxies: those made, by `<service>.<operation>`, and
+   * those changed, by `<kind> <service>.<operation>` (`throttled dynamodb.PutItem`, …).
+   */
+  readonly awsCalls: { readonly made: Readonly<Record<string, number>>; readonly changed: Readonly<Record<string, number>> };
   /** Every alarm state change of the template's alarms, as the twin evaluated them. */
   readonly alarms: readonly { readonly logicalId: string; readonly to: string; readonly at: number }[];
   readonly errors: readonly string[];
@@ -582,8 +585,12 @@ export function audit(evidence: Evidence): ChaosReport {
   for (const kind of [...FAULT_KINDS, 'worker_timeout', 'webhook_reenabled'] as const) faults[kind] = derived[kind] ?? evidence.faults[kind] ?? 0;
   const notInjected = FAULT_KINDS.filter((kind) => faults[kind] === 0);
   if (notInjected.length) notes.push(`fault kinds not injected this run: ${notInjected.join(', ')}`);
-  const awsCalls = Object.entries(evidence.awsCalls);
-  if (awsCalls.length) notes.push(`AWS calls the fault proxies changed: ${awsCalls.map(([name, count]) => `${name} ${count}`).join(', ')}`);
+  const listed = (counts: Readonly<Record<string, number>>) =>
+    Object.entries(counts)
+      .map(([name, count]) => `${name} ${count}`)
+      .join(', ');
+  if (Object.keys(evidence.awsCalls.changed).length) notes.push(`AWS calls the fault proxies changed: ${listed(evidence.awsCalls.changed)}`);
+  if (Object.keys(evidence.awsCalls.made).length) notes.push(`AWS calls the functions made through them: ${listed(evidence.awsCalls.made)}`);
   if (evidence.alteredSkipped) notes.push(`${evidence.alteredSkipped} altered copies not sent: their original was never delivered`);
   const states = new Map<string, number>();
   for (const submission of evidence.submissions) states.set(submission.state, (states.get(submission.state) ?? 0) + 1);

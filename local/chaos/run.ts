@@ -686,7 +686,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       appStats: app.stats,
       hostStats: { verifier: twin.hosts.verifier.stats, processor: twin.hosts.processor.stats, reconciler: twin.hosts.reconciler.stats },
       iam: { denials: twin.iam?.gateway.denials ?? [], evaluated: Object.fromEntries(twin.iam?.gateway.evaluated ?? []) },
-      awsCalls: { ...proxies.dynamodb.injected, ...proxies.sqs.injected, ...proxies.eventBridge.injected },
+      awsCalls: {
+        changed: { ...proxies.dynamodb.injected, ...proxies.sqs.injected, ...proxies.eventBridge.injected },
+        made: { ...proxies.dynamodb.calls, ...proxies.sqs.calls, ...proxies.eventBridge.calls },
+      },
       alarms: (twin.template.monitor.evaluate(), twin.template.monitor.notifications).map(({ logicalId, to, at }) => ({ logicalId, to, at })),
       errors: state.errors,
       elapsedMs: 0,

@@ -217,7 +217,7 @@ describe('the auditor', () => {
       logDir,
       sensitive: { texts: [], signatureTokens: new Set() },
       iam: { denials: [], evaluated: {} },
-      awsCalls: {},
+      awsCalls: { made: {}, changed: {} },
       alarms: [],
       appStats: {},
       hostStats: {},
