@@ -499,9 +499,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const key = fault.caller && callers?.[fault.caller]?.accessKeyId;
         const scope = { operations: fault.operations, ...(key ? { where: (call: AwsCall) => call.accessKeyId === key } : {}) };
         if (fault.kind === 'index_lag') {
-          log(`chaos: the indexes lag ${fault.lagMs} ms behind their tables for ${fault.ms} ms`);
+          log(`chaos: the indexes lag ${fault.lagMs} ms behind their tables${fault.ms === undefined ? '' : ` for ${fault.ms} ms`}`);
           proxy.lagIndexes(fault.lagMs!);
-          await sleep(fault.ms!);
+          if (fault.ms === undefined) return;
+          await sleep(fault.ms);
           proxy.lagIndexes(0);
         } else if (fault.error === undefined) {
           proxy.refuseEntries({ ...scope, calls: fault.calls });
