@@ -66,12 +66,16 @@ interface Fault extends InjectedFault {
   readonly refuse?: (index: number, count: number) => boolean;
   /** Whether it applies to `call` now. */
   matches(call: AwsCall): boolean;
+  /** Whether it may apply to a call of `operation` now (before its body is read). */
+  concerns(operation: string): boolean;
   /** Counts one call it changed. */
   took(): void;
 }
 
-/** Headers that describe one hop, not the request or the answer; bodies are sent whole with their length. */
-const HOP_HEADERS = new Set(['connection', 'keep-alive', 'expect', 'transfer-encoding', 'host', 'content-length']);
+/** Headers that describe one hop, not the request or the answer. */
+const HOP_HEADERS: readonly string[] = ['connection', 'keep-alive', 'expect', 'host'];
+/** A body read whole is sent on with its own length, not framed as it came. */
+const FRAMING_HEADERS: readonly string[] = ['transfer-encoding', 'content-length'];
 
 export class FaultProxy {
   private server?: Server;
@@ -194,7 +198,8 @@ export class FaultProxy {
       stop() {
         stopped = true;
       },
-      matches: (call) => fault.active && (!operations || operations.has(call.operation)) && (!scope.where || scope.where(call)),
+      concerns: (operation) => fault.active && (!operations || operations.has(operation)),
+      matches: (call) => fault.concerns(call.operation) && (!scope.where || scope.where(call)),
       took: () => injected++,
     };
     this.faults.push(fault);
@@ -207,13 +212,21 @@ export class FaultProxy {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const target = targetOf(String(req.headers['x-amz-target'] ?? ''));
+    if (target) {
+      const operation = `${target.service}.${target.operation}`;
+      this.seen.set(operation, (this.seen.get(operation) ?? 0) + 1);
+    }
+    // Ended faults are dropped as calls come by.
+    for (let i = this.faults.length - 1; i >= 0; i--) if (!this.faults[i].active) this.faults.splice(i, 1);
+    // What no fault can change streams through, read by nobody (S3's objects among it).
+    const concerned =
+      target !== undefined &&
+      (this.faults.some((fault) => fault.concerns(target.operation)) || (target.service === 'dynamodb' && this.lag?.concerns(target.operation)));
+    if (!concerned) return this.stream(req, res);
     const body = await readBody(req);
     const call = callOf(req.headers, body);
     if (!call) return this.relay(res, await this.forward(req, body));
-    const operation = `${call.service}.${call.operation}`;
-    this.seen.set(operation, (this.seen.get(operation) ?? 0) + 1);
-    // Ended faults are dropped as calls come by.
-    for (let i = this.faults.length - 1; i >= 0; i--) if (!this.faults[i].active) this.faults.splice(i, 1);
 
     const throttle = this.faults.find((fault) => fault.kind === 'throttle' && fault.matches(call));
     if (throttle) {
@@ -241,9 +254,33 @@ export class FaultProxy {
     return this.relay(res, { ...out, body: Buffer.from(JSON.stringify(lagged.answer)) });
   }
 
+  /** Sends the request on as it comes, and its answer back as it comes. */
+  private stream(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const out = httpRequest(
+        {
+          host: this.target.host,
+          port: this.target.port,
+          method: req.method,
+          path: req.url,
+          agent: this.upstreamAgent,
+          headers: { ...without(req.headers, HOP_HEADERS), host: `${this.target.host}:${this.target.port}` },
+        },
+        (upstream) => {
+          res.writeHead(upstream.statusCode ?? 502, without(upstream.headers, HOP_HEADERS));
+          upstream.pipe(res);
+          upstream.on('end', resolve);
+          upstream.on('error', reject);
+        },
+      );
+      out.on('error', reject);
+      req.pipe(out);
+    });
+  }
+
   /** Sends the request on, with `body` (the client's, or a part of a batch), and reads the whole answer. */
   private forward(req: IncomingMessage, body: Buffer): Promise<Upstream> {
-    const headers = withoutHopHeaders(req.headers);
+    const headers = without(req.headers, [...HOP_HEADERS, ...FRAMING_HEADERS]);
     return new Promise((resolve, reject) => {
       const out = httpRequest(
         {
@@ -266,7 +303,7 @@ export class FaultProxy {
   /** Writes an upstream answer (rewritten or not) to the client, its length and checksum made to match the body. */
   private relay(res: ServerResponse, out: Upstream): void {
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(withoutHopHeaders(out.headers))) if (value !== undefined) headers[name] = value;
+    for (const [name, value] of Object.entries(without(out.headers, [...HOP_HEADERS, ...FRAMING_HEADERS]))) if (value !== undefined) headers[name] = value;
     // DynamoDB signs its body with a CRC32 header: a rewritten body gets its own.
     if (headers['x-amz-crc32'] !== undefined) headers['x-amz-crc32'] = String(crc32(out.body));
     res.writeHead(out.status, { ...headers, 'content-length': String(out.body.length) }).end(out.body);
@@ -293,8 +330,8 @@ function callOf(headers: IncomingHttpHeaders, body: Buffer): AwsCall | undefined
   return { ...target, input: (input ?? {}) as Record<string, unknown>, ...(accessKeyId ? { accessKeyId } : {}) };
 }
 
-function withoutHopHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_HEADERS.has(name)));
+function without(headers: IncomingHttpHeaders, names: readonly string[]): IncomingHttpHeaders {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name)));
 }
 
 function jsonHeaders(service: AwsService): Record<string, string> {

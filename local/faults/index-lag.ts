@@ -54,6 +54,11 @@ export class IndexLag {
   /** @param read reads the tables directly (not through the proxy): an item's image before a write, a table's indexes */
   constructor(private readonly read: DynamoDbReader) {}
 
+  /** Whether a call of `operation` to DynamoDB is one the lag reads or changes (a write, a query) while it lasts. */
+  concerns(operation: string): boolean {
+    return this.lagMs > 0 && (WRITES.has(operation) || operation === 'Query');
+  }
+
   /** From now on the indexes lag `ms` behind their tables, by `now`; 0 ends the lag (and forgets the writes). */
   lagBy(ms: number, now: () => number): void {
     this.lagMs = ms;
