@@ -154,6 +154,8 @@ export interface Evidence {
    * those changed, by `<kind> <service>.<operation>` (`throttled dynamodb.PutItem`, …).
    */
   readonly awsCalls: { readonly made: Readonly<Record<string, number>>; readonly changed: Readonly<Record<string, number>> };
+  /** Kinds of AWS's faults planned on calls no function made this run: nothing to change. */
+  readonly uncalled: readonly FaultKind[];
   /** Every alarm state change of the template's alarms, as the twin evaluated them. */
   readonly alarms: readonly { readonly logicalId: string; readonly to: string; readonly at: number }[];
   readonly errors: readonly string[];
@@ -177,6 +179,8 @@ export interface ChaosReport {
   /** The handlers' own metrics (their EMF log lines), summed over the run. */
   readonly metrics: Readonly<Record<string, number>>;
   readonly violations: readonly string[];
+  /** Fault kinds that could not be injected: no function made the calls they change. */
+  readonly uncalled: readonly string[];
   readonly notes: readonly string[];
 }
 
@@ -585,6 +589,7 @@ export function audit(evidence: Evidence): ChaosReport {
   for (const kind of [...FAULT_KINDS, 'worker_timeout', 'webhook_reenabled'] as const) faults[kind] = derived[kind] ?? evidence.faults[kind] ?? 0;
   const notInjected = FAULT_KINDS.filter((kind) => faults[kind] === 0);
   if (notInjected.length) notes.push(`fault kinds not injected this run: ${notInjected.join(', ')}`);
+  if (evidence.uncalled.length) notes.push(`no function made the calls these fault kinds change: ${evidence.uncalled.join(', ')}`);
   const listed = (counts: Readonly<Record<string, number>>) =>
     Object.entries(counts)
       .map(([name, count]) => `${name} ${count}`)
@@ -609,6 +614,7 @@ export function audit(evidence: Evidence): ChaosReport {
     figures: figures.rows(),
     metrics,
     violations,
+    uncalled: evidence.uncalled,
     notes,
   };
 }

@@ -432,7 +432,7 @@ function planAwsFaults(windowMs: number, outages: readonly Window[]): PlannedAws
       calls: 3,
       error: 'ThrottlingException',
     },
-    { kind: 'unprocessed_items', at: share(0.1), operations: ['BatchWriteItem'], calls: 10 },
+    { kind: 'unprocessed_items', at: 0, operations: ['BatchWriteItem'], calls: 10 },
     { kind: 'unprocessed_keys', at: share(0.35), operations: ['BatchGetItem'], calls: 5 },
     // The sweep enqueues many rows at once after the queue was down: some entries of those batches are refused.
     { kind: 'send_batch_entries_failed', at: queueOutage.at + queueOutage.ms, operations: ['SendMessageBatch'], calls: 3 },

@@ -32,7 +32,7 @@ import { InvocationFault, LOCAL_AWS, startTwin, Twin } from '../twin';
 import type { AwsCall, FaultProxy } from '../fault-proxy';
 import type { LocalFaults } from '../stack/services';
 import { AdversaryRecord, audit, ChaosReport, Evidence, FaultKind } from './auditor';
-import { AdversaryKind, AwsFaultKind, chaosProfile, makePlan, Provider } from './plan';
+import { AdversaryKind, AwsFaultKind, chaosProfile, makePlan, PlannedAwsFault, Provider } from './plan';
 import { Timeline } from './timeline';
 
 export interface ChaosOptions {
@@ -615,6 +615,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     faults.add('send_batch_entries_failed', refused(proxies.sqs, 'sqs.SendMessageBatch'));
     faults.add('put_events_entries_failed', refused(proxies.eventBridge, 'events.PutEvents'));
     faults.add('index_lag', proxies.dynamodb.injectedOf('index lagged'));
+    // A fault on calls no function made has nothing to change (the processor completes a batch in
+    // one request only with a third of its lease to spare, which a compressed timeout may never leave).
+    const made = (fault: PlannedAwsFault) =>
+      Object.entries(proxies[AWS_FAULT_PROXY[fault.kind]].calls).some(([name, count]) => count > 0 && fault.operations.some((op) => name.endsWith(`.${op}`)));
+    const uncalled = [...new Set(plan.awsFaults.map((fault) => fault.kind))].filter((kind) =>
+      plan.awsFaults.filter((fault) => fault.kind === kind).every((fault) => !made(fault)),
+    );
     const evidence: Evidence = {
       plan,
       faults: faults.counts,
@@ -687,6 +694,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       appStats: app.stats,
       hostStats: { verifier: twin.hosts.verifier.stats, processor: twin.hosts.processor.stats, reconciler: twin.hosts.reconciler.stats },
       iam: { denials: twin.iam?.gateway.denials ?? [], evaluated: Object.fromEntries(twin.iam?.gateway.evaluated ?? []) },
+      uncalled,
       awsCalls: {
         changed: { ...proxies.dynamodb.injected, ...proxies.sqs.injected, ...proxies.eventBridge.injected },
         made: { ...proxies.dynamodb.calls, ...proxies.sqs.calls, ...proxies.eventBridge.calls },
