@@ -13,14 +13,13 @@ import { CreateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import type { LocalOpsConfig } from '../lib/contract';
 import type { LambdaHost } from './lambda-host';
 import type { EventBridgeStandIn } from './eventbridge-stand-in';
-import type { FaultProxy } from './fault-proxy';
 import type { IamGateway, LocalCredentials } from './iam/gateway';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './local-aws';
 import type { Poller } from './sqs-event-source';
 import { loadStacks } from './stack/assembly';
 import { constructPath, Interceptor } from './stack/functions';
 import { LocalInbox, RunningStack, runStack } from './stack/run-stack';
-import { LocalServices, ServiceEndpoints, startLocalServices } from './stack/services';
+import { LocalFaults, LocalServices, ServiceEndpoints, startLocalServices } from './stack/services';
 import type { ScheduleClock } from './stack/triggers';
 import { RECORDING_APP_ID, synthesizeTwinApp, TwinAppOptions, TwinProviderSpec } from './twin-app';
 import { TwinMonitor } from './twin-monitor';
@@ -280,6 +279,14 @@ export interface TwinInboxNames {
   readonly bodyBucket?: string;
 }
 
+/** The local credentials of the roles of a twin's inbox. */
+export interface TwinCredentials {
+  readonly app?: LocalCredentials;
+  readonly verifier?: LocalCredentials;
+  readonly processor?: LocalCredentials;
+  readonly reconciler?: LocalCredentials;
+}
+
 /** A twin of one inbox, as the demo, the fault-injection run and the bench drive it. */
 export interface Twin {
   readonly template: TemplateTwin;
@@ -295,12 +302,15 @@ export interface Twin {
   /** Service endpoints as clients outside the twin use them (not behind the fault proxies). */
   readonly endpoints: ServiceEndpoints;
   readonly hosts: { readonly verifier: LambdaHost; readonly processor: LambdaHost; readonly reconciler: LambdaHost };
-  /** Faults between the functions and their store and queue. */
-  readonly faults: { readonly dynamodb: FaultProxy; readonly sqs: FaultProxy };
+  /** Faults between the functions and the services they call (store, queue, bus). */
+  readonly faults: LocalFaults;
   /** The bus stand-in, recording every event. */
   readonly eventBridge: EventBridgeStandIn;
-  /** The IAM gateway, and the credentials of the app role granted grantRecordSubmission; absent with `enforceIam: false`. */
-  readonly iam?: { readonly gateway: IamGateway; readonly endpoint: string; readonly credentials: { readonly app?: LocalCredentials } };
+  /**
+   * The IAM gateway, the credentials of the app role granted grantRecordSubmission, and each
+   * function's own (what tells their calls apart at a fault proxy); absent with `enforceIam: false`.
+   */
+  readonly iam?: { readonly gateway: IamGateway; readonly endpoint: string; readonly credentials: TwinCredentials };
   readonly poller: Poller;
   readonly opsConfigPath: string;
   /** One file per function, as CloudWatch Logs keeps one log group per function. */
@@ -363,6 +373,8 @@ export function twinOf(template: TemplateTwin, inbox: LocalInbox, interceptors?:
   const eventSource = [...stack.eventSources.values()].find((source) => source.functionLogicalId === processor.logicalId);
   if (!eventSource) throw new Error(`the inbox ${inbox.opsConfig.inboxName}'s processor has no event source`);
   const config = inbox.opsConfig;
+  const roleOf = (fn: { readonly roleLogicalId?: string }) => (fn.roleLogicalId ? stack.credentials.get(fn.roleLogicalId) : undefined);
+  const functionCredentials = { verifier: roleOf(verifier), processor: roleOf(processor), reconciler: roleOf(reconciler) };
   return {
     template,
     inbox,
@@ -382,7 +394,7 @@ export function twinOf(template: TemplateTwin, inbox: LocalInbox, interceptors?:
     hosts: { verifier: verifier.host, processor: processor.host, reconciler: reconciler.host },
     faults: services.faults,
     eventBridge: services.eventBridge,
-    ...(services.iam ? { iam: { ...services.iam, credentials: { ...(appRole ? { app: stack.credentials.get(appRole) } : {}) } } } : {}),
+    ...(services.iam ? { iam: { ...services.iam, credentials: { app: appRole ? stack.credentials.get(appRole) : undefined, ...functionCredentials } } } : {}),
     poller: eventSource.poller,
     opsConfigPath: template.opsConfigPaths[config.inboxName],
     logDir: template.logDir,

@@ -7,7 +7,7 @@ import { BodyStore, responseObjectKey } from '../shared/stores/body-store';
 import { logReference, sha256Hex } from '../shared/runtime/digest';
 import { DispatchOutcome, EffectSink } from '../shared/effects/sinks';
 import { Effect, EffectAssembler, effectContent } from '../shared/effects/assembler';
-import { ConfigurationError, SafeError, safeErrorText } from '../shared/runtime/errors';
+import { ConfigurationError, SafeError, safeErrorFields, safeErrorText } from '../shared/runtime/errors';
 import { BodyLocation, ClaimedDelivery, InboxStore, isDeliveryKey, splitKey, StoredDelivery } from '../shared/stores/inbox-store';
 import { refuseKey } from '../shared/refused-key';
 import { OfferOutcome, ResultsStore } from '../shared/stores/results-store';
@@ -120,43 +120,18 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
   // in 16 characters (the lease attributes decide whether a claimed row fits one write unit).
   const owner = randomBytes(12).toString('base64url');
   const startedAt = deps.now();
-  const row = await deps.inbox.claim(key, owner, startedAt, deps.leaseMs, deps.maxReceiveCount);
-  if (!row) {
-    const state = await deps.inbox.status(key);
-    if (
-      state &&
-      state.status !== DeliveryStatus.PROCESSED &&
-      state.status !== DeliveryStatus.DEAD &&
-      state.attempts >= deps.maxReceiveCount &&
-      (state.leaseUntil ?? 0) <= deps.now()
-    ) {
-      await exhausted(key, state.attempts, fields, deps);
-      throw new DeadRowError('the row ran out of attempts');
+  let row: ClaimedDelivery | undefined;
+  try {
+    row = await deps.inbox.claim(key, owner, startedAt, deps.leaseMs, deps.maxReceiveCount);
+    if (!row) return await unclaimed(key, receiveCount, fields, deps);
+  } catch (error) {
+    // The store refused the claim or a read of the row (throttled, unavailable): nothing was
+    // taken, and the message is retried after its visibility timeout. Ours are logged where thrown.
+    if (!(error instanceof SafeError)) {
+      deps.telemetry.count(MetricName.PROCESSING_FAILED, providerOf(key, deps));
+      deps.telemetry.log('WARN', 'claim failed', { ...fields, ...safeErrorFields(error) });
     }
-    if (state?.status === DeliveryStatus.PROCESSING) {
-      // On its last receive a duplicate message must not dead-letter a healthy row: the lease
-      // holder finishes it, or the lease expires and the sweep re-enqueues it.
-      if (receiveCount >= deps.maxReceiveCount) {
-        deps.telemetry.log('INFO', 'lease held by another worker; message dropped on its last receive', fields);
-        return undefined;
-      }
-      deps.telemetry.log('INFO', 'lease held by another worker', fields);
-      throw new LeaseHeldError('row is leased');
-    }
-    if (!state) {
-      // Its row expired before the message was processed (a late redrive, a retention shorter than the queue's): nothing is left to process.
-      deps.telemetry.count(MetricName.MESSAGE_WITHOUT_ROW, splitKey(key).provider);
-      deps.telemetry.log('WARN', 'message without a row', fields);
-      return undefined;
-    }
-    if (state.status === DeliveryStatus.DEAD) {
-      // Only an operator revives it; its message goes on to the dead-letter queue, where redrive finds it.
-      deps.telemetry.log('INFO', 'row is dead; its message goes on to the dead-letter queue', fields);
-      throw new DeadRowError('the row is DEAD');
-    }
-    // Processed already (a duplicate message): nothing to do.
-    deps.telemetry.log('INFO', 'row already settled', { ...fields, status: state.status });
-    return undefined;
+    throw error;
   }
   const claimed = { key, owner, receiveCount, fields: { ...fields, ...queueDelays(row, startedAt, deps) }, row, leaseUntil: startedAt + deps.leaseMs };
   try {
@@ -197,6 +172,54 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
     await fail(claimed, error, deps);
     throw error;
   }
+}
+
+/**
+ * A row the claim did not take: one out of attempts is DEAD (and its message goes on to the DLQ),
+ * a held lease makes the message wait, a row gone or settled needs nothing; undefined, or throws.
+ */
+async function unclaimed(key: string, receiveCount: number, fields: LogFields, deps: ProcessorDependencies): Promise<undefined> {
+  const state = await deps.inbox.status(key);
+  if (
+    state &&
+    state.status !== DeliveryStatus.PROCESSED &&
+    state.status !== DeliveryStatus.DEAD &&
+    state.attempts >= deps.maxReceiveCount &&
+    (state.leaseUntil ?? 0) <= deps.now()
+  ) {
+    await exhausted(key, state.attempts, fields, deps);
+    throw new DeadRowError('the row ran out of attempts');
+  }
+  if (state?.status === DeliveryStatus.PROCESSING) {
+    // On its last receive a duplicate message must not dead-letter a healthy row: the lease
+    // holder finishes it, or the lease expires and the sweep re-enqueues it.
+    if (receiveCount >= deps.maxReceiveCount) {
+      deps.telemetry.log('INFO', 'lease held by another worker; message dropped on its last receive', fields);
+      return undefined;
+    }
+    deps.telemetry.log('INFO', 'lease held by another worker', fields);
+    throw new LeaseHeldError('row is leased');
+  }
+  if (!state) {
+    // Its row expired before the message was processed (a late redrive, a retention shorter than the queue's): nothing is left to process.
+    deps.telemetry.count(MetricName.MESSAGE_WITHOUT_ROW, splitKey(key).provider);
+    deps.telemetry.log('WARN', 'message without a row', fields);
+    return undefined;
+  }
+  if (state.status === DeliveryStatus.DEAD) {
+    // Only an operator revives it; its message goes on to the dead-letter queue, where redrive finds it.
+    deps.telemetry.log('INFO', 'row is dead; its message goes on to the dead-letter queue', fields);
+    throw new DeadRowError('the row is DEAD');
+  }
+  // Processed already (a duplicate message): nothing to do.
+  deps.telemetry.log('INFO', 'row already settled', { ...fields, status: state.status });
+  return undefined;
+}
+
+/** The provider a work message's key names, when the processor serves it (a metric dimension is never the sender's to choose). */
+function providerOf(key: string, deps: ProcessorDependencies): string | undefined {
+  const { provider } = splitKey(key);
+  return deps.adapters.has(provider) ? provider : undefined;
 }
 
 /**

@@ -120,7 +120,8 @@ export async function reconcileLedger(
   context.telemetry.count(MetricName.OVERDUE, undefined, 0);
   context.telemetry.count(MetricName.NEAR_DEADLINE, undefined, 0);
 
-  for (const due of await deps.submissions.findDue(context.now + (context.lookaheadMs ?? 0), deps.batchSize)) {
+  const dueBy = context.now + (context.lookaheadMs ?? 0);
+  for (const due of await deps.submissions.findDue(dueBy, deps.batchSize)) {
     const { provider } = splitKey(due.key);
     if (throttled.has(provider)) continue;
     const ledger = deps.providers.get(provider) ?? LEDGER_ONLY_PROVIDER;
@@ -130,8 +131,9 @@ export async function reconcileLedger(
       break;
     }
     const submission = await deps.submissions.get(due.key);
-    // The index lags the table a little: a submission settled a moment ago may still be listed.
-    if (!submission || submission.state !== SubmissionState.AWAITING) continue;
+    // The index lags the table a little: a submission settled, or checked and given a later due
+    // time, a moment ago may still be listed at its old one. The item says.
+    if (!submission || submission.state !== SubmissionState.AWAITING || (submission.dueAt ?? 0) > dueBy) continue;
 
     // Recorded with a shorter horizon than its provider's: not due yet, and not overdue either
     // (unless its deadline is near: then it is looked at now).

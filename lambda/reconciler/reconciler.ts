@@ -3,7 +3,7 @@ import { ProviderStatus } from '../shared/providers/provider-api';
 import { BoundedCount, ReadBound } from '../shared/stores/dynamo';
 import { InboxStore } from '../shared/stores/inbox-store';
 import { Telemetry } from '../shared/runtime/telemetry';
-import { WorkQueue } from '../shared/stores/work-queue';
+import { EnqueueError, WorkQueue } from '../shared/stores/work-queue';
 import { refuseKey } from '../shared/refused-key';
 import { LEDGER_ONLY_RECHECK_MS, LedgerDependencies, LedgerReport, reconcileLedger } from './ledger';
 
@@ -87,11 +87,12 @@ export function createReconciler(deps: ReconcilerDependencies) {
 /**
  * One sweep: the stranded rows from the watermark up are enqueued and their clocks restarted,
  * then the watermark moves to where everything below was examined and handled. An entry whose
- * key is not a delivery row's is counted and never enqueued. A failed enqueue
- * fails the run with the watermark where it was; a failed restart holds the watermark at that row's
- * entry (the next run enqueues it again, which its claim makes harmless), then fails the run. Two
- * runs at once may enqueue the same rows; the watermark only moves forward, and not at all when an
- * operator revived a row since it was read (that row's entry may not be in what this run read).
+ * key is not a delivery row's is counted and never enqueued. Rows SQS did not take (their entries
+ * refused, or the queue down) and rows whose clock restart failed are not handled: the watermark
+ * stops at the first of them (the next run enqueues it again, and any row sent twice is made
+ * harmless by its claim), and the run fails. Two runs at once may enqueue the same rows; the
+ * watermark only moves forward, and not at all when an operator revived a row since it was read
+ * (that row's entry may not be in what this run read).
  */
 async function sweep(deps: ReconcilerDependencies, now: number): Promise<number> {
   const {
@@ -103,16 +104,31 @@ async function sweep(deps: ReconcilerDependencies, now: number): Promise<number>
   } = await deps.inbox.findStranded(now - deps.sweepAfterMs, deps.batchSize, deps.sweepReadBound);
   // Counted once: the watermark moves past them with the rest of what was examined.
   for (const entry of refused) refuseKey(deps.telemetry, entry.key, 'sweep');
-  if (stranded.length > 0) await deps.queue.enqueue(stranded.map((entry) => entry.key));
-  const touches = await Promise.allSettled(stranded.map((entry) => deps.inbox.touchPending(entry.key, now)));
-  const failed = touches.findIndex((touch) => touch.status === 'rejected');
-  // `stranded` is oldest first: below the first failed restart, every entry is handled.
-  const handledBefore = failed >= 0 ? stranded[failed].sort : examinedBefore;
+  let notSent: ReadonlySet<string> = new Set();
+  let enqueueError: EnqueueError | undefined;
+  if (stranded.length > 0) {
+    try {
+      await deps.queue.enqueue(stranded.map((entry) => entry.key));
+    } catch (error) {
+      // Anything else says nothing of what was sent: the watermark stays where it was.
+      if (!(error instanceof EnqueueError)) throw error;
+      enqueueError = error;
+      notSent = new Set(error.notSent);
+    }
+  }
+  const sent = stranded.filter((entry) => !notSent.has(entry.key));
+  const touches = await Promise.allSettled(sent.map((entry) => deps.inbox.touchPending(entry.key, now)));
+  const failedTouches = new Set(sent.filter((_, index) => touches[index].status === 'rejected').map((entry) => entry.key));
+  // `stranded` is oldest first: below the first row not handled, every entry is.
+  const unhandled = stranded.find((entry) => notSent.has(entry.key) || failedTouches.has(entry.key));
+  const handledBefore = unhandled ? unhandled.sort : examinedBefore;
   if (handledBefore > watermark) await deps.inbox.advanceSweepWatermark(handledBefore, revision);
-  if (stranded.length > 0) deps.telemetry.count(MetricName.SWEPT, undefined, stranded.length);
-  deps.telemetry.log(stranded.length > 0 ? 'WARN' : 'INFO', 'sweep', { swept: stranded.length });
-  if (failed >= 0) throw (touches[failed] as PromiseRejectedResult).reason;
-  return stranded.length;
+  if (sent.length > 0) deps.telemetry.count(MetricName.SWEPT, undefined, sent.length);
+  deps.telemetry.log(stranded.length > 0 ? 'WARN' : 'INFO', 'sweep', { swept: sent.length, ...(notSent.size > 0 ? { notSent: notSent.size } : {}) });
+  if (enqueueError) throw enqueueError;
+  const failedTouch = touches.find((touch) => touch.status === 'rejected');
+  if (failedTouch) throw (failedTouch as PromiseRejectedResult).reason;
+  return sent.length;
 }
 
 /** The ops CLI's `reconcile --until-settled` invocation. */

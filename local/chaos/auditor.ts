@@ -54,6 +54,14 @@ export const FAULT_KINDS = [
   'batch_expired',
   'batch_api_error',
   'deadline_unread',
+  'dynamodb_throttled',
+  'sqs_throttled',
+  'eventbridge_throttled',
+  'unprocessed_items',
+  'unprocessed_keys',
+  'send_batch_entries_failed',
+  'put_events_entries_failed',
+  'index_lag',
 ] as const;
 
 export type FaultKind = (typeof FAULT_KINDS)[number] | 'worker_timeout' | 'webhook_reenabled';
@@ -141,6 +149,13 @@ export interface Evidence {
   readonly hostStats: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /** Calls the IAM gateway refused (each function's role policy from the template), and how many it judged, by principal. */
   readonly iam: { readonly denials: readonly { principal: string; message: string }[]; readonly evaluated: Readonly<Record<string, number>> };
+  /**
+   * The functions' AWS calls through the fault proxies: those made, by `<service>.<operation>`, and
+   * those changed, by `<kind> <service>.<operation>` (`throttled dynamodb.PutItem`, …).
+   */
+  readonly awsCalls: { readonly made: Readonly<Record<string, number>>; readonly changed: Readonly<Record<string, number>> };
+  /** Kinds of AWS's faults planned on calls no function made this run: nothing to change. */
+  readonly uncalled: readonly FaultKind[];
   /** Every alarm state change of the template's alarms, as the twin evaluated them. */
   readonly alarms: readonly { readonly logicalId: string; readonly to: string; readonly at: number }[];
   readonly errors: readonly string[];
@@ -164,6 +179,8 @@ export interface ChaosReport {
   /** The handlers' own metrics (their EMF log lines), summed over the run. */
   readonly metrics: Readonly<Record<string, number>>;
   readonly violations: readonly string[];
+  /** Fault kinds that could not be injected: no function made the calls they change. */
+  readonly uncalled: readonly string[];
   readonly notes: readonly string[];
 }
 
@@ -572,6 +589,13 @@ export function audit(evidence: Evidence): ChaosReport {
   for (const kind of [...FAULT_KINDS, 'worker_timeout', 'webhook_reenabled'] as const) faults[kind] = derived[kind] ?? evidence.faults[kind] ?? 0;
   const notInjected = FAULT_KINDS.filter((kind) => faults[kind] === 0);
   if (notInjected.length) notes.push(`fault kinds not injected this run: ${notInjected.join(', ')}`);
+  if (evidence.uncalled.length) notes.push(`no function made the calls these fault kinds change: ${evidence.uncalled.join(', ')}`);
+  const listed = (counts: Readonly<Record<string, number>>) =>
+    Object.entries(counts)
+      .map(([name, count]) => `${name} ${count}`)
+      .join(', ');
+  if (Object.keys(evidence.awsCalls.changed).length) notes.push(`AWS calls the fault proxies changed: ${listed(evidence.awsCalls.changed)}`);
+  if (Object.keys(evidence.awsCalls.made).length) notes.push(`AWS calls the functions made through them: ${listed(evidence.awsCalls.made)}`);
   if (evidence.alteredSkipped) notes.push(`${evidence.alteredSkipped} altered copies not sent: their original was never delivered`);
   const states = new Map<string, number>();
   for (const submission of evidence.submissions) states.set(submission.state, (states.get(submission.state) ?? 0) + 1);
@@ -590,6 +614,7 @@ export function audit(evidence: Evidence): ChaosReport {
     figures: figures.rows(),
     metrics,
     violations,
+    uncalled: evidence.uncalled,
     notes,
   };
 }
@@ -693,6 +718,7 @@ const REPORTED_METRICS = [
   MetricName.DEAD_LETTERED,
   MetricName.WINNER_CHANGED,
   MetricName.EFFECTS_DISPATCHED,
+  MetricName.EFFECT_FAILURES,
   MetricName.RESOURCE_UNAVAILABLE,
   MetricName.RECOVERED,
   MetricName.POLL_RATE_LIMITED,

@@ -4,6 +4,7 @@
  * endpoint go down. Everything here depends on the seed and the options only, never on timing,
  * so a run is repeatable from its seed (the interleaving of a live system still varies a little).
  */
+import type { ThrottlingError } from '../fault-proxy';
 import { ANSWERLINE_RETRY_WINDOW_MS, ANSWERLINE_RUN_MS } from '../providers/answerline';
 import { ECHONOVA_RETRY_WINDOW_MS } from '../providers/echonova';
 import { Random } from '../providers/random';
@@ -140,6 +141,34 @@ export interface PlannedDeadlineTask {
   /** Its deadline, ms after its submission. */
   readonly deadlineMs: number;
 }
+/** What AWS does and the emulators never do, injected through the fault proxies (`local/fault-proxy.ts`, docs/CHAOS.md). */
+export type AwsFaultKind =
+  | 'dynamodb_throttled'
+  | 'sqs_throttled'
+  | 'eventbridge_throttled'
+  | 'unprocessed_items'
+  | 'unprocessed_keys'
+  | 'send_batch_entries_failed'
+  | 'put_events_entries_failed'
+  | 'index_lag';
+
+/** One of AWS's faults: throttling (for a while, or a number of calls), partial batch results (a number of calls), or the indexes lagging for a while. */
+export interface PlannedAwsFault {
+  readonly kind: AwsFaultKind;
+  /** When it starts, ms after the start. */
+  readonly at: number;
+  /** How long it lasts, real ms (throttling of the verifier and the reconciler); absent: to the end of the run, or as many calls as `calls`. */
+  readonly ms?: number;
+  /** How many calls it changes (the processor's throttling, partial batch results). */
+  readonly calls?: number;
+  /** The function whose calls it changes; absent: any. */
+  readonly caller?: 'verifier' | 'processor' | 'reconciler';
+  readonly operations: readonly string[];
+  readonly error?: ThrottlingError;
+  /** How far the indexes lag, ms. */
+  readonly lagMs?: number;
+}
+
 /** Forged requests sent within one second, once a run. */
 export const FORGED_FLOOD = 15;
 
@@ -179,6 +208,8 @@ export interface Plan {
   /** Failures injected into the batch API (500, 429), each for `times` requests. */
   readonly batchApiFaults: readonly { at: number; status: number; times: number }[];
   readonly deadlineTasks: readonly PlannedDeadlineTask[];
+  /** AWS's own faults, by when they start. */
+  readonly awsFaults: readonly PlannedAwsFault[];
 }
 
 /** Share of the result deliveries per provider. */
@@ -191,7 +222,12 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
   const storeOutage = { at: Math.round(windowMs * 0.15), ms: profile.storeOutageMs };
   const queueOutage = { at: Math.max(Math.round(windowMs * 0.3), storeOutage.at + storeOutage.ms + 3_000), ms: profile.queueOutageMs };
   const longOutage = { at: Math.max(Math.round(windowMs * 0.5), queueOutage.at + queueOutage.ms + 3_000), ms: profile.longOutageMs };
-  const inOutage = (t: number) => [storeOutage, queueOutage, longOutage].some((w) => t >= w.at - 500 && t <= w.at + w.ms + 1_500);
+  const awsFaults = planAwsFaults(windowMs, [storeOutage, queueOutage, longOutage]);
+  // The store throttling the verifier answers 503 like an outage: nothing that must be answered otherwise is sent then.
+  const storeThrottled = awsFaults
+    .filter((fault) => fault.kind === 'dynamodb_throttled' && fault.caller === 'verifier')
+    .map((fault) => ({ at: fault.at, ms: fault.ms! }));
+  const inOutage = (t: number) => [storeOutage, queueOutage, longOutage, ...storeThrottled].some((w) => t >= w.at - 500 && t <= w.at + w.ms + 1_500);
   /** A time outside the outages, within the first `share` of the window. */
   const calmTime = (share = 1) => {
     for (;;) {
@@ -351,7 +387,67 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
     batches,
     batchApiFaults,
     deadlineTasks,
+    awsFaults,
   };
+}
+
+/**
+ * AWS's own faults. Throttling of the verifier and the reconciler lasts a while, in a calm
+ * stretch of its own (outside the outages and the other throttling), long enough that calls
+ * exhaust the SDK's attempts (DynamoDB's throttling retries wait up to 1, 2 and 4 s) and the
+ * handlers' own handling runs. The processor's runs out of time within a few seconds (its timeout
+ * is compressed), so its throttling and every partial batch result are counted in calls: as many
+ * calls in a row as the SDK attempts, whenever they come, so that a few batches and no healthy
+ * row more than once are hit. The indexes lag for the whole run, far less than `sweepAfter`
+ * (docs/DESIGN.md#invariant-5 says why that bounds it).
+ */
+function planAwsFaults(windowMs: number, outages: readonly Window[]): PlannedAwsFault[] {
+  const [, queueOutage] = outages;
+  const windows: Omit<PlannedAwsFault, 'at'>[] = [
+    { kind: 'dynamodb_throttled', caller: 'verifier', operations: ['PutItem'], ms: 2_000, error: 'ProvisionedThroughputExceededException' },
+    { kind: 'sqs_throttled', caller: 'verifier', operations: ['SendMessage'], ms: 2_500, error: 'RequestThrottled' },
+    {
+      kind: 'dynamodb_throttled',
+      caller: 'reconciler',
+      operations: ['Query', 'BatchGetItem', 'GetItem', 'UpdateItem', 'PutItem'],
+      ms: 3_000,
+      error: 'ThrottlingException',
+    },
+  ];
+  const taken: Window[] = [...outages];
+  const gap = 3_000;
+  /** The first time from `share` of the window on whose stretch of `ms` meets no outage and no other throttling. */
+  const calmStretch = (share: number, ms: number): number => {
+    let at = Math.round(windowMs * share);
+    while (taken.some((w) => at < w.at + w.ms + gap && at + ms + gap > w.at)) at += 250;
+    taken.push({ at, ms });
+    return at;
+  };
+  const share = (n: number) => Math.round(windowMs * n);
+  // Longer than a reconciler run and the schedule between two (a lag is seen only by the next query), far shorter than sweepAfter.
+  const lagMs = 5_000;
+  const faults: PlannedAwsFault[] = [
+    ...windows.map((fault, i) => ({ ...fault, at: calmStretch(0.1 + (0.8 * i) / windows.length, fault.ms!) })),
+    { kind: 'dynamodb_throttled', at: share(0.2), caller: 'processor', operations: ['UpdateItem'], calls: 4, error: 'ProvisionedThroughputExceededException' },
+    { kind: 'dynamodb_throttled', at: share(0.4), caller: 'processor', operations: ['BatchWriteItem'], calls: 4, error: 'ThrottlingException' },
+    { kind: 'eventbridge_throttled', at: share(0.65), caller: 'processor', operations: ['PutEvents'], calls: 3, error: 'ThrottlingException' },
+    {
+      kind: 'sqs_throttled',
+      at: queueOutage.at + queueOutage.ms,
+      caller: 'reconciler',
+      operations: ['SendMessage', 'SendMessageBatch'],
+      calls: 3,
+      error: 'ThrottlingException',
+    },
+    { kind: 'unprocessed_items', at: 0, operations: ['BatchWriteItem'], calls: 10 },
+    { kind: 'unprocessed_keys', at: share(0.35), operations: ['BatchGetItem'], calls: 5 },
+    // The sweep enqueues many rows at once after the queue was down: some entries of those batches are refused.
+    { kind: 'send_batch_entries_failed', at: queueOutage.at + queueOutage.ms, operations: ['SendMessageBatch'], calls: 3 },
+    { kind: 'put_events_entries_failed', at: share(0.55), operations: ['PutEvents'], calls: 5 },
+    // For the whole run: what a lag changes shows only when a query comes within it after a write.
+    { kind: 'index_lag', at: 0, operations: ['Query'], lagMs },
+  ];
+  return faults.sort((a, b) => a.at - b.at);
 }
 
 /** Room for the three outages one after the other, with calm between them. */

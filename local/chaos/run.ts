@@ -29,8 +29,10 @@ import { DeliveryRecord, RetryingSender, SenderHooks, SignedRequest, SimulatedPr
 import { signatureTokens, unixSeconds } from '../providers/signing';
 import { SimulatedStandardWebhooks, STANDARD_WEBHOOKS } from '../providers/standard-webhooks';
 import { InvocationFault, LOCAL_AWS, startTwin, Twin } from '../twin';
+import type { AwsCall, FaultProxy } from '../fault-proxy';
+import type { LocalFaults } from '../stack/services';
 import { AdversaryRecord, audit, ChaosReport, Evidence, FaultKind } from './auditor';
-import { AdversaryKind, chaosProfile, makePlan, Provider } from './plan';
+import { AdversaryKind, AwsFaultKind, chaosProfile, makePlan, PlannedAwsFault, Provider } from './plan';
 import { Timeline } from './timeline';
 
 export interface ChaosOptions {
@@ -489,6 +491,34 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (const limit of plan.rateLimits) {
       at(limit.at, () => (limit.provider === 'answerline' ? answerlineApi : echonovaApi).rateLimit({ times: limit.times, retryAfterSeconds: 1 }));
     }
+    // AWS's own faults, through the fault proxies between the functions and the services; each
+    // function is told apart by its role's access key.
+    const callers = twin.iam?.credentials;
+    for (const fault of plan.awsFaults) {
+      at(fault.at, async () => {
+        const proxy = twin!.faults[AWS_FAULT_PROXY[fault.kind]];
+        const key = fault.caller && callers?.[fault.caller]?.accessKeyId;
+        const scope = { operations: fault.operations, ...(key ? { where: (call: AwsCall) => call.accessKeyId === key } : {}) };
+        if (fault.kind === 'index_lag') {
+          log(`chaos: the indexes lag ${fault.lagMs} ms behind their tables${fault.ms === undefined ? '' : ` for ${fault.ms} ms`}`);
+          proxy.lagIndexes(fault.lagMs!);
+          if (fault.ms === undefined) return;
+          await sleep(fault.ms);
+          proxy.lagIndexes(0);
+        } else if (fault.error === undefined) {
+          proxy.refuseEntries({ ...scope, calls: fault.calls });
+        } else if (fault.ms === undefined) {
+          proxy.throttle({ ...scope, calls: fault.calls, error: fault.error });
+        } else {
+          log(`chaos: ${fault.operations.join(', ')} of the ${fault.caller ?? 'functions'} throttled (${fault.error}) for ${fault.ms} ms`);
+          const edge = fault.caller === 'verifier' && fault.kind === 'dynamodb_throttled';
+          if (edge) state.storeThrottled = true;
+          proxy.throttle({ ...scope, forMs: fault.ms, error: fault.error });
+          await sleep(fault.ms!);
+          if (edge) state.storeThrottled = false;
+        }
+      });
+    }
     // The operator watches the webhook: one disabled outside an outage is enabled again.
     const watch = setInterval(() => {
       if (!echonova.webhook.enabled && !state.anyOutage()) reenable();
@@ -500,7 +530,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         `chaos: +${((Date.now() - t0) / 1000).toFixed(0)} s (plan ${(timeline.planMs / 1000).toFixed(0)} s)  ${sent} deliveries queued, ${outstanding} pending at the providers, ${state.queueDepth} in the work queue, ${twin!.eventBridge.events.length} effects`,
       );
     }, 10_000);
-    state.phase = () => (state.endpointDown ? 'endpoint_down' : state.storeDown ? 'store_down' : state.queueDown ? 'queue_down' : 'calm');
+    state.phase = () =>
+      state.endpointDown
+        ? 'endpoint_down'
+        : state.storeDown
+          ? 'store_down'
+          : state.queueDown
+            ? 'queue_down'
+            : state.storeThrottled
+              ? 'store_throttled'
+              : 'calm';
     state.anyOutage = () => state.endpointDown || state.storeDown || state.queueDown;
 
     try {
@@ -566,6 +605,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       ExpressionAttributeNames: { '#pk': ResultAttr.PK, '#taskId': ResultAttr.TASK_ID, '#status': ResultAttr.STATUS },
     });
     state.deadLettered.push(...(await drainQueue(sqs, twin.deadLetterQueueUrl)));
+    // What the fault proxies changed, by the calls they changed (each attempt of the SDK is one).
+    const proxies = twin.faults;
+    const refused = (proxy: FaultProxy, operation: string) => proxy.injected[`entries refused ${operation}`] ?? 0;
+    faults.add('dynamodb_throttled', proxies.dynamodb.injectedOf('throttled'));
+    faults.add('sqs_throttled', proxies.sqs.injectedOf('throttled'));
+    faults.add('eventbridge_throttled', proxies.eventBridge.injectedOf('throttled'));
+    faults.add('unprocessed_items', refused(proxies.dynamodb, 'dynamodb.BatchWriteItem'));
+    faults.add('unprocessed_keys', refused(proxies.dynamodb, 'dynamodb.BatchGetItem'));
+    faults.add('send_batch_entries_failed', refused(proxies.sqs, 'sqs.SendMessageBatch'));
+    faults.add('put_events_entries_failed', refused(proxies.eventBridge, 'events.PutEvents'));
+    faults.add('index_lag', proxies.dynamodb.injectedOf('index lagged'));
+    // A fault on calls no function made has nothing to change (the processor completes a batch in
+    // one request only with a third of its lease to spare, which a compressed timeout may never leave).
+    const made = (fault: PlannedAwsFault) =>
+      Object.entries(proxies[AWS_FAULT_PROXY[fault.kind]].calls).some(([name, count]) => count > 0 && fault.operations.some((op) => name.endsWith(`.${op}`)));
+    const uncalled = [...new Set(plan.awsFaults.map((fault) => fault.kind))].filter((kind) =>
+      plan.awsFaults.filter((fault) => fault.kind === kind).every((fault) => !made(fault)),
+    );
     const evidence: Evidence = {
       plan,
       faults: faults.counts,
@@ -638,6 +695,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       appStats: app.stats,
       hostStats: { verifier: twin.hosts.verifier.stats, processor: twin.hosts.processor.stats, reconciler: twin.hosts.reconciler.stats },
       iam: { denials: twin.iam?.gateway.denials ?? [], evaluated: Object.fromEntries(twin.iam?.gateway.evaluated ?? []) },
+      uncalled,
+      awsCalls: {
+        changed: { ...proxies.dynamodb.injected, ...proxies.sqs.injected, ...proxies.eventBridge.injected },
+        made: { ...proxies.dynamodb.calls, ...proxies.sqs.calls, ...proxies.eventBridge.calls },
+      },
       alarms: (twin.template.monitor.evaluate(), twin.template.monitor.notifications).map(({ logicalId, to, at }) => ({ logicalId, to, at })),
       errors: state.errors,
       elapsedMs: 0,
@@ -665,6 +727,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   }
 }
 
+/** The fault proxy each of AWS's faults is injected at. */
+const AWS_FAULT_PROXY: Record<AwsFaultKind, keyof LocalFaults> = {
+  dynamodb_throttled: 'dynamodb',
+  unprocessed_items: 'dynamodb',
+  unprocessed_keys: 'dynamodb',
+  index_lag: 'dynamodb',
+  sqs_throttled: 'sqs',
+  send_batch_entries_failed: 'sqs',
+  eventbridge_throttled: 'eventBridge',
+  put_events_entries_failed: 'eventBridge',
+};
+
 const ADVERSARY_FAULT: Record<AdversaryKind, FaultKind> = {
   stale: 'stale_timestamp',
   future: 'future_timestamp',
@@ -685,6 +759,8 @@ class RunState {
   endpointDown = false;
   storeDown = false;
   queueDown = false;
+  /** The store throttles the verifier: its answers are 503 as in an outage. */
+  storeThrottled = false;
   processorInvocations = 0;
   workerCrashesArmed = 0;
   /** The crash cadence came round and no batch free of killed rows has taken the crash yet. */

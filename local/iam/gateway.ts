@@ -13,7 +13,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, request as httpRequest, Server, ServerResponse } from 'node:http';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { closeServer, listenOnLoopback } from '../loopback';
+import { closeServer, listenOnLoopback, readBody } from '../loopback';
 import { AccessRequest, credentialOf, LocalScope, mapRequest, Protocol, ServiceName, WireRequest } from './aws-requests';
 import { Decision, PolicyEvaluator, PolicyPrincipal } from './evaluator';
 import type { NamedPolicy, PolicyDocument } from './template-policies';
@@ -233,15 +233,6 @@ async function describeKeys(client: DynamoDBClient | undefined, table: string): 
       ]),
     ),
   };
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 /** Headers that describe this hop, not the request; the body is re-sent whole. */

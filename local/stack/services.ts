@@ -1,8 +1,9 @@
 /**
  * The local AWS a stack runs on: the emulators (dynalite for DynamoDB, fauxqs for SQS and S3),
  * the stand-ins (Secrets Manager, EventBridge, Lambda Invoke, SNS's HTTPS host), the IAM gateway
- * every function calls through, and the fault proxies in front of DynamoDB and SQS that a
- * fault-injection run takes down. Everything listens on 127.0.0.1.
+ * every function calls through, and the fault proxies in front of DynamoDB, SQS (and S3) and
+ * EventBridge through which a fault-injection run takes a service down, throttles it, answers
+ * batches in part and makes indexes lag. Everything listens on 127.0.0.1.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,10 +71,19 @@ export interface LocalServices {
   readonly sns: LocalSns;
   /** Absent with `enforceIam: false`. */
   readonly iam?: { readonly gateway: IamGateway; readonly endpoint: string };
-  readonly faults: { readonly dynamodb: FaultProxy; readonly sqs: FaultProxy };
+  readonly faults: LocalFaults;
   /** Stops whatever `onStop` registered (last first), then the services. */
   stop(): Promise<void>;
   onStop(stop: () => Promise<unknown> | unknown): void;
+}
+
+/** The fault proxies between the functions and the services they call. */
+export interface LocalFaults {
+  /** In front of DynamoDB; its indexes can lag (it reads the emulator directly). */
+  readonly dynamodb: FaultProxy;
+  /** In front of SQS, and of S3 (fauxqs serves both on one port). */
+  readonly sqs: FaultProxy;
+  readonly eventBridge: FaultProxy;
 }
 
 export async function startLocalServices(options: LocalServicesOptions = {}): Promise<LocalServices> {
@@ -132,21 +142,20 @@ export async function startLocalServices(options: LocalServicesOptions = {}): Pr
       : undefined;
     const gatewayEndpoint = await gateway?.start();
     if (gateway) stops.push(() => gateway.stop());
-    const dynamodbProxy = new FaultProxy(endpointTarget(gatewayEndpoint ?? endpoints.dynamodb));
-    const sqsProxy = new FaultProxy(endpointTarget(gatewayEndpoint ?? endpoints.sqs));
-    const proxiedDynamodb = await dynamodbProxy.start();
-    const proxiedSqs = await sqsProxy.start();
-    stops.push(
-      () => dynamodbProxy.stop(),
-      () => sqsProxy.stop(),
-    );
+    const faults: LocalFaults = {
+      dynamodb: new FaultProxy(endpointTarget(gatewayEndpoint ?? endpoints.dynamodb), { dynamodbEndpoint: endpoints.dynamodb }),
+      sqs: new FaultProxy(endpointTarget(gatewayEndpoint ?? endpoints.sqs)),
+      eventBridge: new FaultProxy(endpointTarget(gatewayEndpoint ?? endpoints.eventBridge)),
+    };
+    const [proxiedDynamodb, proxiedSqs, proxiedEventBridge] = await Promise.all([faults.dynamodb.start(), faults.sqs.start(), faults.eventBridge.start()]);
+    stops.push(...Object.values(faults).map((proxy) => () => proxy.stop()));
     const functionEndpoints: ServiceEndpoints = {
       dynamodb: proxiedDynamodb,
       sqs: proxiedSqs,
       // fauxqs serves S3 on its SQS port: S3 goes through the same proxy.
       s3: proxiedSqs,
       secretsManager: gatewayEndpoint ?? endpoints.secretsManager,
-      eventBridge: gatewayEndpoint ?? endpoints.eventBridge,
+      eventBridge: proxiedEventBridge,
       lambda: gatewayEndpoint ?? endpoints.lambda,
       // SNS serves its certificates and confirmations to anyone, unsigned: no IAM in between.
       sns: endpoints.sns,
@@ -168,7 +177,7 @@ export async function startLocalServices(options: LocalServicesOptions = {}): Pr
       lambda,
       sns,
       ...(gateway ? { iam: { gateway, endpoint: gatewayEndpoint! } } : {}),
-      faults: { dynamodb: dynamodbProxy, sqs: sqsProxy },
+      faults,
       stop,
       onStop: (step) => stops.push(step),
     };

@@ -316,6 +316,30 @@ describe('redrive', () => {
     await expectSweptOnce(keys[0]);
   });
 
+  test('SQS refusing a message of the batch (injected by the fault proxy): it stays in the DLQ, counted failed; its revived row is found by the sweep, each row processed once', async () => {
+    const keys = await deadLetter(answerlineBody(), answerlineBody(), answerlineBody());
+    const faults = await h.faults();
+    const fault = faults.refuseEntries({ operations: ['SendMessageBatch'], calls: 1 });
+    const { endpoints } = h.localOpsConfig(lambdaEndpoint);
+
+    // A redrive that left a message behind says so: exit code 1.
+    const result = await cli('redrive', '--json', '--config', configFile({ endpoints: { ...endpoints, sqs: await h.faultEndpoint() } }));
+    expect(result).toMatchObject({ code: 1, stderr: '' });
+    expect(JSON.parse(result.stdout)).toEqual({ moved: 2, revived: 3, failed: 1 });
+    expect(fault.injected).toBe(1);
+    const processor = h.processor({ maxReceiveCount: QUEUE.maxReceiveCount });
+    expect(await h.drain(processor)).toEqual({ received: 2, failed: 0 });
+    const refused = [];
+    for (const key of keys) if ((await h.row(key))?.status !== 'PROCESSED') refused.push(key);
+    expect(refused).toHaveLength(1);
+    // Revived before the send: back in the pending index, where the sweep finds it.
+    expect(await h.row(refused[0])).toMatchObject({ status: 'RECEIVED', attempts: 0 });
+    h.clock.set(Date.now() + Defaults.SWEEP_AFTER_SECONDS * 1000 + MINUTE);
+    expect(await h.reconciler()()).toMatchObject({ swept: 1 });
+    expect(await h.drain(processor)).toEqual({ received: 1, failed: 0 });
+    for (const key of keys) expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+  });
+
   test('an inbox without a DLQ is an operational error', async () => {
     const result = await cli('redrive', '--config', configFile({ deadLetterQueueUrl: undefined }));
     expect(result).toEqual({
@@ -380,6 +404,23 @@ describe('replay', () => {
     expect(await h.row(key)).toMatchObject({ status: 'RECEIVED', attempts: 0 });
     expect(await h.takeMessages()).toEqual([]);
     await expectSweptOnce(key);
+  });
+
+  test('SQS refusing some of the messages (injected by the fault proxy): they are sent again at once, each row enqueued once', async () => {
+    const keys = [await strand(answerlineBody(), 3), await strand(answerlineBody(), 3), await strand(answerlineBody(), 3)];
+    const faults = await h.faults();
+    const fault = faults.refuseEntries({ operations: ['SendMessageBatch'], calls: 1 });
+    const { endpoints } = h.localOpsConfig(lambdaEndpoint);
+    const config = configFile({ endpoints: { ...endpoints, sqs: await h.faultEndpoint() } });
+
+    const from = new Date(h.clock.now() - 4 * MINUTE).toISOString();
+    const to = new Date(h.clock.now()).toISOString();
+
+    const ranged = await cli('replay', '--from', from, '--to', to, '--json', '--config', config);
+    expect(ranged).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(ranged.stdout)).toMatchObject({ enqueued: 3 });
+    expect(fault.injected).toBe(1);
+    expect((await h.takeMessages()).sort()).toEqual([...keys].sort());
   });
 
   test('selected requests of a polled batch: their rows (`<provider>#<batchId>:<customId>`) are enqueued; an unknown one is exit 1', async () => {

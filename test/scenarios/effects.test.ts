@@ -30,6 +30,7 @@ import { responseObjectKey } from '../../lambda/shared/stores/body-store';
 import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
 import { SequentialSinks } from '../../lambda/shared/effects/sinks';
 import { RecordedEvent } from '../../local/eventbridge-stand-in';
+import type { FaultProxy } from '../../local/fault-proxy';
 import { createBodyBucket } from '../../local/provision';
 import { echonovaHeaders, HeaderMap, stripeHeaders, stripeSecret, textSecret } from '../support/senders';
 import { waitFor } from '../support/template-twin-process';
@@ -301,6 +302,80 @@ describe('the row is the outbox: an intent is never lost and never becomes a sec
     expect(second.detail.effectKey).toBe(jobKeyOf(PROVIDER, 'job-d', 'tsk_d', 'COMPLETED'));
     expect(second.detailText).toBe(first.detailText);
     expect(second.eventId).not.toBe(first.eventId);
+  });
+});
+
+describe('EventBridge throttles and answers in part, the store throttles the completion (injected by the fault proxy)', () => {
+  /** A bus whose PutEvents go through the fault proxy, with the SDK's own attempts. */
+  async function throughFaults(): Promise<{ faults: FaultProxy; handler: Processor; eventsOnBus: () => RecordedEvent[] }> {
+    const faults = await h.faults();
+    const { bus: faultedBus, sink } = h.busSink(fx, await h.sdkAttempts('eventBridge'));
+    return { faults, handler: processor({ effects: h.effects(sink) }), eventsOnBus: () => fx.eventBridge.eventsOn(faultedBus) };
+  }
+
+  test('PutEvents throttled past the SDK’s attempts: nothing sent, every row released; the redelivery sends each effect once', async () => {
+    const { faults, handler, eventsOnBus } = await throughFaults();
+    const bodies = [task('tsk_t1', 'job-t1', 'COMPLETED', '2026-09-18T10:00:00.000Z'), task('tsk_t2', 'job-t2', 'COMPLETED', '2026-09-18T10:00:00.000Z')];
+    await accept(...bodies);
+    const fault = faults.throttle({ operations: ['PutEvents'], calls: await h.sdkAttempts('eventBridge') });
+
+    expect(await h.pollOnce(handler)).toEqual({ received: 2, failed: 2 });
+    expect(fault.injected).toBe(await h.sdkAttempts('eventBridge'));
+    expect(eventsOnBus()).toEqual([]);
+    for (const body of bodies) expect(await h.row(keyOf(body))).toMatchObject({ status: 'RECEIVED', attempts: 1, lastError: 'ThrottlingException' });
+    expect(h.capture.metric(MetricName.EFFECT_FAILURES, PROVIDER)).toBe(2);
+
+    for (const body of bodies) await h.pollUntil(handler, processed(keyOf(body)));
+    expect(
+      eventsOnBus()
+        .map((event) => event.detail.effectKey)
+        .sort(),
+    ).toEqual([jobKeyOf(PROVIDER, 'job-t1', 'tsk_t1', 'COMPLETED'), jobKeyOf(PROVIDER, 'job-t2', 'tsk_t2', 'COMPLETED')].sort());
+    expect(h.capture.logs('processed')).toMatchObject([{ offer: 'already_won' }, { offer: 'already_won' }]);
+  });
+
+  test('PutEvents answers an entry failed (FailedEntryCount): only its row is retried, and every effect goes out once', async () => {
+    const { faults, handler, eventsOnBus } = await throughFaults();
+    const bodies = [1, 2, 3].map((n) => task(`tsk_f${n}`, `job-f${n}`, 'COMPLETED', '2026-09-18T10:00:00.000Z'));
+    await accept(...bodies);
+    faults.refuseEntries({ operations: ['PutEvents'], calls: 1 });
+
+    expect(await h.pollOnce(handler)).toEqual({ received: 3, failed: 1 });
+    const released = [];
+    for (const body of bodies) if ((await h.row(keyOf(body)))?.status !== 'PROCESSED') released.push(body);
+    expect(released).toHaveLength(1);
+    expect(await h.row(keyOf(released[0]))).toMatchObject({ lastError: 'EffectDispatchError: PutEvents entry failed: ThrottlingException' });
+
+    await h.pollUntil(handler, processed(keyOf(released[0])));
+    const keys = eventsOnBus().map((event) => event.detail.effectKey);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(3);
+  });
+
+  test('the completion throttled after the effect went out: the row is released, and the retry repeats the same intent under the same key, decided once', async () => {
+    const { faults, handler, eventsOnBus } = await throughFaults();
+    const body = task('tsk_ct', 'job-ct', 'COMPLETED', '2026-09-18T10:00:00.000Z');
+    await accept(body);
+    // A lone row is completed by its conditional UpdateItem, the one that sets processedAt.
+    faults.throttle({
+      operations: ['UpdateItem'],
+      where: (call) => String(call.input.UpdateExpression).includes('#processedAt'),
+      calls: await h.sdkAttempts('dynamodb'),
+    });
+
+    expect(await h.pollOnce(handler)).toEqual({ received: 1, failed: 1 });
+    expect(eventsOnBus()).toHaveLength(1);
+    expect(await h.row(keyOf(body))).toMatchObject({ status: 'RECEIVED', lastError: 'ProvisionedThroughputExceededException' });
+
+    await h.pollUntil(handler, processed(keyOf(body)));
+    // At least once, as docs/EFFECTS.md says: the same key twice, one decision, one completion.
+    expect(eventsOnBus().map((event) => event.detail.effectKey)).toEqual([
+      jobKeyOf(PROVIDER, 'job-ct', 'tsk_ct', 'COMPLETED'),
+      jobKeyOf(PROVIDER, 'job-ct', 'tsk_ct', 'COMPLETED'),
+    ]);
+    expect(await h.result('job-ct')).toMatchObject({ version: 1 });
+    expect(h.capture.logs('processed')).toHaveLength(1);
+    expect(h.capture.metric(MetricName.WINNER_CHANGED, PROVIDER)).toBe(1);
   });
 });
 

@@ -18,6 +18,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { AwsClients } from '../../lambda/shared/runtime/handler-runtime';
 import { PollingRuntimeConfig, ProviderRuntimeConfig } from '../../lib/contract';
+import { endpointTarget, FaultProxy } from '../../local/fault-proxy';
 import { Denial, IamGateway, LocalCredentials, SecretDirectory } from '../../local/iam/gateway';
 import { inboxBinding, LocalInboxResources, registerInboxRoles } from '../../local/iam/inbox-roles';
 import { InboxRole, InboxTemplateSpec, SynthesizedInbox, synthesizeInbox } from '../../local/inbox-template';
@@ -49,6 +50,7 @@ class FixtureGateway {
   readonly endpoint = this.gateway.start();
   private url?: string;
   private secrets?: SecretDirectory;
+  private faults?: Promise<{ readonly proxy: FaultProxy; readonly url: string }>;
   private readonly clients: { destroy(): void }[] = [];
   private checked = 0;
   private expected = 0;
@@ -68,9 +70,26 @@ class FixtureGateway {
     this.gateway.useUpstream('lambda', lambda);
   }
 
-  /** Clients of `role` in the inbox `structure` describes, bound to `local`. */
-  clientsAs(role: InboxRole, structure: InboxStructure, local: LocalInbox, maxAttempts?: number): RoleClients {
-    return this.clientsWith(this.credentialsAs(role, structure, local), maxAttempts);
+  /** Clients of `role` in the inbox `structure` describes, bound to `local`; at `endpoint` when given (the fault proxy). */
+  clientsAs(role: InboxRole, structure: InboxStructure, local: LocalInbox, maxAttempts?: number, endpoint?: string): RoleClients {
+    return this.clientsWith(this.credentialsAs(role, structure, local), maxAttempts, endpoint);
+  }
+
+  /**
+   * The fault proxy in front of this gateway (`local/fault-proxy.ts`), started on first use; its
+   * index lag reads the DynamoDB emulator directly. Its faults end after each test.
+   */
+  faultProxy(): Promise<{ readonly proxy: FaultProxy; readonly url: string }> {
+    this.faults ??= this.endpoint.then(async (gateway) => {
+      const proxy = new FaultProxy(endpointTarget(gateway), { dynamodbEndpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });
+      return { proxy, url: await proxy.start() };
+    });
+    return this.faults;
+  }
+
+  /** Ends the faults a test injected. */
+  async clearFaults(): Promise<void> {
+    (await this.faults)?.proxy.clear();
   }
 
   /**
@@ -112,8 +131,8 @@ class FixtureGateway {
     return credentials;
   }
 
-  private clientsWith(credentials: LocalCredentials, maxAttempts?: number): RoleClients {
-    const config = { endpoint: this.listening(), region: LOCAL_REGION, credentials, ...(maxAttempts ? { maxAttempts } : {}) };
+  private clientsWith(credentials: LocalCredentials, maxAttempts?: number, endpoint: string = this.listening()): RoleClients {
+    const config = { endpoint, region: LOCAL_REGION, credentials, ...(maxAttempts ? { maxAttempts } : {}) };
     const clients: RoleClients = {
       dynamodb: new DynamoDBClient(config),
       sqs: new SQSClient({ ...config, useQueueUrlAsEndpoint: false }),
@@ -141,6 +160,7 @@ class FixtureGateway {
 
   async stop(): Promise<void> {
     for (const client of this.clients) client.destroy();
+    await (await this.faults)?.proxy.stop();
     await this.gateway.stop();
   }
 }
@@ -163,7 +183,8 @@ export function expectAccessDenied(count = 1): void {
   fixtureGateway().expect(count);
 }
 
-afterEach(() => {
+afterEach(async () => {
+  await shared?.clearFaults();
   const unexpected = shared?.takeUnexpected() ?? [];
   if (unexpected.length > 0) {
     throw new Error(

@@ -54,6 +54,7 @@ import { reconcilerDependenciesFromEnv } from '../../lambda/reconciler/from-env'
 import { HandlerRuntime } from '../../lambda/shared/runtime/handler-runtime';
 import { handlerEnvironments, HandlerEnvironments, handlerSettingsWithDefaults } from '../../lib/handler-environment';
 import { EventBridgeStandIn } from '../../local/eventbridge-stand-in';
+import type { FaultProxy } from '../../local/fault-proxy';
 import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
 import { createQueues, createTables, InboxResourceNames, QueueSettings, resourceNames } from '../../local/provision';
 import { SecretsManagerStandIn } from '../../local/secrets-manager-stand-in';
@@ -562,6 +563,8 @@ export class InboxHarness {
   /** The bus and the processing function effects go to, once a test made them (`busSink`, `functionSink`). */
   private effectTargets: { eventBusName?: string; processingFunctionArn?: string } = {};
   private eventSourceClient?: SQSClient;
+  /** Where the role clients built from now on call AWS: the fault proxy once a test asked for it (`faults`). */
+  private faultProxyUrl?: string;
 
   private constructor(
     readonly names: InboxResourceNames,
@@ -631,7 +634,32 @@ export class InboxHarness {
    * for `structure` (the Answerline provider by default), bound to this inbox's resources.
    */
   as(role: InboxRole, structure: InboxStructure = { providers: [this.providerConfig()] }, maxAttempts?: number): RoleClients {
-    return fixtureGateway().clientsAs(role, structure, this.localResources(), maxAttempts);
+    return fixtureGateway().clientsAs(role, structure, this.localResources(), maxAttempts, this.faultProxyUrl);
+  }
+
+  /**
+   * The fault proxy between the handlers and AWS (`local/fault-proxy.ts`): the handlers and role
+   * clients built after this call go through it, so a test can throttle their calls, answer their
+   * batches in part and make the indexes lag, as AWS does. Its faults end with the test.
+   */
+  async faults(): Promise<FaultProxy> {
+    const { proxy, url } = await fixtureGateway().faultProxy();
+    this.faultProxyUrl = url;
+    return proxy;
+  }
+
+  /**
+   * How many attempts the handlers' SDK client of `service` makes at one call (its retry
+   * strategy's `maxAttempts`: DynamoDB's is not the others'): a fault of this many calls in a row
+   * reaches the handler's own handling.
+   */
+  sdkAttempts(service: 'dynamodb' | 'sqs' | 'eventBridge'): Promise<number> {
+    return this.as('verifier')[service].config.maxAttempts();
+  }
+
+  /** The fault proxy's endpoint, for an operator's client (the ops CLI) that should go through it too. */
+  async faultEndpoint(): Promise<string> {
+    return (await fixtureGateway().faultProxy()).url;
   }
 
   /** A shipped bundle's environment as one of this inbox's roles (credentials, region, endpoints at the gateway). */

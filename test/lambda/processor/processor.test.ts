@@ -3,6 +3,7 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { Defaults, MetricName } from '../../../lib/contract';
 import { DynamoDbInboxStore, InboxStore } from '../../../lambda/shared/stores/inbox-store';
 import type { DispatchOutcome, EffectSink } from '../../../lambda/shared/effects/sinks';
+import type { AwsCall } from '../../../local/fault-proxy';
 import {
   answerlineBody,
   bind,
@@ -403,25 +404,25 @@ test('a row written before the compact row format (provider and event id attribu
   expect(JSON.parse(result!.response as string)).toEqual(JSON.parse(body).response);
 });
 
-describe('completing a batch', () => {
-  /** The processor's own inbox store (its role's client), recording how each row was completed. */
-  function recordingInbox(): { inbox: InboxStore; completions: string[] } {
-    const store = new DynamoDbInboxStore(h.as('processor').dynamodb, h.names.inboxTable);
-    const completions: string[] = [];
-    const inbox: InboxStore = {
-      ...bind(store),
-      completeLeased: async (rows, now, signal) => {
-        completions.push(`batch of ${rows.length}`);
-        return store.completeLeased(rows, now, signal);
-      },
-      complete: async (key, owner, outcome, now) => {
-        completions.push('one row');
-        return store.complete(key, owner, outcome, now);
-      },
-    };
-    return { inbox, completions };
-  }
+/** The processor's own inbox store (its role's client), recording how each row was completed. */
+function recordingInbox(): { inbox: InboxStore; completions: string[] } {
+  const store = new DynamoDbInboxStore(h.as('processor').dynamodb, h.names.inboxTable);
+  const completions: string[] = [];
+  const inbox: InboxStore = {
+    ...bind(store),
+    completeLeased: async (rows, now, signal) => {
+      completions.push(`batch of ${rows.length}`);
+      return store.completeLeased(rows, now, signal);
+    },
+    complete: async (key, owner, outcome, now) => {
+      completions.push('one row');
+      return store.complete(key, owner, outcome, now);
+    },
+  };
+  return { inbox, completions };
+}
 
+describe('completing a batch', () => {
   /**
    * A row exactly as a completion must leave it: processed, decided, no lease, its body whole, and
    * its pending-index entry as admitted (changing either key would write the index).
@@ -460,5 +461,76 @@ describe('completing a batch', () => {
     expect(await h.drain(h.processor({ maxReceiveCount: MAX_RECEIVE_COUNT, inbox, effects: h.effects(slowSink) }))).toEqual({ received: 2, failed: 0 });
     expect(completions).toEqual(['one row', 'one row']);
     for (const body of bodies) await expectCompleted(body);
+  });
+});
+
+describe('AWS throttles and answers batches in part (injected by the fault proxy)', () => {
+  /** The processor's UpdateItem calls on one row (the claim is the first), or on the results table (the offer). */
+  const onRow = (key: string) => (call: AwsCall) => (call.input.Key as { pk?: { S?: string } } | undefined)?.pk?.S === key;
+
+  test('the claim throttled past the SDK’s attempts fails its record alone, counted and logged; the redelivery processes it once', async () => {
+    const faults = await h.faults();
+    const [throttled, other] = [answerlineBody(), answerlineBody()];
+    await accept(throttled, other);
+    const fault = faults.throttle({ operations: ['UpdateItem'], where: onRow(keyOf(throttled)), calls: await h.sdkAttempts('dynamodb') });
+    const handler = processor();
+
+    expect(await h.pollOnce(handler)).toEqual({ received: 2, failed: 1 });
+    expect(fault.injected).toBe(await h.sdkAttempts('dynamodb'));
+    // Nothing was taken: the row waits for its message as it was.
+    expect(await h.row(keyOf(throttled))).toMatchObject({ status: 'RECEIVED', attempts: 0 });
+    expect(await h.row(keyOf(other))).toMatchObject({ status: 'PROCESSED' });
+    expect(h.capture.logs('claim failed')).toMatchObject([{ error: 'ProvisionedThroughputExceededException', receiveCount: 1 }]);
+    expect(h.capture.metric(MetricName.PROCESSING_FAILED, PROVIDER)).toBe(1);
+
+    await h.pollUntil(handler, async () => (await h.row(keyOf(throttled)))?.status === 'PROCESSED');
+    expect(await h.row(keyOf(throttled))).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 1 });
+    expect(h.capture.logs('processed')).toHaveLength(2);
+    expect(h.capture.metric(MetricName.WINNER_CHANGED, PROVIDER)).toBe(2);
+  });
+
+  test('the result’s offer throttled: the row is released with the error and decided once on redelivery', async () => {
+    const faults = await h.faults();
+    const body = answerlineBody({ idempotencyKey: 'job-offer-throttled' });
+    await accept(body);
+    faults.throttle({ operations: ['UpdateItem'], where: (call) => call.input.TableName === h.names.resultsTable, calls: await h.sdkAttempts('dynamodb') });
+    const handler = processor();
+
+    expect(await h.pollOnce(handler)).toEqual({ received: 1, failed: 1 });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: 'RECEIVED', attempts: 1, lastError: 'ProvisionedThroughputExceededException' });
+    expect(await h.result('job-offer-throttled')).toBeUndefined();
+
+    await h.pollUntil(handler, async () => (await h.row(keyOf(body)))?.status === 'PROCESSED');
+    expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 2 });
+    expect(await h.result('job-offer-throttled')).toMatchObject({ taskId: taskIdOf(body), version: 1 });
+    expect(h.capture.logs('processed')).toMatchObject([{ offer: 'won' }]);
+  });
+
+  test('a batched completion that leaves items unprocessed completes those rows one by one: every row processed once', async () => {
+    const faults = await h.faults();
+    const bodies = [1, 2, 3].map((n) => answerlineBody({ idempotencyKey: `job-unprocessed-${n}` }));
+    await accept(...bodies);
+    const fault = faults.refuseEntries({ operations: ['BatchWriteItem'], calls: 1 });
+    const { inbox, completions } = recordingInbox();
+
+    expect(await h.drain(h.processor({ maxReceiveCount: MAX_RECEIVE_COUNT, inbox }))).toEqual({ received: 3, failed: 0 });
+    expect(fault.injected).toBe(1);
+    // The second of the batch came back in UnprocessedItems.
+    expect(completions).toEqual(['batch of 3', 'one row']);
+    for (const body of bodies) expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 1 });
+    expect(h.capture.logs('processed')).toHaveLength(3);
+  });
+
+  test('a batched completion throttled past the SDK’s attempts falls back to completing each row on its own', async () => {
+    const faults = await h.faults();
+    const bodies = [1, 2].map((n) => answerlineBody({ idempotencyKey: `job-batch-throttled-${n}` }));
+    await accept(...bodies);
+    faults.throttle({ operations: ['BatchWriteItem'], calls: await h.sdkAttempts('dynamodb'), error: 'ThrottlingException' });
+    const { inbox, completions } = recordingInbox();
+
+    expect(await h.drain(h.processor({ maxReceiveCount: MAX_RECEIVE_COUNT, inbox }))).toEqual({ received: 2, failed: 0 });
+    expect(completions).toEqual(['batch of 2', 'one row', 'one row']);
+    expect(h.capture.logs('batched completion failed; completing one by one')).toMatchObject([{ rows: 2, error: 'ThrottlingException' }]);
+    for (const body of bodies) expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', attempts: 1 });
   });
 });

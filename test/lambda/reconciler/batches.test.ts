@@ -436,6 +436,29 @@ describe('a run that dies part-way loses nothing and repeats nothing', () => {
     expect(keys).toHaveLength(customIds.length + 1);
   }, 60_000);
 
+  test('a request’s insert throttled past the SDK’s attempts (injected by the fault proxy) fails the run mid-page; the next run reads the page again: each request once, the counts exact', async () => {
+    const customIds = ids(30);
+    const batch = await submittedBatch(customIds);
+    api.end(batch.id);
+    h.clock.advance(HORIZON_MS);
+    const faults = await h.faults();
+    const throttled = childKey(batch.id, customIds[10]);
+    faults.throttle({
+      operations: ['PutItem'],
+      where: (call) => (call.input.Item as { pk?: { S?: string } } | undefined)?.pk?.S === throttled,
+      calls: await h.sdkAttempts('dynamodb'),
+    });
+
+    await expect(reconcile()).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
+    expect(await h.row(throttled)).toBeUndefined();
+    expect(await h.submission(subKey(batch.id))).not.toHaveProperty('resultsRead');
+
+    expect(await reconcile()).toMatchObject({ recovered: 1 });
+    expect((await childRows(batch.id)).size).toBe(customIds.length);
+    expect(h.capture.metric(MetricName.BATCH_CHILDREN_RECORDED)).toBe(customIds.length);
+    expect(h.capture.metric(MetricName.BATCHES_SETTLED)).toBe(1);
+  });
+
   test('between the summary and the settle: the next run settles it without a second summary', async () => {
     const batch = await submittedBatch(ids(3));
     api.end(batch.id);

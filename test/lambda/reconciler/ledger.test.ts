@@ -253,6 +253,66 @@ test('429 mid-run stops polling at once; the next run picks up the rest', async 
   expect(polls()).toBe(7);
 });
 
+describe('AWS throttles the ledger and its indexes lag (injected by the fault proxy)', () => {
+  test('the awaiting index lags its table: a submission checked a moment ago is not polled again while the index still lists its old due time', async () => {
+    const [id] = await submitted(1, 'PROCESSING');
+    const faults = await h.faults();
+    faults.lagIndexes(5_000, h.clock.now);
+    h.clock.advance(HORIZON_MS);
+    expect(await reconcile()).toMatchObject({ checked: 1, stillPending: 1, overdue: 1 });
+    expect(await h.submission(subKey(id))).toMatchObject({ awaitDueAt: h.clock.now() + RECHECK_MS, checks: 1 });
+
+    // A second later the index still has it due (its entry moves in 5 s); the item says it is not.
+    h.clock.advance(1_000);
+    expect(await reconcile()).toMatchObject({ checked: 0, overdue: 0, stillPending: 0 });
+    expect(faults.injectedOf('index lagged')).toBeGreaterThan(0);
+    expect(polls()).toBe(1);
+    expect(h.capture.metric(MetricName.OVERDUE)).toBe(1);
+    expect(await h.submission(subKey(id))).toMatchObject({ checks: 1 });
+
+    // Due again after its recheck interval: polled once more, and recovered.
+    api.setStatus(id, 'COMPLETED');
+    h.clock.advance(RECHECK_MS);
+    expect(await reconcile()).toMatchObject({ checked: 1, recovered: 1 });
+    expect(polls()).toBe(2);
+  });
+
+  test('the job-ref index lags: a key-only submission whose delivery was written within the lag is resolved by a later check', async () => {
+    const ledger = h.submissionLedger();
+    await ledger.recordSubmission({ provider: PROVIDER, idempotencyKey: 'job-lagging-ref' });
+    h.clock.advance(HORIZON_MS);
+    const faults = await h.faults();
+    faults.lagIndexes(5_000, h.clock.now);
+    const body = JSON.stringify({
+      task: { id: 'tsk_lagging_ref', status: 'COMPLETED', idempotencyKey: 'job-lagging-ref', createdAt: '2026-09-18T10:00:00.000Z' },
+      response: { result: 1 },
+    });
+    expect(await h.deliver(body)).toMatchObject({ statusCode: 202 });
+
+    expect(await reconcile()).toMatchObject({ checked: 1, delivered: 0, overdue: 1 });
+    expect(await h.submission(`ledger:${PROVIDER}#key:job-lagging-ref`)).toMatchObject({ state: 'AWAITING', lastCheck: 'awaiting_key' });
+    h.clock.advance(RECHECK_MS);
+    expect(await reconcile()).toMatchObject({ checked: 1, delivered: 1 });
+    expect(await h.submission(`ledger:${PROVIDER}#key:job-lagging-ref`)).toMatchObject({ state: 'DELIVERED', taskId: 'tsk_lagging_ref' });
+  });
+
+  test('a polled result whose insert is throttled past the SDK’s attempts fails the run; the submission stays due, and the next run feeds it once', async () => {
+    const [id] = await submitted(1);
+    h.clock.advance(HORIZON_MS);
+    const faults = await h.faults();
+    faults.throttle({ operations: ['PutItem'], where: (call) => call.input.TableName === h.names.inboxTable, calls: await h.sdkAttempts('dynamodb') });
+
+    await expect(reconcile()).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
+    expect(await h.submission(subKey(id))).toMatchObject({ state: 'AWAITING', checks: 0 });
+    expect(await deliveryRows()).toEqual([]);
+
+    expect(await reconcile()).toMatchObject({ checked: 1, recovered: 1 });
+    expect(await h.row(rowKey(id))).toMatchObject({ recovered: true, status: 'RECEIVED' });
+    expect(await h.takeMessages()).toEqual([rowKey(id)]);
+    expect(h.capture.metric(MetricName.RECOVERED)).toBe(1);
+  });
+});
+
 describe('resources that are gone, and deadlines', () => {
   const fx = new EffectsFixture();
   let bus: string;

@@ -2,6 +2,7 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { Defaults, MetricName, PendingIndex } from '../../../lib/contract';
 import { shardOf } from '../../../lambda/shared/runtime/digest';
 import { DynamoDbInboxStore, InboxStore } from '../../../lambda/shared/stores/inbox-store';
+import type { EffectSink } from '../../../lambda/shared/effects/sinks';
 import { answerlineBody, bind, InboxHarness, keyOf, LEASE_MS, SecretsFixture, sha256Hex, taskIdOf } from '../../support/inbox-fixture';
 
 const SWEEP_AFTER_MS = Defaults.SWEEP_AFTER_SECONDS * 1000;
@@ -166,11 +167,12 @@ describe('the watermark: completed rows keep their pending-index entries, and th
     expect(await h.takeMessages()).toEqual([]);
   });
 
-  test('a failed enqueue leaves the watermark where it was; a failed clock restart holds it at that row, which the next run enqueues again', async () => {
+  test('a failed enqueue holds the watermark at the first stranded row; a failed clock restart holds it at that row, which the next run enqueues again', async () => {
     const keys = await strand(3);
     h.clock.advance(SWEEP_AFTER_MS);
     await expect(h.reconciler({ queue: h.missingQueue() })()).rejects.toThrow();
-    expect(await watermark()).toBeUndefined();
+    // Nothing was sent: the watermark goes no further than the first stranded row, nothing below it needed anything.
+    expect(await watermark()).toBe((await h.row(keys[0]))!.pendingSince);
 
     const inbox = new DynamoDbInboxStore(h.as('reconciler').dynamodb, h.names.inboxTable);
     const losing: InboxStore = {
@@ -266,5 +268,99 @@ describe('the watermark: completed rows keep their pending-index entries, and th
     expect(await late).toMatchObject({ swept: 6 });
     expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
     expect(new Set(await h.takeMessages())).toEqual(new Set(keys));
+  });
+});
+
+describe('AWS answers the sweep in part, throttles it, and its index lags (injected by the fault proxy)', () => {
+  /** The sweep's watermark as stored (`sweep:pending` / `watermark`). */
+  const watermark = async () => (await h.row('sweep:pending', 'watermark'))?.sweptBefore as number | undefined;
+
+  test('a BatchGetItem that leaves keys unprocessed stops the examination there: the watermark stays below them, and the next run enqueues them, each row once', async () => {
+    const keys = await strand(5);
+    h.clock.advance(SWEEP_AFTER_MS);
+    const faults = await h.faults();
+    const fault = faults.refuseEntries({ operations: ['BatchGetItem'], calls: 1 });
+    const reconcile = h.reconciler();
+
+    // The second key (oldest first) came back unprocessed: only the first was examined.
+    expect(await reconcile()).toMatchObject({ swept: 1 });
+    expect(fault.injected).toBe(1);
+    expect(await h.takeMessages()).toEqual([keys[0]]);
+    expect(await watermark()).toBe((await h.row(keys[1]))!.pendingSince);
+
+    expect(await reconcile()).toMatchObject({ swept: 4 });
+    expect((await h.takeMessages()).sort()).toEqual(keys.slice(1).sort());
+    expect(await reconcile()).toMatchObject({ swept: 0 });
+    expect(await h.takeMessages()).toEqual([]);
+  });
+
+  test('the sweep’s index read throttled past the SDK’s attempts fails the run with the watermark where it was; the next run sweeps', async () => {
+    const keys = await strand(2);
+    h.clock.advance(SWEEP_AFTER_MS);
+    const faults = await h.faults();
+    faults.throttle({ operations: ['Query'], calls: (await h.sdkAttempts('dynamodb')) * PendingIndex.SHARD_COUNT });
+    const reconcile = h.reconciler();
+
+    await expect(reconcile()).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
+    expect(await watermark()).toBeUndefined();
+    expect(await h.takeMessages()).toEqual([]);
+
+    faults.clear();
+    expect(await reconcile()).toMatchObject({ swept: 2 });
+    expect((await h.takeMessages()).sort()).toEqual([...keys].sort());
+  });
+
+  test('SendMessageBatch answers some entries Failed: they are sent again at once, and every stranded row is enqueued exactly once', async () => {
+    const keys = await strand(5);
+    h.clock.advance(SWEEP_AFTER_MS);
+    const faults = await h.faults();
+    const fault = faults.refuseEntries({ operations: ['SendMessageBatch'], calls: 1 });
+
+    expect(await h.reconciler()()).toMatchObject({ swept: 5 });
+    expect(fault.injected).toBe(1);
+    expect((await h.takeMessages()).sort()).toEqual([...keys].sort());
+    expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
+  });
+
+  test('SendMessageBatch refusing entries on every call: the rows sent are restarted, the watermark held at the first refused one, which the next run enqueues', async () => {
+    const keys = await strand(12);
+    h.clock.advance(SWEEP_AFTER_MS);
+    const faults = await h.faults();
+    const fault = faults.refuseEntries({ operations: ['SendMessageBatch'] });
+    const reconcile = h.reconciler();
+
+    await expect(reconcile()).rejects.toMatchObject({ name: 'EnqueueError' });
+    // Both chunks were sent; what SQS kept refusing is left for the next run, below the watermark's new place.
+    const sent = await h.takeMessages();
+    const refused = keys.filter((key) => !sent.includes(key));
+    expect(sent.length).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(new Set(sent).size).toBe(sent.length);
+    expect(await watermark()).toBe((await h.row(refused[0]))!.pendingSince);
+
+    fault.stop();
+    await reconcile();
+    const rest = await h.takeMessages();
+    expect([...sent, ...rest].sort()).toEqual([...keys].sort());
+  });
+
+  test('an index that lags its table by seconds still lists a released row where it was: the sweep reads the row, and leaves it to the queue', async () => {
+    const body = answerlineBody({ idempotencyKey: 'job-lagging' });
+    expect(await h.deliver(body)).toMatchObject({ statusCode: 202 });
+    const key = keyOf(body);
+    const since = (await h.row(key))!.pendingSince as number;
+    const faults = await h.faults();
+    faults.lagIndexes(5_000, h.clock.now);
+    // Its message is received late, and its processing fails: the release restarts its clock, which the index shows 5 s later.
+    h.clock.advance(SWEEP_AFTER_MS + 1);
+    const failing: EffectSink = { dispatch: async (effects) => effects.map(() => ({ ok: false, error: new Error('bus down') })) };
+    expect(await h.pollOnce(h.processor({ effects: h.effects(failing) }))).toEqual({ received: 1, failed: 1 });
+    expect(await h.row(key)).toMatchObject({ status: 'RECEIVED', pendingSince: h.clock.now() });
+
+    // The index still has the entry at its old place, below the cutoff; the row says its clock restarted.
+    expect(await h.reconciler()()).toMatchObject({ swept: 0 });
+    expect(faults.injectedOf('index lagged')).toBeGreaterThan(0);
+    expect(await h.takeMessages()).toEqual([]);
+    expect(since).toBeLessThan(h.clock.now() - SWEEP_AFTER_MS);
   });
 });

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { AdapterKind, MetricName, PendingIndex, providerRuntimeConfig } from '../../../lib/contract';
+import { AdapterKind, Defaults, MetricName, PendingIndex, providerRuntimeConfig } from '../../../lib/contract';
 import { shardOf } from '../../../lambda/shared/runtime/digest';
 import { MIN_MISS_REFRESH_MS, SecretCache } from '../../../lambda/shared/signatures/secrets';
 import {
@@ -352,6 +352,74 @@ describe('durable before acknowledged', () => {
     expect(answer).toEqual({ statusCode: 503, result: 'secret_unavailable' });
     await expectNothingAdmitted();
     expect(h.capture.metric(MetricName.SECRET_UNAVAILABLE, PROVIDER)).toBe(1);
+  });
+});
+
+describe('AWS throttles the calls (injected by the fault proxy, as many calls in a row as the SDK attempts)', () => {
+  test.each(['ProvisionedThroughputExceededException', 'ThrottlingException'] as const)(
+    'the inbox write throttled (%s) is answered 503 and stores nothing; the retry after it is stored once',
+    async (error) => {
+      const faults = await h.faults();
+      const body = answerlineBody();
+      const attempts = await h.sdkAttempts('dynamodb');
+      const throttle = faults.throttle({ operations: ['PutItem'], calls: attempts, error });
+
+      expect(await h.deliver(body)).toEqual({ statusCode: 503, result: 'store_error' });
+      expect(throttle.injected).toBe(attempts);
+      await expectNothingAdmitted();
+      expect(h.capture.metric(MetricName.STORE_ERROR, PROVIDER)).toBe(1);
+      expect(h.capture.logs('delivery')[0]).toMatchObject({ reason: 'store_error', error });
+
+      // The provider retries (signed anew) once the table takes writes again.
+      h.clock.advance(5_000);
+      expect(await h.deliver(body)).toEqual({ statusCode: 202, result: 'accepted' });
+      expect(await h.inboxItems()).toHaveLength(1);
+      expect(await h.takeMessages()).toEqual([keyOf(body)]);
+    },
+  );
+
+  test.each(['RequestThrottled', 'ThrottlingException'] as const)(
+    'the enqueue throttled (%s) still answers 202: the row is durable, the failure counted, and the sweep enqueues it once',
+    async (error) => {
+      const faults = await h.faults();
+      const body = answerlineBody();
+      const attempts = await h.sdkAttempts('sqs');
+      const throttle = faults.throttle({ operations: ['SendMessage'], calls: attempts, error });
+
+      expect(await h.deliver(body)).toEqual({ statusCode: 202, result: 'accepted' });
+      expect(throttle.injected).toBe(attempts);
+      expect(h.capture.metric(MetricName.ENQUEUE_FAILED, PROVIDER)).toBe(1);
+      expect(h.capture.logs('delivery')[0]).toMatchObject({ reason: 'accepted', enqueue: 'failed', error });
+      expect(await h.takeMessages()).toEqual([]);
+
+      h.clock.advance(Defaults.SWEEP_AFTER_SECONDS * 1000 + 1);
+      expect(await h.reconciler()()).toMatchObject({ swept: 1 });
+      expect(await h.takeMessages()).toEqual([keyOf(body)]);
+    },
+  );
+
+  test('a duplicate whose read of the original is throttled is answered 503; the retry is the duplicate it is, and nothing is quarantined', async () => {
+    const faults = await h.faults();
+    const body = answerlineBody();
+    expect(await h.deliver(body)).toMatchObject({ statusCode: 202 });
+    faults.throttle({ operations: ['GetItem'], calls: await h.sdkAttempts('dynamodb') });
+
+    expect(await h.deliver(body)).toEqual({ statusCode: 503, result: 'store_error' });
+    expect(await h.deliver(body)).toEqual({ statusCode: 200, result: 'duplicate' });
+    expect((await h.inboxItems()).map((item) => item.sk)).toEqual(['delivery']);
+    expect(await h.takeMessages()).toEqual([keyOf(body)]);
+  });
+
+  test('an altered copy whose quarantine write is throttled is answered 503; the retry quarantines it, counted once', async () => {
+    const faults = await h.faults();
+    const original = answerlineBody({ id: 'tsk_throttled_copy' });
+    const altered = answerlineBody({ id: 'tsk_throttled_copy' });
+    expect(await h.deliver(original)).toMatchObject({ statusCode: 202 });
+    faults.throttle({ operations: ['UpdateItem'], calls: await h.sdkAttempts('dynamodb') });
+
+    expect(await h.deliver(altered)).toEqual({ statusCode: 503, result: 'store_error' });
+    expect(await h.deliver(altered)).toEqual({ statusCode: 200, result: 'quarantined' });
+    expect(await h.row(keyOf(altered), `quarantine#${sha256Hex(altered)}`)).toMatchObject({ count: 1 });
   });
 });
 
