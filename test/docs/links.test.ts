@@ -1,5 +1,5 @@
 /**
- * Every relative link of README.md and docs/ leads somewhere: the file (or folder) it names
+ * Every relative link of README.md, CONTRIBUTING.md and docs/ leads somewhere: the file (or folder) it names
  * exists, and an anchor it names (`#section`, in the same document or another Markdown file) is a
  * heading of that document, as GitHub renders headings into anchors.
  */
