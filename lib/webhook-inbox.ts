@@ -9,7 +9,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { POLLED_ONLY_ADAPTERS } from './contract';
-import { createInboxDashboard } from './dashboard';
+import { createInboxDashboard } from './private/dashboard';
 import { WebhookInboxBase } from './inbox-base';
 import { WebhookIngress } from './ingress';
 import { WebhookInboxAlarms } from './monitoring';

@@ -6,7 +6,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { Defaults, RotatedSecretConfig } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
-import { rotatorEnvironment } from '../handler-environment';
+import { rotatorEnvironment } from './handler-environment';
 import { grantInvokeFunction, grantSecretKey } from './grants';
 import { createHandlerFunction } from './handler-function';
 import { pascalCase } from './names';

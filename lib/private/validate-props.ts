@@ -1,7 +1,7 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import { Defaults, Limits, POLLED_ONLY_ADAPTERS, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
-import { pollingRuntimeConfig, providerProblems } from '../runtime-config';
+import { pollingRuntimeConfig, providerProblems } from './provider-runtime';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
 import { rateSeconds } from './schedule-rate';
 import { deadLetterRetentionOf, isRestApi, resultRetentionOf, retentionOf, sweepAfterFloorOf, sweepAfterOf } from './settings';

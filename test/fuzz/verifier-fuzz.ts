@@ -38,7 +38,7 @@ import * as fc from 'fast-check';
 import twilio from 'twilio';
 import { AdapterKind, Defaults, InboxItemKind, ProviderRuntimeConfig } from '../../lib/contract';
 import { HmacAlgorithm, SecretEncoding, SignatureEncoding } from '../../lib/provider';
-import { hmacRuntimeSettings } from '../../lib/runtime-config';
+import { hmacRuntimeSettings } from '../../lib/private/provider-runtime';
 import { logReference } from '../../lambda/shared/runtime/digest';
 import { HTTP_STATUS, Reason } from '../../lambda/shared/runtime/http';
 import { deliveryKey } from '../../lambda/shared/stores/inbox-store';

@@ -52,7 +52,7 @@ import { verifierDependenciesFromEnv } from '../../lambda/verifier/from-env';
 import { processorDependenciesFromEnv } from '../../lambda/processor/from-env';
 import { reconcilerDependenciesFromEnv } from '../../lambda/reconciler/from-env';
 import { HandlerRuntime } from '../../lambda/shared/runtime/handler-runtime';
-import { handlerEnvironments, HandlerEnvironments, handlerSettingsWithDefaults } from '../../lib/handler-environment';
+import { handlerEnvironments, HandlerEnvironments, handlerSettingsWithDefaults } from '../../lib/private/handler-environment';
 import { EventBridgeStandIn } from '../../local/eventbridge-stand-in';
 import type { FaultProxy } from '../../local/fault-proxy';
 import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';

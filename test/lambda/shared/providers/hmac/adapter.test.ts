@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AdapterKind, HmacRuntimeSettings, providerRuntimeConfig, ProviderRuntimeConfig } from '../../../../../lib/contract';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding } from '../../../../../lib/provider';
-import { hmacRuntimeSettings } from '../../../../../lib/runtime-config';
+import { hmacRuntimeSettings } from '../../../../../lib/private/provider-runtime';
 import { adaptersFor } from '../../../../../lambda/shared/providers/registry';
 import { sha256Hex } from '../../../../support/inbox-fixture';
 import { PresetBench, presetContract, PresetSpec } from '../../../../support/preset-contract';

@@ -1,9 +1,9 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { MetricName } from './contract';
-import type { IWebhookInbox } from './inbox-base';
-import type { WebhookInboxDashboardOptions } from './monitoring';
-import { endpointApi } from './private/endpoint-api';
+import { MetricName } from '../contract';
+import type { IWebhookInbox } from '../inbox-base';
+import type { WebhookInboxDashboardOptions } from '../monitoring';
+import { endpointApi } from './endpoint-api';
 
 const FULL = 24;
 const HALF = 12;
