@@ -1,6 +1,6 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { DeliveryStatus, OpsConfig } from '../../lib/contract';
-import { DynamoDbInboxStore, isDeliveryKey } from '../../lambda/shared/stores/inbox-store';
+import { DynamoDbInboxStore, isDeliveryKey } from '../../lambda/shared/stores/inbox';
 import { decodeWorkMessage } from '../../lambda/shared/stores/work-queue';
 import { OpsClients } from '../clients';
 import { OpsError } from '../errors';

@@ -1,6 +1,6 @@
 import { InboxAttr as A, DeliveryStatus, InboxItemKind, OpsConfig } from '../../lib/contract';
 import { batchChildEventId } from '../../lambda/shared/providers/message-batches/adapter';
-import { deliveryKey, DynamoDbInboxStore, isDeliveryKey } from '../../lambda/shared/stores/inbox-store';
+import { deliveryKey, DynamoDbInboxStore, isDeliveryKey } from '../../lambda/shared/stores/inbox';
 import { SqsWorkQueue } from '../../lambda/shared/stores/work-queue';
 import { OpsClients } from '../clients';
 import { scanAll } from '../../lambda/shared/stores/dynamo';

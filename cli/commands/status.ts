@@ -2,7 +2,7 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Defaults, InboxAttr as A, InboxItemKind, OpsConfig } from '../../lib/contract';
 import { BoundedCount } from '../../lambda/shared/stores/dynamo';
-import { DynamoDbInboxStore } from '../../lambda/shared/stores/inbox-store';
+import { DynamoDbInboxStore } from '../../lambda/shared/stores/inbox';
 import { DynamoDbSubmissionStore } from '../../lambda/shared/stores/submission-store';
 import { OpsClients } from '../clients';
 import { scanAll } from '../../lambda/shared/stores/dynamo';

@@ -3,7 +3,7 @@ import { admitDelivery } from '../shared/admission';
 import { BusEntry, BusSink } from '../shared/effects/sinks';
 import { BodyStore } from '../shared/stores/body-store';
 import { logReference, sha256Hex } from '../shared/runtime/digest';
-import { deliveryKey, InboxStore } from '../shared/stores/inbox-store';
+import { deliveryKey, InboxStore } from '../shared/stores/inbox';
 import { LEDGER_ONLY_PROVIDER, LedgerProvider } from '../shared/providers/polling';
 import { PollResult } from '../shared/providers/provider-api';
 import { splitKey, Submission, SubmissionStore } from '../shared/stores/submission-store';

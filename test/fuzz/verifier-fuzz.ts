@@ -41,7 +41,7 @@ import { HmacAlgorithm, SecretEncoding, SignatureEncoding } from '../../lib/prov
 import { hmacRuntimeSettings } from '../../lib/private/provider-runtime';
 import { logReference } from '../../lambda/shared/runtime/digest';
 import { HTTP_STATUS, Reason } from '../../lambda/shared/runtime/http';
-import { deliveryKey } from '../../lambda/shared/stores/inbox-store';
+import { deliveryKey } from '../../lambda/shared/stores/inbox';
 import { createBodyBucket } from '../../local/provision';
 import { apiGatewayEvent, InboxHarness, Item, LogRecord, newSigningSecret, SecretsFixture, sha256Hex, TOLERANCE_SECONDS } from '../support/inbox-fixture';
 import { fixtureGateway } from '../support/iam-fixture';

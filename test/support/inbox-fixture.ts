@@ -41,7 +41,7 @@ import { createReconciler, ReconcilerDependencies } from '../../lambda/reconcile
 import { LambdaFunctionSink } from '../../lambda/shared/effects/function-sink';
 import { DispatchOutcome, EffectSink, EventBridgeSink } from '../../lambda/shared/effects/sinks';
 import { Effect } from '../../lambda/shared/effects/assembler';
-import { deliveryKey, DynamoDbInboxStore, InboxStore } from '../../lambda/shared/stores/inbox-store';
+import { deliveryKey, DynamoDbInboxStore, InboxStore } from '../../lambda/shared/stores/inbox';
 import { DynamoDbResultsStore, resultKey } from '../../lambda/shared/stores/results-store';
 import { MIN_MISS_REFRESH_MS, SecretCache, SecretsManagerReader, SecretVersion, SecretVersionReader } from '../../lambda/shared/signatures/secrets';
 import { decodeStandardWebhooksSecret, signStandardWebhooks } from '../../lambda/shared/signatures/standard-webhooks';

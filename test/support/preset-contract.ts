@@ -13,7 +13,7 @@ import { MetricName, ProviderRuntimeConfig } from '../../lib/contract';
 import { ProviderAdapter } from '../../lambda/shared/providers/adapter';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
 import { HTTP_STATUS } from '../../lambda/shared/runtime/http';
-import { deliveryKey } from '../../lambda/shared/stores/inbox-store';
+import { deliveryKey } from '../../lambda/shared/stores/inbox';
 import { SigningKey } from '../../lambda/shared/signatures/signing-key';
 import { Answer, answerOf, apiGatewayEvent, EventOptions, InboxHarness, Item, SecretsFixture, sha256Hex } from './inbox-fixture';
 import { flipByte, HeaderMap, oddJson, tamperSignature, UNICODE_NOTE } from './senders';

@@ -37,9 +37,9 @@ import {
 import { shardOf } from '../runtime/digest';
 import { awaitingIndexOf, BoundedCount, countShardedIndex, N, queryShardedIndex, S } from './dynamo';
 import { isConditionalCheckFailed } from '../runtime/errors';
-import { isDeliveryKey, jobRefKey } from './inbox-store';
+import { isDeliveryKey, jobRefKey } from './inbox';
 
-export { splitKey } from './inbox-store';
+export { splitKey } from './inbox';
 
 export type SubmissionStateName = (typeof SubmissionState)[keyof typeof SubmissionState];
 

@@ -1,7 +1,7 @@
 import { deflateRawSync } from 'node:zlib';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { Defaults, MetricName } from '../../../lib/contract';
-import { DynamoDbInboxStore, InboxStore } from '../../../lambda/shared/stores/inbox-store';
+import { DynamoDbInboxStore, InboxStore } from '../../../lambda/shared/stores/inbox';
 import type { DispatchOutcome, EffectSink } from '../../../lambda/shared/effects/sinks';
 import type { AwsCall } from '../../../local/fault-proxy';
 import {

@@ -12,7 +12,7 @@ import { InvalidSubmissionError } from '../../../client';
 import { LedgerDependencies } from '../../../lambda/reconciler/ledger';
 import { EventBridgeSink } from '../../../lambda/shared/effects/sinks';
 import { sha256Hex } from '../../../lambda/shared/runtime/digest';
-import { InboxStore } from '../../../lambda/shared/stores/inbox-store';
+import { InboxStore } from '../../../lambda/shared/stores/inbox';
 import { SubmissionStore } from '../../../lambda/shared/stores/submission-store';
 import { RecordedEvent } from '../../../local/eventbridge-stand-in';
 import { FakeMessageBatchesApi } from '../../../local/fake-message-batches-api';

@@ -12,7 +12,7 @@ import { InvalidSubmissionError, ProviderDeadlines } from '../../../client';
 import { EventBridgeSink } from '../../../lambda/shared/effects/sinks';
 import { LedgerDependencies } from '../../../lambda/reconciler/ledger';
 import { shardOf } from '../../../lambda/shared/runtime/digest';
-import { InboxStore } from '../../../lambda/shared/stores/inbox-store';
+import { InboxStore } from '../../../lambda/shared/stores/inbox';
 import { SubmissionStore } from '../../../lambda/shared/stores/submission-store';
 import { FakeAnswerlineApi } from '../../../local/fake-answerline-api';
 import { FakeEchonovaApi } from '../../../local/fake-echonova-api';

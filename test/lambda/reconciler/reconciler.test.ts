@@ -1,7 +1,7 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { Defaults, MetricName, PendingIndex } from '../../../lib/contract';
 import { shardOf } from '../../../lambda/shared/runtime/digest';
-import { DynamoDbInboxStore, InboxStore } from '../../../lambda/shared/stores/inbox-store';
+import { DynamoDbInboxStore, InboxStore } from '../../../lambda/shared/stores/inbox';
 import type { EffectSink } from '../../../lambda/shared/effects/sinks';
 import { answerlineBody, bind, InboxHarness, keyOf, LEASE_MS, SecretsFixture, sha256Hex, taskIdOf } from '../../support/inbox-fixture';
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDbSubmissionStore, NewSubmission, submissionKey } from '../../../../lambda/shared/stores/submission-store';
-import { DynamoDbInboxStore } from '../../../../lambda/shared/stores/inbox-store';
+import { DynamoDbInboxStore } from '../../../../lambda/shared/stores/inbox';
 import { createTables, resourceNames } from '../../../../local/provision';
 import { uniqueName } from '../../../support/inbox-fixture';
 

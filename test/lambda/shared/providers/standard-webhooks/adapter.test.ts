@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AdapterKind, MetricName } from '../../../../../lib/contract';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
-import { deliveryKey } from '../../../../../lambda/shared/stores/inbox-store';
+import { deliveryKey } from '../../../../../lambda/shared/stores/inbox';
 import { answerOf, apiGatewayEvent, Clock, eventIdOf, newSigningSecret } from '../../../../support/inbox-fixture';
 import { PresetBench, presetContract, PresetSpec } from '../../../../support/preset-contract';
 import {

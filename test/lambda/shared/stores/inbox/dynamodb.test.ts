@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDbInboxStore, NewDelivery } from '../../../../lambda/shared/stores/inbox-store';
-import { createTables, resourceNames } from '../../../../local/provision';
-import { uniqueName } from '../../../support/inbox-fixture';
+import { DynamoDbInboxStore, NewDelivery } from '../../../../../lambda/shared/stores/inbox';
+import { createTables, resourceNames } from '../../../../../local/provision';
+import { uniqueName } from '../../../../support/inbox-fixture';
 
 const dynamodb = new DynamoDBClient({});
 let table: string;

@@ -15,11 +15,11 @@ import {
   PROVIDER_NAME_PATTERN,
   SUBMISSION_PARTITION_PREFIX,
   SweepWatermark,
-} from '../../../lib/contract';
-import { shardOf } from '../runtime/digest';
-import { N, pendingIndexOf, ReadBound, readShardedRange, replaceForms, S, ShardedEntry, stringMap } from './dynamo';
-import { isConditionalCheckFailed } from '../runtime/errors';
-import { inlineBodyAttributes, inlineBodyOf } from './inline-body';
+} from '../../../../lib/contract';
+import { shardOf } from '../../runtime/digest';
+import { N, pendingIndexOf, ReadBound, readShardedRange, replaceForms, S, ShardedEntry, stringMap } from '../dynamo';
+import { isConditionalCheckFailed } from '../../runtime/errors';
+import { inlineBodyAttributes, inlineBodyOf } from '../inline-body';
 
 /** The inbox key of one event: the provider namespaces the provider's stable id. */
 export function deliveryKey(provider: string, eventId: string): string {
