@@ -1,1 +1,4 @@
-export * from './dynamodb';
+export * from './keys';
+export * from './row';
+export * from './port';
+export { DynamoDbInboxStore } from './dynamodb';
