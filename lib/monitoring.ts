@@ -6,7 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { Limits, MonitoringDefaults } from './contract';
-import type { IWebhookInbox } from './inbox-base';
+import type { IWebhookInbox } from './inbox-interface';
 import { rateSeconds } from './private/schedule-rate';
 
 /** The alarms a WebhookInbox creates; name one in `disabled` to leave it out. */

@@ -1,7 +1,7 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { MetricName } from '../contract';
-import type { IWebhookInbox } from '../inbox-base';
+import type { IWebhookInbox } from '../inbox-interface';
 import type { WebhookInboxDashboardOptions } from '../monitoring';
 import { endpointApi } from './endpoint-api';
 
