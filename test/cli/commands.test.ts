@@ -13,7 +13,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { AnswerlineLifecycle, Defaults, PendingIndex, TableSchema } from '../../lib/contract';
 import { FakeAnswerlineApi } from '../../local/fake-answerline-api';
 import { shardOf } from '../../lambda/shared/runtime/digest';
-import { recordSubmissionInput } from '../../lambda/shared/stores/submission-store';
+import { recordSubmissionInput } from '../../lambda/shared/stores/submission-record';
 import { createClients, destroyClients, OpsClients } from '../../cli/clients';
 import { inspect } from '../../cli/commands/inspect';
 import { parseEventRef } from '../../cli/commands/common';

@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDbSubmissionStore, NewSubmission, submissionKey } from '../../../../lambda/shared/stores/submission-store';
+import { NewSubmission, submissionKey } from '../../../../lambda/shared/stores/submission-record';
+import { DynamoDbSubmissionStore } from '../../../../lambda/shared/stores/submission-store';
 import { DynamoDbInboxStore } from '../../../../lambda/shared/stores/inbox';
 import { createTables, resourceNames } from '../../../../local/provision';
 import { uniqueName } from '../../../support/inbox-fixture';
