@@ -191,7 +191,7 @@ export class WebhookInboxAlarms extends Construct {
   constructor(scope: Construct, id: string, props: WebhookInboxAlarmsProps) {
     super(scope, id);
     const inbox = props.inbox;
-    validateAlarmOptions(props, inbox.reconcileSchedule, Object.values(InboxAlarm));
+    validateAlarmOptions(this, props, inbox.reconcileSchedule, Object.values(InboxAlarm));
     this.inboxName = inbox.inboxName;
     this.stackName = Stack.of(inbox).stackName;
     const alarms: cloudwatch.IAlarm[] = [];

@@ -1,8 +1,10 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
+import { IConstruct } from 'constructs';
 import { Limits, MonitoringDefaults } from '../contract';
 import type { WebhookInboxAlarmOptions } from '../monitoring';
 import { rateSeconds } from './schedule-rate';
+import { ValidationError } from './validation-error';
 
 /** No message is older than SQS keeps one: a greater age can never be reached. */
 const MAX_MESSAGE_AGE_SECONDS = Limits.SQS_RETENTION_DAYS * 24 * 3600;
@@ -21,7 +23,7 @@ export function defaultReconcilerSilence(schedule: events.Schedule): Duration {
  * Collects every problem with the alarm options (`alarms` names `known`) and throws them in one
  * error naming each option. Unresolved tokens are not checked.
  */
-export function validateAlarmOptions(options: WebhookInboxAlarmOptions, reconcileSchedule: events.Schedule, known: readonly string[]): void {
+export function validateAlarmOptions(scope: IConstruct, options: WebhookInboxAlarmOptions, reconcileSchedule: events.Schedule, known: readonly string[]): void {
   const problems: string[] = [];
   const positive = (name: string, value: number | undefined) => {
     if (value === undefined || Token.isUnresolved(value)) return;
@@ -65,6 +67,6 @@ export function validateAlarmOptions(options: WebhookInboxAlarmOptions, reconcil
     if (!known.includes(alarm)) problems.push(`alarms.disabled: unknown alarm "${alarm}"`);
   }
   if (problems.length > 0) {
-    throw new Error(`Invalid WebhookInbox alarms:\n- ${problems.join('\n- ')}`);
+    throw new ValidationError(`Invalid WebhookInbox alarms:\n- ${problems.join('\n- ')}`, scope);
   }
 }

@@ -1,6 +1,7 @@
 import * as events from 'aws-cdk-lib/aws-events';
 import { Construct } from 'constructs';
 import { EffectEvent } from '../contract';
+import { ValidationError } from './validation-error';
 
 /** The inbox an effect rule listens to: its bus and its name, which every effect's detail carries. */
 export interface EffectSource {
@@ -13,7 +14,7 @@ export interface EffectSource {
  * `onEvent` of aws-cdk-lib: their pattern narrows the rule's, their target is added.
  */
 export function effectRule(scope: Construct, inbox: EffectSource, id: string, detailType: string, options: events.OnEventOptions): events.Rule {
-  if (!inbox.eventBus) throw new Error(`${id}: this inbox publishes no events (publishEvents is false)`);
+  if (!inbox.eventBus) throw new ValidationError(`${id}: this inbox publishes no events (publishEvents is false)`, scope);
   const rule = new events.Rule(scope, id, {
     eventBus: inbox.eventBus,
     description: options.description,

@@ -27,7 +27,7 @@ export function createRotation(
   const rotated = providers.filter((provider) => provider.rotation);
   if (rotated.length === 0) return undefined;
   const rotatedSecrets: RotatedSecretConfig[] = rotated.map((provider) => ({
-    secretId: signingSecretOf(secrets, provider.name).secretArn,
+    secretId: signingSecretOf(scope, secrets, provider.name).secretArn,
     providerName: provider.name,
     format: provider.secretFormat === 'whsec' ? 'whsec' : 'text',
     ...(provider.rotation!.registerFunction ? { registerFunctionArn: provider.rotation!.registerFunction.functionArn } : {}),
@@ -41,7 +41,7 @@ export function createRotation(
     environment: rotatorEnvironment(inboxName, rotatedSecrets),
   });
   for (const provider of rotated) {
-    const secret = signingSecretOf(secrets, provider.name);
+    const secret = signingSecretOf(scope, secrets, provider.name);
     rotator.role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue', 'secretsmanager:UpdateSecretVersionStage'],
