@@ -1,8 +1,8 @@
-import { BatchGetItemCommand, BatchWriteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, BatchWriteItemCommand, DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { InboxAttr as A, DeliveryStatus, InboxItemKind, PendingIndex, SweepWatermark } from '../../../../lib/contract';
 import { shardOf } from '../../runtime/digest';
 import { isConditionalCheckFailed } from '../../runtime/errors';
-import { N, pendingIndexOf, RangeRead, ReadBound, readShardedRange, replaceForms, S, stringMap } from '../dynamo';
+import { N, pendingIndexOf, putIfAbsent, RangeRead, ReadBound, readShardedRange, replaceForms, S, stringMap } from '../dynamo';
 import { Completion, InboxStore, StrandedRows } from './port';
 import {
   BODY_ATTRIBUTES,
@@ -36,21 +36,7 @@ export class DynamoDbInboxStore implements InboxStore, PendingIndexReader, Sweep
   ) {}
 
   async insert(delivery: NewDelivery): Promise<boolean> {
-    const item = deliveryItem(delivery);
-    try {
-      await this.client.send(
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': A.PK },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+    return putIfAbsent(this.client, this.tableName, deliveryItem(delivery));
   }
 
   async originalOf(key: string): Promise<OriginalRow | undefined> {
