@@ -46,6 +46,21 @@ export default tseslint.config(
   ),
   boundary(['local/**/*.ts', 'local/**/*.mjs', 'bench/**/*.ts', 'scripts/**/*.ts'], anyDepth('test'), 'tools never import tests'),
   boundary(['local/**/*.ts'], anyDepth('cli'), 'the twin does not depend on the ops CLI'),
+  // The stored statuses are written through DeliveryStatus and SubmissionState (lib/contract), never
+  // as literals. PROCESSING is left out: Answerline's task status has the same word.
+  {
+    files: ['lambda/**/*.ts', 'cli/**/*.ts', 'client/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'test/**/*.ts'],
+    ignores: ['test/local/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['Literal[value=', 'TemplateElement[value.raw='].map((node) => ({
+          selector: `${node}/^(RECEIVED|PROCESSED|DEAD|AWAITING|DELIVERED|RECOVERED|LINKED|UNAVAILABLE)$/]`,
+          message: 'a stored status: use DeliveryStatus or SubmissionState from lib/contract',
+        })),
+      ],
+    },
+  },
   boundary(
     ['client/**/*.ts'],
     anyDepth('local', 'cli', 'test', 'bench', 'scripts'),

@@ -27,7 +27,7 @@ import { build } from 'esbuild';
 import { Metafile } from 'esbuild';
 import { AdapterKind, HANDLER_FILE, HANDLER_NODE_MAJOR, providerRuntimeConfig } from '../lib/contract';
 import { handlerBundleOptions, loadedAtStart, ROOT } from '../scripts/bundle-options';
-import { handlerEnvironments, handlerSettingsWithDefaults, rotatorEnvironment } from '../lib/handler-environment';
+import { handlerEnvironments, handlerSettingsWithDefaults, rotatorEnvironment } from '../lib/private/handler-environment';
 import { median } from './stats';
 
 export const HANDLERS = ['verifier', 'processor', 'reconciler', 'rotator'] as const;

@@ -6,7 +6,7 @@
  * Each client belongs to one stage of the pipeline (edge, event source, processor, reconciler,
  * secrets): the stage is fixed when the client is built, never switched while it runs.
  */
-import { SweepWatermark } from '../lib/contract';
+import { DeliveryStatus, SweepWatermark } from '../lib/contract';
 
 /** The slice of an AWS SDK v3 client this module touches (any client's stack accepts these middlewares). */
 export interface SdkClient {
@@ -73,10 +73,10 @@ export function purposeOf(operation: string, input: Record<string, unknown>): st
     return `idempotency record: ${operation}`;
   }
   if (operation === 'PutItem' && table.endsWith('-deliveries')) return 'store the delivery';
-  if (operation === 'PutItem' && item.status?.S === 'RECEIVED') return 'conditional insert';
+  if (operation === 'PutItem' && item.status?.S === DeliveryStatus.RECEIVED) return 'conditional insert';
   if (operation === 'UpdateItem' && table.endsWith('-results')) return 'result offer';
-  if (operation === 'UpdateItem' && values[':processing']?.S === 'PROCESSING') return 'claim';
-  if (operation === 'UpdateItem' && values[':processed']?.S === 'PROCESSED' && values[':owner']) return 'complete';
+  if (operation === 'UpdateItem' && values[':processing']?.S === DeliveryStatus.PROCESSING) return 'claim';
+  if (operation === 'UpdateItem' && values[':processed']?.S === DeliveryStatus.PROCESSED && values[':owner']) return 'complete';
   if (operation === 'UpdateItem' && input.UpdateExpression === 'SET #since = :now') return 'touch pending';
   if (operation === 'BatchWriteItem') return 'complete batch';
   if (operation === 'BatchGetItem') return 'sweep status read';

@@ -31,7 +31,7 @@ import { createReconcilerFromEnv, reconcilerDependenciesFromEnv } from '../lambd
 import { createReconciler } from '../lambda/reconciler/reconciler';
 import { verifierDependenciesFromEnv } from '../lambda/verifier/from-env';
 import { createVerifier } from '../lambda/verifier/verifier';
-import { handlerEnvironments, handlerSettingsWithDefaults } from '../lib/handler-environment';
+import { handlerEnvironments, handlerSettingsWithDefaults } from '../lib/private/handler-environment';
 import { createQueues, createTables, InboxResourceNames, resourceNames } from '../local/provision';
 import { CapacityMeter } from './capacity';
 import { RequestCounter, SdkClient } from './counting';

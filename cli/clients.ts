@@ -3,6 +3,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import type { OpsConfig } from '../lib/contract';
+import { DynamoDbInboxStore, InboxStore } from '../lambda/shared/stores/inbox';
 import { OpsEndpoints } from './config';
 
 /** The SDK clients the commands use; tests inject their own. */
@@ -49,6 +51,11 @@ export function createClients(endpoints?: OpsEndpoints, region?: string, env: No
     s3: new S3Client({ ...common, forcePathStyle: Boolean(s3Endpoint), ...(endpoints?.s3 ? { endpoint: endpoints.s3 } : {}) }),
     lambda: new LambdaClient({ ...common, ...(endpoints?.lambda ? { endpoint: endpoints.lambda } : {}) }),
   };
+}
+
+/** The inbox's store, behind its port: the commands read and revive rows through it. */
+export function inboxStoreOf(clients: OpsClients, config: OpsConfig): InboxStore {
+  return new DynamoDbInboxStore(clients.dynamodb, config.inboxTable);
 }
 
 export function createCloudFormationClient(region?: string): CloudFormationClient {

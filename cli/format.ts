@@ -169,6 +169,7 @@ export function formatRejected(report: RejectedReport): string {
   return (
     header +
     table([
+      // eslint-disable-next-line no-restricted-syntax -- a column heading (when it was received), not a status
       ['RECEIVED', 'PROVIDER', 'REASON', 'STATUS', 'SOURCE', 'BODY BYTES', 'DIGEST', 'HEADER NAMES'],
       ...report.records.map((record) => [
         record.receivedAt,

@@ -45,7 +45,7 @@ import {
   SubmissionIdentity,
   submissionKey,
   submissionProblems,
-} from '../lambda/shared/stores/submission-store';
+} from '../lambda/shared/stores/submission-record';
 
 export interface SubmissionLedgerOptions {
   readonly client: DynamoDBClient;

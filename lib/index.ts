@@ -1,4 +1,5 @@
 export * from './inbox-base';
+export * from './inbox-interface';
 export * from './ingress';
 export * from './monitoring';
 export * from './provider';

@@ -1,13 +1,12 @@
-import { Duration, Stack, Token } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { Limits, MonitoringDefaults } from './contract';
-import type { IWebhookInbox } from './inbox-base';
-import { rateSeconds } from './private/schedule-rate';
+import { MonitoringDefaults } from './contract';
+import type { IWebhookInbox } from './inbox-interface';
+import { defaultReconcilerSilence, validateAlarmOptions } from './private/alarm-options';
 
 /** The alarms a WebhookInbox creates; name one in `disabled` to leave it out. */
 export enum InboxAlarm {
@@ -148,12 +147,6 @@ const RUNBOOK_SECTION: Readonly<Record<InboxAlarm, string>> = {
   [InboxAlarm.QUEUE_DELAY]: 'queue-delay',
 };
 
-/** No message is older than SQS keeps one: a greater age can never be reached. */
-const MAX_MESSAGE_AGE_SECONDS = Limits.SQS_RETENTION_DAYS * 24 * 3600;
-/** The greatest `maxQueueDelay` accepted. */
-const MAX_QUEUE_DELAY_MS = Limits.MAX_QUEUE_DELAY_HOURS * 3600 * 1000;
-const MAX_ALARM_PERIOD_SECONDS = Limits.ALARM_PERIOD_DAYS * 24 * 3600;
-
 /**
  * The alarms of a WebhookInbox, one per failure that needs a human, each with a runbook section
  * (`docs/RUNBOOK.md`) named in its description. Count alarms treat missing data as not
@@ -198,7 +191,7 @@ export class WebhookInboxAlarms extends Construct {
   constructor(scope: Construct, id: string, props: WebhookInboxAlarmsProps) {
     super(scope, id);
     const inbox = props.inbox;
-    validateAlarmOptions(props, inbox.reconcileSchedule);
+    validateAlarmOptions(this, props, inbox.reconcileSchedule, Object.values(InboxAlarm));
     this.inboxName = inbox.inboxName;
     this.stackName = Stack.of(inbox).stackName;
     const alarms: cloudwatch.IAlarm[] = [];
@@ -213,28 +206,30 @@ export class WebhookInboxAlarms extends Construct {
       alarms.push(alarm);
       return alarm;
     };
-    const pagingAlarm = (...args: Parameters<WebhookInboxAlarms['alarm']>) => paging(this.alarm(...args));
+    /** The alarm of one metric, unless disabled; its settings are looked up only when it is created. */
+    const metricAlarm = (kind: keyof typeof METRIC_ALARMS) => (wanted(kind) ? paging(this.alarm(kind, METRIC_ALARMS[kind](inbox, props))) : undefined);
     if (props.topic?.masterKey) {
       // CloudWatch publishes to an encrypted topic only if its key lets CloudWatch use it.
       props.topic.masterKey.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
     }
-    const atLeast = cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
 
     if (wanted(InboxAlarm.DEAD_DELIVERIES)) {
       const children: cloudwatch.Alarm[] = [];
       const depth = inbox.metricDeadLetterQueueDepth({ statistic: 'Maximum', period: Duration.minutes(1) });
       if (depth) {
-        this.deadLetterQueueDepth = this.alarm('DeadLetterQueueDepth', InboxAlarm.DEAD_DELIVERIES, depth, {
+        this.deadLetterQueueDepth = this.alarm(InboxAlarm.DEAD_DELIVERIES, {
+          id: 'DeadLetterQueueDepth',
+          metric: depth,
           what: 'the dead-letter queue holds a work message that exhausted its retries',
           threshold: 1,
-          comparisonOperator: atLeast,
         });
         children.push(this.deadLetterQueueDepth);
       }
-      this.deadLettered = this.alarm('DeadLettered', InboxAlarm.DEAD_DELIVERIES, inbox.metricDeadLettered({ statistic: 'Sum', period: Duration.minutes(1) }), {
+      this.deadLettered = this.alarm(InboxAlarm.DEAD_DELIVERIES, {
+        id: 'DeadLettered',
+        metric: inbox.metricDeadLettered({ statistic: 'Sum', period: Duration.minutes(1) }),
         what: 'the processor dead-lettered a row (its last allowed attempt failed); seen even if the dead-letter queue was drained before it was sampled',
         threshold: 1,
-        comparisonOperator: atLeast,
       });
       children.push(this.deadLettered);
       alarms.push(...children);
@@ -248,144 +243,27 @@ export class WebhookInboxAlarms extends Construct {
       paging(this.deadDeliveries);
     }
 
-    if (wanted(InboxAlarm.SIGNATURE_FAILURES)) {
-      this.signatureFailures = pagingAlarm(
-        'SignatureFailures',
-        InboxAlarm.SIGNATURE_FAILURES,
-        inbox.metricSignatureFailures({ statistic: 'Sum', period: Duration.minutes(5) }),
-        {
-          what: 'requests refused at the authenticity check: a signature matching no valid secret, a missing or garbled signature, timestamp or id header, a stale timestamp (a rotation out of order, or probing)',
-          threshold: props.signatureFailureThreshold ?? MonitoringDefaults.SIGNATURE_FAILURE_THRESHOLD,
-          comparisonOperator: atLeast,
-        },
-      );
-    }
-
-    if (wanted(InboxAlarm.QUARANTINED_DUPLICATES)) {
-      this.quarantinedDuplicates = pagingAlarm(
-        'QuarantinedDuplicates',
-        InboxAlarm.QUARANTINED_DUPLICATES,
-        inbox.metricQuarantined({ statistic: 'Sum', period: Duration.minutes(5) }),
-        {
-          what: 'a known event id arrived again with a different body; the original is kept, the copy quarantined',
-          threshold: props.quarantinedThreshold ?? MonitoringDefaults.QUARANTINED_THRESHOLD,
-          comparisonOperator: atLeast,
-        },
-      );
-    }
-
-    if (wanted(InboxAlarm.OVERDUE_SUBMISSIONS)) {
-      this.overdueSubmissions = pagingAlarm(
-        'OverdueSubmissions',
-        InboxAlarm.OVERDUE_SUBMISSIONS,
-        inbox.metricOverdueSubmissions({ statistic: 'Maximum', period: Duration.minutes(15) }),
-        {
-          what: "recorded submissions are past their provider's lifecycle horizon with no result",
-          threshold: props.overdueSubmissionThreshold ?? MonitoringDefaults.OVERDUE_SUBMISSION_THRESHOLD,
-          comparisonOperator: atLeast,
-        },
-      );
-    }
-
-    if (wanted(InboxAlarm.SUBMISSIONS_NEAR_DEADLINE)) {
-      this.submissionsNearDeadline = pagingAlarm(
-        'SubmissionsNearDeadline',
-        InboxAlarm.SUBMISSIONS_NEAR_DEADLINE,
-        inbox.metricSubmissionsNearDeadline({ statistic: 'Maximum', period: Duration.minutes(5) }),
-        {
-          what: "recorded submissions are within their deadline's warning margin and their result is still unread: the provider's resource disappears at the deadline",
-          threshold: props.nearDeadlineThreshold ?? MonitoringDefaults.NEAR_DEADLINE_THRESHOLD,
-          comparisonOperator: atLeast,
-        },
-      );
-    }
-
-    if (wanted(InboxAlarm.OLDEST_MESSAGE_AGE)) {
-      const maxAge = props.maxMessageAge ?? Duration.minutes(MonitoringDefaults.MAX_MESSAGE_AGE_MINUTES);
-      this.oldestMessageAge = pagingAlarm(
-        'OldestMessageAge',
-        InboxAlarm.OLDEST_MESSAGE_AGE,
-        inbox.metricOldestMessageAge({ statistic: 'Maximum', period: Duration.minutes(5) }),
-        {
-          what: `the oldest work message has waited ${maxAge.toHumanString()} or more: processing is stalled or behind`,
-          threshold: maxAge.toSeconds(),
-          comparisonOperator: atLeast,
-        },
-      );
-    }
-
-    if (wanted(InboxAlarm.VERIFIER_SERVER_ERRORS)) {
-      this.verifierServerErrors = pagingAlarm(
-        'VerifierServerErrors',
-        InboxAlarm.VERIFIER_SERVER_ERRORS,
-        inbox.metricVerifierServerErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
-        {
-          what: 'the endpoint answered 5xx: deliveries were not acknowledged and providers must retry (some disable a failing webhook)',
-          threshold: props.verifierServerErrorThreshold ?? MonitoringDefaults.VERIFIER_SERVER_ERROR_THRESHOLD,
-          comparisonOperator: atLeast,
-        },
-      );
-    }
-
-    if (wanted(InboxAlarm.RECONCILER_ERRORS)) {
-      this.reconcilerErrors = pagingAlarm(
-        'ReconcilerErrors',
-        InboxAlarm.RECONCILER_ERRORS,
-        inbox.metricReconcilerErrors({ statistic: 'Sum', period: Duration.minutes(15) }),
-        {
-          what: 'the reconciler failed: stranded rows are not swept and submissions are not polled',
-          threshold: props.reconcilerErrorThreshold ?? MonitoringDefaults.RECONCILER_ERROR_THRESHOLD,
-          comparisonOperator: atLeast,
-        },
-      );
-    }
-
-    if (wanted(InboxAlarm.RECONCILER_NOT_RUNNING)) {
-      const silence = props.maxReconcilerSilence ?? defaultReconcilerSilence(inbox.reconcileSchedule);
-      this.reconcilerNotRunning = pagingAlarm(
-        'ReconcilerNotRunning',
-        InboxAlarm.RECONCILER_NOT_RUNNING,
-        inbox.metricReconcilerInvocations({ statistic: 'Sum', period: silence }),
-        {
-          what: `the reconciler was not invoked for ${silence.toHumanString()}: its schedule is disabled or gone, or it is throttled`,
-          threshold: 1,
-          comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-          // No datapoint at all is exactly the failure this alarm is for.
-          treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-        },
-      );
-    }
-
-    if (wanted(InboxAlarm.QUEUE_DELAY)) {
-      const maxDelay = props.maxQueueDelay ?? Duration.seconds(MonitoringDefaults.MAX_QUEUE_DELAY_SECONDS);
-      this.queueDelay = pagingAlarm('QueueDelay', InboxAlarm.QUEUE_DELAY, inbox.metricQueueDelay({ statistic: 'p99', period: Duration.minutes(5) }), {
-        what: `the p99 time from a delivery's receipt to its first processing attempt reached ${maxDelay.toHumanString()}: the processor is throttled, failing or behind, or the enqueue fails and the sweep carries the rows`,
-        threshold: maxDelay.toMilliseconds(),
-        comparisonOperator: atLeast,
-      });
-    }
+    this.signatureFailures = metricAlarm(InboxAlarm.SIGNATURE_FAILURES);
+    this.quarantinedDuplicates = metricAlarm(InboxAlarm.QUARANTINED_DUPLICATES);
+    this.overdueSubmissions = metricAlarm(InboxAlarm.OVERDUE_SUBMISSIONS);
+    this.submissionsNearDeadline = metricAlarm(InboxAlarm.SUBMISSIONS_NEAR_DEADLINE);
+    this.oldestMessageAge = metricAlarm(InboxAlarm.OLDEST_MESSAGE_AGE);
+    this.verifierServerErrors = metricAlarm(InboxAlarm.VERIFIER_SERVER_ERRORS);
+    this.reconcilerErrors = metricAlarm(InboxAlarm.RECONCILER_ERRORS);
+    this.reconcilerNotRunning = metricAlarm(InboxAlarm.RECONCILER_NOT_RUNNING);
+    this.queueDelay = metricAlarm(InboxAlarm.QUEUE_DELAY);
   }
 
   /** One metric alarm: a single datapoint decides, missing data is not breaching unless told. */
-  private alarm(
-    id: string,
-    kind: InboxAlarm,
-    metric: cloudwatch.IMetric,
-    settings: {
-      what: string;
-      threshold: number;
-      comparisonOperator: cloudwatch.ComparisonOperator;
-      treatMissingData?: cloudwatch.TreatMissingData;
-    },
-  ): cloudwatch.Alarm {
-    return new cloudwatch.Alarm(this, id, {
-      metric,
-      alarmDescription: this.description(kind, settings.what),
-      threshold: settings.threshold,
-      comparisonOperator: settings.comparisonOperator,
+  private alarm(kind: InboxAlarm, spec: MetricAlarmSpec): cloudwatch.Alarm {
+    return new cloudwatch.Alarm(this, spec.id, {
+      metric: spec.metric,
+      alarmDescription: this.description(kind, spec.what),
+      threshold: spec.threshold,
+      comparisonOperator: spec.comparisonOperator ?? cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
       datapointsToAlarm: 1,
-      treatMissingData: settings.treatMissingData ?? cloudwatch.TreatMissingData.NOT_BREACHING,
+      treatMissingData: spec.treatMissingData ?? cloudwatch.TreatMissingData.NOT_BREACHING,
     });
   }
 
@@ -398,58 +276,84 @@ export class WebhookInboxAlarms extends Construct {
   }
 }
 
-/** An hour, or three runs of a slower schedule: a single late or failed trigger does not page. */
-function defaultReconcilerSilence(schedule: events.Schedule): Duration {
-  const rate = rateSeconds(schedule);
-  const seconds = Math.max(MonitoringDefaults.RECONCILER_SILENCE_SECONDS, rate === undefined ? 0 : MonitoringDefaults.RECONCILER_SILENCE_RUNS * rate);
-  return Duration.seconds(Math.min(seconds, MAX_ALARM_PERIOD_SECONDS));
+/** One metric alarm: its construct id, the metric, what it means, and when it fires (at or above the threshold unless told). */
+interface MetricAlarmSpec {
+  readonly id: string;
+  readonly metric: cloudwatch.IMetric;
+  readonly what: string;
+  readonly threshold: number;
+  readonly comparisonOperator?: cloudwatch.ComparisonOperator;
+  readonly treatMissingData?: cloudwatch.TreatMissingData;
 }
 
-/** Collects every problem with the alarm options and throws them in one error. */
-function validateAlarmOptions(options: WebhookInboxAlarmOptions, reconcileSchedule: events.Schedule): void {
-  const problems: string[] = [];
-  const positive = (name: string, value: number | undefined) => {
-    if (value === undefined || Token.isUnresolved(value)) return;
-    if (!Number.isFinite(value) || value <= 0) problems.push(`alarms.${name}: must be a positive number, got ${value}`);
-  };
-  positive('signatureFailureThreshold', options.signatureFailureThreshold);
-  positive('quarantinedThreshold', options.quarantinedThreshold);
-  positive('overdueSubmissionThreshold', options.overdueSubmissionThreshold);
-  positive('nearDeadlineThreshold', options.nearDeadlineThreshold);
-  positive('verifierServerErrorThreshold', options.verifierServerErrorThreshold);
-  positive('reconcilerErrorThreshold', options.reconcilerErrorThreshold);
-  const age = options.maxMessageAge;
-  if (age && !Token.isUnresolved(age.toSeconds())) {
-    const seconds = age.toSeconds();
-    if (seconds < 60 || seconds > MAX_MESSAGE_AGE_SECONDS) {
-      problems.push(`alarms.maxMessageAge: must be from 1 minute to ${Limits.SQS_RETENTION_DAYS} days, got ${age.toHumanString()}`);
-    }
-  }
-  const delay = options.maxQueueDelay;
-  if (delay && !Token.isUnresolved(delay.toMilliseconds())) {
-    const ms = delay.toMilliseconds();
-    if (ms < 1000 || ms > MAX_QUEUE_DELAY_MS) {
-      problems.push(`alarms.maxQueueDelay: must be from 1 second to ${Duration.millis(MAX_QUEUE_DELAY_MS).toHumanString()}, got ${delay.toHumanString()}`);
-    }
-  }
-  const silence = options.maxReconcilerSilence;
-  if (silence && !Token.isUnresolved(silence.toSeconds())) {
-    const seconds = silence.toSeconds();
-    const rate = rateSeconds(reconcileSchedule);
-    if (seconds % 60 !== 0 || seconds < 120 || seconds > MAX_ALARM_PERIOD_SECONDS) {
-      problems.push(
-        `alarms.maxReconcilerSilence: must be a whole number of minutes from 2 minutes to ${Limits.ALARM_PERIOD_DAYS} days, got ${silence.toHumanString()}`,
-      );
-    } else if (rate !== undefined && seconds < 2 * rate) {
-      problems.push(
-        `alarms.maxReconcilerSilence: must be at least twice the reconcile schedule's rate (${reconcileSchedule.expressionString}), got ${silence.toHumanString()}`,
-      );
-    }
-  }
-  for (const alarm of options.disabled ?? []) {
-    if (!Object.values(InboxAlarm).includes(alarm)) problems.push(`alarms.disabled: unknown alarm "${alarm}"`);
-  }
-  if (problems.length > 0) {
-    throw new Error(`Invalid WebhookInbox alarms:\n- ${problems.join('\n- ')}`);
-  }
-}
+/** The alarms on one metric of the inbox, each from the inbox and the options. */
+const METRIC_ALARMS: Readonly<
+  Record<Exclude<InboxAlarm, InboxAlarm.DEAD_DELIVERIES>, (inbox: IWebhookInbox, options: WebhookInboxAlarmOptions) => MetricAlarmSpec>
+> = {
+  [InboxAlarm.SIGNATURE_FAILURES]: (inbox, options) => ({
+    id: 'SignatureFailures',
+    metric: inbox.metricSignatureFailures({ statistic: 'Sum', period: Duration.minutes(5) }),
+    what: 'requests refused at the authenticity check: a signature matching no valid secret, a missing or garbled signature, timestamp or id header, a stale timestamp (a rotation out of order, or probing)',
+    threshold: options.signatureFailureThreshold ?? MonitoringDefaults.SIGNATURE_FAILURE_THRESHOLD,
+  }),
+  [InboxAlarm.QUARANTINED_DUPLICATES]: (inbox, options) => ({
+    id: 'QuarantinedDuplicates',
+    metric: inbox.metricQuarantined({ statistic: 'Sum', period: Duration.minutes(5) }),
+    what: 'a known event id arrived again with a different body; the original is kept, the copy quarantined',
+    threshold: options.quarantinedThreshold ?? MonitoringDefaults.QUARANTINED_THRESHOLD,
+  }),
+  [InboxAlarm.OVERDUE_SUBMISSIONS]: (inbox, options) => ({
+    id: 'OverdueSubmissions',
+    metric: inbox.metricOverdueSubmissions({ statistic: 'Maximum', period: Duration.minutes(15) }),
+    what: "recorded submissions are past their provider's lifecycle horizon with no result",
+    threshold: options.overdueSubmissionThreshold ?? MonitoringDefaults.OVERDUE_SUBMISSION_THRESHOLD,
+  }),
+  [InboxAlarm.SUBMISSIONS_NEAR_DEADLINE]: (inbox, options) => ({
+    id: 'SubmissionsNearDeadline',
+    metric: inbox.metricSubmissionsNearDeadline({ statistic: 'Maximum', period: Duration.minutes(5) }),
+    what: "recorded submissions are within their deadline's warning margin and their result is still unread: the provider's resource disappears at the deadline",
+    threshold: options.nearDeadlineThreshold ?? MonitoringDefaults.NEAR_DEADLINE_THRESHOLD,
+  }),
+  [InboxAlarm.OLDEST_MESSAGE_AGE]: (inbox, options) => {
+    const maxAge = options.maxMessageAge ?? Duration.minutes(MonitoringDefaults.MAX_MESSAGE_AGE_MINUTES);
+    return {
+      id: 'OldestMessageAge',
+      metric: inbox.metricOldestMessageAge({ statistic: 'Maximum', period: Duration.minutes(5) }),
+      what: `the oldest work message has waited ${maxAge.toHumanString()} or more: processing is stalled or behind`,
+      threshold: maxAge.toSeconds(),
+    };
+  },
+  [InboxAlarm.VERIFIER_SERVER_ERRORS]: (inbox, options) => ({
+    id: 'VerifierServerErrors',
+    metric: inbox.metricVerifierServerErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
+    what: 'the endpoint answered 5xx: deliveries were not acknowledged and providers must retry (some disable a failing webhook)',
+    threshold: options.verifierServerErrorThreshold ?? MonitoringDefaults.VERIFIER_SERVER_ERROR_THRESHOLD,
+  }),
+  [InboxAlarm.RECONCILER_ERRORS]: (inbox, options) => ({
+    id: 'ReconcilerErrors',
+    metric: inbox.metricReconcilerErrors({ statistic: 'Sum', period: Duration.minutes(15) }),
+    what: 'the reconciler failed: stranded rows are not swept and submissions are not polled',
+    threshold: options.reconcilerErrorThreshold ?? MonitoringDefaults.RECONCILER_ERROR_THRESHOLD,
+  }),
+  [InboxAlarm.RECONCILER_NOT_RUNNING]: (inbox, options) => {
+    const silence = options.maxReconcilerSilence ?? defaultReconcilerSilence(inbox.reconcileSchedule);
+    return {
+      id: 'ReconcilerNotRunning',
+      metric: inbox.metricReconcilerInvocations({ statistic: 'Sum', period: silence }),
+      what: `the reconciler was not invoked for ${silence.toHumanString()}: its schedule is disabled or gone, or it is throttled`,
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      // No datapoint at all is exactly the failure this alarm is for.
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+    };
+  },
+  [InboxAlarm.QUEUE_DELAY]: (inbox, options) => {
+    const maxDelay = options.maxQueueDelay ?? Duration.seconds(MonitoringDefaults.MAX_QUEUE_DELAY_SECONDS);
+    return {
+      id: 'QueueDelay',
+      metric: inbox.metricQueueDelay({ statistic: 'p99', period: Duration.minutes(5) }),
+      what: `the p99 time from a delivery's receipt to its first processing attempt reached ${maxDelay.toHumanString()}: the processor is throttled, failing or behind, or the enqueue fails and the sweep carries the rows`,
+      threshold: maxDelay.toMilliseconds(),
+    };
+  },
+};

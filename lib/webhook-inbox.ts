@@ -9,7 +9,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { POLLED_ONLY_ADAPTERS } from './contract';
-import { createInboxDashboard } from './dashboard';
+import { createInboxDashboard } from './private/dashboard';
 import { WebhookInboxBase } from './inbox-base';
 import { WebhookIngress } from './ingress';
 import { WebhookInboxAlarms } from './monitoring';
@@ -23,6 +23,7 @@ import { resolveSettings } from './private/settings';
 import { validateWebhookInboxProps } from './private/validate-props';
 import { broughtResourceProblems, warnOfImportedSecretsWithoutKey } from './private/validate-resources';
 import type { WebhookInboxProps } from './webhook-inbox-props';
+import { ValidationError } from './private/validation-error';
 
 /**
  * A webhook receiver that never loses an acknowledged delivery, never processes one twice and is
@@ -79,7 +80,7 @@ export class WebhookInbox extends WebhookInboxBase {
   constructor(scope: Construct, id: string, props: WebhookInboxProps = {}) {
     super(scope, id);
     this.providerConfigs = (props.providers ?? [WebhookProvider.answerline()]).map((provider) => provider.bind(this));
-    validateWebhookInboxProps(props, this.providerConfigs);
+    validateWebhookInboxProps(this, props, this.providerConfigs);
     const settings = resolveSettings(this, props);
     // At synth, when the tables and queue the user brings are complete.
     this.node.addValidation({ validate: () => broughtResourceProblems(props, settings) });
@@ -141,31 +142,34 @@ export class WebhookInbox extends WebhookInboxBase {
 
   /** The HTTP API that receives deliveries; an inbox whose ingress is a REST API has none, and reading it throws (use `restApi`). */
   public get api(): apigwv2.HttpApi {
-    return httpPart(this.endpoint.httpApi, 'api');
+    return httpPart(this, this.endpoint.httpApi, 'api');
   }
 
   /** The HTTP API's `$default` stage (throttling, access logs); reading it throws when the ingress is a REST API (use `restApi.deploymentStage`). */
   public get stage(): apigwv2.HttpStage {
-    return httpPart(this.endpoint.httpStage, 'stage');
+    return httpPart(this, this.endpoint.httpStage, 'stage');
   }
 
   /** The URL a provider posts to (a polled-only provider posts nothing: it has none). */
   public urlFor(providerName: string): string {
     const provider = this.providerConfigs.find((each) => each.name === providerName);
-    if (!provider) throw new Error(`this inbox serves no provider named "${providerName}"`);
-    if (POLLED_ONLY_ADAPTERS.includes(provider.adapter)) throw new Error(`"${providerName}" is polled only: it posts nothing and has no URL`);
+    if (!provider) throw new ValidationError(`this inbox serves no provider named "${providerName}"`, this);
+    if (POLLED_ONLY_ADAPTERS.includes(provider.adapter)) throw new ValidationError(`"${providerName}" is polled only: it posts nothing and has no URL`, this);
     return `${this.endpointUrl}${hookPath(providerName)}`;
   }
 
   /** The signing secret of a provider this inbox serves (an SNS provider has none: its requests name their certificate; nor has a polled-only one). */
   public signingSecretFor(providerName: string): secretsmanager.ISecret {
-    return signingSecretOf(this.secrets, providerName);
+    return signingSecretOf(this, this.secrets, providerName);
   }
 }
 
 /** A part only the HTTP API ingress has, or an error that says where the REST API's counterpart is. */
-function httpPart<T>(part: T | undefined, name: string): T {
+function httpPart<T>(inbox: Construct, part: T | undefined, name: string): T {
   if (part === undefined)
-    throw new Error(`${name}: this inbox's ingress is a REST API, which has no HTTP API ${name}; use restApi (its stage is restApi.deploymentStage)`);
+    throw new ValidationError(
+      `${name}: this inbox's ingress is a REST API, which has no HTTP API ${name}; use restApi (its stage is restApi.deploymentStage)`,
+      inbox,
+    );
   return part;
 }

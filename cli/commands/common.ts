@@ -1,5 +1,5 @@
 import { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { deliveryKey, isDeliveryKey } from '../../lambda/shared/stores/inbox-store';
+import { deliveryKey, isDeliveryKey } from '../../lambda/shared/stores/inbox';
 import { UsageError } from '../errors';
 
 /** An event named on the command line as `<provider>#<eventId>`. */

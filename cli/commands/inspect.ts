@@ -3,7 +3,7 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { AdapterKind, Defaults, InboxAttr as A, InboxItemKind, OpsConfig, providerRuntimeConfig, ResultAttr as R } from '../../lib/contract';
 import { queryPages } from '../../lambda/shared/stores/dynamo';
 import { inlineBodyOf } from '../../lambda/shared/stores/inline-body';
-import { rowDigestOf } from '../../lambda/shared/stores/inbox-store';
+import { rowDigestOf } from '../../lambda/shared/stores/inbox';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
 import { safeErrorText } from '../../lambda/shared/runtime/errors';
 import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';

@@ -6,6 +6,11 @@ import { UsageError } from '../errors';
 import { iso } from './common';
 import { InspectedCopy, quarantinedCopy } from './inspect';
 
+/** `quarantine --rejected` without --since: the last day's records. */
+export const DEFAULT_REJECTED_HOURS = 24;
+/** `quarantine --rejected` without --limit. */
+export const DEFAULT_REJECTED_LIMIT = 100;
+
 export interface QuarantineEntry extends InspectedCopy {
   /** The inbox key of the original row. */
   readonly key: string;

@@ -1,8 +1,8 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { DeliveryStatus, OpsConfig } from '../../lib/contract';
-import { DynamoDbInboxStore, isDeliveryKey } from '../../lambda/shared/stores/inbox-store';
+import { isDeliveryKey } from '../../lambda/shared/stores/inbox';
 import { decodeWorkMessage } from '../../lambda/shared/stores/work-queue';
-import { OpsClients } from '../clients';
+import { inboxStoreOf, OpsClients } from '../clients';
 import { OpsError } from '../errors';
 
 export interface RedriveOptions {
@@ -44,7 +44,7 @@ export async function redrive(clients: OpsClients, config: OpsConfig, options: R
   if (!dlq) throw new OpsError(`inbox ${config.inboxName} has no dead-letter queue (its work queue was given without one)`);
   const limit = options.limit ?? Infinity;
   const now = options.now ?? Date.now;
-  const inbox = new DynamoDbInboxStore(clients.dynamodb, config.inboxTable);
+  const inbox = inboxStoreOf(clients, config);
   let moved = 0;
   let failed = 0;
   let revived = 0;

@@ -1,8 +1,8 @@
 import { InboxAttr as A, DeliveryStatus, InboxItemKind, OpsConfig } from '../../lib/contract';
 import { batchChildEventId } from '../../lambda/shared/providers/message-batches/adapter';
-import { deliveryKey, DynamoDbInboxStore, isDeliveryKey } from '../../lambda/shared/stores/inbox-store';
+import { deliveryKey, isDeliveryKey } from '../../lambda/shared/stores/inbox';
 import { SqsWorkQueue } from '../../lambda/shared/stores/work-queue';
-import { OpsClients } from '../clients';
+import { inboxStoreOf, OpsClients } from '../clients';
 import { scanAll } from '../../lambda/shared/stores/dynamo';
 import { EventRef } from './common';
 
@@ -45,7 +45,7 @@ export interface ReplayOptions {
 
 /** Replays one event's row. */
 export async function replayEvent(clients: OpsClients, config: OpsConfig, event: EventRef, options: ReplayOptions): Promise<ReplayReport> {
-  const row = await new DynamoDbInboxStore(clients.dynamodb, config.inboxTable).status(event.key);
+  const row = await inboxStoreOf(clients, config).status(event.key);
   if (!row) return summarize([{ key: event.key, action: 'not_found' }]);
   return replayRows(clients, config, [{ key: event.key, status: row.status }], options);
 }
@@ -61,7 +61,7 @@ export async function replayBatchChildren(
   customIds: readonly string[],
   options: ReplayOptions,
 ): Promise<ReplayReport> {
-  const inbox = new DynamoDbInboxStore(clients.dynamodb, config.inboxTable);
+  const inbox = inboxStoreOf(clients, config);
   const found: { key: string; status?: string }[] = [];
   const missing: ReplayedRow[] = [];
   for (const customId of customIds) {
@@ -113,6 +113,7 @@ async function replayRows(
   candidates: readonly { key: string; status?: string }[],
   options: ReplayOptions,
 ): Promise<ReplayReport> {
+  const inbox = inboxStoreOf(clients, config);
   const rows: ReplayedRow[] = [];
   for (const { key, status } of candidates) {
     if (!isDeliveryKey(key)) {
@@ -120,7 +121,7 @@ async function replayRows(
     } else if (status === DeliveryStatus.PROCESSED && !options.force) {
       rows.push({ key, status, action: 'skipped' });
     } else if (status === DeliveryStatus.PROCESSED || status === DeliveryStatus.DEAD) {
-      const reset = await new DynamoDbInboxStore(clients.dynamodb, config.inboxTable).revive(key, status, options.now);
+      const reset = await inbox.revive(key, status, options.now);
       rows.push({ key, status, action: reset ? 'reset' : 'enqueued' });
     } else {
       rows.push({ key, status, action: 'enqueued' });

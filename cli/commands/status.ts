@@ -2,9 +2,9 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Defaults, InboxAttr as A, InboxItemKind, OpsConfig } from '../../lib/contract';
 import { BoundedCount } from '../../lambda/shared/stores/dynamo';
-import { DynamoDbInboxStore } from '../../lambda/shared/stores/inbox-store';
+import { InboxStore } from '../../lambda/shared/stores/inbox';
 import { DynamoDbSubmissionStore } from '../../lambda/shared/stores/submission-store';
-import { OpsClients } from '../clients';
+import { inboxStoreOf, OpsClients } from '../clients';
 import { scanAll } from '../../lambda/shared/stores/dynamo';
 import { isMissingIndex } from './common';
 
@@ -48,7 +48,7 @@ export async function status(clients: OpsClients, config: OpsConfig, options: St
   const [workQueue, deadLetterQueue, stranded, quarantined, submissions] = await Promise.all([
     queueDepth(clients.sqs, config.workQueueUrl),
     config.deadLetterQueueUrl ? queueDepth(clients.sqs, config.deadLetterQueueUrl) : Promise.resolve(null),
-    countStranded(new DynamoDbInboxStore(clients.dynamodb, config.inboxTable), options.now - STRANDED_AFTER_SECONDS * 1000, limit),
+    countStranded(inboxStoreOf(clients, config), options.now - STRANDED_AFTER_SECONDS * 1000, limit),
     options.skipScan ? Promise.resolve(null) : countQuarantined(clients.dynamodb, config.inboxTable),
     countSubmissions(clients.dynamodb, config.inboxTable, options.now, limit),
   ]);
@@ -66,7 +66,7 @@ export async function status(clients: OpsClients, config: OpsConfig, options: St
  * What the sweep would find (every one, not a run's batch), reading one page of at most `limitPerShard`
  * entries of each shard: at least that many when a shard had more, or a row was left unread.
  */
-async function countStranded(inbox: DynamoDbInboxStore, cutoff: number, limitPerShard: number): Promise<BoundedCount> {
+async function countStranded(inbox: InboxStore, cutoff: number, limitPerShard: number): Promise<BoundedCount> {
   const { stranded, examinedBefore } = await inbox.findStranded(cutoff, Infinity, { pageEntries: limitPerShard, pagesPerShard: 1 });
   return { count: stranded.length, atLeast: examinedBefore < cutoff };
 }

@@ -8,7 +8,7 @@ import { HandlerRuntime } from '../shared/runtime/handler-runtime';
 import { Telemetry } from '../shared/runtime/telemetry';
 import { secretCacheFromEnv } from '../shared/signatures/secrets';
 import { bodyStoreFromEnv } from '../shared/stores/body-store';
-import { DynamoDbInboxStore } from '../shared/stores/inbox-store';
+import { DynamoDbInboxStore } from '../shared/stores/inbox';
 import { DynamoDbResultsStore } from '../shared/stores/results-store';
 import { createProcessor, ProcessorDependencies } from './processor';
 

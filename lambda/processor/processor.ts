@@ -8,7 +8,7 @@ import { logReference, sha256Hex } from '../shared/runtime/digest';
 import { DispatchOutcome, EffectSink } from '../shared/effects/sinks';
 import { Effect, EffectAssembler, effectContent } from '../shared/effects/assembler';
 import { ConfigurationError, SafeError, safeErrorFields, safeErrorText } from '../shared/runtime/errors';
-import { BodyLocation, ClaimedDelivery, InboxStore, isDeliveryKey, splitKey, StoredDelivery } from '../shared/stores/inbox-store';
+import { BodyLocation, ClaimedDelivery, InboxStore, isDeliveryKey, splitKey, StoredDelivery } from '../shared/stores/inbox';
 import { refuseKey } from '../shared/refused-key';
 import { OfferOutcome, ResultsStore } from '../shared/stores/results-store';
 import { LogFields, Telemetry } from '../shared/runtime/telemetry';

@@ -14,7 +14,8 @@ import { BatchBodyType, BatchChildBody, BatchSummaryBody } from '../shared/provi
 import { BatchApi, batchEnded, BatchResult } from '../shared/providers/message-batches/batch-api';
 import { sha256Hex } from '../shared/runtime/digest';
 import { Telemetry } from '../shared/runtime/telemetry';
-import { BatchProgress, Submission, SubmissionStore } from '../shared/stores/submission-store';
+import { BatchProgress, Submission } from '../shared/stores/submission-record';
+import { SubmissionStore } from '../shared/stores/submission-store';
 import { Outcome, settled } from './outcome';
 
 /** What checking one batch needs from its run. */

@@ -9,7 +9,7 @@ import { Telemetry } from '../shared/runtime/telemetry';
 import { busSinkFromEnv } from '../shared/effects/sinks';
 import { secretCacheFromEnv } from '../shared/signatures/secrets';
 import { bodyStoreFromEnv } from '../shared/stores/body-store';
-import { DynamoDbInboxStore } from '../shared/stores/inbox-store';
+import { DynamoDbInboxStore } from '../shared/stores/inbox';
 import { DynamoDbSubmissionStore } from '../shared/stores/submission-store';
 import { SqsWorkQueue } from '../shared/stores/work-queue';
 import { createReconciler, ReconcilerDependencies } from './reconciler';

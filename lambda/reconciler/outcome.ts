@@ -1,4 +1,4 @@
-import { SubmissionStateName } from '../shared/stores/submission-store';
+import { SubmissionStateName } from '../shared/stores/submission-record';
 
 /**
  * How one due submission was settled in a run, as a reason code. A recheck `inProgress` is a

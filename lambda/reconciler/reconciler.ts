@@ -1,7 +1,7 @@
 import { Defaults, MetricName, ReconcileRequest } from '../../lib/contract';
 import { ProviderStatus } from '../shared/providers/provider-api';
 import { BoundedCount, ReadBound } from '../shared/stores/dynamo';
-import { InboxStore } from '../shared/stores/inbox-store';
+import { InboxStore } from '../shared/stores/inbox';
 import { Telemetry } from '../shared/runtime/telemetry';
 import { EnqueueError, WorkQueue } from '../shared/stores/work-queue';
 import { refuseKey } from '../shared/refused-key';

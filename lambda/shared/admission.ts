@@ -7,7 +7,7 @@
  * reconciler's sweep enqueues it again if this one fails.
  */
 import { BodyStore, placeBody } from './stores/body-store';
-import { BodyLocation, deliveryKey, InboxStore, OriginalRow } from './stores/inbox-store';
+import { BodyLocation, deliveryKey, InboxStore, OriginalRow } from './stores/inbox';
 import { WorkQueue } from './stores/work-queue';
 
 export interface AdmissionStores {

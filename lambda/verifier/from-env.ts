@@ -7,7 +7,7 @@ import { HandlerRuntime } from '../shared/runtime/handler-runtime';
 import { Telemetry } from '../shared/runtime/telemetry';
 import { secretCacheFromEnv } from '../shared/signatures/secrets';
 import { bodyStoreFromEnv } from '../shared/stores/body-store';
-import { DynamoDbInboxStore } from '../shared/stores/inbox-store';
+import { DynamoDbInboxStore } from '../shared/stores/inbox';
 import { SqsWorkQueue } from '../shared/stores/work-queue';
 import { HttpsSnsClient } from '../shared/providers/sns/sns-client';
 import { DynamoDbRejectionStore } from '../shared/stores/rejection-store';

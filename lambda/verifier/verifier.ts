@@ -5,7 +5,7 @@ import { logReference, resourceReference, sha256Hex, tenantReference } from '../
 import { HandshakeAnswer, InboundRequest, IngressEvent, parseIngressEvent, Reason, respond, respondToHandshake } from '../shared/runtime/http';
 import { admitDelivery, AdmissionResult, placement } from '../shared/admission';
 import { BodyStore } from '../shared/stores/body-store';
-import { deliveryKey, InboxStore } from '../shared/stores/inbox-store';
+import { deliveryKey, InboxStore } from '../shared/stores/inbox';
 import { SecretCache, SecretStage, SecretVersion, usableVersions } from '../shared/signatures/secrets';
 import { Acceptance, CERTIFICATE_STAGE, Verdict } from '../shared/signatures/signing-key';
 import { SigningCertificates, SubscriptionConfirmer } from '../shared/providers/sns/sns-client';

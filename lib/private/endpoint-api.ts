@@ -1,5 +1,5 @@
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
-import type { IWebhookInbox } from '../inbox-base';
+import type { IWebhookInbox } from '../inbox-interface';
 
 /** The API that receives an inbox's deliveries, as its metrics see it: the REST API when it has one, the HTTP API otherwise. */
 export function endpointApi(

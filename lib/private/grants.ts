@@ -6,7 +6,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { BodyPrefix } from '../contract';
+import { BodyPrefix, SUBMISSION_PARTITION_PREFIX, SUBMISSION_RECORD_ATTRIBUTES } from '../contract';
 
 /**
  * The grants of the inbox's own functions: exactly the actions each uses, on exactly its
@@ -57,6 +57,26 @@ export function grantObjects(
 export function grantReadItems(table: dynamodb.ITable, grantee: iam.IGrantable): iam.Grant {
   table.encryptionKey?.grantDecrypt(grantee);
   return iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], resourceArns: [table.tableArn] });
+}
+
+/**
+ * Recording submissions: PutItem on the inbox table, only of items whose partition key is a
+ * submission's and whose attributes are a submission's, returning no old item; plus its key.
+ */
+export function grantSubmissionRecords(inboxTable: dynamodb.ITable, grantee: iam.IGrantable): iam.Grant {
+  inboxTable.encryptionKey?.grantEncryptDecrypt(grantee);
+  return iam.Grant.addToPrincipal({
+    grantee,
+    actions: ['dynamodb:PutItem'],
+    resourceArns: [inboxTable.tableArn],
+    // IAM has no condition on the sort key: the attributes are what keep a delivery row out of reach
+    // (docs/SUBMISSION-LEDGER.md#what-the-grant-allows).
+    conditions: {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SUBMISSION_PARTITION_PREFIX}*`] },
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...SUBMISSION_RECORD_ATTRIBUTES] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+    },
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, POLLED_ONLY_ADAPTERS } from '../contract';
-import type { IWebhookInbox } from '../inbox-base';
+import type { IWebhookInbox } from '../inbox-interface';
 import type { WebhookProviderConfig } from '../provider';
 import { hookPath } from './api';
 import { pascalCase } from './names';

@@ -4,12 +4,13 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { BodyPrefix, Defaults, IndexSchema, KeyAttributeSchema, ResultAttr, SECRETLESS_ADAPTERS, TableSchema, TableShape } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import type { TableSettings, WebhookInboxProps } from '../webhook-inbox-props';
 import { pascalCase } from './names';
 import type { InboxSettings } from './settings';
+import { ValidationError } from './validation-error';
 
 /**
  * The resources an inbox creates when the user brings none: its two tables, the work queue and
@@ -172,8 +173,8 @@ export function createEventBus(scope: Construct): events.EventBus {
 }
 
 /** The signing secret of a provider the inbox serves; an error naming it otherwise. */
-export function signingSecretOf(secrets: ReadonlyMap<string, secretsmanager.ISecret>, providerName: string): secretsmanager.ISecret {
+export function signingSecretOf(inbox: IConstruct, secrets: ReadonlyMap<string, secretsmanager.ISecret>, providerName: string): secretsmanager.ISecret {
   const secret = secrets.get(providerName);
-  if (!secret) throw new Error(`this inbox serves no provider named "${providerName}" with a signing secret`);
+  if (!secret) throw new ValidationError(`this inbox serves no provider named "${providerName}" with a signing secret`, inbox);
   return secret;
 }

@@ -6,7 +6,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { Defaults, RotatedSecretConfig } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
-import { rotatorEnvironment } from '../handler-environment';
+import { rotatorEnvironment } from './handler-environment';
 import { grantInvokeFunction, grantSecretKey } from './grants';
 import { createHandlerFunction } from './handler-function';
 import { pascalCase } from './names';
@@ -27,7 +27,7 @@ export function createRotation(
   const rotated = providers.filter((provider) => provider.rotation);
   if (rotated.length === 0) return undefined;
   const rotatedSecrets: RotatedSecretConfig[] = rotated.map((provider) => ({
-    secretId: signingSecretOf(secrets, provider.name).secretArn,
+    secretId: signingSecretOf(scope, secrets, provider.name).secretArn,
     providerName: provider.name,
     format: provider.secretFormat === 'whsec' ? 'whsec' : 'text',
     ...(provider.rotation!.registerFunction ? { registerFunctionArn: provider.rotation!.registerFunction.functionArn } : {}),
@@ -41,7 +41,7 @@ export function createRotation(
     environment: rotatorEnvironment(inboxName, rotatedSecrets),
   });
   for (const provider of rotated) {
-    const secret = signingSecretOf(secrets, provider.name);
+    const secret = signingSecretOf(scope, secrets, provider.name);
     rotator.role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue', 'secretsmanager:UpdateSecretVersionStage'],

@@ -1,9 +1,11 @@
 import { Duration, Token } from 'aws-cdk-lib';
+import { IConstruct } from 'constructs';
 import { Defaults, Limits, POLLED_ONLY_ADAPTERS, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
-import { pollingRuntimeConfig, providerProblems } from '../runtime-config';
+import { pollingRuntimeConfig, providerProblems } from './provider-runtime';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
 import { rateSeconds } from './schedule-rate';
+import { ValidationError } from './validation-error';
 import { deadLetterRetentionOf, isRestApi, resultRetentionOf, retentionOf, sweepAfterFloorOf, sweepAfterOf } from './settings';
 
 /**
@@ -12,7 +14,7 @@ import { deadLetterRetentionOf, isRestApi, resultRetentionOf, retentionOf, sweep
  * the least retention) and throws them in one error naming each prop. Unresolved tokens are not
  * checked.
  */
-export function validateWebhookInboxProps(props: WebhookInboxProps, providers: readonly WebhookProviderConfig[]): void {
+export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInboxProps, providers: readonly WebhookProviderConfig[]): void {
   const problems: string[] = [];
   const names = new Set<string>();
   for (const provider of providers) {
@@ -46,7 +48,7 @@ export function validateWebhookInboxProps(props: WebhookInboxProps, providers: r
   problems.push(...resultRetentionProblems(props));
   problems.push(...deadlineWarningProblems(props));
   if (problems.length > 0) {
-    throw new Error(`Invalid WebhookInbox props:\n- ${problems.join('\n- ')}`);
+    throw new ValidationError(`Invalid WebhookInbox props:\n- ${problems.join('\n- ')}`, scope);
   }
 }
 

@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { CreateTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { S3Client } from '@aws-sdk/client-s3';
-import { AnswerlineLifecycle, Defaults, PendingIndex, TableSchema } from '../../lib/contract';
+import { AnswerlineLifecycle, Defaults, DeliveryStatus, PendingIndex, SubmissionState, TableSchema } from '../../lib/contract';
 import { FakeAnswerlineApi } from '../../local/fake-answerline-api';
 import { shardOf } from '../../lambda/shared/runtime/digest';
-import { recordSubmissionInput } from '../../lambda/shared/stores/submission-store';
+import { recordSubmissionInput } from '../../lambda/shared/stores/submission-record';
 import { createClients, destroyClients, OpsClients } from '../../cli/clients';
 import { inspect } from '../../cli/commands/inspect';
 import { parseEventRef } from '../../cli/commands/common';
@@ -117,7 +117,7 @@ async function expectSweptOnce(key: string): Promise<void> {
   expect(await h.reconciler()()).toMatchObject({ swept: 0 });
   await h.queue.enqueue([key]);
   expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
-  expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+  expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, attempts: 1 });
 }
 
 /** The error a store down answers with; its message is not ours, so no row may carry it. */
@@ -149,7 +149,7 @@ async function deadLetter(...bodies: string[]): Promise<string[]> {
   const handler = failingProcessor();
   await h.pollUntil(handler, async () => (await depth(h.deadLetterQueueUrl)) >= bodies.length, 8);
   // Only the error's name: its message is not the project's own, and could echo content.
-  for (const key of keys) expect(await h.row(key)).toMatchObject({ status: 'DEAD', lastError: 'ServiceUnavailable' });
+  for (const key of keys) expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.DEAD, lastError: 'ServiceUnavailable' });
   return keys;
 }
 
@@ -224,7 +224,7 @@ describe('status', () => {
     for (const body of done) await accept(body);
     expect(await h.drain(h.processor())).toEqual({ received: 3, failed: 0 });
     h.clock.set(now);
-    for (const body of done) expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', pendingSince: now - 10 * MINUTE });
+    for (const body of done) expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, pendingSince: now - 10 * MINUTE });
     await strand(answerlineBody(), 10);
     expect((await cliJson('status')).stranded).toEqual({ count: 1, atLeast: false, olderThanSeconds: 300 });
 
@@ -302,7 +302,7 @@ describe('redrive', () => {
     });
 
     expect(await h.drain(h.processor({ maxReceiveCount: QUEUE.maxReceiveCount }))).toEqual({ received: 2, failed: 0 });
-    for (const key of keys) expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
+    for (const key of keys) expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner' });
     expect(await h.resultItems()).toHaveLength(2);
   });
 
@@ -311,7 +311,7 @@ describe('redrive', () => {
     await sweptUpToNow();
     const result = await cliBehind('redrive', '--config', configFile({ workQueueUrl: `${h.workQueueUrl}-does-not-exist` }));
     expect(result.code).toBe(1);
-    expect(await h.row(keys[0])).toMatchObject({ status: 'RECEIVED', attempts: 0 });
+    expect(await h.row(keys[0])).toMatchObject({ status: DeliveryStatus.RECEIVED, attempts: 0 });
     expect(await h.takeMessages()).toEqual([]);
     await expectSweptOnce(keys[0]);
   });
@@ -330,14 +330,14 @@ describe('redrive', () => {
     const processor = h.processor({ maxReceiveCount: QUEUE.maxReceiveCount });
     expect(await h.drain(processor)).toEqual({ received: 2, failed: 0 });
     const refused = [];
-    for (const key of keys) if ((await h.row(key))?.status !== 'PROCESSED') refused.push(key);
+    for (const key of keys) if ((await h.row(key))?.status !== DeliveryStatus.PROCESSED) refused.push(key);
     expect(refused).toHaveLength(1);
     // Revived before the send: back in the pending index, where the sweep finds it.
-    expect(await h.row(refused[0])).toMatchObject({ status: 'RECEIVED', attempts: 0 });
+    expect(await h.row(refused[0])).toMatchObject({ status: DeliveryStatus.RECEIVED, attempts: 0 });
     h.clock.set(Date.now() + Defaults.SWEEP_AFTER_SECONDS * 1000 + MINUTE);
     expect(await h.reconciler()()).toMatchObject({ swept: 1 });
     expect(await h.drain(processor)).toEqual({ received: 1, failed: 0 });
-    for (const key of keys) expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+    for (const key of keys) expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, attempts: 1 });
   });
 
   test('an inbox without a DLQ is an operational error', async () => {
@@ -358,7 +358,7 @@ describe('replay', () => {
     expect(result.stdout).toContain(`${key}  RECEIVED  enqueued`);
     expect(result.stdout).toContain('enqueued 1 (0 reset to RECEIVED), skipped 0');
     expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
-    expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+    expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, attempts: 1 });
   });
 
   test('one event: PROCESSED is reported and skipped; --force processes it again with the same job result', async () => {
@@ -375,20 +375,20 @@ describe('replay', () => {
     expect(await h.takeMessages()).toEqual([]);
 
     expect(await cliJson('replay', '--event', key, '--force')).toEqual({
-      rows: [{ key, status: 'PROCESSED', action: 'reset' }],
+      rows: [{ key, status: DeliveryStatus.PROCESSED, action: 'reset' }],
       enqueued: 1,
       reset: 1,
       skipped: 0,
       notFound: 0,
     });
     const reset = await h.row(key);
-    expect(reset).toMatchObject({ status: 'RECEIVED', pendingShard: shardOf(key, PendingIndex.SHARD_COUNT) });
+    expect(reset).toMatchObject({ status: DeliveryStatus.RECEIVED, pendingShard: shardOf(key, PendingIndex.SHARD_COUNT) });
     expect(reset!.pendingSince).toBeGreaterThan(Date.now() - MINUTE);
 
     expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
     const again = await h.row(key);
     // Replayed with a fresh budget of attempts: this is its first since.
-    expect(again).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+    expect(again).toMatchObject({ status: DeliveryStatus.PROCESSED, attempts: 1 });
     // Completed, it keeps the index entry the replay gave it (the TTL removes it with the row).
     expect(again).toMatchObject({ pendingShard: reset!.pendingShard, pendingSince: reset!.pendingSince });
     // The same observation offered again changes nothing: the job's result stands as decided.
@@ -401,7 +401,7 @@ describe('replay', () => {
     await sweptUpToNow();
     const result = await cliBehind('replay', '--event', key, '--force', '--config', configFile({ workQueueUrl: `${h.workQueueUrl}-does-not-exist` }));
     expect(result.code).toBe(1);
-    expect(await h.row(key)).toMatchObject({ status: 'RECEIVED', attempts: 0 });
+    expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.RECEIVED, attempts: 0 });
     expect(await h.takeMessages()).toEqual([]);
     await expectSweptOnce(key);
   });
@@ -483,8 +483,8 @@ describe('replay', () => {
     expect(forced).toMatchObject({ itemsRead: 3, enqueued: 2, reset: 1, skipped: 0 });
     expect(new Set(forced.rows.map((row: { key: string }) => row.key))).toEqual(new Set([first, second]));
     expect((await h.takeMessages()).sort()).toEqual([first, second].sort());
-    expect(await h.row(first)).toMatchObject({ status: 'RECEIVED' });
-    expect(await h.row(outside)).toMatchObject({ status: 'RECEIVED' });
+    expect(await h.row(first)).toMatchObject({ status: DeliveryStatus.RECEIVED });
+    expect(await h.row(outside)).toMatchObject({ status: DeliveryStatus.RECEIVED });
 
     expect(await cli('replay', '--from', to, '--to', from)).toMatchObject({ code: 2, stderr: expect.stringContaining('is not before --to') });
     expect(await cli('replay', '--from', '2026-09-18', '--to', to)).toMatchObject({
@@ -519,7 +519,7 @@ describe('keys that are not a delivery row’s', () => {
   }
 
   test('inspect and replay --event refuse it as a usage error', async () => {
-    await forge('PROCESSED', h.clock.now());
+    await forge(DeliveryStatus.PROCESSED, h.clock.now());
     for (const argv of [
       ['inspect', FORGED],
       ['replay', '--event', FORGED, '--force'],
@@ -529,24 +529,24 @@ describe('keys that are not a delivery row’s', () => {
         stderr: expect.stringContaining("not a delivery row's key: ledger:answerline is not a provider name"),
       });
     }
-    expect(await h.row(FORGED)).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+    expect(await h.row(FORGED)).toMatchObject({ status: DeliveryStatus.PROCESSED, attempts: 1 });
     expect(await h.takeMessages()).toEqual([]);
   });
 
   test('replay of a time range reports it refused and leaves it as it is', async () => {
     const t0 = Date.UTC(2026, 8, 18, 10, 0, 0);
-    await forge('PROCESSED', t0);
+    await forge(DeliveryStatus.PROCESSED, t0);
     const report = await cliJson('replay', '--from', new Date(t0).toISOString(), '--to', new Date(t0 + MINUTE).toISOString(), '--force');
-    expect(report).toMatchObject({ rows: [{ key: FORGED, status: 'PROCESSED', action: 'refused' }], enqueued: 0, reset: 0, refused: 1 });
-    expect(await h.row(FORGED)).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+    expect(report).toMatchObject({ rows: [{ key: FORGED, status: DeliveryStatus.PROCESSED, action: 'refused' }], enqueued: 0, reset: 0, refused: 1 });
+    expect(await h.row(FORGED)).toMatchObject({ status: DeliveryStatus.PROCESSED, attempts: 1 });
     expect(await h.takeMessages()).toEqual([]);
   });
 
   test('redrive neither revives nor moves a dead-lettered message naming it', async () => {
-    await forge('DEAD', h.clock.now());
+    await forge(DeliveryStatus.DEAD, h.clock.now());
     await h.sqs.send(new SendMessageCommand({ QueueUrl: h.deadLetterQueueUrl, MessageBody: JSON.stringify({ key: FORGED }) }));
     expect(await cliJson('redrive')).toEqual({ moved: 0, revived: 0, failed: 0, refused: 1 });
-    expect(await h.row(FORGED)).toMatchObject({ status: 'DEAD', attempts: 1 });
+    expect(await h.row(FORGED)).toMatchObject({ status: DeliveryStatus.DEAD, attempts: 1 });
     expect(await h.takeMessages()).toEqual([]);
   });
 });
@@ -581,7 +581,7 @@ describe('inspect', () => {
         key,
         provider: PROVIDER,
         eventId: taskIdOf(body),
-        status: 'PROCESSED',
+        status: DeliveryStatus.PROCESSED,
         attempts: 1,
         outcome: 'winner',
         digest: sha256Hex(body),
@@ -631,7 +631,7 @@ describe('inspect', () => {
 
       const pending = await inspect(clients, config, parseEventRef(key));
       expect(pending.row).toMatchObject({
-        status: 'RECEIVED',
+        status: DeliveryStatus.RECEIVED,
         body: { where: 's3', bytes: Buffer.byteLength(body), reference: `bodies/${PROVIDER}/${sha256Hex(body)}` },
       });
       expect(pending.row.pendingSince).toBeDefined();
@@ -752,8 +752,8 @@ describe('reconcile --until-settled', () => {
       '',
     ]);
     expect(result.waits).toEqual([5_000, 5_000]);
-    expect(await h.submission(`ledger:${PROVIDER}#${running}`)).toMatchObject({ state: 'RECOVERED' });
-    expect(await h.submission(`ledger:${PROVIDER}#${queued}`)).toMatchObject({ state: 'RECOVERED' });
+    expect(await h.submission(`ledger:${PROVIDER}#${running}`)).toMatchObject({ state: SubmissionState.RECOVERED });
+    expect(await h.submission(`ledger:${PROVIDER}#${queued}`)).toMatchObject({ state: SubmissionState.RECOVERED });
     // Each run invoked the reconciler as a settlement run.
     expect(lambda.invocations.at(-1)!.payload).toEqual({ source: 'webhook-inbox.cli', 'detail-type': 'Reconcile until settled' });
   });
@@ -763,7 +763,7 @@ describe('reconcile --until-settled', () => {
     const result = await untilSettled(() => {}, '--timeout', '1');
     expect(result).toMatchObject({ code: 1, stderr: '', waits: [] });
     expect(result.stdout).toMatch(/not settled after \d+ s \(1 run\): 1 submission unsettled; answerline: 0 queued, 1 processing\n$/);
-    expect(await h.submission(`ledger:${PROVIDER}#${stuck}`)).toMatchObject({ state: 'AWAITING', lastCheck: 'pending:PROCESSING' });
+    expect(await h.submission(`ledger:${PROVIDER}#${stuck}`)).toMatchObject({ state: SubmissionState.AWAITING, lastCheck: 'pending:PROCESSING' });
 
     const json = await untilSettled(() => {}, '--timeout', '1', '--json');
     expect(json.code).toBe(1);

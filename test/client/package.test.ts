@@ -4,6 +4,7 @@ import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import * as ts from 'typescript';
 import { createTables, resourceNames } from '../../local/provision';
 import { uniqueName } from '../support/inbox-fixture';
+import { SubmissionState } from '../../lib/contract';
 
 /**
  * The ledger client as a user's app gets it: `cdk-webhook-inbox/client`, resolved through the
@@ -29,7 +30,7 @@ describe('the packaged submission ledger client', () => {
     const item = await dynamodb.send(
       new GetItemCommand({ TableName: names.inboxTable, Key: { pk: { S: 'ledger:answerline#tsk_packaged' }, sk: { S: 'submission' } } }),
     );
-    expect(item.Item).toMatchObject({ state: { S: 'AWAITING' }, awaitDueAt: { N: expect.any(String) } });
+    expect(item.Item).toMatchObject({ state: { S: SubmissionState.AWAITING }, awaitDueAt: { N: expect.any(String) } });
   });
 });
 

@@ -36,12 +36,12 @@ import { S3Client } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as fc from 'fast-check';
 import twilio from 'twilio';
-import { AdapterKind, Defaults, InboxItemKind, ProviderRuntimeConfig } from '../../lib/contract';
+import { AdapterKind, Defaults, DeliveryStatus, InboxItemKind, ProviderRuntimeConfig } from '../../lib/contract';
 import { HmacAlgorithm, SecretEncoding, SignatureEncoding } from '../../lib/provider';
-import { hmacRuntimeSettings } from '../../lib/runtime-config';
+import { hmacRuntimeSettings } from '../../lib/private/provider-runtime';
 import { logReference } from '../../lambda/shared/runtime/digest';
 import { HTTP_STATUS, Reason } from '../../lambda/shared/runtime/http';
-import { deliveryKey } from '../../lambda/shared/stores/inbox-store';
+import { deliveryKey } from '../../lambda/shared/stores/inbox';
 import { createBodyBucket } from '../../local/provision';
 import { apiGatewayEvent, InboxHarness, Item, LogRecord, newSigningSecret, SecretsFixture, sha256Hex, TOLERANCE_SECONDS } from '../support/inbox-fixture';
 import { fixtureGateway } from '../support/iam-fixture';
@@ -2356,7 +2356,7 @@ export class FuzzBench {
       const digest = this.accepted.get(ref);
       if (digest === undefined) violations.push(`row ${ref} was stored but no invocation was answered accepted for it`);
       else if (digest !== row.digest) violations.push(`row ${ref} holds digest ${String(row.digest)}, accepted ${digest}`);
-      if (row.status !== 'RECEIVED') violations.push(`row ${ref} is ${String(row.status)}`);
+      if (row.status !== DeliveryStatus.RECEIVED) violations.push(`row ${ref} is ${String(row.status)}`);
     }
     for (const ref of this.accepted.keys()) if (!stored.has(ref)) violations.push(`accepted ${ref} has no row`);
     const quarantineKeys = new Set(

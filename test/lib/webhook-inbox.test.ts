@@ -12,7 +12,16 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { InboxTableSettings, SignatureEncoding, TableSettings, WebhookInbox, WebhookInboxProps, WebhookIngress, WebhookProvider } from '../../lib';
+import {
+  InboxTableSettings,
+  SignatureEncoding,
+  TableSettings,
+  WebhookInbox,
+  WebhookInboxAlarms,
+  WebhookInboxProps,
+  WebhookIngress,
+  WebhookProvider,
+} from '../../lib';
 import { Defaults, Env, METRIC_NAMESPACE, OPS_CONFIG_OUTPUT_DESCRIPTION } from '../../lib/contract';
 
 function build(props?: WebhookInboxProps): { stack: Stack; inbox: WebhookInbox; template: Template } {
@@ -444,6 +453,28 @@ describe('WebhookInbox with overrides', () => {
         }),
     ).toThrow(
       /"answerline" is served twice[\s\S]*"Bad_Name" is not a valid name[\s\S]*inboxTableSettings: not allowed with inboxTable[\s\S]*maxReceiveCount[\s\S]*processorBatchSize[\s\S]*maxBodySize[\s\S]*inlineBodyLimit[\s\S]*rejectionRecordsPerMinute: must be a whole number from 0 to 1000, got 1001[\s\S]*rejectionRecordSamplePercent: must be a whole number from 1 to 100, got 0[\s\S]*rejectionRecordRetention \(days\): must be a whole number from 1 to 365, got 0.5/,
+    );
+  });
+
+  test('a refusal at synth is a ValidationError whose message starts with the path of the construct refused', () => {
+    const stack = new Stack(new App(), 'Refused');
+    const refusal = (act: () => unknown): Error & { constructPath?: string } => {
+      try {
+        act();
+      } catch (error) {
+        return error as Error;
+      }
+      throw new Error('nothing was refused');
+    };
+    const props = refusal(() => new WebhookInbox(stack, 'Empty', { providers: [] }));
+    expect(props).toMatchObject({ name: 'ValidationError', constructPath: 'Refused/Empty' });
+    expect(props.message).toBe('Refused/Empty: Invalid WebhookInbox props:\n- providers: at least one provider is required');
+    const inbox = new WebhookInbox(stack, 'Inbox', { providers: [WebhookProvider.stripe()], publishEvents: false });
+    expect(refusal(() => inbox.urlFor('github')).message).toBe('Refused/Inbox: this inbox serves no provider named "github"');
+    expect(refusal(() => inbox.signingSecretFor('github')).message).toBe('Refused/Inbox: this inbox serves no provider named "github" with a signing secret');
+    expect(refusal(() => inbox.onJobResult('Results')).message).toBe('Refused/Inbox: Results: this inbox publishes no events (publishEvents is false)');
+    expect(refusal(() => new WebhookInboxAlarms(stack, 'Alarms', { inbox, quarantinedThreshold: 0 })).message).toBe(
+      'Refused/Alarms: Invalid WebhookInbox alarms:\n- alarms.quarantinedThreshold: must be a positive number, got 0',
     );
   });
 

@@ -5,7 +5,7 @@
  */
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { WebhookProvider, WebhookProviderOptions } from '../../lib';
-import { providerRuntimeConfigOf } from '../../lib/runtime-config';
+import { providerRuntimeConfigOf } from '../../lib/private/provider-runtime';
 
 const bind = (provider: WebhookProvider) => provider.bind(new Stack(new App(), 'Presets'));
 const tolerances = (provider: WebhookProvider) => {

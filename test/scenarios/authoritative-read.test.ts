@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
-import { AdapterKind, authoritativeReadProblems, Defaults, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
+import { AdapterKind, authoritativeReadProblems, Defaults, DeliveryStatus, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
 import { resourceObjectKey } from '../../lambda/shared/stores/body-store';
 import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
 import { providersFromEnv } from '../../lambda/shared/runtime/config';
@@ -102,7 +102,7 @@ test('the resource is present: it is fetched with the Bearer key and travels in 
   expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
 
   expect(api.requestsFor(`/v1/responses/${id}`)).toMatchObject([{ method: 'GET', headers: { authorization: `Bearer ${apiKey}` } }]);
-  expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'event' });
+  expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'event' });
   expect(events()).toHaveLength(1);
   expect(events()[0]).toMatchObject({
     detailType: 'WebhookReceived',
@@ -120,7 +120,7 @@ test('an API key stored as JSON {"apiKey": …}, the format polling reads too, i
   expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
 
   expect(api.requestsFor(`/v1/responses/${id}`)).toMatchObject([{ headers: { authorization: `Bearer ${apiKey}` } }]);
-  expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'event' });
+  expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'event' });
 });
 
 test.each([404, 410])('the resource is gone (%i): the row is settled unavailable, nothing is sent, nothing is retried', async (status) => {
@@ -132,7 +132,7 @@ test.each([404, 410])('the resource is gone (%i): the row is settled unavailable
   expect(await h.drain(handler)).toEqual({ received: 1, failed: 0 });
 
   const row = await h.row(key);
-  expect(row).toMatchObject({ status: 'PROCESSED', outcome: 'unavailable' });
+  expect(row).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'unavailable' });
   // Settled: the sweep passes over it, however long it waits.
   h.clock.advance(Defaults.SWEEP_AFTER_SECONDS * 1000 + 1);
   expect(await h.reconciler()()).toMatchObject({ swept: 0 });
@@ -158,8 +158,8 @@ test.each([503, 429, 401])('the provider answers %i: the row is retried, and the
   const handler = processor();
 
   expect(await h.pollOnce(handler)).toEqual({ received: 1, failed: 1 });
-  expect(await h.row(key)).toMatchObject({ status: 'RECEIVED', lastError: `AuthoritativeReadError: the provider answered ${status}` });
-  await h.pollUntil(handler, async () => (await h.row(key))?.status === 'PROCESSED');
+  expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.RECEIVED, lastError: `AuthoritativeReadError: the provider answered ${status}` });
+  await h.pollUntil(handler, async () => (await h.row(key))?.status === DeliveryStatus.PROCESSED);
 
   expect(await h.row(key)).toMatchObject({ outcome: 'event', attempts: 2 });
   expect(events().map((event) => event.detail.resource)).toEqual([JSON.parse(stored)]);
@@ -193,7 +193,7 @@ describe('a job provider with an authoritative read', () => {
 
     expect(await h.drain(jobProcessor())).toEqual({ received: 1, failed: 0 });
 
-    expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'unavailable' });
+    expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'unavailable' });
     expect(await h.result(jobKey, JOBS)).toBeUndefined();
     expect(events()).toEqual([]);
   });
@@ -210,7 +210,7 @@ describe('a job provider with an authoritative read', () => {
 
     // By the retry the provider has dropped the resource.
     api.answer(`/v1/tasks/${taskId}`, 404);
-    await h.pollUntil(handler, async () => (await h.row(key))?.status === 'PROCESSED');
+    await h.pollUntil(handler, async () => (await h.row(key))?.status === DeliveryStatus.PROCESSED);
 
     expect(await h.row(key)).toMatchObject({ outcome: 'winner', attempts: 2 });
     expect(events()).toHaveLength(1);

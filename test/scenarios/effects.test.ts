@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
-import { AdapterKind, EffectEvent, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
+import { AdapterKind, DeliveryStatus, EffectEvent, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
 import {
   answerlineBody,
   apiGatewayEvent,
@@ -90,7 +90,7 @@ async function deliverInOrder(bodies: string[], handler: Processor = processor()
 
 const task = (id: string, idempotencyKey: string, status: string, createdAt: string) => answerlineBody({ id, idempotencyKey, status, createdAt });
 
-const processed = (key: string) => async () => (await h.row(key))?.status === 'PROCESSED';
+const processed = (key: string) => async () => (await h.row(key))?.status === DeliveryStatus.PROCESSED;
 
 describe('one effect per change of a job’s winner', () => {
   test('a result becomes one JobResultDecided event carrying the decision and its deterministic key', async () => {
@@ -99,7 +99,7 @@ describe('one effect per change of a job’s winner', () => {
     await deliverInOrder([body]);
 
     const row = await h.row(keyOf(body));
-    expect(row).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
+    expect(row).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner' });
     expect(events()).toHaveLength(1);
     const [event] = events();
     expect(event).toMatchObject({ source: EffectEvent.SOURCE, detailType: EffectEvent.JOB_RESULT_DECIDED });
@@ -179,7 +179,7 @@ describe('one effect per change of a job’s winner', () => {
     expect(await h.drain(processor())).toEqual({ received: 2, failed: 0 });
 
     expect(effectKeys()).toEqual([jobKeyOf(PROVIDER, 'job-4', 'tsk_4', 'COMPLETED')]);
-    expect(await h.row(keyOf(running))).toMatchObject({ status: 'PROCESSED', outcome: 'no_final_result' });
+    expect(await h.row(keyOf(running))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'no_final_result' });
   });
 
   test('the effects of one SQS batch go out in one PutEvents call', async () => {
@@ -203,13 +203,13 @@ describe('the row is the outbox: an intent is never lost and never becomes a sec
     expect(await h.pollOnce(handler)).toEqual({ received: 1, failed: 1 });
     // Decided, not sent: the winner is stored, the row is pending with the error.
     expect(await h.result('job-r')).toMatchObject({ taskId: 'tsk_r', version: 1 });
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'RECEIVED', attempts: 1, lastError: expect.stringContaining('InternalException') });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.RECEIVED, attempts: 1, lastError: expect.stringContaining('InternalException') });
     expect(events()).toEqual([]);
 
     await h.pollUntil(handler, processed(keyOf(body)));
 
     expect(effectKeys()).toEqual([jobKeyOf(PROVIDER, 'job-r', 'tsk_r', 'COMPLETED')]);
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 2 });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner', attempts: 2 });
     expect(await h.row(keyOf(body))).not.toHaveProperty('lastError');
     expect(await h.result('job-r')).toMatchObject({ version: 1 });
     // The retry found its own earlier win: the winner changed once, not twice.
@@ -227,9 +227,12 @@ describe('the row is the outbox: an intent is never lost and never becomes a sec
 
     expect(await h.pollOnce(handler)).toEqual({ received: 3, failed: 1 });
     const pending = [];
-    for (const body of bodies) if ((await h.row(keyOf(body)))?.status !== 'PROCESSED') pending.push(body);
+    for (const body of bodies) if ((await h.row(keyOf(body)))?.status !== DeliveryStatus.PROCESSED) pending.push(body);
     expect(pending).toHaveLength(1);
-    expect(await h.row(keyOf(pending[0]))).toMatchObject({ status: 'RECEIVED', lastError: 'EffectDispatchError: PutEvents entry failed: InternalFailure' });
+    expect(await h.row(keyOf(pending[0]))).toMatchObject({
+      status: DeliveryStatus.RECEIVED,
+      lastError: 'EffectDispatchError: PutEvents entry failed: InternalFailure',
+    });
 
     await h.pollUntil(handler, processed(keyOf(pending[0])));
 
@@ -252,7 +255,7 @@ describe('the row is the outbox: an intent is never lost and never becomes a sec
 
     // What the dead worker left: the decision, its lease, no effect.
     expect(await h.result('job-c')).toMatchObject({ taskId: 'tsk_c', eventKey: keyOf(body) });
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSING', attempts: 1 });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSING, attempts: 1 });
     expect(events()).toEqual([]);
 
     const handler = processor();
@@ -263,7 +266,7 @@ describe('the row is the outbox: an intent is never lost and never becomes a sec
     await h.pollUntil(handler, processed(keyOf(body)));
 
     expect(effectKeys()).toEqual([jobKeyOf(PROVIDER, 'job-c', 'tsk_c', 'COMPLETED')]);
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 2 });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner', attempts: 2 });
     expect(await h.takeMessages()).toEqual([]);
   });
 
@@ -281,7 +284,7 @@ describe('the row is the outbox: an intent is never lost and never becomes a sec
     expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
 
     expect(effectKeys()).toEqual([jobKeyOf(PROVIDER, 'job-s', 'tsk_s', 'COMPLETED')]);
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner' });
   });
 
   test('a worker dies after sending, before completing: the retry repeats the same effect, byte for byte', async () => {
@@ -291,7 +294,7 @@ describe('the row is the outbox: an intent is never lost and never becomes a sec
 
     await h.pollOnce(processor({ inbox: worker.inbox(), effects: h.effects(worker.crashAfterSending(busSink)) }));
     expect(events()).toHaveLength(1);
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSING' });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSING });
 
     h.clock.advance(LEASE_MS + 1);
     await h.pollUntil(processor(), processed(keyOf(body)));
@@ -322,7 +325,8 @@ describe('EventBridge throttles and answers in part, the store throttles the com
     expect(await h.pollOnce(handler)).toEqual({ received: 2, failed: 2 });
     expect(fault.injected).toBe(await h.sdkAttempts('eventBridge'));
     expect(eventsOnBus()).toEqual([]);
-    for (const body of bodies) expect(await h.row(keyOf(body))).toMatchObject({ status: 'RECEIVED', attempts: 1, lastError: 'ThrottlingException' });
+    for (const body of bodies)
+      expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.RECEIVED, attempts: 1, lastError: 'ThrottlingException' });
     expect(h.capture.metric(MetricName.EFFECT_FAILURES, PROVIDER)).toBe(2);
 
     for (const body of bodies) await h.pollUntil(handler, processed(keyOf(body)));
@@ -342,7 +346,7 @@ describe('EventBridge throttles and answers in part, the store throttles the com
 
     expect(await h.pollOnce(handler)).toEqual({ received: 3, failed: 1 });
     const released = [];
-    for (const body of bodies) if ((await h.row(keyOf(body)))?.status !== 'PROCESSED') released.push(body);
+    for (const body of bodies) if ((await h.row(keyOf(body)))?.status !== DeliveryStatus.PROCESSED) released.push(body);
     expect(released).toHaveLength(1);
     expect(await h.row(keyOf(released[0]))).toMatchObject({ lastError: 'EffectDispatchError: PutEvents entry failed: ThrottlingException' });
 
@@ -365,7 +369,7 @@ describe('EventBridge throttles and answers in part, the store throttles the com
 
     expect(await h.pollOnce(handler)).toEqual({ received: 1, failed: 1 });
     expect(eventsOnBus()).toHaveLength(1);
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'RECEIVED', lastError: 'ProvisionedThroughputExceededException' });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.RECEIVED, lastError: 'ProvisionedThroughputExceededException' });
 
     await h.pollUntil(handler, processed(keyOf(body)));
     // At least once, as docs/EFFECTS.md says: the same key twice, one decision, one completion.
@@ -422,7 +426,7 @@ describe('the user’s own processing function', () => {
     const keys = fx.invocationsOf(functionName).map((payload) => (payload as { detail: { effectKey: string } }).detail.effectKey);
     expect(keys).toEqual(Array(3).fill(jobKeyOf(PROVIDER, 'job-f', 'tsk_f', 'COMPLETED')));
     expect(effectKeys()).toEqual([keys[0]]);
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 3 });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner', attempts: 3 });
     expect(h.capture.metric(MetricName.EFFECT_FAILURES, PROVIDER)).toBe(2);
     expect(h.capture.metric(MetricName.EFFECTS_DISPATCHED, PROVIDER)).toBe(1);
     expect(h.capture.metric(MetricName.WINNER_CHANGED, PROVIDER)).toBe(1);
@@ -436,14 +440,14 @@ describe('the user’s own processing function', () => {
     await accept(body);
     const handler = processor({ effects: h.effects(sink) });
 
-    await h.pollUntil(handler, async () => (await h.row(keyOf(body)))?.status === 'DEAD');
+    await h.pollUntil(handler, async () => (await h.row(keyOf(body)))?.status === DeliveryStatus.DEAD);
     const deadLettered: string[] = [];
     await h.pollUntil(handler, async () => deadLettered.push(...(await h.takeMessages(h.deadLetterQueueUrl))) > 0, 5);
 
     expect(deadLettered).toEqual([keyOf(body)]);
     const row = await h.row(keyOf(body));
     expect(row).toMatchObject({
-      status: 'DEAD',
+      status: DeliveryStatus.DEAD,
       attempts: MAX_RECEIVE_COUNT,
       // Only the error type: the function's message could carry content.
       lastError: 'EffectDispatchError: the processing function failed (Unhandled: DownstreamUnavailable)',
@@ -486,7 +490,7 @@ describe('a decided winner whose effect never went out', () => {
       throw Object.assign(new Error('downstream down'), { name: 'DownstreamUnavailable' });
     });
     const failingProcessor = processor({ providers: [config], effects: h.effects(failing) });
-    await h.pollUntil(failingProcessor, async () => (await h.row(key))?.status === 'DEAD');
+    await h.pollUntil(failingProcessor, async () => (await h.row(key))?.status === DeliveryStatus.DEAD);
     expect(await h.result(jobId, 'echonova')).toMatchObject({ taskId: jobId, version: 1 });
     expect(events()).toEqual([]);
 
@@ -508,7 +512,7 @@ describe('a decided winner whose effect never went out', () => {
       detail: { eventKey: key, effectKey: jobKeyOf('echonova', jobId, jobId, 'COMPLETED'), resultVersion: 1, response: body },
     });
     expect(h.capture.logs('processed').at(-1)).toMatchObject({ offer: 'already_won' });
-    expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
+    expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner' });
   });
 });
 
@@ -542,7 +546,7 @@ describe('providers without job semantics: one effect per event', () => {
       detail: { provider: 'stripe', eventId: id, eventKey: `stripe#${id}`, effectKey: eventKeyOf('stripe', id), payload: JSON.parse(body) },
     });
     expect(events()[0].detail).not.toHaveProperty('jobKey');
-    expect(await h.row(`stripe#${id}`)).toMatchObject({ status: 'PROCESSED', outcome: 'event' });
+    expect(await h.row(`stripe#${id}`)).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'event' });
   });
 
   test('Echonova: job.completed is a job result, spending.* an event, job.started (not final: answered at the edge, never stored) nothing', async () => {
@@ -626,7 +630,7 @@ describe('content too large for an event travels by reference to the body bucket
 
     expect(await h.pollOnce(processor())).toEqual({ received: 1, failed: 1 });
 
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'RECEIVED', lastError: expect.stringContaining('no body bucket is configured') });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.RECEIVED, lastError: expect.stringContaining('no body bucket is configured') });
     expect(events()).toEqual([]);
   });
 

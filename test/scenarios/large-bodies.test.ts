@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { MetricName } from '../../lib/contract';
+import { DeliveryStatus, MetricName } from '../../lib/contract';
 import { bodyObjectKey, responseObjectKey } from '../../lambda/shared/stores/body-store';
 import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
 import { createBodyBucket } from '../../local/provision';
@@ -54,12 +54,12 @@ describe('bodies too large for a row go to S3 and come back byte for byte', () =
 
     const digest = sha256Hex(body);
     const row = await h.row(keyOf(body));
-    expect(row).toMatchObject({ bodyRef: bodyObjectKey(PROVIDER, digest), digest, status: 'RECEIVED' });
+    expect(row).toMatchObject({ bodyRef: bodyObjectKey(PROVIDER, digest), digest, status: DeliveryStatus.RECEIVED });
     expect(row).not.toHaveProperty('body');
     expect((await bodies.get(row!.bodyRef as string)).equals(Buffer.from(body))).toBe(true);
 
     expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner' });
     // The result is as large as the body: it lives in S3 too, and the item points at it.
     const result = await h.result(`job-${size}`);
     const response = JSON.stringify(JSON.parse(body).response);

@@ -6,7 +6,7 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Env, MetricName } from '../../lib/contract';
+import { DeliveryStatus, Env, MetricName } from '../../lib/contract';
 import { bodyObjectKey, responseObjectKey } from '../../lambda/shared/stores/body-store';
 import { createBodyBucket } from '../../local/provision';
 import { BundleHost } from '../support/bundle-host';
@@ -69,11 +69,11 @@ test('a signed delivery is accepted by the bundled verifier and processed by the
 
   expect(answerOf(await verifier(h.signed(body)))).toEqual({ statusCode: 202, result: 'accepted' });
   expect(answerOf(await verifier(h.signed(body)))).toEqual({ statusCode: 200, result: 'duplicate' });
-  expect(await h.row(keyOf(body))).toMatchObject({ status: 'RECEIVED' });
+  expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.RECEIVED });
 
   expect(await h.drain(processor)).toEqual({ received: 1, failed: 0 });
 
-  expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 1 });
+  expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner', attempts: 1 });
   expect(await h.result('job-bundle')).toMatchObject({ taskId: taskIdOf(body), status: 'COMPLETED', version: 1 });
   expect(await reconciler()).toMatchObject({ swept: 0, checked: 0, overdue: 0 });
 
@@ -100,14 +100,14 @@ test('a body too large for its row goes to S3 through the client the bundles loa
 
     expect(answerOf(await verifier(h.signed(body)))).toEqual({ statusCode: 202, result: 'accepted' });
     const row = await h.row(keyOf(body));
-    expect(row).toMatchObject({ bodyRef: bodyObjectKey(PROVIDER, sha256Hex(body)), status: 'RECEIVED' });
+    expect(row).toMatchObject({ bodyRef: bodyObjectKey(PROVIDER, sha256Hex(body)), status: DeliveryStatus.RECEIVED });
     expect(row).not.toHaveProperty('body');
     const stored = await s3.send(new GetObjectCommand({ Bucket: h.names.bodyBucket, Key: row!.bodyRef as string }));
     expect(await stored.Body!.transformToString('utf8')).toBe(body);
 
     // The processor reads the body back from S3, and stores the result there too (larger than 1 KiB).
     expect(await h.drain(processor)).toEqual({ received: 1, failed: 0 });
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner' });
     const response = JSON.stringify(JSON.parse(body).response);
     expect(await h.result('job-bundle-large')).toMatchObject({ taskId: taskIdOf(body), responseRef: responseObjectKey(PROVIDER, sha256Hex(response)) });
   } finally {

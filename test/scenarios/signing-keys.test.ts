@@ -6,7 +6,7 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { AdapterKind, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
-import { hmacRuntimeSettings } from '../../lib/runtime-config';
+import { hmacRuntimeSettings } from '../../lib/private/provider-runtime';
 import { answerOf, apiGatewayEvent, InboxHarness, SecretsFixture } from '../support/inbox-fixture';
 import { HeaderMap, textSecret } from '../support/senders';
 

@@ -41,7 +41,7 @@ import { createReconciler, ReconcilerDependencies } from '../../lambda/reconcile
 import { LambdaFunctionSink } from '../../lambda/shared/effects/function-sink';
 import { DispatchOutcome, EffectSink, EventBridgeSink } from '../../lambda/shared/effects/sinks';
 import { Effect } from '../../lambda/shared/effects/assembler';
-import { deliveryKey, DynamoDbInboxStore, InboxStore } from '../../lambda/shared/stores/inbox-store';
+import { deliveryKey, DynamoDbInboxStore, InboxStore } from '../../lambda/shared/stores/inbox';
 import { DynamoDbResultsStore, resultKey } from '../../lambda/shared/stores/results-store';
 import { MIN_MISS_REFRESH_MS, SecretCache, SecretsManagerReader, SecretVersion, SecretVersionReader } from '../../lambda/shared/signatures/secrets';
 import { decodeStandardWebhooksSecret, signStandardWebhooks } from '../../lambda/shared/signatures/standard-webhooks';
@@ -52,7 +52,7 @@ import { verifierDependenciesFromEnv } from '../../lambda/verifier/from-env';
 import { processorDependenciesFromEnv } from '../../lambda/processor/from-env';
 import { reconcilerDependenciesFromEnv } from '../../lambda/reconciler/from-env';
 import { HandlerRuntime } from '../../lambda/shared/runtime/handler-runtime';
-import { handlerEnvironments, HandlerEnvironments, handlerSettingsWithDefaults } from '../../lib/handler-environment';
+import { handlerEnvironments, HandlerEnvironments, handlerSettingsWithDefaults } from '../../lib/private/handler-environment';
 import { EventBridgeStandIn } from '../../local/eventbridge-stand-in';
 import type { FaultProxy } from '../../local/fault-proxy';
 import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';

@@ -9,11 +9,11 @@
  */
 import * as fc from 'fast-check';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { MetricName, ProviderRuntimeConfig } from '../../lib/contract';
+import { DeliveryStatus, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
 import { ProviderAdapter } from '../../lambda/shared/providers/adapter';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
 import { HTTP_STATUS } from '../../lambda/shared/runtime/http';
-import { deliveryKey } from '../../lambda/shared/stores/inbox-store';
+import { deliveryKey } from '../../lambda/shared/stores/inbox';
 import { SigningKey } from '../../lambda/shared/signatures/signing-key';
 import { Answer, answerOf, apiGatewayEvent, EventOptions, InboxHarness, Item, SecretsFixture, sha256Hex } from './inbox-fixture';
 import { flipByte, HeaderMap, oddJson, tamperSignature, UNICODE_NOTE } from './senders';
@@ -180,7 +180,7 @@ export class PresetBench {
   async expectStored(body: Buffer, headers: HeaderMap): Promise<Item> {
     const eventId = this.spec.eventId(body, headers);
     const row = await this.row(eventId);
-    expect(row).toMatchObject({ pk: this.key(eventId), digest: sha256Hex(body), status: 'RECEIVED' });
+    expect(row).toMatchObject({ pk: this.key(eventId), digest: sha256Hex(body), status: DeliveryStatus.RECEIVED });
     expect((row!.body as Buffer).equals(body)).toBe(true);
     expectNoSignatureIn(row!.meta as Record<string, string>, headers[this.spec.signatureHeader]);
     return row!;

@@ -4,7 +4,7 @@ import { BodyStore, bodyObjectKey, resourceObjectKey, responseObjectKey } from '
 import { sha256Hex } from '../runtime/digest';
 import { ConfigurationError } from '../runtime/errors';
 import { nestsDeeperThan } from '../runtime/json-depth';
-import { StoredDelivery } from '../stores/inbox-store';
+import { StoredDelivery } from '../stores/inbox';
 import { winnerOrder } from '../winner-order';
 
 /**

@@ -107,8 +107,3 @@ export function verifyHmac(
   }
   return { ok: false, reason: 'bad_signature', detail: `header ${spec.signatureHeader} matches no signing secret` };
 }
-
-/** The header value a sender under this scheme writes (the simulated providers and tests use it). */
-export function signHmac(key: Buffer, spec: HmacSchemeSpec, body: Buffer, values: { timestamp?: string; id?: string }): string {
-  return `${spec.prefix}${hmacOf(key, spec, body, values).toString(spec.encoding)}`;
-}

@@ -1,6 +1,6 @@
 import { BodyPrefix, Env } from '../../../lib/contract';
 import { onFirstUse } from '../runtime/on-first-use';
-import type { BodyLocation } from './inbox-store';
+import type { BodyLocation } from './inbox';
 
 /**
  * Where bodies (and results) too large for a DynamoDB item live. Objects are keyed by content

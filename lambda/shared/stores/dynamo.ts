@@ -1,6 +1,16 @@
-import { AttributeValue, DynamoDBClient, QueryCommand, QueryCommandInput, QueryCommandOutput, ScanCommand, ScanCommandInput } from '@aws-sdk/client-dynamodb';
+import {
+  AttributeValue,
+  DynamoDBClient,
+  PutItemCommand,
+  QueryCommand,
+  QueryCommandInput,
+  QueryCommandOutput,
+  ScanCommand,
+  ScanCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import { AwaitingIndex, InboxAttr, PendingIndex } from '../../../lib/contract';
 import { allShards } from '../runtime/digest';
+import { isConditionalCheckFailed } from '../runtime/errors';
 
 /** DynamoDB attribute values, written by hand to keep the handler bundles free of lib-dynamodb. */
 export const S = (value: string): AttributeValue => ({ S: value });
@@ -8,6 +18,33 @@ export const N = (value: number): AttributeValue => ({ N: String(value) });
 export const stringMap = (values: Record<string, string>): AttributeValue => ({
   M: Object.fromEntries(Object.entries(values).map(([name, value]) => [name, S(value)])),
 });
+
+/**
+ * Writes an item unless one with its partition key exists: true when written, false when one was
+ * there (and nothing is changed). One conditional PutItem, safe to repeat.
+ */
+export async function putIfAbsent(
+  client: DynamoDBClient,
+  tableName: string,
+  item: Record<string, AttributeValue>,
+  options: { abortSignal?: AbortSignal } = {},
+): Promise<boolean> {
+  try {
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': InboxAttr.PK },
+      }),
+      options,
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
 
 /** The clauses, names and values of an update that writes a value held in one of several forms. */
 export interface FormReplacement {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { AttributeValue, DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { InboxAttr as A, RejectionKey } from '../../../lib/contract';
 import { isConditionalCheckFailed } from '../runtime/errors';
-import { N, queryPages, S } from './dynamo';
+import { N, putIfAbsent, queryPages, S } from './dynamo';
 
 /**
  * A request refused at the authenticity check, as kept for an operator: what was refused and
@@ -110,19 +110,7 @@ export class DynamoDbRejectionStore implements RejectionStore {
       ...(record.sourceHash ? { [A.SOURCE_HASH]: S(record.sourceHash) } : {}),
     };
     // A repeated request id (a direct re-invocation) keeps the first record.
-    try {
-      await this.client.send(
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': A.PK },
-        }),
-        options,
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+    await putIfAbsent(this.client, this.tableName, item, options);
   }
 
   async sourceHashKey(options: CallOptions = {}): Promise<Buffer> {
@@ -132,20 +120,7 @@ export class DynamoDbRejectionStore implements RejectionStore {
     const existing = await read();
     if (existing) return Buffer.from(existing);
     const created = randomBytes(32);
-    try {
-      await this.client.send(
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: { ...key, [A.HASH_KEY]: { B: created } },
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': A.PK },
-        }),
-        options,
-      );
-      return created;
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+    if (await putIfAbsent(this.client, this.tableName, { ...key, [A.HASH_KEY]: { B: created } }, options)) return created;
     // Another instance created it first: use that one.
     const winner = await read();
     if (!winner) throw new Error('the source-hash key vanished');

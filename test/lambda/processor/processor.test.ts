@@ -1,7 +1,7 @@
 import { deflateRawSync } from 'node:zlib';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { Defaults, MetricName } from '../../../lib/contract';
-import { DynamoDbInboxStore, InboxStore } from '../../../lambda/shared/stores/inbox-store';
+import { Defaults, DeliveryStatus, MetricName } from '../../../lib/contract';
+import { DynamoDbInboxStore, InboxStore } from '../../../lambda/shared/stores/inbox';
 import type { DispatchOutcome, EffectSink } from '../../../lambda/shared/effects/sinks';
 import type { AwsCall } from '../../../local/fault-proxy';
 import {
@@ -74,8 +74,8 @@ describe('results are decided by rule, not by arrival', () => {
     });
     expect(JSON.parse(result!.response as string)).toEqual(JSON.parse(later).response);
     expect(await h.resultItems()).toHaveLength(1);
-    expect(await h.row(keyOf(earlier))).toMatchObject({ status: 'PROCESSED', outcome: version === 1 ? 'superseded' : 'winner' });
-    expect(await h.row(keyOf(later))).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
+    expect(await h.row(keyOf(earlier))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: version === 1 ? 'superseded' : 'winner' });
+    expect(await h.row(keyOf(later))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner' });
   });
 
   test('a FAILED task created later never replaces a COMPLETED one', async () => {
@@ -85,7 +85,7 @@ describe('results are decided by rule, not by arrival', () => {
     await deliverInOrder([completed, failedLater]);
 
     expect(await h.result('job-1')).toMatchObject({ taskId: 'tsk_ok', status: 'COMPLETED', version: 1 });
-    expect(await h.row(keyOf(failedLater))).toMatchObject({ status: 'PROCESSED', outcome: 'superseded' });
+    expect(await h.row(keyOf(failedLater))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'superseded' });
   });
 
   test('a COMPLETED task arriving after a FAILED one replaces it, even when created earlier', async () => {
@@ -123,7 +123,7 @@ describe('results are decided by rule, not by arrival', () => {
     ];
     await deliverInOrder([first, second]);
 
-    for (const body of [first, second]) expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
+    for (const body of [first, second]) expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner' });
     const items = await h.resultItems();
     expect(items).toHaveLength(1);
     // The documented form: the provider, then sha256 of the job key in hex.
@@ -145,11 +145,11 @@ describe('one malformed row never blocks its batch', () => {
     expect(await h.pollOnce(processor())).toEqual({ received: 4, failed: 1 });
 
     for (const body of good) {
-      expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner' });
+      expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner' });
       expect(await h.result(JSON.parse(body).task.idempotencyKey)).toMatchObject({ taskId: taskIdOf(body) });
     }
     const row = await h.row(keyOf(poison));
-    expect(row).toMatchObject({ status: 'RECEIVED', attempts: 1, lastError: expect.stringContaining('task.createdAt') });
+    expect(row).toMatchObject({ status: DeliveryStatus.RECEIVED, attempts: 1, lastError: expect.stringContaining('task.createdAt') });
     expect(row).not.toHaveProperty('leaseOwner');
     expect(row).toHaveProperty('pendingShard');
     expect(await h.resultItems()).toHaveLength(3);
@@ -163,19 +163,19 @@ describe('one malformed row never blocks its batch', () => {
     await accept(good);
     const handler = processor();
 
-    await h.pollUntil(handler, async () => (await h.row(keyOf(poison)))?.status === 'DEAD');
+    await h.pollUntil(handler, async () => (await h.row(keyOf(poison)))?.status === DeliveryStatus.DEAD);
     // The receive after the last failed one moves the message to the DLQ.
     const deadLettered: string[] = [];
     await h.pollUntil(handler, async () => deadLettered.push(...(await h.takeMessages(h.deadLetterQueueUrl))) > 0, 5);
 
     expect(deadLettered).toEqual([keyOf(poison)]);
     expect(await h.row(keyOf(poison))).toMatchObject({
-      status: 'DEAD',
+      status: DeliveryStatus.DEAD,
       attempts: MAX_RECEIVE_COUNT,
       lastError: 'MalformedDeliveryError: task.createdAt: is not an ISO-8601 date and time with a zone',
     });
     expect(await h.row(keyOf(poison))).not.toHaveProperty('pendingShard');
-    expect(await h.row(keyOf(good))).toMatchObject({ status: 'PROCESSED' });
+    expect(await h.row(keyOf(good))).toMatchObject({ status: DeliveryStatus.PROCESSED });
     expect(await h.takeMessages()).toEqual([]);
     expect(h.capture.metric(MetricName.DEAD_LETTERED, PROVIDER)).toBe(1);
     expect(h.capture.metric(MetricName.PROCESSING_FAILED, PROVIDER)).toBe(MAX_RECEIVE_COUNT);
@@ -196,7 +196,7 @@ describe('one malformed row never blocks its batch', () => {
 
     expect(await h.pollOnce(h.processor({ maxReceiveCount: 1, effects: h.effects(sink) }))).toEqual({ received: 2, failed: 1 });
 
-    expect(await h.row(keyOf(poison))).toMatchObject({ status: 'DEAD' });
+    expect(await h.row(keyOf(poison))).toMatchObject({ status: DeliveryStatus.DEAD });
     expect(deadCountedAtDispatch).toBe(1);
     expect(h.capture.metric(MetricName.DEAD_LETTERED, PROVIDER)).toBe(1);
     expect(h.capture.metric(MetricName.PROCESSED, PROVIDER)).toBe(1);
@@ -206,7 +206,7 @@ describe('one malformed row never blocks its batch', () => {
     await storeUncheckedRow(h, poison);
     h.clock.advance(10 * 60_000);
     expect(await h.pollOnce(processor())).toEqual({ received: 1, failed: 1 });
-    expect(await h.row(keyOf(poison))).toMatchObject({ status: 'RECEIVED', pendingSince: h.clock.now() });
+    expect(await h.row(keyOf(poison))).toMatchObject({ status: DeliveryStatus.RECEIVED, pendingSince: h.clock.now() });
 
     const sweepAfterMs = 5 * 60_000;
     expect(await h.reconciler({ sweepAfterMs })()).toMatchObject({ swept: 0 });
@@ -229,7 +229,7 @@ describe('a row whose invocations die', () => {
     await accept(body);
     const key = keyOf(body);
     await dieHolding(key, MAX_RECEIVE_COUNT);
-    expect(await h.row(key)).toMatchObject({ status: 'PROCESSING', attempts: MAX_RECEIVE_COUNT });
+    expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSING, attempts: MAX_RECEIVE_COUNT });
 
     // The delivery's own message, still in the queue, finds it out of attempts: whichever message carries it, the cap is the row's.
     const handler = processor();
@@ -240,7 +240,7 @@ describe('a row whose invocations die', () => {
     expect(deadLettered).toEqual([expect.stringContaining(key)]);
 
     const dead = await h.row(key);
-    expect(dead).toMatchObject({ status: 'DEAD', attempts: MAX_RECEIVE_COUNT, lastError: expect.stringMatching(/^AttemptsExhausted: /) });
+    expect(dead).toMatchObject({ status: DeliveryStatus.DEAD, attempts: MAX_RECEIVE_COUNT, lastError: expect.stringMatching(/^AttemptsExhausted: /) });
     expect(dead).not.toHaveProperty('pendingShard');
     expect(dead).not.toHaveProperty('leaseOwner');
     expect(h.capture.metric(MetricName.DEAD_LETTERED, PROVIDER)).toBe(1);
@@ -260,20 +260,20 @@ describe('a row whose invocations die', () => {
     const untilDeadLettered = (count: number) =>
       h.pollUntil(handler, async () => deadLettered.push(...(await h.takeMessages(h.deadLetterQueueUrl))) >= count, 8);
     await untilDeadLettered(1);
-    expect(await h.row(key)).toMatchObject({ status: 'DEAD' });
+    expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.DEAD });
 
     await h.queue.enqueue([key, key]);
     await untilDeadLettered(3);
     expect(deadLettered).toHaveLength(3);
-    expect(await h.row(key)).toMatchObject({ status: 'DEAD', attempts: MAX_RECEIVE_COUNT });
+    expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.DEAD, attempts: MAX_RECEIVE_COUNT });
     expect(h.capture.metric(MetricName.DEAD_LETTERED, PROVIDER)).toBe(1);
     expect(await h.takeMessages()).toEqual([]);
 
     // The operator's replay (webhook-inbox replay --event) puts it back with a fresh budget of attempts.
-    expect(await new DynamoDbInboxStore(h.dynamodb, h.names.inboxTable).revive(key, 'DEAD', h.clock.now())).toBe(true);
+    expect(await new DynamoDbInboxStore(h.dynamodb, h.names.inboxTable).revive(key, DeliveryStatus.DEAD, h.clock.now())).toBe(true);
     await h.queue.enqueue([key]);
     expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
-    expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 1 });
+    expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner', attempts: 1 });
   });
 });
 
@@ -288,14 +288,14 @@ describe('processing is idempotent and parallel-safe', () => {
 
     // While the lease holds, the message is handed back to the queue untouched.
     expect(await h.drain(handler)).toEqual({ received: 1, failed: 1 });
-    expect(await h.row(key)).toMatchObject({ status: 'PROCESSING', leaseOwner: 'crashed-worker', attempts: 1 });
+    expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSING, leaseOwner: 'crashed-worker', attempts: 1 });
     expect(await h.result('job-crash')).toBeUndefined();
 
     // Past the lease, the redelivered message claims and completes the row.
     h.clock.advance(LEASE_MS + 1);
-    await h.pollUntil(handler, async () => (await h.row(key))?.status === 'PROCESSED');
+    await h.pollUntil(handler, async () => (await h.row(key))?.status === DeliveryStatus.PROCESSED);
 
-    expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 2, processedAt: h.clock.now() });
+    expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner', attempts: 2, processedAt: h.clock.now() });
     expect(await h.row(key)).not.toHaveProperty('leaseOwner');
     expect(await h.result('job-crash')).toMatchObject({ taskId: taskIdOf(body), version: 1 });
     expect(await h.takeMessages()).toEqual([]);
@@ -313,7 +313,7 @@ describe('processing is idempotent and parallel-safe', () => {
     await h.pollUntil(handler, async () => h.capture.logs('lease held by another worker; message dropped on its last receive').length > 0);
     expect(await h.takeMessages(h.deadLetterQueueUrl)).toEqual([]);
     expect(await h.takeMessages()).toEqual([]);
-    expect(await h.row(key)).toMatchObject({ status: 'PROCESSING', leaseOwner: 'busy-worker' });
+    expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSING, leaseOwner: 'busy-worker' });
     expect(h.capture.metric(MetricName.DEAD_LETTERED, PROVIDER)).toBe(0);
   });
 
@@ -338,7 +338,7 @@ describe('processing is idempotent and parallel-safe', () => {
     expect(await h.row(keyOf(body))).toEqual(processed);
     expect(await h.result('job-again')).toEqual(result);
     expect(h.capture.metric(MetricName.PROCESSED, PROVIDER)).toBe(1);
-    expect(h.capture.logs('row already settled')).toMatchObject([{ status: 'PROCESSED' }]);
+    expect(h.capture.logs('row already settled')).toMatchObject([{ status: DeliveryStatus.PROCESSED }]);
   });
 
   test('two processors draining one burst concurrently process every row exactly once', async () => {
@@ -351,7 +351,7 @@ describe('processing is idempotent and parallel-safe', () => {
 
     expect(reports.reduce((sum, r) => sum + r.received, 0)).toBeGreaterThanOrEqual(60);
     for (const body of bodies) {
-      expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED' });
+      expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED });
       expect(await h.result(JSON.parse(body).task.idempotencyKey)).toMatchObject({ version: 1 });
     }
     expect(h.capture.metric(MetricName.PROCESSED, PROVIDER)).toBe(30);
@@ -363,7 +363,7 @@ describe('processing is idempotent and parallel-safe', () => {
     await storeUncheckedRow(h, body);
     expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
 
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'no_final_result' });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'no_final_result' });
     expect(await h.resultItems()).toEqual([]);
   });
 });
@@ -386,7 +386,7 @@ test('a row written before the compact row format (provider and event id attribu
         digest: { S: sha256Hex(body) },
         receivedAt: { N: String(now) },
         meta: { M: { 'content-type': { S: 'application/json' } } },
-        status: { S: 'RECEIVED' },
+        status: { S: DeliveryStatus.RECEIVED },
         attempts: { N: '0' },
         expiresAt: { N: String(Math.floor(now / 1000) + 86_400) },
         pendingShard: { S: 'p00' },
@@ -398,7 +398,7 @@ test('a row written before the compact row format (provider and event id attribu
   await h.queue.enqueue([key]);
   expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
 
-  expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'winner', digest: sha256Hex(body) });
+  expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner', digest: sha256Hex(body) });
   const result = await h.result('job-before');
   expect(result).toMatchObject({ taskId: 'tsk_before', eventKey: key, status: 'COMPLETED' });
   expect(JSON.parse(result!.response as string)).toEqual(JSON.parse(body).response);
@@ -429,7 +429,7 @@ describe('completing a batch', () => {
    */
   async function expectCompleted(body: string): Promise<void> {
     const row = await h.row(keyOf(body));
-    expect(row).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 1, processedAt: h.clock.now(), digest: sha256Hex(body) });
+    expect(row).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner', attempts: 1, processedAt: h.clock.now(), digest: sha256Hex(body) });
     expect(row).toMatchObject({ pendingShard: expect.stringMatching(/^p\d\d$/), pendingSince: row!.receivedAt });
     for (const gone of ['leaseOwner', 'leaseUntil', 'lastError']) expect(row).not.toHaveProperty(gone);
     expect(await h.inbox.claim(keyOf(body), 'late', h.clock.now() + LEASE_MS * 10, LEASE_MS, MAX_RECEIVE_COUNT)).toBeUndefined();
@@ -478,13 +478,13 @@ describe('AWS throttles and answers batches in part (injected by the fault proxy
     expect(await h.pollOnce(handler)).toEqual({ received: 2, failed: 1 });
     expect(fault.injected).toBe(await h.sdkAttempts('dynamodb'));
     // Nothing was taken: the row waits for its message as it was.
-    expect(await h.row(keyOf(throttled))).toMatchObject({ status: 'RECEIVED', attempts: 0 });
-    expect(await h.row(keyOf(other))).toMatchObject({ status: 'PROCESSED' });
+    expect(await h.row(keyOf(throttled))).toMatchObject({ status: DeliveryStatus.RECEIVED, attempts: 0 });
+    expect(await h.row(keyOf(other))).toMatchObject({ status: DeliveryStatus.PROCESSED });
     expect(h.capture.logs('claim failed')).toMatchObject([{ error: 'ProvisionedThroughputExceededException', receiveCount: 1 }]);
     expect(h.capture.metric(MetricName.PROCESSING_FAILED, PROVIDER)).toBe(1);
 
-    await h.pollUntil(handler, async () => (await h.row(keyOf(throttled)))?.status === 'PROCESSED');
-    expect(await h.row(keyOf(throttled))).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 1 });
+    await h.pollUntil(handler, async () => (await h.row(keyOf(throttled)))?.status === DeliveryStatus.PROCESSED);
+    expect(await h.row(keyOf(throttled))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner', attempts: 1 });
     expect(h.capture.logs('processed')).toHaveLength(2);
     expect(h.capture.metric(MetricName.WINNER_CHANGED, PROVIDER)).toBe(2);
   });
@@ -497,11 +497,11 @@ describe('AWS throttles and answers batches in part (injected by the fault proxy
     const handler = processor();
 
     expect(await h.pollOnce(handler)).toEqual({ received: 1, failed: 1 });
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'RECEIVED', attempts: 1, lastError: 'ProvisionedThroughputExceededException' });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.RECEIVED, attempts: 1, lastError: 'ProvisionedThroughputExceededException' });
     expect(await h.result('job-offer-throttled')).toBeUndefined();
 
-    await h.pollUntil(handler, async () => (await h.row(keyOf(body)))?.status === 'PROCESSED');
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 2 });
+    await h.pollUntil(handler, async () => (await h.row(keyOf(body)))?.status === DeliveryStatus.PROCESSED);
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner', attempts: 2 });
     expect(await h.result('job-offer-throttled')).toMatchObject({ taskId: taskIdOf(body), version: 1 });
     expect(h.capture.logs('processed')).toMatchObject([{ offer: 'won' }]);
   });
@@ -517,7 +517,7 @@ describe('AWS throttles and answers batches in part (injected by the fault proxy
     expect(fault.injected).toBe(1);
     // The second of the batch came back in UnprocessedItems.
     expect(completions).toEqual(['batch of 3', 'one row']);
-    for (const body of bodies) expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 1 });
+    for (const body of bodies) expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner', attempts: 1 });
     expect(h.capture.logs('processed')).toHaveLength(3);
   });
 
@@ -531,6 +531,6 @@ describe('AWS throttles and answers batches in part (injected by the fault proxy
     expect(await h.drain(h.processor({ maxReceiveCount: MAX_RECEIVE_COUNT, inbox }))).toEqual({ received: 2, failed: 0 });
     expect(completions).toEqual(['batch of 2', 'one row', 'one row']);
     expect(h.capture.logs('batched completion failed; completing one by one')).toMatchObject([{ rows: 2, error: 'ThrottlingException' }]);
-    for (const body of bodies) expect(await h.row(keyOf(body))).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+    for (const body of bodies) expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, attempts: 1 });
   });
 });

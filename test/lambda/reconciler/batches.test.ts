@@ -7,12 +7,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { AdapterKind, Defaults, MetricName, PollingDefaults, PollingRuntimeConfig, ProviderRuntimeConfig } from '../../../lib/contract';
+import {
+  AdapterKind,
+  Defaults,
+  DeliveryStatus,
+  MetricName,
+  PollingDefaults,
+  PollingRuntimeConfig,
+  ProviderRuntimeConfig,
+  SubmissionState,
+} from '../../../lib/contract';
 import { InvalidSubmissionError } from '../../../client';
 import { LedgerDependencies } from '../../../lambda/reconciler/ledger';
 import { EventBridgeSink } from '../../../lambda/shared/effects/sinks';
 import { sha256Hex } from '../../../lambda/shared/runtime/digest';
-import { InboxStore } from '../../../lambda/shared/stores/inbox-store';
+import { InboxStore } from '../../../lambda/shared/stores/inbox';
 import { SubmissionStore } from '../../../lambda/shared/stores/submission-store';
 import { RecordedEvent } from '../../../local/eventbridge-stand-in';
 import { FakeMessageBatchesApi } from '../../../local/fake-message-batches-api';
@@ -108,7 +117,12 @@ describe('recording a batch', () => {
     expect(chunks.map((item) => item.sk).sort()).toEqual(['children#00000', 'children#00001', 'children#00002']);
     expect(chunks.map((item) => (item.childIds as string[]).length).sort()).toEqual([100, 2000, 2000]);
     expect(new Set(chunks.flatMap((item) => item.childIds as string[]))).toEqual(new Set(customIds));
-    expect(items.find((item) => item.sk === 'submission')).toMatchObject({ submissionKind: 'batch', childCount: 4_100, childChunks: 3, state: 'AWAITING' });
+    expect(items.find((item) => item.sk === 'submission')).toMatchObject({
+      submissionKind: 'batch',
+      childCount: 4_100,
+      childChunks: 3,
+      state: SubmissionState.AWAITING,
+    });
 
     expect(await h.submissionLedger().recordBatch({ provider: BATCHES, batchId: 'msgbatch_big', childIds: customIds })).toMatchObject({
       outcome: 'already_recorded',
@@ -138,7 +152,7 @@ describe('a batch polled to its end', () => {
 
     expect(await reconcile()).toMatchObject({ checked: 1, stillPending: 1, overdue: 0 });
     expect(await h.submission(subKey(batch.id))).toMatchObject({
-      state: 'AWAITING',
+      state: SubmissionState.AWAITING,
       lastCheck: 'pending:in_progress',
       batchStatus: 'in_progress',
       batchExpiresAt: batch.createdAt + 86_400_000,
@@ -153,7 +167,7 @@ describe('a batch polled to its end', () => {
     expect([...rows.keys()].sort()).toEqual([...customIds].sort());
     for (const id of customIds) {
       const row = rows.get(id)!;
-      expect(row).toMatchObject({ pk: childKey(batch.id, id), status: 'RECEIVED', recovered: true });
+      expect(row).toMatchObject({ pk: childKey(batch.id, id), status: DeliveryStatus.RECEIVED, recovered: true });
       expect((bodyOf(row).result as { type: string }).type).toBe(errored.includes(id) ? 'errored' : 'succeeded');
     }
     const summary = bodyOf((await h.row(summaryKey(batch.id)))!);
@@ -166,7 +180,7 @@ describe('a batch polled to its end', () => {
       unexpected: 0,
     });
     expect(await h.submission(subKey(batch.id))).toMatchObject({
-      state: 'RECOVERED',
+      state: SubmissionState.RECOVERED,
       lastCheck: 'batch_partial',
       resultsDone: true,
       resultsRead: customIds.length,
@@ -256,8 +270,8 @@ describe('a batch polled to its end', () => {
     await h.submissionLedger().recordBatch({ provider: BATCHES, batchId: 'msgbatch_unknown', childIds: ids(4) });
     h.clock.advance(HORIZON_MS);
     expect(await reconcile()).toMatchObject({ checked: 2, unavailable: 2, unknown: 0 });
-    expect(await h.submission(subKey(batch.id))).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'results_not_found' });
-    expect(await h.submission(subKey('msgbatch_unknown'))).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'not_found' });
+    expect(await h.submission(subKey(batch.id))).toMatchObject({ state: SubmissionState.UNAVAILABLE, lastCheck: 'results_not_found' });
+    expect(await h.submission(subKey('msgbatch_unknown'))).toMatchObject({ state: SubmissionState.UNAVAILABLE, lastCheck: 'not_found' });
     expect(await deliveryRows()).toEqual([]);
     const gone = events().filter((event) => event.detailType === 'ResourceUnavailable');
     expect(gone.map((event) => [event.detail.taskId, event.detail.reason, event.detail.childCount, event.detail.childrenRead]).sort()).toEqual([
@@ -274,7 +288,7 @@ describe('a batch polled to its end', () => {
     h.clock.advance(HORIZON_MS);
     expect(await reconcile()).toMatchObject({ checked: 1, overdue: 0, recovered: 0 });
     expect(await h.submission(subKey(batch.id))).toMatchObject({
-      state: 'AWAITING',
+      state: SubmissionState.AWAITING,
       lastCheck: 'reading_results',
       resultsRead: PAGE * Defaults.BATCH_RESULT_PAGES_PER_RUN,
     });
@@ -304,7 +318,11 @@ describe("a batch's deadline: when its results stop being readable", () => {
     api.inject(500, { after: 2, times: 1_000_000 });
     h.clock.advance(HORIZON_MS);
     expect(await reconcile()).toMatchObject({ checked: 1, pollErrors: 1, overdue: 1, nearDeadline: 0 });
-    expect(await h.submission(subKey(batch.id))).toMatchObject({ state: 'AWAITING', resultsRead: PAGE, batchExpiresAt: batch.createdAt + EXPIRY_MS });
+    expect(await h.submission(subKey(batch.id))).toMatchObject({
+      state: SubmissionState.AWAITING,
+      resultsRead: PAGE,
+      batchExpiresAt: batch.createdAt + EXPIRY_MS,
+    });
 
     // The provider's expires_at, one expiry after creation, puts the results deadline 29 days after creation.
     const deadline = batch.createdAt + RESULTS_KEPT_MS;
@@ -320,7 +338,7 @@ describe("a batch's deadline: when its results stop being readable", () => {
 
     h.clock.set(deadline);
     expect(await reconcile()).toMatchObject({ checked: 1, unavailable: 1, nearDeadline: 0 });
-    expect(await h.submission(subKey(batch.id))).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'deadline_passed' });
+    expect(await h.submission(subKey(batch.id))).toMatchObject({ state: SubmissionState.UNAVAILABLE, lastCheck: 'deadline_passed' });
     expect(unavailable().map((event) => event.detail)).toEqual([
       expect.objectContaining({
         provider: BATCHES,
@@ -344,7 +362,7 @@ describe("a batch's deadline: when its results stop being readable", () => {
     api.end(batch.id);
     h.clock.set(batch.createdAt + RESULTS_KEPT_MS + 1000);
     expect(await reconcile()).toMatchObject({ checked: 1, nearDeadline: 1, overdue: 0, unavailable: 0, recovered: 0 });
-    expect(await h.submission(subKey(batch.id))).toMatchObject({ state: 'AWAITING', lastCheck: 'reading_results' });
+    expect(await h.submission(subKey(batch.id))).toMatchObject({ state: SubmissionState.AWAITING, lastCheck: 'reading_results' });
     expect(await reconcile()).toMatchObject({ checked: 1, recovered: 1, unavailable: 0 });
     expect((await childRows(batch.id)).size).toBe(customIds.length);
     expect(await h.row(summaryKey(batch.id))).toBeDefined();
@@ -395,7 +413,7 @@ describe('a run that dies part-way loses nothing and repeats nothing', () => {
     };
     await expect(reconcile({ submissions: dyingCursor })).rejects.toThrow(RunDied);
     expect((await childRows(batch.id)).size).toBe(PAGE * 2);
-    expect(await h.submission(subKey(batch.id))).toMatchObject({ state: 'AWAITING', resultsRead: PAGE });
+    expect(await h.submission(subKey(batch.id))).toMatchObject({ state: SubmissionState.AWAITING, resultsRead: PAGE });
 
     let inserts = 0;
     const dyingInbox: InboxStore = {
@@ -412,7 +430,7 @@ describe('a run that dies part-way loses nothing and repeats nothing', () => {
     const rows = await childRows(batch.id);
     expect(rows.size).toBe(customIds.length);
     expect(await h.submission(subKey(batch.id))).toMatchObject({
-      state: 'RECOVERED',
+      state: SubmissionState.RECOVERED,
       resultsRead: customIds.length,
       childSucceeded: customIds.length - 7,
       childErrored: 7,

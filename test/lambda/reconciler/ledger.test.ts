@@ -7,12 +7,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { AdapterKind, AnswerlineLifecycle, Defaults, Env, MetricName, PollingDefaults, PollingRuntimeConfig, SubmissionState } from '../../../lib/contract';
+import {
+  AdapterKind,
+  AnswerlineLifecycle,
+  Defaults,
+  DeliveryStatus,
+  Env,
+  MetricName,
+  PollingDefaults,
+  PollingRuntimeConfig,
+  SubmissionState,
+} from '../../../lib/contract';
 import { InvalidSubmissionError, ProviderDeadlines } from '../../../client';
 import { EventBridgeSink } from '../../../lambda/shared/effects/sinks';
 import { LedgerDependencies } from '../../../lambda/reconciler/ledger';
 import { shardOf } from '../../../lambda/shared/runtime/digest';
-import { InboxStore } from '../../../lambda/shared/stores/inbox-store';
+import { InboxStore } from '../../../lambda/shared/stores/inbox';
 import { SubmissionStore } from '../../../lambda/shared/stores/submission-store';
 import { FakeAnswerlineApi } from '../../../local/fake-answerline-api';
 import { FakeEchonovaApi } from '../../../local/fake-echonova-api';
@@ -88,7 +98,7 @@ describe('recording a submission', () => {
       idempotencyKey: 'job-1-r2',
       jobRef: `${PROVIDER}#job-1-r2`,
       submittedAt,
-      state: 'AWAITING',
+      state: SubmissionState.AWAITING,
       checks: 0,
       expiresAt: Math.floor(submittedAt / 1000) + Defaults.RETENTION_DAYS * 86_400,
       awaitShard: shardOf(key, 16),
@@ -105,7 +115,7 @@ describe('recording a submission', () => {
     const out = await ledger.recordSubmission({ provider: PROVIDER, idempotencyKey: 'job-timeout' });
     expect(out).toMatchObject({ outcome: 'recorded', key: `ledger:${PROVIDER}#key:job-timeout` });
     const stored = await h.submission(`ledger:${PROVIDER}#key:job-timeout`);
-    expect(stored).toMatchObject({ idempotencyKey: 'job-timeout', state: 'AWAITING' });
+    expect(stored).toMatchObject({ idempotencyKey: 'job-timeout', state: SubmissionState.AWAITING });
     expect(stored).not.toHaveProperty('taskId');
     expect(stored).not.toHaveProperty('jobRef');
     expect(await ledger.recordSubmission({ provider: PROVIDER, idempotencyKey: 'job-timeout' })).toMatchObject({ outcome: 'already_recorded' });
@@ -133,7 +143,7 @@ describe('recording a submission', () => {
       app.send(
         new PutItemCommand({
           TableName: h.names.inboxTable,
-          Item: { pk: { S: `${PROVIDER}#${id}` }, sk: { S: 'delivery' }, status: { S: 'RECEIVED' }, body: { S: '{"forged":true}' } },
+          Item: { pk: { S: `${PROVIDER}#${id}` }, sk: { S: 'delivery' }, status: { S: DeliveryStatus.RECEIVED }, body: { S: '{"forged":true}' } },
         }),
       );
     expectAccessDenied(2);
@@ -170,15 +180,15 @@ test('an outage longer than the retry window: every final result is recovered by
   expect(await reconcile()).toMatchObject({ checked: 10, recovered: 10, overdue: 0, stillPending: 0, pollErrors: 0 });
   expect(h.capture.metric(MetricName.RECOVERED)).toBe(10);
   for (const id of ids) {
-    expect(await h.row(rowKey(id))).toMatchObject({ status: 'RECEIVED', recovered: true });
+    expect(await h.row(rowKey(id))).toMatchObject({ status: DeliveryStatus.RECEIVED, recovered: true });
     expect(await h.row(rowKey(id))).not.toHaveProperty(['meta', 'webhook-inbox-recovered']);
-    expect(await h.submission(subKey(id))).toMatchObject({ state: 'RECOVERED', lastCheck: 'recovered', checks: 1, taskId: id });
+    expect(await h.submission(subKey(id))).toMatchObject({ state: SubmissionState.RECOVERED, lastCheck: 'recovered', checks: 1, taskId: id });
     expect(await h.submission(subKey(id))).not.toHaveProperty('awaitDueAt');
   }
 
   // Enqueued once each, and processed once each by the same processor as a delivery; the job rule holds.
   expect(await h.drain(h.processor())).toEqual({ received: 10, failed: 0 });
-  for (const id of ids) expect(await h.row(rowKey(id))).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+  for (const id of ids) expect(await h.row(rowKey(id))).toMatchObject({ status: DeliveryStatus.PROCESSED, attempts: 1 });
   expect(h.capture.metric(MetricName.PROCESSED)).toBe(10);
   expect(await h.result('job-outage')).toMatchObject({ taskId: retried[0], status: 'COMPLETED' });
   expect(await h.result(api.task(failed[0])!.idempotencyKey!)).toMatchObject({ taskId: retried[0] });
@@ -214,7 +224,7 @@ test('a submission recorded before the ledger prefix existed (`<provider>#<taskI
         provider: { S: PROVIDER },
         taskId: { S: task.id },
         submittedAt: { N: String(submittedAt) },
-        state: { S: 'AWAITING' },
+        state: { S: SubmissionState.AWAITING },
         checks: { N: '0' },
         expiresAt: { N: String(Math.floor(submittedAt / 1000) + 86_400) },
         awaitShard: { S: shardOf(legacyKey, 16) },
@@ -224,7 +234,7 @@ test('a submission recorded before the ledger prefix existed (`<provider>#<taskI
   );
   h.clock.advance(HORIZON_MS);
   expect(await reconcile()).toMatchObject({ checked: 1, recovered: 1, overdue: 0 });
-  expect(await h.submission(legacyKey)).toMatchObject({ state: 'RECOVERED', taskId: task.id });
+  expect(await h.submission(legacyKey)).toMatchObject({ state: SubmissionState.RECOVERED, taskId: task.id });
   expect(await h.row(rowKey(task.id))).toMatchObject({ recovered: true });
 });
 
@@ -239,11 +249,11 @@ test('429 mid-run stops polling at once; the next run picks up the rest', async 
   expect(h.capture.metric(MetricName.POLL_RATE_LIMITED)).toBe(1);
   expect(h.capture.metric(MetricName.OVERDUE)).toBe(1);
   const states = await Promise.all(ids.map(async (id) => (await h.submission(subKey(id)))!.state));
-  expect(states.filter((state) => state === 'RECOVERED')).toHaveLength(2);
+  expect(states.filter((state) => state === SubmissionState.RECOVERED)).toHaveLength(2);
   // The rest were not touched, the throttled one included: first in line next run.
   for (const id of ids) {
     const item = (await h.submission(subKey(id)))!;
-    if (item.state === 'AWAITING') expect(item).toMatchObject({ checks: 0 });
+    if (item.state === SubmissionState.AWAITING) expect(item).toMatchObject({ checks: 0 });
   }
 
   expect(await reconcile()).toMatchObject({ checked: 4, recovered: 4, rateLimited: 0, overdue: 0 });
@@ -290,10 +300,10 @@ describe('AWS throttles the ledger and its indexes lag (injected by the fault pr
     expect(await h.deliver(body)).toMatchObject({ statusCode: 202 });
 
     expect(await reconcile()).toMatchObject({ checked: 1, delivered: 0, overdue: 1 });
-    expect(await h.submission(`ledger:${PROVIDER}#key:job-lagging-ref`)).toMatchObject({ state: 'AWAITING', lastCheck: 'awaiting_key' });
+    expect(await h.submission(`ledger:${PROVIDER}#key:job-lagging-ref`)).toMatchObject({ state: SubmissionState.AWAITING, lastCheck: 'awaiting_key' });
     h.clock.advance(RECHECK_MS);
     expect(await reconcile()).toMatchObject({ checked: 1, delivered: 1 });
-    expect(await h.submission(`ledger:${PROVIDER}#key:job-lagging-ref`)).toMatchObject({ state: 'DELIVERED', taskId: 'tsk_lagging_ref' });
+    expect(await h.submission(`ledger:${PROVIDER}#key:job-lagging-ref`)).toMatchObject({ state: SubmissionState.DELIVERED, taskId: 'tsk_lagging_ref' });
   });
 
   test('a polled result whose insert is throttled past the SDK’s attempts fails the run; the submission stays due, and the next run feeds it once', async () => {
@@ -303,11 +313,11 @@ describe('AWS throttles the ledger and its indexes lag (injected by the fault pr
     faults.throttle({ operations: ['PutItem'], where: (call) => call.input.TableName === h.names.inboxTable, calls: await h.sdkAttempts('dynamodb') });
 
     await expect(reconcile()).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
-    expect(await h.submission(subKey(id))).toMatchObject({ state: 'AWAITING', checks: 0 });
+    expect(await h.submission(subKey(id))).toMatchObject({ state: SubmissionState.AWAITING, checks: 0 });
     expect(await deliveryRows()).toEqual([]);
 
     expect(await reconcile()).toMatchObject({ checked: 1, recovered: 1 });
-    expect(await h.row(rowKey(id))).toMatchObject({ recovered: true, status: 'RECEIVED' });
+    expect(await h.row(rowKey(id))).toMatchObject({ recovered: true, status: DeliveryStatus.RECEIVED });
     expect(await h.takeMessages()).toEqual([rowKey(id)]);
     expect(h.capture.metric(MetricName.RECOVERED)).toBe(1);
   });
@@ -343,10 +353,10 @@ describe('resources that are gone, and deadlines', () => {
     expect(h.capture.metric(MetricName.RESOURCE_UNAVAILABLE)).toBe(2);
     for (const id of ['tsk_never_created', forgotten]) {
       const item = await h.submission(subKey(id));
-      expect(item).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'not_found', checks: 1 });
+      expect(item).toMatchObject({ state: SubmissionState.UNAVAILABLE, lastCheck: 'not_found', checks: 1 });
       expect(item).not.toHaveProperty('awaitShard');
     }
-    expect(await h.submission(subKey(kept))).toMatchObject({ state: 'RECOVERED' });
+    expect(await h.submission(subKey(kept))).toMatchObject({ state: SubmissionState.RECOVERED });
     const events = unavailableEvents();
     expect(events.map((event) => event.detail.taskId).sort()).toEqual(['tsk_never_created', forgotten].sort());
     expect(events.find((event) => event.detail.taskId === 'tsk_never_created')).toMatchObject({
@@ -378,10 +388,10 @@ describe('resources that are gone, and deadlines', () => {
     fx.eventBridge.failNextCalls(1);
     expect(await reconcileWithBus()).toMatchObject({ checked: 1, unavailable: 0 });
     expect(h.capture.metric(MetricName.EFFECT_FAILURES)).toBe(1);
-    expect(await h.submission(subKey('tsk_gone'))).toMatchObject({ state: 'AWAITING' });
+    expect(await h.submission(subKey('tsk_gone'))).toMatchObject({ state: SubmissionState.AWAITING });
     expect(await reconcileWithBus()).toMatchObject({ checked: 1, unavailable: 1 });
     expect(unavailableEvents().map((event) => event.detail.effectKey)).toEqual([`ledger-events|${subKey('tsk_gone')}|unavailable`]);
-    expect(await h.submission(subKey('tsk_gone'))).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'not_found' });
+    expect(await h.submission(subKey('tsk_gone'))).toMatchObject({ state: SubmissionState.UNAVAILABLE, lastCheck: 'not_found' });
   });
 
   test('a deadline is stored on the record; the submission is polled a warning margin before it, counted near its deadline, and looked at last at the deadline', async () => {
@@ -409,14 +419,14 @@ describe('resources that are gone, and deadlines', () => {
     expect(await reconcileWithBus()).toMatchObject({ checked: 2, stillPending: 2, nearDeadline: 2 });
     expect(polls()).toBe(2);
     expect(h.capture.metric(MetricName.NEAR_DEADLINE)).toBe(2);
-    expect(await h.submission(subKey(late.id))).toMatchObject({ state: 'AWAITING', awaitDueAt: deadline, lastCheck: 'pending:PROCESSING' });
+    expect(await h.submission(subKey(late.id))).toMatchObject({ state: SubmissionState.AWAITING, awaitDueAt: deadline, lastCheck: 'pending:PROCESSING' });
 
     // At the deadline: one result is final after all (recovered); the other is settled UNAVAILABLE, announced once.
     api.setStatus(late.id, 'COMPLETED');
     h.clock.advance(warningMs);
     expect(await reconcileWithBus()).toMatchObject({ checked: 2, recovered: 1, unavailable: 1, nearDeadline: 0 });
-    expect(await h.submission(subKey(late.id))).toMatchObject({ state: 'RECOVERED' });
-    expect(await h.submission(subKey(lost.id))).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'deadline_passed' });
+    expect(await h.submission(subKey(late.id))).toMatchObject({ state: SubmissionState.RECOVERED });
+    expect(await h.submission(subKey(lost.id))).toMatchObject({ state: SubmissionState.UNAVAILABLE, lastCheck: 'deadline_passed' });
     expect(unavailableEvents().map((event) => event.detail)).toEqual([
       expect.objectContaining({ taskId: lost.id, reason: 'deadline_passed', deadline: new Date(deadline).toISOString() }),
     ]);
@@ -440,7 +450,7 @@ describe('resources that are gone, and deadlines', () => {
     await ledger.recordSubmission({ provider: PROVIDER, taskId: unseen.id, deadline });
     h.clock.advance(deadline - h.clock.now());
     expect(await reconcileWithBus()).toMatchObject({ checked: 2, unavailable: 2, nearDeadline: 1 });
-    expect(await h.submission(subKey(unseen.id))).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'deadline_passed' });
+    expect(await h.submission(subKey(unseen.id))).toMatchObject({ state: SubmissionState.UNAVAILABLE, lastCheck: 'deadline_passed' });
     // The one a run had counted inside its margin is not counted again; the other is counted now.
     expect(h.capture.metric(MetricName.NEAR_DEADLINE)).toBe(2);
     // Looked at once, at its deadline, still unread.
@@ -459,10 +469,10 @@ describe('resources that are gone, and deadlines', () => {
     const noPolling = () => reconcileWithBus({ providers: h.ledger().providers });
 
     expect(await noPolling()).toMatchObject({ checked: 1, overdue: 1, nearDeadline: 1 });
-    expect(await h.submission(subKey('resp_unread'))).toMatchObject({ state: 'AWAITING', awaitDueAt: first.deadlineAt });
+    expect(await h.submission(subKey('resp_unread'))).toMatchObject({ state: SubmissionState.AWAITING, awaitDueAt: first.deadlineAt });
     h.clock.advance(deadlineMs);
     expect(await noPolling()).toMatchObject({ checked: 1, unavailable: 1 });
-    expect(await h.submission(subKey('resp_unread'))).toMatchObject({ state: 'UNAVAILABLE', lastCheck: 'deadline_passed' });
+    expect(await h.submission(subKey('resp_unread'))).toMatchObject({ state: SubmissionState.UNAVAILABLE, lastCheck: 'deadline_passed' });
     expect(unavailableEvents()).toHaveLength(1);
   });
 
@@ -483,7 +493,7 @@ test('PROCESSING → QUEUED → COMPLETED is followed across runs, checked again
 
   expect(await reconcile()).toMatchObject({ checked: 1, stillPending: 1, overdue: 1 });
   expect(await h.submission(subKey(id))).toMatchObject({
-    state: 'AWAITING',
+    state: SubmissionState.AWAITING,
     lastCheck: 'pending:PROCESSING',
     checks: 1,
     awaitDueAt: h.clock.now() + RECHECK_MS,
@@ -500,7 +510,7 @@ test('PROCESSING → QUEUED → COMPLETED is followed across runs, checked again
 
   h.clock.advance(RECHECK_MS);
   expect(await reconcile()).toMatchObject({ checked: 1, recovered: 1, overdue: 0 });
-  expect(await h.submission(subKey(id))).toMatchObject({ state: 'RECOVERED', checks: 3 });
+  expect(await h.submission(subKey(id))).toMatchObject({ state: SubmissionState.RECOVERED, checks: 3 });
   expect(h.capture.metric(MetricName.STILL_PENDING)).toBe(2);
   expect(h.capture.metric(MetricName.OVERDUE)).toBe(2);
   expect(api.requestsFor(id)).toHaveLength(3);
@@ -514,7 +524,7 @@ test('a delivery that arrives before the horizon → DELIVERED, never polled; it
   h.clock.advance(HORIZON_MS);
 
   expect(await reconcile()).toMatchObject({ checked: 1, delivered: 1, recovered: 0, overdue: 0 });
-  expect(await h.submission(subKey(id))).toMatchObject({ state: 'DELIVERED', lastCheck: 'delivered' });
+  expect(await h.submission(subKey(id))).toMatchObject({ state: SubmissionState.DELIVERED, lastCheck: 'delivered' });
   expect(polls()).toBe(0);
   expect(h.capture.metric(MetricName.RECOVERED)).toBe(0);
 });
@@ -529,12 +539,12 @@ describe('known only by its idempotency key (create timed out, retry got 409)', 
 
     // Nothing to poll by: overdue until the key shows up.
     expect(await reconcile()).toMatchObject({ checked: 1, overdue: 1, stillPending: 0 });
-    expect(await h.submission(key)).toMatchObject({ state: 'AWAITING', lastCheck: 'awaiting_key' });
+    expect(await h.submission(key)).toMatchObject({ state: SubmissionState.AWAITING, lastCheck: 'awaiting_key' });
 
     expect(await h.deliver(api.deliveryBody(task.id))).toMatchObject({ statusCode: 202 });
     h.clock.advance(PollingDefaults.answerline.recheckSeconds * 1000);
     expect(await reconcile()).toMatchObject({ checked: 1, delivered: 1, overdue: 0 });
-    expect(await h.submission(key)).toMatchObject({ state: 'DELIVERED', taskId: task.id, lastCheck: 'delivered_by_key' });
+    expect(await h.submission(key)).toMatchObject({ state: SubmissionState.DELIVERED, taskId: task.id, lastCheck: 'delivered_by_key' });
     expect(polls()).toBe(0);
   });
 
@@ -548,8 +558,12 @@ describe('known only by its idempotency key (create timed out, retry got 409)', 
     h.clock.advance(HORIZON_MS);
 
     expect(await reconcile()).toMatchObject({ checked: 2, linked: 1, recovered: 1, overdue: 0 });
-    expect(await h.submission(`ledger:${PROVIDER}#key:job-linked`)).toMatchObject({ state: 'LINKED', taskId: task.id, lastCheck: 'linked_by_key' });
-    expect(await h.submission(subKey(task.id))).toMatchObject({ state: 'RECOVERED' });
+    expect(await h.submission(`ledger:${PROVIDER}#key:job-linked`)).toMatchObject({
+      state: SubmissionState.LINKED,
+      taskId: task.id,
+      lastCheck: 'linked_by_key',
+    });
+    expect(await h.submission(subKey(task.id))).toMatchObject({ state: SubmissionState.RECOVERED });
     expect(api.requestsFor(task.id)).toHaveLength(1);
     expect(await deliveryRows()).toHaveLength(1);
   });
@@ -586,7 +600,7 @@ test('Echonova jobs are polled and fed as job.completed / job.failed events; a d
     expect(echonova.requestsFor(delivered.jobId)).toHaveLength(0);
     expect(await h.row(`echonova#${done.jobId}:job`)).toMatchObject({ recovered: true, meta: { 'x-webhook-event': 'job.completed' } });
     expect(await h.row(`echonova#${broken.jobId}:job`)).toMatchObject({ recovered: true, meta: { 'x-webhook-event': 'job.failed' } });
-    expect(await h.submission(`ledger:echonova#${running.jobId}`)).toMatchObject({ state: 'AWAITING', lastCheck: 'pending:processing' });
+    expect(await h.submission(`ledger:echonova#${running.jobId}`)).toMatchObject({ state: SubmissionState.AWAITING, lastCheck: 'pending:processing' });
 
     await h.takeMessages();
     await h.queue.enqueue([`echonova#${done.jobId}:job`, `echonova#${broken.jobId}:job`]);
@@ -640,7 +654,7 @@ describe('a run that dies part-way loses nothing and repeats nothing', () => {
     expect(polls()).toBe(6);
     expect(ids.map((id) => api.requestsFor(id).length)).toEqual([1, 1, 1, 1, 1, 1]);
     expect(await deliveryRows()).toHaveLength(6);
-    for (const id of ids) expect(await h.submission(subKey(id))).toMatchObject({ state: 'RECOVERED' });
+    for (const id of ids) expect(await h.submission(subKey(id))).toMatchObject({ state: SubmissionState.RECOVERED });
     // Every recovery counted once, though the dying run had counted two before it died.
     expect(h.capture.metric(MetricName.RECOVERED)).toBe(6);
 
@@ -649,7 +663,7 @@ describe('a run that dies part-way loses nothing and repeats nothing', () => {
     expect(keys).toHaveLength(6);
     for (const key of keys) await h.queue.enqueue([key]);
     expect(await h.drain(h.processor())).toEqual({ received: 6, failed: 0 });
-    for (const id of ids) expect(await h.row(rowKey(id))).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+    for (const id of ids) expect(await h.row(rowKey(id))).toMatchObject({ status: DeliveryStatus.PROCESSED, attempts: 1 });
   });
 
   test('between the insert and the enqueue: the sweep enqueues the row, the ledger settles it without polling', async () => {
@@ -663,14 +677,14 @@ describe('a run that dies part-way loses nothing and repeats nothing', () => {
       },
     };
     await expect(h.reconciler({ inbox: dying, ledger: h.ledger({ polling: [polling] }) })()).rejects.toThrow(RunDied);
-    expect(await h.row(rowKey(id))).toMatchObject({ status: 'RECEIVED', recovered: true });
+    expect(await h.row(rowKey(id))).toMatchObject({ status: DeliveryStatus.RECEIVED, recovered: true });
     expect(await h.takeMessages()).toEqual([]);
 
     h.clock.advance(Defaults.SWEEP_AFTER_SECONDS * 1000 + 1);
     expect(await reconcile()).toMatchObject({ swept: 1, checked: 1, recovered: 1 });
     expect(api.requestsFor(id)).toHaveLength(1);
     expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
-    expect(await h.row(rowKey(id))).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+    expect(await h.row(rowKey(id))).toMatchObject({ status: DeliveryStatus.PROCESSED, attempts: 1 });
   });
 });
 
@@ -681,7 +695,7 @@ test('other poll errors are counted and retried next run; a refused key is read 
   // One reconciler across runs, as a warm Lambda keeps it: its secret cache holds the key.
   const run = h.reconciler({ ledger: h.ledger({ polling: [polling] }) });
   expect(await run()).toMatchObject({ checked: 1, pollErrors: 1, overdue: 1 });
-  expect(await h.submission(subKey(id))).toMatchObject({ state: 'AWAITING', lastCheck: 'error:http_500', awaitDueAt: h.clock.now() });
+  expect(await h.submission(subKey(id))).toMatchObject({ state: SubmissionState.AWAITING, lastCheck: 'error:http_500', awaitDueAt: h.clock.now() });
   expect(h.capture.metric(MetricName.POLL_ERRORS)).toBe(1);
 
   // The key was rotated at the provider and in Secrets Manager: the cached one is refused once.
@@ -724,7 +738,7 @@ test('a provider without polling: its submissions are checked for a delivery and
   await h.submissionLedger().recordSubmission({ provider: PROVIDER, taskId: 'tsk_ledger_only' });
   h.clock.advance(HORIZON_MS);
   expect(await h.reconciler({ ledger: h.ledger() })()).toMatchObject({ checked: 1, overdue: 1, stillPending: 0, pollErrors: 0 });
-  expect(await h.submission(subKey('tsk_ledger_only'))).toMatchObject({ state: 'AWAITING', lastCheck: 'no_delivery' });
+  expect(await h.submission(subKey('tsk_ledger_only'))).toMatchObject({ state: SubmissionState.AWAITING, lastCheck: 'no_delivery' });
   expect(h.capture.metric(MetricName.OVERDUE)).toBe(1);
   expect(polls()).toBe(0);
 });
@@ -772,7 +786,7 @@ test('the bundled reconciler, configured only through its environment, polls and
   } finally {
     await bundles.stop();
   }
-  expect(await h.row(rowKey(due.id))).toMatchObject({ recovered: true, status: 'RECEIVED' });
+  expect(await h.row(rowKey(due.id))).toMatchObject({ recovered: true, status: DeliveryStatus.RECEIVED });
   expect(await h.takeMessages()).toEqual([rowKey(due.id)]);
   const emf = stdout.map((line) => JSON.parse(line) as Record<string, unknown>).filter((doc) => '_aws' in doc);
   expect(emf.reduce((sum, doc) => sum + Number(doc[MetricName.RECOVERED] ?? 0), 0)).toBe(1);

@@ -1,7 +1,7 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { Defaults, MetricName, PendingIndex } from '../../../lib/contract';
+import { Defaults, DeliveryStatus, MetricName, PendingIndex } from '../../../lib/contract';
 import { shardOf } from '../../../lambda/shared/runtime/digest';
-import { DynamoDbInboxStore, InboxStore } from '../../../lambda/shared/stores/inbox-store';
+import { DynamoDbInboxStore, InboxStore } from '../../../lambda/shared/stores/inbox';
 import type { EffectSink } from '../../../lambda/shared/effects/sinks';
 import { answerlineBody, bind, InboxHarness, keyOf, LEASE_MS, SecretsFixture, sha256Hex, taskIdOf } from '../../support/inbox-fixture';
 
@@ -50,14 +50,14 @@ test('a row whose enqueue failed is re-enqueued once after sweepAfter, then proc
 
   h.clock.advance(2);
   expect(await reconcile()).toMatchObject({ swept: 1 });
-  expect(await h.row(key)).toMatchObject({ status: 'RECEIVED', pendingSince: h.clock.now() });
+  expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.RECEIVED, pendingSince: h.clock.now() });
   // A second run within the window sends nothing more.
   h.clock.advance(SWEEP_AFTER_MS - 1);
   expect(await reconcile()).toMatchObject({ swept: 0 });
   expect(h.capture.metric(MetricName.SWEPT)).toBe(1);
 
   expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
-  expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', outcome: 'winner', attempts: 1 });
+  expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner', attempts: 1 });
   expect(await h.result('job-stranded')).toMatchObject({ taskId: taskIdOf(body), version: 1 });
 
   // Processed: never swept again, however long we wait.
@@ -82,8 +82,8 @@ test('processed and dead rows are never swept; a row whose worker crashed is', a
   expect(await h.reconciler()()).toMatchObject({ swept: 1 });
 
   expect(await h.takeMessages()).toEqual([keyOf(crashed)]);
-  expect(await h.row(keyOf(processed))).toMatchObject({ status: 'PROCESSED' });
-  expect(await h.row(keyOf(dead))).toMatchObject({ status: 'DEAD' });
+  expect(await h.row(keyOf(processed))).toMatchObject({ status: DeliveryStatus.PROCESSED });
+  expect(await h.row(keyOf(dead))).toMatchObject({ status: DeliveryStatus.DEAD });
 });
 
 test('a run re-enqueues at most batchSize rows, oldest first, and the next runs take the rest', async () => {
@@ -132,7 +132,8 @@ describe('the watermark: completed rows keep their pending-index entries, and th
       h.clock.advance(1_000);
     }
     expect(await h.drain(h.processor())).toEqual({ received: ids.length, failed: 0 });
-    for (const key of keys) expect(await h.row(key)).toMatchObject({ status: 'PROCESSED', pendingShard: expect.any(String), pendingSince: expect.any(Number) });
+    for (const key of keys)
+      expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, pendingShard: expect.any(String), pendingSince: expect.any(Number) });
     return keys;
   }
 
@@ -208,12 +209,12 @@ describe('the watermark: completed rows keep their pending-index entries, and th
         receivedAt: { N: String(now) },
         meta: { M: {} },
         status: { S: status },
-        attempts: { N: status === 'PROCESSED' ? '1' : '0' },
+        attempts: { N: status === DeliveryStatus.PROCESSED ? '1' : '0' },
         expiresAt: { N: String(Math.floor(now / 1000) + 86_400) },
         ...(pending ? { pendingShard: { S: shardOf(`answerline#${id}`, PendingIndex.SHARD_COUNT) }, pendingSince: { N: String(now) } } : {}),
       };
     };
-    for (const item of [oldRow('tsk_old_pending', 'RECEIVED', true), oldRow('tsk_old_done', 'PROCESSED', false)]) {
+    for (const item of [oldRow('tsk_old_pending', DeliveryStatus.RECEIVED, true), oldRow('tsk_old_done', DeliveryStatus.PROCESSED, false)]) {
       await h.dynamodb.send(new PutItemCommand({ TableName: h.names.inboxTable, Item: item }));
     }
     expect(await watermark()).toBeUndefined();
@@ -224,7 +225,7 @@ describe('the watermark: completed rows keep their pending-index entries, and th
     expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
     await h.queue.enqueue(['answerline#tsk_old_pending']);
     expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
-    expect(await h.row('answerline#tsk_old_pending')).toMatchObject({ status: 'PROCESSED', attempts: 1 });
+    expect(await h.row('answerline#tsk_old_pending')).toMatchObject({ status: DeliveryStatus.PROCESSED, attempts: 1 });
   });
 
   test('two runs at once both enqueue only stranded rows and leave the watermark at the cutoff; a late run with an earlier clock never moves it back', async () => {
@@ -239,7 +240,7 @@ describe('the watermark: completed rows keep their pending-index entries, and th
     expect(new Set(sent)).toEqual(new Set(keys));
     expect(first.swept + second.swept).toBe(sent.length);
     expect(await watermark()).toBe(cutoff);
-    for (const key of keys) expect(await h.row(key)).toMatchObject({ status: 'RECEIVED', pendingSince: h.clock.now() });
+    for (const key of keys) expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.RECEIVED, pendingSince: h.clock.now() });
 
     // A retried invocation whose clock is a minute behind, whose write of the watermark comes
     // after a current run's: the watermark stays where the current run put it.
@@ -355,7 +356,7 @@ describe('AWS answers the sweep in part, throttles it, and its index lags (injec
     h.clock.advance(SWEEP_AFTER_MS + 1);
     const failing: EffectSink = { dispatch: async (effects) => effects.map(() => ({ ok: false, error: new Error('bus down') })) };
     expect(await h.pollOnce(h.processor({ effects: h.effects(failing) }))).toEqual({ received: 1, failed: 1 });
-    expect(await h.row(key)).toMatchObject({ status: 'RECEIVED', pendingSince: h.clock.now() });
+    expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.RECEIVED, pendingSince: h.clock.now() });
 
     // The failed message comes back when its 1 s visibility timeout ends (real time): taken first, so
     // that a message after the sweep could only be the sweep's.

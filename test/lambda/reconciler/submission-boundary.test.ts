@@ -7,7 +7,7 @@
  * into the table or the queue: counted, logged, never processed.
  */
 import { AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { AnswerlineLifecycle, Defaults, MetricName } from '../../../lib/contract';
+import { AnswerlineLifecycle, Defaults, DeliveryStatus, MetricName, SubmissionState } from '../../../lib/contract';
 import { shardOf } from '../../../lambda/shared/runtime/digest';
 import { RecordedEvent } from '../../../local/eventbridge-stand-in';
 import { expectAccessDenied } from '../../support/iam-fixture';
@@ -54,7 +54,7 @@ function pendingDeliveryShape(pk: string, body: string, now: number): Record<str
     digest: { B: Buffer.from(sha256Hex(body), 'hex') },
     receivedAt: { N: String(now) },
     meta: { M: {} },
-    status: { S: 'RECEIVED' },
+    status: { S: DeliveryStatus.RECEIVED },
     attempts: { N: '0' },
     expiresAt: { N: String(Math.floor(now / 1000) + RETENTION_SECONDS) },
     pendingShard: { S: shardOf(pk, PENDING_SHARDS) },
@@ -103,8 +103,8 @@ describe('a principal granted only grantRecordSubmission', () => {
     expect(await ledger.recordSubmission({ provider: 'answerline', taskId: 'tsk_1', idempotencyKey: 'job-1' })).toMatchObject({
       outcome: 'already_recorded',
     });
-    expect(await h.submission('ledger:answerline#tsk_1')).toMatchObject({ state: 'AWAITING', taskId: 'tsk_1', jobRef: 'answerline#job-1' });
-    expect(await h.submission('ledger:answerline#key:job-2')).toMatchObject({ state: 'AWAITING', idempotencyKey: 'job-2' });
+    expect(await h.submission('ledger:answerline#tsk_1')).toMatchObject({ state: SubmissionState.AWAITING, taskId: 'tsk_1', jobRef: 'answerline#job-1' });
+    expect(await h.submission('ledger:answerline#key:job-2')).toMatchObject({ state: SubmissionState.AWAITING, idempotencyKey: 'job-2' });
   });
 
   test('cannot make a key-only submission look delivered: an item under a ledger key with sort key delivery is no delivery to the ledger', async () => {
@@ -120,7 +120,7 @@ describe('a principal granted only grantRecordSubmission', () => {
 
     h.clock.advance(AnswerlineLifecycle.HORIZON_SECONDS * 1000 + 1);
     expect(await h.reconciler({ ledger: h.ledger() })()).toMatchObject({ delivered: 0, overdue: 1 });
-    expect(await h.submission('ledger:answerline#key:job-k')).toMatchObject({ state: 'AWAITING', lastCheck: 'awaiting_key' });
+    expect(await h.submission('ledger:answerline#key:job-k')).toMatchObject({ state: SubmissionState.AWAITING, lastCheck: 'awaiting_key' });
   });
 });
 
@@ -143,7 +143,7 @@ describe('behind the boundary, a key that is not a delivery row’s is refused w
     h.clock.advance(SWEEP_AFTER_MS);
     expect(await h.reconciler()()).toMatchObject({ swept: 0 });
     expect(h.capture.metric(MetricName.REFUSED_KEYS)).toBe(1);
-    expect(await h.row(key)).toMatchObject({ status: 'RECEIVED', attempts: 0 });
+    expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.RECEIVED, attempts: 0 });
   });
 
   test('the processor counts a work message naming a key that is not a delivery key, drops it, and never claims its item', async () => {
@@ -152,7 +152,7 @@ describe('behind the boundary, a key that is not a delivery row’s is refused w
     await h.queue.enqueue([key]);
 
     expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
-    expect(await h.row(key)).toMatchObject({ status: 'RECEIVED', attempts: 0 });
+    expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.RECEIVED, attempts: 0 });
     expect(await h.result('job-queued')).toBeUndefined();
     expect(events()).toEqual([]);
     expect(h.capture.metric(MetricName.REFUSED_KEYS)).toBe(1);

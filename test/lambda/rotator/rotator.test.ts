@@ -5,7 +5,7 @@
  */
 import { PutSecretValueCommand, UpdateSecretVersionStageCommand } from '@aws-sdk/client-secrets-manager';
 import type { SecretsManagerRotationEvent } from 'aws-lambda';
-import { AdapterKind, Defaults, Env, MetricName, providerRuntimeConfig, RotatedSecretConfig } from '../../../lib/contract';
+import { AdapterKind, Defaults, DeliveryStatus, Env, MetricName, providerRuntimeConfig, RotatedSecretConfig } from '../../../lib/contract';
 import { createRotator, isValidSecret, LambdaRegistrar, RotationError, rotatedSecretsFromEnv, SecretRegistration } from '../../../lambda/rotator/rotator';
 import { decodeStandardWebhooksSecret } from '../../../lambda/shared/signatures/standard-webhooks';
 import {
@@ -583,7 +583,7 @@ describe('the manual procedure, for providers that generate the secret themselve
 
     // The warm cache's last read was for its TTL, not one a miss forced: the miss reads the staged secret at once.
     expect(answers).toEqual([202]);
-    expect(await h.row(keyOf(body))).toMatchObject({ pk: `${PROVIDER}#${taskIdOf(body)}`, status: 'RECEIVED' });
+    expect(await h.row(keyOf(body))).toMatchObject({ pk: `${PROVIDER}#${taskIdOf(body)}`, status: DeliveryStatus.RECEIVED });
     const oldVersion = (await secrets.stages(h.secret.id)).AWSCURRENT;
     await operator.promote(staged.VersionId!, oldVersion);
     await operator.cleanUp(staged.VersionId!);

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { AdapterKind, Defaults, MetricName, PendingIndex, providerRuntimeConfig } from '../../../lib/contract';
+import { AdapterKind, Defaults, DeliveryStatus, MetricName, PendingIndex, providerRuntimeConfig } from '../../../lib/contract';
 import { shardOf } from '../../../lambda/shared/runtime/digest';
 import { MIN_MISS_REFRESH_MS, SecretCache } from '../../../lambda/shared/signatures/secrets';
 import {
@@ -59,7 +59,7 @@ describe('a valid delivery', () => {
       pk: key,
       sk: 'delivery',
       digest: sha256Hex(body),
-      status: 'RECEIVED',
+      status: DeliveryStatus.RECEIVED,
       attempts: 0,
       receivedAt: h.clock.now(),
       expiresAt: h.clock.seconds + RETENTION_SECONDS,
@@ -340,7 +340,7 @@ describe('durable before acknowledged', () => {
     const answer = await h.deliver(body, h.verifier({ queue: h.missingQueue() }));
 
     expect(answer).toEqual({ statusCode: 202, result: 'accepted' });
-    expect(await h.row(keyOf(body))).toMatchObject({ status: 'RECEIVED', digest: sha256Hex(body) });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.RECEIVED, digest: sha256Hex(body) });
     expect(await h.takeMessages()).toEqual([]);
     expect(h.capture.metric(MetricName.ENQUEUE_FAILED, PROVIDER)).toBe(1);
     expect(h.capture.logs('delivery')[0]).toMatchObject({ reason: 'accepted', enqueue: 'failed', error: 'QueueDoesNotExist' });

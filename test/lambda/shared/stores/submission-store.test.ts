@@ -5,10 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDbSubmissionStore, NewSubmission, submissionKey } from '../../../../lambda/shared/stores/submission-store';
-import { DynamoDbInboxStore } from '../../../../lambda/shared/stores/inbox-store';
+import { NewSubmission, submissionKey } from '../../../../lambda/shared/stores/submission-record';
+import { DynamoDbSubmissionStore } from '../../../../lambda/shared/stores/submission-store';
+import { DynamoDbInboxStore } from '../../../../lambda/shared/stores/inbox';
 import { createTables, resourceNames } from '../../../../local/provision';
 import { uniqueName } from '../../../support/inbox-fixture';
+import { SubmissionState } from '../../../../lib/contract';
 
 const dynamodb = new DynamoDBClient({});
 let store: DynamoDbSubmissionStore;
@@ -40,7 +42,7 @@ test('a submission is recorded once, under the ledger prefix, by id or by key', 
 test('record is one conditional put: a second record of the same submission changes nothing', async () => {
   expect(await store.record(submission('tsk_1', T0 + 10))).toBe(true);
   expect(await store.record(submission('tsk_1', T0 + 99))).toBe(false);
-  expect(await store.get('ledger:answerline#tsk_1')).toMatchObject({ state: 'AWAITING', checks: 0, dueAt: T0 + 10, taskId: 'tsk_1' });
+  expect(await store.get('ledger:answerline#tsk_1')).toMatchObject({ state: SubmissionState.AWAITING, checks: 0, dueAt: T0 + 10, taskId: 'tsk_1' });
 });
 
 test('findDue lists AWAITING submissions due at a time, earliest first and bounded; countAwaiting counts them', async () => {
@@ -66,16 +68,16 @@ test('settle, recheck and reschedule write only while the submission is AWAITING
   expect(await store.reschedule('ledger:answerline#tsk_s', T0 + 900)).toBe(true);
   expect(await store.get('ledger:answerline#tsk_s')).toMatchObject({ checks: 1, dueAt: T0 + 900 });
 
-  expect(await store.settle('ledger:answerline#tsk_s', 'RECOVERED', 'recovered', T0 + 901)).toBe(true);
+  expect(await store.settle('ledger:answerline#tsk_s', SubmissionState.RECOVERED, 'recovered', T0 + 901)).toBe(true);
   const settled = await store.get('ledger:answerline#tsk_s');
-  expect(settled).toMatchObject({ state: 'RECOVERED', checks: 2 });
+  expect(settled).toMatchObject({ state: SubmissionState.RECOVERED, checks: 2 });
   expect(settled).not.toHaveProperty('dueAt');
   expect(await store.findDue(T0 + 10_000, 10)).toEqual([]);
 
-  expect(await store.settle('ledger:answerline#tsk_s', 'UNKNOWN', 'not_found', T0 + 902)).toBe(false);
+  expect(await store.settle('ledger:answerline#tsk_s', SubmissionState.UNKNOWN, 'not_found', T0 + 902)).toBe(false);
   expect(await store.recheck('ledger:answerline#tsk_s', T0, 'x', T0)).toBe(false);
   expect(await store.reschedule('ledger:answerline#tsk_s', T0)).toBe(false);
-  expect(await store.get('ledger:answerline#tsk_s')).toMatchObject({ state: 'RECOVERED' });
+  expect(await store.get('ledger:answerline#tsk_s')).toMatchObject({ state: SubmissionState.RECOVERED });
 });
 
 test('findByJobRef finds the delivery rows and the submissions recorded by id with a key, never a key-only one', async () => {

@@ -6,7 +6,7 @@
  */
 import { generateKeyPairSync, KeyObject, randomBytes, randomInt, sign, verify } from 'node:crypto';
 import { InteractionResponseType, InteractionType, verifyKey } from 'discord-interactions';
-import { AdapterKind, MetricName } from '../../../../../lib/contract';
+import { AdapterKind, DeliveryStatus, MetricName } from '../../../../../lib/contract';
 import { decodeDiscordPublicKey } from '../../../../../lambda/shared/signatures/discord';
 import { answerOf } from '../../../../support/inbox-fixture';
 import { PresetBench, presetContract, PresetSpec } from '../../../../support/preset-contract';
@@ -135,7 +135,7 @@ describe('interactions', () => {
     const answer = await post(payload);
 
     expect(answer).toEqual({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: response }) });
-    expect(await bench.row(payload.id)).toMatchObject({ status: 'RECEIVED' });
+    expect(await bench.row(payload.id)).toMatchObject({ status: DeliveryStatus.RECEIVED });
     expect(await bench.h.takeMessages()).toEqual([bench.key(payload.id)]);
     expect(bench.h.capture.logs('delivery').at(-1)).toMatchObject({ reason: 'accepted', status: 200 });
   });

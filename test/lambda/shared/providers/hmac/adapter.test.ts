@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { AdapterKind, HmacRuntimeSettings, providerRuntimeConfig, ProviderRuntimeConfig } from '../../../../../lib/contract';
+import { AdapterKind, DeliveryStatus, HmacRuntimeSettings, providerRuntimeConfig, ProviderRuntimeConfig } from '../../../../../lib/contract';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding } from '../../../../../lib/provider';
-import { hmacRuntimeSettings } from '../../../../../lib/runtime-config';
+import { hmacRuntimeSettings } from '../../../../../lib/private/provider-runtime';
 import { adaptersFor } from '../../../../../lambda/shared/providers/registry';
 import { sha256Hex } from '../../../../support/inbox-fixture';
 import { PresetBench, presetContract, PresetSpec } from '../../../../support/preset-contract';
@@ -172,7 +172,7 @@ describe('Slack-style: X-Slack-Signature v0= hex of v0:{timestamp}:{body}, id fr
     const { event_id: _omitted, ...withoutId } = payload;
 
     expect(accepted).toMatchObject({ statusCode: 202 });
-    expect(await bench.row(payload.event_id)).toMatchObject({ status: 'RECEIVED' });
+    expect(await bench.row(payload.event_id)).toMatchObject({ status: DeliveryStatus.RECEIVED });
     expect(await bench.deliver(bench.bytes(withoutId))).toMatchObject({ statusCode: 400, result: 'malformed', detail: expect.stringContaining('event_id') });
     expect(await bench.h.inboxItems()).toHaveLength(1);
   });

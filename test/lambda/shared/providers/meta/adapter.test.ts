@@ -4,7 +4,7 @@
  * subscription check answered with its challenge, as plain text, only for the configured verify token.
  */
 import { createHmac } from 'node:crypto';
-import { AdapterKind, MetricName, ProviderRuntimeConfig, providerRuntimeConfig } from '../../../../../lib/contract';
+import { AdapterKind, DeliveryStatus, MetricName, ProviderRuntimeConfig, providerRuntimeConfig } from '../../../../../lib/contract';
 import { metaKey } from '../../../../../lambda/shared/providers/meta/adapter';
 import { answerOf, apiGatewayEvent, InboxHarness, SecretsFixture, sha256Hex } from '../../../../support/inbox-fixture';
 
@@ -52,7 +52,7 @@ describe('a notification', () => {
     expect(answerOf(await verifier(apiGatewayEvent(body, signed(body), { path: PATH })))).toEqual({ statusCode: 202, result: 'accepted' });
     expect(answerOf(await verifier(apiGatewayEvent(body, signed(body), { path: PATH })))).toMatchObject({ statusCode: 200, result: 'duplicate' });
     const [row] = await h.inboxItems();
-    expect(row).toMatchObject({ pk: `meta#${sha256Hex(body)}`, status: 'RECEIVED' });
+    expect(row).toMatchObject({ pk: `meta#${sha256Hex(body)}`, status: DeliveryStatus.RECEIVED });
     expect(JSON.stringify(row.meta)).not.toContain('sha256=');
   });
 

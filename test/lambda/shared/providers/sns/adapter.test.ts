@@ -9,7 +9,15 @@
  */
 import { globalAgent } from 'node:https';
 import MessageValidator = require('sns-validator');
-import { AdapterKind, MetricName, ProviderRuntimeConfig, providerRuntimeConfig, SNS_PAST_TOLERANCE_SECONDS, snsOriginOf } from '../../../../../lib/contract';
+import {
+  AdapterKind,
+  DeliveryStatus,
+  MetricName,
+  ProviderRuntimeConfig,
+  providerRuntimeConfig,
+  SNS_PAST_TOLERANCE_SECONDS,
+  snsOriginOf,
+} from '../../../../../lib/contract';
 import { adaptersFor } from '../../../../../lambda/shared/providers/registry';
 import { HttpsSnsClient } from '../../../../../lambda/shared/providers/sns/sns-client';
 import {
@@ -75,7 +83,7 @@ describe('a notification', () => {
     expect(answerOf(await verify(post(fields)))).toEqual({ statusCode: 202, result: 'accepted' });
     expect(answerOf(await verify(post(fields)))).toMatchObject({ statusCode: 200, result: 'duplicate' });
     const [row] = await h.inboxItems();
-    expect(row).toMatchObject({ pk: `sns#${fields.MessageId}`, status: 'RECEIVED' });
+    expect(row).toMatchObject({ pk: `sns#${fields.MessageId}`, status: DeliveryStatus.RECEIVED });
     expect(JSON.stringify(row.meta)).not.toContain(fields.Signature);
   });
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { AdapterKind, MetricName } from '../../../../../lib/contract';
+import { AdapterKind, DeliveryStatus, MetricName } from '../../../../../lib/contract';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
-import { deliveryKey } from '../../../../../lambda/shared/stores/inbox-store';
+import { deliveryKey } from '../../../../../lambda/shared/stores/inbox';
 import { answerOf, apiGatewayEvent, Clock, eventIdOf, newSigningSecret } from '../../../../support/inbox-fixture';
 import { PresetBench, presetContract, PresetSpec } from '../../../../support/preset-contract';
 import {
@@ -255,7 +255,7 @@ describe('named senders: OpenAI with webhook-* headers, Clerk and Resend through
     expect(new SvixWebhook(secret).verify(body.toString('utf8'), headers)).toEqual(JSON.parse(body.toString('utf8')));
     expect(answerOf(await post(flipByte(body)))).toMatchObject({ statusCode: 400, result: 'bad_signature', detail: expect.stringContaining('svix-signature') });
     expect(answerOf(await post(body))).toEqual({ statusCode: 202, result: 'accepted' });
-    expect(await bench.h.row(deliveryKey(name, headers['svix-id']))).toMatchObject({ status: 'RECEIVED' });
+    expect(await bench.h.row(deliveryKey(name, headers['svix-id']))).toMatchObject({ status: DeliveryStatus.RECEIVED });
   });
 
   test('openai: the reference standardwebhooks library verifies what the inbox accepts', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
-import { AdapterKind, MetricName } from '../../../../../lib/contract';
+import { AdapterKind, DeliveryStatus, MetricName } from '../../../../../lib/contract';
 import { PresetBench, presetContract, PresetSpec } from '../../../../support/preset-contract';
 import { HeaderMap, stripeHeaders, stripeSecret } from '../../../../support/senders';
 
@@ -73,7 +73,7 @@ describe('the event id is the body id', () => {
   test('Stripe has no test delivery: test-mode events (livemode: false, as `stripe trigger` sends) are stored', async () => {
     const event = stripeEvent('a test-mode event');
     expect(await bench.deliver(bench.bytes(event))).toMatchObject({ statusCode: 202, result: 'accepted' });
-    expect(await bench.row(event.id)).toMatchObject({ status: 'RECEIVED' });
+    expect(await bench.row(event.id)).toMatchObject({ status: DeliveryStatus.RECEIVED });
   });
 });
 

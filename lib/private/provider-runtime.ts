@@ -15,8 +15,8 @@ import {
   sourceCidrProblems,
   topicArnProblems,
   URL_SIGNING_ADAPTERS,
-} from './contract';
-import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProviderConfig } from './provider';
+} from '../contract';
+import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProviderConfig } from '../provider';
 
 /** The runtime form of a generic HMAC scheme: header names lower-cased, defaults filled in. */
 export function hmacRuntimeSettings(options: HmacProviderOptions): HmacRuntimeSettings {

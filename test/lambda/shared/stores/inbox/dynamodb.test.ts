@@ -6,9 +6,10 @@
 import { createHash } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDbInboxStore, NewDelivery } from '../../../../lambda/shared/stores/inbox-store';
-import { createTables, resourceNames } from '../../../../local/provision';
-import { uniqueName } from '../../../support/inbox-fixture';
+import { DynamoDbInboxStore, NewDelivery } from '../../../../../lambda/shared/stores/inbox';
+import { createTables, resourceNames } from '../../../../../local/provision';
+import { uniqueName } from '../../../../support/inbox-fixture';
+import { DeliveryStatus } from '../../../../../lib/contract';
 
 const dynamodb = new DynamoDBClient({});
 let table: string;
@@ -50,7 +51,7 @@ async function item(key: string, sk = 'delivery'): Promise<Record<string, unknow
 test('insert writes a RECEIVED row in the pending index, once: a second insert of the key changes nothing', async () => {
   expect(await store.insert(delivery('tsk_1', { jobRef: 'job-1', recovered: true }))).toBe(true);
   const first = await item('answerline#tsk_1');
-  expect(first).toMatchObject({ status: 'RECEIVED', attempts: 0, pendingSince: T0, jobRef: 'answerline#job-1', recovered: true });
+  expect(first).toMatchObject({ status: DeliveryStatus.RECEIVED, attempts: 0, pendingSince: T0, jobRef: 'answerline#job-1', recovered: true });
   expect(first!.pendingShard).toMatch(/^p\d\d$/);
   // The digest is kept as its 32 bytes; the provider and event id only in the key.
   expect(Buffer.from((first!.digest as AttributeValue).B!)).toEqual(sha256('tsk_1'));
@@ -81,7 +82,7 @@ test('insert refuses a digest that is not a SHA-256 in hex, naming the field, an
 describe('claim', () => {
   test('takes a RECEIVED row with a lease and counts the attempt; a held lease refuses, an expired one is taken again', async () => {
     await store.insert(delivery('tsk_c'));
-    expect(await store.claim('answerline#tsk_c', 'w1', T0, LEASE, MAX)).toMatchObject({ status: 'PROCESSING', attempts: 1, recovered: false });
+    expect(await store.claim('answerline#tsk_c', 'w1', T0, LEASE, MAX)).toMatchObject({ status: DeliveryStatus.PROCESSING, attempts: 1, recovered: false });
     expect(await item('answerline#tsk_c')).toMatchObject({ leaseOwner: 'w1', leaseUntil: T0 + LEASE });
     expect(await store.claim('answerline#tsk_c', 'w2', T0 + LEASE - 1, LEASE, MAX)).toBeUndefined();
     expect(await store.claim('answerline#tsk_c', 'w2', T0 + LEASE + 1, LEASE, MAX)).toMatchObject({ attempts: 2 });
@@ -91,7 +92,7 @@ describe('claim', () => {
     await store.insert(delivery('tsk_spent'));
     for (let i = 0; i < MAX; i++) await store.claim('answerline#tsk_spent', `w${i}`, T0 + i * (LEASE + 1), LEASE, MAX);
     expect(await store.claim('answerline#tsk_spent', 'late', T0 + MAX * (LEASE + 1), LEASE, MAX)).toBeUndefined();
-    expect(await store.status('answerline#tsk_spent')).toMatchObject({ status: 'PROCESSING', attempts: MAX });
+    expect(await store.status('answerline#tsk_spent')).toMatchObject({ status: DeliveryStatus.PROCESSING, attempts: MAX });
 
     await store.insert(delivery('tsk_done'));
     await store.claim('answerline#tsk_done', 'w', T0, LEASE, MAX);
@@ -112,17 +113,17 @@ test('complete and release act only for the lease owner; a live release restarts
   await store.claim('answerline#tsk_r', 'owner', T0, LEASE, MAX);
   expect(await store.complete('answerline#tsk_r', 'thief', 'winner', T0 + 1)).toBe(false);
   await store.release('answerline#tsk_r', 'thief', 'Error', false, T0 + 1);
-  expect(await item('answerline#tsk_r')).toMatchObject({ status: 'PROCESSING', leaseOwner: 'owner' });
+  expect(await item('answerline#tsk_r')).toMatchObject({ status: DeliveryStatus.PROCESSING, leaseOwner: 'owner' });
 
   await store.release('answerline#tsk_r', 'owner', 'MalformedDeliveryError: task: is missing', false, T0 + 2);
   const live = await item('answerline#tsk_r');
-  expect(live).toMatchObject({ status: 'RECEIVED', lastError: 'MalformedDeliveryError: task: is missing', pendingSince: T0 + 2 });
+  expect(live).toMatchObject({ status: DeliveryStatus.RECEIVED, lastError: 'MalformedDeliveryError: task: is missing', pendingSince: T0 + 2 });
   expect(live).not.toHaveProperty('leaseOwner');
 
   await store.claim('answerline#tsk_r', 'owner2', T0 + 3, LEASE, MAX);
   await store.release('answerline#tsk_r', 'owner2', 'Error', true, T0 + 4);
   const dead = await item('answerline#tsk_r');
-  expect(dead).toMatchObject({ status: 'DEAD' });
+  expect(dead).toMatchObject({ status: DeliveryStatus.DEAD });
   expect(dead).not.toHaveProperty('pendingShard');
   expect(dead).not.toHaveProperty('pendingSince');
 });
@@ -134,7 +135,7 @@ test('complete marks PROCESSED with its outcome, without lease or error, and lea
   await store.complete('answerline#tsk_p', 'w', 'superseded', T0 + 9);
   const done = await item('answerline#tsk_p');
   // Removing or changing either index key would write the index: the entry stays until the TTL.
-  expect(done).toMatchObject({ status: 'PROCESSED', outcome: 'superseded', processedAt: T0 + 9, pendingShard: shard, pendingSince: T0 });
+  expect(done).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'superseded', processedAt: T0 + 9, pendingShard: shard, pendingSince: T0 });
   for (const gone of ['leaseOwner', 'leaseUntil', 'lastError']) expect(done).not.toHaveProperty(gone);
 });
 
@@ -145,17 +146,17 @@ test('markExhausted kills only a row whose attempts are spent and whose last lea
   for (let i = 1; i < MAX; i++) await store.claim('answerline#tsk_x', `w${i}`, T0 + i * (LEASE + 1), LEASE, MAX);
   expect(await store.markExhausted('answerline#tsk_x', 'AttemptsExhausted: …', T0 + (MAX - 1) * (LEASE + 1) + 1, MAX)).toBe(false);
   expect(await store.markExhausted('answerline#tsk_x', 'AttemptsExhausted: …', T0 + MAX * (LEASE + 1), MAX)).toBe(true);
-  expect(await item('answerline#tsk_x')).toMatchObject({ status: 'DEAD', lastError: 'AttemptsExhausted: …' });
+  expect(await item('answerline#tsk_x')).toMatchObject({ status: DeliveryStatus.DEAD, lastError: 'AttemptsExhausted: …' });
 });
 
 test('revive puts back only a row still in the status the operator saw, with a fresh budget and in the pending index', async () => {
   await store.insert(delivery('tsk_v'));
   await store.claim('answerline#tsk_v', 'w', T0, LEASE, MAX);
   await store.release('answerline#tsk_v', 'w', 'Error', true, T0 + 1);
-  expect(await store.revive('answerline#tsk_v', 'PROCESSED', T0 + 2)).toBe(false);
-  expect(await store.revive('answerline#tsk_v', 'DEAD', T0 + 2)).toBe(true);
+  expect(await store.revive('answerline#tsk_v', DeliveryStatus.PROCESSED, T0 + 2)).toBe(false);
+  expect(await store.revive('answerline#tsk_v', DeliveryStatus.DEAD, T0 + 2)).toBe(true);
   expect(await item('answerline#tsk_v')).toMatchObject({
-    status: 'RECEIVED',
+    status: DeliveryStatus.RECEIVED,
     attempts: 0,
     pendingSince: T0 + 2,
     pendingShard: expect.stringMatching(/^p\d\d$/),
@@ -188,9 +189,9 @@ test('a revive fences the sweep: a look that read the watermark before it moves 
       return out;
     },
   } as unknown as DynamoDBClient;
-  expect(await new DynamoDbInboxStore(racingClient, table).revive('answerline#tsk_r', 'DEAD', T0 + 2)).toBe(true);
+  expect(await new DynamoDbInboxStore(racingClient, table).revive('answerline#tsk_r', DeliveryStatus.DEAD, T0 + 2)).toBe(true);
   expect(raced).toBe(true);
-  expect(await item('answerline#tsk_r')).toMatchObject({ status: 'RECEIVED', attempts: 0, pendingSince: T0 + 30_000 });
+  expect(await item('answerline#tsk_r')).toMatchObject({ status: DeliveryStatus.RECEIVED, attempts: 0, pendingSince: T0 + 30_000 });
   expect(await item('sweep:pending', 'watermark')).toEqual({ pk: 'sweep:pending', sk: 'watermark', sweptBefore: T0 + 30_000, revision: 2 });
 
   // The look from before the revive cannot move the watermark; a new one finds the row, then can.
@@ -220,7 +221,7 @@ test('the pending index: stranded rows oldest first and bounded, from the waterm
   await store.complete('answerline#tsk_s1', 'w', 'winner', T0 + 1);
   // A processed row's clock is not restarted: its entry stays where it is.
   await store.touchPending('answerline#tsk_s1', T0 + 200);
-  expect(await item('answerline#tsk_s1')).toMatchObject({ status: 'PROCESSED', pendingSince: T0 + 1 });
+  expect(await item('answerline#tsk_s1')).toMatchObject({ status: DeliveryStatus.PROCESSED, pendingSince: T0 + 1 });
   expect(keysOf(await store.findStranded(T0 + 1_000, 10, WIDE))).toEqual(['answerline#tsk_s2', 'answerline#tsk_s3', 'answerline#tsk_s4', 'answerline#tsk_s0']);
 
   // Past the watermark only; it moves forward only.
@@ -285,7 +286,7 @@ describe('rows written before the compact row format', () => {
     digest: { S: sha256(body).toString('hex') },
     receivedAt: { N: String(T0) },
     meta: { M: { 'content-type': { S: 'application/json' } } },
-    status: { S: 'RECEIVED' },
+    status: { S: DeliveryStatus.RECEIVED },
     attempts: { N: '0' },
     expiresAt: { N: String(T0 / 1000 + 86_400) },
     pendingShard: { S: 'p03' },
@@ -302,7 +303,7 @@ describe('rows written before the compact row format', () => {
     expect(claimed!.body).toEqual(body);
 
     expect(await store.completeLeased([{ row: claimed!, outcome: 'winner' }], T0 + 5)).toEqual([]);
-    expect(await item('answerline#tsk_old')).toMatchObject({ status: 'PROCESSED', outcome: 'winner', digest: sha256(body).toString('hex') });
+    expect(await item('answerline#tsk_old')).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner', digest: sha256(body).toString('hex') });
   });
 
   test('a quarantined copy kept in the old form and repeated now holds one body form: the same bytes', async () => {

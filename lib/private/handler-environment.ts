@@ -1,4 +1,4 @@
-import { Defaults, Env, PollingRuntimeConfig, ProviderRuntimeConfig, RotatedSecretConfig } from './contract';
+import { Defaults, Env, PollingRuntimeConfig, ProviderRuntimeConfig, RotatedSecretConfig } from '../contract';
 
 /**
  * What the handlers are configured with, as plain values: CloudFormation tokens when the

@@ -1,9 +1,9 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { MetricName } from './contract';
-import type { IWebhookInbox } from './inbox-base';
-import type { WebhookInboxDashboardOptions } from './monitoring';
-import { endpointApi } from './private/endpoint-api';
+import { MetricName } from '../contract';
+import type { IWebhookInbox } from '../inbox-interface';
+import type { WebhookInboxDashboardOptions } from '../monitoring';
+import { endpointApi } from './endpoint-api';
 
 const FULL = 24;
 const HALF = 12;
@@ -24,16 +24,6 @@ export function createInboxDashboard(
   options: WebhookInboxDashboardOptions = {},
 ): cloudwatch.Dashboard {
   const dashboard = new cloudwatch.Dashboard(scope, id, { dashboardName: options.dashboardName });
-  const count = (name: string, label: string) => inbox.metric(name, { label });
-  const lambdaHealth = (title: string, fn: IWebhookInbox['verifierFunction']) =>
-    new cloudwatch.GraphWidget({
-      title,
-      width: THIRD,
-      height: HEIGHT,
-      left: [fn.metricErrors({ label: 'errors' }), fn.metricThrottles({ label: 'throttles' })],
-      right: [fn.metricDuration({ statistic: 'p99', label: 'duration p99' })],
-    });
-
   dashboard.addWidgets(
     new cloudwatch.TextWidget({
       width: FULL,
@@ -47,7 +37,16 @@ export function createInboxDashboard(
   if (alarms.length > 0) {
     dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms, width: FULL, height: 3 }));
   }
-  dashboard.addWidgets(
+  for (const row of [deliveryRow(inbox), queueRow(inbox), processingRow(inbox), reconcilerRow(inbox), deadlineRow(inbox), functionRow(inbox)]) {
+    dashboard.addWidgets(...row);
+  }
+  return dashboard;
+}
+
+/** What the endpoint answered: each reason the verifier counts, and the HTTP API's latency and errors. */
+function deliveryRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
+  const count = (name: string, label: string) => inbox.metric(name, { label });
+  return [
     new cloudwatch.GraphWidget({
       title: 'Deliveries by reason',
       width: HALF,
@@ -78,10 +77,14 @@ export function createInboxDashboard(
       ],
       right: [endpointApi(inbox).metricClientError({ label: '4xx' }), inbox.metricVerifierServerErrors({ label: '5xx' })],
     }),
-  );
+  ];
+}
+
+/** The work queue, how long deliveries wait in it, and what it dead-lettered. */
+function queueRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
   const queueDepth = [inbox.metricWorkQueueDepth({ label: 'work queue visible' })];
   const deadLetterDepth = inbox.metricDeadLetterQueueDepth({ label: 'DLQ visible' });
-  dashboard.addWidgets(
+  return [
     new cloudwatch.GraphWidget({
       title: 'Work queue',
       width: THIRD,
@@ -105,8 +108,12 @@ export function createInboxDashboard(
       height: HEIGHT,
       left: [...(deadLetterDepth ? [deadLetterDepth] : []), inbox.metricDeadLettered({ label: 'dead-lettered rows' })],
     }),
-  );
-  dashboard.addWidgets(
+  ];
+}
+
+/** Processing and the effects it dispatched. */
+function processingRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
+  return [
     new cloudwatch.GraphWidget({
       title: 'Processing',
       width: HALF,
@@ -128,8 +135,12 @@ export function createInboxDashboard(
         inbox.metricResourceUnavailable({ label: 'resource unavailable' }),
       ],
     }),
-  );
-  dashboard.addWidgets(
+  ];
+}
+
+/** The reconciler's sweep and polling, and the signing secrets' use. */
+function reconcilerRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
+  return [
     new cloudwatch.GraphWidget({
       title: 'Reconciler',
       width: HALF,
@@ -163,8 +174,12 @@ export function createInboxDashboard(
         inbox.metricRejectionRecordFailures({ label: 'rejection records failed' }),
       ],
     }),
-  );
-  dashboard.addWidgets(
+  ];
+}
+
+/** Recorded submissions near their deadline, and provider resources found gone. */
+function deadlineRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
+  return [
     new cloudwatch.GraphWidget({
       title: 'Submission deadlines',
       width: FULL,
@@ -172,11 +187,22 @@ export function createInboxDashboard(
       left: [inbox.metricSubmissionsNearDeadline({ label: 'near deadline, unread (max)' })],
       right: [inbox.metricResourceUnavailable({ label: 'resource unavailable' })],
     }),
-  );
-  dashboard.addWidgets(
+  ];
+}
+
+/** Each function's errors, throttles and p99 duration. */
+function functionRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
+  const lambdaHealth = (title: string, fn: IWebhookInbox['verifierFunction']) =>
+    new cloudwatch.GraphWidget({
+      title,
+      width: THIRD,
+      height: HEIGHT,
+      left: [fn.metricErrors({ label: 'errors' }), fn.metricThrottles({ label: 'throttles' })],
+      right: [fn.metricDuration({ statistic: 'p99', label: 'duration p99' })],
+    });
+  return [
     lambdaHealth('Verifier function', inbox.verifierFunction),
     lambdaHealth('Processor function', inbox.processorFunction),
     lambdaHealth('Reconciler function', inbox.reconcilerFunction),
-  );
-  return dashboard;
+  ];
 }

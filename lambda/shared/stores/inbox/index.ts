@@ -1,0 +1,4 @@
+export * from './keys';
+export * from './row';
+export * from './port';
+export { DynamoDbInboxStore } from './dynamodb';
