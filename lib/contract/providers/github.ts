@@ -1,2 +1,21 @@
+import { ProviderFacts, SecretFormat } from './facts';
+
 /** GitHub's documented behaviour (docs/providers/github.md): manual redelivery of the past three days' deliveries. */
 export const GITHUB_REDELIVERY_SECONDS = 3 * 86_400;
+
+/** GitHub: the facts every table by provider kind derives from. */
+export const GitHubFacts = {
+  kind: 'github',
+  title: 'GitHub',
+  secretFormat: SecretFormat.TEXT,
+  redeliverySeconds: GITHUB_REDELIVERY_SECONDS,
+  tolerance: undefined,
+  signsUrl: false,
+  unusableSignedUrl: undefined,
+  getChecked: false,
+  certificateSigned: false,
+  polledOnly: false,
+  configuredScheme: false,
+  polling: undefined,
+  rotationRefusal: undefined,
+} as const satisfies ProviderFacts;

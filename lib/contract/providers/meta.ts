@@ -1,3 +1,5 @@
+import { ProviderFacts, SecretFormat } from './facts';
+
 /**
  * Meta's documented webhook behaviour (docs/providers/meta.md), for Facebook Pages, Instagram,
  * Messenger and the WhatsApp Cloud API: a failed notification is retried, with decreasing
@@ -13,3 +15,20 @@ export const MetaSubscriptionCheck = {
   VERIFY_TOKEN: 'hub.verify_token',
   CHALLENGE: 'hub.challenge',
 } as const;
+
+/** Meta: the facts every table by provider kind derives from. */
+export const MetaFacts = {
+  kind: 'meta',
+  title: 'Meta',
+  secretFormat: SecretFormat.JSON,
+  redeliverySeconds: META_REDELIVERY_SECONDS,
+  tolerance: undefined,
+  signsUrl: false,
+  unusableSignedUrl: undefined,
+  getChecked: true,
+  certificateSigned: false,
+  polledOnly: false,
+  configuredScheme: false,
+  polling: undefined,
+  rotationRefusal: "this provider's secret is chosen in its own dashboard; stage the new value there and in the secret instead",
+} as const satisfies ProviderFacts;

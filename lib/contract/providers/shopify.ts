@@ -1,2 +1,21 @@
+import { ProviderFacts, SecretFormat } from './facts';
+
 /** Shopify's documented behaviour (docs/providers/shopify.md): a failed delivery is retried 8 times over 4 hours, with its original payload. */
 export const SHOPIFY_REDELIVERY_SECONDS = 4 * 3600;
+
+/** Shopify: the facts every table by provider kind derives from. */
+export const ShopifyFacts = {
+  kind: 'shopify',
+  title: 'Shopify',
+  secretFormat: SecretFormat.TEXT,
+  redeliverySeconds: SHOPIFY_REDELIVERY_SECONDS,
+  tolerance: undefined,
+  signsUrl: false,
+  unusableSignedUrl: undefined,
+  getChecked: false,
+  certificateSigned: false,
+  polledOnly: false,
+  configuredScheme: false,
+  polling: undefined,
+  rotationRefusal: undefined,
+} as const satisfies ProviderFacts;
