@@ -2,7 +2,28 @@ import { Duration } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { AdapterKind, Defaults, LINEAR_TOLERANCE_SECONDS, PADDLE_PAST_TOLERANCE_SECONDS, SNS_PAST_TOLERANCE_SECONDS } from './contract';
+import {
+  AnswerlineFacts,
+  DiscordFacts,
+  EchonovaFacts,
+  GitHubFacts,
+  HmacFacts,
+  LinearFacts,
+  MessageBatchesFacts,
+  MetaFacts,
+  PaddleFacts,
+  PagerDutyFacts,
+  ProviderFacts,
+  ShopifyFacts,
+  SlackFacts,
+  SnsFacts,
+  SquareFacts,
+  StandardWebhooksFacts,
+  StripeFacts,
+  TwilioFacts,
+  ZoomFacts,
+} from './contract';
+import { PresetExtras, presetConfig } from './private/presets';
 
 /** Automatic rotation of a signing secret by the inbox's rotation function. */
 export interface SigningSecretRotation {
@@ -353,7 +374,7 @@ export abstract class WebhookProvider {
    * suffix `-rN` (a keyless task is the job `~task:<task id>`).
    */
   public static answerline(options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.ANSWERLINE, 'whsec', options);
+    return new PresetProvider(AnswerlineFacts, options);
   }
 
   /**
@@ -364,7 +385,7 @@ export abstract class WebhookProvider {
    * `spending.exhausted` are duplicates), any other event by its name and the body's digest.
    */
   public static echonova(options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.ECHONOVA, 'text', options);
+    return new PresetProvider(EchonovaFacts, options);
   }
 
   /**
@@ -374,7 +395,7 @@ export abstract class WebhookProvider {
    * instance after its sender, e.g. `standardWebhooks({ name: 'clerk' })`.
    */
   public static standardWebhooks(options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.STANDARD_WEBHOOKS, 'whsec', options);
+    return new PresetProvider(StandardWebhooksFacts, options);
   }
 
   /**
@@ -382,7 +403,7 @@ export abstract class WebhookProvider {
    * the body's `id`.
    */
   public static stripe(options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.STRIPE, 'text', options);
+    return new PresetProvider(StripeFacts, options);
   }
 
   /**
@@ -391,7 +412,7 @@ export abstract class WebhookProvider {
    * acknowledged as test deliveries. GitHub signs no timestamp.
    */
   public static github(options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.GITHUB, 'text', options);
+    return new PresetProvider(GitHubFacts, options);
   }
 
   /**
@@ -402,7 +423,7 @@ export abstract class WebhookProvider {
    * `{"appSecret": "…", "verifyToken": "…"}`.
    */
   public static meta(options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.META, 'json', options);
+    return new PresetProvider(MetaFacts, options);
   }
 
   /**
@@ -413,7 +434,7 @@ export abstract class WebhookProvider {
    * (form-encoded slash commands and interactivity payloads).
    */
   public static slack(options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.SLACK, 'text', options);
+    return new PresetProvider(SlackFacts, options);
   }
 
   /**
@@ -423,7 +444,7 @@ export abstract class WebhookProvider {
    * digest of the body (Zoom signs no delivery id: `x-zm-trackingid` is kept as row metadata only).
    */
   public static zoom(options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.ZOOM, 'text', options);
+    return new PresetProvider(ZoomFacts, options);
   }
 
   /**
@@ -432,7 +453,7 @@ export abstract class WebhookProvider {
    * `X-Shopify-Webhook-Id`, which is kept as row metadata with the topic and the trigger time.
    */
   public static shopify(options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.SHOPIFY, 'text', options);
+    return new PresetProvider(ShopifyFacts, options);
   }
 
   /**
@@ -441,10 +462,7 @@ export abstract class WebhookProvider {
    * defaults to 5 seconds, what Paddle's SDK accepts (Paddle signs every attempt anew).
    */
   public static paddle(options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.PADDLE, 'text', {
-      ...options,
-      pastTolerance: options.pastTolerance ?? Duration.seconds(PADDLE_PAST_TOLERANCE_SECONDS),
-    });
+    return new PresetProvider(PaddleFacts, options);
   }
 
   /**
@@ -453,7 +471,7 @@ export abstract class WebhookProvider {
    * acknowledged as a test delivery. PagerDuty signs no timestamp.
    */
   public static pagerduty(options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.PAGERDUTY, 'text', options);
+    return new PresetProvider(PagerDutyFacts, options);
   }
 
   /**
@@ -463,11 +481,7 @@ export abstract class WebhookProvider {
    * `createdAt` (`Linear-Delivery` is not signed: it is kept as row metadata).
    */
   public static linear(options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.LINEAR, 'text', {
-      ...options,
-      pastTolerance: options.pastTolerance ?? Duration.seconds(LINEAR_TOLERANCE_SECONDS),
-      futureTolerance: options.futureTolerance ?? Duration.seconds(LINEAR_TOLERANCE_SECONDS),
-    });
+    return new PresetProvider(LinearFacts, options);
   }
   /**
    * Discord interactions: `X-Signature-Ed25519` (hex Ed25519 signature of
@@ -478,7 +492,7 @@ export abstract class WebhookProvider {
    * (`{"type":5}`, `{"type":6}` for a component) the app follows up within 15 minutes.
    */
   public static discord(options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.DISCORD, 'text', options);
+    return new PresetProvider(DiscordFacts, options);
   }
 
   /**
@@ -487,7 +501,7 @@ export abstract class WebhookProvider {
    * `event_id`. Square signs no timestamp: a replay is a duplicate.
    */
   public static square(options: SquareProviderOptions): WebhookProvider {
-    return new PresetProvider(AdapterKind.SQUARE, 'text', options, { signedUrl: options.notificationUrl });
+    return new PresetProvider(SquareFacts, options, { signedUrl: options.notificationUrl });
   }
 
   /**
@@ -498,7 +512,7 @@ export abstract class WebhookProvider {
    * Twilio signs no timestamp and no id: a replay is a duplicate.
    */
   public static twilio(options: TwilioProviderOptions): WebhookProvider {
-    return new PresetProvider(AdapterKind.TWILIO, 'text', options, { signedUrl: options.webhookUrl });
+    return new PresetProvider(TwilioFacts, options, { signedUrl: options.webhookUrl });
   }
 
   /**
@@ -510,12 +524,7 @@ export abstract class WebhookProvider {
    * resubscribes). Raw message delivery is refused: it is unsigned. No signing secret.
    */
   public static sns(options: SnsProviderOptions): WebhookProvider {
-    return new PresetProvider(
-      AdapterKind.SNS,
-      'none',
-      { ...options, pastTolerance: options.pastTolerance ?? Duration.seconds(SNS_PAST_TOLERANCE_SECONDS) },
-      { topicArns: options.topicArns },
-    );
+    return new PresetProvider(SnsFacts, options, { topicArns: options.topicArns });
   }
 
   /**
@@ -529,46 +538,29 @@ export abstract class WebhookProvider {
    * @param options the options of every preset (its `polling` is replaced by the first argument)
    */
   public static messageBatches(batchApi: ProviderPolling, options: WebhookProviderOptions = {}): WebhookProvider {
-    return new PresetProvider(AdapterKind.MESSAGE_BATCHES, 'text', { ...options, polling: batchApi });
+    return new PresetProvider(MessageBatchesFacts, { ...options, polling: batchApi });
   }
 
   /** Any HMAC-signed webhook, described by its header, signed content, encoding and id. */
   public static hmac(options: HmacProviderOptions): WebhookProvider {
-    return new PresetProvider(AdapterKind.HMAC, 'text', options, { hmacScheme: options });
+    return new PresetProvider(HmacFacts, options, { hmacScheme: options });
   }
 
   /** Resolves the provider for the inbox that serves it. */
   public abstract bind(scope: Construct): WebhookProviderConfig;
 }
 
+/** A preset: what it binds to follows from its provider's facts and the options given. */
 class PresetProvider extends WebhookProvider {
   constructor(
-    private readonly adapter: string,
-    private readonly secretFormat: string,
+    private readonly facts: ProviderFacts,
     private readonly options: WebhookProviderOptions,
-    /** What some presets add: the generic scheme's settings, the URL the provider signs (Square, Twilio), the topics (SNS). */
-    private readonly extras: { readonly hmacScheme?: HmacProviderOptions; readonly signedUrl?: string; readonly topicArns?: string[] } = {},
+    private readonly extras: PresetExtras = {},
   ) {
     super();
   }
 
   public bind(_scope: Construct): WebhookProviderConfig {
-    return {
-      name: this.options.name ?? this.adapter,
-      adapter: this.adapter,
-      signingSecret: this.options.signingSecret,
-      pastTolerance: this.options.pastTolerance ?? Duration.seconds(Defaults.TIMESTAMP_TOLERANCE_SECONDS),
-      futureTolerance: this.options.futureTolerance ?? Duration.seconds(Defaults.TIMESTAMP_TOLERANCE_SECONDS),
-      previousSecretGracePeriod: this.options.previousSecretGracePeriod ?? Duration.seconds(Defaults.PREVIOUS_SECRET_GRACE_SECONDS),
-      rotation: this.options.rotation,
-      hmacScheme: this.extras.hmacScheme,
-      secretFormat: this.secretFormat,
-      polling: this.options.polling,
-      authoritativeRead: this.options.authoritativeRead,
-      allowedSources: this.options.allowedSources,
-      notificationUrl: this.extras.signedUrl,
-      topicArns: this.extras.topicArns,
-      tenantJsonPath: this.options.tenantJsonPath,
-    };
+    return presetConfig(this.facts, this.options, this.extras);
   }
 }
