@@ -72,6 +72,9 @@ type AnyProviderFacts = (typeof ALL_PROVIDER_FACTS)[number];
 /** An adapter kind the runtime knows. */
 export type AdapterKindName = AnyProviderFacts['kind'];
 
+/** An adapter kind whose provider has a signing secret: neither certificate-signed nor polled only. */
+export type SecretKindName = Exclude<AnyProviderFacts, { readonly certificateSigned: true } | { readonly polledOnly: true }>['kind'];
+
 /** `message-batches` → `MESSAGE_BATCHES`. */
 type ConstantName<Kind extends string> = Kind extends `${infer Head}-${infer Tail}` ? `${Uppercase<Head>}_${ConstantName<Tail>}` : Uppercase<Kind>;
 
