@@ -2,11 +2,12 @@
  * What the Shopify, Paddle, PagerDuty and Linear presets resolve to, restated by hand: their
  * adapter, their name and path, the kind of secret, and the tolerances each provider's own rules
  * call for by default (Paddle's SDK accepts 5 s, Linear recommends a minute), which options override;
- * and that every adapter kind has its static factory.
+ * that every adapter kind has its static factory; and which secrets rotation refuses.
  */
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { WebhookProvider, WebhookProviderOptions } from '../../lib';
+import { Construct } from 'constructs';
+import { WebhookInbox, WebhookProvider, WebhookProviderConfig, WebhookProviderOptions } from '../../lib';
 import { AdapterKind } from '../../lib/contract';
 import { providerRuntimeConfigOf } from '../../lib/runtime-config';
 
@@ -65,4 +66,16 @@ test('every adapter kind the runtime serves has a static factory that binds to i
     WebhookProvider.hmac({ signatureHeader: 'X-Signature', idJsonPath: 'id' }),
   ];
   expect(presets.map((preset) => preset.bind(stack).adapter).sort()).toEqual(Object.values(AdapterKind).sort());
+});
+
+test('a provider of your own whose secret the rotation function does not make is refused rotation at synth, naming the formats it makes', () => {
+  class PemProvider extends WebhookProvider {
+    public bind(scope: Construct): WebhookProviderConfig {
+      return { ...WebhookProvider.stripe({ rotation: {} }).bind(scope), name: 'pem', secretFormat: 'pem' };
+    }
+  }
+  const stack = new Stack(new App(), 'Pem');
+  expect(() => new WebhookInbox(stack, 'Inbox', { providers: [new PemProvider()] })).toThrow(
+    /providers: pem: rotation: a pem secret is not rotated: the rotation function makes whsec and text secrets/,
+  );
 });
