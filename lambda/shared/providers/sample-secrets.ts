@@ -43,8 +43,13 @@ const SAMPLE_SECRETS: { readonly [Kind in SecretKindName]: SampleSecretMaker } =
   linear,
 };
 
-/** A new sample signing secret for a provider; throws for a kind without a signing secret (SNS, a polled-only API) or unknown. */
-export function sampleSigningSecret(config: Pick<ProviderRuntimeConfig, 'name' | 'adapter' | 'hmac'>): string {
-  if (!Object.hasOwn(SAMPLE_SECRETS, config.adapter)) throw new Error(`provider ${config.name}: no signing secret of adapter "${config.adapter}" to make`);
+/**
+ * A new sample signing secret for a provider of its kind; throws for a kind without a signing
+ * secret (SNS, a polled-only API) or unknown, naming the provider when it is given.
+ */
+export function sampleSigningSecret(config: Pick<ProviderRuntimeConfig, 'adapter' | 'hmac'> & { readonly name?: string }): string {
+  if (!Object.hasOwn(SAMPLE_SECRETS, config.adapter)) {
+    throw new Error(`${config.name ? `provider ${config.name}: ` : ''}no sample signing secret of adapter "${config.adapter}": it has none, or is unknown`);
+  }
   return SAMPLE_SECRETS[config.adapter as SecretKindName](config);
 }

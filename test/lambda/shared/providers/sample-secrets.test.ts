@@ -30,7 +30,8 @@ describe('sample signing secrets', () => {
   );
 
   it('has none for a provider without a signing secret (SNS, a polled-only API) or of an unknown kind, naming the provider', () => {
-    expect(() => sampleSigningSecret({ name: 'topics', adapter: AdapterKind.SNS })).toThrow(/provider topics: no signing secret of adapter "sns"/);
+    expect(() => sampleSigningSecret({ name: 'topics', adapter: AdapterKind.SNS })).toThrow(/provider topics: no sample signing secret of adapter "sns"/);
+    expect(() => sampleSigningSecret({ adapter: AdapterKind.SNS })).toThrow(/^no sample signing secret of adapter "sns"/);
     expect(() => sampleSigningSecret({ name: 'batches', adapter: AdapterKind.MESSAGE_BATCHES })).toThrow(/provider batches/);
     expect(() => sampleSigningSecret({ name: 'odd', adapter: 'toString' })).toThrow(/provider odd/);
   });
