@@ -2,7 +2,7 @@
  * `npm run bench`: every figure of the benchmark side by side, measured in one run, each beside
  * what it is compared with, as a ratio (the machine is shared and noisy: absolute figures move
  * from run to run, ratios of interleaved measurements much less). `runBench` measures and
- * returns the results; `renderMarkdown` turns them into the tables the README carries.
+ * returns the results; `renderMarkdown` turns them into the tables docs/PROOF.md carries.
  */
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';

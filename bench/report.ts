@@ -1,4 +1,4 @@
-/** The bench's results as Markdown tables, ready to paste into the README. */
+/** The bench's results as Markdown tables, ready to paste into docs/PROOF.md. */
 import { BenchResults, sizeName } from './bench';
 import { MONTHLY_DELIVERIES } from './cost';
 import { dollars, fixed, times } from './stats';

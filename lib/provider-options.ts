@@ -98,7 +98,7 @@ export interface WebhookProviderOptions {
 
   /**
    * Rotate the signing secret on a schedule with the inbox's rotation function.
-   * @default - no automatic rotation: the operator stages the provider's new secret (README, "Rotating a signing secret")
+   * @default - no automatic rotation: the operator stages the provider's new secret (docs/ROTATION.md)
    */
   readonly rotation?: SigningSecretRotation;
 

@@ -126,7 +126,7 @@ function createSigningSecret(scope: Construct, providerName: string): secretsman
     id: 'AwsSolutions::AwsSolutions-SMG4',
     reason:
       'The provider issues this signing secret; a new one is staged by the operator as the provider rotates it ' +
-      '(README, "Rotating a signing secret"), not generated on a schedule.',
+      '(docs/ROTATION.md), not generated on a schedule.',
   });
   return secret;
 }

@@ -216,7 +216,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     });
     const endpoints = twin.endpoints;
     dynamodb = new DynamoDBClient({ endpoint: endpoints.dynamodb, ...LOCAL_AWS });
-    // The app records submissions under a role granted grantRecordSubmission, as the README shows.
+    // The app records submissions under a role granted grantRecordSubmission, as docs/SUBMISSION-LEDGER.md shows.
     appDynamodb = twin.iam ? new DynamoDBClient({ endpoint: twin.iam.endpoint, region: LOCAL_AWS.region, credentials: twin.iam.credentials.app! }) : dynamodb;
     sqs = new SQSClient({ endpoint: endpoints.sqs, ...LOCAL_AWS, useQueueUrlAsEndpoint: false });
 

@@ -176,7 +176,7 @@ describe('npm run bench -- --quick', () => {
       'Cost per million deliveries vs the Powertools receiver, 16 KiB bodies',
     ]);
     expect(results.targets.length).toBeGreaterThan(10);
-    // The Markdown tables the README carries.
+    // The Markdown tables docs/PROOF.md carries.
     expect(stdout).toContain('| Figure | Target | Measured | Result |');
     expect(stdout).toContain('**Cost per million deliveries**');
   }, 300_000);

@@ -1,7 +1,7 @@
 /**
- * Every relative link of README.md and docs/ leads somewhere: the file (or folder) it names
- * exists, and an anchor it names (`#section`, in the same document or another Markdown file) is a
- * heading of that document, as GitHub renders headings into anchors.
+ * Every relative link of README.md, CONTRIBUTING.md and docs/ leads somewhere: the file (or
+ * folder) it names exists, and an anchor it names (`#section`, in the same document or another
+ * Markdown file) is a heading of that document, as GitHub renders headings into anchors.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';

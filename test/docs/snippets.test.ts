@@ -1,8 +1,8 @@
 /**
- * Every TypeScript block of README.md and docs/ is code a user can paste: it carries its own
- * imports, declares nothing it does not define (`declare const x` compiles and crashes when run),
- * and type-checks as a module of a consumer's project against the package's API (one TypeScript
- * program for all of them). The blocks that are whole apps (`new App()`) are also synthesized in a
+ * Every TypeScript block of README.md, CONTRIBUTING.md and docs/ is code a user can paste: it
+ * carries its own imports, declares nothing it does not define (`declare const x` compiles and
+ * crashes when run), and type-checks as a module of a consumer's project against the package's
+ * API (one TypeScript program for all of them). The blocks that are whole apps (`new App()`) are also synthesized in a
  * process of their own, as `cdk synth` runs them, with cdk-nag's AwsSolutions checks, and none
  * leaves a finding the construct causes unacknowledged: on the construct's own resources, or on the
  * app's principals it grants to. The stack output keys DEPLOY.md lists are those its app synthesizes.

@@ -824,7 +824,7 @@ export class InboxHarness {
   /** The apps' client on this inbox's table and clock; Answerline's horizon for the Answerline provider. */
   submissionLedger(options: Partial<SubmissionLedgerOptions> = {}): SubmissionLedger {
     return new SubmissionLedger({
-      // An app granted grantRecordSubmission, as the README shows.
+      // An app granted grantRecordSubmission, as docs/SUBMISSION-LEDGER.md shows.
       client: this.as('app').dynamodb,
       tableName: this.names.inboxTable,
       now: this.clock.now,

@@ -1,8 +1,8 @@
 /**
- * The project's Markdown as the documentation tests read it: every document (README.md and
- * docs/), its fenced code blocks with their language and line, its relative links, and the
- * anchors its headings make (GitHub's rule: lower-cased, punctuation dropped, spaces to hyphens,
- * repeats numbered).
+ * The project's Markdown as the documentation tests read it: every document (README.md,
+ * CONTRIBUTING.md and docs/), its fenced code blocks with their language and line, its relative
+ * links, and the anchors its headings make (GitHub's rule: lower-cased, punctuation dropped,
+ * spaces to hyphens, repeats numbered).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -29,9 +29,9 @@ export interface Link {
   readonly target: string;
 }
 
-/** README.md and every Markdown file under docs/, in a stable order. */
+/** README.md, CONTRIBUTING.md and every Markdown file under docs/, in a stable order. */
 export function projectDocuments(root: string): Document[] {
-  const paths = [join(root, 'README.md'), ...markdownUnder(join(root, 'docs'))];
+  const paths = [join(root, 'README.md'), join(root, 'CONTRIBUTING.md'), ...markdownUnder(join(root, 'docs'))];
   return paths.map((path) => ({ path, name: relative(root, path), text: readFileSync(path, 'utf8') }));
 }
 

@@ -491,7 +491,7 @@ describe('the manual procedure, for providers that generate the secret themselve
     h.destroy();
   });
 
-  /** The operator's three commands, through the SDK (README: "Rotating a signing secret"). */
+  /** The operator's three commands, through the SDK (docs/ROTATION.md). */
   const operator = {
     stage: (secret: string) => secrets.client.send(new PutSecretValueCommand({ SecretId: h.secret.id, SecretString: secret, VersionStages: ['AWSPENDING'] })),
     promote: (newVersion: string, oldVersion: string) =>
