@@ -56,17 +56,17 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
     if (refusal) problems.push(`rotation: ${refusal}`);
   }
   // A URL built from a token (a custom domain's name) is checked at cold start.
-  if (facts?.signsUrl && !Token.isUnresolved(provider.notificationUrl)) {
+  if (facts?.requests.signsUrl && !Token.isUnresolved(provider.notificationUrl)) {
     problems.push(...notificationUrlProblems(provider.notificationUrl).map((problem) => `notificationUrl ${problem}`));
-    const unusable = facts.unusableSignedUrl;
+    const unusable = facts.requests.unusableSignedUrl;
     if (unusable?.pattern.test(provider.notificationUrl ?? '')) problems.push(unusable.problem);
   }
-  if (facts?.certificateSigned) {
+  if (facts?.requests.certificateSigned) {
     // An ARN made of tokens (a topic of the app) is checked at cold start.
     problems.push(...topicArnProblems(provider.topicArns, (arn) => Token.isUnresolved(arn)).map((problem) => `topicArns ${problem}`));
     if (provider.signingSecret) problems.push('signingSecret: SNS signs with certificates; there is no secret to give');
   }
-  if (facts?.polledOnly) {
+  if (facts?.requests.polledOnly) {
     const given = (['signingSecret', 'rotation', 'allowedSources'] as const).filter((name) => provider[name] !== undefined);
     problems.push(...given.map((name) => `${name}: this provider sends no webhooks (it is polled): it has no route and no signing secret`));
   }

@@ -55,10 +55,10 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
     if (typeof p.name !== 'string' || !PROVIDER_NAME_PATTERN.test(p.name)) throw new ConfigurationError(`${where}.name is invalid`);
     if (typeof p.adapter !== 'string') throw new ConfigurationError(`${where}.adapter is missing`);
     const facts = providerFactsOf(p.adapter);
-    if (facts?.certificateSigned) {
+    if (facts?.requests.certificateSigned) {
       const problems = topicArnProblems(p.topicArns);
       if (problems.length > 0) throw new ConfigurationError(`${where}.topicArns ${problems.join('; ')}`);
-    } else if (!facts?.polledOnly && (typeof p.secretId !== 'string' || p.secretId === '')) {
+    } else if (!facts?.requests.polledOnly && (typeof p.secretId !== 'string' || p.secretId === '')) {
       throw new ConfigurationError(`${where}.secretId is missing`);
     }
     for (const field of ['tolerancePastSeconds', 'toleranceFutureSeconds'] as const) {
@@ -67,7 +67,7 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
     if (p.previousSecretGraceSeconds !== undefined && !(typeof p.previousSecretGraceSeconds === 'number' && p.previousSecretGraceSeconds >= 0)) {
       throw new ConfigurationError(`${where}.previousSecretGraceSeconds is invalid`);
     }
-    if (facts?.configuredScheme) {
+    if (facts?.requests.configuredScheme) {
       const problems = p.hmac ? hmacSchemeProblems(p.hmac) : ['the scheme is missing'];
       if (problems.length > 0) throw new ConfigurationError(`${where}.hmac: ${problems.join('; ')}`);
     }
@@ -76,7 +76,7 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
       const problems = typeof read === 'object' && read !== null ? authoritativeReadProblems(read) : ['must be an object'];
       if (problems.length > 0) throw new ConfigurationError(`${where}.authoritativeRead: ${problems.join('; ')}`);
     }
-    if (facts?.signsUrl) {
+    if (facts?.requests.signsUrl) {
       const problems = notificationUrlProblems(p.notificationUrl);
       if (problems.length > 0) throw new ConfigurationError(`${where}.notificationUrl ${problems.join('; ')}`);
     }

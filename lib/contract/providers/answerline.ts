@@ -1,6 +1,6 @@
 /** Answerline's documented behaviour (docs/providers/answerline.md). */
 import { DeliverySchedule, retryWindowSeconds } from './schedule';
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** 10 attempts; before each retry a wait that starts at 5 s and doubles (shortened by up to half); 15 s per attempt. */
 export const AnswerlineDelivery: DeliverySchedule = {
@@ -43,12 +43,7 @@ export const AnswerlineFacts = {
   secretFormat: SecretFormat.WHSEC,
   redeliverySeconds: ANSWERLINE_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: SECRET_SIGNED_REQUESTS,
   polling: AnswerlinePolling,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

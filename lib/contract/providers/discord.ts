@@ -1,4 +1,4 @@
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /**
  * Discord's documented interactions behaviour (docs/providers/discord.md): each interaction is
@@ -42,12 +42,7 @@ export const DiscordFacts = {
   secretFormat: SecretFormat.TEXT,
   redeliverySeconds: DISCORD_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
   rotationRefusal: "the stored value is the Discord application's public key, not a secret: there is nothing to rotate",
 } as const satisfies ProviderFacts;

@@ -1,6 +1,6 @@
 /** Echonova's documented behaviour (docs/providers/echonova.md). */
 import { DeliverySchedule, retryWindowSeconds } from './schedule';
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** 3 attempts, 5 s then 10 s apart, 10 s per attempt. */
 export const EchonovaDelivery: DeliverySchedule = { maxWaitsSeconds: [5, 10], attemptTimeoutSeconds: 10 };
@@ -26,12 +26,7 @@ export const EchonovaFacts = {
   secretFormat: SecretFormat.TEXT,
   redeliverySeconds: ECHONOVA_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: SECRET_SIGNED_REQUESTS,
   polling: EchonovaPolling,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

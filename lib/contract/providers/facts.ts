@@ -42,9 +42,42 @@ export interface UnusableSignedUrl {
   readonly problem: string;
 }
 
+/** How a provider's requests reach the inbox and what signs them. */
+export interface RequestTraits {
+  /**
+   * Whether the provider signs the URL it posts to, configured with the preset (behind a custom
+   * domain it cannot be rebuilt from the request).
+   */
+  readonly signsUrl: boolean;
+  /** What its own rules refuse in that URL, beyond it being an https URL. */
+  readonly unusableSignedUrl: UnusableSignedUrl | undefined;
+  /** Whether the provider checks the endpoint with a `GET` (Meta's subscription): the API serves `GET /hooks/<name>` for it too. */
+  readonly getChecked: boolean;
+  /** Whether its requests name the certificate that signed them (SNS): no signing secret, the configured topics instead. */
+  readonly certificateSigned: boolean;
+  /** Whether it sends no webhooks and is only polled (a batch API): no route, no verifier, no signing secret. */
+  readonly polledOnly: boolean;
+  /** Whether its signature scheme is the one its configuration describes (the generic HMAC preset). */
+  readonly configuredScheme: boolean;
+}
+
+/**
+ * The requests of most providers: `POST`s signed with the signing secret over what they send, by
+ * the preset's own scheme. A provider that differs spreads this and says how.
+ */
+export const SECRET_SIGNED_REQUESTS = {
+  signsUrl: false,
+  unusableSignedUrl: undefined,
+  getChecked: false,
+  certificateSigned: false,
+  polledOnly: false,
+  configuredScheme: false,
+} as const satisfies RequestTraits;
+
 /**
  * What one provider kind is known to do, from its documentation. Every field is required (an
- * absent fact is written `undefined` or `false`), so a provider that leaves one out fails to typecheck.
+ * absent fact is written `undefined`; most providers' requests are `SECRET_SIGNED_REQUESTS`), so a
+ * provider that leaves one out fails to typecheck.
  */
 export interface ProviderFacts {
   /** The adapter kind: the runtime's key for it, its preset's default name and path segment. */
@@ -61,21 +94,8 @@ export interface ProviderFacts {
   readonly redeliverySeconds: number;
   /** The tolerances of a signed timestamp its preset defaults to, where the provider's own rules call for other than the inbox's. */
   readonly tolerance: { readonly pastSeconds?: number; readonly futureSeconds?: number } | undefined;
-  /**
-   * Whether the provider signs the URL it posts to, configured with the preset (behind a custom
-   * domain it cannot be rebuilt from the request).
-   */
-  readonly signsUrl: boolean;
-  /** What its own rules refuse in that URL, beyond it being an https URL. */
-  readonly unusableSignedUrl: UnusableSignedUrl | undefined;
-  /** Whether the provider checks the endpoint with a `GET` (Meta's subscription): the API serves `GET /hooks/<name>` for it too. */
-  readonly getChecked: boolean;
-  /** Whether its requests name the certificate that signed them (SNS): no signing secret, the configured topics instead. */
-  readonly certificateSigned: boolean;
-  /** Whether it sends no webhooks and is only polled (a batch API): no route, no verifier, no signing secret. */
-  readonly polledOnly: boolean;
-  /** Whether its signature scheme is the one its configuration describes (the generic HMAC preset). */
-  readonly configuredScheme: boolean;
+  /** How its requests reach the inbox and what signs them. */
+  readonly requests: RequestTraits;
   /** How the reconciler polls it by default; undefined when it cannot be polled. */
   readonly polling: PollingFacts | undefined;
   /** Why its stored value cannot be rotated, when it cannot. */

@@ -1,4 +1,4 @@
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** GitHub's documented behaviour (docs/providers/github.md): manual redelivery of the past three days' deliveries. */
 export const GITHUB_REDELIVERY_SECONDS = 3 * 86_400;
@@ -10,12 +10,7 @@ export const GitHubFacts = {
   secretFormat: SecretFormat.TEXT,
   redeliverySeconds: GITHUB_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

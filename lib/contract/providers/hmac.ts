@@ -1,4 +1,4 @@
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** A generic HMAC sender documents nothing the inbox can rely on: three days, as the common providers. */
 export const HMAC_REDELIVERY_SECONDS = 3 * 86_400;
@@ -10,12 +10,7 @@ export const HmacFacts = {
   secretFormat: SecretFormat.TEXT,
   redeliverySeconds: HMAC_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: true,
+  requests: { ...SECRET_SIGNED_REQUESTS, configuredScheme: true },
   polling: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

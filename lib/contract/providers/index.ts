@@ -73,7 +73,10 @@ type AnyProviderFacts = (typeof ALL_PROVIDER_FACTS)[number];
 export type AdapterKindName = AnyProviderFacts['kind'];
 
 /** An adapter kind whose provider has a signing secret: neither certificate-signed nor polled only. */
-export type SecretKindName = Exclude<AnyProviderFacts, { readonly certificateSigned: true } | { readonly polledOnly: true }>['kind'];
+export type SecretKindName = Exclude<
+  AnyProviderFacts,
+  { readonly requests: { readonly certificateSigned: true } } | { readonly requests: { readonly polledOnly: true } }
+>['kind'];
 
 /** `message-batches` → `MESSAGE_BATCHES`. */
 type ConstantName<Kind extends string> = Kind extends `${infer Head}-${infer Tail}` ? `${Uppercase<Head>}_${ConstantName<Tail>}` : Uppercase<Kind>;
@@ -93,22 +96,22 @@ export function providerFactsOf(kind: string): ProviderFacts | undefined {
 const kindsWhere = (fact: (facts: ProviderFacts) => boolean): readonly string[] => ALL_PROVIDER_FACTS.filter(fact).map((facts) => facts.kind);
 
 /** Adapters whose provider signs the URL it posts to, configured with the preset (behind a custom domain it cannot be rebuilt). */
-export const URL_SIGNING_ADAPTERS = kindsWhere((facts) => facts.signsUrl);
+export const URL_SIGNING_ADAPTERS = kindsWhere((facts) => facts.requests.signsUrl);
 
 /** Adapters whose provider checks the endpoint with a `GET` (Meta's subscription): the API serves `GET /hooks/<name>` for them too. */
-export const GET_CHECKED_ADAPTERS = kindsWhere((facts) => facts.getChecked);
+export const GET_CHECKED_ADAPTERS = kindsWhere((facts) => facts.requests.getChecked);
 
 /** Adapters whose requests name the certificate that signed them (SNS). */
-export const CERTIFICATE_SIGNED_ADAPTERS = kindsWhere((facts) => facts.certificateSigned);
+export const CERTIFICATE_SIGNED_ADAPTERS = kindsWhere((facts) => facts.requests.certificateSigned);
 
 /** Adapters of APIs that send no webhooks and are only polled (a batch API): no route, no verifier, no signing secret. */
-export const POLLED_ONLY_ADAPTERS = kindsWhere((facts) => facts.polledOnly);
+export const POLLED_ONLY_ADAPTERS = kindsWhere((facts) => facts.requests.polledOnly);
 
 /**
  * Adapters whose providers have no signing secret: none is created, granted, output or given
  * (requests named by their certificate, or no requests at all).
  */
-export const SECRETLESS_ADAPTERS = kindsWhere((facts) => facts.certificateSigned || facts.polledOnly);
+export const SECRETLESS_ADAPTERS = kindsWhere((facts) => facts.requests.certificateSigned || facts.requests.polledOnly);
 
 /** Adapters the reconciler can poll: those with polling defaults. */
 export const POLLED_ADAPTERS = kindsWhere((facts) => facts.polling !== undefined);

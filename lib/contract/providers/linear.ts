@@ -1,5 +1,5 @@
 /** Linear's documented behaviour (docs/providers/linear.md). */
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** A failed delivery is retried 3 times, after 1 minute, 1 hour and 6 hours: the last at worst 7 h 1 min after the first. */
 export const LINEAR_REDELIVERY_SECONDS = (1 + 60 + 360) * 60;
@@ -17,12 +17,7 @@ export const LinearFacts = {
   secretFormat: SecretFormat.TEXT,
   redeliverySeconds: LINEAR_REDELIVERY_SECONDS,
   tolerance: { pastSeconds: LINEAR_TOLERANCE_SECONDS, futureSeconds: LINEAR_TOLERANCE_SECONDS },
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

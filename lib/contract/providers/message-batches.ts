@@ -6,7 +6,7 @@
  * it had (the rest `canceled`); a batch not done within 24 hours ends with the rest `expired`;
  * results stay readable for 29 days after the batch was created.
  */
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** How long a batch may run before its unfinished requests expire. */
 export const MESSAGE_BATCH_EXPIRY_SECONDS = 24 * 3600;
@@ -63,12 +63,7 @@ export const MessageBatchesFacts = {
   secretFormat: SecretFormat.TEXT,
   redeliverySeconds: MESSAGE_BATCHES_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: true,
-  configuredScheme: false,
+  requests: { ...SECRET_SIGNED_REQUESTS, polledOnly: true },
   polling: MessageBatchesPolling,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

@@ -1,4 +1,4 @@
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /**
  * Meta's documented webhook behaviour (docs/providers/meta.md), for Facebook Pages, Instagram,
@@ -23,12 +23,7 @@ export const MetaFacts = {
   secretFormat: SecretFormat.JSON,
   redeliverySeconds: META_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: true,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: { ...SECRET_SIGNED_REQUESTS, getChecked: true },
   polling: undefined,
   rotationRefusal: "this provider's secret is chosen in its own dashboard; stage the new value there and in the secret instead",
 } as const satisfies ProviderFacts;

@@ -1,5 +1,5 @@
 /** Paddle Billing's documented behaviour (docs/providers/paddle.md). */
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** A live account's notification is retried with backoff for up to three days. */
 export const PADDLE_REDELIVERY_SECONDS = 3 * 86_400;
@@ -17,12 +17,7 @@ export const PaddleFacts = {
   secretFormat: SecretFormat.TEXT,
   redeliverySeconds: PADDLE_REDELIVERY_SECONDS,
   tolerance: { pastSeconds: PADDLE_PAST_TOLERANCE_SECONDS },
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

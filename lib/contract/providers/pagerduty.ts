@@ -1,4 +1,4 @@
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** PagerDuty's documented behaviour (docs/providers/pagerduty.md): 5 attempts with exponential backoff over about 20 minutes. */
 export const PAGERDUTY_REDELIVERY_SECONDS = 20 * 60;
@@ -10,12 +10,7 @@ export const PagerDutyFacts = {
   secretFormat: SecretFormat.TEXT,
   redeliverySeconds: PAGERDUTY_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

@@ -1,4 +1,4 @@
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** Shopify's documented behaviour (docs/providers/shopify.md): a failed delivery is retried 8 times over 4 hours, with its original payload. */
 export const SHOPIFY_REDELIVERY_SECONDS = 4 * 3600;
@@ -10,12 +10,7 @@ export const ShopifyFacts = {
   secretFormat: SecretFormat.TEXT,
   redeliverySeconds: SHOPIFY_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

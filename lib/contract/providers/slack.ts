@@ -1,6 +1,6 @@
 /** Slack's documented behaviour (docs/providers/slack.md). */
 import { DeliverySchedule, retryWindowSeconds } from './schedule';
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** Events API: up to 3 retries, nearly at once, after a minute and after 5 minutes; an attempt fails after 3 s. */
 export const SlackDelivery: DeliverySchedule = { maxWaitsSeconds: [0, 60, 300], attemptTimeoutSeconds: 3 };
@@ -15,12 +15,7 @@ export const SlackFacts = {
   secretFormat: SecretFormat.TEXT,
   redeliverySeconds: SLACK_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

@@ -1,4 +1,4 @@
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /**
  * Amazon SNS's documented HTTP/S delivery (docs/providers/sns.md): a subscription's delivery
@@ -69,12 +69,7 @@ export const SnsFacts = {
   secretFormat: SecretFormat.NONE,
   redeliverySeconds: SNS_REDELIVERY_SECONDS,
   tolerance: { pastSeconds: SNS_PAST_TOLERANCE_SECONDS },
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: true,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: { ...SECRET_SIGNED_REQUESTS, certificateSigned: true },
   polling: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

@@ -1,4 +1,4 @@
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /**
  * Square's documented webhook behaviour (docs/providers/square.md): a notification that is not
@@ -17,12 +17,7 @@ export const SquareFacts = {
   secretFormat: SecretFormat.TEXT,
   redeliverySeconds: SQUARE_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: true,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: { ...SECRET_SIGNED_REQUESTS, signsUrl: true },
   polling: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

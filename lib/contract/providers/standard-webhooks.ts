@@ -1,6 +1,6 @@
 /** Standard Webhooks senders' documented behaviour (docs/providers/standard-webhooks.md). */
 import { DeliverySchedule } from './schedule';
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** Immediately, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 20 h and 24 h; 15 s per attempt. */
 export const StandardWebhooksDelivery: DeliverySchedule = {
@@ -18,12 +18,7 @@ export const StandardWebhooksFacts = {
   secretFormat: SecretFormat.WHSEC,
   redeliverySeconds: STANDARD_WEBHOOKS_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

@@ -1,4 +1,4 @@
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** Stripe's documented behaviour (docs/providers/stripe.md): retries of an event for up to three days. */
 export const STRIPE_REDELIVERY_SECONDS = 3 * 86_400;
@@ -10,12 +10,7 @@ export const StripeFacts = {
   secretFormat: SecretFormat.TEXT,
   redeliverySeconds: STRIPE_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

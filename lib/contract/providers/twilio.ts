@@ -1,4 +1,4 @@
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /**
  * Twilio's documented webhook behaviour (docs/providers/twilio.md): a request that fails is
@@ -21,12 +21,7 @@ export const TwilioFacts = {
   secretFormat: SecretFormat.TEXT,
   redeliverySeconds: TWILIO_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: true,
-  unusableSignedUrl: TWILIO_UNUSABLE_URL,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: { ...SECRET_SIGNED_REQUESTS, signsUrl: true, unusableSignedUrl: TWILIO_UNUSABLE_URL },
   polling: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

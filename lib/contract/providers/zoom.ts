@@ -1,6 +1,6 @@
 /** Zoom's documented behaviour (docs/providers/zoom.md). */
 import { DeliverySchedule, retryWindowSeconds } from './schedule';
-import { ProviderFacts, SecretFormat } from './facts';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** 3 retries: 5 minutes after the first attempt, 20 minutes after the first retry, 60 after the second; 3 s per attempt. */
 export const ZoomDelivery: DeliverySchedule = { maxWaitsSeconds: [300, 1200, 3600], attemptTimeoutSeconds: 3 };
@@ -15,12 +15,7 @@ export const ZoomFacts = {
   secretFormat: SecretFormat.TEXT,
   redeliverySeconds: ZOOM_REDELIVERY_SECONDS,
   tolerance: undefined,
-  signsUrl: false,
-  unusableSignedUrl: undefined,
-  getChecked: false,
-  certificateSigned: false,
-  polledOnly: false,
-  configuredScheme: false,
+  requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;
