@@ -61,6 +61,14 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    ...boundary(
+      ['lambda/**/*.ts'],
+      ['**/sample-secret', '**/sample-secrets'],
+      "sample signing secrets stand in for a provider's own in the twin and tests: no handler bundles them",
+    ),
+    ignores: ['lambda/shared/providers/sample-secrets.ts', 'lambda/shared/providers/*/sample-secret.ts'],
+  },
   boundary(
     ['client/**/*.ts'],
     anyDepth('local', 'cli', 'test', 'bench', 'scripts'),

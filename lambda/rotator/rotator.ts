@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { SecretsManagerRotationEvent } from 'aws-lambda';
-import { Env, RotatedSecretConfig } from '../../lib/contract';
+import { Env, isRotatedSecretFormat, ROTATED_SECRET_FORMATS, RotatedSecretConfig, SecretFormat } from '../../lib/contract';
 import { requiredEnv } from '../shared/runtime/config';
 import { ConfigurationError, errorName, functionErrorType, SafeError, safeErrorFields } from '../shared/runtime/errors';
 import { SecretStage } from '../shared/signatures/secrets';
@@ -82,12 +82,12 @@ const TEXT_SECRET = /^[0-9a-f]{64}$/;
 export function generateSecret(format: RotatedSecretConfig['format'], randomBytes: (size: number) => Buffer = cryptoRandomBytes): string {
   const bytes = randomBytes(SECRET_BYTES);
   if (bytes.length !== SECRET_BYTES) throw new RotationError('the random source returned too few bytes');
-  return format === 'whsec' ? `${WHSEC_PREFIX}${bytes.toString('base64')}` : bytes.toString('hex');
+  return format === SecretFormat.WHSEC ? `${WHSEC_PREFIX}${bytes.toString('base64')}` : bytes.toString('hex');
 }
 
 /** Whether `value` is a usable secret of `format` (Standard Webhooks allows 24 to 64 key bytes). */
 export function isValidSecret(format: RotatedSecretConfig['format'], value: string): boolean {
-  if (format === 'text') return TEXT_SECRET.test(value);
+  if (format === SecretFormat.TEXT) return TEXT_SECRET.test(value);
   if (!value.startsWith(WHSEC_PREFIX)) return false;
   try {
     const key = decodeStandardWebhooksSecret(value);
@@ -215,8 +215,6 @@ function configFor(rotated: readonly RotatedSecretConfig[], eventSecretId: strin
   );
 }
 
-const FORMATS: readonly string[] = ['whsec', 'text'] satisfies RotatedSecretConfig['format'][];
-
 /** Parses and validates the rotated secrets the construct serialized into the environment. */
 export function rotatedSecretsFromEnv(env: Record<string, string | undefined>): RotatedSecretConfig[] {
   const raw = requiredEnv(env, Env.ROTATED_SECRETS);
@@ -234,7 +232,9 @@ export function rotatedSecretsFromEnv(env: Record<string, string | undefined>): 
     const where = `${Env.ROTATED_SECRETS}[${index}]`;
     if (typeof c.secretId !== 'string' || c.secretId === '') throw new ConfigurationError(`${where}.secretId is missing`);
     if (typeof c.providerName !== 'string' || c.providerName === '') throw new ConfigurationError(`${where}.providerName is missing`);
-    if (typeof c.format !== 'string' || !FORMATS.includes(c.format)) throw new ConfigurationError(`${where}.format must be one of ${FORMATS.join(', ')}`);
+    if (typeof c.format !== 'string' || !isRotatedSecretFormat(c.format)) {
+      throw new ConfigurationError(`${where}.format must be one of ${ROTATED_SECRET_FORMATS.join(', ')}`);
+    }
     if (c.registerFunctionArn !== undefined && (typeof c.registerFunctionArn !== 'string' || c.registerFunctionArn === '')) {
       throw new ConfigurationError(`${where}.registerFunctionArn is invalid`);
     }

@@ -4,6 +4,7 @@
  */
 
 import { Defaults } from './defaults';
+import { RotatedSecretFormat } from './providers/facts';
 
 /** The placeholders of a task in a polling URL template (Answerline says task, Echonova job, a batch API batch). */
 export const TASK_ID_PLACEHOLDERS = ['{taskId}', '{jobId}', '{batchId}'] as const;
@@ -241,8 +242,8 @@ export interface RotatedSecretConfig {
   /** The secret's ARN, as Secrets Manager names it in rotation events. */
   readonly secretId: string;
   readonly providerName: string;
-  /** `whsec`: `whsec_` + base64 of 32 random bytes; `text`: 64 random hex characters. */
-  readonly format: 'whsec' | 'text';
+  /** The form of the new secret: `whsec_` + base64 of 32 random bytes, or 64 random hex characters. */
+  readonly format: RotatedSecretFormat;
   /** A function that registers the new secret with the provider (the setSecret step). */
   readonly registerFunctionArn?: string;
 }

@@ -1,20 +1,21 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import {
-  AdapterKind,
   authoritativeReadProblems,
   HmacRuntimeSettings,
   hmacSchemeProblems,
+  isRotatedSecretFormat,
   jsonPathProblems,
   notificationUrlProblems,
   PollingDefaults,
   pollingProblems,
-  POLLED_ONLY_ADAPTERS,
+  POLLED_ADAPTERS,
   PollingRuntimeConfig,
+  providerFactsOf,
   ProviderRuntimeConfig,
   providerRuntimeConfig,
+  ROTATED_SECRET_FORMATS,
   sourceCidrProblems,
   topicArnProblems,
-  URL_SIGNING_ADAPTERS,
 } from '../contract';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProviderConfig } from '../provider';
 
@@ -45,34 +46,33 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
       ? jsonPathProblems(runtime.tenantJsonPath).map((problem) => `tenantJsonPath ${problem}`)
       : []),
   ];
-  if (provider.rotation && provider.secretFormat === 'json') {
-    problems.push("rotation: this provider's secret is chosen in its own dashboard; stage the new value there and in the secret instead");
+  const facts = providerFactsOf(provider.adapter);
+  if (provider.rotation) {
+    const refusal =
+      facts?.rotationRefusal ??
+      (isRotatedSecretFormat(provider.secretFormat)
+        ? undefined
+        : `a ${provider.secretFormat} secret is not rotated: the rotation function makes ${ROTATED_SECRET_FORMATS.join(' and ')} secrets`);
+    if (refusal) problems.push(`rotation: ${refusal}`);
   }
   // A URL built from a token (a custom domain's name) is checked at cold start.
-  if (URL_SIGNING_ADAPTERS.includes(provider.adapter) && !Token.isUnresolved(provider.notificationUrl)) {
+  if (facts?.requests.signsUrl && !Token.isUnresolved(provider.notificationUrl)) {
     problems.push(...notificationUrlProblems(provider.notificationUrl).map((problem) => `notificationUrl ${problem}`));
-    // Twilio appends bodySHA256 to the configured URL itself; one configured there could never match the body.
-    if (provider.adapter === AdapterKind.TWILIO && /[?&]bodySHA256=/.test(provider.notificationUrl ?? '')) {
-      problems.push(
-        'notificationUrl (webhookUrl) names bodySHA256 in its query: Twilio appends it to the URL it signs for a JSON body; give the URL as configured in Twilio, without it',
-      );
-    }
+    const unusable = facts.requests.unusableSignedUrl;
+    if (unusable?.pattern.test(provider.notificationUrl ?? '')) problems.push(unusable.problem);
   }
-  if (provider.adapter === AdapterKind.SNS) {
+  if (facts?.requests.certificateSigned) {
     // An ARN made of tokens (a topic of the app) is checked at cold start.
     problems.push(...topicArnProblems(provider.topicArns, (arn) => Token.isUnresolved(arn)).map((problem) => `topicArns ${problem}`));
     if (provider.signingSecret) problems.push('signingSecret: SNS signs with certificates; there is no secret to give');
   }
-  if (POLLED_ONLY_ADAPTERS.includes(provider.adapter)) {
+  if (facts?.requests.polledOnly) {
     const given = (['signingSecret', 'rotation', 'allowedSources'] as const).filter((name) => provider[name] !== undefined);
     problems.push(...given.map((name) => `${name}: this provider sends no webhooks (it is polled): it has no route and no signing secret`));
   }
-  if (provider.rotation && provider.adapter === AdapterKind.DISCORD) {
-    problems.push("rotation: the stored value is the Discord application's public key, not a secret: there is nothing to rotate");
-  }
   if (provider.polling) {
     if (!POLLED_ADAPTERS.includes(provider.adapter)) {
-      problems.push('polling: only Answerline, Echonova and a message-batches API can be polled');
+      problems.push(`polling: only ${POLLED_TITLES} can be polled`);
     } else {
       problems.push(...pollingProblems(pollingRuntimeConfig(provider, provider.polling, 'secret')).map((problem) => `polling: ${problem}`));
     }
@@ -80,8 +80,10 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
   return problems.map((problem) => `providers: ${provider.name}: ${problem}`);
 }
 
-/** The adapter kinds the reconciler can poll. */
-const POLLED_ADAPTERS: readonly string[] = [AdapterKind.ANSWERLINE, AdapterKind.ECHONOVA, AdapterKind.MESSAGE_BATCHES];
+/** How a message names the providers that can be polled: `Answerline, Echonova and a message-batches API`. */
+const POLLED_TITLES = POLLED_ADAPTERS.map((kind) => providerFactsOf(kind)!.title)
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' and $1');
 
 /** How the reconciler polls a provider, the preset's defaults filled in. */
 export function pollingRuntimeConfig(
@@ -90,11 +92,7 @@ export function pollingRuntimeConfig(
   apiKeySecretId: string,
 ): PollingRuntimeConfig {
   const defaults: { taskUrlTemplate?: string; horizonSeconds: number; recheckSeconds: number } =
-    provider.adapter === AdapterKind.ANSWERLINE
-      ? PollingDefaults.answerline
-      : provider.adapter === AdapterKind.MESSAGE_BATCHES
-        ? PollingDefaults['message-batches']
-        : PollingDefaults.echonova;
+    providerFactsOf(provider.adapter)?.polling ?? PollingDefaults.ledgerOnly;
   return {
     provider: provider.name,
     taskUrlTemplate: polling.taskUrlTemplate ?? defaults.taskUrlTemplate ?? '',

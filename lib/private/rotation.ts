@@ -4,7 +4,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { Defaults, RotatedSecretConfig } from '../contract';
+import { Defaults, RotatedSecretConfig, RotatedSecretFormat } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import { rotatorEnvironment } from './handler-environment';
 import { grantInvokeFunction, grantSecretKey } from './grants';
@@ -29,7 +29,8 @@ export function createRotation(
   const rotatedSecrets: RotatedSecretConfig[] = rotated.map((provider) => ({
     secretId: signingSecretOf(scope, secrets, provider.name).secretArn,
     providerName: provider.name,
-    format: provider.secretFormat === 'whsec' ? 'whsec' : 'text',
+    // At synth, rotation is refused for any other format (providerProblems).
+    format: provider.secretFormat as RotatedSecretFormat,
     ...(provider.rotation!.registerFunction ? { registerFunctionArn: provider.rotation!.registerFunction.functionArn } : {}),
   }));
   const rotator = createHandlerFunction(scope, 'Rotator', {

@@ -1571,7 +1571,7 @@ export const REGRESSION_PLANS: readonly FuzzPlan[] = [
   deliveryPlan('answerline', { style: 4, followUp: 'altered' }),
   // A Twilio request with an empty body is signed over its URL alone: given other bytes under
   // another content type, nothing signed them, yet they verified and were stored. Fixed in
-  // lambda/shared/signatures/twilio.ts: a body neither form-encoded nor hashed into the URL is refused.
+  // lambda/shared/providers/twilio/signature.ts: a body neither form-encoded nor hashed into the URL is refused.
   deliveryPlan('twilio', {
     body: { kind: 'empty' },
     mutations: [
@@ -1584,7 +1584,7 @@ export const REGRESSION_PLANS: readonly FuzzPlan[] = [
   deliveryPlan('twilio', { style: 1, followUp: 'reencoded' }),
   // A Twilio form body that starts with `?`: URLSearchParams, which takes a query, dropped it from
   // the first name, so Twilio's signature over `?Body…` was refused. Fixed in
-  // lambda/shared/signatures/twilio.ts: the body is read as a form, not as a query.
+  // lambda/shared/providers/twilio/signature.ts: the body is read as a form, not as a query.
   deliveryPlan('twilio', { body: { kind: 'text', text: '?Body=hello&MessageSid=SM1' } }),
   // A Zoom event without its object id, laid out oddly: the layout wrote the missing member as
   // `"id": undefined`, no JSON, so the oracle expected an event the verifier rightly refused.

@@ -1,17 +1,14 @@
 import {
-  AdapterKind,
   authoritativeReadProblems,
-  CERTIFICATE_SIGNED_ADAPTERS,
   Env,
   hmacSchemeProblems,
   jsonPathProblems,
   notificationUrlProblems,
   PROVIDER_NAME_PATTERN,
+  providerFactsOf,
   ProviderRuntimeConfig,
-  SECRETLESS_ADAPTERS,
   sourceCidrProblems,
   topicArnProblems,
-  URL_SIGNING_ADAPTERS,
 } from '../../../lib/contract';
 import { ConfigurationError } from './errors';
 
@@ -57,10 +54,11 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
     const where = `${Env.PROVIDERS}[${index}]`;
     if (typeof p.name !== 'string' || !PROVIDER_NAME_PATTERN.test(p.name)) throw new ConfigurationError(`${where}.name is invalid`);
     if (typeof p.adapter !== 'string') throw new ConfigurationError(`${where}.adapter is missing`);
-    if (CERTIFICATE_SIGNED_ADAPTERS.includes(p.adapter)) {
+    const facts = providerFactsOf(p.adapter);
+    if (facts?.requests.certificateSigned) {
       const problems = topicArnProblems(p.topicArns);
       if (problems.length > 0) throw new ConfigurationError(`${where}.topicArns ${problems.join('; ')}`);
-    } else if (!SECRETLESS_ADAPTERS.includes(p.adapter) && (typeof p.secretId !== 'string' || p.secretId === '')) {
+    } else if (!facts?.requests.polledOnly && (typeof p.secretId !== 'string' || p.secretId === '')) {
       throw new ConfigurationError(`${where}.secretId is missing`);
     }
     for (const field of ['tolerancePastSeconds', 'toleranceFutureSeconds'] as const) {
@@ -69,7 +67,7 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
     if (p.previousSecretGraceSeconds !== undefined && !(typeof p.previousSecretGraceSeconds === 'number' && p.previousSecretGraceSeconds >= 0)) {
       throw new ConfigurationError(`${where}.previousSecretGraceSeconds is invalid`);
     }
-    if (p.adapter === AdapterKind.HMAC) {
+    if (facts?.requests.configuredScheme) {
       const problems = p.hmac ? hmacSchemeProblems(p.hmac) : ['the scheme is missing'];
       if (problems.length > 0) throw new ConfigurationError(`${where}.hmac: ${problems.join('; ')}`);
     }
@@ -78,7 +76,7 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
       const problems = typeof read === 'object' && read !== null ? authoritativeReadProblems(read) : ['must be an object'];
       if (problems.length > 0) throw new ConfigurationError(`${where}.authoritativeRead: ${problems.join('; ')}`);
     }
-    if (URL_SIGNING_ADAPTERS.includes(p.adapter)) {
+    if (facts?.requests.signsUrl) {
       const problems = notificationUrlProblems(p.notificationUrl);
       if (problems.length > 0) throw new ConfigurationError(`${where}.notificationUrl ${problems.join('; ')}`);
     }

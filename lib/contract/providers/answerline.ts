@@ -1,5 +1,6 @@
 /** Answerline's documented behaviour (docs/providers/answerline.md). */
 import { DeliverySchedule, retryWindowSeconds } from './schedule';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** 10 attempts; before each retry a wait that starts at 5 s and doubles (shortened by up to half); 15 s per attempt. */
 export const AnswerlineDelivery: DeliverySchedule = {
@@ -34,3 +35,15 @@ export const AnswerlinePolling = {
 
 /** A retry can come until the horizon: the lifecycle ends with the delivery's last attempt. */
 export const ANSWERLINE_REDELIVERY_SECONDS = AnswerlineLifecycle.HORIZON_SECONDS;
+
+/** Answerline: the facts every table by provider kind derives from. */
+export const AnswerlineFacts = {
+  kind: 'answerline',
+  title: 'Answerline',
+  secretFormat: SecretFormat.WHSEC,
+  redeliverySeconds: ANSWERLINE_REDELIVERY_SECONDS,
+  tolerance: undefined,
+  requests: SECRET_SIGNED_REQUESTS,
+  polling: AnswerlinePolling,
+  rotationRefusal: undefined,
+} as const satisfies ProviderFacts;

@@ -1,3 +1,5 @@
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
+
 /**
  * Discord's documented interactions behaviour (docs/providers/discord.md): each interaction is
  * sent once, signed with the application's Ed25519 key, and must be answered within 3 seconds by
@@ -32,3 +34,15 @@ export const DiscordCallbackType = {
   DEFERRED_UPDATE_MESSAGE: 6,
   APPLICATION_COMMAND_AUTOCOMPLETE_RESULT: 8,
 } as const;
+
+/** Discord: the facts every table by provider kind derives from. */
+export const DiscordFacts = {
+  kind: 'discord',
+  title: 'Discord',
+  secretFormat: SecretFormat.TEXT,
+  redeliverySeconds: DISCORD_REDELIVERY_SECONDS,
+  tolerance: undefined,
+  requests: SECRET_SIGNED_REQUESTS,
+  polling: undefined,
+  rotationRefusal: "the stored value is the Discord application's public key, not a secret: there is nothing to rotate",
+} as const satisfies ProviderFacts;

@@ -1,5 +1,6 @@
 /** Echonova's documented behaviour (docs/providers/echonova.md). */
 import { DeliverySchedule, retryWindowSeconds } from './schedule';
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** 3 attempts, 5 s then 10 s apart, 10 s per attempt. */
 export const EchonovaDelivery: DeliverySchedule = { maxWaitsSeconds: [5, 10], attemptTimeoutSeconds: 10 };
@@ -17,3 +18,15 @@ export const EchonovaPolling = {
 
 /** Echonova never redelivers on request: its last attempt ends 45 s after the first began, at worst. */
 export const ECHONOVA_REDELIVERY_SECONDS = retryWindowSeconds(EchonovaDelivery);
+
+/** Echonova: the facts every table by provider kind derives from. */
+export const EchonovaFacts = {
+  kind: 'echonova',
+  title: 'Echonova',
+  secretFormat: SecretFormat.TEXT,
+  redeliverySeconds: ECHONOVA_REDELIVERY_SECONDS,
+  tolerance: undefined,
+  requests: SECRET_SIGNED_REQUESTS,
+  polling: EchonovaPolling,
+  rotationRefusal: undefined,
+} as const satisfies ProviderFacts;

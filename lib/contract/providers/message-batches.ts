@@ -6,6 +6,7 @@
  * it had (the rest `canceled`); a batch not done within 24 hours ends with the rest `expired`;
  * results stay readable for 29 days after the batch was created.
  */
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** How long a batch may run before its unfinished requests expire. */
 export const MESSAGE_BATCH_EXPIRY_SECONDS = 24 * 3600;
@@ -54,3 +55,15 @@ export const MessageBatchesPolling = {
 
 /** A batch provider sends no webhooks: nothing is ever redelivered. */
 export const MESSAGE_BATCHES_REDELIVERY_SECONDS = 0;
+
+/** A message-batches API: the facts every table by provider kind derives from. */
+export const MessageBatchesFacts = {
+  kind: 'message-batches',
+  title: 'a message-batches API',
+  secretFormat: SecretFormat.TEXT,
+  redeliverySeconds: MESSAGE_BATCHES_REDELIVERY_SECONDS,
+  tolerance: undefined,
+  requests: { ...SECRET_SIGNED_REQUESTS, polledOnly: true },
+  polling: MessageBatchesPolling,
+  rotationRefusal: undefined,
+} as const satisfies ProviderFacts;

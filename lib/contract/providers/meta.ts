@@ -1,3 +1,5 @@
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
+
 /**
  * Meta's documented webhook behaviour (docs/providers/meta.md), for Facebook Pages, Instagram,
  * Messenger and the WhatsApp Cloud API: a failed notification is retried, with decreasing
@@ -13,3 +15,15 @@ export const MetaSubscriptionCheck = {
   VERIFY_TOKEN: 'hub.verify_token',
   CHALLENGE: 'hub.challenge',
 } as const;
+
+/** Meta: the facts every table by provider kind derives from. */
+export const MetaFacts = {
+  kind: 'meta',
+  title: 'Meta',
+  secretFormat: SecretFormat.JSON,
+  redeliverySeconds: META_REDELIVERY_SECONDS,
+  tolerance: undefined,
+  requests: { ...SECRET_SIGNED_REQUESTS, getChecked: true },
+  polling: undefined,
+  rotationRefusal: "this provider's secret is chosen in its own dashboard; stage the new value there and in the secret instead",
+} as const satisfies ProviderFacts;

@@ -1,4 +1,5 @@
 /** Paddle Billing's documented behaviour (docs/providers/paddle.md). */
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
 
 /** A live account's notification is retried with backoff for up to three days. */
 export const PADDLE_REDELIVERY_SECONDS = 3 * 86_400;
@@ -8,3 +9,15 @@ export const PADDLE_REDELIVERY_SECONDS = 3 * 86_400;
  * Paddle signs every attempt anew, so a delivery refused as stale comes back freshly signed.
  */
 export const PADDLE_PAST_TOLERANCE_SECONDS = 5;
+
+/** Paddle: the facts every table by provider kind derives from. */
+export const PaddleFacts = {
+  kind: 'paddle',
+  title: 'Paddle',
+  secretFormat: SecretFormat.TEXT,
+  redeliverySeconds: PADDLE_REDELIVERY_SECONDS,
+  tolerance: { pastSeconds: PADDLE_PAST_TOLERANCE_SECONDS },
+  requests: SECRET_SIGNED_REQUESTS,
+  polling: undefined,
+  rotationRefusal: undefined,
+} as const satisfies ProviderFacts;

@@ -1,3 +1,5 @@
+import { ProviderFacts, SECRET_SIGNED_REQUESTS, SecretFormat } from './facts';
+
 /**
  * Amazon SNS's documented HTTP/S delivery (docs/providers/sns.md): a subscription's delivery
  * policy retries a message for at most an hour in all, every attempt carrying the message's
@@ -59,3 +61,15 @@ export function topicArnProblems(arns: unknown, checkedLater: (arn: string) => b
       : [`[${index}] ${JSON.stringify(arn)} is not an SNS topic ARN of the aws, aws-cn or aws-us-gov partition`],
   );
 }
+
+/** Amazon SNS: the facts every table by provider kind derives from. */
+export const SnsFacts = {
+  kind: 'sns',
+  title: 'Amazon SNS',
+  secretFormat: SecretFormat.NONE,
+  redeliverySeconds: SNS_REDELIVERY_SECONDS,
+  tolerance: { pastSeconds: SNS_PAST_TOLERANCE_SECONDS },
+  requests: { ...SECRET_SIGNED_REQUESTS, certificateSigned: true },
+  polling: undefined,
+  rotationRefusal: undefined,
+} as const satisfies ProviderFacts;

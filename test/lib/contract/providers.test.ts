@@ -4,21 +4,29 @@
  */
 import {
   AdapterKind,
+  ALL_PROVIDER_FACTS,
   AnswerlineDelivery,
   AnswerlineLifecycle,
   attemptsOf,
+  CERTIFICATE_SIGNED_ADAPTERS,
   DISCORD_REFUSAL_STATUS,
   DiscordCallbackType,
   DiscordHeaders,
   DiscordInteractionType,
   EchonovaDelivery,
+  GET_CHECKED_ADAPTERS,
   LINEAR_TOLERANCE_SECONDS,
   PADDLE_PAST_TOLERANCE_SECONDS,
+  POLLED_ADAPTERS,
+  POLLED_ONLY_ADAPTERS,
+  PollingDefaults,
   PROVIDER_REDELIVERY_SECONDS,
   retryWindowSeconds,
+  SECRETLESS_ADAPTERS,
   SQUARE_SIGNATURE_HEADER,
   SlackDelivery,
   StandardWebhooksDelivery,
+  URL_SIGNING_ADAPTERS,
   ZoomDelivery,
 } from '../../../lib/contract';
 
@@ -106,5 +114,49 @@ describe('signed requests', () => {
 
   it('Square: base64 HMAC-SHA256 in X-Square-HmacSha256-Signature', () => {
     expect(SQUARE_SIGNATURE_HEADER).toBe('x-square-hmacsha256-signature');
+  });
+});
+
+describe('the tables by kind, derived from the facts', () => {
+  it('each adapter kind is named once, AdapterKind spelling each as a constant', () => {
+    expect(new Set(ALL_PROVIDER_FACTS.map((facts) => facts.kind)).size).toBe(ALL_PROVIDER_FACTS.length);
+    expect(AdapterKind.MESSAGE_BATCHES).toBe('message-batches');
+    expect(AdapterKind.STANDARD_WEBHOOKS).toBe('standard-webhooks');
+    expect(Object.values(AdapterKind).sort()).toEqual(ALL_PROVIDER_FACTS.map((facts) => facts.kind).sort());
+  });
+
+  it('Square and Twilio sign the URL; Meta checks the endpoint with a GET; SNS signs with certificates; a batch API is only polled; those two have no secret', () => {
+    expect([...URL_SIGNING_ADAPTERS].sort()).toEqual(['square', 'twilio']);
+    expect(GET_CHECKED_ADAPTERS).toEqual(['meta']);
+    expect(CERTIFICATE_SIGNED_ADAPTERS).toEqual(['sns']);
+    expect(POLLED_ONLY_ADAPTERS).toEqual(['message-batches']);
+    expect([...SECRETLESS_ADAPTERS].sort()).toEqual(['message-batches', 'sns']);
+  });
+
+  it('Answerline, Echonova and a batch API can be polled: the task URL Answerline and Anthropic document, none for Echonova', () => {
+    expect([...POLLED_ADAPTERS].sort()).toEqual(['answerline', 'echonova', 'message-batches']);
+    expect(PollingDefaults.answerline).toEqual({
+      taskUrlTemplate: 'https://api.answerline.dev/v1/async/task/{taskId}',
+      horizonSeconds: 17_405,
+      recheckSeconds: 600,
+    });
+    expect(PollingDefaults.echonova).toEqual({ horizonSeconds: 3600, recheckSeconds: 300 });
+    expect(PollingDefaults['message-batches']).toEqual({
+      taskUrlTemplate: 'https://api.anthropic.com/v1/messages/batches/{batchId}',
+      horizonSeconds: 60,
+      recheckSeconds: 300,
+    });
+    expect(PollingDefaults.ledgerOnly).toEqual({ horizonSeconds: 17_405, recheckSeconds: 900 });
+  });
+
+  it('secrets: whsec_ for Answerline and Standard Webhooks, JSON for Meta, none for SNS, text for the rest', () => {
+    const formats = Object.fromEntries(ALL_PROVIDER_FACTS.map((facts) => [facts.kind, facts.secretFormat]));
+    expect(formats).toEqual({
+      ...Object.fromEntries(Object.values(AdapterKind).map((kind) => [kind, 'text'])),
+      answerline: 'whsec',
+      'standard-webhooks': 'whsec',
+      meta: 'json',
+      sns: 'none',
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { DISCORD_REFUSAL_STATUS, DiscordCallbackType, DiscordInteractionType, ProviderRuntimeConfig } from '../../../../lib/contract';
 import { HandshakeAnswer } from '../../runtime/http';
-import { decodeDiscordPublicKey, verifyDiscord } from '../../signatures/discord';
+import { decodeDiscordPublicKey, verifyDiscord } from './signature';
 import { Admission, buildAdapter, eventIdFrom, parseJsonObject, ProviderAdapter } from '../adapter';
 
 /**

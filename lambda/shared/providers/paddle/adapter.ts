@@ -1,5 +1,5 @@
 import { ProviderRuntimeConfig } from '../../../../lib/contract';
-import { verifyPaddle } from '../../signatures/paddle';
+import { verifyPaddle } from './signature';
 import { buildAdapter, eventIdAtPath, ProviderAdapter, utf8Key } from '../adapter';
 
 /**

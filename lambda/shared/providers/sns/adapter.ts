@@ -1,7 +1,7 @@
 import { parseTopicArn, ProviderRuntimeConfig, SnsHeaders, SnsMessageType, snsOriginOf } from '../../../../lib/contract';
 import { ConfigurationError } from '../../runtime/errors';
 import { Headers } from '../../runtime/http';
-import { parseSnsMessage, SnsMessage, snsSignatureMatches, snsTimestampSeconds } from '../../signatures/sns';
+import { parseSnsMessage, SnsMessage, snsSignatureMatches, snsTimestampSeconds } from './signature';
 import { acceptFresh, Rejection } from '../../signatures/signing-key';
 import { Admission, buildAdapter, eventIdFrom, ProviderAdapter } from '../adapter';
 import type { AdapterContext } from '../provider-module';

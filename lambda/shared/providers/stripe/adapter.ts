@@ -1,5 +1,5 @@
 import { ProviderRuntimeConfig } from '../../../../lib/contract';
-import { verifyStripe } from '../../signatures/stripe';
+import { verifyStripe } from './signature';
 import { buildAdapter, eventIdAtPath, ProviderAdapter, utf8Key } from '../adapter';
 
 /** Stripe: `Stripe-Signature: t=…,v1=…`; the event id is the body's `id` (`evt_…`). */

@@ -1,7 +1,7 @@
 import { ProviderRuntimeConfig } from '../../../../lib/contract';
 import { sha256Hex } from '../../runtime/digest';
 import { ConfigurationError } from '../../runtime/errors';
-import { twilioSignedContent, verifyTwilio } from '../../signatures/twilio';
+import { twilioSignedContent, verifyTwilio } from './signature';
 import { buildAdapter, ProviderAdapter, utf8Key } from '../adapter';
 
 /** What Twilio tells about a request beside its body: none of it signed, none of it a signature. */

@@ -7,7 +7,7 @@
 import { generateKeyPairSync, KeyObject, randomBytes, randomInt, sign, verify } from 'node:crypto';
 import { InteractionResponseType, InteractionType, verifyKey } from 'discord-interactions';
 import { AdapterKind, DeliveryStatus, MetricName } from '../../../../../lib/contract';
-import { decodeDiscordPublicKey } from '../../../../../lambda/shared/signatures/discord';
+import { decodeDiscordPublicKey } from '../../../../../lambda/shared/providers/discord/signature';
 import { answerOf } from '../../../../support/inbox-fixture';
 import { PresetBench, presetContract, PresetSpec } from '../../../../support/preset-contract';
 import { flipByte, HeaderMap, tamperSignature } from '../../../../support/senders';

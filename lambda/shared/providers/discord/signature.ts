@@ -1,8 +1,8 @@
 import { verify as verifySignature } from 'node:crypto';
-import { DiscordHeaders } from '../../../lib/contract';
-import { Headers } from '../runtime/http';
-import { acceptFresh, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
-import { ed25519PublicKey } from './standard-webhooks';
+import { DiscordHeaders } from '../../../../lib/contract';
+import { Headers } from '../../runtime/http';
+import { acceptFresh, parseUnixSeconds, SigningKey, Tolerance, Verdict } from '../../signatures/signing-key';
+import { ed25519PublicKey } from '../../signatures/standard-webhooks';
 
 const PUBLIC_KEY = /^[0-9a-fA-F]{64}$/;
 const SIGNATURE = /^[0-9a-fA-F]{128}$/;

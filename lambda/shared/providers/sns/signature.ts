@@ -1,5 +1,5 @@
 import { KeyObject, verify as verifySignature } from 'node:crypto';
-import { SnsMessageType } from '../../../lib/contract';
+import { SnsMessageType } from '../../../../lib/contract';
 
 /** An SNS HTTP/S message as its JSON body carries it (every value a string). */
 export interface SnsMessage {

@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { Headers, RequestContext } from '../runtime/http';
-import { Rejection, SigningKey, Verdict } from './signing-key';
+import { Headers, RequestContext } from '../../runtime/http';
+import { Rejection, SigningKey, Verdict } from '../../signatures/signing-key';
 
 const SIGNATURE_HEADER = 'x-twilio-signature';
 /** Names the algorithm of a shared-key signature (`key=…,algorithm=HMAC_SHA256`); absent: the Auth Token's HMAC-SHA1. */

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { Headers } from '../runtime/http';
-import { acceptFresh, parseUnixSeconds, SigningKey, Tolerance, Verdict } from './signing-key';
+import { Headers } from '../../runtime/http';
+import { acceptFresh, parseUnixSeconds, SigningKey, Tolerance, Verdict } from '../../signatures/signing-key';
 
 const HEADER = 'stripe-signature';
 const V1 = /^[0-9a-f]{64}$/;

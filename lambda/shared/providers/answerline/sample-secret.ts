@@ -1,0 +1,2 @@
+/** Answerline signs with Standard Webhooks: its secret is one. */
+export { sampleSecret } from '../standard-webhooks/sample-secret';
