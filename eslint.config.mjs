@@ -1,14 +1,25 @@
 // Lint and the architecture's boundaries, run by `npm test` (`npm run lint`).
+import { builtinRules } from 'eslint/use-at-your-own-risk';
 import tseslint from 'typescript-eslint';
 
 /** An import of any of these modules, from any depth. */
 const anyDepth = (...folders) => folders.flatMap((folder) => [`${folder}`, `${folder}/*`, `**/${folder}`, `**/${folder}/*`, `**/${folder}/**`]);
 
+/**
+ * Each boundary is a rule of its own (a copy of no-restricted-imports): in a flat config a later
+ * setting of one rule replaces an earlier one for the files both match, so boundaries sharing the
+ * rule would silently drop each other where their files overlap.
+ */
+const restrictedImports = builtinRules.get('no-restricted-imports');
+const boundaryRules = {};
+let boundaryCount = 0;
+
 /** Files whose imports a boundary restricts: the message says why. */
-const boundary = (files, patterns, message) => ({
-  files,
-  rules: { 'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }] },
-});
+const boundary = (files, patterns, message) => {
+  const name = `boundary-${boundaryCount++}`;
+  boundaryRules[name] = restrictedImports;
+  return { files, rules: { [`boundaries/${name}`]: ['error', { patterns: [{ group: patterns, message }] }] } };
+};
 
 export default tseslint.config(
   {
@@ -26,6 +37,8 @@ export default tseslint.config(
     ],
   },
   ...tseslint.configs.recommended,
+  // Every boundary's rule, registered once for every file (boundary() below fills the table).
+  { plugins: { boundaries: { rules: boundaryRules } } },
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
