@@ -33,7 +33,7 @@ export default tseslint.config(
     },
   },
   // Tests read synthesized templates, whose JSON has no types.
-  { files: ['test/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  { files: ['test/**/*.ts', 'packages/*/test/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   boundary(
     ['lambda/**/*.ts', 'lib/contract/**/*.ts'],
     ['aws-cdk-lib', 'aws-cdk-lib/*', 'constructs'],
@@ -41,14 +41,14 @@ export default tseslint.config(
   ),
   boundary(
     ['lib/**/*.ts'],
-    anyDepth('lambda', 'local', 'cli', 'client', 'test', 'bench', 'scripts'),
+    anyDepth('lambda', 'packages', 'cli', 'client', 'test', 'bench', 'scripts'),
     'lib/ is the published construct: it imports only lib/, aws-cdk-lib and constructs',
   ),
-  boundary(['local/**/*.ts', 'local/**/*.mjs', 'bench/**/*.ts', 'scripts/**/*.ts'], anyDepth('test'), 'tools never import tests'),
-  boundary(['local/**/*.ts'], anyDepth('cli'), 'the twin does not depend on the ops CLI'),
+  boundary(['packages/*/src/**/*.ts', 'packages/*/src/**/*.mjs', 'bench/**/*.ts', 'scripts/**/*.ts'], anyDepth('test'), 'tools never import tests'),
+  boundary(['packages/*/src/**/*.ts'], anyDepth('cli'), 'the twin does not depend on the ops CLI'),
   boundary(
     ['client/**/*.ts'],
-    anyDepth('local', 'cli', 'test', 'bench', 'scripts'),
+    anyDepth('packages', 'cli', 'test', 'bench', 'scripts'),
     'the published client carries only itself, the contract and the runtime it shares',
   ),
 );

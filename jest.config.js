@@ -1,7 +1,7 @@
 /** Tests run against emulators that `test/support/global-setup.mjs` starts once per run. */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  roots: ['<rootDir>/test', '<rootDir>/packages/webhook-inbox-local/test'],
   testMatch: ['**/*.test.ts'],
   // TypeScript first: the jsii build leaves compiled .js beside lib/*.ts.
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],

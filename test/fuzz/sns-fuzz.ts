@@ -35,7 +35,7 @@ import * as fc from 'fast-check';
 import { AdapterKind, Defaults, ProviderRuntimeConfig, providerRuntimeConfig, SNS_PAST_TOLERANCE_SECONDS } from '../../lib/contract';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
 import { HttpsSnsClient } from '../../lambda/shared/providers/sns/sns-client';
-import { createBodyBucket } from '../../local/provision';
+import { createBodyBucket } from '../../packages/webhook-inbox-local/src/aws/provision';
 import {
   createLocalSnsAuthority,
   LocalSnsAuthority,
@@ -46,7 +46,7 @@ import {
   snsHeaders,
   snsMessage,
   startLocalSnsHost,
-} from '../../local/providers/sns';
+} from '../../packages/webhook-inbox-local/src/aws/sns/stand-in';
 import { apiGatewayEvent, InboxHarness, SecretsFixture } from '../support/inbox-fixture';
 import type { AuditReport } from './verifier-fuzz';
 

@@ -29,14 +29,14 @@ const LEFT_OUT = ['aws-cdk-lib', 'constructs'];
 const NEVER_BUNDLED = [/(^|\/)node_modules\//, /^test\//];
 
 /** Files the bundle loads from its own folder at run time, by their path in the repository. */
-const BESIDE_THE_BUNDLE = ['local/lambda-worker.cjs', 'local/emulators.mjs'];
+const BESIDE_THE_BUNDLE = ['packages/webhook-inbox-local/src/aws/lambda/worker.cjs', 'packages/webhook-inbox-local/src/aws/emulators.mjs'];
 
 /**
  * The emulators are an ES module (fauxqs is ESM-only) imported at run time: kept as a file beside
  * the bundle, and the import pointed at it.
  */
 /** Modules that only build CDK apps (the construct, the twin's own app and its template): nothing runs when they are imported. */
-const IMPORT_TIME_PURE = [/^lib\//, /^local\/twin-app\.ts$/, /^local\/inbox-template\.ts$/];
+const IMPORT_TIME_PURE = [/^lib\//, /^packages\/webhook-inbox-local\/src\/twin\/app\.ts$/, /^packages\/webhook-inbox-local\/src\/twin\/inbox-template\.ts$/];
 const RESOLVING = Symbol('resolving');
 
 /**

@@ -6,9 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { hideSdkNodeVersionWarning } from '../../../lambda/shared/runtime/node-warnings';
-import { AssemblyError } from '../../../local/stack/assembly';
-import { readyLine, startTemplateTwin, TemplateTwin } from '../../../local/twin';
-import { assertPortFree, lockDataDir, parseCommandLine, portOption, runMain, secretOptions, timeScaleOption, UsageError } from '../../../local/usage';
+import { AssemblyError } from './aws/cloudformation/assembly';
+import { readyLine, startTemplateTwin, TemplateTwin } from './twin/twin';
+import { assertPortFree, lockDataDir, parseCommandLine, portOption, runMain, secretOptions, timeScaleOption, UsageError } from './twin/usage';
 
 const USAGE = `usage: webhook-inbox-local [--app cdk.out] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR]
   --app PATH         the cloud assembly (cdk.out, from npx cdk synth) or template file to run (default: cdk.out)

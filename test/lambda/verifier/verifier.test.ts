@@ -19,7 +19,7 @@ import {
   taskIdOf,
   TOLERANCE_SECONDS,
 } from '../../support/inbox-fixture';
-import { startApiGateway } from '../../../local/api-gateway';
+import { startApiGateway } from '../../../packages/webhook-inbox-local/src/aws/apigateway/api-gateway';
 
 const secrets = new SecretsFixture();
 let h: InboxHarness;

@@ -22,7 +22,7 @@ import {
   snsHeaders,
   snsMessage,
   startLocalSnsHost,
-} from '../../../../../local/providers/sns';
+} from '../../../../../packages/webhook-inbox-local/src/aws/sns/stand-in';
 import { answerOf, apiGatewayEvent, InboxHarness, SecretsFixture } from '../../../../support/inbox-fixture';
 
 const TOPIC = 'arn:aws:sns:us-east-1:123456789012:order-events';
