@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { encodeWorkMessage } from '../lambda/shared/stores/work-queue';
-import { drain } from '../packages/webhook-inbox-local/src/aws/lambda/sqs-event-source';
+import { drain } from '#twin/testing';
 import { BenchEnvironment, deliveryBody, signedDeliveryEvent } from './environment';
 import { Receiver } from './receivers';
 

@@ -28,9 +28,7 @@ import type { PutItemCommandInput, UpdateItemCommandInput } from '@aws-sdk/clien
 import type { PutEventsCommandInput } from '@aws-sdk/client-eventbridge';
 import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { Defaults } from '../lib/contract';
-import { endpointTarget, FaultProxy } from '../packages/webhook-inbox-local/src/faults/proxy';
-import { createQueues, createTables, resourceNames } from '../packages/webhook-inbox-local/src/aws/provision';
-import { startTwin, Twin } from '../packages/webhook-inbox-local/src/twin/twin';
+import { createQueues, createTables, endpointTarget, FaultProxy, resourceNames, startTwin, Twin } from '#twin/testing';
 import { RequestCounter } from './counting';
 import { BenchEnvironment, deliveryBody, runPrefix, signedHeaders } from './environment';
 import { pool } from './pipeline';

@@ -35,18 +35,18 @@ import * as fc from 'fast-check';
 import { AdapterKind, Defaults, ProviderRuntimeConfig, providerRuntimeConfig, SNS_PAST_TOLERANCE_SECONDS } from '../../lib/contract';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
 import { HttpsSnsClient } from '../../lambda/shared/providers/sns/sns-client';
-import { createBodyBucket } from '../../packages/webhook-inbox-local/src/aws/provision';
 import {
+  createBodyBucket,
   createLocalSnsAuthority,
   LocalSnsAuthority,
   LocalSnsHost,
-  signSnsFields,
   SIGNING_CERTIFICATE_PATH,
-  SnsMessageFields,
+  signSnsFields,
   snsHeaders,
   snsMessage,
+  SnsMessageFields,
   startLocalSnsHost,
-} from '../../packages/webhook-inbox-local/src/aws/sns/stand-in';
+} from '#twin/testing';
 import { apiGatewayEvent, InboxHarness, SecretsFixture } from '../support/inbox-fixture';
 import type { AuditReport } from './verifier-fuzz';
 

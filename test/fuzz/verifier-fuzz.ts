@@ -42,7 +42,7 @@ import { hmacRuntimeSettings } from '../../lib/runtime-config';
 import { logReference } from '../../lambda/shared/runtime/digest';
 import { HTTP_STATUS, Reason } from '../../lambda/shared/runtime/http';
 import { deliveryKey } from '../../lambda/shared/stores/inbox-store';
-import { createBodyBucket } from '../../packages/webhook-inbox-local/src/aws/provision';
+import { createBodyBucket } from '#twin/testing';
 import { apiGatewayEvent, InboxHarness, Item, LogRecord, newSigningSecret, SecretsFixture, sha256Hex, TOLERANCE_SECONDS } from '../support/inbox-fixture';
 import { fixtureGateway } from '../support/iam-fixture';
 import { HeaderMap, hmacText, oddJson, signedContent, stripeSecret, textSecret, UNICODE_NOTE } from '../support/senders';

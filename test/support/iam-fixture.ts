@@ -18,11 +18,24 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { AwsClients } from '../../lambda/shared/runtime/handler-runtime';
 import { PollingRuntimeConfig, ProviderRuntimeConfig } from '../../lib/contract';
-import { endpointTarget, FaultProxy } from '../../packages/webhook-inbox-local/src/faults/proxy';
-import { Denial, IamGateway, LocalCredentials, SecretDirectory } from '../../packages/webhook-inbox-local/src/aws/iam/gateway';
-import { inboxBinding, LocalInboxResources, registerInboxRoles } from '../../packages/webhook-inbox-local/src/aws/iam/inbox-roles';
-import { InboxRole, InboxTemplateSpec, SynthesizedInbox, synthesizeInbox } from '../../packages/webhook-inbox-local/src/twin/inbox-template';
-import { LOCAL_ACCOUNT, LOCAL_REGION, OPERATOR_ACCESS_KEY } from '../../packages/webhook-inbox-local/src/aws/local-aws';
+import {
+  Denial,
+  endpointTarget,
+  FaultProxy,
+  IamGateway,
+  inboxBinding,
+  InboxRole,
+  InboxTemplateSpec,
+  LOCAL_ACCOUNT,
+  LOCAL_REGION,
+  LocalCredentials,
+  LocalInboxResources,
+  OPERATOR_ACCESS_KEY,
+  registerInboxRoles,
+  SecretDirectory,
+  SynthesizedInbox,
+  synthesizeInbox,
+} from '#twin/testing';
 
 export type { InboxRole };
 

@@ -53,18 +53,28 @@ import { processorDependenciesFromEnv } from '../../lambda/processor/from-env';
 import { reconcilerDependenciesFromEnv } from '../../lambda/reconciler/from-env';
 import { HandlerRuntime } from '../../lambda/shared/runtime/handler-runtime';
 import { handlerEnvironments, HandlerEnvironments, handlerSettingsWithDefaults } from '../../lib/handler-environment';
-import { EventBridgeStandIn } from '../../packages/webhook-inbox-local/src/aws/eventbridge/stand-in';
-import type { FaultProxy } from '../../packages/webhook-inbox-local/src/faults/proxy';
-import { LambdaInvokeStandIn } from '../../packages/webhook-inbox-local/src/aws/lambda/invoke-stand-in';
-import { createQueues, createTables, InboxResourceNames, QueueSettings, resourceNames } from '../../packages/webhook-inbox-local/src/aws/provision';
-import { SecretsManagerStandIn } from '../../packages/webhook-inbox-local/src/aws/secretsmanager/stand-in';
-import { pollOnce, drain, PollReport, SqsHandler } from '../../packages/webhook-inbox-local/src/aws/lambda/sqs-event-source';
+import {
+  createQueues,
+  createTables,
+  drain,
+  EventBridgeStandIn,
+  type FaultProxy,
+  InboxResourceNames,
+  LambdaInvokeStandIn,
+  LOCAL_ACCOUNT,
+  LOCAL_REGION,
+  pollOnce,
+  PollReport,
+  QueueSettings,
+  resourceNames,
+  SecretsManagerStandIn,
+  SqsHandler,
+} from '#twin/testing';
 import { SubmissionLedger, SubmissionLedgerOptions } from '../../client';
 import { LedgerDependencies } from '../../lambda/reconciler/ledger';
 import { ProviderApi } from '../../lambda/shared/providers/provider-api';
 import { DynamoDbSubmissionStore } from '../../lambda/shared/stores/submission-store';
 import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
-import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../packages/webhook-inbox-local/src/aws/local-aws';
 import { fixtureGateway, iamReady, InboxRole, InboxStructure, LocalInbox, RoleClients } from './iam-fixture';
 
 export const PROVIDER = 'answerline';

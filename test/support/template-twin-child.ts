@@ -2,8 +2,7 @@
  * A template twin in its own process (started by `startTemplateTwinProcess`, test/support/template-twin-process.ts): the options come as
  * JSON in argv, the ready line, the IAM gateway's record and the confirmations the SNS stand-in's host was asked for go back over the IPC channel.
  */
-import type { Denial } from '../../packages/webhook-inbox-local/src/aws/iam/gateway';
-import { readyLine, startTemplateTwin, TemplateTwinOptions } from '../../packages/webhook-inbox-local/src/twin/twin';
+import { type Denial, readyLine, startTemplateTwin, TemplateTwinOptions } from '#twin/testing';
 
 /** What the parent asks for. */
 export type ChildRequest = { readonly type: 'iam' } | { readonly type: 'snsConfirmations' } | { readonly type: 'stop' };

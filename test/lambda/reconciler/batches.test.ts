@@ -14,8 +14,7 @@ import { EventBridgeSink } from '../../../lambda/shared/effects/sinks';
 import { sha256Hex } from '../../../lambda/shared/runtime/digest';
 import { InboxStore } from '../../../lambda/shared/stores/inbox-store';
 import { SubmissionStore } from '../../../lambda/shared/stores/submission-store';
-import { RecordedEvent } from '../../../packages/webhook-inbox-local/src/aws/eventbridge/stand-in';
-import { FakeMessageBatchesApi } from '../../../packages/webhook-inbox-local/src/providers/message-batches/fake-api';
+import { FakeMessageBatchesApi, RecordedEvent } from '#twin/testing';
 import { bind, Clock, EffectsFixture, INBOX_NAME, InboxHarness, Item, SecretsFixture } from '../../support/inbox-fixture';
 
 const BATCHES = 'batches';

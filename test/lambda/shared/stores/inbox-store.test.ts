@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDbInboxStore, NewDelivery } from '../../../../lambda/shared/stores/inbox-store';
-import { createTables, resourceNames } from '../../../../packages/webhook-inbox-local/src/aws/provision';
+import { createTables, resourceNames } from '#twin/testing';
 import { uniqueName } from '../../../support/inbox-fixture';
 
 const dynamodb = new DynamoDBClient({});

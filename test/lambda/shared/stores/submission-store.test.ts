@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDbSubmissionStore, NewSubmission, submissionKey } from '../../../../lambda/shared/stores/submission-store';
 import { DynamoDbInboxStore } from '../../../../lambda/shared/stores/inbox-store';
-import { createTables, resourceNames } from '../../../../packages/webhook-inbox-local/src/aws/provision';
+import { createTables, resourceNames } from '#twin/testing';
 import { uniqueName } from '../../../support/inbox-fixture';
 
 const dynamodb = new DynamoDBClient({});

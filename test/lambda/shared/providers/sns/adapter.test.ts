@@ -16,13 +16,13 @@ import {
   createLocalSnsAuthority,
   LocalSnsAuthority,
   LocalSnsHost,
-  signSnsFields,
   SIGNING_CERTIFICATE_PATH,
-  SnsMessageFields,
+  signSnsFields,
   snsHeaders,
   snsMessage,
+  SnsMessageFields,
   startLocalSnsHost,
-} from '../../../../../packages/webhook-inbox-local/src/aws/sns/stand-in';
+} from '#twin/testing';
 import { answerOf, apiGatewayEvent, InboxHarness, SecretsFixture } from '../../../../support/inbox-fixture';
 
 const TOPIC = 'arn:aws:sns:us-east-1:123456789012:order-events';
