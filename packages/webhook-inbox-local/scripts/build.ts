@@ -35,13 +35,24 @@ const BESIDE_THE_BUNDLE = ['packages/webhook-inbox-local/src/aws/lambda/worker.c
  * The emulators are an ES module (fauxqs is ESM-only) imported at run time: kept as a file beside
  * the bundle, and the import pointed at it.
  */
-/** Modules that only build CDK apps (the construct, the twin's own app and its template): nothing runs when they are imported. */
-const IMPORT_TIME_PURE = [/^lib\//, /^packages\/webhook-inbox-local\/src\/twin\/app\.ts$/, /^packages\/webhook-inbox-local\/src\/twin\/inbox-template\.ts$/];
+/**
+ * Modules that nothing runs in when they are imported: those that only build CDK apps (the
+ * construct, the twin's own app and its template), and those only the repository's edition of the
+ * command runs (the fault-injection run, the demo, the simulated providers and the app that
+ * records their submissions).
+ */
+const IMPORT_TIME_PURE = [
+  /^lib\//,
+  /^packages\/webhook-inbox-local\/src\/twin\/(app|inbox-template|demo)\.ts$/,
+  /^packages\/webhook-inbox-local\/src\/(chaos|providers)\//,
+  /^client\//,
+];
 const RESOLVING = Symbol('resolving');
 
 /**
  * Declares those modules free of import-time side effects, so that esbuild leaves out what the
- * command never calls (synthesizing the twin's own app), and with it aws-cdk-lib.
+ * command never calls (synthesizing the twin's own app, the repository's edition), and with it
+ * aws-cdk-lib.
  */
 const cdkCodeLeftOut: Plugin = {
   name: 'cdk-code-left-out',
@@ -70,6 +81,8 @@ async function main(): Promise<void> {
       // The developer's machine: the package's minimum Node.js.
       target: 'node20',
       minify: false,
+      // The package's edition of the command (src/cli.ts): what only the repository's runs is left out.
+      define: { WEBHOOK_INBOX_LOCAL_PACKAGE: 'true' },
       external: [...DECLARED, ...LEFT_OUT],
       plugins: [emulatorsBesideTheBundle, cdkCodeLeftOut],
     }),

@@ -13,6 +13,7 @@ import { closeServer, listenOnLoopback } from '../src/aws/loopback';
 import { assertPortFree, DATA_DIR_LOCK_FILE, lockDataDir, UsageError } from '../src/twin/usage';
 
 const ROOT = join(__dirname, '..', '..', '..');
+const CLI = join(__dirname, '..', 'src', 'cli.ts');
 const STACK_FRAME = /^\s+at /m;
 
 interface CliRun {
@@ -21,14 +22,11 @@ interface CliRun {
   readonly stderrLines: readonly string[];
 }
 
-/** Runs an entry point as `npm start` and `npm run chaos` do (ts-node, transpile only). */
-async function runEntry(
-  entry: 'packages/webhook-inbox-local/src/twin/start.ts' | 'packages/webhook-inbox-local/src/chaos/main.ts',
-  args: readonly string[],
-): Promise<CliRun> {
+/** The command as `npm start` runs it (ts-node, transpile only); `npm run chaos` runs it with `chaos` first. */
+async function runCommand(args: readonly string[]): Promise<CliRun> {
   // Not the emulator endpoints of the test run: a twin would start its own.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_ENDPOINT_URL')));
-  const child = spawn(process.execPath, [require.resolve('ts-node/dist/bin.js'), '--transpile-only', '-P', 'tsconfig.dev.json', entry, ...args], {
+  const child = spawn(process.execPath, [require.resolve('ts-node/dist/bin.js'), '--transpile-only', '-P', 'tsconfig.dev.json', CLI, ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -63,30 +61,17 @@ afterAll(() => tempDirs.forEach((dir) => rmSync(dir, { recursive: true, force: t
 
 describe('npm start', () => {
   it('refuses an unknown provider, naming the ones the twin serves', async () => {
-    expectOneLineUsageError(
-      await runEntry('packages/webhook-inbox-local/src/twin/start.ts', ['--provider', 'nope', '--port', '0']),
-      '--provider nope',
-      'answerline',
-      'echonova',
-    );
+    expectOneLineUsageError(await runCommand(['--provider', 'nope', '--port', '0']), '--provider nope', 'answerline', 'echonova');
   });
 
   it('refuses a provider scheme the construct refuses, with its reasons on one line', async () => {
     const file = join(tempDir(), 'providers.json');
     writeFileSync(file, JSON.stringify([{ name: 'shop', preset: 'hmac', signatureHeader: 'X-Sig', signedContent: 'no body' }]));
-    expectOneLineUsageError(
-      await runEntry('packages/webhook-inbox-local/src/twin/start.ts', ['--providers', file, '--port', '0']),
-      'shop',
-      'signedContent must contain {body}',
-    );
+    expectOneLineUsageError(await runCommand(['--providers', file, '--port', '0']), 'shop', 'signedContent must contain {body}');
   });
 
   it('refuses the hmac scheme named on the command line, which has no settings there', async () => {
-    expectOneLineUsageError(
-      await runEntry('packages/webhook-inbox-local/src/twin/start.ts', ['--provider', 'slack=hmac', '--port', '0']),
-      '--provider slack',
-      '--providers',
-    );
+    expectOneLineUsageError(await runCommand(['--provider', 'slack=hmac', '--port', '0']), '--provider slack', '--providers');
   });
 
   describe('with a port that is taken', () => {
@@ -99,12 +84,7 @@ describe('npm start', () => {
     afterAll(() => closeServer(holder));
 
     it('refuses it, saying how to pick another', async () => {
-      expectOneLineUsageError(
-        await runEntry('packages/webhook-inbox-local/src/twin/start.ts', ['--port', String(port), '--no-demo']),
-        `--port ${port}`,
-        'in use',
-        '--port 0',
-      );
+      expectOneLineUsageError(await runCommand(['--port', String(port), '--no-demo']), `--port ${port}`, 'in use', '--port 0');
     });
   });
 
@@ -112,12 +92,12 @@ describe('npm start', () => {
     const dir = tempDir();
     const lockPath = join(dir, DATA_DIR_LOCK_FILE);
     writeFileSync(lockPath, String(process.pid));
-    expectOneLineUsageError(await runEntry('packages/webhook-inbox-local/src/twin/start.ts', ['--data', dir, '--port', '0']), dir, `pid ${process.pid}`);
+    expectOneLineUsageError(await runCommand(['--data', dir, '--port', '0']), dir, `pid ${process.pid}`);
     expect(readFileSync(lockPath, 'utf8')).toBe(String(process.pid));
   });
 
   it('answers an unknown option with one line naming it, then the usage', async () => {
-    const run = await runEntry('packages/webhook-inbox-local/src/twin/start.ts', ['--nope']);
+    const run = await runCommand(['--nope']);
     expect(run.code).toBe(2);
     expect(run.stderrLines[0]).toContain('--nope');
     expect(run.stderrLines[1]).toMatch(/^usage: npm start/);
@@ -127,7 +107,7 @@ describe('npm start', () => {
 
 describe('npm run chaos', () => {
   it('answers an unknown option with one line naming it, then the usage', async () => {
-    const run = await runEntry('packages/webhook-inbox-local/src/chaos/main.ts', ['--nope']);
+    const run = await runCommand(['chaos', '--nope']);
     expect(run.code).toBe(2);
     expect(run.stderrLines[0]).toContain('--nope');
     expect(run.stderrLines[1]).toMatch(/^usage: npm run chaos/);
@@ -135,7 +115,7 @@ describe('npm run chaos', () => {
   });
 
   it('answers every bad value on one line, then the usage', async () => {
-    const run = await runEntry('packages/webhook-inbox-local/src/chaos/main.ts', ['--deliveries', '3', '--speed', '0']);
+    const run = await runCommand(['chaos', '--deliveries', '3', '--speed', '0']);
     expect(run.code).toBe(2);
     expect(run.stderrLines[0]).toMatch(/--deliveries .*; --speed /);
     expect(run.stderrLines[1]).toMatch(/^usage: npm run chaos/);

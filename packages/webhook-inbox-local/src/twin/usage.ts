@@ -1,7 +1,7 @@
 /**
- * What the local entry points (`npm start`, `npm run chaos`) share for a mistake of the caller's:
- * one clear line and exit code 2, checked before anything starts, instead of a stack trace
- * from deep inside the twin.
+ * What the twin's commands (`npm start`, `npm run chaos`, `webhook-inbox-local`) share for a
+ * mistake of the caller's: one clear line and exit code 2, checked before anything starts, instead
+ * of a stack trace from deep inside the twin.
  */
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -136,14 +136,14 @@ function isAlive(pid: number): boolean {
 }
 
 /** What a strict parse of `O` gives. */
-type StrictValues<O extends NonNullable<ParseArgsConfig['options']>> = ReturnType<
+export type StrictValues<O extends NonNullable<ParseArgsConfig['options']>> = ReturnType<
   typeof parseArgs<{ options: O; strict: true; allowPositionals: false }>
 >['values'];
 
 /** The options of a command line (node:util parseArgs, strict, no positionals): a garbled one is a UsageError, then the usage. */
-export function parseCommandLine<O extends NonNullable<ParseArgsConfig['options']>>(options: O, usage: string): StrictValues<O> {
+export function parseCommandLine<O extends NonNullable<ParseArgsConfig['options']>>(options: O, usage: string, args: readonly string[]): StrictValues<O> {
   try {
-    return parseArgs({ options, strict: true as const, allowPositionals: false as const }).values;
+    return parseArgs({ args: [...args], options, strict: true as const, allowPositionals: false as const }).values;
   } catch (error) {
     throw new UsageError((error as Error).message, usage);
   }

@@ -21,7 +21,7 @@ import { logReference } from '../../../../lambda/shared/runtime/digest';
 const SEED = 20_261_129;
 const ROOT = join(__dirname, '..', '..', '..', '..');
 
-/** Runs `src/chaos/main.ts` with `args`; its report, and its output for a failure message. */
+/** Runs `npm run chaos` (src/cli.ts chaos) with `args`; its report, and its output for a failure message. */
 async function runChaosCli(args: readonly string[]): Promise<{ report?: ChaosReport; output: string; code: number | null }> {
   const dir = mkdtempSync(join(tmpdir(), 'chaos-test-'));
   const reportFile = join(dir, 'report.json');
@@ -35,7 +35,8 @@ async function runChaosCli(args: readonly string[]): Promise<{ report?: ChaosRep
         '--transpile-only',
         '-P',
         'tsconfig.dev.json',
-        'packages/webhook-inbox-local/src/chaos/main.ts',
+        'packages/webhook-inbox-local/src/cli.ts',
+        'chaos',
         ...args,
         '--report',
         reportFile,

@@ -103,7 +103,7 @@ test('a chosen stack runs alone: npm start --app … --stack NAME', async () => 
     '--transpile-only',
     '-P',
     join(ROOT, 'tsconfig.dev.json'),
-    join(ROOT, 'packages', 'webhook-inbox-local', 'src', 'twin', 'start.ts'),
+    join(ROOT, 'packages', 'webhook-inbox-local', 'src', 'cli.ts'),
   ];
   const child = spawn(process.execPath, [...npmStart, '--app', outdir, '--stack', PAYMENTS, '--no-demo', '--port', '0'], {
     cwd,

@@ -1,15 +1,14 @@
 /**
- * `npm run chaos`: the fault-injection run. Starts the local twin with compressed timing, drives
+ * `npm run chaos` (the `chaos` command of src/cli.ts): the fault-injection run. Starts the local twin with compressed timing, drives
  * it with three simulated providers (Answerline, Echonova, a Standard Webhooks sender) while every
  * failure mode the design lists (docs/DESIGN.md#failure-modes) is injected, audits the inbox against the providers' own records,
  * prints a table of figures and exits non-zero on any violation.
  */
 import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { hideSdkNodeVersionWarning } from '../../../../lambda/shared/runtime/node-warnings';
 import { formatReport } from './auditor';
 import { runChaos } from './run';
-import { parseCommandLine, runMain, UsageError } from '../twin/usage';
+import { parseCommandLine, UsageError } from '../twin/usage';
 
 const USAGE = `usage: npm run chaos -- [--seed N] [--deliveries N] [--speed X] [--rate N] [--keep DIR] [--report FILE]
   --seed N           repeat a run (the seed is printed at the start of every run; default: random)
@@ -20,9 +19,8 @@ const USAGE = `usage: npm run chaos -- [--seed N] [--deliveries N] [--speed X] [
   --report FILE      also write the report as JSON to FILE
   --drain-seconds N  how long to wait for the inbox to settle once the providers are done (default 180)`;
 
-hideSdkNodeVersionWarning();
-
-async function main(): Promise<number> {
+/** Runs the fault-injection run its command line (`argv`, what follows `chaos`) asks for; its exit code. */
+export async function chaosCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommandLine(
     {
       seed: { type: 'string' },
@@ -35,6 +33,7 @@ async function main(): Promise<number> {
       help: { type: 'boolean', default: false },
     },
     USAGE,
+    argv,
   );
   if (args.help) {
     console.log(USAGE);
@@ -67,5 +66,3 @@ async function main(): Promise<number> {
   if (args.report) writeFileSync(args.report, `${JSON.stringify(report, null, 2)}\n`);
   return report.violations.length > 0 ? 1 : 0;
 }
-
-runMain(main);
