@@ -6,7 +6,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { formatReport } from './auditor';
+import { formatReport } from './audit';
 import { runChaos } from './run';
 import { parseCommandLine, UsageError } from '../twin/usage';
 

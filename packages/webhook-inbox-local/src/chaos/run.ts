@@ -31,7 +31,7 @@ import { SimulatedStandardWebhooks, STANDARD_WEBHOOKS } from '../providers/stand
 import { InvocationFault, LOCAL_AWS, startTwin, Twin } from '../twin/twin';
 import type { AwsCall, FaultProxy } from '../faults/proxy';
 import type { LocalFaults } from '../aws/services';
-import { AdversaryRecord, audit, ChaosReport, Evidence, FaultKind } from './auditor';
+import { AdversaryRecord, audit, ChaosReport, Evidence, FaultKind } from './audit';
 import { AdversaryKind, AwsFaultKind, chaosProfile, makePlan, PlannedAwsFault, Provider } from './plan';
 import { Timeline } from './timeline';
 

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { audit, ChaosReport, Evidence, FAULT_KINDS, formatReport, outranks, scanLogs } from '../../src/chaos/auditor';
+import { audit, ChaosReport, Evidence, FAULT_KINDS, formatReport, outranks, scanLogs } from '../../src/chaos/audit';
 import { chaosProfile, makePlan } from '../../src/chaos/plan';
 import { standardWebhooksSignature } from '../../src/providers/signing';
 import { STANDARD_WEBHOOKS_VECTOR } from '../../../../test/support/senders';

@@ -22,13 +22,13 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MetricName } from '../../../../lib/contract';
-import { logReference } from '../../../../lambda/shared/runtime/digest';
-import type { AnswerlineTask } from '../providers/answerline/simulator';
-import type { EchonovaJob, EchonovaWebhook } from '../providers/echonova/simulator';
-import { DeliveryRecord, isSuccess } from '../providers/sender';
-import type { StandardWebhooksEvent } from '../providers/standard-webhooks/simulator';
-import type { AdversaryKind, Plan, Provider } from './plan';
+import { MetricName } from '../../../../../lib/contract';
+import { logReference } from '../../../../../lambda/shared/runtime/digest';
+import type { AnswerlineTask } from '../../providers/answerline/simulator';
+import type { EchonovaJob, EchonovaWebhook } from '../../providers/echonova/simulator';
+import { DeliveryRecord, isSuccess } from '../../providers/sender';
+import type { StandardWebhooksEvent } from '../../providers/standard-webhooks/simulator';
+import type { AdversaryKind, Plan, Provider } from '../plan';
 
 /** The failure modes a run injects; each must occur at least once. */
 export const FAULT_KINDS = [
