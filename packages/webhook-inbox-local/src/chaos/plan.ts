@@ -5,83 +5,8 @@
  * so a run is repeatable from its seed (the interleaving of a live system still varies a little).
  */
 import type { ThrottlingError } from '../faults/proxy';
-import { ANSWERLINE_RETRY_WINDOW_MS, ANSWERLINE_RUN_MS } from '../providers/answerline/simulator';
-import { ECHONOVA_RETRY_WINDOW_MS } from '../providers/echonova/simulator';
 import { Random } from '../providers/random';
-import { Limits } from '../../../../lib/contract';
-
-/** The knobs of a run's timing, all derived from `speed`. */
-export interface ChaosProfile {
-  /** Provider time compression: provider time runs this many times faster than the wall clock. */
-  readonly factors: { readonly answerline: number; readonly echonova: number; readonly standardWebhooks: number };
-  /** Result deliveries the providers complete per second, on average. */
-  readonly ratePerSecond: number;
-  readonly processorTimeoutSeconds: number;
-  readonly reconcilerTimeoutSeconds: number;
-  readonly sweepAfterSeconds: number;
-  readonly reconcileEverySeconds: number;
-  readonly maxReceiveCount: number;
-  /** The reconciler's polling horizon and recheck per provider, seconds (compressed lifecycles). */
-  readonly polling: {
-    readonly answerline: { horizon: number; recheck: number };
-    readonly echonova: { horizon: number; recheck: number };
-    readonly batches: { horizon: number; recheck: number };
-  };
-  readonly storeOutageMs: number;
-  readonly queueOutageMs: number;
-  /** Longer than Answerline's whole retry window (compressed), so that deliveries die. */
-  readonly longOutageMs: number;
-  /** How long after the endpoint recovers the operator enables a disabled Echonova webhook again. */
-  readonly reenableAfterMs: number;
-  /** Simulated run time of a task/job, real ms. */
-  readonly answerlineRunMs: number;
-  readonly echonovaRunMs: number;
-}
-
-/** An Echonova job runs up to a minute here (Echonova documents no job lifecycle, docs/providers/echonova.md). */
-const ECHONOVA_RUN_MS = 60_000;
-
-export function chaosProfile(speed = 1, ratePerSecond?: number): ChaosProfile {
-  const factors = { answerline: 100 * speed, echonova: 10 * speed, standardWebhooks: 1000 * speed };
-  // At least 2 s: a shorter timeout kills batches on a loaded 2-core machine, and every kill costs a cold start.
-  const processorTimeoutSeconds = speed >= 2 ? 2 : 3;
-  // Room for the sweep, then polls of 5 s each with the 5 s a run keeps in hand after the last, on
-  // a loaded machine too; a run with more to check stops there and the next run goes on.
-  const reconcilerTimeoutSeconds = 30;
-  const answerlineWindowMs = ANSWERLINE_RETRY_WINDOW_MS / factors.answerline;
-  return {
-    factors,
-    ratePerSecond: ratePerSecond ?? (speed >= 2 ? 40 : 70),
-    processorTimeoutSeconds,
-    reconcilerTimeoutSeconds,
-    // Beyond the visibility timeout (6 × the processor timeout), so that the sweep leaves rows
-    // the queue is still retrying alone, and at least the construct's floor: the longest function
-    // timeout (the reconciler's here; the verifier's is 10 s) plus its margin.
-    sweepAfterSeconds: Math.max(processorTimeoutSeconds * 6 + 6, reconcilerTimeoutSeconds + Limits.SWEEP_AFTER_MARGIN_SECONDS),
-    reconcileEverySeconds: speed >= 2 ? 1 : 2,
-    maxReceiveCount: 3,
-    polling: {
-      // Answerline: five minutes of run and 45 minutes of delivery retries after the start (the
-      // four hours of queueing are not simulated: tasks start at once).
-      answerline: {
-        horizon: Math.ceil((ANSWERLINE_RUN_MS + ANSWERLINE_RETRY_WINDOW_MS) / factors.answerline / 1000) + 1,
-        recheck: Math.max(1, Math.ceil(600 / factors.answerline)),
-      },
-      echonova: {
-        horizon: Math.ceil((ECHONOVA_RUN_MS + ECHONOVA_RETRY_WINDOW_MS) / factors.echonova / 1000) + 1,
-        recheck: Math.max(1, Math.ceil(300 / factors.echonova)),
-      },
-      // A batch's first look a minute after submission, then every 5 minutes: a second each here.
-      batches: { horizon: 1, recheck: 1 },
-    },
-    storeOutageMs: Math.round(4_000 / Math.sqrt(speed)),
-    queueOutageMs: Math.round(5_000 / Math.sqrt(speed)),
-    longOutageMs: Math.round(answerlineWindowMs * 1.25 + 2_000),
-    reenableAfterMs: 2_000,
-    answerlineRunMs: ANSWERLINE_RUN_MS / factors.answerline,
-    echonovaRunMs: ECHONOVA_RUN_MS / factors.echonova,
-  };
-}
+import type { ChaosProfile } from './profile';
 
 export interface PlannedTask {
   readonly idempotencyKey: string;
@@ -141,7 +66,7 @@ export interface PlannedDeadlineTask {
   /** Its deadline, ms after its submission. */
   readonly deadlineMs: number;
 }
-/** What AWS does and the emulators never do, injected through the fault proxies (`local/fault-proxy.ts`, docs/CHAOS.md). */
+/** What AWS does and the emulators never do, injected through the fault proxies (`src/faults/proxy.ts`, docs/CHAOS.md). */
 export type AwsFaultKind =
   | 'dynamodb_throttled'
   | 'sqs_throttled'
@@ -229,7 +154,7 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
     .map((fault) => ({ at: fault.at, ms: fault.ms! }));
   const inOutage = (t: number) => [storeOutage, queueOutage, longOutage, ...storeThrottled].some((w) => t >= w.at - 500 && t <= w.at + w.ms + 1_500);
   /** A time outside the outages, within the first `share` of the window. */
-  const calmTime = (share = 1) => {
+  const calmTime: CalmTime = (share = 1) => {
     for (;;) {
       const t = Math.round(random.between(500, windowMs * share));
       if (!inOutage(t)) return t;
@@ -243,6 +168,77 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
   // Answerline body that processing could not read is refused at the edge, never stored.
   const poisonEvents = Math.max(3, Math.round(deliveries * 0.0015));
 
+  const answerlineJobs = planAnswerlineJobs(random, answerlineTasks, windowMs, profile);
+  const echonovaJobs: PlannedEchonovaJob[] = Array.from({ length: echonovaCount }, (_, i) => {
+    const startAfter = Math.round(random.between(20, 200));
+    return {
+      label: `en-${i}`,
+      createAt: Math.round(random.between(0, windowMs)),
+      startAfter,
+      finishAfter: startAfter + Math.round(random.between(0.02, 0.5) * profile.echonovaRunMs),
+      status: random.chance(0.85) ? 'completed' : 'failed',
+    };
+  });
+  const events: PlannedEvent[] = Array.from({ length: eventCount }, (_, i) => {
+    // Poison goes early: it takes maxReceiveCount visibility timeouts to reach the DLQ.
+    const poison = i < poisonEvents;
+    return { label: `sw-${i}`, at: poison ? calmTime(0.4) : Math.round(random.between(0, windowMs)), missing: !poison && random.chance(0.03), poison };
+  });
+  const tests = Array.from({ length: Math.max(3, Math.round(deliveries * 0.003)) }, (_, i) => ({ label: `test-${i}`, at: calmTime() }));
+
+  const alteredPer = Math.max(1, Math.round(deliveries * 0.001));
+  const altered: { provider: Provider; index: number }[] = [];
+  for (let i = 0; i < alteredPer; i++) {
+    altered.push({ provider: 'answerline', index: random.int(answerlineJobs.length) });
+    altered.push({ provider: 'echonova', index: random.int(echonovaJobs.length) });
+    altered.push({ provider: 'standard-webhooks', index: poisonEvents + random.int(events.length - poisonEvents) });
+  }
+  const adversary = planAdversary(deliveries, windowMs, calmTime);
+  const rateLimits: Plan['rateLimits'] = [
+    // When the deliveries that died in the long outage come due for polling.
+    ...[0.2, 0.5, 0.8].map((share) => ({
+      provider: 'answerline' as const,
+      at: longOutage.at + profile.polling.answerline.horizon * 1000 + Math.round(longOutage.ms * share),
+      times: 2,
+    })),
+    { provider: 'echonova', at: longOutage.at + profile.polling.echonova.horizon * 1000 + Math.round(longOutage.ms * 0.5), times: 2 },
+  ];
+  const { concurrentCopies, crashAfterWrite } = planFaultyFirstAttempts(seed, answerlineJobs, echonovaJobs, events);
+  const { batches, batchApiFaults } = planBatches(seed, deliveries, calmTime);
+  // Well inside the run, and shorter than the deadline warning: counted near its deadline from its first check.
+  const deadlineTasks: PlannedDeadlineTask[] = [{ label: 'deadline-0', at: calmTime(0.3), deadlineMs: 12_000 }];
+
+  return {
+    seed,
+    deliveries,
+    profile,
+    windowMs,
+    answerlineJobs,
+    echonovaJobs,
+    events,
+    tests,
+    altered,
+    adversary,
+    storeOutage,
+    queueOutage,
+    longOutage,
+    rateLimits,
+    concurrentCopies,
+    crashAfterWrite,
+    // Some sixty crashes in a default run, a dozen in a small one (each costs a cold start).
+    workerCrashEvery: Math.min(100, Math.max(20, Math.round(deliveries / 150))),
+    batches,
+    batchApiFaults,
+    deadlineTasks,
+    awsFaults,
+  };
+}
+
+/** A time outside the outages, within the first `share` of the window (each call draws from the plan's stream). */
+type CalmTime = (share?: number) => number;
+
+/** Answerline's jobs of one to three tasks, some whose results arrive in reverse order of creation. */
+function planAnswerlineJobs(random: Random, answerlineTasks: number, windowMs: number, profile: ChaosProfile): PlannedJob[] {
   const answerlineJobs: PlannedJob[] = [];
   let planned = 0;
   for (let i = 0; planned < answerlineTasks; i++) {
@@ -274,34 +270,11 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
     answerlineJobs.push({ key, tasks, reverse });
     planned += size;
   }
+  return answerlineJobs;
+}
 
-  const echonovaJobs: PlannedEchonovaJob[] = Array.from({ length: echonovaCount }, (_, i) => {
-    const startAfter = Math.round(random.between(20, 200));
-    return {
-      label: `en-${i}`,
-      createAt: Math.round(random.between(0, windowMs)),
-      startAfter,
-      finishAfter: startAfter + Math.round(random.between(0.02, 0.5) * profile.echonovaRunMs),
-      status: random.chance(0.85) ? 'completed' : 'failed',
-    };
-  });
-
-  const events: PlannedEvent[] = Array.from({ length: eventCount }, (_, i) => {
-    // Poison goes early: it takes maxReceiveCount visibility timeouts to reach the DLQ.
-    const poison = i < poisonEvents;
-    return { label: `sw-${i}`, at: poison ? calmTime(0.4) : Math.round(random.between(0, windowMs)), missing: !poison && random.chance(0.03), poison };
-  });
-
-  const tests = Array.from({ length: Math.max(3, Math.round(deliveries * 0.003)) }, (_, i) => ({ label: `test-${i}`, at: calmTime() }));
-
-  const alteredPer = Math.max(1, Math.round(deliveries * 0.001));
-  const altered: { provider: Provider; index: number }[] = [];
-  for (let i = 0; i < alteredPer; i++) {
-    altered.push({ provider: 'answerline', index: random.int(answerlineJobs.length) });
-    altered.push({ provider: 'echonova', index: random.int(echonovaJobs.length) });
-    altered.push({ provider: 'standard-webhooks', index: poisonEvents + random.int(events.length - poisonEvents) });
-  }
-
+/** Stale, future, forged and replayed requests at calm times, and a flood of forgeries within a second. */
+function planAdversary(deliveries: number, windowMs: number, calmTime: CalmTime): Plan['adversary'] {
   const adversary: Array<Plan['adversary'][number]> = [];
   const providers: Provider[] = ['answerline', 'echonova', 'standard-webhooks'];
   const adversaryCounts: Record<AdversaryKind, number> = {
@@ -321,17 +294,16 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
   const floodAt = calmTime();
   for (let i = 0; i < FORGED_FLOOD; i++)
     adversary.push({ kind: 'forged', provider: providers[i % providers.length], at: floodAt + i * 50, label: `flood-${i}` });
+  return adversary;
+}
 
-  const rateLimits: Plan['rateLimits'] = [
-    // When the deliveries that died in the long outage come due for polling.
-    ...[0.2, 0.5, 0.8].map((share) => ({
-      provider: 'answerline' as const,
-      at: longOutage.at + profile.polling.answerline.horizon * 1000 + Math.round(longOutage.ms * share),
-      times: 2,
-    })),
-    { provider: 'echonova', at: longOutage.at + profile.polling.echonova.horizon * 1000 + Math.round(longOutage.ms * 0.5), times: 2 },
-  ];
-
+/** Result deliveries whose first attempt goes out as concurrent copies, or kills the verifier right after its write. */
+function planFaultyFirstAttempts(
+  seed: number,
+  answerlineJobs: readonly PlannedJob[],
+  echonovaJobs: readonly PlannedEchonovaJob[],
+  events: readonly PlannedEvent[],
+): Pick<Plan, 'concurrentCopies' | 'crashAfterWrite'> {
   // Labels of result deliveries (`answerline:<key>`, `echonova:<label>`, `standard-webhooks:<label>`), in plan order.
   const resultLabels = [
     ...answerlineJobs.flatMap((job) => job.tasks.map((task) => `answerline:${task.idempotencyKey}`)),
@@ -344,9 +316,14 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
   };
   const concurrentCopies = new Map(pickLabels(0.02, 3, 'concurrent').map((label, i) => [label, 2 + (i % 2)] as const));
   const crashAfterWrite = new Set(pickLabels(0.007, 5, 'crash-after-write'));
+  return { concurrentCopies, crashAfterWrite };
+}
 
-  // Batches: one large enough for several result pages (100 a page), one ended in two steps, one
-  // cancelled part-way and one expired part-way.
+/**
+ * Batches: one large enough for several result pages (100 a page), one ended in two steps, one
+ * cancelled part-way and one expired part-way; and failures of the batch API while they are read.
+ */
+function planBatches(seed: number, deliveries: number, calmTime: CalmTime): Pick<Plan, 'batches' | 'batchApiFaults'> {
   const batchRandom = new Random(seed).stream('batches');
   const ends: PlannedBatch['end'][] = ['ended', 'ended', 'canceled', 'expired'];
   const sizes = [Math.max(120, Math.round(deliveries * 0.04)), Math.max(30, Math.round(deliveries * 0.02)), 20, 15];
@@ -362,33 +339,7 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
   }));
   // While the results are being read: a 500 then a 429 for a few requests each.
   const batchApiFaults = batches.slice(0, 2).flatMap((batch, i) => [{ at: batch.createAt + batch.endAfter + 300, status: i === 0 ? 500 : 429, times: 2 }]);
-  // Well inside the run, and shorter than the deadline warning: counted near its deadline from its first check.
-  const deadlineTasks: PlannedDeadlineTask[] = [{ label: 'deadline-0', at: calmTime(0.3), deadlineMs: 12_000 }];
-
-  return {
-    seed,
-    deliveries,
-    profile,
-    windowMs,
-    answerlineJobs,
-    echonovaJobs,
-    events,
-    tests,
-    altered,
-    adversary,
-    storeOutage,
-    queueOutage,
-    longOutage,
-    rateLimits,
-    concurrentCopies,
-    crashAfterWrite,
-    // Some sixty crashes in a default run, a dozen in a small one (each costs a cold start).
-    workerCrashEvery: Math.min(100, Math.max(20, Math.round(deliveries / 150))),
-    batches,
-    batchApiFaults,
-    deadlineTasks,
-    awsFaults,
-  };
+  return { batches, batchApiFaults };
 }
 
 /**
