@@ -8,7 +8,7 @@
 import { appendFileSync } from 'node:fs';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { InboxAttr, InboxItemKind } from '../../../../lib/contract';
-import type { ApiAccessRecord } from '../aws/apigateway/api-gateway';
+import type { ApiAccessRecord } from '../aws/apigateway/front-door';
 import { parseEmfLine } from '../aws/cloudwatch/emf';
 import { AlarmEvaluator, AlarmResource, AlarmTransition, COMPOSITE_ALARM_TYPE, METRIC_ALARM_TYPE } from '../aws/cloudwatch/evaluator';
 import { MetricDatum, MetricStore } from '../aws/cloudwatch/metric-store';

@@ -14,7 +14,7 @@ import {
   POLLED_ONLY_ADAPTERS,
   ProviderRuntimeConfig,
 } from '../../../../../lib/contract';
-import type { ApiAccessRecord } from '../apigateway/api-gateway';
+import type { ApiAccessRecord } from '../apigateway/front-door';
 import type { LocalCredentials } from '../iam/gateway';
 import { identityPoliciesOf, resourcePoliciesOf } from '../iam/template-policies';
 import type { SynthesizedStack } from './assembly';

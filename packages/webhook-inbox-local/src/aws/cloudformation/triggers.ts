@@ -7,7 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { ApiAccessRecord, ApiRoute, LocalApiGateway, RestApiRoute, startApiGateway, startRestApiGateway } from '../apigateway/api-gateway';
+import type { ApiAccessRecord, LocalApiGateway } from '../apigateway/front-door';
+import { ApiRoute, startApiGateway } from '../apigateway/http-api';
+import { RestApiRoute, startRestApiGateway } from '../apigateway/rest-api';
 import { busName, RecordedEvent } from '../eventbridge/stand-in';
 import { LOCAL_AWS } from '../local-aws';
 import { Poller, startPoller } from '../lambda/sqs-event-source';
@@ -18,22 +20,10 @@ import { refTarget } from './intrinsics';
 import { constructPath, LocalFunction } from './functions';
 import type { LocalQueue } from './resources';
 import { parseScheduleExpression } from '../eventbridge/schedule-expression';
+import { ScheduleClock, ScheduleTimers } from '../eventbridge/schedule-timers';
 import type { LocalServices } from '../services';
 
-/** The longest delay a Node.js timer takes as given. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** The clock schedules run on: local time may run faster than real time. */
-export interface ScheduleClock {
-  /** How many times faster than real time it runs. */
-  readonly scale: number;
-  /** Now, in the stack's (possibly compressed) time. */
-  now(): number;
-  /** A real instant (epoch milliseconds) in the stack's time. */
-  at(realMs: number): number;
-  /** Real milliseconds until `at` in the stack's time. */
-  realDelayUntil(at: number): number;
-}
+export type { ScheduleClock } from '../eventbridge/schedule-timers';
 
 /** An EventBridge event as targets receive it. */
 export interface BusEvent {
@@ -227,8 +217,39 @@ export function startTriggers(
   credentials: ReadonlyMap<string, { accessKeyId: string; secretAccessKey: string }>,
   options: TriggerOptions,
 ): RunningTriggers {
-  const byArn = new Map([...functions.values()].map((fn) => [fn.arn, fn]));
-  const queuesByArn = new Map([...queues.values()].map((queue) => [queue.arn, queue]));
+  const targets: RuleTargets = {
+    functions,
+    byArn: new Map([...functions.values()].map((fn) => [fn.arn, fn])),
+    queuesByArn: new Map([...queues.values()].map((queue) => [queue.arn, queue])),
+  };
+  const eventSources = startEventSources(stack, binding, services, targets, credentials, options);
+  const schedules = startRules(stack, binding, services, targets, options);
+  return {
+    eventSources,
+    async fireSchedule(ruleLogicalId) {
+      const run = schedules.get(ruleLogicalId);
+      if (!run) throw new Error(`${ruleLogicalId} is not a scheduled rule of ${stack.stackName}`);
+      await run();
+    },
+  };
+}
+
+/** The stack's functions and queues, by logical id and by ARN: what a trigger can invoke or send to. */
+interface RuleTargets {
+  readonly functions: ReadonlyMap<string, LocalFunction>;
+  readonly byArn: ReadonlyMap<string, LocalFunction>;
+  readonly queuesByArn: ReadonlyMap<string, LocalQueue>;
+}
+
+/** The SQS event source mappings of local queues, each polling with its function's execution role. */
+function startEventSources(
+  stack: SynthesizedStack,
+  binding: StackBinding,
+  services: LocalServices,
+  { functions, byArn, queuesByArn }: RuleTargets,
+  credentials: ReadonlyMap<string, { accessKeyId: string; secretAccessKey: string }>,
+  options: Pick<TriggerOptions, 'warn'>,
+): Map<string, LocalEventSource> {
   const eventSources = new Map<string, LocalEventSource>();
   for (const [logicalId, resource] of resourcesOf(stack, 'AWS::Lambda::EventSourceMapping')) {
     const properties = binding.resolve(resource.Properties ?? {}) as Record<string, unknown>;
@@ -258,7 +279,21 @@ export function startTriggers(
     services.onStop(() => poller.stop());
     eventSources.set(logicalId, { poller, functionLogicalId: fn.logicalId, queueLogicalId: queue.logicalId });
   }
+  return eventSources;
+}
 
+/**
+ * The stack's enabled EventBridge rules: a schedule fires on its clock, an event pattern on each
+ * matching event of its bus; each delivers to its Lambda and SQS targets. The scheduled rules'
+ * runs, by logical id.
+ */
+function startRules(
+  stack: SynthesizedStack,
+  binding: StackBinding,
+  services: LocalServices,
+  { byArn, queuesByArn }: RuleTargets,
+  options: TriggerOptions,
+): Map<string, () => Promise<void>> {
   const operatorSqs = services.clients.sqs;
   const deliver = async (rule: string, target: Record<string, unknown>, event: BusEvent): Promise<void> => {
     const arn = String(target.Arn ?? '');
@@ -277,12 +312,8 @@ export function startTriggers(
   };
 
   const schedules = new Map<string, () => Promise<void>>();
-  const timers = new Set<NodeJS.Timeout>();
-  let stopped = false;
-  services.onStop(() => {
-    stopped = true;
-    for (const timer of timers) clearTimeout(timer);
-  });
+  const timers = new ScheduleTimers(options.clock);
+  services.onStop(() => timers.stop());
   for (const [logicalId, resource] of resourcesOf(stack, 'AWS::Events::Rule')) {
     const properties = binding.resolve(resource.Properties ?? {}) as Record<string, unknown>;
     if (properties.State === 'DISABLED') continue;
@@ -305,31 +336,7 @@ export function startTriggers(
         );
       };
       schedules.set(logicalId, run);
-      const waitUntil = (at: number, then: () => void) => {
-        if (stopped) return;
-        // Node fires a timer beyond its 32-bit limit at once: a long wait is taken in steps.
-        const delay = options.clock.realDelayUntil(at);
-        const timer = setTimeout(
-          () => {
-            timers.delete(timer);
-            if (delay > MAX_TIMER_MS) waitUntil(at, then);
-            else then();
-          },
-          Math.min(delay, MAX_TIMER_MS),
-        );
-        timers.add(timer);
-      };
-      const arm = () => {
-        const next = schedule.nextAfter(options.clock.now());
-        // A cron schedule whose last occurrence has passed never fires again. The next occurrence
-        // is armed before this one runs: EventBridge fires on time whether or not the last run ended.
-        if (Number.isFinite(next))
-          waitUntil(next, () => {
-            arm();
-            void run();
-          });
-      };
-      arm();
+      timers.arm(schedule, run);
     }
     if (properties.EventPattern !== undefined) {
       validateEventPattern(properties.EventPattern);
@@ -341,14 +348,7 @@ export function startTriggers(
       });
     }
   }
-  return {
-    eventSources,
-    async fireSchedule(ruleLogicalId) {
-      const run = schedules.get(ruleLogicalId);
-      if (!run) throw new Error(`${ruleLogicalId} is not a scheduled rule of ${stack.stackName}`);
-      await run();
-    },
-  };
+  return schedules;
 }
 
 function resourcesOf(stack: SynthesizedStack, type: string): [string, TemplateResource][] {

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { WebhookInbox, WebhookProvider } from '../../../../../lib';
-import { startApiGateway } from '../../../src/aws/apigateway/api-gateway';
+import { startApiGateway } from '../../../src/aws/apigateway/http-api';
 import { standardWebhooksHeaders, unixSeconds } from '../../../src/providers/signing';
 import { ASSEMBLY_METADATA_CONTEXT } from '../../../src/twin/synth';
 import { answerlineBody, apiGatewayEvent, InboxHarness, PROVIDER, SecretsFixture } from '../../../../../test/support/inbox-fixture';

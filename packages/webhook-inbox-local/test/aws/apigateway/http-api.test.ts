@@ -5,7 +5,7 @@
  */
 import { request } from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { ApiRoute, httpApiEvent, matchRoute, startApiGateway } from '../../../src/aws/apigateway/api-gateway';
+import { ApiRoute, httpApiEvent, matchRoute, startApiGateway } from '../../../src/aws/apigateway/http-api';
 
 /** Routes that answer nothing: only which one is picked matters. */
 function routes(...routeKeys: string[]): ApiRoute[] {
