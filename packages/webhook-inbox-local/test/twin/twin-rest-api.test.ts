@@ -48,26 +48,27 @@ function send(
   });
 }
 
+// One twin, of one app, serves every test of this file.
+let dir: string;
+let twin: TemplateTwinProcess;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'twin-rest-'));
+  const outdir = join(dir, 'cdk.out');
+  const app = new App({ outdir, context: { 'aws:cdk:disable-asset-staging': true, ...ASSEMBLY_METADATA_CONTEXT } });
+  new WebhookInbox(new Stack(app, 'RestIngress'), 'Inbox', {
+    providers: [WebhookProvider.answerline(), ...Object.entries(TWILIO_CONFIGURED).map(([name, webhookUrl]) => WebhookProvider.twilio({ name, webhookUrl }))],
+    ingress: WebhookIngress.restApi({ webAclArn: WEB_ACL_ARN }),
+  });
+  app.synth();
+  twin = await startTemplateTwinProcess({ app: outdir, port: 0, stateDir: join(dir, 'state') });
+});
+afterAll(async () => {
+  await twin?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
 describe('the twin running a REST API ingress', () => {
-  let dir: string;
-  let twin: TemplateTwinProcess;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'twin-rest-'));
-    const outdir = join(dir, 'cdk.out');
-    const app = new App({ outdir, context: { 'aws:cdk:disable-asset-staging': true, ...ASSEMBLY_METADATA_CONTEXT } });
-    new WebhookInbox(new Stack(app, 'RestIngress'), 'Inbox', {
-      providers: [WebhookProvider.answerline(), ...Object.entries(TWILIO_CONFIGURED).map(([name, webhookUrl]) => WebhookProvider.twilio({ name, webhookUrl }))],
-      ingress: WebhookIngress.restApi({ webAclArn: WEB_ACL_ARN }),
-    });
-    app.synth();
-    twin = await startTemplateTwinProcess({ app: outdir, port: 0, stateDir: join(dir, 'state') });
-  });
-  afterAll(async () => {
-    await twin?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   test('a signed delivery posted under the stage is accepted, stored byte for byte and processed', async () => {
     const [inbox] = twin.ready.inboxes;
     const answerline = inbox.providers.find((provider) => provider.name === 'answerline')!;
@@ -127,89 +128,89 @@ describe('the twin running a REST API ingress', () => {
     // An unsigned POST on the route reaches the verifier and is refused there.
     expect((await send(`${base}/prod/hooks/answerline`, 'POST', { 'content-type': 'application/json' }, Buffer.from('{}'))).status).toBe(400);
   });
+});
 
-  describe('Twilio, whose query the REST API event carries only decoded', () => {
-    // Twilio's rule, stated here: the signature is the base64 HMAC-SHA1, keyed by the Auth Token, of
-    // the URL Twilio requested (the webhook URL exactly as configured in Twilio, its query included)
-    // followed by each POST parameter's name and value, sorted by name; a JSON body is covered instead
-    // by its hex SHA-256 in `bodySHA256`, which Twilio appends to that URL. The twin's own URL is
-    // plain HTTP on a local port: the configured URL is what Twilio would sign.
-    const CONFIGURED = TWILIO_CONFIGURED;
-    const FORM = 'application/x-www-form-urlencoded';
-    const queryOf = (url: string) => url.slice(url.indexOf('?'));
-    const provider = (name: string) => twin.ready.inboxes[0].providers.find((each) => each.name === name)!;
+describe('the twin running a REST API ingress: Twilio, whose query the REST API event carries only decoded', () => {
+  // Twilio's rule, stated here: the signature is the base64 HMAC-SHA1, keyed by the Auth Token, of
+  // the URL Twilio requested (the webhook URL exactly as configured in Twilio, its query included)
+  // followed by each POST parameter's name and value, sorted by name; a JSON body is covered instead
+  // by its hex SHA-256 in `bodySHA256`, which Twilio appends to that URL. The twin's own URL is
+  // plain HTTP on a local port: the configured URL is what Twilio would sign.
+  const CONFIGURED = TWILIO_CONFIGURED;
+  const FORM = 'application/x-www-form-urlencoded';
+  const queryOf = (url: string) => url.slice(url.indexOf('?'));
+  const provider = (name: string) => twin.ready.inboxes[0].providers.find((each) => each.name === name)!;
 
-    /** Waits until the provider's row of `eventId` is processed. */
-    async function processed(name: string, eventId: string): Promise<void> {
-      const dynamodb = new DynamoDBClient({ endpoint: twin.ready.services.dynamodb, region: twin.ready.region, credentials: LOCAL_AWS.credentials });
-      try {
-        await waitFor(
-          `the ${name} row processed`,
-          async () => {
-            const { Items = [] } = await dynamodb.send(new ScanCommand({ TableName: twin.ready.inboxes[0].tables.inbox }));
-            return Items.find((item) => item.pk?.S === `${name}#${eventId}` && item.status?.S === 'PROCESSED');
-          },
-          60_000,
-        );
-      } finally {
-        dynamodb.destroy();
-      }
+  /** Waits until the provider's row of `eventId` is processed. */
+  async function processed(name: string, eventId: string): Promise<void> {
+    const dynamodb = new DynamoDBClient({ endpoint: twin.ready.services.dynamodb, region: twin.ready.region, credentials: LOCAL_AWS.credentials });
+    try {
+      await waitFor(
+        `the ${name} row processed`,
+        async () => {
+          const { Items = [] } = await dynamodb.send(new ScanCommand({ TableName: twin.ready.inboxes[0].tables.inbox }));
+          return Items.find((item) => item.pk?.S === `${name}#${eventId}` && item.status?.S === 'PROCESSED');
+        },
+        60_000,
+      );
+    } finally {
+      dynamodb.destroy();
     }
+  }
 
-    test.each(Object.entries(CONFIGURED))(
-      '%s: a form delivery to %s signed by the twilio library is accepted and processed; its replay is a duplicate; a query Twilio could not have requested there is refused, naming the fix',
-      async (name, webhookUrl) => {
-        const { url, secret } = provider(name);
-        const params = { MessageSid: `SM${randomUUID().replace(/-/g, '')}`, MessageStatus: 'delivered', To: '+15558675310', Body: 'Grüße + 100%' };
-        const body = Buffer.from(new URLSearchParams(params).toString(), 'utf8');
-        const signature = twilio.getExpectedTwilioSignature(secret, webhookUrl, params);
-        expect(twilio.validateRequest(secret, signature, webhookUrl, params)).toBe(true);
-        const headers = { 'content-type': FORM, 'x-twilio-signature': signature };
-
-        const answer = await send(`${url}${queryOf(webhookUrl)}`, 'POST', headers, body);
-        expect([answer.status, JSON.parse(answer.body)]).toEqual([202, { result: 'accepted' }]);
-        const replay = await send(`${url}${queryOf(webhookUrl)}`, 'POST', headers, body);
-        expect([replay.status, JSON.parse(replay.body)]).toEqual([200, { result: 'duplicate' }]);
-        // The event id is the digest of the signed content: the configured URL, then the sorted parameters.
-        const content = `${webhookUrl}${Object.keys(params)
-          .sort()
-          .map((key) => `${key}${params[key as keyof typeof params]}`)
-          .join('')}`;
-        await processed(name, createHash('sha256').update(content, 'utf8').digest('hex'));
-
-        // Twilio signed another query (an extra parameter): this ingress cannot know how it was written.
-        const other = `${webhookUrl}&extra=1`;
-        const refused = await send(
-          `${url}${queryOf(other)}`,
-          'POST',
-          { ...headers, 'x-twilio-signature': twilio.getExpectedTwilioSignature(secret, other, params) },
-          body,
-        );
-        expect([refused.status, JSON.parse(refused.body)]).toEqual([
-          400,
-          { result: 'bad_signature', detail: expect.stringContaining('configure webhookUrl with the query Twilio requests') },
-        ]);
-      },
-    );
-
-    test('a JSON delivery, covered by the bodySHA256 Twilio appends to the configured URL, is accepted; another body under that hash is refused', async () => {
-      const name = 'twilio-note';
+  test.each(Object.entries(CONFIGURED))(
+    '%s: a form delivery to %s signed by the twilio library is accepted and processed; its replay is a duplicate; a query Twilio could not have requested there is refused, naming the fix',
+    async (name, webhookUrl) => {
       const { url, secret } = provider(name);
-      const json = JSON.stringify({
-        type: 'com.twilio.messaging.message.delivered',
-        data: { messageSid: `SM${randomUUID().replace(/-/g, '')}`, body: '東京 🚀' },
-      });
-      const hash = createHash('sha256').update(json, 'utf8').digest('hex');
-      const signedUrl = `${CONFIGURED[name]}&bodySHA256=${hash}`;
-      const signature = twilio.getExpectedTwilioSignature(secret, signedUrl, {});
-      expect(twilio.validateRequestWithBody(secret, signature, signedUrl, json)).toBe(true);
-      const headers = { 'content-type': 'application/json', 'x-twilio-signature': signature };
+      const params = { MessageSid: `SM${randomUUID().replace(/-/g, '')}`, MessageStatus: 'delivered', To: '+15558675310', Body: 'Grüße + 100%' };
+      const body = Buffer.from(new URLSearchParams(params).toString(), 'utf8');
+      const signature = twilio.getExpectedTwilioSignature(secret, webhookUrl, params);
+      expect(twilio.validateRequest(secret, signature, webhookUrl, params)).toBe(true);
+      const headers = { 'content-type': FORM, 'x-twilio-signature': signature };
 
-      const answer = await send(`${url}${queryOf(signedUrl)}`, 'POST', headers, Buffer.from(json, 'utf8'));
+      const answer = await send(`${url}${queryOf(webhookUrl)}`, 'POST', headers, body);
       expect([answer.status, JSON.parse(answer.body)]).toEqual([202, { result: 'accepted' }]);
-      await processed(name, createHash('sha256').update(signedUrl, 'utf8').digest('hex'));
-      const forged = await send(`${url}${queryOf(signedUrl)}`, 'POST', headers, Buffer.from(json.replace('delivered', 'failed'), 'utf8'));
-      expect([forged.status, JSON.parse(forged.body).result]).toEqual([400, 'bad_signature']);
+      const replay = await send(`${url}${queryOf(webhookUrl)}`, 'POST', headers, body);
+      expect([replay.status, JSON.parse(replay.body)]).toEqual([200, { result: 'duplicate' }]);
+      // The event id is the digest of the signed content: the configured URL, then the sorted parameters.
+      const content = `${webhookUrl}${Object.keys(params)
+        .sort()
+        .map((key) => `${key}${params[key as keyof typeof params]}`)
+        .join('')}`;
+      await processed(name, createHash('sha256').update(content, 'utf8').digest('hex'));
+
+      // Twilio signed another query (an extra parameter): this ingress cannot know how it was written.
+      const other = `${webhookUrl}&extra=1`;
+      const refused = await send(
+        `${url}${queryOf(other)}`,
+        'POST',
+        { ...headers, 'x-twilio-signature': twilio.getExpectedTwilioSignature(secret, other, params) },
+        body,
+      );
+      expect([refused.status, JSON.parse(refused.body)]).toEqual([
+        400,
+        { result: 'bad_signature', detail: expect.stringContaining('configure webhookUrl with the query Twilio requests') },
+      ]);
+    },
+  );
+
+  test('a JSON delivery, covered by the bodySHA256 Twilio appends to the configured URL, is accepted; another body under that hash is refused', async () => {
+    const name = 'twilio-note';
+    const { url, secret } = provider(name);
+    const json = JSON.stringify({
+      type: 'com.twilio.messaging.message.delivered',
+      data: { messageSid: `SM${randomUUID().replace(/-/g, '')}`, body: '東京 🚀' },
     });
+    const hash = createHash('sha256').update(json, 'utf8').digest('hex');
+    const signedUrl = `${CONFIGURED[name]}&bodySHA256=${hash}`;
+    const signature = twilio.getExpectedTwilioSignature(secret, signedUrl, {});
+    expect(twilio.validateRequestWithBody(secret, signature, signedUrl, json)).toBe(true);
+    const headers = { 'content-type': 'application/json', 'x-twilio-signature': signature };
+
+    const answer = await send(`${url}${queryOf(signedUrl)}`, 'POST', headers, Buffer.from(json, 'utf8'));
+    expect([answer.status, JSON.parse(answer.body)]).toEqual([202, { result: 'accepted' }]);
+    await processed(name, createHash('sha256').update(signedUrl, 'utf8').digest('hex'));
+    const forged = await send(`${url}${queryOf(signedUrl)}`, 'POST', headers, Buffer.from(json.replace('delivered', 'failed'), 'utf8'));
+    expect([forged.status, JSON.parse(forged.body).result]).toEqual([400, 'bad_signature']);
   });
 });

@@ -62,7 +62,7 @@ describe.each(DOCUMENTED)('range %s, %d out of 3', (range, datapointsToAlarm, ..
   });
 });
 
-describe('evaluation', () => {
+describe('evaluation: states, completed periods and the evaluation range', () => {
   test('an alarm starts in INSUFFICIENT_DATA, and a transition is reported once, with the reason and the description', () => {
     const { store, evaluator, at } = setup([metricAlarm('a', { AlarmDescription: 'errors: see the runbook' })]);
     expect(evaluator.states()).toEqual([
@@ -137,7 +137,9 @@ describe('evaluation', () => {
     evaluator.evaluate();
     expect(stateOf('a')).toBe('ALARM');
   });
+});
 
+describe('evaluation: comparisons, statistics and which datapoints are read', () => {
   test.each([
     ['GreaterThanOrEqualToThreshold', [1, 2], [0]],
     ['GreaterThanThreshold', [2], [1, 0]],
