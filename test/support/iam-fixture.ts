@@ -1,6 +1,6 @@
 /**
  * IAM in the handler tests, as AWS enforces it: every AWS call a handler makes goes through the
- * local IAM gateway (`local/iam/`) with the credentials of its own role, and is decided against
+ * local IAM gateway (`packages/webhook-inbox-local/src/aws/iam/`) with the credentials of its own role, and is decided against
  * that role's policy in the template the construct synthesizes for the providers in use, bound to
  * the test's own tables, queues, bucket, bus, functions and secrets. A call the template does not
  * grant fails as it would in AWS; and since a handler may swallow an error (an enqueue that fails
@@ -89,7 +89,7 @@ class FixtureGateway {
   }
 
   /**
-   * The fault proxy in front of this gateway (`local/fault-proxy.ts`), started on first use; its
+   * The fault proxy in front of this gateway (`packages/webhook-inbox-local/src/faults/proxy.ts`), started on first use; its
    * index lag reads the DynamoDB emulator directly. Its faults end after each test.
    */
   faultProxy(): Promise<{ readonly proxy: FaultProxy; readonly url: string }> {

@@ -648,7 +648,7 @@ export class InboxHarness {
   }
 
   /**
-   * The fault proxy between the handlers and AWS (`local/fault-proxy.ts`): the handlers and role
+   * The fault proxy between the handlers and AWS (`packages/webhook-inbox-local/src/faults/proxy.ts`): the handlers and role
    * clients built after this call go through it, so a test can throttle their calls, answer their
    * batches in part and make the indexes lag, as AWS does. Its faults end with the test.
    */

@@ -4,7 +4,7 @@
  * HTTP API's routes, the schedule, each Lambda function from its asset with its environment
  * resolved), and each function calls AWS under its own role's policy from the template, judged by
  * the IAM gateway: what runs locally is what deploys. `startTemplateTwin` runs any app's cloud
- * assembly; `startTwin` synthesizes the twin's own app first (local/twin-app.ts).
+ * assembly; `startTwin` synthesizes the twin's own app first (app.ts).
  */
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * The fault proxy (`local/fault-proxy.ts`) between real AWS SDK v3 clients and the emulators:
+ * The fault proxy (`src/faults/proxy.ts`) between real AWS SDK v3 clients and the emulators:
  * what it injects is what the SDK raises or returns in AWS (the throttling errors its retry
  * strategy retries, partial batch results in each service's shape, an index behind its table),
  * and what it forwards reaches the emulator as sent.

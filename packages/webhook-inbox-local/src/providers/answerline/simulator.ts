@@ -1,6 +1,6 @@
 /**
  * A simulated Answerline (docs/providers/answerline.md): an async-task service that keeps its own task store (served
- * for polling by the FAKE task API, `local/fake-answerline-api.ts`) and delivers each finished
+ * for polling by the FAKE task API, `fake-api.ts` beside this file) and delivers each finished
  * task as a Standard Webhooks message:
  *
  * - `webhook-id` (`msg_…`) is stable across the retries of one delivery but not signed into the

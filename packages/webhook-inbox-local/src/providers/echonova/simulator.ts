@@ -1,6 +1,6 @@
 /**
  * A simulated Echonova (docs/providers/echonova.md): jobs kept in its own store (served for polling by the FAKE job
- * API, `local/fake-echonova-api.ts`), and one webhook subscribed to `job.completed` and
+ * API, `fake-api.ts` beside this file), and one webhook subscribed to `job.completed` and
  * `job.failed`:
  *
  * - each attempt takes a fresh Unix timestamp and signs `timestamp.body` (hex HMAC-SHA256); the

@@ -1,7 +1,7 @@
 /**
  * A simulated Standard Webhooks sender in the shape of OpenAI's webhooks (docs/providers/standard-webhooks.md):
  * `response.completed` events that carry only the resource id (`data.id`); the resource itself is
- * served by a FAKE resource API (`local/fake-responses-api.ts`), which the inbox's authoritative
+ * served by a FAKE resource API (`fake-api.ts` beside this file), which the inbox's authoritative
  * read fetches before anything is exposed; a resource that is gone answers 404.
  *
  * - `webhook-id` is the event's stable id, the same on every retry, and signed;
