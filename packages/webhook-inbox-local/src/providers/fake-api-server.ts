@@ -1,5 +1,5 @@
 /**
- * The common part of the FAKE provider APIs (`fake-answerline-api.ts`, `fake-echonova-api.ts`):
+ * The common part of the FAKE provider APIs (`<provider>/fake-api.ts`):
  * an HTTP server on 127.0.0.1 that checks the Bearer API key, records every request, and can be
  * told to answer the next requests with a chosen status (429 with Retry-After, 500, ...). For
  * the tests and the local twin only: these are not the providers, only faithful little twins

@@ -6,7 +6,7 @@
  */
 import { createPrivateKey, randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { AdapterKind } from '../../../../lib/contract';
+import { AdapterKind, DeliveryStatus, InboxAttr, InboxItemKind } from '../../../../lib/contract';
 import { scanItems } from '../../../../lambda/shared/stores/dynamo';
 import { LOCAL_REGION } from '../aws/local-aws';
 import { echonovaHeaders, standardWebhooksHeaders, unixSeconds } from '../providers/signing';
@@ -48,7 +48,7 @@ export async function runDemo(twin: Twin, log: Log): Promise<DemoSummary> {
     let processed = 0;
     for (let waited = 0; waited < 60_000; waited += 250) {
       processed = (await scanItems(dynamodb, { TableName: twin.names.inboxTable })).filter(
-        (item) => item.sk?.S === 'delivery' && item.status?.S === 'PROCESSED',
+        (item) => item[InboxAttr.SK]?.S === InboxItemKind.DELIVERY && item[InboxAttr.STATUS]?.S === DeliveryStatus.PROCESSED,
       ).length;
       if (processed >= accepted) break;
       await new Promise((resolve) => setTimeout(resolve, 250));

@@ -17,7 +17,7 @@ import {
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { InboxAttr, PendingIndex } from '../../../../lib/contract';
+import { DeliveryStatus, InboxAttr, PendingIndex } from '../../../../lib/contract';
 import { EventBridgeStandIn } from '../../src/aws/eventbridge/stand-in';
 import { endpointTarget, FaultProxy } from '../../src/faults/proxy';
 import { LOCAL_AWS } from '../../src/aws/local-aws';
@@ -62,7 +62,7 @@ describe('throttling', () => {
   it("answers DynamoDB's ProvisionedThroughputExceededException, which the SDK retries: more calls than its attempts and the caller sees it", async () => {
     const { proxy, url } = await proxyTo(env.AWS_ENDPOINT_URL_DYNAMODB!);
     const client = track(new DynamoDBClient({ endpoint: url, ...LOCAL_AWS, maxAttempts: 3 }));
-    const item = { TableName: names.inboxTable, Item: { ...rowKey('throttled'), status: S('RECEIVED') } };
+    const item = { TableName: names.inboxTable, Item: { ...rowKey('throttled'), status: S(DeliveryStatus.RECEIVED) } };
 
     // Two throttled attempts, then the third gets through: the SDK's own retries absorb it.
     const twice = proxy.throttle({ operations: ['PutItem'], calls: 2 });
@@ -85,13 +85,13 @@ describe('throttling', () => {
           Key: rowKey('throttled'),
           UpdateExpression: 'SET #s = :s',
           ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':s': S('PROCESSED') },
+          ExpressionAttributeValues: { ':s': S(DeliveryStatus.PROCESSED) },
         }),
       ),
     ).rejects.toMatchObject({ name: 'ThrottlingException', message: expect.stringContaining('Throughput exceeds the current capacity') });
     // Nothing a throttled call carried reached the table.
     expect((await direct().send(new GetItemCommand({ TableName: names.inboxTable, Key: rowKey('throttled'), ConsistentRead: true }))).Item?.status).toEqual(
-      S('RECEIVED'),
+      S(DeliveryStatus.RECEIVED),
     );
   });
 
@@ -146,7 +146,7 @@ describe('partial batch results', () => {
     const { proxy, url } = await proxyTo(env.AWS_ENDPOINT_URL_DYNAMODB!);
     const client = track(new DynamoDBClient({ endpoint: url, ...LOCAL_AWS, maxAttempts: 1 }));
     proxy.refuseEntries({ operations: ['BatchWriteItem'], calls: 2 });
-    const puts = ['w0', 'w1', 'w2', 'w3'].map((id) => ({ PutRequest: { Item: { ...rowKey(id), status: S('RECEIVED') } } }));
+    const puts = ['w0', 'w1', 'w2', 'w3'].map((id) => ({ PutRequest: { Item: { ...rowKey(id), status: S(DeliveryStatus.RECEIVED) } } }));
     const out = await client.send(new BatchWriteItemCommand({ RequestItems: { [names.inboxTable]: puts } }));
     expect(out.UnprocessedItems?.[names.inboxTable]).toEqual([puts[1], puts[3]]);
     const stored = await direct().send(
@@ -167,7 +167,7 @@ describe('partial batch results', () => {
     const client = track(new DynamoDBClient({ endpoint: url, ...LOCAL_AWS, maxAttempts: 1 }));
     await direct().send(
       new BatchWriteItemCommand({
-        RequestItems: { [names.inboxTable]: ['g0', 'g1', 'g2'].map((id) => ({ PutRequest: { Item: { ...rowKey(id), status: S('RECEIVED') } } })) },
+        RequestItems: { [names.inboxTable]: ['g0', 'g1', 'g2'].map((id) => ({ PutRequest: { Item: { ...rowKey(id), status: S(DeliveryStatus.RECEIVED) } } })) },
       }),
     );
     proxy.refuseEntries({ operations: ['BatchGetItem'], calls: 1 });

@@ -16,6 +16,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SubmissionLedger } from '../../../../client';
 import type { TwinProcessReady, TwinProcessRequest } from '../support/twin-process';
 import { startTwinProcess, TwinProcessHandle } from '../support/twin-process-handle';
+import { DeliveryStatus } from '../../../../lib/contract';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 
@@ -117,7 +118,7 @@ test('it runs the reconciler until the ledger and the provider both say nothing 
   // Both tasks were recovered by the polls, each decided once, with what the provider answered last.
   const inspect = await cli('inspect', `answerline#${SLOW_TASK}`, '--json');
   expect(inspect.code).toBe(0);
-  expect(JSON.parse(inspect.stdout)).toMatchObject({ row: { status: 'PROCESSED', attempts: 1 }, job: { status: 'COMPLETED', taskId: SLOW_TASK } });
+  expect(JSON.parse(inspect.stdout)).toMatchObject({ row: { status: DeliveryStatus.PROCESSED, attempts: 1 }, job: { status: 'COMPLETED', taskId: SLOW_TASK } });
   const events = await cli('events', '--limit', '1000', '--json');
   expect(events.code).toBe(0);
   const decided = (JSON.parse(events.stdout) as { detailType: string; detail: { taskId?: string; status?: string; recovered?: boolean } }[])

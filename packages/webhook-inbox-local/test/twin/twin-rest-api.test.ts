@@ -21,6 +21,7 @@ import { LOCAL_AWS } from '../../src/aws/local-aws';
 import { standardWebhooksHeaders, unixSeconds } from '../../src/providers/signing';
 import { ASSEMBLY_METADATA_CONTEXT } from '../../src/twin/synth';
 import { startTemplateTwinProcess, TemplateTwinProcess, waitFor } from '../../../../test/support/template-twin-process';
+import { DeliveryStatus } from '../../../../lib/contract';
 
 /** Twilio webhook URLs as configured in Twilio, each with a query whose bytes decoding loses: `:` unescaped, a bare flag, `%20`. */
 const TWILIO_CONFIGURED: Record<string, string> = {
@@ -91,7 +92,7 @@ describe('the twin running a REST API ingress', () => {
         'the row processed',
         async () => {
           const { Items = [] } = await dynamodb.send(new ScanCommand({ TableName: inbox.tables.inbox }));
-          return Items.find((item) => item.pk?.S === `answerline#${taskId}` && item.status?.S === 'PROCESSED');
+          return Items.find((item) => item.pk?.S === `answerline#${taskId}` && item.status?.S === DeliveryStatus.PROCESSED);
         },
         60_000,
       );
@@ -149,7 +150,7 @@ describe('the twin running a REST API ingress: Twilio, whose query the REST API 
         `the ${name} row processed`,
         async () => {
           const { Items = [] } = await dynamodb.send(new ScanCommand({ TableName: twin.ready.inboxes[0].tables.inbox }));
-          return Items.find((item) => item.pk?.S === `${name}#${eventId}` && item.status?.S === 'PROCESSED');
+          return Items.find((item) => item.pk?.S === `${name}#${eventId}` && item.status?.S === DeliveryStatus.PROCESSED);
         },
         60_000,
       );

@@ -18,6 +18,7 @@ import { LOCAL_ACCOUNT, LOCAL_AWS, LOCAL_REGION } from '../../src/aws/local-aws'
 import { SnsMessageFields, snsHeaders, snsMessage, SnsMessageOptions } from '../../src/aws/sns/stand-in';
 import { synthesizeTwinApp } from '../../src/twin/app';
 import { ReadyLine, startTemplateTwinProcess, TemplateTwinProcess, waitFor } from '../../../../test/support/template-twin-process';
+import { DeliveryStatus } from '../../../../lib/contract';
 
 /** The topic the twin's SNS provider serves, as its docs name it: the twin's own account and region. */
 const TWIN_TOPIC = `arn:aws:sns:${LOCAL_REGION}:${LOCAL_ACCOUNT}:webhook-inbox-twin`;
@@ -118,7 +119,7 @@ test('notifications are stored under their MessageId and processed once; a retry
   const ids = notifications.map((fields) => fields.MessageId);
   const rows = await waitFor('both notifications processed', async () => {
     const found = (await inboxRows()).filter((row) => row.sk === 'delivery' && ids.some((id) => row.pk === `sns#${id}`));
-    return found.length === ids.length && found.every((row) => row.status === 'PROCESSED') ? found : undefined;
+    return found.length === ids.length && found.every((row) => row.status === DeliveryStatus.PROCESSED) ? found : undefined;
   });
   // One claim each: processed once.
   expect(rows.map((row) => row.attempts)).toEqual(['1', '1']);

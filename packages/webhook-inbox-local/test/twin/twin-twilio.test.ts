@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import twilio from 'twilio';
 import type { TwinProcessReady, TwinProcessRequest } from '../support/twin-process';
 import { startTwinProcess, TwinProcessHandle } from '../support/twin-process-handle';
+import { DeliveryStatus } from '../../../../lib/contract';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const FORM = 'application/x-www-form-urlencoded';
@@ -132,6 +133,6 @@ test("a form delivery and a JSON one signed by Twilio's library are accepted and
   expect([effects.get(formId), effects.get(jsonId)]).toEqual([1, 1]);
   expect(effects.size).toBe(2);
   for (const id of [formId, jsonId]) {
-    expect(cli('inspect', `twilio#${id}`)).toMatchObject({ row: { status: 'PROCESSED' }, quarantined: [] });
+    expect(cli('inspect', `twilio#${id}`)).toMatchObject({ row: { status: DeliveryStatus.PROCESSED }, quarantined: [] });
   }
 }, 120_000);

@@ -1,6 +1,6 @@
 /**
  * Runs a shipped handler bundle the way Lambda does, for the local twin: each execution
- * environment is its own process (`lambda-worker.cjs`) with the function's environment
+ * environment is its own process (`worker.cjs`) with the function's environment
  * variables, loads the bundle once (cold start), serves one invocation at a time, and is
  * replaced when it crashes or runs past its timeout. A pool of environments gives concurrency.
  */
@@ -94,7 +94,7 @@ export class LambdaHost {
     };
     try {
       return await new Promise<T>((resolve, reject) => {
-        // The environment kills itself at its deadline (lambda-worker.cjs); this is the backstop.
+        // The environment kills itself at its deadline (worker.cjs); this is the backstop.
         const timer = setTimeout(() => {
           sandbox.killed = true;
           sandbox.process.kill('SIGKILL');

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DeliveryStatus } from '../../../../../lib/contract';
 import type { ConsoleSource } from './snapshot';
 
 export const CONSOLE_PATH = '/console';
@@ -136,8 +137,9 @@ var SVG = 'http://www.w3.org/2000/svg';
 var COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf', '#393b79', '#ad494a'];
 var STATE_ORDER = { ALARM: 0, INSUFFICIENT_DATA: 1, OK: 2 };
 var STATE_CLASS = { ALARM: 'state-alarm', INSUFFICIENT_DATA: 'state-insufficient', OK: 'state-ok' };
-var ROW_STATUS_ORDER = ['RECEIVED', 'PROCESSING', 'PROCESSED', 'FAILED', 'DEAD'];
-var BAD_ROW_STATUSES = { FAILED: true, DEAD: true };
+var ROW_STATUS_ORDER = ${JSON.stringify([DeliveryStatus.RECEIVED, DeliveryStatus.PROCESSING, DeliveryStatus.PROCESSED, 'FAILED', DeliveryStatus.DEAD])};
+var BAD_ROW_STATUSES = ${JSON.stringify({ FAILED: true, [DeliveryStatus.DEAD]: true })};
+var WAITING_ROW_STATUS = ${JSON.stringify(DeliveryStatus.RECEIVED)};
 var CHART = { width: 560, height: 190, left: 46, right: 46, top: 10, bottom: 22 };
 // The text each section was last drawn from: a section is redrawn only when it changed, so a
 // selection or a hover in the others survives the refresh.
@@ -224,7 +226,7 @@ function drawAlarms(alarms) {
 }
 
 function statusTile(status, count) {
-  var tone = BAD_ROW_STATUSES[status] && count > 0 ? ' bad' : status === 'RECEIVED' && count > 0 ? ' warn' : '';
+  var tone = BAD_ROW_STATUSES[status] && count > 0 ? ' bad' : status === WAITING_ROW_STATUS && count > 0 ? ' warn' : '';
   return el('div', { class: 'tile' + tone, 'data-testid': 'row-count', 'data-status': status, 'data-count': count },
     el('span', { class: 'count' }, compact(count)), el('span', { class: 'label' }, status));
 }

@@ -2,6 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as events from 'aws-cdk-lib/aws-events';
 import { EventPatternError, matchesEventPattern, validateEventPattern } from '../../../src/aws/eventbridge/event-pattern';
+import { DeliveryStatus } from '../../../../../lib/contract';
 
 /** An event as a bus delivers it to rules: the envelope and a detail. */
 function eventWith(detail: Record<string, unknown>, envelope: Record<string, unknown> = {}): Record<string, unknown> {
@@ -40,10 +41,10 @@ describe('structure', () => {
   });
 
   test('every field the pattern names must match', () => {
-    const pattern = { source: ['webhook.inbox'], detail: { status: ['DEAD'] } };
-    expect(matchesEventPattern(pattern, eventWith({ status: 'DEAD' }))).toBe(true);
-    expect(matchesEventPattern(pattern, eventWith({ status: 'PROCESSED' }))).toBe(false);
-    expect(matchesEventPattern(pattern, eventWith({ status: 'DEAD' }, { source: 'other' }))).toBe(false);
+    const pattern = { source: ['webhook.inbox'], detail: { status: [DeliveryStatus.DEAD] } };
+    expect(matchesEventPattern(pattern, eventWith({ status: DeliveryStatus.DEAD }))).toBe(true);
+    expect(matchesEventPattern(pattern, eventWith({ status: DeliveryStatus.PROCESSED }))).toBe(false);
+    expect(matchesEventPattern(pattern, eventWith({ status: DeliveryStatus.DEAD }, { source: 'other' }))).toBe(false);
   });
 
   test('a field the event lacks does not match a value', () => {
@@ -280,11 +281,11 @@ describe('cidr', () => {
 
 describe('$or', () => {
   test('matches when any of its patterns matches, besides the other fields', () => {
-    const pattern = { source: ['webhook.inbox'], detail: { $or: [{ status: ['DEAD'] }, { attempts: [{ numeric: ['>', 3] }] }] } };
-    expect(matchesEventPattern(pattern, eventWith({ status: 'DEAD', attempts: 1 }))).toBe(true);
-    expect(matchesEventPattern(pattern, eventWith({ status: 'PROCESSED', attempts: 4 }))).toBe(true);
-    expect(matchesEventPattern(pattern, eventWith({ status: 'PROCESSED', attempts: 1 }))).toBe(false);
-    expect(matchesEventPattern(pattern, eventWith({ status: 'DEAD' }, { source: 'other' }))).toBe(false);
+    const pattern = { source: ['webhook.inbox'], detail: { $or: [{ status: [DeliveryStatus.DEAD] }, { attempts: [{ numeric: ['>', 3] }] }] } };
+    expect(matchesEventPattern(pattern, eventWith({ status: DeliveryStatus.DEAD, attempts: 1 }))).toBe(true);
+    expect(matchesEventPattern(pattern, eventWith({ status: DeliveryStatus.PROCESSED, attempts: 4 }))).toBe(true);
+    expect(matchesEventPattern(pattern, eventWith({ status: DeliveryStatus.PROCESSED, attempts: 1 }))).toBe(false);
+    expect(matchesEventPattern(pattern, eventWith({ status: DeliveryStatus.DEAD }, { source: 'other' }))).toBe(false);
   });
 
   test('each of its patterns needs all its own fields, and may hold another $or', () => {
@@ -325,10 +326,10 @@ describe('patterns aws-cdk-lib synthesizes', () => {
         size: Match.interval(1, 1024),
         client: Match.cidr('192.168.0.0/16'),
         error: Match.doesNotExist(),
-        status: Match.anythingBut('PROCESSED', 'DUPLICATE'),
+        status: Match.anythingBut(DeliveryStatus.PROCESSED, 'DUPLICATE'),
       },
     });
-    const detail = { inbox: 'answers', file: 'body.json', path: 'var/data/x', attempts: 3, size: 10, client: '192.168.4.1', status: 'DEAD' };
+    const detail = { inbox: 'answers', file: 'body.json', path: 'var/data/x', attempts: 3, size: 10, client: '192.168.4.1', status: DeliveryStatus.DEAD };
     expect(matchesEventPattern(pattern, eventWith(detail))).toBe(true);
     expect(matchesEventPattern(pattern, eventWith({ ...detail, attempts: 10 }))).toBe(false);
     expect(matchesEventPattern(pattern, eventWith({ ...detail, error: 'boom' }))).toBe(false);

@@ -20,7 +20,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateSecretCommand, GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
-import { AdapterKind, PollingDefaults, providerRuntimeConfig } from '../../../../../lib/contract';
+import { AdapterKind, DeliveryStatus, PollingDefaults, providerRuntimeConfig } from '../../../../../lib/contract';
 import { EventBridgeStandIn } from '../../../src/aws/eventbridge/stand-in';
 import { IamGateway, LocalCredentials } from '../../../src/aws/iam/gateway';
 import { inboxBinding, registerInboxRoles } from '../../../src/aws/iam/inbox-roles';
@@ -157,9 +157,11 @@ afterAll(async () => {
 describe('what the template grants goes through', () => {
   test('the verifier writes and reads its rows, enqueues, reads its signing secret and stores a body', async () => {
     const verifier = as('verifier');
-    await verifier.dynamodb.send(new PutItemCommand({ TableName: names.inboxTable, Item: { ...key('answerline#granted'), status: { S: 'RECEIVED' } } }));
+    await verifier.dynamodb.send(
+      new PutItemCommand({ TableName: names.inboxTable, Item: { ...key('answerline#granted'), status: { S: DeliveryStatus.RECEIVED } } }),
+    );
     expect((await verifier.dynamodb.send(new GetItemCommand({ TableName: names.inboxTable, Key: key('answerline#granted') }))).Item?.status?.S).toBe(
-      'RECEIVED',
+      DeliveryStatus.RECEIVED,
     );
     await verifier.sqs.send(new SendMessageCommand({ QueueUrl: workQueueUrl, MessageBody: '{"key":"answerline#granted"}' }));
     expect((await verifier.secrets.send(new GetSecretValueCommand({ SecretId: signingSecretArn }))).SecretString).toMatch(/^whsec_/);
@@ -345,7 +347,7 @@ describe('condition keys DynamoDB reads from the request are judged as AWS judge
 
     const refusals = [
       // An attribute outside the list in the item, however innocent its name.
-      new PutItemCommand({ TableName: names.inboxTable, Item: { ...item, status: { S: 'RECEIVED' } } }),
+      new PutItemCommand({ TableName: names.inboxTable, Item: { ...item, status: { S: DeliveryStatus.RECEIVED } } }),
       // ... named in a condition, bare or through an alias.
       new PutItemCommand({ TableName: names.inboxTable, Item: item, ConditionExpression: 'attribute_not_exists(status)' }),
       new UpdateItemCommand({

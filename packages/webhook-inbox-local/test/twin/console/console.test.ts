@@ -10,6 +10,7 @@ import { Browser, chromium, Locator, Page } from 'playwright-core';
 import { consoleRequestListener } from '../../../src/twin/console/server';
 import { closeServer, listenOnLoopback } from '../../../src/aws/loopback';
 import { FakeConsoleSource, representativeSnapshot } from './fake-console';
+import { DeliveryStatus } from '../../../../../lib/contract';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** A refresh is due every second: two of them and a margin. */
@@ -75,11 +76,11 @@ test('the page shows each provider of each inbox with its recent deliveries, the
 
   const rows = await answers.locator('[data-testid=row-count]').evaluateAll((tiles) => tiles.map((tile) => [tile.dataset.status, tile.dataset.count]));
   expect(rows).toEqual([
-    ['RECEIVED', '1'],
-    ['PROCESSING', '2'],
-    ['PROCESSED', '118'],
+    [DeliveryStatus.RECEIVED, '1'],
+    [DeliveryStatus.PROCESSING, '2'],
+    [DeliveryStatus.PROCESSED, '118'],
     ['FAILED', '1'],
-    ['DEAD', '2'],
+    [DeliveryStatus.DEAD, '2'],
   ]);
   expect(await answers.locator('[data-testid=dead-letter-depth]').textContent()).toBe('2');
   const billing = page.locator('[data-testid=inbox][data-inbox=billing]');

@@ -5,6 +5,7 @@
  */
 import { MetricIdentity, parseDashboardWidgets, widgetSeries } from '../../../src/twin/console/dashboard-widgets';
 import type { AlarmStateValue, ConsoleAlarm, ConsoleDelivery, ConsoleSnapshot, ConsoleSource } from '../../../src/twin/console/snapshot';
+import { DeliveryStatus } from '../../../../../lib/contract';
 
 export const RUNBOOK = 'https://runbook.example/webhook-inbox';
 
@@ -105,7 +106,7 @@ export function representativeSnapshot(nowMs: number, dashboards: ConsoleSnapsho
           { at: at(63), provider: 'answerline', status: 503, reason: 'store_error', requestId: 'req-e6f0b8' },
           { at: at(80), provider: 'stripe', status: 413, reason: 'too_large', requestId: 'req-33aa7e' },
         ],
-        rowsByStatus: { RECEIVED: 1, PROCESSING: 2, PROCESSED: 118, FAILED: 1, DEAD: 2 },
+        rowsByStatus: { [DeliveryStatus.RECEIVED]: 1, [DeliveryStatus.PROCESSING]: 2, [DeliveryStatus.PROCESSED]: 118, FAILED: 1, [DeliveryStatus.DEAD]: 2 },
         deadLetter: { queue: 'answers-dead-letter', depth: 2 },
       },
       {
