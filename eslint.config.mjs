@@ -22,7 +22,7 @@ const CONSTRUCT_ONLY = [
 ];
 /** The local twin, by path or through the root's `#twin/...` imports (a leading # is escaped: these are gitignore patterns). */
 const NO_TWIN = [
-  [...anyDepth('packages'), '\\#twin', '\\#twin/*'],
+  [...anyDepth('packages'), '\\#twin', '\\#twin/*', '\\#twin/**'],
   'product code never imports the local twin: it is a package of its own (packages/webhook-inbox-local)',
 ];
 const CLIENT_ONLY = [anyDepth('cli', 'test', 'bench', 'scripts'), 'the published client carries only itself, the contract and the runtime it shares'];

@@ -28,7 +28,8 @@ import type { PutItemCommandInput, UpdateItemCommandInput } from '@aws-sdk/clien
 import type { PutEventsCommandInput } from '@aws-sdk/client-eventbridge';
 import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { Defaults } from '../lib/contract';
-import { createQueues, createTables, endpointTarget, FaultProxy, resourceNames, startTwin, Twin } from '#twin/testing';
+import { createQueues, createTables, endpointTarget, FaultProxy, resourceNames } from '#twin/testing';
+import { startTwin, type Twin } from '#twin/testing/twin';
 import { RequestCounter } from './counting';
 import { BenchEnvironment, deliveryBody, runPrefix, signedHeaders } from './environment';
 import { pool } from './pipeline';

@@ -2,7 +2,8 @@
  * A template twin in its own process (started by `startTemplateTwinProcess`, test/support/template-twin-process.ts): the options come as
  * JSON in argv, the ready line, the IAM gateway's record and the confirmations the SNS stand-in's host was asked for go back over the IPC channel.
  */
-import { type Denial, readyLine, startTemplateTwin, TemplateTwinOptions } from '#twin/testing';
+import type { Denial } from '#twin/testing';
+import { readyLine, startTemplateTwin, type TemplateTwinOptions } from '#twin/testing/twin';
 
 /** What the parent asks for. */
 export type ChildRequest = { readonly type: 'iam' } | { readonly type: 'snsConfirmations' } | { readonly type: 'stop' };

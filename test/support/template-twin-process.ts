@@ -8,7 +8,7 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TemplateTwinOptions } from '#twin/testing';
+import type { TemplateTwinOptions } from '#twin/testing/twin';
 import type { ChildMessage, ChildRequest, IamRecord, SnsConfirmation } from './template-twin-child';
 
 export type { IamRecord, SnsConfirmation } from './template-twin-child';
