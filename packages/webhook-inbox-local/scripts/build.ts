@@ -1,7 +1,8 @@
 /**
- * Bundles the command (src/cli.ts) with the twin it runs (the repository's local/, and the
- * contract and runtime code of lib/ and lambda/ it shares) into dist/cli.js, with esbuild and the
- * settings of the construct's own bundles (scripts/bundle-options.ts). The package's dependencies
+ * Bundles the command (src/cli.ts) with the twin it runs (this package's src/, and the contract
+ * and runtime code of the repository's lib/ and lambda/ it shares) into dist/cli.js, with esbuild
+ * and the settings of the construct's own bundles (scripts/bundle-options.ts); the repository's
+ * `npm run build` runs it too, so the bin runs from a checkout. The package's dependencies
  * stay outside the bundle, required at run time from node_modules; so does the optional IAM
  * simulator (AGPL-3.0), which must never be bundled. No package is bundled at all: the bundle
  * keeps no legal comments, so a package's license notice stays with it in node_modules. Beside
