@@ -6,20 +6,38 @@ import tseslint from 'typescript-eslint';
 const anyDepth = (...folders) => folders.flatMap((folder) => [`${folder}`, `${folder}/*`, `**/${folder}`, `**/${folder}/*`, `**/${folder}/**`]);
 
 /**
- * Each boundary is a rule of its own (a copy of no-restricted-imports): in a flat config a later
- * setting of one rule replaces an earlier one for the files both match, so boundaries sharing the
- * rule would silently drop each other where their files overlap.
+ * Files whose imports the given rules restrict, each rule a group of patterns and the message that
+ * says why (a glob starting with ! leaves files out). Each boundary is a rule of its own (a copy of
+ * no-restricted-imports): in a flat config a later setting of one rule replaces an earlier one for
+ * the files both match, so boundaries sharing the rule would silently drop each other where their
+ * files overlap.
  */
 const restrictedImports = builtinRules.get('no-restricted-imports');
 const boundaryRules = {};
 let boundaryCount = 0;
-
-/** Files whose imports a boundary restricts: the message says why. */
-const boundary = (files, patterns, message) => {
+const boundary = (files, ...rules) => {
   const name = `boundary-${boundaryCount++}`;
   boundaryRules[name] = restrictedImports;
-  return { files, rules: { [`boundaries/${name}`]: ['error', { patterns: [{ group: patterns, message }] }] } };
+  return {
+    files: files.filter((glob) => !glob.startsWith('!')),
+    ignores: files.filter((glob) => glob.startsWith('!')).map((glob) => glob.slice(1)),
+    rules: { [`boundaries/${name}`]: ['error', { patterns: rules.map(([group, message]) => ({ group, message })) }] },
+  };
 };
+
+const NO_CDK = [['aws-cdk-lib', 'aws-cdk-lib/*', 'constructs'], 'the runtime and the contract bundle into Lambda: no aws-cdk-lib'];
+const CONSTRUCT_ONLY = [
+  anyDepth('lambda', 'cli', 'client', 'test', 'bench', 'scripts'),
+  'lib/ is the published construct: it imports only lib/, aws-cdk-lib and constructs',
+];
+/** The local twin, by path or through the root's `#twin/...` imports (a leading # is escaped: these are gitignore patterns). */
+const NO_TWIN = [
+  [...anyDepth('packages'), '\\#twin', '\\#twin/*', '\\#twin/**'],
+  'product code never imports the local twin: it is a package of its own (packages/webhook-inbox-local)',
+];
+const CLIENT_ONLY = [anyDepth('cli', 'test', 'bench', 'scripts'), 'the published client carries only itself, the contract and the runtime it shares'];
+const NO_TESTS = [anyDepth('test'), 'tools never import tests'];
+const NO_OPS_CLI = [anyDepth('cli'), 'the twin does not depend on the ops CLI'];
 
 export default tseslint.config(
   {
@@ -46,24 +64,22 @@ export default tseslint.config(
     },
   },
   // Tests read synthesized templates, whose JSON has no types.
-  { files: ['test/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  { files: ['test/**/*.ts', 'packages/*/test/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  boundary(['lambda/**/*.ts'], NO_CDK, NO_TWIN),
+  boundary(['lib/contract/**/*.ts'], NO_CDK, CONSTRUCT_ONLY, NO_TWIN),
+  boundary(['lib/**/*.ts', '!lib/contract/**'], CONSTRUCT_ONLY, NO_TWIN),
+  boundary(['cli/**/*.ts'], NO_TWIN),
+  boundary(['client/**/*.ts'], CLIENT_ONLY, NO_TWIN),
+  boundary(['packages/*/src/**/*.ts', 'packages/*/src/**/*.mjs'], NO_TESTS, NO_OPS_CLI),
+  boundary(['bench/**/*.ts', 'scripts/**/*.ts'], NO_TESTS),
   boundary(
-    ['lambda/**/*.ts', 'lib/contract/**/*.ts'],
-    ['aws-cdk-lib', 'aws-cdk-lib/*', 'constructs'],
-    'the runtime and the contract bundle into Lambda: no aws-cdk-lib',
+    ['lambda/**/*.ts', '!lambda/shared/providers/sample-secrets.ts', '!lambda/shared/providers/*/sample-secret.ts'],
+    [['**/sample-secret', '**/sample-secrets'], "sample signing secrets stand in for a provider's own in the twin and tests: no handler bundles them"],
   ),
-  boundary(
-    ['lib/**/*.ts'],
-    anyDepth('lambda', 'local', 'cli', 'client', 'test', 'bench', 'scripts'),
-    'lib/ is the published construct: it imports only lib/, aws-cdk-lib and constructs',
-  ),
-  boundary(['local/**/*.ts', 'local/**/*.mjs', 'bench/**/*.ts', 'scripts/**/*.ts'], anyDepth('test'), 'tools never import tests'),
-  boundary(['local/**/*.ts'], anyDepth('cli'), 'the twin does not depend on the ops CLI'),
   // The stored statuses are written through DeliveryStatus and SubmissionState (lib/contract), never
   // as literals. PROCESSING is left out: Answerline's task status has the same word.
   {
-    files: ['lambda/**/*.ts', 'cli/**/*.ts', 'client/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'test/**/*.ts'],
-    ignores: ['test/local/**'],
+    files: ['lambda/**/*.ts', 'cli/**/*.ts', 'client/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'test/**/*.ts', 'packages/*/src/**/*.ts', 'packages/*/test/**/*.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
@@ -74,17 +90,4 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    ...boundary(
-      ['lambda/**/*.ts'],
-      ['**/sample-secret', '**/sample-secrets'],
-      "sample signing secrets stand in for a provider's own in the twin and tests: no handler bundles them",
-    ),
-    ignores: ['lambda/shared/providers/sample-secrets.ts', 'lambda/shared/providers/*/sample-secret.ts'],
-  },
-  boundary(
-    ['client/**/*.ts'],
-    anyDepth('local', 'cli', 'test', 'bench', 'scripts'),
-    'the published client carries only itself, the contract and the runtime it shares',
-  ),
 );

@@ -189,7 +189,7 @@ export async function runBench(env: BenchEnvironment, options: BenchOptions = DE
   // The headline figures come from the largest load: the most deliveries to share batched requests.
   const headline = scaling[scaling.length - 1];
   const requests = {
-    conditions: `${headline.deliveries} deliveries of ${options.bodyBytes} B, each a COMPLETED task of its own job (accepted, decided, one effect); ${options.pipeline.edgeConcurrency} in flight at the edge; then the queue drained by the SQS event source (local/sqs-event-source.ts), ${options.pipeline.processorConcurrency} batches of up to ${Defaults.PROCESSOR_BATCH_SIZE} at once; one reconciler run after the load, then the sweep's examination of the load's entries as the runs after sweepAfter make it (per delivery)`,
+    conditions: `${headline.deliveries} deliveries of ${options.bodyBytes} B, each a COMPLETED task of its own job (accepted, decided, one effect); ${options.pipeline.edgeConcurrency} in flight at the edge; then the queue drained by the SQS event source (packages/webhook-inbox-local/src/aws/lambda/sqs-event-source.ts), ${options.pipeline.processorConcurrency} batches of up to ${Defaults.PROCESSOR_BATCH_SIZE} at once; one reconciler run after the load, then the sweep's examination of the load's entries as the runs after sweepAfter make it (per delivery)`,
     ours: headline.ours,
     powertools: headline.powertools,
   };

@@ -14,11 +14,7 @@ import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secre
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { LineWriter } from '../lambda/shared/runtime/telemetry';
-import { EventBridgeStandIn } from '../local/eventbridge-stand-in';
-import { SecretsManagerStandIn } from '../local/secrets-manager-stand-in';
-import { LOCAL_AWS } from '../local/twin';
-import { httpApiEvent } from '../local/api-gateway';
-import { standardWebhooksHeaders } from '../local/providers/signing';
+import { EventBridgeStandIn, httpApiEvent, LOCAL_AWS, SecretsManagerStandIn, standardWebhooksHeaders } from '#twin/testing';
 
 /** Where the emulators listen, and how to stop them when this environment started them. */
 export interface EmulatorEndpoints {

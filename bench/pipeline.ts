@@ -2,7 +2,7 @@
  * One receiver, the whole pipeline, `n` deliveries: each delivery is signed and handed to the
  * edge as API Gateway would hand it (an HTTP API payload 2.0 event), then the work queue is
  * drained the way Lambda's SQS event source does it (receive a batch of up to 10, run the
- * processor, delete what succeeded; local/sqs-event-source.ts), by one or more concurrent loops
+ * processor, delete what succeeded; packages/webhook-inbox-local/src/aws/lambda/sqs-event-source.ts), by one or more concurrent loops
  * that each stop at an empty receive, then the reconciler runs once, then the sweep examines the
  * load's pending-index entries as the runs after `sweepAfter` will.
  * Every AWS request is counted by the clients' middleware; every invocation is timed.
@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { encodeWorkMessage } from '../lambda/shared/stores/work-queue';
-import { drain } from '../local/sqs-event-source';
+import { drain } from '#twin/testing';
 import { BenchEnvironment, deliveryBody, signedDeliveryEvent } from './environment';
 import { Receiver } from './receivers';
 

@@ -32,7 +32,7 @@ import { createReconciler } from '../lambda/reconciler/reconciler';
 import { verifierDependenciesFromEnv } from '../lambda/verifier/from-env';
 import { createVerifier } from '../lambda/verifier/verifier';
 import { handlerEnvironments, handlerSettingsWithDefaults } from '../lib/private/handler-environment';
-import { createQueues, createTables, InboxResourceNames, resourceNames } from '../local/provision';
+import { createQueues, createTables, InboxResourceNames, resourceNames } from '#twin/testing';
 import { CapacityMeter } from './capacity';
 import { RequestCounter, SdkClient } from './counting';
 import { BenchEnvironment, lambdaContext, LogSink, runPrefix } from './environment';

@@ -1,5 +1,5 @@
 /**
- * End-to-end throughput of the local twin (local/twin.ts: the shipped bundles in their own
+ * End-to-end throughput of the local twin (packages/webhook-inbox-local/src/twin/twin.ts: the shipped bundles in their own
  * execution-environment processes behind the API Gateway front door and the SQS event source),
  * beside a bare replay of the same emulator calls without our code.
  *
@@ -28,9 +28,8 @@ import type { PutItemCommandInput, UpdateItemCommandInput } from '@aws-sdk/clien
 import type { PutEventsCommandInput } from '@aws-sdk/client-eventbridge';
 import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { Defaults } from '../lib/contract';
-import { endpointTarget, FaultProxy } from '../local/fault-proxy';
-import { createQueues, createTables, resourceNames } from '../local/provision';
-import { startTwin, Twin } from '../local/twin';
+import { createQueues, createTables, endpointTarget, FaultProxy, resourceNames } from '#twin/testing';
+import { startTwin, type Twin } from '#twin/testing/twin';
 import { RequestCounter } from './counting';
 import { BenchEnvironment, deliveryBody, runPrefix, signedHeaders } from './environment';
 import { pool } from './pipeline';

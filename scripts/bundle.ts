@@ -12,10 +12,10 @@ import { bundleOptions, handlerBundleOptions, handlerNames, loadedAtStart, ROOT 
 const handlers = handlerNames();
 
 /**
- * What ships may not contain the local tooling (`local/`, `test/`), nor the copyleft IAM
+ * What ships may not contain the local tooling (`packages/`, `test/`), nor the copyleft IAM
  * simulator the tests and the twin use (AGPL-3.0, a devDependency only).
  */
-const NEVER_SHIPPED = [/^local\//, /^test\//, /node_modules\/@cloud-copilot\//];
+const NEVER_SHIPPED = [/^packages\//, /^test\//, /node_modules\/@cloud-copilot\//];
 
 /** One esbuild build with the project's settings, checked for what must never ship. */
 async function bundle(what: string, options: BuildOptions): Promise<Metafile> {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { EffectEvent } from '../../lib/contract';
 import { encodeWorkMessage } from '../../lambda/shared/stores/work-queue';
-import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
+import { LambdaInvokeStandIn } from '#twin/testing';
 import { answerlineBody, InboxHarness, keyOf, SecretsFixture } from '../support/inbox-fixture';
 
 const CLI = join(__dirname, '..', '..', 'assets', 'cli', 'webhook-inbox.js');

@@ -11,7 +11,7 @@ import { CreateTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { S3Client } from '@aws-sdk/client-s3';
 import { AnswerlineLifecycle, Defaults, DeliveryStatus, PendingIndex, SubmissionState, TableSchema } from '../../lib/contract';
-import { FakeAnswerlineApi } from '../../local/fake-answerline-api';
+import { createBodyBucket, FakeAnswerlineApi, LambdaInvokeStandIn } from '#twin/testing';
 import { shardOf } from '../../lambda/shared/runtime/digest';
 import { recordSubmissionInput } from '../../lambda/shared/stores/submission-record';
 import { createClients, destroyClients, OpsClients } from '../../cli/clients';
@@ -20,8 +20,6 @@ import { parseEventRef } from '../../cli/commands/common';
 import { status } from '../../cli/commands/status';
 import { LocalOpsConfig } from '../../cli/config';
 import { run } from '../../cli/main';
-import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
-import { createBodyBucket } from '../../local/provision';
 import { answerlineBody, InboxHarness, keyOf, PROVIDER, SecretsFixture, sha256Hex, storeUncheckedRow, taskIdOf } from '../support/inbox-fixture';
 
 /** One receive fails a row for good; the next moves its message to the DLQ (a second later). */

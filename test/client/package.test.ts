@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import * as ts from 'typescript';
-import { createTables, resourceNames } from '../../local/provision';
+import { createTables, resourceNames } from '#twin/testing';
 import { uniqueName } from '../support/inbox-fixture';
 import { SubmissionState } from '../../lib/contract';
 

@@ -13,7 +13,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { WebhookInbox, WebhookProvider } from '../../lib';
 import { AdapterKind, ProviderRuntimeConfig } from '../../lib/contract';
-import { templateSecretValue } from '../../local/stack/secret-values';
+import { templateSecretValue } from '#twin/testing';
 import { answerlineBody, answerOf, apiGatewayEvent, InboxHarness, newSigningSecret, SecretsFixture } from '../support/inbox-fixture';
 import { echonovaHeaders, standardWebhooksHeaders, textSecret } from '../support/senders';
 

@@ -2,7 +2,7 @@
  * Property-based fuzzing of the verifier's Amazon SNS preset, run by `test/fuzz/sns.test.ts`: a
  * verifier serving one topic against the emulators, an S3 body store, and the local SNS stand-in
  * (its CA, its signing certificate and its HTTPS host) as SNS. Messages are signed by the stand-in
- * (local/providers/sns.ts, node:crypto, nothing of lambda/): SignatureVersion 1 and 2, the three
+ * (packages/webhook-inbox-local/src/aws/sns/stand-in.ts, node:crypto, nothing of lambda/): SignatureVersion 1 and 2, the three
  * types, with and without a Subject, unicode and long messages (SNS's limit is 256 KiB; some go to
  * the body store). A plan then mutates one: a flipped byte in a signed field, two signed fields
  * swapped, another signature, another SignatureVersion, a field dropped, another topic (signed by
@@ -35,18 +35,18 @@ import * as fc from 'fast-check';
 import { AdapterKind, Defaults, ProviderRuntimeConfig, providerRuntimeConfig, SNS_PAST_TOLERANCE_SECONDS } from '../../lib/contract';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
 import { HttpsSnsClient } from '../../lambda/shared/providers/sns/sns-client';
-import { createBodyBucket } from '../../local/provision';
 import {
+  createBodyBucket,
   createLocalSnsAuthority,
   LocalSnsAuthority,
   LocalSnsHost,
-  signSnsFields,
   SIGNING_CERTIFICATE_PATH,
-  SnsMessageFields,
+  signSnsFields,
   snsHeaders,
   snsMessage,
+  SnsMessageFields,
   startLocalSnsHost,
-} from '../../local/providers/sns';
+} from '#twin/testing';
 import { apiGatewayEvent, InboxHarness, SecretsFixture } from '../support/inbox-fixture';
 import type { AuditReport } from './verifier-fuzz';
 

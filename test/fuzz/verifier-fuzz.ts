@@ -42,7 +42,7 @@ import { hmacRuntimeSettings } from '../../lib/private/provider-runtime';
 import { logReference } from '../../lambda/shared/runtime/digest';
 import { HTTP_STATUS, Reason } from '../../lambda/shared/runtime/http';
 import { deliveryKey } from '../../lambda/shared/stores/inbox';
-import { createBodyBucket } from '../../local/provision';
+import { createBodyBucket } from '#twin/testing';
 import { apiGatewayEvent, InboxHarness, Item, LogRecord, newSigningSecret, SecretsFixture, sha256Hex, TOLERANCE_SECONDS } from '../support/inbox-fixture';
 import { fixtureGateway } from '../support/iam-fixture';
 import { HeaderMap, hmacText, oddJson, signedContent, stripeSecret, textSecret, UNICODE_NOTE } from '../support/senders';

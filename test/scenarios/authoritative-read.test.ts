@@ -11,8 +11,7 @@ import { AdapterKind, authoritativeReadProblems, Defaults, DeliveryStatus, Metri
 import { resourceObjectKey } from '../../lambda/shared/stores/body-store';
 import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
 import { providersFromEnv } from '../../lambda/shared/runtime/config';
-import { RecordedEvent } from '../../local/eventbridge-stand-in';
-import { createBodyBucket } from '../../local/provision';
+import { createBodyBucket, RecordedEvent } from '#twin/testing';
 import {
   answerlineBody,
   answerOf,

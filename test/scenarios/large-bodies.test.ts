@@ -3,7 +3,7 @@ import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DeliveryStatus, MetricName } from '../../lib/contract';
 import { bodyObjectKey, responseObjectKey } from '../../lambda/shared/stores/body-store';
 import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
-import { createBodyBucket } from '../../local/provision';
+import { createBodyBucket } from '#twin/testing';
 import { answerlineBody, InboxHarness, keyOf, PROVIDER, SecretsFixture, sha256Hex, taskIdOf } from '../support/inbox-fixture';
 
 const INLINE_BODY_BYTES = 64 * 1024;

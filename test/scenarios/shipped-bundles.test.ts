@@ -8,7 +8,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatc
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DeliveryStatus, Env, MetricName } from '../../lib/contract';
 import { bodyObjectKey, responseObjectKey } from '../../lambda/shared/stores/body-store';
-import { createBodyBucket } from '../../local/provision';
+import { createBodyBucket } from '#twin/testing';
 import { BundleHost } from '../support/bundle-host';
 import {
   answerlineBody,

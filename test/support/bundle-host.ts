@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { HANDLER_FILE } from '../../lib/contract';
-import { LambdaHost } from '../../local/lambda-host';
+import { LambdaHost } from '#twin/testing';
 
 const ASSETS = join(__dirname, '..', '..', 'assets');
 

@@ -1,6 +1,6 @@
 // Starts dynalite and fauxqs once for the whole test run; test files create their own
 // uniquely named tables and queues on them. Endpoints reach the test workers through env.
-import { startEmulators } from '../../local/emulators.mjs';
+import { startEmulators } from '#twin/emulators';
 
 export default async function globalSetup() {
   // The AWS SDK's own switch for its Node-version notice (SDK_NODE_VERSION_WARNING_SWITCH in

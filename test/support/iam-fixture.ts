@@ -1,6 +1,6 @@
 /**
  * IAM in the handler tests, as AWS enforces it: every AWS call a handler makes goes through the
- * local IAM gateway (`local/iam/`) with the credentials of its own role, and is decided against
+ * local IAM gateway (`packages/webhook-inbox-local/src/aws/iam/`) with the credentials of its own role, and is decided against
  * that role's policy in the template the construct synthesizes for the providers in use, bound to
  * the test's own tables, queues, bucket, bus, functions and secrets. A call the template does not
  * grant fails as it would in AWS; and since a handler may swallow an error (an enqueue that fails
@@ -18,11 +18,24 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { AwsClients } from '../../lambda/shared/runtime/handler-runtime';
 import { PollingRuntimeConfig, ProviderRuntimeConfig } from '../../lib/contract';
-import { endpointTarget, FaultProxy } from '../../local/fault-proxy';
-import { Denial, IamGateway, LocalCredentials, SecretDirectory } from '../../local/iam/gateway';
-import { inboxBinding, LocalInboxResources, registerInboxRoles } from '../../local/iam/inbox-roles';
-import { InboxRole, InboxTemplateSpec, SynthesizedInbox, synthesizeInbox } from '../../local/inbox-template';
-import { LOCAL_ACCOUNT, LOCAL_REGION, OPERATOR_ACCESS_KEY } from '../../local/local-aws';
+import {
+  Denial,
+  endpointTarget,
+  FaultProxy,
+  IamGateway,
+  inboxBinding,
+  InboxRole,
+  InboxTemplateSpec,
+  LOCAL_ACCOUNT,
+  LOCAL_REGION,
+  LocalCredentials,
+  LocalInboxResources,
+  OPERATOR_ACCESS_KEY,
+  registerInboxRoles,
+  SecretDirectory,
+  SynthesizedInbox,
+  synthesizeInbox,
+} from '#twin/testing';
 
 export type { InboxRole };
 
@@ -76,7 +89,7 @@ class FixtureGateway {
   }
 
   /**
-   * The fault proxy in front of this gateway (`local/fault-proxy.ts`), started on first use; its
+   * The fault proxy in front of this gateway (`packages/webhook-inbox-local/src/faults/proxy.ts`), started on first use; its
    * index lag reads the DynamoDB emulator directly. Its faults end after each test.
    */
   faultProxy(): Promise<{ readonly proxy: FaultProxy; readonly url: string }> {

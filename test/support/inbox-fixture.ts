@@ -53,18 +53,28 @@ import { processorDependenciesFromEnv } from '../../lambda/processor/from-env';
 import { reconcilerDependenciesFromEnv } from '../../lambda/reconciler/from-env';
 import { HandlerRuntime } from '../../lambda/shared/runtime/handler-runtime';
 import { handlerEnvironments, HandlerEnvironments, handlerSettingsWithDefaults } from '../../lib/private/handler-environment';
-import { EventBridgeStandIn } from '../../local/eventbridge-stand-in';
-import type { FaultProxy } from '../../local/fault-proxy';
-import { LambdaInvokeStandIn } from '../../local/lambda-invoke-stand-in';
-import { createQueues, createTables, InboxResourceNames, QueueSettings, resourceNames } from '../../local/provision';
-import { SecretsManagerStandIn } from '../../local/secrets-manager-stand-in';
-import { pollOnce, drain, PollReport, SqsHandler } from '../../local/sqs-event-source';
+import {
+  createQueues,
+  createTables,
+  drain,
+  EventBridgeStandIn,
+  type FaultProxy,
+  InboxResourceNames,
+  LambdaInvokeStandIn,
+  LOCAL_ACCOUNT,
+  LOCAL_REGION,
+  pollOnce,
+  PollReport,
+  QueueSettings,
+  resourceNames,
+  SecretsManagerStandIn,
+  SqsHandler,
+} from '#twin/testing';
 import { SubmissionLedger, SubmissionLedgerOptions } from '../../client';
 import { LedgerDependencies } from '../../lambda/reconciler/ledger';
 import { ProviderApi } from '../../lambda/shared/providers/provider-api';
 import { DynamoDbSubmissionStore } from '../../lambda/shared/stores/submission-store';
 import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
-import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../local/local-aws';
 import { fixtureGateway, iamReady, InboxRole, InboxStructure, LocalInbox, RoleClients } from './iam-fixture';
 
 export const PROVIDER = 'answerline';
@@ -638,7 +648,7 @@ export class InboxHarness {
   }
 
   /**
-   * The fault proxy between the handlers and AWS (`local/fault-proxy.ts`): the handlers and role
+   * The fault proxy between the handlers and AWS (`packages/webhook-inbox-local/src/faults/proxy.ts`): the handlers and role
    * clients built after this call go through it, so a test can throttle their calls, answer their
    * batches in part and make the indexes lag, as AWS does. Its faults end with the test.
    */

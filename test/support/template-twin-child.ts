@@ -2,8 +2,8 @@
  * A template twin in its own process (started by `startTemplateTwinProcess`, test/support/template-twin-process.ts): the options come as
  * JSON in argv, the ready line, the IAM gateway's record and the confirmations the SNS stand-in's host was asked for go back over the IPC channel.
  */
-import type { Denial } from '../../local/iam/gateway';
-import { readyLine, startTemplateTwin, TemplateTwinOptions } from '../../local/twin';
+import type { Denial } from '#twin/testing';
+import { readyLine, startTemplateTwin, type TemplateTwinOptions } from '#twin/testing/twin';
 
 /** What the parent asks for. */
 export type ChildRequest = { readonly type: 'iam' } | { readonly type: 'snsConfirmations' } | { readonly type: 'stop' };

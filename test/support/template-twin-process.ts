@@ -8,14 +8,14 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TemplateTwinOptions } from '../../local/twin';
+import type { TemplateTwinOptions } from '#twin/testing/twin';
 import type { ChildMessage, ChildRequest, IamRecord, SnsConfirmation } from './template-twin-child';
 
 export type { IamRecord, SnsConfirmation } from './template-twin-child';
 
 export const ROOT = join(__dirname, '..', '..');
 
-/** The parts of the twin's ready line (local/twin.ts `readyLine`) the tests read. */
+/** The parts of the twin's ready line (packages/webhook-inbox-local/src/twin/twin.ts `readyLine`) the tests read. */
 export interface ReadyLine {
   readonly ready: true;
   readonly services: { readonly dynamodb: string; readonly sqs: string; readonly sns: string; readonly iamGateway?: string };

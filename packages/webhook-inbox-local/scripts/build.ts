@@ -1,7 +1,8 @@
 /**
- * Bundles the command (src/cli.ts) with the twin it runs (the repository's local/, and the
- * contract and runtime code of lib/ and lambda/ it shares) into dist/cli.js, with esbuild and the
- * settings of the construct's own bundles (scripts/bundle-options.ts). The package's dependencies
+ * Bundles the command (src/cli.ts) with the twin it runs (this package's src/, and the contract
+ * and runtime code of the repository's lib/ and lambda/ it shares) into dist/cli.js, with esbuild
+ * and the settings of the construct's own bundles (scripts/bundle-options.ts); the repository's
+ * `npm run build` runs it too, so the bin runs from a checkout. The package's dependencies
  * stay outside the bundle, required at run time from node_modules; so does the optional IAM
  * simulator (AGPL-3.0), which must never be bundled. No package is bundled at all: the bundle
  * keeps no legal comments, so a package's license notice stays with it in node_modules. Beside
@@ -29,19 +30,30 @@ const LEFT_OUT = ['aws-cdk-lib', 'constructs'];
 const NEVER_BUNDLED = [/(^|\/)node_modules\//, /^test\//];
 
 /** Files the bundle loads from its own folder at run time, by their path in the repository. */
-const BESIDE_THE_BUNDLE = ['local/lambda-worker.cjs', 'local/emulators.mjs'];
+const BESIDE_THE_BUNDLE = ['packages/webhook-inbox-local/src/aws/lambda/worker.cjs', 'packages/webhook-inbox-local/src/aws/emulators.mjs'];
 
 /**
  * The emulators are an ES module (fauxqs is ESM-only) imported at run time: kept as a file beside
  * the bundle, and the import pointed at it.
  */
-/** Modules that only build CDK apps (the construct, the twin's own app and its template): nothing runs when they are imported. */
-const IMPORT_TIME_PURE = [/^lib\//, /^local\/twin-app\.ts$/, /^local\/inbox-template\.ts$/];
+/**
+ * Modules that nothing runs in when they are imported: those that only build CDK apps (the
+ * construct, the twin's own app and its template), and those only the repository's edition of the
+ * command runs (the fault-injection run, the demo, the simulated providers and the app that
+ * records their submissions).
+ */
+const IMPORT_TIME_PURE = [
+  /^lib\//,
+  /^packages\/webhook-inbox-local\/src\/twin\/(app|inbox-template|demo)\.ts$/,
+  /^packages\/webhook-inbox-local\/src\/(chaos|providers)\//,
+  /^client\//,
+];
 const RESOLVING = Symbol('resolving');
 
 /**
  * Declares those modules free of import-time side effects, so that esbuild leaves out what the
- * command never calls (synthesizing the twin's own app), and with it aws-cdk-lib.
+ * command never calls (synthesizing the twin's own app, the repository's edition), and with it
+ * aws-cdk-lib.
  */
 const cdkCodeLeftOut: Plugin = {
   name: 'cdk-code-left-out',
@@ -70,6 +82,8 @@ async function main(): Promise<void> {
       // The developer's machine: the package's minimum Node.js.
       target: 'node20',
       minify: false,
+      // The package's edition of the command (src/cli.ts): what only the repository's runs is left out.
+      define: { WEBHOOK_INBOX_LOCAL_PACKAGE: 'true' },
       external: [...DECLARED, ...LEFT_OUT],
       plugins: [emulatorsBesideTheBundle, cdkCodeLeftOut],
     }),

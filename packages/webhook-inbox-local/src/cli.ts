@@ -1,68 +1,224 @@
 /**
- * `webhook-inbox-local`: runs a consumer's synthesized app (its `cdk.out`) on 127.0.0.1 with the
- * local twin, prints the twin's ready line (one JSON line on stdout) and serves until interrupted;
- * then one JSON line with what the IAM gateway judged. A refused AWS call is reported on stderr
- * as it happens. Usage errors answer one line and exit 2.
+ * The twin's command, the one entry point of this package. In the repository, `npm start` runs it
+ * from its sources (and `npm run chaos` its `chaos` command); `webhook-inbox-local`, the package's
+ * bin, runs its bundle (dist/cli.js, scripts/build.ts). It runs an app's synthesized template on
+ * 127.0.0.1, prints one JSON line with `"ready": true` and everything a client needs, and serves
+ * until interrupted. A usage error answers one line and exits 2.
+ *
+ * Both run the same options through the same checks. The repository's edition adds what needs the
+ * repository itself: the example app (bin/app.ts, synthesized when no `--app` is given) and its
+ * demo, the twin's own app (`--provider`), and the fault-injection run. The package's bundle is
+ * built with WEBHOOK_INBOX_LOCAL_PACKAGE defined, which leaves those out, and with them the
+ * construct and aws-cdk-lib; it prints a refused AWS call on stderr as it happens and, when
+ * stopped, one JSON line with what the IAM gateway judged.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { hideSdkNodeVersionWarning } from '../../../lambda/shared/runtime/node-warnings';
-import { AssemblyError } from '../../../local/stack/assembly';
-import { readyLine, startTemplateTwin, TemplateTwin } from '../../../local/twin';
-import { assertPortFree, lockDataDir, parseCommandLine, portOption, runMain, secretOptions, timeScaleOption, UsageError } from '../../../local/usage';
+import { AssemblyError } from './aws/cloudformation/assembly';
+import { chaosCommand } from './chaos/command';
+import { formatSummary, runDemo } from './twin/demo';
+import { SynthesisError, synthesizeProject } from './twin/synth';
+import { readyLine, startTemplateTwin, startTwin, TemplateTwin, Twin, twinOf, TWIN_PROVIDERS, TwinProviderSpec } from './twin/twin';
+import { assertPortFree, lockDataDir, parseCommandLine, portOption, runMain, secretOptions, StrictValues, timeScaleOption, UsageError } from './twin/usage';
 
-const USAGE = `usage: webhook-inbox-local [--app cdk.out] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR]
-  --app PATH         the cloud assembly (cdk.out, from npx cdk synth) or template file to run (default: cdk.out)
+/** Defined (as true) by the package's build; absent when the command runs from the repository's sources. */
+declare const WEBHOOK_INBOX_LOCAL_PACKAGE: true | undefined;
+
+/** The options of both editions. */
+const OPTIONS = {
+  app: { type: 'string' },
+  stack: { type: 'string', multiple: true },
+  port: { type: 'string', default: '3000' },
+  secret: { type: 'string', multiple: true },
+  'time-scale': { type: 'string', default: '1' },
+  data: { type: 'string' },
+  help: { type: 'boolean', default: false },
+} as const;
+
+/** The options only the repository's edition has. */
+const REPOSITORY_OPTIONS = {
+  provider: { type: 'string', multiple: true },
+  providers: { type: 'string' },
+  'no-demo': { type: 'boolean', default: false },
+  once: { type: 'boolean', default: false },
+} as const;
+
+type Options = StrictValues<typeof OPTIONS> & Partial<StrictValues<typeof REPOSITORY_OPTIONS>>;
+
+const optionLines = (
+  appDefault: string,
+) => `  --app PATH         the cloud assembly (cdk.out, from npx cdk synth) or template file to run (default: ${appDefault})
   --stack NAME       only this stack of the assembly (repeatable; default: every stack)
   --port N           port of the first HTTP API (default 3000; 0 picks a free one)
   --secret NAME=VAL  this signing secret for the provider NAME (repeatable; default: generated)
   --time-scale X     run schedules X times faster than real time (default 1)
   --data DIR         keep DynamoDB data in DIR across restarts`;
 
+const PACKAGE_USAGE = `usage: webhook-inbox-local [--app cdk.out] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR]
+${optionLines('cdk.out')}`;
+
+const repositoryUsage = () => `usage: npm start -- [--app PATH] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR]
+                    [--provider NAME[=PRESET] ...] [--providers FILE] [--no-demo] [--once]
+       npm run chaos -- [--help | chaos options]
+${optionLines('synthesize bin/app.ts')}
+  --provider NAME[=PRESET]
+                     run the twin's own app with this provider instead (repeatable): a preset by its name, or
+                     under another name (shop=stripe); presets: ${Object.keys(TWIN_PROVIDERS).join(', ')}
+  --providers FILE   the same, from a JSON array: {"name", "preset"} entries, and {"name", "preset": "hmac",
+                     "signatureHeader", ...} for the generic HMAC scheme (the options of WebhookProvider.hmac)
+  --no-demo          only serve
+  --once             exit after the demo`;
+
+/** What both editions start a twin with. */
+interface TwinSettings {
+  readonly port: number;
+  readonly secrets: Record<string, string>;
+  readonly timeScale: number;
+  readonly log: (line: string) => void;
+}
+
+/** A twin that runs, and what its edition does once the ready line is out. */
+interface StartedTwin {
+  readonly template: TemplateTwin;
+  stop(): Promise<void>;
+  afterReady?(stop: () => Promise<void>): Promise<void>;
+}
+
+/** What sets one edition of the command apart. */
+interface Edition {
+  readonly usage: string;
+  readonly options: typeof OPTIONS;
+  /** The app to run when `--app` names none (else the edition picks one when it starts). */
+  readonly defaultApp?: string;
+  /** Commands of their own, by the first argument (`chaos`), with what follows it. */
+  readonly commands: Readonly<Record<string, (argv: readonly string[]) => Promise<number>>>;
+  /** Checks what only this edition reads of the options, before anything starts; how it starts its twin. */
+  launcher(options: Options): (settings: TwinSettings) => Promise<StartedTwin>;
+  /** What the line printed when the command is stopped says, if it prints one. */
+  stopLine?(template: TemplateTwin): object;
+}
+
+const PACKAGE_EDITION: Edition = {
+  usage: PACKAGE_USAGE,
+  options: OPTIONS,
+  defaultApp: 'cdk.out',
+  commands: {},
+  launcher: (options) => (settings) => startAppTwin(options.app ?? 'cdk.out', options, settings),
+  stopLine: iamSummary,
+};
+
+/** The repository this module runs from: packages/webhook-inbox-local/src → the root. */
+const PROJECT = join(__dirname, '..', '..', '..');
+
+/** The edition that runs from the repository's sources. */
+function repositoryEdition(): Edition {
+  return {
+    usage: repositoryUsage(),
+    options: { ...OPTIONS, ...REPOSITORY_OPTIONS },
+    commands: { chaos: chaosCommand },
+    launcher: (options) => {
+      const providers = twinProviders(options);
+      return (settings) => (providers ? startOwnAppTwin(providers, options, settings) : startExampleTwin(options, settings));
+    },
+  };
+}
+
+/** The package's build defines WEBHOOK_INBOX_LOCAL_PACKAGE: the condition folds, and what only the repository's edition uses is left out. */
+const EDITION: Edition = typeof WEBHOOK_INBOX_LOCAL_PACKAGE === 'undefined' ? repositoryEdition() : PACKAGE_EDITION;
+
 hideSdkNodeVersionWarning();
 
-async function main(): Promise<number | void> {
-  const args = parseCommandLine(
-    {
-      app: { type: 'string', default: 'cdk.out' },
-      stack: { type: 'string', multiple: true },
-      port: { type: 'string', default: '3000' },
-      secret: { type: 'string', multiple: true },
-      'time-scale': { type: 'string', default: '1' },
-      data: { type: 'string' },
-      help: { type: 'boolean', default: false },
-    },
-    USAGE,
-  );
-  if (args.help) {
-    console.log(USAGE);
+async function main(argv: readonly string[]): Promise<number | void> {
+  const command = EDITION.commands[argv[0]];
+  if (command) return command(argv.slice(1));
+  const usage = EDITION.usage;
+  const options = parseCommandLine(EDITION.options, usage, argv) as Options;
+  if (options.help) {
+    console.log(usage);
     return 0;
   }
-  const port = portOption(args.port, USAGE);
-  const secrets = secretOptions(args.secret, USAGE);
-  const timeScale = timeScaleOption(args['time-scale'], USAGE);
-  if (!existsSync(args.app)) throw new UsageError(`--app ${args.app}: no such file or folder (synthesize first: npx cdk synth)`);
+  const port = portOption(options.port, usage);
+  const secrets = secretOptions(options.secret, usage);
+  const timeScale = timeScaleOption(options['time-scale'], usage);
+  const launch = EDITION.launcher(options);
+  const app = options.app ?? EDITION.defaultApp;
+  if (app && !existsSync(app)) throw new UsageError(`--app ${app}: no such file or folder (synthesize first: npx cdk synth)`);
   // Checked before anything starts: port 0 picks a free one when the twin listens.
   if (port !== 0) await assertPortFree(port);
-  const dataDirLock = args.data ? lockDataDir(args.data) : undefined;
+  const dataDirLock = options.data ? lockDataDir(options.data) : undefined;
 
+  const startedAt = Date.now();
   const log = (line: string) => console.error(line);
-  const twin = await startTemplateTwin({ app: args.app, stacks: args.stack, port, secrets, dataDir: args.data, timeScale, log }).catch((error: unknown) => {
+  const twin = await launch({ port, secrets, timeScale, log }).catch((error: unknown) => {
     dataDirLock?.release();
     throw error instanceof AssemblyError ? new UsageError(error.message) : error;
   });
-  if (twin.inboxes.length === 0) log(`warning: ${args.app} holds no WebhookInbox; its other resources run`);
-  // A missing grant shows here as it happens, not only in the function's own log.
-  twin.services.iam?.gateway.onDenial((denial) => log(`denied: ${denial.principal} ${denial.action} on ${denial.resource}`));
-  const shutdown = async () => {
-    const summary = iamSummary(twin);
+  const stop = async () => {
+    const stopLine = EDITION.stopLine?.(twin.template);
     await twin.stop();
     dataDirLock?.release();
-    console.log(JSON.stringify({ stopped: true, ...summary }));
+    if (stopLine) console.log(JSON.stringify({ stopped: true, ...stopLine }));
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown());
-  process.once('SIGTERM', () => void shutdown());
-  console.log(JSON.stringify(readyLine(twin)));
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+  console.log(JSON.stringify(readyLine(twin.template)));
+  if (twin.afterReady) {
+    log(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+    await twin.afterReady(stop);
+  }
+}
+
+/** An app's template, every stack asked for, whatever it holds (the package's edition). */
+async function startAppTwin(app: string, options: Options, settings: TwinSettings): Promise<StartedTwin> {
+  const template = await startTemplateTwin({ app, stacks: options.stack, dataDir: options.data, ...settings });
+  if (template.inboxes.length === 0) settings.log(`warning: ${app} holds no WebhookInbox; its other resources run`);
+  // A missing grant shows here as it happens, not only in the function's own log.
+  template.services.iam?.gateway.onDenial((denial) => settings.log(`denied: ${denial.principal} ${denial.action} on ${denial.resource}`));
+  return { template, stop: () => template.stop() };
+}
+
+/** The twin's own app with the providers of `--provider` and `--providers`, and the demo. */
+async function startOwnAppTwin(providers: TwinProviderSpec[], options: Options, settings: TwinSettings): Promise<StartedTwin> {
+  // A provider setting the construct refuses (an invalid HMAC scheme) is the caller's to fix.
+  const twin = await startTwin({ port: settings.port, providers, secrets: settings.secrets, dataDir: options.data, log: settings.log }).catch(
+    (error: unknown) => {
+      throw error instanceof Error && /^(Invalid WebhookInbox props|unknown preset)/.test(error.message)
+        ? new UsageError(error.message.replace(/:?\n- /g, (separator) => (separator.startsWith(':') ? ': ' : '; ')))
+        : error;
+    },
+  );
+  return withDemo(twin, options);
+}
+
+/** The given app, else the example app (bin/app.ts) synthesized, and the demo on its first inbox. */
+async function startExampleTwin(options: Options, settings: TwinSettings): Promise<StartedTwin> {
+  let app = options.app;
+  if (!app) {
+    settings.log('synthesizing the example app (bin/app.ts)…');
+    app = synthesizeExampleApp(join(PROJECT, '.twin', 'cdk.out'));
+  }
+  const template = await startTemplateTwin({ app, stacks: options.stack, dataDir: options.data, ...settings });
+  const [inbox] = template.inboxes;
+  if (!inbox) {
+    await template.stop();
+    throw new UsageError(`${app} holds no WebhookInbox`);
+  }
+  return withDemo(twinOf(template, inbox), options);
+}
+
+/** Once ready: the demo (unless `--no-demo`), then stop (`--once`) or serve. */
+function withDemo(twin: Twin, options: Options): StartedTwin {
+  const afterReady = async (stop: () => Promise<void>) => {
+    if (!options['no-demo']) {
+      const summary = await runDemo(twin, (line) => console.log(line));
+      console.log(formatSummary(summary));
+      if (options.once) return stop();
+    }
+    console.log(`\nServing. Try the ops CLI: npx webhook-inbox status --config ${twin.opsConfigPath}  (Ctrl-C to stop)`);
+  };
+  return { template: twin.template, stop: () => twin.stop(), afterReady };
 }
 
 /** What the IAM gateway judged: the calls of every function, and the refusals by function. */
@@ -72,4 +228,44 @@ function iamSummary(twin: TemplateTwin): { iam: { enforced: boolean; judged: num
   return { iam: { enforced: gateway !== undefined, judged, deniedByFunction: twin.deniedByFunction() } };
 }
 
-runMain(main);
+/** The providers of `--provider` and `--providers`, checked; undefined when neither is given. */
+function twinProviders(options: Options): TwinProviderSpec[] | undefined {
+  const { provider: flags, providers: file } = options;
+  if (!flags && !file) return undefined;
+  if (options.app) throw new UsageError("--provider runs the twin's own app; it cannot be combined with --app");
+  const specs: TwinProviderSpec[] = (flags ?? [])
+    .flatMap((value) => value.split(','))
+    .filter(Boolean)
+    .map((value) => {
+      const [name, preset = name] = value.split('=');
+      return { name, preset };
+    });
+  if (file) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new UsageError(`--providers ${file}: ${(error as Error).message}`);
+    }
+    if (!Array.isArray(parsed) || parsed.some((entry) => typeof entry?.name !== 'string' || typeof entry?.preset !== 'string')) {
+      throw new UsageError(`--providers ${file} must hold a JSON array of objects with a "name" and a "preset"`);
+    }
+    specs.push(...(parsed as TwinProviderSpec[]));
+  }
+  const presets = [...Object.keys(TWIN_PROVIDERS), 'hmac'];
+  const unknown = specs.find((spec) => !presets.includes(spec.preset));
+  if (unknown) throw new UsageError(`--provider ${unknown.name}: "${unknown.preset}" is not a preset the twin serves; pick from ${presets.join(', ')}`);
+  const hmacFromFlag = specs.find((spec) => spec.preset === 'hmac' && !('signatureHeader' in spec));
+  if (hmacFromFlag) throw new UsageError(`--provider ${hmacFromFlag.name}: the hmac scheme needs its settings; give it in a --providers file`);
+  return specs;
+}
+
+function synthesizeExampleApp(outdir: string): string {
+  try {
+    return synthesizeProject(PROJECT, outdir);
+  } catch (error) {
+    throw error instanceof SynthesisError ? new UsageError(error.message) : error;
+  }
+}
+
+runMain(() => main(process.argv.slice(2)));

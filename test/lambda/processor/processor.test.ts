@@ -3,7 +3,7 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { Defaults, DeliveryStatus, MetricName } from '../../../lib/contract';
 import { DynamoDbInboxStore, InboxStore } from '../../../lambda/shared/stores/inbox';
 import type { DispatchOutcome, EffectSink } from '../../../lambda/shared/effects/sinks';
-import type { AwsCall } from '../../../local/fault-proxy';
+import type { AwsCall } from '#twin/testing';
 import {
   answerlineBody,
   bind,

@@ -23,8 +23,7 @@ import { EventBridgeSink } from '../../../lambda/shared/effects/sinks';
 import { sha256Hex } from '../../../lambda/shared/runtime/digest';
 import { InboxStore } from '../../../lambda/shared/stores/inbox';
 import { SubmissionStore } from '../../../lambda/shared/stores/submission-store';
-import { RecordedEvent } from '../../../local/eventbridge-stand-in';
-import { FakeMessageBatchesApi } from '../../../local/fake-message-batches-api';
+import { FakeMessageBatchesApi, RecordedEvent } from '#twin/testing';
 import { bind, Clock, EffectsFixture, INBOX_NAME, InboxHarness, Item, SecretsFixture } from '../../support/inbox-fixture';
 
 const BATCHES = 'batches';

@@ -9,7 +9,7 @@
 import { AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { AnswerlineLifecycle, Defaults, DeliveryStatus, MetricName, SubmissionState } from '../../../lib/contract';
 import { shardOf } from '../../../lambda/shared/runtime/digest';
-import { RecordedEvent } from '../../../local/eventbridge-stand-in';
+import { RecordedEvent } from '#twin/testing';
 import { expectAccessDenied } from '../../support/iam-fixture';
 import { answerlineBody, EffectsFixture, InboxHarness, RETENTION_SECONDS, SecretsFixture, sha256Hex } from '../../support/inbox-fixture';
 

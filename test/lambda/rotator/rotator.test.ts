@@ -21,10 +21,9 @@ import {
   taskIdOf,
   uniqueName,
 } from '../../support/inbox-fixture';
-import { LambdaInvokeStandIn } from '../../../local/lambda-invoke-stand-in';
+import { LambdaInvokeStandIn, resourceNames } from '#twin/testing';
 import { BundleHost } from '../../support/bundle-host';
 import { fixtureGateway, iamReady, InboxStructure, LocalInbox } from '../../support/iam-fixture';
-import { resourceNames } from '../../../local/provision';
 
 const ROTATOR_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:inbox-rotator';
 const REGISTER_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:register-answerline';

@@ -7,7 +7,7 @@
  * Run against the real verifier on the emulators.
  */
 import { randomUUID } from 'node:crypto';
-import { standardWebhooksHeaders } from '../../../local/providers/signing';
+import { standardWebhooksHeaders } from '#twin/testing';
 import { answerlineBody, answerOf, apiGatewayEvent, InboxHarness, keyOf, restApiEvent, SecretsFixture, sha256Hex } from '../../support/inbox-fixture';
 
 const secrets = new SecretsFixture();

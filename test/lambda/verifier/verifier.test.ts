@@ -19,7 +19,7 @@ import {
   taskIdOf,
   TOLERANCE_SECONDS,
 } from '../../support/inbox-fixture';
-import { startApiGateway } from '../../../local/api-gateway';
+import { startApiGateway } from '#twin/testing';
 
 const secrets = new SecretsFixture();
 let h: InboxHarness;

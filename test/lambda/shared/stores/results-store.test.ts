@@ -9,7 +9,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import type { JobObservation } from '../../../../lambda/shared/providers/adapter';
 import { DynamoDbResultsStore, resultKey } from '../../../../lambda/shared/stores/results-store';
 import { S3BodyStore } from '../../../../lambda/shared/stores/s3-body-store';
-import { createBodyBucket, createTables, resourceNames } from '../../../../local/provision';
+import { createBodyBucket, createTables, resourceNames } from '#twin/testing';
 import { decodeItem, sha256Hex, uniqueName } from '../../../support/inbox-fixture';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { inflateRawSync } from 'node:zlib';

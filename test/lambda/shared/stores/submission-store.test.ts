@@ -8,7 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { NewSubmission, submissionKey } from '../../../../lambda/shared/stores/submission-record';
 import { DynamoDbSubmissionStore } from '../../../../lambda/shared/stores/submission-store';
 import { DynamoDbInboxStore } from '../../../../lambda/shared/stores/inbox';
-import { createTables, resourceNames } from '../../../../local/provision';
+import { createTables, resourceNames } from '#twin/testing';
 import { uniqueName } from '../../../support/inbox-fixture';
 import { SubmissionState } from '../../../../lib/contract';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AdapterKind, MetricName, PollingDefaults } from '../../../../../lib/contract';
-import { FakeEchonovaApi } from '../../../../../local/fake-echonova-api';
+import { FakeEchonovaApi } from '#twin/testing';
 import { sha256Hex } from '../../../../../lambda/shared/runtime/digest';
 import { PresetBench, presetContract, PresetSpec } from '../../../../support/preset-contract';
 import { eventIdOf } from '../../../../support/inbox-fixture';

@@ -9,7 +9,7 @@ import { ApiKeySource } from '../../../../../lambda/shared/providers/api-key';
 import { messageBatchesAdapter } from '../../../../../lambda/shared/providers/message-batches/adapter';
 import { MessageBatchesApi } from '../../../../../lambda/shared/providers/message-batches/batch-api';
 import { SecretCache } from '../../../../../lambda/shared/signatures/secrets';
-import { FakeMessageBatchesApi } from '../../../../../local/fake-message-batches-api';
+import { FakeMessageBatchesApi } from '#twin/testing';
 import { SecretsFixture } from '../../../../support/inbox-fixture';
 
 const adapter = messageBatchesAdapter(

@@ -24,13 +24,13 @@ import {
   createLocalSnsAuthority,
   LocalSnsAuthority,
   LocalSnsHost,
-  signSnsFields,
   SIGNING_CERTIFICATE_PATH,
-  SnsMessageFields,
+  signSnsFields,
   snsHeaders,
   snsMessage,
+  SnsMessageFields,
   startLocalSnsHost,
-} from '../../../../../local/providers/sns';
+} from '#twin/testing';
 import { answerOf, apiGatewayEvent, InboxHarness, SecretsFixture } from '../../../../support/inbox-fixture';
 
 const TOPIC = 'arn:aws:sns:us-east-1:123456789012:order-events';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDbInboxStore, NewDelivery } from '../../../../../lambda/shared/stores/inbox';
-import { createTables, resourceNames } from '../../../../../local/provision';
+import { createTables, resourceNames } from '#twin/testing';
 import { uniqueName } from '../../../../support/inbox-fixture';
 import { DeliveryStatus } from '../../../../../lib/contract';
 

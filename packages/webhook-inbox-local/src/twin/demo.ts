@@ -1,0 +1,149 @@
+/**
+ * The twin's demo: signed deliveries as Answerline, Echonova and Amazon SNS send them, with the
+ * awkward cases mixed in (duplicates, a test delivery, a forged signature, two results for one job
+ * in reverse order, SNS's subscription confirmation and a topic not served), then a summary read
+ * back from the tables.
+ */
+import { createPrivateKey, randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AdapterKind, DeliveryStatus, InboxAttr, InboxItemKind } from '../../../../lib/contract';
+import { scanItems } from '../../../../lambda/shared/stores/dynamo';
+import { LOCAL_REGION } from '../aws/local-aws';
+import { echonovaHeaders, standardWebhooksHeaders, unixSeconds } from '../providers/signing';
+import { SnsMessageFields, snsHeaders, snsMessage, SnsMessageOptions } from '../aws/sns/stand-in';
+import type { LocalProvider } from '../aws/cloudformation/run-stack';
+import { LOCAL_AWS, Twin } from './twin';
+
+type Log = (line: string) => void;
+
+interface Delivery {
+  readonly label: string;
+  readonly provider: string;
+  readonly body: string;
+  readonly headers: Record<string, string>;
+}
+
+export interface DemoSummary {
+  readonly answers: Record<string, number>;
+  readonly processed: number;
+  readonly winners: Array<{ job: string; taskId: string; status: string }>;
+  /** AWS calls the functions made, as the IAM gateway judged them; absent without it. */
+  readonly iam?: { readonly judged: number; readonly denied: number };
+}
+
+export async function runDemo(twin: Twin, log: Log): Promise<DemoSummary> {
+  const deliveries = buildDeliveries(twin);
+  const answers: Record<string, number> = {};
+  log(`demo: sending ${deliveries.length} deliveries`);
+  for (const delivery of deliveries) {
+    // As a provider sends: a redirect is an answer (a failed attempt), never followed.
+    const response = await fetch(twin.urls[delivery.provider], { method: 'POST', headers: delivery.headers, body: delivery.body, redirect: 'manual' });
+    const { result = `http_${response.status}` } = (await response.json().catch(() => ({}))) as { result?: string };
+    answers[result] = (answers[result] ?? 0) + 1;
+    log(`  ${String(response.status).padEnd(4)}${result.padEnd(15)}${delivery.provider.padEnd(11)}${delivery.label}`);
+  }
+  const accepted = answers.accepted ?? 0;
+  const dynamodb = new DynamoDBClient({ endpoint: twin.endpoints.dynamodb, ...LOCAL_AWS });
+  try {
+    let processed = 0;
+    for (let waited = 0; waited < 60_000; waited += 250) {
+      processed = (await scanItems(dynamodb, { TableName: twin.names.inboxTable })).filter(
+        (item) => item[InboxAttr.SK]?.S === InboxItemKind.DELIVERY && item[InboxAttr.STATUS]?.S === DeliveryStatus.PROCESSED,
+      ).length;
+      if (processed >= accepted) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    log(`demo: ${processed} of ${accepted} accepted deliveries processed`);
+    const winners = (await scanItems(dynamodb, { TableName: twin.names.resultsTable }))
+      .map((item) => ({ job: item.pk!.S!, taskId: item.taskId!.S!, status: item.status!.S! }))
+      .sort((a, b) => a.job.localeCompare(b.job));
+    const iam = twin.iam && { judged: [...twin.iam.gateway.evaluated.values()].reduce((sum, n) => sum + n, 0), denied: twin.iam.gateway.denials.length };
+    return { answers, processed, winners, ...(iam ? { iam } : {}) };
+  } finally {
+    dynamodb.destroy();
+  }
+}
+
+export function formatSummary(summary: DemoSummary): string {
+  const lines = ['', 'Summary', '-------'];
+  for (const [reason, count] of Object.entries(summary.answers).sort()) lines.push(`  ${reason.padEnd(16)}${count}`);
+  lines.push(`  ${'processed'.padEnd(16)}${summary.processed}`);
+  // Only providers with jobs have winners (SNS has none).
+  if (summary.winners.length > 0) lines.push('', 'Winners (one result per job, decided by rule)');
+  for (const winner of summary.winners) lines.push(`  ${winner.job.padEnd(36)}${winner.status.padEnd(11)}${winner.taskId}`);
+  if (summary.iam) lines.push('', `IAM: ${summary.iam.judged} AWS calls judged against each function's role policy, ${summary.iam.denied} denied`);
+  return lines.join('\n');
+}
+
+function buildDeliveries(twin: Twin): Delivery[] {
+  const deliveries: Delivery[] = [];
+  if (twin.secrets.answerline) {
+    const secret = twin.secrets.answerline;
+    const sign = (label: string, body: string, key = secret) => answerline(label, body, key);
+    const tasks = Array.from({ length: 8 }, (_, i) => task(`tsk_${randomUUID().slice(0, 8)}`, `report-${i + 1}`, 'COMPLETED', hoursAgo(3)));
+    for (const body of tasks) deliveries.push(sign('result', body));
+    deliveries.push(sign('retry of a delivered result (duplicate)', tasks[0]), sign('retry of a delivered result (duplicate)', tasks[1]));
+    deliveries.push(sign('dashboard test delivery', JSON.stringify({ test: true, task: { id: 'tsk_test' } })));
+    deliveries.push(sign('forged: signed with the wrong secret', tasks[2], `whsec_${Buffer.from('not the secret').toString('base64')}`));
+    // One job, resubmitted after a failure: the newer COMPLETED result arrives first, the older FAILED one last.
+    deliveries.push(
+      sign('job "summary": resubmission -r1, COMPLETED, created later, arrives first', task('tsk_summary_r1', 'summary-r1', 'COMPLETED', hoursAgo(1))),
+      sign('job "summary": original, FAILED, created earlier, arrives last', task('tsk_summary', 'summary', 'FAILED', hoursAgo(2))),
+    );
+  }
+  if (twin.secrets.echonova) {
+    const secret = twin.secrets.echonova;
+    const jobs = Array.from({ length: 3 }, (_, i) =>
+      JSON.stringify({ jobId: `job_${randomUUID().slice(0, 8)}`, status: 'completed', createdAt: hoursAgo(i + 1), audioUrl: 'https://example.invalid/a.mp3' }),
+    );
+    for (const body of jobs) deliveries.push(echonova('job.completed', body, secret));
+    deliveries.push(echonova('job.completed', jobs[0], secret, 'retry of a delivered job (duplicate)'));
+  }
+  for (const provider of twin.inbox.providers.filter((candidate) => candidate.adapter === AdapterKind.SNS)) {
+    deliveries.push(...snsDeliveries(provider, twin.endpoints.sns));
+  }
+  return deliveries;
+}
+
+/** A topic of another account: SNS signs its messages as it signs every topic's. */
+const FOREIGN_TOPIC_ARN = `arn:aws:sns:${LOCAL_REGION}:111111111111:someone-elses-topic`;
+
+/** SNS's side of a subscription, signed by the twin's SNS stand-in: confirm it, then notify. */
+function snsDeliveries(provider: LocalProvider, origin: string): Delivery[] {
+  const signer = { signingKey: createPrivateKey(provider.secret) };
+  const topicArn = provider.topicArns![0];
+  const sns = (label: string, options: Partial<SnsMessageOptions>, alter: (fields: SnsMessageFields) => SnsMessageFields = (fields) => fields): Delivery => {
+    const fields = alter(snsMessage(signer, { topicArn, origin, ...options }));
+    return { label, provider: provider.name, body: JSON.stringify(fields), headers: snsHeaders(fields) };
+  };
+  const notifications = [
+    sns('notification', { message: JSON.stringify({ order: 'A-1001', status: 'shipped' }) }),
+    sns('notification with a Subject', { subject: 'Order shipped', message: JSON.stringify({ order: 'A-1002', status: 'shipped' }) }),
+    sns('notification, SignatureVersion 1', { signatureVersion: '1', message: JSON.stringify({ order: 'A-1003', status: 'delivered' }) }),
+  ];
+  return [
+    sns('subscription confirmation (confirmed at its SubscribeURL, never stored)', { type: 'SubscriptionConfirmation' }),
+    ...notifications,
+    { ...notifications[0], label: 'retry of a delivered notification (duplicate)' },
+    sns('a topic this inbox does not serve (SNS signs every topic)', { topicArn: FOREIGN_TOPIC_ARN }),
+    sns('forged: the message changed after SNS signed it', {}, (fields) => ({ ...fields, Message: JSON.stringify({ order: 'A-1001', status: 'refunded' }) })),
+  ];
+}
+
+function answerline(label: string, body: string, secret: string): Delivery {
+  // Signed as the simulated providers sign, never with the verifier's own code.
+  return { label, provider: 'answerline', body, headers: standardWebhooksHeaders(secret, `msg_${randomUUID()}`, unixSeconds(), Buffer.from(body)) };
+}
+
+function echonova(event: string, body: string, secret: string, label = event): Delivery {
+  return { label, provider: 'echonova', body, headers: echonovaHeaders(secret, event, unixSeconds(), Buffer.from(body)) };
+}
+
+function task(id: string, idempotencyKey: string, status: string, createdAt: string): string {
+  const response = status === 'COMPLETED' ? { result: { answer: `answer for ${idempotencyKey}` } } : { error: { code: 'MODEL_ERROR' } };
+  return JSON.stringify({ task: { id, status, idempotencyKey, createdAt }, credits: { charged: 1 }, response });
+}
+
+function hoursAgo(hours: number): string {
+  return new Date(Date.now() - hours * 3_600_000).toISOString();
+}

@@ -1,0 +1,404 @@
+/**
+ * The local twin: a synthesized CloudFormation template run on 127.0.0.1, with no AWS account.
+ * Every resource comes from the template (tables, queues, bucket, secrets, bus and rules, the
+ * HTTP API's routes, the schedule, each Lambda function from its asset with its environment
+ * resolved), and each function calls AWS under its own role's policy from the template, judged by
+ * the IAM gateway: what runs locally is what deploys. `startTemplateTwin` runs any app's cloud
+ * assembly; `startTwin` synthesizes the twin's own app first (app.ts).
+ */
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { CreateSecretCommand } from '@aws-sdk/client-secrets-manager';
+import type { LocalOpsConfig } from '../../../../lib/contract';
+import type { LambdaHost } from '../aws/lambda/host';
+import type { EventBridgeStandIn } from '../aws/eventbridge/stand-in';
+import type { IamGateway, LocalCredentials } from '../aws/iam/gateway';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from '../aws/local-aws';
+import type { Poller } from '../aws/lambda/sqs-event-source';
+import { loadStacks } from '../aws/cloudformation/assembly';
+import { constructPath, Interceptor } from '../aws/cloudformation/functions';
+import { LocalInbox, RunningStack, runStack } from '../aws/cloudformation/run-stack';
+import { LocalFaults, LocalServices, ServiceEndpoints, startLocalServices } from '../aws/services';
+import type { ScheduleClock } from '../aws/cloudformation/triggers';
+import { RECORDING_APP_ID, synthesizeTwinApp, TwinAppOptions, TwinProviderSpec } from './app';
+import { TwinMonitor } from './monitor';
+import { consoleRequestListener, CONSOLE_PATH } from './console/server';
+
+export { TWIN_PROVIDERS } from './app';
+export type { TwinProviderSpec } from './app';
+export { LOCAL_AWS } from '../aws/local-aws';
+export type { InvocationFault, Interceptor } from '../aws/cloudformation/functions';
+
+export interface TemplateTwinOptions {
+  /** A cloud assembly folder (`cdk.out`) or a template file. */
+  readonly app: string;
+  /** Only these stacks (by name or display path). @default every stack */
+  readonly stacks?: readonly string[];
+  /** Port of the first HTTP API (and the console); 0 picks a free one. */
+  readonly port?: number;
+  /** Signing secrets by provider name; the others are generated. */
+  readonly secrets?: Readonly<Record<string, string>>;
+  /** Keep DynamoDB data in this folder across restarts. */
+  readonly dataDir?: string;
+  /** Where the twin writes the ops CLI's configuration, the functions' logs and the events log. */
+  readonly stateDir?: string;
+  /** Runs schedules this many times faster than real time. @default 1 */
+  readonly timeScale?: number;
+  /** Execution environments per function without reserved concurrency. @default 4 */
+  readonly defaultConcurrency?: number;
+  /** Judge every function's AWS calls by its role's policy from the template. @default true */
+  readonly enforceIam?: boolean;
+  /** More secrets to create before the stacks run, name → value (API keys the template imports by name). */
+  readonly extraSecrets?: Readonly<Record<string, string>>;
+  /** Progress and warnings while the twin starts and runs. @default stderr */
+  readonly log?: (line: string) => void;
+}
+
+export interface TemplateTwin {
+  readonly services: LocalServices;
+  readonly stacks: readonly RunningStack[];
+  readonly inboxes: readonly LocalInbox[];
+  /** The ops CLI's configuration file of each inbox, by inbox name. */
+  readonly opsConfigPaths: Readonly<Record<string, string>>;
+  readonly logDir: string;
+  /** Every event put on a bus, one JSON line each, and what the rules delivered. */
+  readonly eventsLog: string;
+  /** The metrics and the template's alarms, as the twin evaluates them. */
+  readonly monitor: TwinMonitor;
+  /** One JSON line per alarm state change. */
+  readonly notificationsLog: string;
+  /** The local console, on the first API's port; absent without an HTTP API. */
+  readonly consoleUrl?: string;
+  /** Each function's AWS calls the IAM gateway refused, by function path. */
+  deniedByFunction(): Record<string, number>;
+  stop(): Promise<void>;
+}
+
+export async function startTemplateTwin(options: TemplateTwinOptions): Promise<TemplateTwin> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const stacks = loadStacks(options.app, options.stacks);
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const services = await startLocalServices({ dataDir: options.dataDir, enforceIam: options.enforceIam, progress: log });
+  try {
+    const stateDir = options.stateDir ?? join(process.cwd(), '.twin');
+    const logDir = join(stateDir, 'logs');
+    mkdirSync(logDir, { recursive: true });
+    const eventsLog = join(stateDir, 'events.log');
+    writeFileSync(eventsLog, '');
+    const record = (entry: object) => appendFileSync(eventsLog, `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`);
+    services.eventBridge.onAccepted((event) => record({ type: 'event', ...event }));
+    for (const [name, value] of Object.entries(options.extraSecrets ?? {})) {
+      await services.clients.secrets.send(new CreateSecretCommand({ Name: name, SecretString: value }));
+    }
+    const clock = scaledClock(options.timeScale ?? 1);
+    const notificationsLog = join(stateDir, 'notifications.log');
+    writeFileSync(notificationsLog, '');
+    const monitor = new TwinMonitor({ clock, notificationsLog, log });
+    services.onStop(() => monitor.stop());
+    const consoleListener = consoleRequestListener(monitor.consoleSource(services));
+    const running: RunningStack[] = [];
+    for (const [index, stack] of stacks.entries()) {
+      log(`running stack ${stack.stackName} from its template…`);
+      running.push(
+        await runStack(stack, services, {
+          account: LOCAL_ACCOUNT,
+          region: LOCAL_REGION,
+          port: index === 0 ? options.port : 0,
+          // The console shares the first API's loopback port.
+          ...(index === 0 ? { fallback: consoleListener } : {}),
+          stateDir,
+          defaultConcurrency: options.defaultConcurrency ?? 4,
+          clock,
+          signingSecrets: options.secrets,
+          warn: (line) => log(`warning: ${line}`),
+          onRuleDelivery: (delivery) => record({ type: 'rule-delivery', ...delivery }),
+          onLogLine: (fn, line) => monitor.onLogLine(fn, line),
+          onInvocation: (fn, outcome) => monitor.onInvocation(fn, outcome),
+          onApiResponse: (api, response) => monitor.onApiResponse(api, response),
+        }),
+      );
+    }
+    monitor.start(running, services);
+    const firstApi = running[0]?.apis[0];
+    const inboxes = running.flatMap((stack) => stack.inboxes);
+    const opsConfigPaths: Record<string, string> = {};
+    for (const [index, inbox] of inboxes.entries()) {
+      const document: LocalOpsConfig = {
+        ...inbox.opsConfig,
+        endpoints: {
+          dynamodb: services.endpoints.dynamodb,
+          sqs: services.endpoints.sqs,
+          s3: services.endpoints.s3,
+          lambda: services.endpoints.lambda,
+          region: LOCAL_REGION,
+        },
+        eventsLog,
+        ...(inbox.eventBus ? { eventBus: inbox.eventBus } : {}),
+      };
+      const path = join(stateDir, index === 0 ? 'ops-config.json' : `ops-config.${inbox.opsConfig.inboxName}.json`);
+      writeFileSync(path, `${JSON.stringify(document, null, 2)}\n`);
+      opsConfigPaths[inbox.opsConfig.inboxName] = path;
+    }
+    const functionsByPrincipal = new Map(
+      running.flatMap((stack) => [...stack.functions.values()].map((fn) => [`${stack.stack.stackName}/${roleName(stack, fn.roleLogicalId)}`, fn.path])),
+    );
+    return {
+      services,
+      stacks: running,
+      inboxes,
+      opsConfigPaths,
+      logDir,
+      eventsLog,
+      monitor,
+      notificationsLog,
+      ...(firstApi ? { consoleUrl: `${firstApi.url}${CONSOLE_PATH}` } : {}),
+      deniedByFunction() {
+        const counts: Record<string, number> = {};
+        for (const denial of services.iam?.gateway.denials ?? []) {
+          const name = functionsByPrincipal.get(denial.principal) ?? denial.principal;
+          counts[name] = (counts[name] ?? 0) + 1;
+        }
+        return counts;
+      },
+      stop: () => services.stop(),
+    };
+  } catch (error) {
+    await services.stop();
+    throw error;
+  }
+}
+
+/**
+ * The twin's ready line: every endpoint (the stand-ins' included, with the SNS stand-in's CA file),
+ * each inbox's providers with their URL, secret ARN and value (SNS: its topics, and the stand-in's
+ * signing key as the value), its tables, queues, bus and bucket, and where logs and events go.
+ */
+export function readyLine(twin: TemplateTwin): Record<string, unknown> {
+  const [first] = twin.inboxes;
+  return {
+    ready: true,
+    // The first inbox's webhook URLs and secrets, where scripts look for them.
+    endpoints: Object.fromEntries((first?.providers ?? []).map((provider) => [provider.name, provider.url])),
+    secrets: Object.fromEntries((first?.providers ?? []).map((provider) => [provider.name, provider.secret])),
+    services: { ...twin.services.endpoints, ...(twin.services.iam ? { iamGateway: twin.services.iam.endpoint } : {}) },
+    // What trusts the SNS stand-in's host (curl --cacert, NODE_EXTRA_CA_CERTS).
+    snsCaFile: twin.services.sns.caFile,
+    region: LOCAL_REGION,
+    inboxes: twin.inboxes.map((inbox) => ({
+      stack: inbox.stackName,
+      name: inbox.opsConfig.inboxName,
+      providers: inbox.providers.map(({ name, adapter, url, signedUrl, secretArn, secret, topicArns }) => ({
+        name,
+        adapter,
+        url,
+        ...(signedUrl ? { signedUrl } : {}),
+        secretArn,
+        secret,
+        topicArns,
+      })),
+      tables: { inbox: inbox.opsConfig.inboxTable, results: inbox.opsConfig.resultsTable },
+      queues: { work: inbox.opsConfig.workQueueUrl, deadLetter: inbox.opsConfig.deadLetterQueueUrl },
+      ...(inbox.eventBus ? { bus: inbox.eventBus } : {}),
+      ...(inbox.opsConfig.bodyBucket ? { bucket: inbox.opsConfig.bodyBucket } : {}),
+      opsConfig: twin.opsConfigPaths[inbox.opsConfig.inboxName],
+    })),
+    ...(twin.consoleUrl ? { console: twin.consoleUrl } : {}),
+    logs: twin.logDir,
+    events: twin.eventsLog,
+    notifications: twin.notificationsLog,
+  };
+}
+
+/** The role's name in the IAM gateway's reports, as the stack registered it. */
+function roleName(stack: RunningStack, roleLogicalId: string | undefined): string {
+  return roleLogicalId ? constructPath(stack.stack, roleLogicalId, stack.stack.template.Resources[roleLogicalId]) : '';
+}
+
+/** Time that runs `scale` times faster than real time from now on. */
+function scaledClock(scale: number): ScheduleClock {
+  const origin = Date.now();
+  const at = (realMs: number) => origin + (realMs - origin) * scale;
+  return { scale, at, now: () => at(Date.now()), realDelayUntil: (instant) => Math.max(0, (instant - at(Date.now())) / scale) };
+}
+
+/** Durations of the twin's own app, compressed from the construct's defaults so that recovery is visible. */
+export interface TwinTiming {
+  /** The processor's timeout (and claim lease); the visibility timeout is six times it. */
+  readonly processorTimeoutSeconds: number;
+  /** The reconciler's timeout. @default TWIN_RECONCILER_TIMEOUT_SECONDS */
+  readonly reconcilerTimeoutSeconds?: number;
+  /**
+   * A row unprocessed this long is re-enqueued by the reconciler: at least every function's timeout
+   * plus the construct's margin (`Limits.SWEEP_AFTER_MARGIN_SECONDS`), as the construct requires.
+   */
+  readonly sweepAfterSeconds: number;
+  /** How often the reconciler runs (below a minute, the schedule of one minute runs faster). */
+  readonly reconcileEverySeconds: number;
+}
+
+export const DEFAULT_TWIN_TIMING: TwinTiming = { processorTimeoutSeconds: 5, sweepAfterSeconds: 30, reconcileEverySeconds: 5 };
+
+/** What the twin's own app is built with, as `TwinAppOptions` says (providers and timing aside). */
+type TwinAppSettings = Pick<
+  TwinAppOptions,
+  'maxReceiveCount' | 'verifierConcurrency' | 'processorConcurrency' | 'sweepBatchSize' | 'pollBatchSize' | 'polling' | 'authoritativeReads'
+>;
+
+export interface TwinOptions extends TwinAppSettings {
+  /** Port of the webhook endpoint; 0 picks a free one. */
+  readonly port?: number;
+  /** Preset names, or providers with their own names and settings. @default answerline and echonova */
+  readonly providers?: readonly (string | TwinProviderSpec)[];
+  /** Signing secrets by provider; the others are generated. */
+  readonly secrets?: Readonly<Record<string, string>>;
+  /** Keep DynamoDB data in this folder across restarts (bodies then stay inline: fauxqs keeps objects in memory only). */
+  readonly dataDir?: string;
+  readonly timing?: TwinTiming;
+  /** Where the twin writes the ops CLI's configuration and the functions' logs. */
+  readonly stateDir?: string;
+  /** More secrets to create in the Secrets Manager stand-in, name → value (API keys of polling and authoritative reads). */
+  readonly extraSecrets?: Readonly<Record<string, string>>;
+  /** Enforce each function's IAM policy from the synthesized template. @default true */
+  readonly enforceIam?: boolean;
+  /** Wrap the invocations of the verifier (through the API front door) and the processor (from the queue). */
+  readonly interceptors?: {
+    readonly verifier?: Interceptor<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
+    readonly processor?: Interceptor<SQSEvent, SQSBatchResponse>;
+  };
+  /** Progress and warnings. @default stderr */
+  readonly log?: (line: string) => void;
+}
+
+/** The names of one inbox's resources, as the twin created them from the template. */
+export interface TwinInboxNames {
+  readonly inboxTable: string;
+  readonly resultsTable: string;
+  readonly workQueue: string;
+  readonly deadLetterQueue: string;
+  readonly bodyBucket?: string;
+}
+
+/** The local credentials of the roles of a twin's inbox. */
+export interface TwinCredentials {
+  readonly app?: LocalCredentials;
+  readonly verifier?: LocalCredentials;
+  readonly processor?: LocalCredentials;
+  readonly reconciler?: LocalCredentials;
+}
+
+/** A twin of one inbox, as the demo, the fault-injection run and the bench drive it. */
+export interface Twin {
+  readonly template: TemplateTwin;
+  readonly inbox: LocalInbox;
+  /** The webhook URL of each provider. */
+  readonly urls: Readonly<Record<string, string>>;
+  /** The URL a provider that signs one signs (Square, Twilio), by provider. */
+  readonly signedUrls: Readonly<Record<string, string>>;
+  readonly secrets: Readonly<Record<string, string>>;
+  readonly names: TwinInboxNames;
+  readonly workQueueUrl: string;
+  readonly deadLetterQueueUrl: string;
+  /** Service endpoints as clients outside the twin use them (not behind the fault proxies). */
+  readonly endpoints: ServiceEndpoints;
+  readonly hosts: { readonly verifier: LambdaHost; readonly processor: LambdaHost; readonly reconciler: LambdaHost };
+  /** Faults between the functions and the services they call (store, queue, bus). */
+  readonly faults: LocalFaults;
+  /** The bus stand-in, recording every event. */
+  readonly eventBridge: EventBridgeStandIn;
+  /**
+   * The IAM gateway, the credentials of the app role granted grantRecordSubmission, and each
+   * function's own (what tells their calls apart at a fault proxy); absent with `enforceIam: false`.
+   */
+  readonly iam?: { readonly gateway: IamGateway; readonly endpoint: string; readonly credentials: TwinCredentials };
+  readonly poller: Poller;
+  readonly opsConfigPath: string;
+  /** One file per function, as CloudWatch Logs keeps one log group per function. */
+  readonly logDir: string;
+  reconcileNow(): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
+  const timing = options.timing ?? DEFAULT_TWIN_TIMING;
+  const providers = options.providers ?? ['answerline', 'echonova'];
+  // EventBridge's smallest rate is a minute: a faster reconciler runs the one-minute schedule faster.
+  const everyMinute = timing.reconcileEverySeconds < 60 || timing.reconcileEverySeconds % 60 !== 0;
+  const assembly = synthesizeTwinApp({
+    providers,
+    processorTimeoutSeconds: timing.processorTimeoutSeconds,
+    reconcilerTimeoutSeconds: timing.reconcilerTimeoutSeconds,
+    sweepAfterSeconds: timing.sweepAfterSeconds,
+    reconcileEveryMinutes: everyMinute ? 1 : timing.reconcileEverySeconds / 60,
+    maxReceiveCount: options.maxReceiveCount,
+    verifierConcurrency: options.verifierConcurrency ?? 4,
+    processorConcurrency: options.processorConcurrency ?? 2,
+    sweepBatchSize: options.sweepBatchSize,
+    pollBatchSize: options.pollBatchSize,
+    polling: options.polling,
+    authoritativeReads: options.authoritativeReads,
+    inlineBodiesOnly: Boolean(options.dataDir),
+  });
+  options.log?.(`synthesized the twin's own app (${providers.map((spec) => (typeof spec === 'string' ? spec : spec.name)).join(', ')})`);
+  let template: TemplateTwin;
+  try {
+    template = await startTemplateTwin({
+      app: assembly,
+      port: options.port,
+      secrets: options.secrets,
+      dataDir: options.dataDir,
+      stateDir: options.stateDir,
+      timeScale: everyMinute ? 60 / timing.reconcileEverySeconds : 1,
+      enforceIam: options.enforceIam,
+      extraSecrets: options.extraSecrets,
+      log: options.log,
+    });
+  } finally {
+    rmSync(assembly, { recursive: true, force: true });
+  }
+  return twinOf(template, template.inboxes[0], options.interceptors);
+}
+
+/** The twin of one inbox of a running template. */
+export function twinOf(template: TemplateTwin, inbox: LocalInbox, interceptors?: TwinOptions['interceptors']): Twin {
+  const { verifier, processor, reconciler } = inbox.functions;
+  if (!verifier || !processor || !reconciler) throw new Error(`the inbox ${inbox.opsConfig.inboxName} lacks a verifier, processor or reconciler function`);
+  if (interceptors?.verifier) verifier.intercept(interceptors.verifier as Interceptor);
+  if (interceptors?.processor) processor.intercept(interceptors.processor as Interceptor);
+  const stack = template.stacks.find((candidate) => candidate.stack.stackName === inbox.stackName)!;
+  const services = template.services;
+  const appRole = Object.entries(stack.stack.template.Resources).find(
+    ([, resource]) => resource.Metadata?.['aws:cdk:path'] === `${stack.stack.stackName}/${RECORDING_APP_ID}/Resource`,
+  )?.[0];
+  const eventSource = [...stack.eventSources.values()].find((source) => source.functionLogicalId === processor.logicalId);
+  if (!eventSource) throw new Error(`the inbox ${inbox.opsConfig.inboxName}'s processor has no event source`);
+  const config = inbox.opsConfig;
+  const roleOf = (fn: { readonly roleLogicalId?: string }) => (fn.roleLogicalId ? stack.credentials.get(fn.roleLogicalId) : undefined);
+  const functionCredentials = { verifier: roleOf(verifier), processor: roleOf(processor), reconciler: roleOf(reconciler) };
+  return {
+    template,
+    inbox,
+    urls: Object.fromEntries(inbox.providers.map((provider) => [provider.name, provider.url])),
+    signedUrls: Object.fromEntries(inbox.providers.flatMap((provider) => (provider.signedUrl ? [[provider.name, provider.signedUrl]] : []))),
+    secrets: Object.fromEntries(inbox.providers.map((provider) => [provider.name, provider.secret])),
+    names: {
+      inboxTable: config.inboxTable,
+      resultsTable: config.resultsTable,
+      workQueue: inbox.workQueue.name,
+      deadLetterQueue: inbox.deadLetterQueue?.name ?? '',
+      ...(config.bodyBucket ? { bodyBucket: config.bodyBucket } : {}),
+    },
+    workQueueUrl: config.workQueueUrl,
+    deadLetterQueueUrl: config.deadLetterQueueUrl ?? '',
+    endpoints: services.endpoints,
+    hosts: { verifier: verifier.host, processor: processor.host, reconciler: reconciler.host },
+    faults: services.faults,
+    eventBridge: services.eventBridge,
+    ...(services.iam ? { iam: { ...services.iam, credentials: { app: appRole ? stack.credentials.get(appRole) : undefined, ...functionCredentials } } } : {}),
+    poller: eventSource.poller,
+    opsConfigPath: template.opsConfigPaths[config.inboxName],
+    logDir: template.logDir,
+    reconcileNow: () => reconciler.invoke({ source: 'aws.events', 'detail-type': 'Scheduled Event' }),
+    stop: () => template.stop(),
+  };
+}

@@ -1,0 +1,303 @@
+/**
+ * The chaos run's auditor, on evidence made here: it flags what it must (a lost result, a wrong
+ * winner, an altered body, an effect sent twice, a denied call, a dead row nobody counted, a batch
+ * or a deadline not settled once, an alarm that did not page) and passes what is right. The
+ * conflict rule is stated here on its own.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { logReference } from '../../../../lambda/shared/runtime/digest';
+import { DeliveryStatus, RowOutcome, SubmissionState } from '../../../../lib/contract';
+import { audit, Evidence, outranks } from '../../src/chaos/audit';
+import { makePlan } from '../../src/chaos/plan';
+import { chaosProfile } from '../../src/chaos/profile';
+
+let logDir: string;
+beforeEach(() => {
+  logDir = mkdtempSync(join(tmpdir(), 'chaos-audit-'));
+});
+afterEach(() => rmSync(logDir, { recursive: true, force: true }));
+
+const delivery = (id: string, body: string, kind: 'result' | 'poison' = 'result') => ({
+  provider: 'answerline',
+  id: `msg_${id}`,
+  eventKey: `answerline#${id}`,
+  kind,
+  body: Buffer.from(body),
+  digest: `digest-of-${id}`,
+  queuedAt: 0,
+  state: 'delivered' as const,
+  attempts: [{ at: 1, status: 202, ms: 1, copies: 1 }],
+});
+const task = (id: string, idempotencyKey: string, createdAt: string) => ({
+  id,
+  idempotencyKey,
+  jobKey: idempotencyKey.replace(/-r[1-9]\d{0,2}$/, ''),
+  createdAt,
+  status: 'COMPLETED',
+  delivery: delivery(id, id),
+});
+const effectOf = (id: string, jobKey: string) => ({
+  detailType: 'JobResultDecided',
+  effectKey: `k-${id}`,
+  eventKey: `answerline#${id}`,
+  jobKey,
+  taskId: id,
+  status: 'COMPLETED',
+  recovered: false,
+});
+
+/** Evidence of a run that sent `tasks`, with everything else empty unless given. */
+function evidenceOf(tasks: ReturnType<typeof task>[], rest: Partial<Evidence>): Evidence {
+  return {
+    plan: makePlan(1, 50, chaosProfile(4)),
+    faults: {},
+    deliveries: tasks.map((t) => t.delivery),
+    attempts: tasks.length,
+    answerlineTasks: tasks as unknown as Evidence['answerlineTasks'],
+    echonovaJobs: [],
+    events: [],
+    echonovaWebhook: { enabled: true, consecutiveFailures: 0, disabledAt: [], enabledAt: [] },
+    adversary: [],
+    alteredSkipped: 0,
+    rows: [],
+    quarantined: [],
+    submissions: [],
+    results: [],
+    deadLettered: [],
+    effects: [],
+    unavailable: [],
+    batches: [],
+    deadlineTaskIds: [],
+    interruptedRows: new Set(),
+    killedRows: new Set(),
+    servedDigests: {},
+    rateLimitedPolls: 0,
+    logDir,
+    sensitive: { texts: [], signatureTokens: new Set() },
+    iam: { denials: [], evaluated: {} },
+    awsCalls: { made: {}, changed: {} },
+    uncalled: [],
+    alarms: [],
+    appStats: {},
+    hostStats: {},
+    errors: [],
+    elapsedMs: 0,
+    ...rest,
+  };
+}
+
+describe('the auditor', () => {
+  it('flags a lost result, a wrong winner, an altered body and an effect sent twice', () => {
+    const tasks = [
+      task('t1', 'job-1', '2026-01-01T10:00:00.000Z'),
+      task('t2', 'job-1-r1', '2026-01-01T10:01:00.000Z'),
+      task('t3', 'job-2', '2026-01-01T10:02:00.000Z'),
+    ];
+    const effect = effectOf('t1', 'job-1');
+    const found = audit(
+      evidenceOf(tasks, {
+        // t1 holds other bytes than the provider sent; t3 was never stored.
+        rows: [
+          { key: 'answerline#t1', status: DeliveryStatus.PROCESSED, digest: 'something-else', recovered: false, outcome: RowOutcome.WINNER },
+          { key: 'answerline#t2', status: DeliveryStatus.PROCESSED, digest: 'digest-of-t2', recovered: false, outcome: RowOutcome.SUPERSEDED },
+        ],
+        // The rule says t2 (the newer COMPLETED task); the store says t1.
+        results: [{ key: 'answerline#job-1', taskId: 't1', status: 'COMPLETED' }],
+        effects: [effect, effect],
+      }),
+    );
+    const text = found.violations.join('\n');
+    expect(text).toMatch(/1 completed results have no inbox row \(lost\).*answerline#t3/);
+    expect(text).toMatch(/jobs have the wrong winner.*answerline#job-1: stored t1\/COMPLETED, rule says t2\/COMPLETED/);
+    expect(text).toMatch(/1 rows hold a body the provider never sent.*answerline#t1/);
+    expect(text).toMatch(/1 rows were processed twice.*answerline#t1/);
+  });
+
+  it('states the conflict rule on its own: COMPLETED over FAILED whatever the times, then the later created, then the greater task id', () => {
+    const at = (minute: number) => Date.UTC(2026, 0, 1, 10, minute);
+    const completed = (taskId: string, minute: number) => ({ taskId, status: 'COMPLETED' as const, createdMs: at(minute) });
+    const failed = (taskId: string, minute: number) => ({ taskId, status: 'FAILED' as const, createdMs: at(minute) });
+    expect(outranks(completed('a', 0), failed('b', 59))).toBe(true);
+    expect(outranks(failed('b', 59), completed('a', 0))).toBe(false);
+    expect(outranks(completed('a', 2), completed('b', 1))).toBe(true);
+    expect(outranks(failed('a', 2), failed('b', 1))).toBe(true);
+    expect(outranks(completed('b', 1), completed('a', 1))).toBe(true);
+    expect(outranks(completed('a', 1), completed('a', 1))).toBe(false);
+  });
+
+  it('flags any AWS call the IAM gateway denied a function', () => {
+    const tasks = [task('t1', 'job-1', '2026-01-01T10:00:00.000Z')];
+    const denial = { principal: 'processor', message: 'User: … is not authorized to perform: dynamodb:GetItem on resource: …' };
+    const found = audit(
+      evidenceOf(tasks, {
+        rows: [{ key: 'answerline#t1', status: DeliveryStatus.PROCESSED, digest: 'digest-of-t1', recovered: false, outcome: RowOutcome.WINNER }],
+        iam: { denials: [denial], evaluated: { processor: 3 } },
+      }),
+    );
+    expect(found.violations.join('\n')).toMatch(/1 AWS calls were denied by the functions' own role policies.*dynamodb:GetItem/);
+    expect(found.figures.find((figure) => figure.name.startsWith('AWS calls denied'))?.values.total).toBe(1);
+  });
+
+  it('flags a dead row the processor never counted, unless its invocation was killed before it could', () => {
+    const poison = [delivery('p1', 'p1', 'poison'), delivery('p2', 'p2', 'poison')];
+    const deadLine = (id: string) =>
+      JSON.stringify({ level: 'ERROR', message: 'processing failed; dead-lettered', eventRef: logReference(`answerline#${id}`) });
+    const deadCount = (n: number) =>
+      JSON.stringify({
+        _aws: { Timestamp: 0, CloudWatchMetrics: [{ Namespace: 'WebhookInbox', Dimensions: [['Inbox']], Metrics: [{ Name: 'DeadLettered', Unit: 'Count' }] }] },
+        Inbox: 'i',
+        DeadLettered: n,
+      });
+    const auditWith = (lines: string[], killedRows: Set<string>) => {
+      writeFileSync(join(logDir, 'processor.log'), `${lines.join('\n')}\n`);
+      return audit(
+        evidenceOf([], {
+          deliveries: poison,
+          rows: poison.map((d) => ({ key: d.eventKey, status: DeliveryStatus.DEAD, digest: d.digest, recovered: false })),
+          deadLettered: poison.map((d) => d.eventKey),
+          killedRows,
+          alarms: [{ logicalId: 'InboxAlarmsDeadDeliveries5E984ACD', to: 'ALARM', at: 0 }],
+        }),
+      );
+    };
+
+    expect(auditWith([deadLine('p1'), deadCount(1), deadLine('p2'), deadCount(1)], new Set()).violations).toEqual([]);
+    // p2 is DEAD and in the DLQ, but nothing counted it, and nothing killed its invocation.
+    expect(auditWith([deadLine('p1'), deadCount(1)], new Set()).violations.join('\n')).toMatch(
+      /1 poison rows died without the processor counting them.*answerline#p2/,
+    );
+    const killed = auditWith([deadLine('p1'), deadCount(1)], new Set(['answerline#p2']));
+    expect(killed.violations).toEqual([]);
+    expect(killed.notes).toContain('1 poison rows died in an invocation killed before it counted them');
+    // The metric and the log lines are written together: they must agree.
+    expect(auditWith([deadLine('p1'), deadLine('p2'), deadCount(1)], new Set()).violations).toEqual([
+      'the processor counted 1 rows dead-lettered but logged 2',
+    ]);
+  });
+});
+
+describe('the auditor, of batches and deadlines', () => {
+  const BATCH = 'msgbatch_1';
+  const childKey = (customId: string) => `batches#${BATCH}:${customId}`;
+  const summaryKey = `batches#${BATCH}:~batch`;
+  const row = (key: string) => ({ key, status: DeliveryStatus.PROCESSED, digest: 'd', recovered: true });
+  const childEffect = (customId: string, childState: string, effectKey = `k-${customId}`) => ({
+    detailType: 'BatchChildSettled',
+    effectKey,
+    eventKey: childKey(customId),
+    batchId: BATCH,
+    customId,
+    childState,
+    recovered: true,
+  });
+  const summaryEffect = (batchOutcome: string) => ({
+    detailType: 'BatchSettled',
+    effectKey: 'k-summary',
+    eventKey: summaryKey,
+    batchId: BATCH,
+    batchOutcome,
+    recovered: true,
+  });
+  const batches = [
+    {
+      provider: 'batches',
+      batchId: BATCH,
+      requests: [
+        { customId: 'a', state: 'succeeded' },
+        { customId: 'b', state: 'canceled' },
+      ],
+    },
+  ];
+  const counts = (children: number, settled: number) =>
+    writeFileSync(
+      join(logDir, 'reconciler.log'),
+      ['BatchChildrenRecorded', 'BatchesSettled']
+        .map((name, i) =>
+          JSON.stringify({
+            _aws: { Timestamp: 0, CloudWatchMetrics: [{ Namespace: 'WebhookInbox', Dimensions: [['Inbox']], Metrics: [{ Name: name, Unit: 'Count' }] }] },
+            Inbox: 'i',
+            [name]: i === 0 ? children : settled,
+          }),
+        )
+        .join('\n'),
+    );
+
+  it('passes a batch whose every request has one row and one effect of its state, and one partial summary', () => {
+    counts(2, 1);
+    const found = audit(
+      evidenceOf([], {
+        batches,
+        rows: [row(childKey('a')), row(childKey('b')), row(summaryKey)],
+        effects: [childEffect('a', 'succeeded'), childEffect('b', 'canceled'), summaryEffect('partial')],
+      }),
+    );
+    expect(found.violations).toEqual([]);
+  });
+
+  it('flags a request without its row, one whose effect went twice or names another state, and a summary with the wrong outcome', () => {
+    counts(1, 1);
+    const found = audit(
+      evidenceOf([], {
+        batches,
+        rows: [row(childKey('a')), row(summaryKey)],
+        effects: [childEffect('a', 'errored'), summaryEffect('succeeded')],
+      }),
+    );
+    const text = found.violations.join('\n');
+    expect(text).toMatch(/batch requests or summaries not stored and settled exactly once/);
+    expect(text).toMatch(/batches#msgbatch_1:a: effect says errored, the provider succeeded/);
+    expect(text).toMatch(/batches#msgbatch_1:b: no row/);
+    expect(text).toMatch(/batches#msgbatch_1:~batch: outcome succeeded, the rule says partial/);
+    const twice = audit(
+      evidenceOf([], {
+        batches,
+        rows: [row(childKey('a')), row(childKey('b')), row(summaryKey)],
+        effects: [childEffect('a', 'succeeded'), childEffect('b', 'canceled'), childEffect('b', 'canceled', 'other-key'), summaryEffect('partial')],
+      }),
+    );
+    expect(twice.violations.join('\n')).toMatch(/batches#msgbatch_1:b: 2 BatchChildSettled effects/);
+  });
+
+  it('flags a deadline passed unread that was not settled unavailable with one event, and owes the near-deadline page', () => {
+    const alarms = [{ logicalId: 'InboxAlarmsSubmissionsNearDeadline0123ABCD', to: 'ALARM', at: 0 }];
+    const unavailable = [{ submissionKey: 'ledger:answerline#tsk_late', effectKey: 'k', reason: 'deadline_passed' }];
+    expect(
+      audit(
+        evidenceOf([], {
+          deadlineTaskIds: ['tsk_late'],
+          submissions: [{ key: 'ledger:answerline#tsk_late', state: SubmissionState.UNAVAILABLE }],
+          unavailable,
+          alarms,
+        }),
+      ).violations,
+    ).toEqual([]);
+    const found = audit(
+      evidenceOf([], { deadlineTaskIds: ['tsk_late'], submissions: [{ key: 'ledger:answerline#tsk_late', state: SubmissionState.AWAITING }] }),
+    );
+    expect(found.violations.join('\n')).toMatch(/1 submissions past their deadline were not settled unavailable with one event.*tsk_late: AWAITING/);
+    expect(found.violations.join('\n')).toMatch(/the SubmissionsNearDeadline alarm never reached ALARM/);
+  });
+});
+
+describe('the auditor, of the alarms', () => {
+  it('flags an alarm that did not page for what the handlers counted', () => {
+    const metricLine = (name: string, value: number) =>
+      JSON.stringify({
+        _aws: { Timestamp: 0, CloudWatchMetrics: [{ Namespace: 'WebhookInbox', Dimensions: [['Inbox']], Metrics: [{ Name: name, Unit: 'Count' }] }] },
+        Inbox: 'i',
+        [name]: value,
+      });
+    writeFileSync(join(logDir, 'verifier.log'), `${metricLine('AuthenticationFailed', 12)}\n`);
+    writeFileSync(join(logDir, 'reconciler.log'), `${metricLine('OverdueSubmissions', 2)}\n`);
+    const alarmsOf = (...ids: string[]) => ids.map((logicalId) => ({ logicalId: `InboxAlarms${logicalId}0123ABCD`, to: 'ALARM', at: 0 }));
+    expect(audit(evidenceOf([], { alarms: alarmsOf('SignatureFailures', 'OverdueSubmissions') })).violations).toEqual([]);
+    expect(audit(evidenceOf([], { alarms: alarmsOf('SignatureFailures') })).violations).toEqual([
+      'the OverdueSubmissions alarm never reached ALARM though the reconciler counted overdue submissions',
+    ]);
+    // Nine refusals are not a flood: no page is owed.
+    writeFileSync(join(logDir, 'verifier.log'), `${metricLine('AuthenticationFailed', 9)}\n`);
+    expect(audit(evidenceOf([], { alarms: alarmsOf('OverdueSubmissions') })).violations).toEqual([]);
+  });
+});
