@@ -79,7 +79,16 @@ export default tseslint.config(
   // The stored statuses are written through DeliveryStatus and SubmissionState (lib/contract), never
   // as literals. PROCESSING is left out: Answerline's task status has the same word.
   {
-    files: ['lambda/**/*.ts', 'cli/**/*.ts', 'client/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'test/**/*.ts', 'packages/*/src/**/*.ts', 'packages/*/test/**/*.ts'],
+    files: [
+      'lambda/**/*.ts',
+      'cli/**/*.ts',
+      'client/**/*.ts',
+      'bench/**/*.ts',
+      'scripts/**/*.ts',
+      'test/**/*.ts',
+      'packages/*/src/**/*.ts',
+      'packages/*/test/**/*.ts',
+    ],
     rules: {
       'no-restricted-syntax': [
         'error',
