@@ -184,7 +184,8 @@ async function startOwnAppTwin(providers: TwinProviderSpec[], options: Options, 
   // A provider setting the construct refuses (an invalid HMAC scheme) is the caller's to fix.
   const twin = await startTwin({ port: settings.port, providers, secrets: settings.secrets, dataDir: options.data, log: settings.log }).catch(
     (error: unknown) => {
-      throw error instanceof Error && /^(Invalid WebhookInbox props|unknown preset)/.test(error.message)
+      // The construct's refusals at synth are named ValidationError (their message starts with its path).
+      throw error instanceof Error && (error.name === 'ValidationError' || /^unknown preset/.test(error.message))
         ? new UsageError(error.message.replace(/:?\n- /g, (separator) => (separator.startsWith(':') ? ': ' : '; ')))
         : error;
     },
