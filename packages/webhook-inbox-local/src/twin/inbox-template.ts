@@ -12,10 +12,27 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { IConstruct } from 'constructs';
-import { AdapterKind, Defaults, PollingRuntimeConfig, ProviderRuntimeConfig, SECRETLESS_ADAPTERS } from '../../../../lib/contract';
+import { Construct, IConstruct } from 'constructs';
+import {
+  Defaults,
+  HmacRuntimeSettings,
+  PollingRuntimeConfig,
+  ProviderFacts,
+  providerFactsOf,
+  ProviderRuntimeConfig,
+  SECRETLESS_ADAPTERS,
+} from '../../../../lib/contract';
+import { PresetExtras, presetConfig } from '../../../../lib/private/presets';
 import { WebhookInbox } from '../../../../lib/webhook-inbox';
-import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProvider, WebhookProviderOptions } from '../../../../lib/provider';
+import {
+  HmacAlgorithm,
+  HmacProviderOptions,
+  SecretEncoding,
+  SignatureEncoding,
+  WebhookProvider,
+  WebhookProviderConfig,
+  WebhookProviderOptions,
+} from '../../../../lib/provider';
 import type { Template } from '../aws/iam/template-policies';
 
 /** The roles of an inbox whose calls are judged by IAM: its functions', and an app's with `grantRecordSubmission`. */
@@ -172,64 +189,43 @@ export function presetFor(
   config: Pick<ProviderRuntimeConfig, 'name' | 'adapter' | 'hmac' | 'notificationUrl' | 'topicArns'>,
   options: WebhookProviderOptions,
 ): WebhookProvider {
-  switch (config.adapter) {
-    case AdapterKind.ANSWERLINE:
-      return WebhookProvider.answerline(options);
-    case AdapterKind.ECHONOVA:
-      return WebhookProvider.echonova(options);
-    case AdapterKind.STANDARD_WEBHOOKS:
-      return WebhookProvider.standardWebhooks(options);
-    case AdapterKind.STRIPE:
-      return WebhookProvider.stripe(options);
-    case AdapterKind.GITHUB:
-      return WebhookProvider.github(options);
-    case AdapterKind.META:
-      return WebhookProvider.meta(options);
-    case AdapterKind.SLACK:
-      return WebhookProvider.slack(options);
-    case AdapterKind.ZOOM:
-      return WebhookProvider.zoom(options);
-    case AdapterKind.SHOPIFY:
-      return WebhookProvider.shopify(options);
-    case AdapterKind.PADDLE:
-      return WebhookProvider.paddle(options);
-    case AdapterKind.PAGERDUTY:
-      return WebhookProvider.pagerduty(options);
-    case AdapterKind.LINEAR:
-      return WebhookProvider.linear(options);
-    case AdapterKind.DISCORD:
-      return WebhookProvider.discord(options);
-    case AdapterKind.SQUARE:
-      return WebhookProvider.square({ ...options, notificationUrl: config.notificationUrl ?? '' });
-    case AdapterKind.TWILIO:
-      return WebhookProvider.twilio({ ...options, webhookUrl: config.notificationUrl ?? '' });
-    case AdapterKind.SNS:
-      return WebhookProvider.sns({
-        name: options.name,
-        topicArns: [...(config.topicArns ?? [])],
-        pastTolerance: options.pastTolerance,
-        futureTolerance: options.futureTolerance,
-      });
-    case AdapterKind.MESSAGE_BATCHES:
-      return WebhookProvider.messageBatches(options.polling!, options);
-    case AdapterKind.HMAC: {
-      const scheme = config.hmac!;
-      const hmac: HmacProviderOptions = {
-        ...options,
-        signatureHeader: scheme.signatureHeader,
-        algorithm: scheme.algorithm as HmacAlgorithm,
-        signatureEncoding: scheme.encoding as SignatureEncoding,
-        signaturePrefix: scheme.prefix,
-        signedContent: scheme.signedContent,
-        timestampHeader: scheme.timestampHeader,
-        idHeader: scheme.idHeader,
-        idJsonPath: scheme.idJsonPath,
-        secretEncoding: scheme.secretEncoding as SecretEncoding,
-        acknowledgeUnsignedIdHeader: scheme.acknowledgeUnsignedIdHeader,
-      };
-      return WebhookProvider.hmac(hmac);
-    }
-    default:
-      throw new Error(`provider ${config.name}: unknown adapter ${config.adapter}`);
+  const facts = providerFactsOf(config.adapter);
+  if (!facts) throw new Error(`provider ${config.name}: unknown adapter ${config.adapter}`);
+  return new TwinPreset(facts, options, {
+    ...(config.hmac ? { hmacScheme: hmacOptionsOf(config.hmac, options) } : {}),
+    ...(config.notificationUrl !== undefined ? { signedUrl: config.notificationUrl } : {}),
+    ...(config.topicArns ? { topicArns: [...config.topicArns] } : {}),
+  });
+}
+
+/** A preset of any kind, bound as its static factory binds it: from its facts and the options. */
+class TwinPreset extends WebhookProvider {
+  constructor(
+    private readonly facts: ProviderFacts,
+    private readonly options: WebhookProviderOptions,
+    private readonly extras: PresetExtras,
+  ) {
+    super();
   }
+
+  public bind(_scope: Construct): WebhookProviderConfig {
+    return presetConfig(this.facts, this.options, this.extras);
+  }
+}
+
+/** The `hmac()` options a generic scheme's runtime settings were made of. */
+function hmacOptionsOf(scheme: HmacRuntimeSettings, options: WebhookProviderOptions): HmacProviderOptions {
+  return {
+    ...options,
+    signatureHeader: scheme.signatureHeader,
+    algorithm: scheme.algorithm as HmacAlgorithm,
+    signatureEncoding: scheme.encoding as SignatureEncoding,
+    signaturePrefix: scheme.prefix,
+    signedContent: scheme.signedContent,
+    timestampHeader: scheme.timestampHeader,
+    idHeader: scheme.idHeader,
+    idJsonPath: scheme.idJsonPath,
+    secretEncoding: scheme.secretEncoding as SecretEncoding,
+    acknowledgeUnsignedIdHeader: scheme.acknowledgeUnsignedIdHeader,
+  };
 }
