@@ -17,7 +17,7 @@
  * Every fault counts the calls it changed (`injected`), so a test or a run shows which path ran.
  */
 import { randomBytes } from 'node:crypto';
-import { Agent, createServer, IncomingHttpHeaders, IncomingMessage, request as httpRequest, Server, ServerResponse } from 'node:http';
+import { Agent, createServer, IncomingHttpHeaders, IncomingMessage, request as httpRequest, RequestOptions, Server, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { crc32 } from 'node:zlib';
 import { credentialOf } from '../aws/iam/aws-requests';
@@ -257,22 +257,12 @@ export class FaultProxy {
   /** Sends the request on as it comes, and its answer back as it comes. */
   private stream(req: IncomingMessage, res: ServerResponse): Promise<void> {
     return new Promise((resolve, reject) => {
-      const out = httpRequest(
-        {
-          host: this.target.host,
-          port: this.target.port,
-          method: req.method,
-          path: req.url,
-          agent: this.upstreamAgent,
-          headers: { ...without(req.headers, HOP_HEADERS), host: `${this.target.host}:${this.target.port}` },
-        },
-        (upstream) => {
-          res.writeHead(upstream.statusCode ?? 502, without(upstream.headers, HOP_HEADERS));
-          upstream.pipe(res);
-          upstream.on('end', resolve);
-          upstream.on('error', reject);
-        },
-      );
+      const out = httpRequest(this.upstreamRequest(req, without(req.headers, HOP_HEADERS)), (upstream) => {
+        res.writeHead(upstream.statusCode ?? 502, without(upstream.headers, HOP_HEADERS));
+        upstream.pipe(res);
+        upstream.on('end', resolve);
+        upstream.on('error', reject);
+      });
       out.on('error', reject);
       req.pipe(out);
     });
@@ -282,22 +272,18 @@ export class FaultProxy {
   private forward(req: IncomingMessage, body: Buffer): Promise<Upstream> {
     const headers = without(req.headers, [...HOP_HEADERS, ...FRAMING_HEADERS]);
     return new Promise((resolve, reject) => {
-      const out = httpRequest(
-        {
-          host: this.target.host,
-          port: this.target.port,
-          method: req.method,
-          path: req.url,
-          agent: this.upstreamAgent,
-          headers: { ...headers, host: `${this.target.host}:${this.target.port}`, 'content-length': String(body.length) },
-        },
-        (upstream) => {
-          readBody(upstream).then((answerBody) => resolve({ status: upstream.statusCode ?? 502, headers: upstream.headers, body: answerBody }), reject);
-        },
-      );
+      const out = httpRequest(this.upstreamRequest(req, { ...headers, 'content-length': String(body.length) }), (upstream) => {
+        readBody(upstream).then((answerBody) => resolve({ status: upstream.statusCode ?? 502, headers: upstream.headers, body: answerBody }), reject);
+      });
       out.on('error', reject);
       out.end(body);
     });
+  }
+
+  /** The client's request as sent on to the emulator: its method and path, `headers` and the emulator's host. */
+  private upstreamRequest(req: IncomingMessage, headers: IncomingHttpHeaders): RequestOptions {
+    const host = `${this.target.host}:${this.target.port}`;
+    return { host: this.target.host, port: this.target.port, method: req.method, path: req.url, agent: this.upstreamAgent, headers: { ...headers, host } };
   }
 
   /** Writes an upstream answer (rewritten or not) to the client, its length and checksum made to match the body. */
