@@ -11,16 +11,15 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { AdapterKind, DeliveryStatus, EffectEvent, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
 import {
   answerlineBody,
-  apiGatewayEvent,
   answerOf,
+  apiGatewayEvent,
   CrashingWorker,
-  EffectsFixture,
+  effectsFixtures,
   INBOX_NAME,
   InboxHarness,
   keyOf,
   LEASE_MS,
   PROVIDER,
-  SecretsFixture,
   sha256Hex,
   storeUncheckedRow,
   taskIdOf,
@@ -38,18 +37,11 @@ import { redrive } from '../../cli/commands/redrive';
 const MAX_RECEIVE_COUNT = 3;
 const QUEUE = { visibilityTimeoutSeconds: 1, maxReceiveCount: MAX_RECEIVE_COUNT };
 
-const secrets = new SecretsFixture();
-const fx = new EffectsFixture();
+const { secrets, fx } = effectsFixtures();
 let h: InboxHarness;
 let bus: string;
 let busSink: ReturnType<InboxHarness['busSink']>['sink'];
 
-beforeAll(async () => {
-  await Promise.all([secrets.start(), fx.start()]);
-});
-afterAll(async () => {
-  await Promise.all([secrets.stop(), fx.stop()]);
-});
 beforeEach(async () => {
   h = await InboxHarness.create(secrets, 'effects', { queue: QUEUE });
   ({ bus, sink: busSink } = h.busSink(fx));

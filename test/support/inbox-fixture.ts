@@ -1009,6 +1009,18 @@ export class InboxHarness {
  * stand-in (the user's processing function), each behind the real SDK client, so the sinks run
  * exactly as they do in Lambda.
  */
+/**
+ * The secrets stand-in and the effect targets a test file with effects needs, started before its
+ * tests and stopped after them.
+ */
+export function effectsFixtures(): { secrets: SecretsFixture; fx: EffectsFixture } {
+  const secrets = new SecretsFixture();
+  const fx = new EffectsFixture();
+  beforeAll(() => Promise.all([secrets.start(), fx.start()]));
+  afterAll(() => Promise.all([secrets.stop(), fx.stop()]));
+  return { secrets, fx };
+}
+
 export class EffectsFixture {
   readonly eventBridge = new EventBridgeStandIn();
   readonly lambda = new LambdaInvokeStandIn();

@@ -24,7 +24,7 @@ import { sha256Hex } from '../../../lambda/shared/runtime/digest';
 import { InboxStore } from '../../../lambda/shared/stores/inbox';
 import { SubmissionStore } from '../../../lambda/shared/stores/submission-store';
 import { FakeMessageBatchesApi, RecordedEvent } from '#twin/testing';
-import { bind, Clock, EffectsFixture, INBOX_NAME, InboxHarness, Item, SecretsFixture } from '../../support/inbox-fixture';
+import { bind, Clock, effectsFixtures, INBOX_NAME, InboxHarness, Item } from '../../support/inbox-fixture';
 
 const BATCHES = 'batches';
 const HORIZON_MS = PollingDefaults['message-batches'].horizonSeconds * 1000;
@@ -37,8 +37,7 @@ const EXPIRY_MS = DAY_MS;
 const RESULTS_KEPT_MS = 29 * DAY_MS;
 const WARNING_MS = Defaults.DEADLINE_WARNING_SECONDS * 1000;
 
-const secrets = new SecretsFixture();
-const fx = new EffectsFixture();
+const { secrets, fx } = effectsFixtures();
 let api: FakeMessageBatchesApi;
 let h: InboxHarness;
 let provider: ProviderRuntimeConfig;
@@ -46,12 +45,6 @@ let polling: PollingRuntimeConfig;
 let bus: string;
 let busSink: ReturnType<InboxHarness['busSink']>['sink'];
 
-beforeAll(async () => {
-  await Promise.all([secrets.start(), fx.start()]);
-});
-afterAll(async () => {
-  await Promise.all([secrets.stop(), fx.stop()]);
-});
 beforeEach(async () => {
   h = await InboxHarness.create(secrets, 'batches', { queue: { visibilityTimeoutSeconds: 1 }, clock: new Clock() });
   api = new FakeMessageBatchesApi(undefined, h.clock.now);

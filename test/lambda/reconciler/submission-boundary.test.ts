@@ -11,24 +11,17 @@ import { AnswerlineLifecycle, Defaults, DeliveryStatus, MetricName, SubmissionSt
 import { shardOf } from '../../../lambda/shared/runtime/digest';
 import { RecordedEvent } from '#twin/testing';
 import { expectAccessDenied } from '../../support/iam-fixture';
-import { answerlineBody, EffectsFixture, InboxHarness, RETENTION_SECONDS, SecretsFixture, sha256Hex } from '../../support/inbox-fixture';
+import { answerlineBody, effectsFixtures, InboxHarness, RETENTION_SECONDS, sha256Hex } from '../../support/inbox-fixture';
 
 const SWEEP_AFTER_MS = Defaults.SWEEP_AFTER_SECONDS * 1000;
 /** The sweep's pending index is sharded 16 ways (`p00` … `p15`). */
 const PENDING_SHARDS = 16;
 
-const secrets = new SecretsFixture();
-const fx = new EffectsFixture();
+const { secrets, fx } = effectsFixtures();
 let h: InboxHarness;
 let bus: string;
 let busSink: ReturnType<InboxHarness['busSink']>['sink'];
 
-beforeAll(async () => {
-  await Promise.all([secrets.start(), fx.start()]);
-});
-afterAll(async () => {
-  await Promise.all([secrets.stop(), fx.stop()]);
-});
 beforeEach(async () => {
   h = await InboxHarness.create(secrets, 'boundary', { queue: { visibilityTimeoutSeconds: 1 } });
   ({ bus, sink: busSink } = h.busSink(fx));
