@@ -155,7 +155,7 @@ export interface WebhookInboxProps {
   readonly maxReceiveCount?: number;
 
   /**
-   * Overrides for the verifier function.
+   * Overrides for the verifier function; its timeout may not exceed API Gateway's integration timeout (29 seconds behind a REST API, 30 behind an HTTP API).
    * @default - ARM64, 512 MB, 10 seconds, active tracing
    */
   readonly verifierFunctionProps?: lambda.FunctionOptions;

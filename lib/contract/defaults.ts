@@ -80,6 +80,13 @@ export const Limits = {
   REJECTION_HEADER_NAME_CHARS: 64,
   /** The longest `maxQueueDelay`: a delivery held longer is long past the oldest-message-age alarm's concern. */
   MAX_QUEUE_DELAY_HOURS: 12,
+  /**
+   * How long API Gateway waits for the verifier: a REST API's Lambda integration times out after
+   * 29 seconds (its default), an HTTP API's after 30 at most. A verifier still running then has its
+   * request answered 504 by API Gateway, so its timeout may be no longer.
+   */
+  REST_API_INTEGRATION_TIMEOUT_SECONDS: 29,
+  HTTP_API_INTEGRATION_TIMEOUT_SECONDS: 30,
 } as const;
 
 /** How often the reconciler runs by default. */

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Size, Stack, Validations } from 'aws-cdk-lib';
+import { App, Duration, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as route53 from 'aws-cdk-lib/aws-route53';
@@ -191,6 +191,17 @@ describe('ingress props that cannot work are refused at synth, naming the field'
         ingress: WebhookIngress.restApi(),
       }),
     ).toThrow(/ingress: a REST API needs a provider that posts/);
+  });
+
+  test('a verifier timeout longer than the API waits for it (29 s behind a REST API, 30 s behind an HTTP API); up to that, accepted', () => {
+    // API Gateway gives up on its Lambda integration then and answers 504, while the verifier may still be storing the delivery.
+    const withTimeout = (seconds: number, ingress?: WebhookIngress) => () => build({ ingress, verifierFunctionProps: { timeout: Duration.seconds(seconds) } });
+    expect(withTimeout(30, WebhookIngress.restApi())).toThrow(
+      /verifierFunctionProps\.timeout: must be at most 29 seconds, the integration timeout of a REST API: API Gateway answers 504.*got 30 seconds/,
+    );
+    expect(withTimeout(29, WebhookIngress.restApi())).not.toThrow();
+    expect(withTimeout(31)).toThrow(/verifierFunctionProps\.timeout: must be at most 30 seconds, the integration timeout of an HTTP API.*got 31 seconds/);
+    expect(withTimeout(30)).not.toThrow();
   });
 });
 

@@ -573,10 +573,14 @@ describe('sweepAfter', () => {
     ],
     ['the reconciler timeout itself', {}, Duration.minutes(2), /sweepAfter: must be at least 2 minutes 10 seconds.*got 2 minutes/],
     [
-      'below a longer verifier timeout given as an override',
-      { verifierFunctionProps: { timeout: Duration.minutes(4) } },
-      Duration.minutes(4),
-      /sweepAfter: must be at least 4 minutes 10 seconds, the verifier's timeout \(4 minutes\) plus 10 seconds.*shorten the verifier's timeout/,
+      'below the verifier timeout when it is the longest',
+      {
+        verifierFunctionProps: { timeout: Duration.seconds(30) },
+        processorFunctionProps: { timeout: Duration.seconds(20) },
+        reconcilerFunctionProps: { timeout: Duration.seconds(20) },
+      },
+      Duration.seconds(30),
+      /sweepAfter: must be at least 40 seconds, the verifier's timeout \(30 seconds\) plus 10 seconds.*shorten the verifier's timeout/,
     ],
     [
       'below a longer processor timeout given as an override',
