@@ -179,8 +179,8 @@ export interface WebhookInboxProps {
   readonly processorBatchSize?: number;
 
   /**
-   * The most concurrent processor invocations the queue drives (2 to 1000).
-   * @default 10
+   * The most concurrent processor invocations the queue drives (2 to 1000): the default is half of a new account's Lambda concurrency, so the verifier keeps answering while the processor is busy (docs/DEPLOY.md#prerequisites).
+   * @default 5
    */
   readonly processorMaxConcurrency?: number;
 

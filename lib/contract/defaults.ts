@@ -143,7 +143,11 @@ export const Defaults = {
    */
   SWEEP_PAGES_PER_SHARD: 8,
   PROCESSOR_BATCH_SIZE: 10,
-  PROCESSOR_MAX_CONCURRENCY: 10,
+  /**
+   * Half of a new account's Lambda concurrency (10): the processor drains the queue, and the
+   * verifier, which providers wait on, keeps the rest of the pool (docs/DEPLOY.md#prerequisites).
+   */
+  PROCESSOR_MAX_CONCURRENCY: 5,
   /**
    * A response, payload or fetched resource larger than this travels in an effect as a reference
    * to the body bucket instead of inline, so that an effect stays far below EventBridge's 256 KB.

@@ -158,9 +158,20 @@ describe('WebhookInbox with defaults', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: 10 },
+      ScalingConfig: { MaximumConcurrency: 5 },
       FunctionName: { Ref: resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').id },
     });
+  });
+
+  test("deploys in a new account: no function reserves concurrency, and the processor takes at most half of the account's", () => {
+    // A new account starts with 10 concurrent executions, and Lambda keeps at least 10 unreserved: any reservation fails to deploy there.
+    const NEW_ACCOUNT_CONCURRENCY = 10;
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    }
+    // The verifier answers providers synchronously: a processor draining a burst must leave it room.
+    const [mapping] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBeLessThanOrEqual(NEW_ACCOUNT_CONCURRENCY / 2);
   });
 
   test('creates a signing secret per provider and outputs its ARN and the URLs', () => {
