@@ -408,7 +408,7 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.deadLetterQueue?.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: DEAD_LETTER_METRIC_PERIOD, ...props });
   }
 
-  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`; `ApiName` for a REST API). @default - sum over 5 minutes */
+  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`; for a REST API `5XXError`, dimensions `ApiName` and `Stage`). @default - sum over 5 minutes */
   public metricVerifierServerErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return endpointApi(this).metricServerError({ statistic: 'Sum', period: METRIC_PERIOD, ...props });
   }

@@ -284,7 +284,7 @@ export interface IWebhookInbox extends IConstruct {
    */
   metricDeadLetterQueueDepth(props?: cloudwatch.MetricOptions): cloudwatch.Metric | undefined;
 
-  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`; `ApiName` for a REST API). @default - sum over 5 minutes */
+  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`; for a REST API `5XXError`, dimensions `ApiName` and `Stage`). @default - sum over 5 minutes */
   metricVerifierServerErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
   /** Failed reconciler invocations (`AWS/Lambda` `Errors`, dimension `FunctionName`). @default - sum over 5 minutes */

@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { MetricName } from '../contract';
 import type { IWebhookInbox } from '../inbox-interface';
 import type { WebhookInboxDashboardOptions } from '../monitoring';
-import { endpointApi } from './endpoint-api';
+import { endpointApi, endpointApiKind } from './endpoint-api';
 
 const FULL = 24;
 const HALF = 12;
@@ -43,7 +43,7 @@ export function createInboxDashboard(
   return dashboard;
 }
 
-/** What the endpoint answered: each reason the verifier counts, and the HTTP API's latency and errors. */
+/** What the endpoint answered: each reason the verifier counts, and the API's latency and errors. */
 function deliveryRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
   const count = (name: string, label: string) => inbox.metric(name, { label });
   return [
@@ -67,7 +67,7 @@ function deliveryRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
       ],
     }),
     new cloudwatch.GraphWidget({
-      title: 'Endpoint (HTTP API)',
+      title: `Endpoint (${endpointApiKind(inbox)})`,
       width: HALF,
       height: HEIGHT,
       left: [

@@ -27,7 +27,7 @@ import type { LocalServices } from '../services';
 import { apiRoutes, LocalApi, LocalEventSource, RuleDelivery, ScheduleClock, startApis, startTriggers, TriggerOptions } from './triggers';
 
 /** AWS managed policies that only grant what nothing local calls (CloudWatch Logs): not worth a warning. */
-const LOGS_ONLY_POLICIES = /:iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole$/;
+const LOGS_ONLY_POLICIES = /:iam::aws:policy\/service-role\/(AWSLambdaBasicExecutionRole|AmazonAPIGatewayPushToCloudWatchLogs)$/;
 
 export interface RunStackOptions {
   readonly account: string;
