@@ -140,6 +140,7 @@ function processingRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
 
 /** The reconciler's sweep and polling, and the signing secrets' use. */
 function reconcilerRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
+  const rotationFailures = inbox.metricRotationFailures({ label: 'rotation failures, unread' });
   return [
     new cloudwatch.GraphWidget({
       title: 'Reconciler',
@@ -167,11 +168,12 @@ function reconcilerRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
         inbox.metricSignatureFailures({ label: 'authentication failed' }),
         inbox.metricUnusableSecretVersions({ label: 'bad signature, a staged value unusable' }),
       ],
-      // What the refusals left: records (quarantine --rejected), those over the limit or sampled out, failed writes.
+      // What the refusals left: records (quarantine --rejected), those over the limit or sampled out, failed writes; failed rotations.
       right: [
         inbox.metricRejectionsRecorded({ label: 'rejection records' }),
         inbox.metricRejectionsSuppressed({ label: 'rejections not recorded' }),
         inbox.metricRejectionRecordFailures({ label: 'rejection records failed' }),
+        ...(rotationFailures ? [rotationFailures] : []),
       ],
     }),
   ];
