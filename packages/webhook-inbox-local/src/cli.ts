@@ -15,8 +15,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hideSdkNodeVersionWarning } from '../../../lambda/shared/runtime/node-warnings';
-import { ResourceRefusedError } from './aws/apigateway/account-settings';
 import { AssemblyError } from './aws/cloudformation/assembly';
+import { ResourceRefusedError } from './aws/cloudformation/resource-refused';
 import { chaosCommand } from './chaos/command';
 import { formatSummary, runDemo } from './twin/demo';
 import { SynthesisError, synthesizeProject } from './twin/synth';

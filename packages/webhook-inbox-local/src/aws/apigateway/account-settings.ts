@@ -7,18 +7,10 @@
  * before, or of the same stack when the stage depends on it, or it was set in the account already.
  */
 import type { SynthesizedStack, TemplateResource } from '../cloudformation/assembly';
+import { ResourceRefusedError } from '../cloudformation/resource-refused';
 
 /** API Gateway's answer to a stage that asks for logs while the account's CloudWatch role is not set. */
 export const CLOUDWATCH_ROLE_NOT_SET = 'CloudWatch Logs role ARN must be set in account settings to enable logging';
-
-/** A template resource AWS would refuse to create: one line naming the stack, the resource, AWS's reason and what to do. */
-export class ResourceRefusedError extends Error {
-  override readonly name = 'ResourceRefusedError';
-
-  constructor(stackName: string, logicalId: string, resourceType: string, reason: string, remedy: string) {
-    super(`${stackName}: ${logicalId} (${resourceType}) failed to create: ${reason}. ${remedy}`);
-  }
-}
 
 /**
  * Refuses the first REST API stage of `stacks` (deployed in this order) that would log to CloudWatch

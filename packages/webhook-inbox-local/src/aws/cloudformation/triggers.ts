@@ -2,7 +2,7 @@
  * What invokes a stack's functions locally, from the template: the HTTP APIs' routes and the REST
  * APIs' methods (Lambda proxy integrations), the SQS
  * event source mappings, the EventBridge rules (schedules, and event patterns on the stack's
- * buses, delivering to Lambda and SQS targets), and the rotation schedules of secrets.
+ * buses, delivering to Lambda and SQS targets).
  */
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';

@@ -11,7 +11,8 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { RestApiAccessLogging, WebhookInbox, WebhookIngress } from '../../../../../lib';
-import { checkRestApiStageLogging, CLOUDWATCH_ROLE_NOT_SET, ResourceRefusedError } from '../../../src/aws/apigateway/account-settings';
+import { checkRestApiStageLogging, CLOUDWATCH_ROLE_NOT_SET } from '../../../src/aws/apigateway/account-settings';
+import { ResourceRefusedError } from '../../../src/aws/cloudformation/resource-refused';
 import type { SynthesizedStack } from '../../../src/aws/cloudformation/assembly';
 
 /** The synthesized template of a stack holding a REST API inbox with `accessLogging`. */
