@@ -77,6 +77,9 @@ function invokeAllowed(stack: SynthesizedStack, binding: StackBinding, fn: Local
 
 /** IAM's ArnLike: `*` any run of characters, `?` any one. */
 function arnLike(arn: string, pattern: string): boolean {
-  const expression = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const expression = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${expression}$`).test(arn);
 }
