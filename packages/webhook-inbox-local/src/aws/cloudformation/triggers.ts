@@ -53,6 +53,8 @@ export interface LocalApi {
   readonly apiId: string;
   /** The base URL a route's path follows: a REST API's ends with its stage. */
   readonly url: string;
+  /** A REST API's name and stage: its metrics go by them, not by its id. */
+  readonly restStage?: { readonly apiName: string; readonly stageName: string };
 }
 
 /** A route of an HTTP API or a method of a REST API; each goes only into its own API's table. */
@@ -136,7 +138,8 @@ export async function startApis(
       ...(options.onApiResponse ? { onResponse: (record: ApiAccessRecord) => options.onApiResponse!(holder.api!, record) } : {}),
     });
     gateways.push(gateway);
-    holder.api = { logicalId, apiId, url: `${gateway.url}/${stageName}` };
+    const apiName = binding.resolveString(resource.Properties?.Name ?? logicalId);
+    holder.api = { logicalId, apiId, url: `${gateway.url}/${stageName}`, restStage: { apiName, stageName } };
     apis.push(holder.api);
     routeTables.set(logicalId, routes);
   }
