@@ -56,12 +56,9 @@ const optionLines = (
   --secret NAME=VAL  this signing secret for the provider NAME (repeatable; default: generated)
   --time-scale X     run schedules X times faster than real time (default 1)
   --data DIR         keep DynamoDB data in DIR across restarts
-  --api-gateway-cloudwatch-role ARN
-                     the account's API Gateway CloudWatch role (aws apigateway get-account), which a REST API
-                     stage needs to write logs (default: none, as in a new account)`;
+  --api-gateway-cloudwatch-role ARN  the account's API Gateway CloudWatch role (aws apigateway get-account), which a REST API stage needs to log (default: none, as in a new account)`;
 
-const PACKAGE_USAGE = `usage: webhook-inbox-local [--app cdk.out] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR]
-                           [--api-gateway-cloudwatch-role ARN]
+const PACKAGE_USAGE = `usage: webhook-inbox-local [--app cdk.out] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR] [--api-gateway-cloudwatch-role ARN]
 ${optionLines('cdk.out')}`;
 
 const repositoryUsage = () => `usage: npm start -- [--app PATH] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR]
