@@ -72,8 +72,11 @@ test('a rotation that fails at deploy is reported on the default bus, kept in th
   const secretArn = reported[0].detail.additionalEventData.SecretId as string;
   expect(secretArn).toContain('Acme');
   // The template's rule put it in the rotation failure queue.
-  const delivered = jsonLines('events.log').filter((line) => line.type === 'rule-delivery' && line.kind === 'sqs');
-  expect(delivered.map((line) => line.event.detail.additionalEventData.SecretId)).toEqual([secretArn]);
+  const delivered = await waitFor('the rule’s delivery to the queue', () => {
+    const found = jsonLines('events.log').filter((line) => line.type === 'rule-delivery' && line.kind === 'sqs');
+    return found.length > 0 ? found : undefined;
+  });
+  expect(delivered.map((line) => [line.event.detail.additionalEventData.SecretId, line.error])).toEqual([[secretArn, undefined]]);
 
   const raised = await waitFor(
     'the rotation-failure alarm',
