@@ -77,7 +77,13 @@ export class StackBinding {
   }
 
   binding(): TemplateBinding {
-    return { resources: this.resources, pseudo: this.pseudo };
+    return {
+      resources: this.resources,
+      pseudo: this.pseudo,
+      fallback: (logicalId, attribute) => {
+        throw this.unbound(logicalId, attribute);
+      },
+    };
   }
 
   /** Where a resource is, as a TemplateError names it: this stack, its logical id, type and construct path, and `property`. */
@@ -141,6 +147,13 @@ export class StackBinding {
     return bound;
   }
 
+  /** A reference nothing local answers, with the type of the resource it names: the twin gives some types no attributes. */
+  private unbound(logicalId: string, attribute: string | undefined): UnresolvableError {
+    const type = this.template.Resources[logicalId]?.Type;
+    const reference = attribute === undefined ? `${logicalId} (Ref)` : `${logicalId}.${attribute} (Fn::GetAtt)`;
+    return new UnresolvableError(`nothing local stands for ${reference}${type ? `: the twin gives a resource of type ${type} no ${attribute ?? 'Ref'}` : ''}`);
+  }
+
   /** What a name is built from: parameters, pseudo parameters and the other resources, each bound first. */
   private namingBinding(naming: readonly string[]): TemplateBinding {
     return {
@@ -149,8 +162,7 @@ export class StackBinding {
       fallback: (logicalId, attribute) => {
         const bound = this.parameters[logicalId] ?? this.bind(logicalId, naming);
         const value = attribute === undefined ? bound?.ref : bound?.attributes?.[attribute];
-        if (value === undefined)
-          throw new UnresolvableError(`nothing local stands for ${logicalId}${attribute === undefined ? ' (Ref)' : `.${attribute} (Fn::GetAtt)`}`);
+        if (value === undefined) throw this.unbound(logicalId, attribute);
         const type = this.template.Resources[logicalId]?.Type ?? '';
         if (KNOWN_ONCE_CREATED[type]?.includes(attribute ?? 'Ref')) {
           throw new UnresolvableError(`it is named after ${logicalId}'s ${attribute ?? 'Ref'}, which the twin only knows once it has created ${logicalId}`);

@@ -222,7 +222,7 @@ describe('resolving properties', () => {
       'stack Orders, resource Handler (AWS::Lambda::Function), property Environment.Variables.SHARED: Fn::ImportValue is not supported locally',
     );
     expect(templateError(() => binding.resolveProperty('Handler', 'Layers')).message).toBe(
-      'stack Orders, resource Handler (AWS::Lambda::Function), property Layers.1: nothing local stands for Ledger.Missing (Fn::GetAtt)',
+      'stack Orders, resource Handler (AWS::Lambda::Function), property Layers.1: nothing local stands for Ledger.Missing (Fn::GetAtt): the twin gives a resource of type AWS::DynamoDB::Table no Missing',
     );
   });
 
