@@ -70,7 +70,7 @@ export interface TemplateTwin {
   readonly notificationsLog: string;
   /** The local console, on the first API's port; absent without an HTTP API. */
   readonly consoleUrl?: string;
-  /** Each function's AWS calls the IAM gateway refused, by function path. */
+  /** Each function's AWS calls the IAM gateway refused, by its stack and path (`Prod/Inbox/Verifier`): paths repeat from stack to stack. */
   deniedByFunction(): Record<string, number>;
   stop(): Promise<void>;
 }
@@ -141,7 +141,9 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
       opsConfigPaths[inbox.opsConfig.inboxName] = path;
     }
     const functionsByPrincipal = new Map(
-      running.flatMap((stack) => [...stack.functions.values()].map((fn) => [`${stack.stack.stackName}/${roleName(stack, fn.roleLogicalId)}`, fn.path])),
+      running.flatMap((stack) =>
+        [...stack.functions.values()].map((fn) => [`${stack.stack.stackName}/${roleName(stack, fn.roleLogicalId)}`, `${stack.stack.stackName}/${fn.path}`]),
+      ),
     );
     return {
       services,
