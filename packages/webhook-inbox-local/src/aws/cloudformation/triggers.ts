@@ -17,6 +17,7 @@ import { constructPath, SynthesizedStack, TemplateResource } from './assembly';
 import type { StackBinding } from './binding';
 import { matchesEventPattern, validateEventPattern } from '../eventbridge/event-pattern';
 import { refTarget } from './intrinsics';
+import { placed } from './template-error';
 import type { LocalFunction } from './functions';
 import type { LocalQueue } from './resources';
 import { parseScheduleExpression } from '../eventbridge/schedule-expression';
@@ -324,7 +325,7 @@ function startRules(
     const targets = (properties.Targets as Record<string, unknown>[] | undefined) ?? [];
     const fire = (event: BusEvent) => Promise.all(targets.map((target) => deliver(ruleName, target, event))).then(() => undefined);
     if (typeof properties.ScheduleExpression === 'string') {
-      const schedule = parseScheduleExpression(properties.ScheduleExpression);
+      const schedule = placed(binding.place(logicalId, 'ScheduleExpression'), () => parseScheduleExpression(properties.ScheduleExpression as string));
       const run = () => {
         options.onScheduled?.(ruleName);
         return fire(
@@ -341,7 +342,7 @@ function startRules(
       timers.arm(schedule, run);
     }
     if (properties.EventPattern !== undefined) {
-      validateEventPattern(properties.EventPattern);
+      placed(binding.place(logicalId, 'EventPattern'), () => validateEventPattern(properties.EventPattern));
       const bus = busName(String(properties.EventBusName ?? 'default'));
       services.eventBridge.onAccepted((recorded) => {
         if (recorded.bus !== bus) return;
