@@ -26,15 +26,10 @@ function attribute(binding: StackBinding, logicalId: string, name: string): unkn
   return resolve(binding, { 'Fn::GetAtt': [logicalId, name] });
 }
 
-/** The TemplateError `run` throws. */
-function templateError(run: () => unknown): TemplateError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof TemplateError) return error;
-    throw error;
-  }
-  throw new Error('expected a TemplateError');
+/** `run` throws a TemplateError that says exactly `message`. */
+function expectTemplateError(run: () => unknown, message: string): void {
+  expect(run).toThrow(TemplateError);
+  expect(run).toThrow(new Error(message));
 }
 
 /** The longest name each service takes, and the property a template names it with. */
@@ -161,38 +156,39 @@ describe('names built from other resources', () => {
   });
 
   test('names that wait on each other are an error naming the stack, the resource, the property and the cycle', () => {
-    const error = templateError(() =>
-      bindingOf({
-        First: { Type: 'AWS::SQS::Queue', Properties: { QueueName: { 'Fn::Sub': '${Second}-first' } } },
-        Second: { Type: 'AWS::DynamoDB::Table', Properties: { TableName: { 'Fn::GetAtt': ['First', 'QueueName'] } } },
-      }),
+    expectTemplateError(
+      () =>
+        bindingOf({
+          First: { Type: 'AWS::SQS::Queue', Properties: { QueueName: { 'Fn::Sub': '${Second}-first' } } },
+          Second: { Type: 'AWS::DynamoDB::Table', Properties: { TableName: { 'Fn::GetAtt': ['First', 'QueueName'] } } },
+        }),
+      'stack Orders, resource Second (AWS::DynamoDB::Table), property TableName: names built from each other: First → Second → First',
     );
-    expect(error.message).toBe('stack Orders, resource Second (AWS::DynamoDB::Table), property TableName: names built from each other: First → Second → First');
   });
 
   test("a name built from what only exists once a resource is created (a queue's URL) is an error naming both", () => {
-    const error = templateError(() =>
-      bindingOf({
-        Logs: { Type: 'AWS::Logs::LogGroup', Properties: { LogGroupName: { 'Fn::Join': ['', ['/queues/', { Ref: 'Jobs' }]] } } },
-        Jobs: { Type: 'AWS::SQS::Queue' },
-      }),
-    );
-    expect(error.message).toBe(
+    expectTemplateError(
+      () =>
+        bindingOf({
+          Logs: { Type: 'AWS::Logs::LogGroup', Properties: { LogGroupName: { 'Fn::Join': ['', ['/queues/', { Ref: 'Jobs' }]] } } },
+          Jobs: { Type: 'AWS::SQS::Queue' },
+        }),
       "stack Orders, resource Logs (AWS::Logs::LogGroup), property LogGroupName: it is named after Jobs's Ref, which the twin only knows once it has created Jobs",
     );
   });
 
   test('a name that cannot be resolved is an error naming the stack, the resource with its construct path, and the property', () => {
-    const error = templateError(() =>
-      bindingOf({
-        Logs: {
-          Type: 'AWS::Logs::LogGroup',
-          Properties: { LogGroupName: { 'Fn::ImportValue': 'shared-log-prefix' } },
-          Metadata: { 'aws:cdk:path': 'Orders/Api/Logs/Resource' },
-        },
-      }),
+    expectTemplateError(
+      () =>
+        bindingOf({
+          Logs: {
+            Type: 'AWS::Logs::LogGroup',
+            Properties: { LogGroupName: { 'Fn::ImportValue': 'shared-log-prefix' } },
+            Metadata: { 'aws:cdk:path': 'Orders/Api/Logs/Resource' },
+          },
+        }),
+      'stack Orders, resource Logs (Api/Logs, AWS::Logs::LogGroup), property LogGroupName: Fn::ImportValue is not supported locally',
     );
-    expect(error.message).toBe('stack Orders, resource Logs (Api/Logs, AWS::Logs::LogGroup), property LogGroupName: Fn::ImportValue is not supported locally');
   });
 });
 
@@ -215,19 +211,23 @@ describe('resolving properties', () => {
   });
 
   test('what cannot be resolved names the property by its path, from the whole properties as from one of them', () => {
-    expect(templateError(() => binding.resolveProperties('Handler')).message).toBe(
+    expectTemplateError(
+      () => binding.resolveProperties('Handler'),
       'stack Orders, resource Handler (AWS::Lambda::Function), property Environment.Variables.SHARED: Fn::ImportValue is not supported locally',
     );
-    expect(templateError(() => binding.resolveProperty('Handler', 'Environment.Variables')).message).toBe(
+    expectTemplateError(
+      () => binding.resolveProperty('Handler', 'Environment.Variables'),
       'stack Orders, resource Handler (AWS::Lambda::Function), property Environment.Variables.SHARED: Fn::ImportValue is not supported locally',
     );
-    expect(templateError(() => binding.resolveProperty('Handler', 'Layers')).message).toBe(
+    expectTemplateError(
+      () => binding.resolveProperty('Handler', 'Layers'),
       'stack Orders, resource Handler (AWS::Lambda::Function), property Layers.1: nothing local stands for Ledger.Missing (Fn::GetAtt): the twin gives a resource of type AWS::DynamoDB::Table no Missing',
     );
   });
 
   test('a property that must be text and is not says so', () => {
-    expect(templateError(() => binding.resolvePropertyText('Handler', 'Description')).message).toBe(
+    expectTemplateError(
+      () => binding.resolvePropertyText('Handler', 'Description'),
       'stack Orders, resource Handler (AWS::Lambda::Function), property Description: expected text, got ["orders","ledger"]',
     );
   });
