@@ -16,7 +16,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hideSdkNodeVersionWarning } from '../../../lambda/shared/runtime/node-warnings';
 import { AssemblyError } from './aws/cloudformation/assembly';
-import { ResourceRefusedError } from './aws/cloudformation/resource-refused';
 import { chaosCommand } from './chaos/command';
 import { formatSummary, runDemo } from './twin/demo';
 import { SynthesisError, synthesizeProject } from './twin/synth';
@@ -157,7 +156,7 @@ async function main(argv: readonly string[]): Promise<number | void> {
   const apiGatewayCloudWatchRoleArn = options['api-gateway-cloudwatch-role'];
   const twin = await launch({ port, secrets, timeScale, apiGatewayCloudWatchRoleArn, log }).catch((error: unknown) => {
     dataDirLock?.release();
-    throw error instanceof AssemblyError || error instanceof ResourceRefusedError ? new UsageError(error.message) : error;
+    throw error instanceof AssemblyError ? new UsageError(error.message) : error;
   });
   const stop = async () => {
     const stopLine = EDITION.stopLine?.(twin.template);

@@ -33,6 +33,7 @@ const binding: TemplateBinding = {
 const watched = inboxes.map((inbox) => {
   const logicalId = stack.getLogicalId(inbox.alarms.verifierServerErrors!.node.defaultChild as any);
   const alarm: AlarmResource = {
+    stackName: stack.stackName,
     logicalId,
     name: logicalId,
     arn: `${ACCOUNT_ALARM_ARN}${logicalId}`,

@@ -137,7 +137,7 @@ describe('the twin running a REST API ingress', () => {
 
 test('in an account without the API Gateway CloudWatch role, the same app is refused before anything starts, with API Gateway’s message', async () => {
   await expect(startTemplateTwinProcess({ app: join(dir, 'cdk.out'), port: 0, stateDir: join(dir, 'refused') })).rejects.toThrow(
-    /RestIngress: InboxRestApiDeploymentStageprod\w+ \(AWS::ApiGateway::Stage\) failed to create: CloudWatch Logs role ARN must be set in account settings to enable logging/,
+    /stack RestIngress, resource InboxRestApiDeploymentStageprod\w+ \(Inbox\/RestApi\/DeploymentStage\.prod, AWS::ApiGateway::Stage\): failed to create: CloudWatch Logs role ARN must be set in account settings to enable logging/,
   );
 });
 

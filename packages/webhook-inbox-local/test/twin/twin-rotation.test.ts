@@ -116,6 +116,6 @@ test('a schedule whose function Secrets Manager may not invoke is refused, with 
   });
   app.synth();
   await expect(startTemplateTwinProcess({ app: outdir, port: 0, stateDir: join(dir, 'unpermitted') })).rejects.toThrow(
-    /Unpermitted: Schedule \(AWS::SecretsManager::RotationSchedule\) failed to create: AccessDeniedException: Secrets Manager cannot invoke the specified Lambda function/,
+    /stack Unpermitted, resource Schedule \(Schedule, AWS::SecretsManager::RotationSchedule\): failed to create: AccessDeniedException: Secrets Manager cannot invoke the specified Lambda function/,
   );
 }, 60_000);

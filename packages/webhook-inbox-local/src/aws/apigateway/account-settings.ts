@@ -6,8 +6,8 @@
  * such setting. The role is set by an `AWS::ApiGateway::Account` resource of a stack deployed
  * before, or of the same stack when the stage depends on it, or it was set in the account already.
  */
-import type { SynthesizedStack, TemplateResource } from '../cloudformation/assembly';
-import { ResourceRefusedError } from '../cloudformation/resource-refused';
+import { constructPath, SynthesizedStack, TemplateResource } from '../cloudformation/assembly';
+import { TemplateError } from '../cloudformation/template-error';
 
 /** API Gateway's answer to a stage that asks for logs while the account's CloudWatch role is not set. */
 export const CLOUDWATCH_ROLE_NOT_SET = 'CloudWatch Logs role ARN must be set in account settings to enable logging';
@@ -27,13 +27,16 @@ export function checkRestApiStageLogging(stacks: readonly SynthesizedStack[], ro
     for (const [logicalId, stage] of Object.entries(resources)) {
       if (stage.Type !== 'AWS::ApiGateway::Stage' || !logsToCloudWatch(stage)) continue;
       if (roleSet || accountSettings.some((account) => dependsOn(resources, logicalId, account))) continue;
-      throw new ResourceRefusedError(
-        stack.stackName,
-        logicalId,
-        stage.Type,
-        `${CLOUDWATCH_ROLE_NOT_SET} (Service: ApiGateway, Status Code: 400)`,
-        'If the account has the role (aws apigateway get-account), give it to the twin (--api-gateway-cloudwatch-role ARN); ' +
-          'otherwise a stack must set it first (an inbox with accessLogging CREATE_ACCOUNT_ROLE), or the stage must write no log',
+      throw new TemplateError(
+        `failed to create: ${CLOUDWATCH_ROLE_NOT_SET} (Service: ApiGateway, Status Code: 400). If the account has the role ` +
+          '(aws apigateway get-account), give it to the twin (--api-gateway-cloudwatch-role ARN); otherwise a stack must set it first ' +
+          '(an inbox with accessLogging CREATE_ACCOUNT_ROLE), or the stage must write no log',
+        {
+          stackName: stack.stackName,
+          logicalId,
+          type: stage.Type,
+          ...(stage.Metadata?.['aws:cdk:path'] !== undefined ? { constructPath: constructPath(stack, logicalId, stage) } : {}),
+        },
       );
     }
     roleSet ||= accountSettings.length > 0;

@@ -8,8 +8,9 @@ import { join, sep } from 'node:path';
 import { Writable } from 'node:stream';
 import { CrashAfter, LambdaHost } from '../lambda/host';
 import { refTarget } from './intrinsics';
+import { TemplateError } from './template-error';
 import { LOCAL_AWS } from '../local-aws';
-import { assetPathOf, SynthesizedStack, TemplateResource } from './assembly';
+import { assetPathOf, constructPath, SynthesizedStack, TemplateResource } from './assembly';
 import type { StackBinding } from './binding';
 import type { LocalServices } from '../services';
 
@@ -110,17 +111,18 @@ function startFunction(
   }
   const handler = String(properties.Handler ?? 'index.handler');
   const dot = handler.lastIndexOf('.');
-  const codeDir = codeFolder(stack, logicalId, resource, properties, options);
+  const codeDir = codeFolder(stack, logicalId, resource, binding, options);
   const modulePath = join(codeDir, handler.slice(0, dot));
   const bundlePath = ['.js', '.mjs', '.cjs'].map((extension) => `${modulePath}${extension}`).find((candidate) => existsSync(candidate));
-  if (!bundlePath) throw new Error(`${path}: its handler ${handler} names no module in ${codeDir}`);
+  if (!bundlePath) throw new TemplateError(`names no module in ${codeDir}`, binding.place(logicalId, 'Handler'));
   const roleLogicalId = refTarget(properties.Role);
   const credentials = (roleLogicalId && options.credentials.get(roleLogicalId)) || undefined;
   if (!credentials && services.iam) options.warn(`${path}: its role is not in the template; its AWS calls are not judged`);
   const environment = Object.fromEntries(
-    Object.entries(((properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown>).map(
-      ([name, value]) => [name, binding.resolveString(value)],
-    ),
+    Object.keys((properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}).map((name) => [
+      name,
+      binding.resolvePropertyText(logicalId, `Environment.Variables.${name}`),
+    ]),
   );
   const name = binding.nameOf(logicalId);
   const timeoutSeconds = Number(properties.Timeout ?? LAMBDA_DEFAULT_TIMEOUT_SECONDS);
@@ -193,13 +195,8 @@ function startFunction(
 }
 
 /** The folder a function's code is in: its asset, or its inline code written out. */
-function codeFolder(
-  stack: SynthesizedStack,
-  logicalId: string,
-  resource: TemplateResource,
-  properties: Record<string, unknown>,
-  options: FunctionOptions,
-): string {
+function codeFolder(stack: SynthesizedStack, logicalId: string, resource: TemplateResource, binding: StackBinding, options: FunctionOptions): string {
+  const properties = resource.Properties ?? {};
   const asset = assetPathOf(stack, resource, 'Code');
   if (asset) return asset;
   const inline = (properties.Code as { ZipFile?: unknown } | undefined)?.ZipFile;
@@ -210,16 +207,10 @@ function codeFolder(
     writeFileSync(join(folder, `${handler.slice(0, handler.lastIndexOf('.'))}.js`), inline);
     return folder;
   }
-  throw new Error(
-    `${constructPath(stack, logicalId, resource)}: its code is neither an asset of the assembly nor inline (an S3 object or an image cannot be run locally)`,
+  throw new TemplateError(
+    'neither an asset of the assembly nor inline code (an S3 object or an image cannot be run locally)',
+    binding.place(logicalId, 'Code'),
   );
-}
-
-/** `Answers/Verifier` for a function at `Stack/Answers/Verifier/Resource`. */
-export function constructPath(stack: SynthesizedStack, logicalId: string, resource: TemplateResource): string {
-  const path = resource.Metadata?.['aws:cdk:path'];
-  if (typeof path !== 'string') return logicalId;
-  return path.replace(new RegExp(`^${stack.stackName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/`), '').replace(/\/Resource$/, '');
 }
 
 /** Writes through to `sink` and hands each complete line to `onLine`. */

@@ -11,7 +11,7 @@ import { RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import type { SynthesizedStack } from '../cloudformation/assembly';
 import type { StackBinding } from '../cloudformation/binding';
 import type { LocalFunction } from '../cloudformation/functions';
-import { ResourceRefusedError } from '../cloudformation/resource-refused';
+import { TemplateError } from '../cloudformation/template-error';
 import type { LocalServices } from '../services';
 
 const SCHEDULE_TYPE = 'AWS::SecretsManager::RotationSchedule';
@@ -32,7 +32,7 @@ export async function startRotationSchedules(
   const byArn = new Map([...functions.values()].map((fn) => [fn.arn, fn]));
   for (const [logicalId, resource] of Object.entries(stack.template.Resources)) {
     if (resource.Type !== SCHEDULE_TYPE) continue;
-    const properties = binding.resolve(resource.Properties ?? {}) as Record<string, unknown>;
+    const properties = binding.resolveProperties(logicalId);
     const fn = byArn.get(String(properties.RotationLambdaARN ?? ''));
     if (!fn) {
       warn(`${stack.stackName}: ${logicalId}: only a rotation function of the stack runs locally (hosted rotation does not); its secret is not rotated`);
@@ -40,12 +40,10 @@ export async function startRotationSchedules(
     }
     const secretArn = String(properties.SecretId);
     if (!invokeAllowed(stack, binding, fn, secretArn)) {
-      throw new ResourceRefusedError(
-        stack.stackName,
-        logicalId,
-        SCHEDULE_TYPE,
-        CANNOT_INVOKE,
-        `Give ${fn.path} an AWS::Lambda::Permission for ${SECRETS_MANAGER}, its SourceArn matching the secret and its SourceAccount this account`,
+      throw new TemplateError(
+        `failed to create: ${CANNOT_INVOKE} Give ${fn.path} an AWS::Lambda::Permission for ${SECRETS_MANAGER}, ` +
+          'its SourceArn matching the secret and its SourceAccount this account',
+        binding.place(logicalId),
       );
     }
     services.secrets.attachRotationFunction(fn.arn, (event) => fn.invoke(event));
@@ -62,9 +60,9 @@ export async function startRotationSchedules(
 /** Whether a permission of the template lets Secrets Manager invoke `fn` for `secretArn` from the stack's account. */
 function invokeAllowed(stack: SynthesizedStack, binding: StackBinding, fn: LocalFunction, secretArn: string): boolean {
   const account = binding.pseudo['AWS::AccountId'];
-  return Object.values(stack.template.Resources)
-    .filter((resource) => resource.Type === 'AWS::Lambda::Permission')
-    .map((resource) => binding.resolve(resource.Properties ?? {}) as Record<string, unknown>)
+  return Object.entries(stack.template.Resources)
+    .filter(([, resource]) => resource.Type === 'AWS::Lambda::Permission')
+    .map(([logicalId]) => binding.resolveProperties(logicalId))
     .some(
       (permission) =>
         [fn.arn, fn.name].includes(String(permission.FunctionName)) &&

@@ -12,7 +12,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { RestApiAccessLogging, WebhookInbox, WebhookIngress } from '../../../../../lib';
 import { checkRestApiStageLogging, CLOUDWATCH_ROLE_NOT_SET } from '../../../src/aws/apigateway/account-settings';
-import { ResourceRefusedError } from '../../../src/aws/cloudformation/resource-refused';
+import { TemplateError } from '../../../src/aws/cloudformation/template-error';
 import type { SynthesizedStack } from '../../../src/aws/cloudformation/assembly';
 
 /** The synthesized template of a stack holding a REST API inbox with `accessLogging`. */
@@ -32,7 +32,7 @@ function refusal(stacks: SynthesizedStack[], roleSetInAccount = false): string {
     checkRestApiStageLogging(stacks, roleSetInAccount);
     return '';
   } catch (error) {
-    expect(error).toBeInstanceOf(ResourceRefusedError);
+    expect(error).toBeInstanceOf(TemplateError);
     return (error as Error).message;
   }
 }
@@ -42,7 +42,7 @@ describe('the twin refuses a REST API stage that logs without the account’s Cl
     const stack = inboxStack('Relying', RestApiAccessLogging.EXISTING_ACCOUNT_ROLE);
     const stageId = Object.keys(stack.template.Resources).find((id) => stack.template.Resources[id].Type === 'AWS::ApiGateway::Stage')!;
     const message = refusal([stack]);
-    expect(message).toContain(`Relying: ${stageId} (AWS::ApiGateway::Stage) failed to create: ${CLOUDWATCH_ROLE_NOT_SET}`);
+    expect(message).toContain(`stack Relying, resource ${stageId} (AWS::ApiGateway::Stage): failed to create: ${CLOUDWATCH_ROLE_NOT_SET}`);
     expect(message).toMatch(/--api-gateway-cloudwatch-role ARN/);
     // Told the account has the role, it runs.
     expect(refusal([stack], true)).toBe('');
@@ -57,7 +57,7 @@ describe('the twin refuses a REST API stage that logs without the account’s Cl
     const creating = inboxStack('Creating', RestApiAccessLogging.CREATE_ACCOUNT_ROLE);
     const relying = inboxStack('Relying', RestApiAccessLogging.EXISTING_ACCOUNT_ROLE);
     expect(refusal([creating, relying])).toBe('');
-    expect(refusal([relying, creating])).toMatch(/^Relying: /);
+    expect(refusal([relying, creating])).toMatch(/^stack Relying, /);
   });
 
   test('execution logs (a method logging level) need the role too; a setting the stage does not depend on may come after it', () => {
@@ -67,7 +67,7 @@ describe('the twin refuses a REST API stage that logs without the account’s Cl
     // The account setting exists in the template, but nothing orders it before the stage.
     new apigw.CfnAccount(stack, 'Account', { cloudWatchRoleArn: 'arn:aws:iam::123456789012:role/apigateway-logs' });
     expect(refusal([synthesized(stack)])).toMatch(
-      /^Execution: ApiDeploymentStageprod\w+ \(AWS::ApiGateway::Stage\) failed to create: CloudWatch Logs role ARN/,
+      /^stack Execution, resource ApiDeploymentStageprod\w+ \(AWS::ApiGateway::Stage\): failed to create: CloudWatch Logs role ARN/,
     );
   });
 });
