@@ -173,34 +173,41 @@ function createRestEndpoint(
 
 /** What cdk-nag finds on a REST API that cannot apply to a signed webhook endpoint, or that the account's settings decide. */
 function acknowledgeRestApiFindings(api: apigw.RestApi, logging: RestApiAccessLogging): void {
-  Validations.of(api).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-APIG2',
-    reason:
-      'The body is checked by the verifier after its signature over the raw bytes, and its shape is the provider’s: ' +
-      'a request model would parse an unauthenticated body and refuse deliveries a provider may legitimately send.',
-  });
-  Validations.of(api.deploymentStage).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-APIG6',
-    reason:
-      'Execution logs need the account-wide API Gateway CloudWatch role and log request details the inbox keeps out of its logs; ' +
-      'the verifier writes a delivery record of every request it receives.',
-  });
+  const findings: { on: IConstruct; id: string; reason: string }[] = [
+    {
+      on: api,
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'The body is checked by the verifier after its signature over the raw bytes, and its shape is the provider’s: ' +
+        'a request model would parse an unauthenticated body and refuse deliveries a provider may legitimately send.',
+    },
+    {
+      on: api.deploymentStage,
+      id: 'AwsSolutions-APIG6',
+      reason:
+        'Execution logs need the account-wide API Gateway CloudWatch role and log request details the inbox keeps out of its logs; ' +
+        'the verifier writes a delivery record of every request it receives.',
+    },
+  ];
   if (logging === RestApiAccessLogging.NONE) {
-    Validations.of(api.deploymentStage).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-APIG1',
+    findings.push({
+      on: api.deploymentStage,
+      id: 'AwsSolutions-APIG1',
       reason:
         'A REST API stage writes access logs only once the account’s API Gateway CloudWatch role is set in the region; without it the ' +
         'stage fails to deploy, so access logs are opt-in (ingress accessLogging). The verifier writes a delivery record of every request it receives.',
     });
   }
   if (logging === RestApiAccessLogging.CREATE_ACCOUNT_ROLE) {
-    Validations.of(api.node.findChild('CloudWatchRole')).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+    findings.push({
+      on: api.node.findChild('CloudWatchRole'),
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       reason:
         'The account’s API Gateway CloudWatch role writes the logs of every REST API in the region, into log groups API Gateway names: ' +
         'AWS’s service-role policy is the one the API Gateway guide prescribes for it, and a narrower one would stop the other APIs’ logs.',
     });
   }
+  for (const { on, id, reason } of findings) Validations.of(on).acknowledge({ id: `AwsSolutions::${id}`, reason });
 }
 
 /** The alias record of a custom domain, when a hosted zone is given. */
