@@ -30,6 +30,8 @@ export enum InboxAlarm {
   RECONCILER_NOT_RUNNING = 'RECONCILER_NOT_RUNNING',
   /** Deliveries wait too long between their receipt and their first processing attempt (p99). */
   QUEUE_DELAY = 'QUEUE_DELAY',
+  /** Secrets Manager failed to rotate a signing secret of the inbox, or to test its rotation at a deploy (only with a provider's `rotation`). */
+  ROTATION_FAILURES = 'ROTATION_FAILURES',
 }
 
 /** Alarm settings of a WebhookInbox: which alarms, their thresholds and where they notify. */
@@ -145,6 +147,7 @@ const RUNBOOK_SECTION: Readonly<Record<InboxAlarm, string>> = {
   [InboxAlarm.RECONCILER_ERRORS]: 'reconciler-errors',
   [InboxAlarm.RECONCILER_NOT_RUNNING]: 'reconciler-not-running',
   [InboxAlarm.QUEUE_DELAY]: 'queue-delay',
+  [InboxAlarm.ROTATION_FAILURES]: 'rotation-failures',
 };
 
 /**
@@ -182,6 +185,8 @@ export class WebhookInboxAlarms extends Construct {
   public readonly reconcilerNotRunning?: cloudwatch.Alarm;
   /** The p99 queue delay (receipt to the first processing attempt) reached `maxQueueDelay` over 5 minutes. */
   public readonly queueDelay?: cloudwatch.Alarm;
+  /** Secrets Manager reported a failed rotation of a signing secret (or a failed test of the rotation function); only when a provider has `rotation`. */
+  public readonly rotationFailures?: cloudwatch.Alarm;
   /** Every alarm created, composite included, for an alarm status widget or a monitoring facade. */
   public readonly all: cloudwatch.IAlarm[];
 
@@ -252,6 +257,18 @@ export class WebhookInboxAlarms extends Construct {
     this.reconcilerErrors = metricAlarm(InboxAlarm.RECONCILER_ERRORS);
     this.reconcilerNotRunning = metricAlarm(InboxAlarm.RECONCILER_NOT_RUNNING);
     this.queueDelay = metricAlarm(InboxAlarm.QUEUE_DELAY);
+
+    const rotationFailures = inbox.metricRotationFailures({ statistic: 'Maximum', period: Duration.minutes(5) });
+    if (rotationFailures && wanted(InboxAlarm.ROTATION_FAILURES)) {
+      this.rotationFailures = paging(
+        this.alarm(InboxAlarm.ROTATION_FAILURES, {
+          id: 'RotationFailures',
+          metric: rotationFailures,
+          what: 'Secrets Manager failed to rotate a signing secret, or to test the rotation function at a deploy; the report waits in the rotation failure queue until removed',
+          threshold: 1,
+        }),
+      );
+    }
   }
 
   /** One metric alarm: a single datapoint decides, missing data is not breaching unless told. */
@@ -288,7 +305,10 @@ interface MetricAlarmSpec {
 
 /** The alarms on one metric of the inbox, each from the inbox and the options. */
 const METRIC_ALARMS: Readonly<
-  Record<Exclude<InboxAlarm, InboxAlarm.DEAD_DELIVERIES>, (inbox: IWebhookInbox, options: WebhookInboxAlarmOptions) => MetricAlarmSpec>
+  Record<
+    Exclude<InboxAlarm, InboxAlarm.DEAD_DELIVERIES | InboxAlarm.ROTATION_FAILURES>,
+    (inbox: IWebhookInbox, options: WebhookInboxAlarmOptions) => MetricAlarmSpec
+  >
 > = {
   [InboxAlarm.SIGNATURE_FAILURES]: (inbox, options) => ({
     id: 'SignatureFailures',

@@ -155,7 +155,7 @@ export interface WebhookInboxProps {
   readonly maxReceiveCount?: number;
 
   /**
-   * Overrides for the verifier function.
+   * Overrides for the verifier function; its timeout may not exceed API Gateway's integration timeout (29 seconds behind a REST API, 30 behind an HTTP API).
    * @default - ARM64, 512 MB, 10 seconds, active tracing
    */
   readonly verifierFunctionProps?: lambda.FunctionOptions;
@@ -179,8 +179,8 @@ export interface WebhookInboxProps {
   readonly processorBatchSize?: number;
 
   /**
-   * The most concurrent processor invocations the queue drives (2 to 1000).
-   * @default 10
+   * The most concurrent processor invocations the queue drives (2 to 1000): the default is half of a new account's Lambda concurrency, so the verifier keeps answering while the processor is busy (docs/DEPLOY.md#prerequisites).
+   * @default 5
    */
   readonly processorMaxConcurrency?: number;
 

@@ -80,6 +80,13 @@ export const Limits = {
   REJECTION_HEADER_NAME_CHARS: 64,
   /** The longest `maxQueueDelay`: a delivery held longer is long past the oldest-message-age alarm's concern. */
   MAX_QUEUE_DELAY_HOURS: 12,
+  /**
+   * How long API Gateway waits for the verifier: a REST API's Lambda integration times out after
+   * 29 seconds (its default), an HTTP API's after 30 at most. A verifier still running then has its
+   * request answered 504 by API Gateway, so its timeout may be no longer.
+   */
+  REST_API_INTEGRATION_TIMEOUT_SECONDS: 29,
+  HTTP_API_INTEGRATION_TIMEOUT_SECONDS: 30,
 } as const;
 
 /** How often the reconciler runs by default. */
@@ -136,7 +143,11 @@ export const Defaults = {
    */
   SWEEP_PAGES_PER_SHARD: 8,
   PROCESSOR_BATCH_SIZE: 10,
-  PROCESSOR_MAX_CONCURRENCY: 10,
+  /**
+   * Half of a new account's Lambda concurrency (10): the processor drains the queue, and the
+   * verifier, which providers wait on, keeps the rest of the pool (docs/DEPLOY.md#prerequisites).
+   */
+  PROCESSOR_MAX_CONCURRENCY: 5,
   /**
    * A response, payload or fetched resource larger than this travels in an effect as a reference
    * to the body bucket instead of inline, so that an effect stays far below EventBridge's 256 KB.

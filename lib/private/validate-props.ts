@@ -43,6 +43,7 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
   checkRange(problems, 'rejectionRecordSamplePercent', props.rejectionRecordSamplePercent, Limits.REJECTION_SAMPLE_PERCENT);
   checkRange(problems, 'rejectionRecordRetention (days)', props.rejectionRecordRetention?.toDays({ integral: false }), Limits.REJECTION_RETENTION_DAYS);
   problems.push(...ingressProblems(props, providers));
+  problems.push(...verifierTimeoutProblems(props));
   problems.push(...sweepAfterProblems(props));
   problems.push(...retentionProblems(props, providers));
   problems.push(...resultRetentionProblems(props));
@@ -66,6 +67,24 @@ function ingressProblems(props: WebhookInboxProps, providers: readonly WebhookPr
     );
   }
   return problems;
+}
+
+/**
+ * API Gateway answers 504 once its integration times out; a verifier allowed to run longer would
+ * then store a delivery the provider was told failed (it retries, and the retry is a duplicate).
+ */
+function verifierTimeoutProblems(props: WebhookInboxProps): string[] {
+  const timeout = props.verifierFunctionProps?.timeout;
+  if (!timeout || Token.isUnresolved(timeout.toSeconds())) return [];
+  const [limit, api] = isRestApi(props)
+    ? [Limits.REST_API_INTEGRATION_TIMEOUT_SECONDS, 'a REST API']
+    : [Limits.HTTP_API_INTEGRATION_TIMEOUT_SECONDS, 'an HTTP API'];
+  return timeout.toSeconds() > limit
+    ? [
+        `verifierFunctionProps.timeout: must be at most ${limit} seconds, the integration timeout of ${api}: API Gateway answers 504 ` +
+          `after it, while the verifier may still store the delivery; got ${timeout.toHumanString()}`,
+      ]
+    : [];
 }
 
 /** A web ACL an API Gateway stage can be associated with: scope REGIONAL (a CLOUDFRONT one is `global/`). */

@@ -6,12 +6,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Size, Stack, Validations } from 'aws-cdk-lib';
+import { App, Duration, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { WebhookInbox, WebhookInboxProps, WebhookIngress, WebhookProvider } from '../../lib';
+import { RestApiAccessLogging, WebhookInbox, WebhookInboxProps, WebhookIngress, WebhookProvider } from '../../lib';
 import { Env } from '../../lib/contract';
 
 const WEB_ACL_ARN = 'arn:aws:wafv2:eu-west-1:111111111111:regional/webacl/webhooks/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
@@ -81,11 +81,10 @@ describe('the REST API ingress', () => {
     }
   });
 
-  test('throttles every method of its prod stage as the HTTP API throttles its $default stage, and access-logs it as JSON', () => {
+  test('throttles every method of its prod stage as the HTTP API throttles its $default stage', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'prod',
       MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 })],
-      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
     });
     const overridden = build({ ingress: WebhookIngress.restApi(), throttle: { rateLimit: 5, burstLimit: 7 } }).template;
     overridden.hasResourceProperties('AWS::ApiGateway::Stage', {
@@ -140,14 +139,20 @@ describe('the REST API ingress', () => {
     expect(() => inbox.stage).toThrow(/restApi\.deploymentStage/);
   });
 
-  test('its metrics and dashboard read the REST API’s own (AWS/ApiGateway by ApiName)', () => {
+  test('its metrics and dashboard read the REST API’s own stage (AWS/ApiGateway by ApiName and Stage), under its name', () => {
     const metric = inbox.metricVerifierServerErrors();
     expect(metric.namespace).toBe('AWS/ApiGateway');
     expect(metric.metricName).toBe('5XXError');
-    expect(Object.keys(metric.dimensions ?? {})).toEqual(['ApiName']);
-    const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]);
-    expect(body).toContain('ApiName');
+    const apiName = template.findResources('AWS::ApiGateway::RestApi')[restApiId()].Properties.Name;
+    expect(stack.resolve(metric.dimensions)).toEqual({ ApiName: apiName, Stage: { Ref: stageId() } });
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    const body = (dashboard.Properties.DashboardBody['Fn::Join'][1] as unknown[])
+      .map((part) => (typeof part === 'string' ? part : JSON.stringify(part)))
+      .join('');
+    expect(body).toContain(`"ApiName","${apiName}","Stage"`);
     expect(body).not.toContain('ApiId');
+    expect(body).toContain('Endpoint (REST API)');
+    expect(body).not.toContain('HTTP API');
   });
 
   test('the default body limit keeps every base64-encoded body within Lambda’s payload limit; a larger maxBodySize is refused at synth', () => {
@@ -171,6 +176,113 @@ describe('the REST API ingress', () => {
   });
 });
 
+describe('REST API access logs, which need the account’s API Gateway CloudWatch role', () => {
+  /**
+   * The rule API Gateway applies: a REST API stage that logs to CloudWatch Logs (an access log to a
+   * log group, or execution logs at INFO or ERROR, or data traces) is refused unless the account's
+   * CloudWatch role is set in the region. Set by the template, the setting must exist before the stage.
+   */
+  function stagesLoggingWithoutTheRole(template: Template): string[] {
+    const resources = template.toJSON().Resources as Record<string, any>;
+    const accountSettings = Object.entries(resources)
+      .filter(([, resource]) => resource.Type === 'AWS::ApiGateway::Account' && resource.Properties?.CloudWatchRoleArn)
+      .map(([id]) => id);
+    return Object.entries(resources)
+      .filter(([, resource]) => resource.Type === 'AWS::ApiGateway::Stage')
+      .filter(([, { Properties: stage }]) => {
+        const accessLog = JSON.stringify(stage.AccessLogSetting?.DestinationArn ?? '');
+        const logsToCloudWatch = stage.AccessLogSetting !== undefined && !accessLog.includes(':firehose:');
+        const executionLogs = (stage.MethodSettings ?? []).some(
+          (setting: any) => ['INFO', 'ERROR'].includes(setting.LoggingLevel) || setting.DataTraceEnabled === true,
+        );
+        return logsToCloudWatch || executionLogs;
+      })
+      .filter(([, stage]) => !accountSettings.some((account) => [stage.DependsOn ?? []].flat().includes(account)))
+      .map(([id]) => id);
+  }
+
+  test('by default the stage writes none, and nothing account-wide is created: it deploys in an account that never set the role', () => {
+    const { template } = build({ ingress: WebhookIngress.restApi() });
+    expect(stagesLoggingWithoutTheRole(template)).toEqual([]);
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    template.resourceCountIs('AWS::Logs::LogGroup', 3); // the three functions' only: no access log group
+    const [stage] = Object.values(template.findResources('AWS::ApiGateway::Stage'));
+    expect(stage.Properties.AccessLogSetting).toBeUndefined();
+  });
+
+  test('CREATE_ACCOUNT_ROLE: JSON access logs, and the account setting with a role API Gateway assumes, created before the stage and kept', () => {
+    const { template } = build({ ingress: WebhookIngress.restApi({ accessLogging: RestApiAccessLogging.CREATE_ACCOUNT_ROLE }) });
+    expect(stagesLoggingWithoutTheRole(template)).toEqual([]);
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+    });
+    const accounts = template.findResources('AWS::ApiGateway::Account');
+    expect(Object.keys(accounts)).toHaveLength(1);
+    const [account] = Object.values(accounts);
+    // Deleting the stack must not unset the role other APIs of the region log with.
+    expect(account.DeletionPolicy).toBe('Retain');
+    const roleId = account.Properties.CloudWatchRoleArn['Fn::GetAtt'][0];
+    const role = template.findResources('AWS::IAM::Role')[roleId];
+    expect(role.DeletionPolicy).toBe('Retain');
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      expect.objectContaining({ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' } }),
+    ]);
+  });
+
+  test('EXISTING_ACCOUNT_ROLE: JSON access logs, relying on the role the account already has (the documented prerequisite)', () => {
+    const { template } = build({ ingress: WebhookIngress.restApi({ accessLogging: RestApiAccessLogging.EXISTING_ACCOUNT_ROLE }) });
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+    });
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    expect(stagesLoggingWithoutTheRole(template)).toHaveLength(1);
+  });
+
+  test('the HTTP API always writes access logs: it needs no account setting', () => {
+    const { template } = build();
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { AccessLogSettings: { DestinationArn: Match.anyValue() } });
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+  });
+});
+
+describe('each API has a name of its own, so that its metrics and alarms are its own', () => {
+  /** Two inboxes in one stack and one in another, each stack in the same account and region. */
+  function threeInboxes(ingress: () => WebhookIngress) {
+    const app = new App();
+    const env = { account: '111111111111', region: 'eu-west-1' };
+    const payments = new Stack(app, 'Payments', { env });
+    const reports = new Stack(app, 'Reports', { env });
+    const inboxes = [new WebhookInbox(payments, 'Inbox', { ingress: ingress() }), new WebhookInbox(payments, 'Other', { ingress: ingress() })];
+    inboxes.push(new WebhookInbox(reports, 'Inbox', { ingress: ingress() }));
+    return inboxes.map((inbox) => ({ inbox, stack: Stack.of(inbox), template: Template.fromStack(Stack.of(inbox)) }));
+  }
+  const names = (template: Template, type: string) => Object.values(template.findResources(type)).map((resource) => resource.Properties.Name as string);
+
+  test('REST APIs: unique names, each holding its stack’s; each 5xx alarm watches its own API and stage only', () => {
+    const inboxes = threeInboxes(() => WebhookIngress.restApi());
+    const all = [...new Set(inboxes.flatMap(({ template }) => names(template, 'AWS::ApiGateway::RestApi')))];
+    expect(all).toHaveLength(3);
+    for (const name of all) expect(name.length).toBeLessThanOrEqual(128);
+    for (const { inbox, stack, template } of inboxes) {
+      const apiName = stack.resolve(inbox.restApi!.restApiName);
+      expect(apiName).toContain(stack.stackName);
+      const alarm = Object.values(template.findResources('AWS::CloudWatch::Alarm')).find(
+        (candidate) => candidate.Properties.MetricName === '5XXError' && JSON.stringify(candidate).includes(inbox.node.id),
+      );
+      expect(alarm).toBeDefined();
+      expect(alarm!.Properties.Dimensions).toEqual([
+        { Name: 'ApiName', Value: apiName },
+        { Name: 'Stage', Value: stack.resolve(inbox.restApi!.deploymentStage.stageName) },
+      ]);
+    }
+  });
+
+  test('HTTP APIs: unique names too (their metrics go by id)', () => {
+    const all = new Set(threeInboxes(() => WebhookIngress.httpApi()).flatMap(({ template }) => names(template, 'AWS::ApiGatewayV2::Api')));
+    expect(all.size).toBe(3);
+  });
+});
+
 describe('ingress props that cannot work are refused at synth, naming the field', () => {
   test('a web ACL that is no regional WAF web ACL ARN (a CloudFront one, a WAF Classic one, garbage)', () => {
     for (const arn of [
@@ -191,6 +303,17 @@ describe('ingress props that cannot work are refused at synth, naming the field'
         ingress: WebhookIngress.restApi(),
       }),
     ).toThrow(/ingress: a REST API needs a provider that posts/);
+  });
+
+  test('a verifier timeout longer than the API waits for it (29 s behind a REST API, 30 s behind an HTTP API); up to that, accepted', () => {
+    // API Gateway gives up on its Lambda integration then and answers 504, while the verifier may still be storing the delivery.
+    const withTimeout = (seconds: number, ingress?: WebhookIngress) => () => build({ ingress, verifierFunctionProps: { timeout: Duration.seconds(seconds) } });
+    expect(withTimeout(30, WebhookIngress.restApi())).toThrow(
+      /verifierFunctionProps\.timeout: must be at most 29 seconds, the integration timeout of a REST API: API Gateway answers 504.*got 30 seconds/,
+    );
+    expect(withTimeout(29, WebhookIngress.restApi())).not.toThrow();
+    expect(withTimeout(31)).toThrow(/verifierFunctionProps\.timeout: must be at most 30 seconds, the integration timeout of an HTTP API.*got 31 seconds/);
+    expect(withTimeout(30)).not.toThrow();
   });
 });
 
@@ -289,6 +412,12 @@ describe('cdk-nag over a REST API ingress', () => {
     expect(
       nagRules({ providers: [WebhookProvider.answerline(), WebhookProvider.meta()], ingress: WebhookIngress.restApi({ webAclArn: WEB_ACL_ARN }) }),
     ).toEqual([]);
+  });
+
+  test('with access logs, the account role created or relied on: no unacknowledged finding either', () => {
+    for (const accessLogging of [RestApiAccessLogging.CREATE_ACCOUNT_ROLE, RestApiAccessLogging.EXISTING_ACCOUNT_ROLE]) {
+      expect(nagRules({ ingress: WebhookIngress.restApi({ webAclArn: WEB_ACL_ARN, accessLogging }) })).toEqual([]);
+    }
   });
 
   test('without one: the WAF warning (APIG3) is left for the app to decide, and it is the only finding', () => {

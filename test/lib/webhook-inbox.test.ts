@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Annotations as CdkAnnotations, App, CfnParameter, Duration, Lazy, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations as CdkAnnotations, App, CfnElement, CfnParameter, Duration, Lazy, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -12,7 +12,9 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { Construct } from 'constructs';
 import {
+  InboxAlarm,
   InboxTableSettings,
   SignatureEncoding,
   TableSettings,
@@ -158,9 +160,20 @@ describe('WebhookInbox with defaults', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: 10 },
+      ScalingConfig: { MaximumConcurrency: 5 },
       FunctionName: { Ref: resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').id },
     });
+  });
+
+  test("deploys in a new account: no function reserves concurrency, and the processor takes at most half of the account's", () => {
+    // A new account starts with 10 concurrent executions, and Lambda keeps at least 10 unreserved: any reservation fails to deploy there.
+    const NEW_ACCOUNT_CONCURRENCY = 10;
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    }
+    // The verifier answers providers synchronously: a processor draining a burst must leave it room.
+    const [mapping] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBeLessThanOrEqual(NEW_ACCOUNT_CONCURRENCY / 2);
   });
 
   test('creates a signing secret per provider and outputs its ARN and the URLs', () => {
@@ -573,10 +586,14 @@ describe('sweepAfter', () => {
     ],
     ['the reconciler timeout itself', {}, Duration.minutes(2), /sweepAfter: must be at least 2 minutes 10 seconds.*got 2 minutes/],
     [
-      'below a longer verifier timeout given as an override',
-      { verifierFunctionProps: { timeout: Duration.minutes(4) } },
-      Duration.minutes(4),
-      /sweepAfter: must be at least 4 minutes 10 seconds, the verifier's timeout \(4 minutes\) plus 10 seconds.*shorten the verifier's timeout/,
+      'below the verifier timeout when it is the longest',
+      {
+        verifierFunctionProps: { timeout: Duration.seconds(30) },
+        processorFunctionProps: { timeout: Duration.seconds(20) },
+        reconcilerFunctionProps: { timeout: Duration.seconds(20) },
+      },
+      Duration.seconds(30),
+      /sweepAfter: must be at least 40 seconds, the verifier's timeout \(30 seconds\) plus 10 seconds.*shorten the verifier's timeout/,
     ],
     [
       'below a longer processor timeout given as an override',
@@ -991,6 +1008,111 @@ describe('signing secret rotation', () => {
     const { template, inbox } = build();
     expect(inbox.rotatorFunction).toBeUndefined();
     template.resourceCountIs('AWS::SecretsManager::RotationSchedule', 0);
+    expect(inbox.rotationFailureQueue).toBeUndefined();
+    expect(inbox.alarms.rotationFailures).toBeUndefined();
+    template.resourceCountIs('AWS::Events::Rule', 1); // the reconcile schedule only
+  });
+
+  const rotatingInbox = (rotation: { rotateOnDeploy?: boolean } = {}) => {
+    const stack = new Stack(new App(), 'Rotating', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const imported = secretsmanager.Secret.fromSecretPartialArn(stack, 'Imported', 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:github-hooks');
+    const inbox = new WebhookInbox(stack, 'Inbox', {
+      providers: [
+        WebhookProvider.standardWebhooks({ rotation }),
+        WebhookProvider.github({ signingSecret: imported, rotation: {} }),
+        WebhookProvider.answerline(),
+      ],
+    });
+    return { stack, inbox, template: Template.fromStack(stack) };
+  };
+
+  test('a deploy does not rotate (it would replace the secret the operator stored): RotateImmediatelyOnUpdate is false unless rotateOnDeploy', () => {
+    const schedules = (template: Template) =>
+      Object.values(template.findResources('AWS::SecretsManager::RotationSchedule')).map((schedule) => schedule.Properties.RotateImmediatelyOnUpdate);
+    expect(schedules(rotatingInbox().template)).toEqual([false, false]);
+    expect(schedules(rotatingInbox({ rotateOnDeploy: true }).template).sort()).toEqual([false, true]);
+  });
+
+  test('the schedule keeps the logical id aws-cdk-lib’s RotationSchedule gave it: an upgrade does not replace it (which turns rotation off and on)', () => {
+    const { template } = rotatingInbox();
+    const stack = new Stack(new App(), 'Before');
+    const secret = new secretsmanager.Secret(stack, 'Secret');
+    const rotator = new lambda.Function(stack, 'Rotator', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('exports.handler = async () => {};'),
+    });
+    const before = new secretsmanager.RotationSchedule(new Construct(stack, 'Inbox'), 'StandardWebhooksSigningSecretRotation', {
+      secret,
+      rotationLambda: rotator,
+    });
+    const logicalId = stack.getLogicalId(before.node.defaultChild as secretsmanager.CfnRotationSchedule);
+    expect(Object.keys(template.findResources('AWS::SecretsManager::RotationSchedule'))).toContain(logicalId);
+  });
+
+  test('Secrets Manager may invoke the rotator only for a rotated secret of this account, one permission each, made before its schedule', () => {
+    const { template } = rotatingInbox();
+    const permissions = Object.entries(template.findResources('AWS::Lambda::Permission')).filter(
+      ([, permission]) => permission.Properties.Principal === 'secretsmanager.amazonaws.com',
+    );
+    expect(permissions).toHaveLength(2);
+    const created = resourceNamed(template, 'AWS::SecretsManager::Secret', 'InboxStandardWebhooksSigningSecret').id;
+    expect(permissions.map(([, permission]) => permission.Properties.SourceArn)).toEqual(
+      expect.arrayContaining([{ Ref: created }, 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:github-hooks-??????']),
+    );
+    for (const [permissionId, permission] of permissions) {
+      expect(permission.Properties.SourceAccount).toBe('111111111111');
+      expect(permission.Properties.Action).toBe('lambda:InvokeFunction');
+      const schedule = Object.values(template.findResources('AWS::SecretsManager::RotationSchedule')).find(
+        (candidate) => JSON.stringify(candidate.Properties.SecretId) === JSON.stringify(permission.Properties.SourceArn).replace('-??????', ''),
+      );
+      expect(schedule?.DependsOn).toContain(permissionId);
+    }
+  });
+
+  test('a failed rotation, or a failed test of the rotation function at a deploy, raises an alarm until an operator has read it', () => {
+    const { stack, inbox, template } = rotatingInbox();
+    // Secrets Manager reports both as CloudTrail service events on the default bus, naming the secret by its full ARN.
+    const [rule] = Object.values(template.findResources('AWS::Events::Rule')).filter((candidate) => candidate.Properties.EventPattern);
+    expect(rule.Properties.EventBusName).toBeUndefined();
+    const created = resourceNamed(template, 'AWS::SecretsManager::Secret', 'InboxStandardWebhooksSigningSecret').id;
+    expect(rule.Properties.EventPattern).toEqual({
+      source: ['aws.secretsmanager'],
+      'detail-type': ['AWS Service Event via CloudTrail'],
+      detail: {
+        eventSource: ['secretsmanager.amazonaws.com'],
+        eventName: ['RotationFailed', 'TestRotationFailed'],
+        // The inbox's own secrets only: an imported one known without its random suffix by its prefix.
+        additionalEventData: { SecretId: [{ Ref: created }, { prefix: 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:github-hooks-' }] },
+      },
+    });
+    const queueId = resourceNamed(template, 'AWS::SQS::Queue', 'InboxRotationFailures').id;
+    expect(rule.Properties.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [queueId, 'Arn'] } })]);
+    expect(JSON.stringify(template.findResources('AWS::SQS::QueuePolicy'))).toContain('events.amazonaws.com');
+    // The alarm watches the reports waiting in the queue: it stays raised until they are removed.
+    expect(inbox.alarms.rotationFailures).toBeDefined();
+    expect(inbox.alarms.all).toContain(inbox.alarms.rotationFailures);
+    const alarm = template.findResources('AWS::CloudWatch::Alarm')[stack.getLogicalId(inbox.alarms.rotationFailures!.node.defaultChild as CfnElement)];
+    expect(alarm.Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(alarm.Properties.AlarmDescription).toContain('docs/RUNBOOK.md#rotation-failures');
+    expect(() =>
+      build({ providers: [WebhookProvider.standardWebhooks({ rotation: {} })], alarms: { disabled: [InboxAlarm.ROTATION_FAILURES] } }),
+    ).not.toThrow();
+  });
+
+  test('a schedule Secrets Manager cannot keep is refused at synth, naming the provider', () => {
+    expect(() => build({ providers: [WebhookProvider.standardWebhooks({ rotation: { schedule: Duration.hours(3) } })] })).toThrow(
+      /providers: standard-webhooks: rotation\.schedule: must be from 4 hours to 1000 days, got 3 hours/,
+    );
+    expect(() => build({ providers: [WebhookProvider.standardWebhooks({ rotation: { schedule: Duration.days(1001) } })] })).toThrow(
+      /rotation\.schedule: must be from 4 hours to 1000 days, got 1001 days/,
+    );
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * The twin's CloudWatch: the metrics the functions emit as EMF log lines, and those AWS would
- * compute that the twin can compute itself (Lambda invocations, errors and duration; the HTTP
- * API's requests, 4xx and 5xx; each queue's depth and age of its oldest message, sampled), and
+ * compute that the twin can compute itself (Lambda invocations, errors and duration; each API's
+ * requests, 4xx and 5xx, an HTTP API's by id, a REST API's by name and stage; each queue's depth and
+ * age of its oldest message, sampled), and
  * the template's alarms evaluated on them. Each state change is printed with its runbook and
  * written to a notification log; the console shows it all.
  */
@@ -71,11 +72,15 @@ export class TwinMonitor {
 
   onApiResponse(api: LocalApi, record: ApiAccessRecord): void {
     const at = this.options.clock.at(record.at);
-    this.putAll('AWS/ApiGateway', { ApiId: api.apiId }, at, {
-      Count: 1,
-      '4xx': record.status >= 400 && record.status < 500 ? 1 : 0,
-      '5xx': record.status >= 500 ? 1 : 0,
-    });
+    const [clientError, serverError] = [record.status >= 400 && record.status < 500 ? 1 : 0, record.status >= 500 ? 1 : 0];
+    if (api.restStage) {
+      // A REST API's metrics carry its name, alone and with its stage, and have names of their own.
+      const counts = { Count: 1, '4XXError': clientError, '5XXError': serverError };
+      this.putAll('AWS/ApiGateway', { ApiName: api.restStage.apiName }, at, counts);
+      this.putAll('AWS/ApiGateway', { ApiName: api.restStage.apiName, Stage: api.restStage.stageName }, at, counts);
+    } else {
+      this.putAll('AWS/ApiGateway', { ApiId: api.apiId }, at, { Count: 1, '4xx': clientError, '5xx': serverError });
+    }
     // By API id: logical ids repeat from stack to stack.
     const recent = this.deliveries.get(api.apiId) ?? [];
     recent.unshift({

@@ -16,6 +16,7 @@ import type { EventBridgeStandIn } from '../aws/eventbridge/stand-in';
 import type { IamGateway, LocalCredentials } from '../aws/iam/gateway';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../aws/local-aws';
 import type { Poller } from '../aws/lambda/sqs-event-source';
+import { checkRestApiStageLogging } from '../aws/apigateway/account-settings';
 import { constructPath, loadStacks } from '../aws/cloudformation/assembly';
 import type { Interceptor } from '../aws/cloudformation/functions';
 import { LocalInbox, RunningStack, runStack } from '../aws/cloudformation/run-stack';
@@ -51,6 +52,12 @@ export interface TemplateTwinOptions {
   readonly enforceIam?: boolean;
   /** More secrets to create before the stacks run, name → value (API keys the template imports by name). */
   readonly extraSecrets?: Readonly<Record<string, string>>;
+  /**
+   * The account's API Gateway CloudWatch role in the region (`aws apigateway get-account`), which a
+   * REST API stage needs before it may write logs.
+   * @default - none, as in a new account: a stage that logs is refused unless a stack sets the role
+   */
+  readonly apiGatewayCloudWatchRoleArn?: string;
   /** Progress and warnings while the twin starts and runs. @default stderr */
   readonly log?: (line: string) => void;
 }
@@ -78,6 +85,8 @@ export interface TemplateTwin {
 export async function startTemplateTwin(options: TemplateTwinOptions): Promise<TemplateTwin> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const stacks = loadStacks(options.app, options.stacks);
+  // Refused as CloudFormation would refuse it, before anything starts.
+  checkRestApiStageLogging(stacks, options.apiGatewayCloudWatchRoleArn !== undefined);
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const services = await startLocalServices({ dataDir: options.dataDir, enforceIam: options.enforceIam, progress: log });
   try {

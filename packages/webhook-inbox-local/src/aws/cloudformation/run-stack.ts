@@ -1,8 +1,9 @@
 /**
  * Runs one synthesized stack on the local services: its data resources created from their
  * properties, its roles registered with the IAM gateway from their policies, its functions run
- * from their assets with their environments resolved, and its triggers (APIs, queues, rules)
- * wired as the template wires them. Nothing here knows the inbox: what runs is the template.
+ * from their assets with their environments resolved, its triggers (APIs, queues, rules) wired as
+ * the template wires them, and its secrets' rotation schedules turned on. Nothing here knows the
+ * inbox: what runs is the template.
  */
 import { join } from 'node:path';
 import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
@@ -24,11 +25,12 @@ import { TemplateError } from './template-error';
 import { InvocationOutcome, LocalFunction, startFunctions } from './functions';
 import { CreatedResources, createDataResources, LocalQueue } from './resources';
 import { signingSecretFor, templateSecretValue } from './secret-values';
+import { startRotationSchedules } from '../secretsmanager/rotation-schedules';
 import type { LocalServices } from '../services';
 import { apiRoutes, LocalApi, LocalEventSource, RuleDelivery, ScheduleClock, startApis, startTriggers, TriggerOptions } from './triggers';
 
 /** AWS managed policies that only grant what nothing local calls (CloudWatch Logs): not worth a warning. */
-const LOGS_ONLY_POLICIES = /:iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole$/;
+const LOGS_ONLY_POLICIES = /:iam::aws:policy\/service-role\/(AWSLambdaBasicExecutionRole|AmazonAPIGatewayPushToCloudWatchLogs)$/;
 
 export interface RunStackOptions {
   readonly account: string;
@@ -126,6 +128,8 @@ export async function runStack(stack: SynthesizedStack, services: LocalServices,
   const outputs = Object.fromEntries(Object.keys(stack.template.Outputs ?? {}).map((key) => [key, binding.resolveOutput(key)]));
   const inboxes = await inboxesOf(stack, services, functions, resources, outputs, routes, apis.apis, options.signingSecrets ?? {}, options.warn);
   await fillOtherSecrets(binding, services, resources, inboxes);
+  // Once every secret holds its value, as CloudFormation creates a schedule after its secret.
+  await startRotationSchedules(stack, binding, services, functions, options.warn);
   return {
     stack,
     binding,

@@ -2,7 +2,7 @@
  * What invokes a stack's functions locally, from the template: the HTTP APIs' routes and the REST
  * APIs' methods (Lambda proxy integrations), the SQS
  * event source mappings, the EventBridge rules (schedules, and event patterns on the stack's
- * buses, delivering to Lambda and SQS targets), and the rotation schedules of secrets.
+ * buses, delivering to Lambda and SQS targets).
  */
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -54,6 +54,8 @@ export interface LocalApi {
   readonly apiId: string;
   /** The base URL a route's path follows: a REST API's ends with its stage. */
   readonly url: string;
+  /** A REST API's name and stage: its metrics go by them, not by its id. */
+  readonly restStage?: { readonly apiName: string; readonly stageName: string };
 }
 
 /** A route of an HTTP API or a method of a REST API; each goes only into its own API's table. */
@@ -137,7 +139,8 @@ export async function startApis(
       ...(options.onApiResponse ? { onResponse: (record: ApiAccessRecord) => options.onApiResponse!(holder.api!, record) } : {}),
     });
     gateways.push(gateway);
-    holder.api = { logicalId, apiId, url: `${gateway.url}/${stageName}` };
+    const apiName = resource.Properties?.Name === undefined ? logicalId : binding.resolvePropertyText(logicalId, 'Name');
+    holder.api = { logicalId, apiId, url: `${gateway.url}/${stageName}`, restStage: { apiName, stageName } };
     apis.push(holder.api);
     routeTables.set(logicalId, routes);
   }
