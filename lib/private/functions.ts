@@ -103,7 +103,9 @@ function createVerifier(
     timeout: settings.verifierTimeout,
     logRetention: settings.logRetention,
     overrides: props.verifierFunctionProps,
-    environment: environments.verifier,
+    overridesProp: 'verifierFunctionProps',
+    settings: environments.verifier,
+    secrets: [...resources.secrets.values()],
   });
   // PutItem, GetItem and UpdateItem also serve the rejection records, their counters and the source-hash key.
   grantTableActions(verifier.role, resources.inboxTable, ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
@@ -128,7 +130,9 @@ function createProcessor(
     timeout: settings.processorTimeout,
     logRetention: settings.logRetention,
     overrides: props.processorFunctionProps,
-    environment: environments.processor,
+    overridesProp: 'processorFunctionProps',
+    settings: environments.processor,
+    secrets: resources.providers.flatMap((provider) => (provider.authoritativeRead ? [provider.authoritativeRead.apiKeySecret] : [])),
   });
   grantTableActions(processor.role, resources.inboxTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']);
   // GetItem: a losing offer and a retried winner read the job's stored winner.
@@ -164,7 +168,9 @@ function createReconciler(
     timeout: settings.reconcilerTimeout,
     logRetention: settings.logRetention,
     overrides: props.reconcilerFunctionProps,
-    environment: environments.reconciler,
+    overridesProp: 'reconcilerFunctionProps',
+    settings: environments.reconciler,
+    secrets: polledProviders(resources).map((provider) => provider.polling!.apiKeySecret),
   });
   const { pendingIndex, awaitingIndex, jobRefIndex } = TableSchema.inbox;
   reconciler.role.addToPrincipalPolicy(

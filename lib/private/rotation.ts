@@ -39,7 +39,8 @@ export function createRotation(
     memorySize: Defaults.ROTATOR_MEMORY_MB,
     timeout: Duration.seconds(Defaults.ROTATOR_TIMEOUT_SECONDS),
     logRetention,
-    environment: rotatorEnvironment(inboxName, rotatedSecrets),
+    settings: rotatorEnvironment(inboxName, rotatedSecrets),
+    secrets: rotated.map((provider) => signingSecretOf(scope, secrets, provider.name)),
   });
   for (const provider of rotated) {
     const secret = signingSecretOf(scope, secrets, provider.name);

@@ -155,6 +155,8 @@ export class StackBinding {
       // A name built from parameters and pseudo parameters only: other resources are not bound yet.
       return resolveString(own, { resources: this.parameters, pseudo: this.pseudo });
     }
+    // CloudFormation names a secret `<logical id>-<12 characters>` (the inbox's handlers rebuild its ARN from that); anything else `<stack>-<logical id>`.
+    if (resource.Type === 'AWS::SecretsManager::Secret') return `${logicalId}-${digest(`${this.stackName}/${logicalId}`, 12)}`;
     const generated = `${this.stackName}-${logicalId}`;
     const fifo = resource.Type === 'AWS::SQS::Queue' && resource.Properties?.FifoQueue === true ? '.fifo' : '';
     // The suffix is part of the limit: fitting the name to what is left keeps its digest whole.
