@@ -81,7 +81,8 @@ export function createHandlerFunction(scope: Construct, id: string, props: Handl
     runtime: HANDLER_RUNTIME,
     code: lambda.Code.fromAsset(stageHandlerCode(assetPath, props.handler, packed.file)),
     handler: 'index.handler',
-    environment: { ...overrides.environment, ...packed.environment },
+    // Construct-required settings win: the user's variable of a name the file sets is left out (the file's would win at cold start).
+    environment: { ...withoutNames(overrides.environment, Object.keys(packed.file.variables)), ...packed.environment },
   });
   // Lambda refuses a deploy whose environment exceeds 4 KB: refused at synth instead, the user's variables counted.
   fn.node.addValidation({ validate: () => environmentSizeProblems(fn, props.overridesProp) });
@@ -92,4 +93,8 @@ export function createHandlerFunction(scope: Construct, id: string, props: Handl
     }),
   );
   return { function: fn, role };
+}
+
+function withoutNames(environment: Record<string, string> | undefined, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(environment ?? {}).filter(([name]) => !names.includes(name)));
 }
