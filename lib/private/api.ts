@@ -1,6 +1,7 @@
 import { Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -137,8 +138,10 @@ function createRestEndpoint(
       'The stage writes an access log line for every request, and the verifier one delivery record per request; ' +
       'execution logs need the account-wide API Gateway CloudWatch role, which is not an inbox’s to create.',
   });
-  // One integration, one invoke permission per method, each scoped to this API, its stage, method and path.
-  const integration = new apigw.LambdaIntegration(verifier, { proxy: true, allowTestInvoke: false });
+  // One integration (a Lambda proxy integration, as LambdaIntegration makes one) and one invoke
+  // permission, from this API's stage under /hooks/: one per method, as LambdaIntegration adds,
+  // would exceed the function's 20 KB resource policy at about 40 providers (docs/LIMITS.md).
+  const integration = new apigw.AwsIntegration({ proxy: true, service: 'lambda', path: `2015-03-31/functions/${verifier.functionArn}/invocations` });
   const hooks = api.root.addResource(HOOKS_PATH.slice(1));
   for (const { name, methods } of routesOf(providers)) {
     const resource = hooks.addResource(name);
@@ -149,6 +152,10 @@ function createRestEndpoint(
       ]);
     }
   }
+  verifier.addPermission('RestApiInvoke', {
+    principal: new iam.ServicePrincipal('apigateway.amazonaws.com'),
+    sourceArn: api.arnForExecuteApi('*', `${HOOKS_PATH}/*`, api.deploymentStage.stageName),
+  });
   if (ingress.webAclArn !== undefined) {
     new wafv2.CfnWebACLAssociation(scope, 'WebAclAssociation', { resourceArn: api.deploymentStage.stageArn, webAclArn: ingress.webAclArn });
   }

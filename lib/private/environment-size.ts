@@ -37,9 +37,17 @@ const arnOf = (service: string, resource: string) => `arn:${filler(LONGEST_PARTI
 export function longestEnvironmentBytes(fn: lambda.Function): number {
   const stack = Stack.of(fn);
   const rendered = stack.resolve((fn.node.defaultChild as lambda.CfnFunction).environment) as { variables?: Record<string, unknown> } | undefined;
+  const longest = longestValues(stack);
+  return Buffer.byteLength(
+    JSON.stringify(Object.fromEntries(Object.entries(rendered?.variables ?? {}).map(([name, value]) => [name, longest(value)]))),
+    'utf8',
+  );
+}
+
+/** How a value of `stack` (a string with tokens, or a resolved CloudFormation value) can read once deployed, at its longest. */
+export function longestValues(stack: Stack): (value: unknown) => string {
   const resources = resourcesByLogicalId(stack);
-  const longest = Object.fromEntries(Object.entries(rendered?.variables ?? {}).map(([name, value]) => [name, longestOf(value, resources, stack)]));
-  return Buffer.byteLength(JSON.stringify(longest), 'utf8');
+  return (value) => longestOf(stack.resolve(value), resources, stack);
 }
 
 /**

@@ -13,7 +13,7 @@ import { HandlerEnvironments, handlerEnvironments } from './handler-environment'
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerRuntimeConfigOf } from './provider-runtime';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
-import { grantInvokeFunction, grantObjects, grantReadSecret, grantSend, grantTableActions } from './grants';
+import { grantInvokeFunction, grantObjects, grantReadSecret, grantReadSigningSecrets, grantSend, grantTableActions } from './grants';
 import { createHandlerFunction } from './handler-function';
 import type { InboxSettings } from './settings';
 
@@ -110,7 +110,7 @@ function createVerifier(
   // PutItem, GetItem and UpdateItem also serve the rejection records, their counters and the source-hash key.
   grantTableActions(verifier.role, resources.inboxTable, ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
   grantSend(verifier.role, resources.workQueue);
-  for (const secret of resources.secrets.values()) grantReadSecret(secret, verifier.role);
+  grantReadSigningSecrets(scope, [...resources.secrets.values()], verifier.role);
   grantObjects(scope, resources.bodyBucket, verifier.role, ['s3:PutObject'], BodyPrefix.BODIES);
   return verifier.function;
 }

@@ -52,10 +52,10 @@ function resourceNamed(template: Template, type: string, prefix: string): { id: 
   return { id: matches[0][0], resource: matches[0][1] };
 }
 
-/** Every statement of the inline policy attached to a role, with CDK's grouping flattened. */
+/** Every statement of the policies attached to a role (inline, and customer managed ones of the template), with CDK's grouping flattened. */
 function statementsOf(template: Template, rolePrefix: string): any[] {
   const role = resourceNamed(template, 'AWS::IAM::Role', rolePrefix);
-  return Object.values(template.findResources('AWS::IAM::Policy'))
+  return [...Object.values(template.findResources('AWS::IAM::Policy')), ...Object.values(template.findResources('AWS::IAM::ManagedPolicy'))]
     .filter((policy: any) => policy.Properties.Roles.some((r: any) => r.Ref === role.id))
     .flatMap((policy: any) => policy.Properties.PolicyDocument.Statement);
 }

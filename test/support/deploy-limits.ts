@@ -31,6 +31,8 @@ const LONGEST_GENERATED_NAME: Record<string, number> = {
   'AWS::Events::Rule': 64,
   'AWS::Events::EventBus': 256,
   'AWS::SNS::Topic': 256,
+  'AWS::CloudWatch::Alarm': 255,
+  'AWS::CloudWatch::CompositeAlarm': 255,
 };
 
 /** CloudFormation names a secret it creates `<logical id>-<12 random characters>`; Secrets Manager adds `-<6 random characters>` to its ARN. */
@@ -143,6 +145,8 @@ function longestRef(template: Template, name: string): string {
     case 'AWS::ApiGateway::RestApi':
     case 'AWS::ApiGatewayV2::Api':
       return x(10);
+    case 'AWS::ApiGateway::Stage':
+      return longestValue(template, resource.Properties?.StageName);
     case 'AWS::ApiGateway::DomainName':
     case 'AWS::ApiGatewayV2::DomainName':
       return longestValue(template, resource.Properties?.DomainName);
@@ -171,6 +175,15 @@ function longestAttribute(template: Template, logicalId: string, attribute: stri
       return resourceName(template, logicalId, 'Name');
     case 'AWS::SecretsManager::Secret.Id':
       return secretArn(template, logicalId);
+    case 'AWS::Logs::LogGroup.Arn':
+      return arn('logs', `log-group:${resourceName(template, logicalId, 'LogGroupName')}:*`);
+    case 'AWS::Events::Rule.Arn':
+      return arn('events', `rule/${x(LONGEST_GENERATED_NAME['AWS::Events::EventBus'])}/${resourceName(template, logicalId, 'Name')}`);
+    case 'AWS::CloudWatch::Alarm.Arn':
+    case 'AWS::CloudWatch::CompositeAlarm.Arn':
+      return arn('cloudwatch', `alarm:${resourceName(template, logicalId, 'AlarmName')}`);
+    case 'AWS::IAM::Role.Arn':
+      return `arn:${x(LONGEST.partition)}:iam::${'0'.repeat(LONGEST.account)}:role/${resourceName(template, logicalId, 'RoleName')}`;
     default:
       throw new Error(`no estimate of Fn::GetAtt ${logicalId}.${attribute} (${resource.Type})`);
   }
