@@ -85,7 +85,9 @@ function createHttpEndpoint(
       destination: new apigwv2.LogGroupLogDestination(accessLogs),
     },
   });
-  const integration = new HttpLambdaIntegration('Verifier', verifier);
+  // One invoke permission for this API: one per route would exceed the function's 20 KB resource
+  // policy at about 35 providers (docs/LIMITS.md); every route of this API is the verifier's.
+  const integration = new HttpLambdaIntegration('Verifier', verifier, { scopePermissionToRoute: false });
   for (const { name, methods } of routesOf(providers)) {
     const httpMethods = methods.map((method) => method as apigwv2.HttpMethod);
     for (const route of api.addRoutes({ path: hookPath(name), methods: httpMethods, integration })) {

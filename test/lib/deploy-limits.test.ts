@@ -2,7 +2,7 @@
  * The templates deploy: the example app (bin/app.ts, synthesized as the CDK CLI runs it) and a
  * maximal app (every preset at once and more, 40 providers in one inbox, long construct ids, a REST
  * API with AWS WAF and a custom domain, rotation, polling, message batches, resources brought by
- * the user, the user's own variables, two inboxes in one stack) are checked against what AWS
+ * the user, the user's own variables, a second inbox of 40 providers behind an HTTP API) are checked against what AWS
  * refuses at deploy, each value CloudFormation fills in counted at its longest. Each limit is
  * stated here on its own (the facts: docs/LIMITS.md); one synth per app, shared by every check.
  */
@@ -149,15 +149,12 @@ function maximalApp(outdir: string): void {
       eventPattern: { detail: { provider: presets.map((_, index) => `provider-${index}`) } },
     });
   }
-  // A second inbox beside it, every preset with the construct's own resources behind an HTTP API.
-  new WebhookInbox(stack, 'MarketplaceSellerNotificationsWebhookInboxWithEveryPresetAtItsDefaults', {
-    providers: [
-      ...presets
-        .slice(0, 13)
-        .map((_, index) =>
-          [WebhookProvider.answerline, WebhookProvider.echonova, WebhookProvider.stripe, WebhookProvider.github][index % 4]({ name: `seller-${index}` }),
-        ),
-    ],
+  // A second inbox beside it, 40 providers with the construct's own resources behind an HTTP API.
+  const sellerPresets = [WebhookProvider.answerline, WebhookProvider.echonova, WebhookProvider.stripe, WebhookProvider.github, WebhookProvider.slack];
+  new WebhookInbox(stack, 'MarketplaceSellerNotificationsWebhookInboxWithFortySellersAtTheirDefaults', {
+    providers: Array.from({ length: 40 }, (_, index) =>
+      sellerPresets[index % sellerPresets.length]({ name: `marketplace-seller-${String(index).padStart(2, '0')}` }),
+    ),
     processingFunction: new lambda.Function(stack, 'SellerNotificationProcessingFunction', {
       runtime: lambda.Runtime.NODEJS_22_X,
       handler: 'index.handler',
