@@ -6,5 +6,6 @@ export * from './handler-config';
 export * from './metrics';
 export * from './ops-config';
 export * from './providers';
+export * from './resource-names';
 export * from './runtime-config';
 export * from './table-schema';

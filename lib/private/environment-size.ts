@@ -1,6 +1,7 @@
 import { CfnElement, CfnResource, Stack } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { RESOURCE_NAMES } from '../contract';
 
 /** Lambda's limit on a function's environment variables: the JSON text of the whole map, in bytes (not adjustable). */
 export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4096;
@@ -16,15 +17,6 @@ const LONGEST_URL_SUFFIX = 'amazonaws.com.cn'.length;
 const LONGEST_STACK_NAME = 128;
 /** What a value of a kind not listed here (an ARN, an id) is counted as. */
 const UNKNOWN_VALUE = 256;
-/** The longest name CloudFormation generates, by resource type, and the L1 property that names one instead. */
-const GENERATED_NAMES: Record<string, { readonly property: string; readonly longest: number }> = {
-  'AWS::DynamoDB::Table': { property: 'tableName', longest: 255 },
-  'AWS::SQS::Queue': { property: 'queueName', longest: 80 },
-  'AWS::S3::Bucket': { property: 'bucketName', longest: 63 },
-  'AWS::Lambda::Function': { property: 'functionName', longest: 64 },
-  'AWS::Events::EventBus': { property: 'name', longest: 256 },
-  'AWS::SNS::Topic': { property: 'topicName', longest: 256 },
-};
 
 const filler = (length: number) => 'x'.repeat(length);
 const arnOf = (service: string, resource: string) => `arn:${filler(LONGEST_PARTITION)}:${service}:${filler(LONGEST_REGION)}:${filler(ACCOUNT)}:${resource}`;
@@ -129,7 +121,7 @@ function longestReference(name: string, resources: ReadonlyMap<string, CfnResour
     case 'AWS::SNS::Topic':
       return arnOf('sns', nameOf(resource, stack));
     default:
-      return GENERATED_NAMES[resource.cfnResourceType] ? nameOf(resource, stack) : filler(UNKNOWN_VALUE);
+      return RESOURCE_NAMES[resource.cfnResourceType] ? nameOf(resource, stack) : filler(UNKNOWN_VALUE);
   }
 }
 
@@ -159,9 +151,11 @@ function longestAttribute(logicalId: string, attribute: string, resources: Reado
 
 /** The name the resource is given, or the longest CloudFormation generates for its type. */
 function nameOf(resource: CfnResource, stack: Stack): string {
-  const naming = GENERATED_NAMES[resource.cfnResourceType];
-  const own: unknown = naming && stack.resolve((resource as unknown as Record<string, unknown>)[naming.property]);
-  return own !== undefined ? longestOf(own, new Map(), stack) : filler(naming?.longest ?? UNKNOWN_VALUE);
+  const naming = RESOURCE_NAMES[resource.cfnResourceType];
+  // An L1 resource's properties are the template's, in lower camel case (`TableName` is `tableName`).
+  const property = naming && `${naming.property[0].toLowerCase()}${naming.property.slice(1)}`;
+  const own: unknown = property && stack.resolve((resource as unknown as Record<string, unknown>)[property]);
+  return own !== undefined ? longestOf(own, new Map(), stack) : filler(naming?.maxLength ?? UNKNOWN_VALUE);
 }
 
 /** A secret's ARN: `<name>-<6 characters>` after `secret:`, the name generated as `<logical id>-<12 characters>` when it has none. */

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Annotations as CdkAnnotations, App, CfnParameter, Duration, Lazy, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations as CdkAnnotations, App, CfnParameter, Duration, Lazy, RemovalPolicy, Size, Stack, Stage, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -23,6 +23,7 @@ import {
   WebhookProvider,
 } from '../../lib';
 import { Defaults, Env, METRIC_NAMESPACE, OPS_CONFIG_OUTPUT_DESCRIPTION } from '../../lib/contract';
+import { environmentBytes, Template as DeployedTemplate } from '../support/deploy-limits';
 import { handlerSettings } from '../support/handler-settings';
 
 function build(props?: WebhookInboxProps): { stack: Stack; inbox: WebhookInbox; template: Template } {
@@ -362,6 +363,25 @@ describe('WebhookInbox with defaults', () => {
 });
 
 describe('WebhookInbox with overrides', () => {
+  test('a function whose environment, the user’s variables counted, can exceed Lambda’s 4 KB once deployed is refused at synth, naming it, the size and the limit', () => {
+    const withVariable = (bytes: number) => {
+      const stack = new Stack(new App(), 'Test');
+      new WebhookInbox(stack, 'Inbox', { verifierFunctionProps: { environment: { APP_SETTINGS: 'x'.repeat(bytes) } } });
+      return stack;
+    };
+    // The size the refusal names is the one this test estimates on its own, every reference at its longest.
+    const oversized = withVariable(3400);
+    const template = Stage.of(oversized)!.synth({ skipValidation: true }).getStackByName('Test').template as DeployedTemplate;
+    const verifierId = Object.keys(template.Resources).find((id) => id.startsWith('InboxVerifier') && template.Resources[id].Type === 'AWS::Lambda::Function')!;
+    const bytes = environmentBytes(template, verifierId);
+    expect(bytes).toBeGreaterThan(4096);
+    expect(() => Template.fromStack(withVariable(3400))).toThrow(
+      `[Test/Inbox/Verifier] its environment variables can reach ${bytes} bytes once deployed, over Lambda's limit of 4096 bytes (4 KB: the JSON text of all its variables, which cannot be raised): move variables of verifierFunctionProps.environment elsewhere (a file, a parameter) or shorten them`,
+    );
+    // With 1,000 bytes fewer of its own, the same function fits.
+    expect(() => Template.fromStack(withVariable(2400))).not.toThrow();
+  });
+
   test('derives the visibility timeout and the lease from the processor timeout', () => {
     const { template } = build({ processorFunctionProps: { timeout: Duration.seconds(60) }, maxReceiveCount: 3 });
     expect(resourceNamed(template, 'AWS::SQS::Queue', 'InboxWorkQueue').resource.Properties).toMatchObject({

@@ -6,25 +6,9 @@
  * secret's ARN, an API's endpoint) are set when it is.
  */
 import { createHash } from 'node:crypto';
+import { RESOURCE_NAMES } from '../../../../../lib/contract';
 import type { StackTemplate, TemplateResource } from './assembly';
 import { BoundResource, pseudoParameters, resolveIntrinsics, resolveString, TemplateBinding, UnresolvableError } from './intrinsics';
-
-/** The property that carries a resource type's own name, and the longest name the service allows. */
-const NAME_PROPERTIES: Readonly<Record<string, { readonly property: string; readonly maxLength: number; readonly lowerCase?: boolean }>> = {
-  'AWS::DynamoDB::Table': { property: 'TableName', maxLength: 255 },
-  'AWS::SQS::Queue': { property: 'QueueName', maxLength: 80 },
-  'AWS::S3::Bucket': { property: 'BucketName', maxLength: 63, lowerCase: true },
-  'AWS::SecretsManager::Secret': { property: 'Name', maxLength: 512 },
-  'AWS::Events::EventBus': { property: 'Name', maxLength: 256 },
-  'AWS::Events::Rule': { property: 'Name', maxLength: 64 },
-  'AWS::IAM::Role': { property: 'RoleName', maxLength: 64 },
-  'AWS::Lambda::Function': { property: 'FunctionName', maxLength: 64 },
-  'AWS::Logs::LogGroup': { property: 'LogGroupName', maxLength: 512 },
-  'AWS::CloudWatch::Alarm': { property: 'AlarmName', maxLength: 255 },
-  'AWS::CloudWatch::CompositeAlarm': { property: 'AlarmName', maxLength: 255 },
-  'AWS::CloudWatch::Dashboard': { property: 'DashboardName', maxLength: 255 },
-  'AWS::SNS::Topic': { property: 'TopicName', maxLength: 256 },
-};
 
 export class StackBinding {
   private readonly resources: Record<string, BoundResource> = {};
@@ -149,7 +133,7 @@ export class StackBinding {
   }
 
   private physicalName(logicalId: string, resource: TemplateResource): string {
-    const naming = NAME_PROPERTIES[resource.Type];
+    const naming = RESOURCE_NAMES[resource.Type];
     const own = naming && resource.Properties?.[naming.property];
     if (own !== undefined) {
       // A name built from parameters and pseudo parameters only: other resources are not bound yet.
