@@ -76,7 +76,8 @@ export class TwinMonitor {
       '4xx': record.status >= 400 && record.status < 500 ? 1 : 0,
       '5xx': record.status >= 500 ? 1 : 0,
     });
-    const recent = this.deliveries.get(api.logicalId) ?? [];
+    // By API id: logical ids repeat from stack to stack.
+    const recent = this.deliveries.get(api.apiId) ?? [];
     recent.unshift({
       at: new Date(at).toISOString(),
       provider: /\/hooks\/([^/]+)$/.exec(record.path)?.[1] ?? record.path,
@@ -85,7 +86,7 @@ export class TwinMonitor {
       requestId: record.requestId,
     });
     recent.length = Math.min(recent.length, RECENT_DELIVERIES);
-    this.deliveries.set(api.logicalId, recent);
+    this.deliveries.set(api.apiId, recent);
   }
 
   /** Starts sampling the stacks' queues and evaluating their alarms. */
@@ -131,7 +132,7 @@ export class TwinMonitor {
     const inboxes = await Promise.all(
       this.inboxes.map(async (inbox) => {
         const stack = this.stacks.find((candidate) => candidate.stack.stackName === inbox.stackName)!;
-        const deliveries = stack.apis.flatMap((api) => this.deliveries.get(api.logicalId) ?? []);
+        const deliveries = stack.apis.flatMap((api) => this.deliveries.get(api.apiId) ?? []);
         const names = new Set(inbox.providers.map((provider) => provider.name));
         return {
           name: inbox.opsConfig.inboxName,
@@ -152,10 +153,10 @@ export class TwinMonitor {
     const dashboards = this.stacks.flatMap((stack) =>
       Object.entries(stack.stack.template.Resources)
         .filter(([, resource]) => resource.Type === 'AWS::CloudWatch::Dashboard')
-        .map(([logicalId, resource]) => ({
+        .map(([logicalId]) => ({
           name: stack.binding.nameOf(logicalId),
           widgets: widgetSeries(
-            parseDashboardWidgets(stack.binding.resolveString(resource.Properties?.DashboardBody)),
+            parseDashboardWidgets(stack.binding.resolvePropertyText(logicalId, 'DashboardBody')),
             (metric, stat, periodSeconds, fromMs, toMs) =>
               this.store
                 .series({ namespace: metric.namespace, name: metric.metricName, dimensions: metric.dimensions }, stat, periodSeconds, fromMs, toMs)
@@ -218,11 +219,12 @@ function alarmResources(stack: RunningStack): AlarmResource[] {
   return Object.entries(stack.stack.template.Resources)
     .filter(([, resource]) => resource.Type === METRIC_ALARM_TYPE || resource.Type === COMPOSITE_ALARM_TYPE)
     .map(([logicalId, resource]) => ({
+      stackName: stack.stack.stackName,
       logicalId,
       name: stack.binding.nameOf(logicalId),
       arn: stack.binding.get(logicalId).attributes!.Arn,
       type: resource.Type,
-      properties: stack.binding.resolve(resource.Properties ?? {}) as Record<string, unknown>,
+      properties: stack.binding.resolveProperties(logicalId),
     }));
 }
 

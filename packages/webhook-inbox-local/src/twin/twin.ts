@@ -16,8 +16,8 @@ import type { EventBridgeStandIn } from '../aws/eventbridge/stand-in';
 import type { IamGateway, LocalCredentials } from '../aws/iam/gateway';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../aws/local-aws';
 import type { Poller } from '../aws/lambda/sqs-event-source';
-import { loadStacks } from '../aws/cloudformation/assembly';
-import { constructPath, Interceptor } from '../aws/cloudformation/functions';
+import { constructPath, loadStacks } from '../aws/cloudformation/assembly';
+import type { Interceptor } from '../aws/cloudformation/functions';
 import { LocalInbox, RunningStack, runStack } from '../aws/cloudformation/run-stack';
 import { LocalFaults, LocalServices, ServiceEndpoints, startLocalServices } from '../aws/services';
 import type { ScheduleClock } from '../aws/cloudformation/triggers';
@@ -70,7 +70,7 @@ export interface TemplateTwin {
   readonly notificationsLog: string;
   /** The local console, on the first API's port; absent without an HTTP API. */
   readonly consoleUrl?: string;
-  /** Each function's AWS calls the IAM gateway refused, by function path. */
+  /** Each function's AWS calls the IAM gateway refused, by its stack and path (`Prod/Inbox/Verifier`): paths repeat from stack to stack. */
   deniedByFunction(): Record<string, number>;
   stop(): Promise<void>;
 }
@@ -141,7 +141,9 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
       opsConfigPaths[inbox.opsConfig.inboxName] = path;
     }
     const functionsByPrincipal = new Map(
-      running.flatMap((stack) => [...stack.functions.values()].map((fn) => [`${stack.stack.stackName}/${roleName(stack, fn.roleLogicalId)}`, fn.path])),
+      running.flatMap((stack) =>
+        [...stack.functions.values()].map((fn) => [`${stack.stack.stackName}/${roleName(stack, fn.roleLogicalId)}`, `${stack.stack.stackName}/${fn.path}`]),
+      ),
     );
     return {
       services,

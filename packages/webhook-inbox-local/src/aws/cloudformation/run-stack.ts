@@ -17,10 +17,11 @@ import {
 import type { ApiAccessRecord } from '../apigateway/front-door';
 import type { LocalCredentials } from '../iam/gateway';
 import { identityPoliciesOf, resourcePoliciesOf } from '../iam/template-policies';
-import type { SynthesizedStack } from './assembly';
+import { constructPath, SynthesizedStack } from './assembly';
 import { StackBinding } from './binding';
 import { refTarget } from './intrinsics';
-import { constructPath, InvocationOutcome, LocalFunction, startFunctions } from './functions';
+import { TemplateError } from './template-error';
+import { InvocationOutcome, LocalFunction, startFunctions } from './functions';
 import { CreatedResources, createDataResources, LocalQueue } from './resources';
 import { signingSecretFor, templateSecretValue } from './secret-values';
 import type { LocalServices } from '../services';
@@ -122,9 +123,9 @@ export async function runStack(stack: SynthesizedStack, services: LocalServices,
   const routes = apiRoutes(stack, binding, functions, options.warn);
   for (const [apiLogicalId, list] of routes) apis.routeTables.get(apiLogicalId)?.push(...list.map(({ route }) => route));
   const triggers = startTriggers(stack, binding, services, functions, resources.queues, credentials, options);
-  const outputs = Object.fromEntries(Object.entries(stack.template.Outputs ?? {}).map(([key, output]) => [key, binding.resolveString(output.Value)]));
+  const outputs = Object.fromEntries(Object.keys(stack.template.Outputs ?? {}).map((key) => [key, binding.resolveOutput(key)]));
   const inboxes = await inboxesOf(stack, services, functions, resources, outputs, routes, apis.apis, options.signingSecrets ?? {}, options.warn);
-  await fillOtherSecrets(stack, binding, services, resources, inboxes);
+  await fillOtherSecrets(binding, services, resources, inboxes);
   return {
     stack,
     binding,
@@ -144,13 +145,15 @@ function registerRoles(stack: SynthesizedStack, binding: StackBinding, services:
   const credentials = new Map<string, LocalCredentials>();
   const gateway = services.iam?.gateway;
   if (!gateway) return credentials;
-  const resourcePolicies = resourcePoliciesOf(stack.template, binding.binding());
+  const resourcePolicies = binding.placed(() => resourcePoliciesOf(stack.template, binding.binding()));
   for (const [logicalId, resource] of Object.entries(stack.template.Resources)) {
     if (resource.Type !== 'AWS::IAM::Role') continue;
     const path = constructPath(stack, logicalId, resource);
-    const policies = identityPoliciesOf(stack.template, logicalId, binding.binding(), (arn) => {
-      if (!LOGS_ONLY_POLICIES.test(arn)) warn(`${path}: managed policy ${arn} is not in the template; locally it grants nothing`);
-    });
+    const policies = binding.placed(() =>
+      identityPoliciesOf(stack.template, logicalId, binding.binding(), (arn) => {
+        if (!LOGS_ONLY_POLICIES.test(arn)) warn(`${path}: managed policy ${arn} is not in the template; locally it grants nothing`);
+      }),
+    );
     credentials.set(
       logicalId,
       gateway.register({ name: `${stack.stackName}/${path}`, roleArn: binding.get(logicalId).attributes!.Arn, policies, resourcePolicies }),
@@ -185,7 +188,9 @@ async function inboxesOf(
     };
     const queueByUrl = (url: string | undefined) => [...resources.queues.values()].find((queue) => queue.url === url);
     const workQueue = queueByUrl(opsConfig.workQueueUrl);
-    if (!workQueue) throw new Error(`${stack.stackName}: the inbox ${opsConfig.inboxName} names a work queue that is not in the template`);
+    if (!workQueue) {
+      throw new TemplateError(`the inbox ${opsConfig.inboxName} names a work queue that is not in the template`, { stackName: stack.stackName, output: key });
+    }
     const configs = verifier ? (JSON.parse(verifier.variables[Env.PROVIDERS] ?? '[]') as ProviderRuntimeConfig[]) : [];
     const providers: LocalProvider[] = [];
     for (const config of configs) {
@@ -235,17 +240,10 @@ async function inboxesOf(
 }
 
 /** Secrets no inbox signs with: the template's value, or one generated as it asks. */
-async function fillOtherSecrets(
-  stack: SynthesizedStack,
-  binding: StackBinding,
-  services: LocalServices,
-  resources: CreatedResources,
-  inboxes: readonly LocalInbox[],
-): Promise<void> {
+async function fillOtherSecrets(binding: StackBinding, services: LocalServices, resources: CreatedResources, inboxes: readonly LocalInbox[]): Promise<void> {
   const signing = new Set(inboxes.flatMap((inbox) => inbox.providers.map((provider) => provider.secretArn)));
   for (const [logicalId, arn] of resources.secrets) {
     if (signing.has(arn)) continue;
-    const properties = binding.resolve(stack.template.Resources[logicalId].Properties ?? {}) as Record<string, unknown>;
-    await services.clients.secrets.send(new PutSecretValueCommand({ SecretId: arn, SecretString: templateSecretValue(properties) }));
+    await services.clients.secrets.send(new PutSecretValueCommand({ SecretId: arn, SecretString: templateSecretValue(binding.resolveProperties(logicalId)) }));
   }
 }

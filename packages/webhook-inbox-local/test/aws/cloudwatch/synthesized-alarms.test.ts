@@ -43,6 +43,7 @@ const binding: TemplateBinding = {
 const alarms: AlarmResource[] = Object.entries(resources)
   .filter(([, resource]) => ALARM_TYPES.includes(resource.Type))
   .map(([logicalId, resource]) => ({
+    stackName: stack.stackName,
     logicalId,
     name: alarmName(logicalId),
     arn: `${ACCOUNT_ALARM_ARN}${alarmName(logicalId)}`,
