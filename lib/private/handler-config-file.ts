@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Aws, Fn, Stack, Token, Tokenization } from 'aws-cdk-lib';
@@ -120,7 +120,7 @@ export function stageHandlerCode(bundleDir: string, handler: string, file: Handl
   mkdirSync(STAGING_ROOT, { recursive: true });
   // Staged aside, then renamed into place: a synth running at the same time sees the whole folder or none.
   const scratch = mkdtempSync(join(STAGING_ROOT, `.${handler}-`));
-  cpSync(bundleDir, scratch, { recursive: true });
+  linkOrCopy(bundleDir, scratch);
   writeFileSync(join(scratch, HANDLER_CONFIG_FILE), text);
   try {
     renameSync(scratch, staged);
@@ -129,6 +129,23 @@ export function stageHandlerCode(bundleDir: string, handler: string, file: Handl
     if (!existsSync(staged)) throw error;
   }
   return staged;
+}
+
+/** The bundle's files hard-linked into the staged folder (no copy of them per configuration), or copied where the two are on different file systems. */
+function linkOrCopy(from: string, to: string): void {
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const [source, target] = [join(from, entry.name), join(to, entry.name)];
+    if (entry.isDirectory()) {
+      mkdirSync(target);
+      linkOrCopy(source, target);
+    } else {
+      try {
+        linkSync(source, target);
+      } catch {
+        copyFileSync(source, target);
+      }
+    }
+  }
 }
 
 function folderDigest(dir: string): string {
