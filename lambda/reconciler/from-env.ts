@@ -38,7 +38,12 @@ export function reconcilerDependenciesFromEnv(env: Record<string, string | undef
       submissions: new DynamoDbSubmissionStore(dynamodb, inboxTable),
       // Without the providers, submissions are still checked for a delivery and counted overdue.
       providers: env[Env.PROVIDERS]
-        ? ledgerProvidersFor(providersFromEnv(env), pollingFromEnv(env), secretCacheFromEnv(env, clients.secretsManager, now), runtime.apis)
+        ? ledgerProvidersFor(
+            providersFromEnv(env, { signingSecrets: false }),
+            pollingFromEnv(env),
+            secretCacheFromEnv(env, clients.secretsManager, now),
+            runtime.apis,
+          )
         : new Map(),
       batchSize: integerEnv(env, Env.POLL_BATCH_SIZE, Defaults.POLL_BATCH_SIZE),
       retentionSeconds: integerEnv(env, Env.RETENTION_SECONDS, Defaults.RETENTION_DAYS * 86_400),

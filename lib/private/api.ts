@@ -1,6 +1,7 @@
 import { Names, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -97,7 +98,9 @@ function createHttpEndpoint(
       destination: new apigwv2.LogGroupLogDestination(accessLogs),
     },
   });
-  const integration = new HttpLambdaIntegration('Verifier', verifier);
+  // One invoke permission for this API: one per route would exceed the function's 20 KB resource
+  // policy at about 35 providers (docs/LIMITS.md); every route of this API is the verifier's.
+  const integration = new HttpLambdaIntegration('Verifier', verifier, { scopePermissionToRoute: false });
   for (const { name, methods } of routesOf(providers)) {
     const httpMethods = methods.map((method) => method as apigwv2.HttpMethod);
     for (const route of api.addRoutes({ path: hookPath(name), methods: httpMethods, integration })) {
@@ -143,8 +146,10 @@ function createRestEndpoint(
     },
   });
   acknowledgeRestApiFindings(api, logging);
-  // One integration, one invoke permission per method, each scoped to this API, its stage, method and path.
-  const integration = new apigw.LambdaIntegration(verifier, { proxy: true, allowTestInvoke: false });
+  // One integration (a Lambda proxy integration, as LambdaIntegration makes one) and one invoke
+  // permission, from this API's stage under /hooks/: one per method, as LambdaIntegration adds,
+  // would exceed the function's 20 KB resource policy at about 40 providers (docs/LIMITS.md).
+  const integration = new apigw.AwsIntegration({ proxy: true, service: 'lambda', path: `2015-03-31/functions/${verifier.functionArn}/invocations` });
   const hooks = api.root.addResource(HOOKS_PATH.slice(1));
   for (const { name, methods } of routesOf(providers)) {
     const resource = hooks.addResource(name);
@@ -155,6 +160,10 @@ function createRestEndpoint(
       ]);
     }
   }
+  verifier.addPermission('RestApiInvoke', {
+    principal: new iam.ServicePrincipal('apigateway.amazonaws.com'),
+    sourceArn: api.arnForExecuteApi('*', `${HOOKS_PATH}/*`, api.deploymentStage.stageName),
+  });
   if (ingress.webAclArn !== undefined) {
     new wafv2.CfnWebACLAssociation(scope, 'WebAclAssociation', { resourceArn: api.deploymentStage.stageArn, webAclArn: ingress.webAclArn });
   }

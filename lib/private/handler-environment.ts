@@ -82,6 +82,8 @@ export interface HandlerEnvironments {
 
 export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvironments {
   const providers = JSON.stringify(settings.providers);
+  // Only the verifier checks signatures: the processor and the reconciler read no signing secret.
+  const unsigned = JSON.stringify(settings.providers.map(({ secretId: _secretId, ...provider }) => provider));
   const bodies: Record<string, string> = settings.bodyBucket
     ? { [Env.BODY_BUCKET]: settings.bodyBucket, [Env.INLINE_BODY_BYTES]: String(settings.inlineBodyBytes) }
     : {};
@@ -104,7 +106,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.INBOX_NAME]: settings.inboxName,
       [Env.INBOX_TABLE]: settings.inboxTable,
       [Env.RESULTS_TABLE]: settings.resultsTable,
-      [Env.PROVIDERS]: providers,
+      [Env.PROVIDERS]: unsigned,
       [Env.LEASE_SECONDS]: String(settings.leaseSeconds),
       [Env.RESULT_RETENTION_SECONDS]: String(settings.resultRetentionSeconds),
       [Env.MAX_RECEIVE_COUNT]: String(settings.maxReceiveCount),
@@ -117,7 +119,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.INBOX_NAME]: settings.inboxName,
       [Env.INBOX_TABLE]: settings.inboxTable,
       [Env.WORK_QUEUE_URL]: settings.workQueueUrl,
-      [Env.PROVIDERS]: providers,
+      [Env.PROVIDERS]: unsigned,
       [Env.SWEEP_AFTER_SECONDS]: String(settings.sweepAfterSeconds),
       [Env.SWEEP_BATCH_SIZE]: String(settings.sweepBatchSize),
       [Env.RETENTION_SECONDS]: String(settings.retentionSeconds),

@@ -52,7 +52,8 @@ export function createRotation(
     memorySize: Defaults.ROTATOR_MEMORY_MB,
     timeout: Duration.seconds(Defaults.ROTATOR_TIMEOUT_SECONDS),
     logRetention,
-    environment: rotatorEnvironment(inboxName, rotatedSecrets),
+    settings: rotatorEnvironment(inboxName, rotatedSecrets),
+    secrets: rotated.map((provider) => signingSecretOf(scope, secrets, provider.name)),
   });
   const rotatedArns: string[] = [];
   for (const provider of rotated) {
@@ -96,6 +97,14 @@ export function createRotation(
 }
 
 /**
+ * Secrets one rotation-failure rule names: six ARNs at their longest as CloudFormation names the
+ * secrets an inbox rotates (about 200 characters each with the longest partition, region and
+ * stack name) stay inside a pattern's 2,048 characters beside the rest of the pattern;
+ * test/lib/deploy-limits.test.ts measures the maximal app's.
+ */
+const SECRETS_PER_FAILURE_RULE = 6;
+
+/**
  * The queue Secrets Manager's reports of a failed rotation (or a failed test of the rotation
  * function at deploy) of the inbox's secrets go to: CloudTrail service events on the default bus,
  * `RotationFailed` and `TestRotationFailed`, naming the secret by its full ARN in
@@ -114,18 +123,23 @@ function createFailureQueue(scope: Construct, secretArns: readonly string[]): sq
   });
   // An ARN known with its random suffix is matched exactly, one known without it by its prefix.
   const secretIds = secretArns.map((arn) => (arn.endsWith('-??????') ? { prefix: arn.slice(0, -'??????'.length) } : arn));
-  new events.Rule(scope, 'RotationFailed', {
-    description: 'Webhook inbox: Secrets Manager failed to rotate a signing secret of the inbox',
-    eventPattern: {
-      source: ['aws.secretsmanager'],
-      detailType: ['AWS Service Event via CloudTrail'],
-      detail: {
-        eventSource: ['secretsmanager.amazonaws.com'],
-        eventName: ['RotationFailed', 'TestRotationFailed'],
-        additionalEventData: { SecretId: secretIds },
+  // An event pattern holds at most 2,048 characters (docs/LIMITS.md): the secrets are shared out
+  // over as many rules as they need, the first keeping the name it always had.
+  for (let first = 0; first < secretIds.length; first += SECRETS_PER_FAILURE_RULE) {
+    const index = first / SECRETS_PER_FAILURE_RULE;
+    new events.Rule(scope, index === 0 ? 'RotationFailed' : `RotationFailed${index + 1}`, {
+      description: 'Webhook inbox: Secrets Manager failed to rotate a signing secret of the inbox',
+      eventPattern: {
+        source: ['aws.secretsmanager'],
+        detailType: ['AWS Service Event via CloudTrail'],
+        detail: {
+          eventSource: ['secretsmanager.amazonaws.com'],
+          eventName: ['RotationFailed', 'TestRotationFailed'],
+          additionalEventData: { SecretId: secretIds.slice(first, first + SECRETS_PER_FAILURE_RULE) },
+        },
       },
-    },
-    targets: [new targets.SqsQueue(queue)],
-  });
+      targets: [new targets.SqsQueue(queue)],
+    });
+  }
   return queue;
 }

@@ -13,6 +13,7 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { RestApiAccessLogging, WebhookInbox, WebhookInboxProps, WebhookIngress, WebhookProvider } from '../../lib';
 import { Env } from '../../lib/contract';
+import { handlerSettings } from '../support/handler-settings';
 
 const WEB_ACL_ARN = 'arn:aws:wafv2:eu-west-1:111111111111:regional/webacl/webhooks/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
 
@@ -38,9 +39,9 @@ function outputsByDescription(template: Template): Record<string, unknown> {
   return Object.fromEntries(Object.values(template.findOutputs('*')).map((output: any) => [output.Description, output.Value]));
 }
 
-function verifierEnvironment(template: Template): Record<string, unknown> {
-  const [verifier] = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) => id.startsWith('InboxVerifier'));
-  return (verifier[1] as any).Properties.Environment.Variables;
+/** What the verifier reads: its environment and its configuration file. */
+function verifierSettings(stack: Stack): Record<string, unknown> {
+  return handlerSettings(stack, 'InboxVerifier');
 }
 
 describe('the REST API ingress', () => {
@@ -92,21 +93,19 @@ describe('the REST API ingress', () => {
     });
   });
 
-  test('lets API Gateway invoke the verifier only from this API’s prod stage, by method and path; no test-invoke permission', () => {
+  test('lets API Gateway invoke the verifier only from this API’s prod stage, under /hooks/, in one permission; no test-invoke permission', () => {
+    // One statement whatever the number of providers: a function's resource policy is limited to 20 KB.
     const permissions = Object.values(template.findResources('AWS::Lambda::Permission'))
       .map((permission: any) => permission.Properties)
       .filter((permission) => permission.Principal === 'apigateway.amazonaws.com');
-    expect(permissions).toHaveLength(3);
-    const sourceArns = permissions.map((permission) => {
-      expect(permission.Principal).toBe('apigateway.amazonaws.com');
-      expect(permission.Action).toBe('lambda:InvokeFunction');
-      const parts = permission.SourceArn['Fn::Join'][1];
-      // arn:<partition>:execute-api:<region>:<account>:<this API's id>/<its stage>/<method>/<path>
-      expect(parts.slice(-4)).toEqual([{ Ref: restApiId() }, '/', { Ref: stageId() }, expect.stringMatching(/^\/[A-Z]+\/hooks\//)]);
-      return parts.filter((part: unknown) => typeof part === 'string').join('|');
-    });
-    expect(sourceArns.map((arn) => arn.slice(arn.lastIndexOf('|') + 1)).sort()).toEqual(['/GET/hooks/meta', '/POST/hooks/answerline', '/POST/hooks/meta']);
-    for (const arn of sourceArns) expect(arn).toContain(':execute-api:eu-west-1:111111111111:');
+    expect(permissions).toHaveLength(1);
+    const [permission] = permissions;
+    expect(permission.Action).toBe('lambda:InvokeFunction');
+    expect(permission.FunctionName).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^InboxVerifier/), 'Arn'] });
+    const parts = permission.SourceArn['Fn::Join'][1];
+    // arn:<partition>:execute-api:<region>:<account>:<this API's id>/<its stage>/<any method>/hooks/<any provider>
+    expect(parts.slice(-4)).toEqual([{ Ref: restApiId() }, '/', { Ref: stageId() }, '/*/hooks/*']);
+    expect(parts.filter((part: unknown) => typeof part === 'string').join('|')).toContain(':execute-api:eu-west-1:111111111111:');
   });
 
   test('associates the web ACL with its stage (by reference, so once the stage exists)', () => {
@@ -158,20 +157,18 @@ describe('the REST API ingress', () => {
   test('the default body limit keeps every base64-encoded body within Lambda’s payload limit; a larger maxBodySize is refused at synth', () => {
     // The rule: 4 characters per 3 bytes, plus the 64 KiB the event's other fields take, within 6 MiB.
     const fits = (bytes: number) => Math.ceil(bytes / 3) * 4 + 64 * 1024 <= 6 * 1024 * 1024;
-    const limit = Number(verifierEnvironment(template)[Env.MAX_BODY_BYTES]);
+    const limit = Number(verifierSettings(stack)[Env.MAX_BODY_BYTES]);
     expect(limit).toBe(4_500_000);
     expect(fits(limit)).toBe(true);
     const largest = 4_669_440;
     expect(fits(largest)).toBe(true);
     expect(fits(largest + 3)).toBe(false);
-    expect(verifierEnvironment(build({ ingress: WebhookIngress.restApi(), maxBodySize: Size.bytes(largest) }).template)[Env.MAX_BODY_BYTES]).toBe(
-      String(largest),
-    );
+    expect(verifierSettings(build({ ingress: WebhookIngress.restApi(), maxBodySize: Size.bytes(largest) }).stack)[Env.MAX_BODY_BYTES]).toBe(String(largest));
     expect(() => build({ ingress: WebhookIngress.restApi(), maxBodySize: Size.bytes(largest + 1) })).toThrow(
       /maxBodySize \(bytes, REST API ingress\): must be a whole number from 1 to 4669440, got 4669441/,
     );
     // The HTTP API keeps its own limit and default.
-    expect(verifierEnvironment(build().template)[Env.MAX_BODY_BYTES]).toBe('6000000');
+    expect(verifierSettings(build().stack)[Env.MAX_BODY_BYTES]).toBe('6000000');
     expect(() => build({ maxBodySize: Size.bytes(largest + 1) })).not.toThrow();
   });
 });

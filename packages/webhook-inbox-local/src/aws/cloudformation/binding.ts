@@ -6,26 +6,10 @@
  * secret's ARN, an API's endpoint) are set when it is.
  */
 import { createHash } from 'node:crypto';
+import { RESOURCE_NAMES } from '../../../../../lib/contract';
 import { constructPath, StackTemplate, TemplateResource } from './assembly';
 import { BoundResource, pseudoParameters, resolveIntrinsics, resolveString, TemplateBinding, UnresolvableError } from './intrinsics';
 import { placed, TemplateError, TemplatePlace } from './template-error';
-
-/** The property that carries a resource type's own name, and the longest name the service allows. */
-const NAME_PROPERTIES: Readonly<Record<string, { readonly property: string; readonly maxLength: number; readonly lowerCase?: boolean }>> = {
-  'AWS::DynamoDB::Table': { property: 'TableName', maxLength: 255 },
-  'AWS::SQS::Queue': { property: 'QueueName', maxLength: 80 },
-  'AWS::S3::Bucket': { property: 'BucketName', maxLength: 63, lowerCase: true },
-  'AWS::SecretsManager::Secret': { property: 'Name', maxLength: 512 },
-  'AWS::Events::EventBus': { property: 'Name', maxLength: 256 },
-  'AWS::Events::Rule': { property: 'Name', maxLength: 64 },
-  'AWS::IAM::Role': { property: 'RoleName', maxLength: 64 },
-  'AWS::Lambda::Function': { property: 'FunctionName', maxLength: 64 },
-  'AWS::Logs::LogGroup': { property: 'LogGroupName', maxLength: 512 },
-  'AWS::CloudWatch::Alarm': { property: 'AlarmName', maxLength: 255 },
-  'AWS::CloudWatch::CompositeAlarm': { property: 'AlarmName', maxLength: 255 },
-  'AWS::CloudWatch::Dashboard': { property: 'DashboardName', maxLength: 255 },
-  'AWS::SNS::Topic': { property: 'TopicName', maxLength: 256 },
-};
 
 /**
  * Values of a resource that only exist once the local resource is created (a queue's URL, a
@@ -234,9 +218,11 @@ export class StackBinding {
   }
 
   private physicalName(logicalId: string, resource: TemplateResource, naming: readonly string[]): string {
-    const rule = NAME_PROPERTIES[resource.Type];
+    const rule = RESOURCE_NAMES[resource.Type];
     const own = rule && resource.Properties?.[rule.property];
     if (own !== undefined) return this.nameFrom(own, rule.property, naming);
+    // CloudFormation names a secret `<logical id>-<12 characters>` (the inbox's handlers rebuild its ARN from that); anything else `<stack>-<logical id>`.
+    if (resource.Type === 'AWS::SecretsManager::Secret') return `${logicalId}-${digest(`${this.stackName}/${logicalId}`, 12)}`;
     const generated = `${this.stackName}-${logicalId}`;
     const fifo = resource.Type === 'AWS::SQS::Queue' && resource.Properties?.FifoQueue === true ? '.fifo' : '';
     // The suffix is part of the limit: fitting the name to what is left keeps its digest whole.

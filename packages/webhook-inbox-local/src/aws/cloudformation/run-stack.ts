@@ -181,8 +181,8 @@ async function inboxesOf(
   for (const [key, output] of Object.entries(stack.template.Outputs ?? {})) {
     if (!output.Description?.startsWith(OPS_CONFIG_OUTPUT_DESCRIPTION)) continue;
     const opsConfig = JSON.parse(outputs[key]) as OpsConfig;
-    const own = [...functions.values()].filter((fn) => fn.environment[Env.INBOX_NAME] === opsConfig.inboxName);
-    const having = (variable: string) => own.find((fn) => variable in fn.environment);
+    const own = [...functions.values()].filter((fn) => fn.variables[Env.INBOX_NAME] === opsConfig.inboxName);
+    const having = (variable: string) => own.find((fn) => variable in fn.variables);
     const verifier = having(Env.MAX_BODY_BYTES);
     const inboxFunctions = {
       verifier,
@@ -195,7 +195,7 @@ async function inboxesOf(
     if (!workQueue) {
       throw new TemplateError(`the inbox ${opsConfig.inboxName} names a work queue that is not in the template`, { stackName: stack.stackName, output: key });
     }
-    const configs = verifier ? (JSON.parse(verifier.environment[Env.PROVIDERS] ?? '[]') as ProviderRuntimeConfig[]) : [];
+    const configs = verifier ? (JSON.parse(verifier.variables[Env.PROVIDERS] ?? '[]') as ProviderRuntimeConfig[]) : [];
     const providers: LocalProvider[] = [];
     for (const config of configs) {
       // A polled-only provider has no route and no sender: nothing posts for it.
@@ -236,7 +236,7 @@ async function inboxesOf(
       functions: inboxFunctions,
       workQueue,
       deadLetterQueue: queueByUrl(opsConfig.deadLetterQueueUrl),
-      ...(inboxFunctions.processor?.environment[Env.EFFECT_BUS_NAME] ? { eventBus: inboxFunctions.processor.environment[Env.EFFECT_BUS_NAME] } : {}),
+      ...(inboxFunctions.processor?.variables[Env.EFFECT_BUS_NAME] ? { eventBus: inboxFunctions.processor.variables[Env.EFFECT_BUS_NAME] } : {}),
       ...(reconcileRule ? { reconcileRule } : {}),
     });
   }

@@ -43,8 +43,8 @@ const LIMITS = [
 ] as const;
 
 describe('physical names', () => {
-  test('a resource the template does not name is named <stack>-<logicalId>', () => {
-    const binding = bindingOf({
+  test('a resource the template does not name is named <stack>-<logicalId>; a secret, as CloudFormation names one, <logicalId>-<12 characters>', () => {
+    const template = {
       Ledger: { Type: 'AWS::DynamoDB::Table' },
       Jobs: { Type: 'AWS::SQS::Queue' },
       Handler: { Type: 'AWS::Lambda::Function' },
@@ -53,10 +53,14 @@ describe('physical names', () => {
       Nightly: { Type: 'AWS::Events::Rule' },
       SigningSecret: { Type: 'AWS::SecretsManager::Secret' },
       Logs: { Type: 'AWS::Logs::LogGroup' },
-    });
-    for (const logicalId of ['Ledger', 'Jobs', 'Handler', 'HandlerRole', 'Bus', 'Nightly', 'SigningSecret', 'Logs']) {
+    };
+    const binding = bindingOf(template);
+    for (const logicalId of ['Ledger', 'Jobs', 'Handler', 'HandlerRole', 'Bus', 'Nightly', 'Logs']) {
       expect(binding.nameOf(logicalId)).toBe(`Orders-${logicalId}`);
     }
+    expect(binding.nameOf('SigningSecret')).toMatch(/^SigningSecret-[A-Za-z0-9]{12}$/);
+    // The same on every run: a twin started again over its saved data finds its secrets.
+    expect(bindingOf(template).nameOf('SigningSecret')).toBe(binding.nameOf('SigningSecret'));
   });
 
   test("the template's own name is kept, one built from pseudo parameters too", () => {
