@@ -42,7 +42,15 @@ async function backlog(entries: number): Promise<{ stranded: string[]; processed
   const items = Array.from({ length: entries }, (_, i) => {
     const body = Buffer.from(`{"task":{"id":"tsk_scale_${i}"}}`);
     const item = deliveryItem(
-      { provider: 'answerline', eventId: `tsk_scale_${i}`, body, digest: sha256Hex(body), receivedAt: start + i * 1_000, meta: {}, expiresAt: Math.floor(start / 1000) + 86_400 },
+      {
+        provider: 'answerline',
+        eventId: `tsk_scale_${i}`,
+        body,
+        digest: sha256Hex(body),
+        receivedAt: start + i * 1_000,
+        meta: {},
+        expiresAt: Math.floor(start / 1000) + 86_400,
+      },
       PendingIndex.SHARD_COUNT,
     );
     return i % STRANDED_SHARE === 0 ? item : { ...item, status: { S: DeliveryStatus.PROCESSED } };
@@ -50,9 +58,11 @@ async function backlog(entries: number): Promise<{ stranded: string[]; processed
   const chunks = Array.from({ length: Math.ceil(items.length / 25) }, (_, i) => items.slice(i * 25, i * 25 + 25));
   for (let i = 0; i < chunks.length; i += 8) {
     await Promise.all(
-      chunks.slice(i, i + 8).map((chunk) =>
-        h.dynamodb.send(new BatchWriteItemCommand({ RequestItems: { [h.names.inboxTable]: chunk.map((Item) => ({ PutRequest: { Item } })) } })),
-      ),
+      chunks
+        .slice(i, i + 8)
+        .map((chunk) =>
+          h.dynamodb.send(new BatchWriteItemCommand({ RequestItems: { [h.names.inboxTable]: chunk.map((Item) => ({ PutRequest: { Item } })) } })),
+        ),
     );
   }
   const keys = items.map((item) => item.pk.S!);
