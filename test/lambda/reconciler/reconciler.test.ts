@@ -126,6 +126,15 @@ test('rows spread across the pending-index shards are all found', async () => {
   expect(h.capture.logs('sweep')).toMatchObject([{ swept: 48, level: 'WARN' }]);
 });
 
+test('the sweep and the ledger run side by side: a sweep that fails does not keep the ledger from its work, and the run still fails', async () => {
+  await strand(2);
+  h.clock.advance(SWEEP_AFTER_MS);
+  await expect(h.reconciler({ queue: h.missingQueue() })()).rejects.toMatchObject({ name: 'EnqueueError' });
+  // The ledger looked at its due submissions all the same (there are none here) and said so.
+  expect(h.capture.logs('submissions')).toMatchObject([{ checked: 0 }]);
+  expect(h.capture.logs('sweep')).toMatchObject([{ swept: 0, notSent: 2, level: 'WARN' }]);
+});
+
 describe('the watermark: completed rows keep their pending-index entries, and the sweep reads past them', () => {
   /** The sweep's watermark as stored: the item `sweep:pending` / `watermark`, its `sweptBefore` (epoch ms). */
   async function watermark(): Promise<number | undefined> {
@@ -334,7 +343,7 @@ describe('AWS answers the sweep in part, throttles it, and its index lags (injec
     expect((await h.takeMessages()).sort()).toEqual([...keys].sort());
   });
 
-  test('SendMessageBatch answers some entries Failed: they are sent again at once, and every stranded row is enqueued exactly once', async () => {
+  test('SendMessageBatch answers some entries Failed: they are sent again after a back-off, and every stranded row is enqueued exactly once', async () => {
     const keys = await strand(5);
     h.clock.advance(SWEEP_AFTER_MS);
     const faults = await h.faults();
@@ -344,6 +353,39 @@ describe('AWS answers the sweep in part, throttles it, and its index lags (injec
     expect(fault.injected).toBe(1);
     expect((await h.takeMessages()).sort()).toEqual([...keys].sort());
     expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
+  });
+
+  test('SendMessageBatch throttled for fewer calls than the SDK attempts, while many batches are in flight: every stranded row is enqueued exactly once, in one run', async () => {
+    const keys = await strand(45);
+    h.clock.advance(SWEEP_AFTER_MS);
+    const faults = await h.faults();
+    const attempts = await h.sdkAttempts('sqs');
+    // The first attempts of as many batches as the SDK retries each: all of them are retried, after its back-off.
+    const fault = faults.throttle({ operations: ['SendMessageBatch'], calls: attempts - 1, error: 'ThrottlingException' });
+
+    expect(await h.reconciler()()).toMatchObject({ swept: 45, sweepLagSeconds: 0 });
+    expect(fault.injected).toBe(attempts - 1);
+    const sent = await h.takeMessages();
+    expect(sent.sort()).toEqual([...keys].sort());
+    expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
+  });
+
+  test('SendMessageBatch throttled past the SDK’s attempts: the run fails with the watermark below every row not sent, and the next run sends those: none lost, none twice', async () => {
+    const keys = await strand(45);
+    h.clock.advance(SWEEP_AFTER_MS);
+    const faults = await h.faults();
+    const fault = faults.throttle({ operations: ['SendMessageBatch'], error: 'ThrottlingException' });
+    const reconcile = h.reconciler();
+
+    await expect(reconcile()).rejects.toMatchObject({ name: 'EnqueueError' });
+    expect(fault.injected).toBeGreaterThan(0);
+    expect(await h.takeMessages()).toEqual([]);
+    // Nothing was sent: the watermark goes no further than the first stranded row.
+    expect(await watermark()).toBe((await h.row(keys[0]))!.pendingSince);
+
+    fault.stop();
+    expect(await reconcile()).toMatchObject({ swept: 45 });
+    expect((await h.takeMessages()).sort()).toEqual([...keys].sort());
   });
 
   test('SendMessageBatch refusing entries on every call: the rows sent are restarted, the watermark held at the first refused one, which the next run enqueues', async () => {
