@@ -5,8 +5,7 @@
  */
 import { ReceiveMessageCommand, DeleteMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { EnqueueError, SqsWorkQueue, decodeWorkMessage } from '../../../../lambda/shared/stores/work-queue';
-import { createQueues, endpointTarget, FaultProxy, resourceNames } from '#twin/testing';
-import { LOCAL_AWS } from '../../../../packages/webhook-inbox-local/src/aws/local-aws';
+import { createQueues, endpointTarget, FaultProxy, LOCAL_AWS, resourceNames } from '#twin/testing';
 import { uniqueName } from '../../../support/inbox-fixture';
 
 const env = process.env;
