@@ -168,7 +168,7 @@ export interface WebhookInboxProps {
 
   /**
    * Overrides for the reconciler function.
-   * @default - ARM64, 256 MB, 2 minutes, active tracing
+   * @default - ARM64, 1,769 MB (one vCPU, which the sweep's capacity follows), 2 minutes, active tracing
    */
   readonly reconcilerFunctionProps?: lambda.FunctionOptions;
 
