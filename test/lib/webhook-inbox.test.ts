@@ -662,7 +662,6 @@ describe("the pending index's shards and the sweep", () => {
     expect(warnings).toHaveLength(1);
     expect(Object.keys(variables(template, 'InboxReconciler')).filter((name) => name.includes('BATCH'))).toEqual([Env.POLL_BATCH_SIZE]);
   });
-
 });
 
 describe('results lifecycle', () => {
