@@ -210,9 +210,10 @@ async function sweepStep(deps: ReconcilerDependencies, now: number): Promise<Swe
   const sent = stranded.filter((entry) => !notSent.has(entry.key));
   const touches = await settleEach(sent, TOUCHES_IN_FLIGHT, (entry) => deps.inbox.touchPending(entry.key, now));
   const failedTouches = new Set(sent.filter((_, index) => touches[index].status === 'rejected').map((entry) => entry.key));
-  // `stranded` is oldest first: below the first row not handled, every entry is.
+  // `stranded` is oldest first: below the first row not handled, every entry is; but never past
+  // where the examination got (a row found beyond it may be the first not handled).
   const unhandled = stranded.find((entry) => notSent.has(entry.key) || failedTouches.has(entry.key));
-  const handledBefore = unhandled ? unhandled.sort : examinedBefore;
+  const handledBefore = Math.min(examinedBefore, unhandled?.sort ?? Infinity);
   if (handledBefore > watermark) await deps.inbox.advanceSweepWatermark(handledBefore, revision);
   failure ??= (touches.find((touch) => touch.status === 'rejected') as PromiseRejectedResult | undefined)?.reason;
   return {

@@ -24,11 +24,11 @@ afterEach(() => {
  * Rows whose enqueue failed: accepted and stored, but no work message exists. Each arrives a
  * second after the previous one, so the order of their pending clocks is known.
  */
-async function strand(count: number): Promise<string[]> {
+async function strand(count: number, ids: readonly string[] = Array.from({ length: count }, (_, i) => `tsk_stranded_${i}`)): Promise<string[]> {
   const verifier = h.verifier({ queue: h.missingQueue() });
   const keys: string[] = [];
   for (let i = 0; i < count; i++) {
-    const body = answerlineBody({ id: `tsk_stranded_${i}` });
+    const body = answerlineBody({ id: ids[i] });
     expect(await h.deliver(body, verifier)).toMatchObject({ statusCode: 202 });
     keys.push(keyOf(body));
     h.clock.advance(1_000);
@@ -217,6 +217,34 @@ describe('the watermark: completed rows keep their pending-index entries, and th
     expect(await h.reconciler()()).toMatchObject({ swept: 1 });
     expect(await h.takeMessages()).toEqual([keys[1]]);
     expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
+  });
+
+  test('a row SQS refuses beyond where a bounded read got holds the watermark there, not at the row: the rows of a shard the read stopped in are still found', async () => {
+    // Three rows of one shard, then a later row of another: with pages of two entries the first
+    // shard's read stops at its second row, the other shard's reaches its row.
+    const shardOfId = (id: string) => shardOf(`answerline#${id}`, PendingIndex.SHARD_COUNT);
+    const candidates = Array.from({ length: 400 }, (_, i) => `tsk_held_${i}`);
+    const inOne = candidates.filter((id) => shardOfId(id) === shardOfId(candidates[0])).slice(0, 3);
+    const other = candidates.find((id) => shardOfId(id) !== shardOfId(candidates[0]))!;
+    const keys = await strand(4, [...inOne, other]);
+    h.clock.advance(SWEEP_AFTER_MS);
+    const faults = await h.faults();
+    // SQS keeps refusing the later row (the last entry of every batch that holds it).
+    const refusing = faults.refuseEntries({
+      operations: ['SendMessageBatch'],
+      where: (call) => JSON.stringify(call.input).includes(other),
+      refuse: (index, count) => index === count - 1,
+    });
+    const reconcile = h.reconciler({ sweepStep: { pageEntries: 2, pagesPerShard: 1 } });
+    const secondSince = (await h.row(keys[1]))!.pendingSince;
+
+    await expect(reconcile()).rejects.toMatchObject({ name: 'EnqueueError' });
+    // Everything below the first shard's page end was handled; the third row of that shard was never read.
+    expect(await watermark()).toBe(secondSince);
+    refusing.stop();
+    await reconcile();
+    const sent = await h.takeMessages();
+    expect(sent).toEqual(expect.arrayContaining([keys[2], keys[3]]));
   });
 
   test('an upgraded inbox (no watermark yet): its old-format pending rows are swept, its old completed rows have no entry', async () => {

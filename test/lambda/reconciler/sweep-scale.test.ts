@@ -128,9 +128,10 @@ test('as the backlog grows 1×, 10×, 100×, one run drains it, and the calls pe
     expect(scale.calls['dynamodb.UpdateItem']).toBeGreaterThanOrEqual(scale.stranded);
     expect(scale.calls['dynamodb.UpdateItem']).toBeLessThanOrEqual(scale.stranded + scale.steps);
     expect(scale.calls['sqs.SendMessageBatch']).toBeLessThanOrEqual(Math.ceil(scale.stranded / 10) + scale.steps);
-    // A read of the watermark per step, and one BatchGetItem per 100 entries a step at most.
+    // A read of the watermark and a page of each shard per step, and one BatchGetItem per 100 of the entries a step read.
     expect(scale.calls['dynamodb.GetItem']).toBe(scale.steps);
-    expect(scale.calls['dynamodb.BatchGetItem']).toBeLessThanOrEqual(Math.ceil(scale.entries / 100) + scale.steps);
+    expect(scale.calls['dynamodb.Query']).toBe(scale.steps * PendingIndex.SHARD_COUNT);
+    expect(scale.calls['dynamodb.BatchGetItem']).toBeLessThanOrEqual(scale.steps * Math.ceil((PendingIndex.SHARD_COUNT * SCALED_STEP.pageEntries) / 100));
   }
   // Per entry examined, the calls never grow with the backlog (the fixed cost of a run only thins out).
   for (let i = 1; i < figures.length; i++) expect(figures[i].callsPerEntry).toBeLessThanOrEqual(figures[i - 1].callsPerEntry * 1.1);

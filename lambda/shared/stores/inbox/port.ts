@@ -10,7 +10,10 @@ export interface Completion {
 
 /** What one look for stranded rows found. */
 export interface StrandedRows {
-  /** The pending-index entries below `examinedBefore` of rows neither PROCESSED nor DEAD, oldest first. */
+  /**
+   * The pending-index entries of rows neither PROCESSED nor DEAD, oldest first: those below
+   * `examinedBefore`, and maybe some the read reached beyond it.
+   */
   readonly stranded: ShardedEntry[];
   /**
    * Entries below `examinedBefore` whose key is not a delivery row's (`isDeliveryKey`): examined,

@@ -58,20 +58,20 @@ function isStranded(state: PendingState | undefined, entry: ShardedEntry): boole
 
 /**
  * The sweep's examination: the watermark first, then the pending-index entries from it to
- * `cutoff` in every shard to read (`shardsToRead`), then the state of each delivery row below
- * where the read is complete, `statesPerRead` at a time (several reads in flight), in order. A
- * stale state can only enqueue a row once more, which its claim makes harmless. What it found
- * bounds where the watermark may move (`examinedBefore`): the read's end, or less where the
- * examination stopped, at the first row whose state was left unread. An entry whose key is not a
- * delivery row's is refused: never read, never enqueued.
+ * `cutoff` in every shard to read (`shardsToRead`), then each delivery row's state,
+ * `statesPerRead` at a time (several reads in flight), in order. A stale state can only enqueue a
+ * row once more, which its claim makes harmless. What it found bounds where the watermark may move
+ * (`examinedBefore`): the read's end, or less where the examination stopped, at the first row
+ * whose state was left unread. The rows the read reached beyond that are found all the same (the
+ * next look reads their entries again, and finds the stranded ones restarted). An entry whose key
+ * is not a delivery row's is refused: never read, never enqueued.
  */
 export async function examinePending(reader: PendingIndexReader, cutoff: number, bound: ReadBound): Promise<StrandedRows> {
   const { watermark, revision, shards } = await reader.sweepMark();
   const mark = { watermark, ...(revision !== undefined ? { revision } : {}), ...(shards !== undefined ? { recordedShards: shards } : {}) };
   const read = await reader.pendingEntries(watermark, cutoff, bound, shardsToRead(reader.pendingShards, shards));
   // Only a delivery row's entry is read and may be enqueued; any other is refused, never processed.
-  // Entries at or past where the read is complete wait for the next look, which reads them again.
-  const entries = read.entries.filter((entry) => entry.sort < read.readBefore && isDeliveryKey(entry.key));
+  const entries = read.entries.filter((entry) => isDeliveryKey(entry.key));
   const refusedBefore = (before: number) => {
     const refused = read.entries.filter((entry) => entry.sort < before && !isDeliveryKey(entry.key));
     return refused.length > 0 ? { refused } : {};
