@@ -53,17 +53,22 @@ function runbookAnchors(): string[] {
   );
 }
 
-/** The dimension sets the handlers' telemetry writes for a metric (with and without a provider). */
-function emittedDimensionSets(metric: string, provider: string | undefined): { namespace: string; sets: string[][]; values: Record<string, unknown> } {
+/** The first EMF document the handlers' telemetry writes for what `emit` records. */
+function emittedDocument(emit: (telemetry: Telemetry) => void): any {
   const lines: string[] = [];
   const telemetry = new Telemetry(
     INBOX,
     (line) => lines.push(line),
     () => 0,
   );
-  telemetry.count(metric, provider);
+  emit(telemetry);
   telemetry.flush();
-  const document = JSON.parse(lines[0]);
+  return JSON.parse(lines[0]);
+}
+
+/** The dimension sets the handlers' telemetry writes for a metric (with and without a provider). */
+function emittedDimensionSets(metric: string, provider: string | undefined): { namespace: string; sets: string[][]; values: Record<string, unknown> } {
+  const document = emittedDocument((telemetry) => telemetry.count(metric, provider));
   const directive = document._aws.CloudWatchMetrics[0];
   expect(directive.Metrics.map((m: any) => m.Name)).toContain(metric);
   return { namespace: directive.Namespace, sets: directive.Dimensions, values: document };
@@ -144,15 +149,7 @@ describe('alarms with defaults', () => {
     const alarm = alarmNamed(template, 'SweepLag');
     expect(alarm.AlarmDescription).toContain('lagged its cutoff by 15 minutes or more');
     // The reconciler emits it once a run in seconds, with the dimension set the alarm names.
-    const lines: string[] = [];
-    const telemetry = new Telemetry(
-      INBOX,
-      (line) => lines.push(line),
-      () => 0,
-    );
-    telemetry.seconds(MetricName.SWEEP_LAG, undefined, 960);
-    telemetry.flush();
-    const document = JSON.parse(lines[0]);
+    const document = emittedDocument((telemetry) => telemetry.seconds(MetricName.SWEEP_LAG, undefined, 960));
     expect(document._aws.CloudWatchMetrics[0].Metrics).toEqual([{ Name: MetricName.SWEEP_LAG, Unit: 'Seconds' }]);
     expect(document._aws.CloudWatchMetrics[0].Dimensions).toEqual([alarm.Dimensions.map((d: any) => d.Name)]);
     expect(document[MetricName.SWEEP_LAG]).toEqual([960]);
@@ -177,15 +174,7 @@ describe('alarms with defaults', () => {
     expect(alarm.Statistic).toBeUndefined();
     expect(alarm.AlarmDescription).toContain('docs/RUNBOOK.md#queue-delay');
     // The processor emits it per row in milliseconds, with the dimension set the alarm names.
-    const lines: string[] = [];
-    const telemetry = new Telemetry(
-      INBOX,
-      (line) => lines.push(line),
-      () => 0,
-    );
-    telemetry.duration(MetricName.QUEUE_DELAY, 'answerline', 42);
-    telemetry.flush();
-    const document = JSON.parse(lines[0]);
+    const document = emittedDocument((telemetry) => telemetry.duration(MetricName.QUEUE_DELAY, 'answerline', 42));
     expect(document._aws.CloudWatchMetrics[0].Metrics).toEqual([{ Name: MetricName.QUEUE_DELAY, Unit: 'Milliseconds' }]);
     expect(document._aws.CloudWatchMetrics[0].Dimensions).toContainEqual(alarm.Dimensions.map((d: any) => d.Name));
     expect(document[MetricName.QUEUE_DELAY]).toEqual([42]);
