@@ -99,8 +99,8 @@ export const Defaults = {
   PROCESSOR_TIMEOUT_SECONDS: 30,
   /**
    * One full vCPU (Lambda gives CPU in proportion to memory, one vCPU at 1,769 MB, and a Node.js
-   * handler uses one): the sweep is bound by the CPU its calls cost, about 30 µs per entry examined
-   * and 1 ms per stranded row enqueued and restarted, so it keeps up with about 10,000 deliveries a
+   * handler uses one): the sweep is bound by the CPU its calls cost, 30 to 50 µs per entry examined
+   * and about 1 ms per stranded row enqueued and restarted, so it keeps up with about 10,000 deliveries a
    * second and re-enqueues 60,000 stranded rows within one run (docs/DESIGN.md#sweep-capacity).
    * An idle inbox's runs take a fraction of a second.
    */
