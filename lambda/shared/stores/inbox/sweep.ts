@@ -62,9 +62,9 @@ function isStranded(state: PendingState | undefined, entry: ShardedEntry): boole
  * `statesPerRead` at a time (several reads in flight), in order. A stale state can only enqueue a
  * row once more, which its claim makes harmless. What it found bounds where the watermark may move
  * (`examinedBefore`): the read's end, or less where the examination stopped, at the first row
- * whose state was left unread. The rows the read reached beyond that are found all the same (the
- * next look reads their entries again, and finds the stranded ones restarted). An entry whose key
- * is not a delivery row's is refused: never read, never enqueued.
+ * whose state was left unread. Rows a shard's page reached past the read's end are examined all the
+ * same (the next look reads their entries again, and finds the stranded ones restarted). An entry
+ * whose key is not a delivery row's is refused: never read, never enqueued.
  */
 export async function examinePending(reader: PendingIndexReader, cutoff: number, bound: ReadBound): Promise<StrandedRows> {
   const { watermark, revision, shards } = await reader.sweepMark();
