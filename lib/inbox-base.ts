@@ -195,6 +195,11 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.metric(MetricName.SWEPT, props);
   }
 
+  /** Seconds the sweep's watermark lags its cutoff at the end of a reconciler run (`SweepLag`, 0 when it caught up). @default - maximum over 5 minutes */
+  public metricSweepLag(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.SWEEP_LAG, { statistic: 'Maximum', ...props });
+  }
+
   /** Repeats of a stored delivery with the same body (answered 2xx, nothing stored). @default - sum over 5 minutes */
   public metricDuplicates(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.DUPLICATE, props);

@@ -154,6 +154,9 @@ export interface IWebhookInbox extends IConstruct {
   /** Rows the reconciler enqueued again. @default - sum over 5 minutes */
   metricSwept(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
+  /** Seconds the sweep's watermark lags its cutoff at the end of a reconciler run (`SweepLag`, 0 when it caught up). @default - maximum over 5 minutes */
+  metricSweepLag(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
   /** Repeats of a stored delivery with the same body (answered 2xx, nothing stored). @default - sum over 5 minutes */
   metricDuplicates(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 

@@ -141,7 +141,7 @@ export class WebhookInbox extends WebhookInboxBase {
     if (props.dashboard?.enabled ?? true) {
       this.dashboard = createInboxDashboard(this, 'Dashboard', this, this.alarms.all, props.dashboard);
     }
-    createOutputs(this, this.providerConfigs, this.secrets, this.endpoint.domainTarget, settings.resultRetention);
+    createOutputs(this, this.providerConfigs, this.secrets, this.endpoint.domainTarget, settings.resultRetention, settings.pendingIndexShards);
   }
 
   /** The HTTP API that receives deliveries; an inbox whose ingress is a REST API has none, and reading it throws (use `restApi`). */

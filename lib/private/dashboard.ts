@@ -155,7 +155,7 @@ function reconcilerRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
         inbox.metricPollRateLimited({ label: 'rate limited' }),
         inbox.metricPollErrors({ label: 'poll errors' }),
       ],
-      right: [inbox.metricOverdueSubmissions({ label: 'overdue (max)' })],
+      right: [inbox.metricOverdueSubmissions({ label: 'overdue (max)' }), inbox.metricSweepLag({ label: 'sweep lag, s (max)' })],
     }),
     new cloudwatch.GraphWidget({
       title: 'Signing secrets',

@@ -75,7 +75,7 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     leaseSeconds: settings.processorTimeout.toSeconds(),
     maxReceiveCount: settings.maxReceiveCount,
     sweepAfterSeconds: settings.sweepAfter.toSeconds(),
-    sweepBatchSize: settings.sweepBatchSize,
+    pendingShards: settings.pendingIndexShards,
     polling: polledProviders(resources).map((provider) => pollingRuntimeConfig(provider, provider.polling!, provider.polling!.apiKeySecret.secretArn)),
     pollBatchSize: settings.pollBatchSize,
     deadlineWarningSeconds: settings.deadlineWarning.toSeconds(),

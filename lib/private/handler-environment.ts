@@ -1,4 +1,4 @@
-import { Defaults, Env, PollingRuntimeConfig, ProviderRuntimeConfig, RotatedSecretConfig } from '../contract';
+import { Defaults, Env, PendingIndex, PollingRuntimeConfig, ProviderRuntimeConfig, RotatedSecretConfig } from '../contract';
 
 /**
  * What the handlers are configured with, as plain values: CloudFormation tokens when the
@@ -23,7 +23,8 @@ export interface InboxHandlerSettings {
   readonly leaseSeconds: number;
   readonly maxReceiveCount: number;
   readonly sweepAfterSeconds: number;
-  readonly sweepBatchSize: number;
+  /** The pending index's shard count: the verifier writes entries under it, the reconciler writes and reads them. */
+  readonly pendingShards: number;
   /** How the reconciler polls providers for recorded submissions never delivered. */
   readonly polling: readonly PollingRuntimeConfig[];
   readonly pollBatchSize: number;
@@ -57,7 +58,7 @@ export function handlerSettingsWithDefaults(settings: LocalHandlerSettings): Inb
     leaseSeconds: Defaults.PROCESSOR_TIMEOUT_SECONDS,
     maxReceiveCount: Defaults.MAX_RECEIVE_COUNT,
     sweepAfterSeconds: Defaults.SWEEP_AFTER_SECONDS,
-    sweepBatchSize: Defaults.SWEEP_BATCH_SIZE,
+    pendingShards: PendingIndex.SHARD_COUNT,
     polling: [],
     pollBatchSize: Defaults.POLL_BATCH_SIZE,
     deadlineWarningSeconds: Defaults.DEADLINE_WARNING_SECONDS,
@@ -84,6 +85,9 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
   const providers = JSON.stringify(settings.providers);
   // Only the verifier checks signatures: the processor and the reconciler read no signing secret.
   const unsigned = JSON.stringify(settings.providers.map(({ secretId: _secretId, ...provider }) => provider));
+  // Only when it is not the default the handlers fall back to.
+  const pendingShards: Record<string, string> =
+    settings.pendingShards !== PendingIndex.SHARD_COUNT ? { [Env.PENDING_SHARDS]: String(settings.pendingShards) } : {};
   const bodies: Record<string, string> = settings.bodyBucket
     ? { [Env.BODY_BUCKET]: settings.bodyBucket, [Env.INLINE_BODY_BYTES]: String(settings.inlineBodyBytes) }
     : {};
@@ -93,6 +97,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.INBOX_TABLE]: settings.inboxTable,
       [Env.WORK_QUEUE_URL]: settings.workQueueUrl,
       [Env.PROVIDERS]: providers,
+      ...pendingShards,
       [Env.MAX_BODY_BYTES]: String(settings.maxBodyBytes),
       ...bodies,
       [Env.RETENTION_SECONDS]: String(settings.retentionSeconds),
@@ -121,7 +126,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.WORK_QUEUE_URL]: settings.workQueueUrl,
       [Env.PROVIDERS]: unsigned,
       [Env.SWEEP_AFTER_SECONDS]: String(settings.sweepAfterSeconds),
-      [Env.SWEEP_BATCH_SIZE]: String(settings.sweepBatchSize),
+      ...pendingShards,
       [Env.RETENTION_SECONDS]: String(settings.retentionSeconds),
       [Env.SECRET_CACHE_SECONDS]: String(settings.secretCacheSeconds),
       [Env.POLLING]: JSON.stringify(settings.polling),

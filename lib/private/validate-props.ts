@@ -1,4 +1,4 @@
-import { Duration, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 import { Defaults, Limits, POLLED_ONLY_ADAPTERS, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
@@ -35,7 +35,7 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
   checkRange(problems, 'maxReceiveCount', props.maxReceiveCount, Limits.MAX_RECEIVE_COUNT);
   checkRange(problems, 'processorBatchSize', props.processorBatchSize, Limits.PROCESSOR_BATCH_SIZE);
   checkRange(problems, 'processorMaxConcurrency', props.processorMaxConcurrency, Limits.PROCESSOR_MAX_CONCURRENCY);
-  checkRange(problems, 'sweepBatchSize', props.sweepBatchSize, Limits.SWEEP_BATCH_SIZE);
+  checkRange(problems, 'pendingIndexShards', props.pendingIndexShards, Limits.PENDING_INDEX_SHARDS);
   const maxBodyBytes = isRestApi(props) ? Limits.REST_API_MAX_BODY_BYTES : Limits.MAX_BODY_BYTES;
   checkRange(problems, `maxBodySize (bytes${isRestApi(props) ? ', REST API ingress' : ''})`, props.maxBodySize?.toBytes(), { MIN: 1, MAX: maxBodyBytes });
   checkRange(problems, 'inlineBodyLimit (bytes)', props.inlineBodyLimit?.toBytes(), { MIN: 1, MAX: Limits.INLINE_BODY_BYTES });
@@ -51,7 +51,16 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
   if (problems.length > 0) {
     throw new ValidationError(`Invalid WebhookInbox props:\n- ${problems.join('\n- ')}`, scope);
   }
+  if (props.sweepBatchSize !== undefined) {
+    Annotations.of(scope).addWarningV2(
+      SWEEP_BATCH_SIZE_IGNORED,
+      'sweepBatchSize is deprecated and ignored: the sweep enqueues every stranded row it finds, as many as the reconciler run has time for. Remove the prop.',
+    );
+  }
 }
+
+/** The id of the warning that `sweepBatchSize` is ignored. */
+const SWEEP_BATCH_SIZE_IGNORED = 'cdk-webhook-inbox:sweepBatchSizeIgnored';
 
 /** A REST API needs a method to deploy, and AWS WAF associates a regional web ACL only. */
 function ingressProblems(props: WebhookInboxProps, providers: readonly WebhookProviderConfig[]): string[] {

@@ -104,7 +104,7 @@ describe('WebhookInbox with defaults', () => {
   test('gives the functions their timeouts and sizes', () => {
     expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties).toMatchObject({ Timeout: 10, MemorySize: 512 });
     expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties).toMatchObject({ Timeout: 30, MemorySize: 512 });
-    expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties).toMatchObject({ Timeout: 120, MemorySize: 256 });
+    expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties).toMatchObject({ Timeout: 120, MemorySize: 1769 });
   });
 
   test('keeps the inbox in an on-demand, encrypted, recoverable table with a TTL and sparse keys-only indexes', () => {
@@ -668,6 +668,47 @@ describe('sweepAfter', () => {
     expect(
       () => new WebhookInbox(stack, 'B', { sweepAfter: Duration.seconds(1), reconcilerFunctionProps: { timeout: Duration.seconds(seconds) } }),
     ).not.toThrow();
+  });
+});
+
+describe("the pending index's shards and the sweep", () => {
+  const opsConfig = (template: Template): string =>
+    JSON.stringify((Object.values(template.findOutputs('*')).find((o: any) => String(o.Description).startsWith(OPS_CONFIG_OUTPUT_DESCRIPTION)) as any).Value);
+
+  test('the default count (16) is what every handler falls back to: no variable, no ops-config field', () => {
+    const { template } = build();
+    for (const fn of ['InboxVerifier', 'InboxProcessor', 'InboxReconciler']) expect(settingsOf(template, fn)).not.toHaveProperty(Env.PENDING_SHARDS);
+    expect(opsConfig(template)).not.toContain('pendingShards');
+  });
+
+  test('a count of its own reaches the functions that write and read the index, and the ops CLI that revives rows', () => {
+    const { template } = build({ pendingIndexShards: 64 });
+    expect(settingsOf(template, 'InboxVerifier')[Env.PENDING_SHARDS]).toBe('64');
+    expect(settingsOf(template, 'InboxReconciler')[Env.PENDING_SHARDS]).toBe('64');
+    // The processor only moves entries within their shard.
+    expect(settingsOf(template, 'InboxProcessor')).not.toHaveProperty(Env.PENDING_SHARDS);
+    expect(opsConfig(template)).toContain('\\"pendingShards\\":64');
+  });
+
+  test.each([
+    [15, /pendingIndexShards: must be a whole number from 16 to 100, got 15/],
+    [101, /pendingIndexShards: must be a whole number from 16 to 100, got 101/],
+    [32.5, /pendingIndexShards: must be a whole number from 16 to 100, got 32.5/],
+  ])('a count of %s is refused at synth, naming the prop and its range', (pendingIndexShards, problem) => {
+    expect(() => build({ pendingIndexShards })).toThrow(problem);
+  });
+
+  test('a count that is a token is not checked', () => {
+    const stack = new Stack(new App(), 'ShardTokens');
+    const count = new CfnParameter(stack, 'Shards', { type: 'Number' }).valueAsNumber;
+    expect(() => new WebhookInbox(stack, 'Inbox', { pendingIndexShards: count })).not.toThrow();
+  });
+
+  test('sweepBatchSize is ignored, with a warning that says so; the reconciler is not given it', () => {
+    const { stack, template } = build({ sweepBatchSize: 500 });
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('sweepBatchSize is deprecated and ignored'));
+    expect(warnings).toHaveLength(1);
+    expect(Object.keys(settingsOf(template, 'InboxReconciler')).filter((name) => name.includes('BATCH'))).toEqual([Env.POLL_BATCH_SIZE]);
   });
 });
 

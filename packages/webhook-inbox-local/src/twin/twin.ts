@@ -253,7 +253,7 @@ export const DEFAULT_TWIN_TIMING: TwinTiming = { processorTimeoutSeconds: 5, swe
 /** What the twin's own app is built with, as `TwinAppOptions` says (providers and timing aside). */
 type TwinAppSettings = Pick<
   TwinAppOptions,
-  'maxReceiveCount' | 'verifierConcurrency' | 'processorConcurrency' | 'sweepBatchSize' | 'pollBatchSize' | 'polling' | 'authoritativeReads'
+  'maxReceiveCount' | 'verifierConcurrency' | 'processorConcurrency' | 'pollBatchSize' | 'polling' | 'authoritativeReads'
 >;
 
 export interface TwinOptions extends TwinAppSettings {
@@ -344,7 +344,6 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     maxReceiveCount: options.maxReceiveCount,
     verifierConcurrency: options.verifierConcurrency ?? 4,
     processorConcurrency: options.processorConcurrency ?? 2,
-    sweepBatchSize: options.sweepBatchSize,
     pollBatchSize: options.pollBatchSize,
     polling: options.polling,
     authoritativeReads: options.authoritativeReads,
