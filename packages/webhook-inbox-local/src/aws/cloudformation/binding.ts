@@ -220,7 +220,7 @@ export class StackBinding {
   private physicalName(logicalId: string, resource: TemplateResource, naming: readonly string[]): string {
     const rule = RESOURCE_NAMES[resource.Type];
     const own = rule && resource.Properties?.[rule.property];
-    if (own !== undefined) return this.nameFrom(own, rule.property, naming);
+    if (own !== undefined) return refuseOverlongName(logicalId, rule, this.nameFrom(own, rule.property, naming));
     // CloudFormation names a secret `<logical id>-<12 characters>` (the inbox's handlers rebuild its ARN from that); anything else `<stack>-<logical id>`.
     if (resource.Type === 'AWS::SecretsManager::Secret') return `${logicalId}-${digest(`${this.stackName}/${logicalId}`, 12)}`;
     const generated = `${this.stackName}-${logicalId}`;
@@ -235,6 +235,18 @@ export class StackBinding {
   private nameFrom(value: unknown, property: string, naming: readonly string[]): string {
     return placed({ property }, () => resolveString(value, this.namingBinding(naming)));
   }
+}
+
+/**
+ * CloudFormation checks a name the template gives against the resource type's schema before it
+ * creates anything, and refuses the stack with this message; a generated name is fitted instead.
+ */
+function refuseOverlongName(logicalId: string, rule: { readonly property: string; readonly maxLength: number }, name: string): string {
+  if (name.length <= rule.maxLength) return name;
+  throw new TemplateError(
+    `Properties validation failed for resource ${logicalId} with message: #/${rule.property}: expected maxLength: ${rule.maxLength}, actual: ${name.length}`,
+    { logicalId, property: rule.property },
+  );
 }
 
 function digest(text: string, length: number): string {
