@@ -203,6 +203,7 @@ export class WebhookInboxAlarms extends Construct {
 
   private readonly inboxName: string;
   private readonly stackName: string;
+  private readonly inboxPath: string;
 
   constructor(scope: Construct, id: string, props: WebhookInboxAlarmsProps) {
     super(scope, id);
@@ -210,6 +211,7 @@ export class WebhookInboxAlarms extends Construct {
     validateAlarmOptions(this, props, inbox.reconcileSchedule, Object.values(InboxAlarm));
     this.inboxName = inbox.inboxName;
     this.stackName = Stack.of(inbox).stackName;
+    this.inboxPath = inbox.node.path;
     const alarms: cloudwatch.IAlarm[] = [];
     this.all = alarms;
     if (props.enabled === false) return;
@@ -300,9 +302,15 @@ export class WebhookInboxAlarms extends Construct {
     return (
       `Webhook inbox ${this.inboxName}: ${what}. ` +
       `Runbook: see ${RUNBOOK}#${RUNBOOK_SECTION[kind]} (cdk-webhook-inbox). ` +
-      `Start with: npx webhook-inbox status --stack ${this.stackName}`
+      // --inbox always: the CLI demands it once a stack holds a second inbox, which may be added after this one.
+      `Start with: npx webhook-inbox status --stack ${shellWord(this.stackName)} --inbox ${shellWord(this.inboxPath)}`
     );
   }
+}
+
+/** `word` as one shell argument: quoted when it holds anything beyond a path's usual characters. */
+function shellWord(word: string): string {
+  return /^[\w./:@-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** One metric alarm: its construct id, the metric, what it means, and when it fires (at or above the threshold unless told). */

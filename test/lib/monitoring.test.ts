@@ -10,6 +10,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { InboxAlarm, WebhookInbox, WebhookInboxAlarms, WebhookInboxBase, WebhookInboxProps, WebhookProvider } from '../../lib';
 import { METRIC_NAMESPACE, MetricDimension, MetricName } from '../../lib/contract';
 import { Telemetry } from '../../lambda/shared/runtime/telemetry';
+import { parseCommandLine } from '../../cli/main';
+import { selectOpsConfig, StackOutput } from '../../cli/config';
 
 const INBOX = 'answers';
 const RUNBOOK = readFileSync(join(__dirname, '..', '..', 'docs', 'RUNBOOK.md'), 'utf8');
@@ -275,6 +277,42 @@ describe('alarms with defaults', () => {
     }
     expect(inbox.alarms.deadDeliveries).toBeDefined();
     expect(inbox.deadLetterAlarm).toBe(inbox.alarms.deadLetterQueueDepth);
+  });
+});
+
+/** A template value as CloudFormation would resolve it, with each Ref or GetAtt standing for its logical id. */
+function resolvedText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const intrinsic = value as Record<string, any>;
+  if (intrinsic.Ref) return intrinsic.Ref;
+  if (intrinsic['Fn::GetAtt']) return intrinsic['Fn::GetAtt'].join('.');
+  if (intrinsic['Fn::Join']) return intrinsic['Fn::Join'][1].map(resolvedText).join(intrinsic['Fn::Join'][0]);
+  throw new Error(`cannot resolve ${JSON.stringify(value)}`);
+}
+
+describe('two inboxes in one stack', () => {
+  test("each alarm's \"Start with\" command, run by the CLI against the stack's outputs, selects that alarm's inbox", () => {
+    const stack = new Stack(new App(), 'Shop', { env: { account: '111111111111', region: 'eu-west-1' } });
+    new WebhookInbox(stack, 'Payments', { inboxName: 'payments', providers: [WebhookProvider.stripe()] });
+    new WebhookInbox(stack, 'Answers', { inboxName: 'answers', providers: [WebhookProvider.answerline()] });
+    const template = Template.fromStack(stack);
+    const outputs: StackOutput[] = Object.entries(template.findOutputs('*')).map(([key, output]) => ({
+      OutputKey: key,
+      Description: output.Description,
+      OutputValue: resolvedText(output.Value),
+    }));
+    const alarms = [
+      ...Object.values(template.findResources('AWS::CloudWatch::Alarm')),
+      ...Object.values(template.findResources('AWS::CloudWatch::CompositeAlarm')),
+    ].map((alarm: any) => alarm.Properties.AlarmDescription as string);
+    expect(alarms.length).toBeGreaterThan(10);
+    for (const description of alarms) {
+      const inboxName = /^Webhook inbox (\w+):/.exec(description)![1];
+      const command = /Start with: npx webhook-inbox (.+)$/.exec(description)![1].split(' ');
+      const { values } = parseCommandLine(command);
+      expect(values.stack).toBe('Shop');
+      expect(selectOpsConfig(outputs, values.stack!, values.inbox).inboxName).toBe(inboxName);
+    }
   });
 });
 
