@@ -178,8 +178,6 @@ async function main(argv: readonly string[]): Promise<number | void> {
 async function startAppTwin(app: string, options: Options, settings: TwinSettings): Promise<StartedTwin> {
   const template = await startTemplateTwin({ app, stacks: options.stack, dataDir: options.data, ...settings });
   if (template.inboxes.length === 0) settings.log(`warning: ${app} holds no WebhookInbox; its other resources run`);
-  // A missing grant shows here as it happens, not only in the function's own log.
-  template.services.iam?.gateway.onDenial((denial) => settings.log(`denied: ${denial.principal} ${denial.action} on ${denial.resource}`));
   return { template, stop: () => template.stop() };
 }
 

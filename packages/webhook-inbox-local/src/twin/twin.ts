@@ -25,6 +25,7 @@ import type { ScheduleClock } from '../aws/cloudformation/triggers';
 import { RECORDING_APP_ID, synthesizeTwinApp, TwinAppOptions, TwinProviderSpec } from './app';
 import { TwinMonitor } from './monitor';
 import { consoleRequestListener, CONSOLE_PATH } from './console/server';
+import { trailRecordOf } from '../aws/iam/trail-record';
 
 export { TWIN_PROVIDERS } from './app';
 export type { TwinProviderSpec } from './app';
@@ -105,7 +106,27 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
     writeFileSync(notificationsLog, '');
     const monitor = new TwinMonitor({ clock, notificationsLog, log });
     services.onStop(() => monitor.stop());
-    const consoleListener = consoleRequestListener(monitor.consoleSource(services));
+    // Each function's role, known once the stacks run: the denials are counted by function.
+    const functionsByPrincipal = new Map<string, string>();
+    const deniedByFunction = () => {
+      const counts: Record<string, number> = {};
+      for (const denial of services.iam?.gateway.denials ?? []) {
+        const name = functionsByPrincipal.get(denial.principal) ?? denial.principal;
+        counts[name] = (counts[name] ?? 0) + 1;
+      }
+      return counts;
+    };
+    // A missing grant shows as it happens, as AWS would record it in the account's trail.
+    services.iam?.gateway.onDenial((denial) =>
+      log(
+        `denied: ${functionsByPrincipal.get(denial.principal) ?? denial.principal} ${denial.action} on ${denial.resource} ` +
+          JSON.stringify(trailRecordOf(denial, LOCAL_REGION)),
+      ),
+    );
+    const source = monitor.consoleSource(services);
+    const consoleListener = consoleRequestListener({
+      snapshot: async () => ({ ...(await source.snapshot()), iam: { enforced: services.iam !== undefined, deniedByFunction: deniedByFunction() } }),
+    });
     const running: RunningStack[] = [];
     for (const [index, stack] of stacks.entries()) {
       log(`running stack ${stack.stackName} from its template…`);
@@ -149,11 +170,11 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
       writeFileSync(path, `${JSON.stringify(document, null, 2)}\n`);
       opsConfigPaths[inbox.opsConfig.inboxName] = path;
     }
-    const functionsByPrincipal = new Map(
-      running.flatMap((stack) =>
-        [...stack.functions.values()].map((fn) => [`${stack.stack.stackName}/${roleName(stack, fn.roleLogicalId)}`, `${stack.stack.stackName}/${fn.path}`]),
-      ),
-    );
+    for (const stack of running) {
+      for (const fn of stack.functions.values()) {
+        functionsByPrincipal.set(`${stack.stack.stackName}/${roleName(stack, fn.roleLogicalId)}`, `${stack.stack.stackName}/${fn.path}`);
+      }
+    }
     return {
       services,
       stacks: running,
@@ -164,14 +185,7 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
       monitor,
       notificationsLog,
       ...(firstApi ? { consoleUrl: `${firstApi.url}${CONSOLE_PATH}` } : {}),
-      deniedByFunction() {
-        const counts: Record<string, number> = {};
-        for (const denial of services.iam?.gateway.denials ?? []) {
-          const name = functionsByPrincipal.get(denial.principal) ?? denial.principal;
-          counts[name] = (counts[name] ?? 0) + 1;
-        }
-        return counts;
-      },
+      deniedByFunction,
       stop: () => services.stop(),
     };
   } catch (error) {

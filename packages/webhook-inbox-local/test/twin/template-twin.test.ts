@@ -56,7 +56,15 @@ function synthesizeApp(outdir: string, grantRead: boolean): void {
 }
 
 /** Runs the app, sends one signed Answerline result, waits for the processing function's line; what it logged and what the gateway judged. */
-async function runOneDelivery(grantRead: boolean): Promise<{ ready: ReadyLine; logged: string; iam: IamRecord }> {
+async function runOneDelivery(
+  grantRead: boolean,
+): Promise<{
+  ready: ReadyLine;
+  logged: string;
+  iam: IamRecord;
+  printed: string;
+  console: { iam?: { enforced: boolean; deniedByFunction: Record<string, number> } };
+}> {
   const dir = mkdtempSync(join(tmpdir(), 'template-twin-'));
   const outdir = join(dir, 'cdk.out');
   synthesizeApp(outdir, grantRead);
@@ -75,7 +83,10 @@ async function runOneDelivery(grantRead: boolean): Promise<{ ready: ReadyLine; l
     const logged = await waitFor("the processing function's GetItem", () =>
       functionLogLines(twin.ready.logs, STACK, READER).find((line) => line.startsWith('GetItem ')),
     );
-    return { ready: twin.ready, logged, iam: await twin.iam() };
+    const console = (await (await fetch(`${twin.ready.console}/api/snapshot`)).json()) as {
+      iam?: { enforced: boolean; deniedByFunction: Record<string, number> };
+    };
+    return { ready: twin.ready, logged, iam: await twin.iam(), printed: twin.printed(), console };
   } finally {
     await twin.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -87,9 +98,7 @@ describe('a template with a processing function', () => {
     const { ready, logged, iam } = await runOneDelivery(false);
     const tableArn = `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:table/${ready.inboxes[0].tables.inbox}`;
     expect(iam.enforced).toBe(true);
-    expect(iam.denials).toEqual([
-      { principal: READER_ROLE, operation: 'GetItem', action: 'dynamodb:GetItem', resource: tableArn, message: expect.any(String) },
-    ]);
+    expect(iam.denials).toEqual([expect.objectContaining({ principal: READER_ROLE, operation: 'GetItem', action: 'dynamodb:GetItem', resource: tableArn })]);
     const [denial] = iam.denials;
     expect(denial.message).toMatch(
       new RegExp(
@@ -99,6 +108,30 @@ describe('a template with a processing function', () => {
     // The function's SDK raised what it raises in AWS, with the gateway's message.
     expect(logged).toBe(`GetItem refused: AccessDeniedException: ${denial.message}`);
     expect(iam.deniedByFunction).toEqual({ [`${STACK}/${READER}`]: 1 });
+  });
+
+  test('without the grant, the running twin prints the denial as CloudTrail records it, and its console counts it', async () => {
+    const { ready, printed, console } = await runOneDelivery(false);
+    const tableArn = `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:table/${ready.inboxes[0].tables.inbox}`;
+    const lines = printed.split('\n').filter((line) => line.startsWith('denied: '));
+    expect(lines).toHaveLength(1);
+    const [, record] = /^denied: \S+ dynamodb:GetItem on \S+ (\{.*\})$/.exec(lines[0])!;
+    expect(lines[0].startsWith(`denied: ${STACK}/${READER} dynamodb:GetItem on ${tableArn} `)).toBe(true);
+    expect(JSON.parse(record)).toEqual({
+      eventTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      eventSource: 'dynamodb.amazonaws.com',
+      eventName: 'GetItem',
+      awsRegion: LOCAL_REGION,
+      userIdentity: {
+        type: 'AssumedRole',
+        arn: expect.stringMatching(new RegExp(`^arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/[\\w+=,.@-]+/${READER_ROLE}$`)),
+        sessionContext: { sessionIssuer: { type: 'Role', arn: expect.stringMatching(new RegExp(`^arn:aws:iam::${LOCAL_ACCOUNT}:role/`)) } },
+      },
+      errorCode: 'AccessDenied',
+      errorMessage: expect.stringContaining('is not authorized to perform: dynamodb:GetItem'),
+      resources: [{ ARN: tableArn }],
+    });
+    expect(console.iam).toEqual({ enforced: true, deniedByFunction: { [`${STACK}/${READER}`]: 1 } });
   });
 
   test('with inboxTable.grantReadData, the same GetItem is allowed', async () => {
