@@ -4,6 +4,8 @@ import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -30,6 +32,8 @@ function build(props: WebhookInboxProps = {}, withTopic = true): Built {
     ...props,
     alarms: { topic, ...props.alarms },
   });
+  // As an inbox with a submission ledger: every alarm exists.
+  inbox.alarms.watchSubmissions();
   return { stack, inbox, template: Template.fromStack(stack) };
 }
 
@@ -90,6 +94,54 @@ const ALL_METRIC_ALARMS = [
   'QueueDelay',
   'SweepLag',
 ];
+
+/** The alarms on recorded submissions: only an inbox with a submission ledger (or polling) has them. */
+const SUBMISSION_ALARMS = ['OverdueSubmissions', 'SubmissionsNearDeadline'];
+
+describe('alarms on recorded submissions', () => {
+  /** The names (construct ids under `Inbox/Alarms`) of an inbox's metric alarms, and of those its dashboard shows. */
+  function alarmsOf(configure: (inbox: WebhookInbox, stack: Stack) => void, props: WebhookInboxProps = {}): { alarms: string[]; onDashboard: number } {
+    const stack = new Stack(new App(), 'Test', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const topic = new sns.Topic(stack, 'Pager');
+    const inbox = new WebhookInbox(stack, 'Inbox', { inboxName: INBOX, ...props, alarms: { topic } });
+    configure(inbox, stack);
+    const template = Template.fromStack(stack);
+    const alarms = Object.keys(template.findResources('AWS::CloudWatch::Alarm')).map((id) => id.replace(/^InboxAlarms/, '').replace(/[0-9A-F]{8}$/, ''));
+    const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]);
+    return { alarms, onDashboard: (body.match(/InboxAlarms(OverdueSubmissions|SubmissionsNearDeadline)/g) ?? []).length };
+  }
+
+  test('an inbox that records no submission and polls no provider has neither alarm', () => {
+    const { alarms } = alarmsOf(() => undefined, { providers: [WebhookProvider.stripe()] });
+    for (const name of SUBMISSION_ALARMS) expect(alarms).not.toContain(name);
+    expect(alarms).toContain('SignatureFailures');
+  });
+
+  test('grantRecordSubmission (a submission ledger) adds both, once, and onto the dashboard', () => {
+    const { alarms, onDashboard } = alarmsOf((inbox, stack) => {
+      const writer = new iam.Role(stack, 'Submitter', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+      inbox.grantRecordSubmission(writer);
+      inbox.grantRecordSubmission(writer);
+      expect(inbox.alarms.overdueSubmissions).toBeDefined();
+      expect(inbox.alarms.submissionsNearDeadline).toBeDefined();
+      expect(inbox.alarms.all).toEqual(expect.arrayContaining([inbox.alarms.overdueSubmissions, inbox.alarms.submissionsNearDeadline]));
+    });
+    expect(alarms.filter((name) => SUBMISSION_ALARMS.includes(name)).sort()).toEqual([...SUBMISSION_ALARMS].sort());
+    expect(onDashboard).toBeGreaterThanOrEqual(2);
+  });
+
+  test('a polling provider adds both; a disabled one stays out', () => {
+    const stack = new Stack(new App(), 'Test', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const apiKey = new secretsmanager.Secret(stack, 'ApiKey');
+    const inbox = new WebhookInbox(stack, 'Inbox', {
+      inboxName: INBOX,
+      providers: [WebhookProvider.answerline({ polling: { apiKeySecret: apiKey } })],
+      alarms: { disabled: [InboxAlarm.SUBMISSIONS_NEAR_DEADLINE] },
+    });
+    expect(inbox.alarms.overdueSubmissions).toBeDefined();
+    expect(inbox.alarms.submissionsNearDeadline).toBeUndefined();
+  });
+});
 
 describe('alarms with defaults', () => {
   const { template, inbox } = build();
@@ -372,6 +424,7 @@ describe('alarm options', () => {
     const stack = new Stack(new App(), 'Test', { env: { account: '111111111111', region: 'eu-west-1' } });
     const inbox = new WebhookInbox(stack, 'Inbox', { inboxName: INBOX, alarms: { enabled: false } });
     const alarms = new WebhookInboxAlarms(stack, 'MyAlarms', { inbox });
+    alarms.watchSubmissions();
     const apart = Template.fromStack(stack);
     expect(alarms.all).toHaveLength(ALL_METRIC_ALARMS.length + 1);
     for (const name of ALL_METRIC_ALARMS) {
@@ -418,7 +471,8 @@ describe('alarm options', () => {
     expect(stack.resolve(alarmNamed(template, 'DeadLetterQueueDepth').Dimensions)).toEqual([
       { Name: 'QueueName', Value: { 'Fn::GetAtt': [stack.getLogicalId(deadLetterQueue.node.defaultChild as sqs.CfnQueue), 'QueueName'] } },
     ]);
-    template.resourceCountIs('AWS::CloudWatch::Alarm', ALL_METRIC_ALARMS.length);
+    // No submission ledger and no polling: no submission alarms.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', ALL_METRIC_ALARMS.length - SUBMISSION_ALARMS.length);
   });
 
   test('the not-running alarm waits three runs of a slow schedule, an hour for a fast one, or what it is told', () => {
