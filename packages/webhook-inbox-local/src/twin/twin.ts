@@ -47,6 +47,12 @@ export interface TemplateTwinOptions {
   readonly stateDir?: string;
   /** Runs schedules this many times faster than real time. @default 1 */
   readonly timeScale?: number;
+  /**
+   * Shortens every queue's visibility timeout this many times (to 1 s at least), so a failed
+   * message is received again, and dead-lettered, as much sooner: a runbook drill in minutes.
+   * @default timeScale
+   */
+  readonly visibilityTimeScale?: number;
   /** Execution environments per function without reserved concurrency. @default 4 */
   readonly defaultConcurrency?: number;
   /** Judge every function's AWS calls by its role's policy from the template. @default true */
@@ -140,6 +146,7 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
           stateDir,
           defaultConcurrency: options.defaultConcurrency ?? 4,
           clock,
+          visibilityTimeScale: options.visibilityTimeScale ?? options.timeScale ?? 1,
           signingSecrets: options.secrets,
           warn: (line) => log(`warning: ${line}`),
           onRuleDelivery: (delivery) => record({ type: 'rule-delivery', ...delivery }),
@@ -373,6 +380,8 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       dataDir: options.dataDir,
       stateDir: options.stateDir,
       timeScale: everyMinute ? 60 / timing.reconcileEverySeconds : 1,
+      // Its timing already sets the visibility timeouts it wants.
+      visibilityTimeScale: 1,
       enforceIam: options.enforceIam,
       extraSecrets: options.extraSecrets,
       log: options.log,
