@@ -17,7 +17,7 @@ import { replayBatchChildren, replayEvent, replayRange } from './commands/replay
 import { status } from './commands/status';
 import { parseEventRef } from './commands/common';
 import { loadConfigFile, OpsEndpoints, selectOpsConfig, stackOutputs } from './config';
-import { safeErrorText } from '../lambda/shared/runtime/errors';
+import { explainAwsError } from './aws-errors';
 import { ExitCode, OpsError, UsageError } from './errors';
 import {
   formatEvents,
@@ -159,9 +159,9 @@ export async function run(argv: readonly string[], deps: RunDependencies): Promi
   }
 }
 
-/** An error for an operator: the CLI's own as it says it, any other under the project's one policy (safeErrorText). */
+/** An error for an operator: the CLI's own as it says it, any other with what it means and what to do. */
 function describe(error: unknown): string {
-  return error instanceof OpsError ? error.message : safeErrorText(error);
+  return error instanceof OpsError ? error.message : explainAwsError(error);
 }
 
 async function resolveTarget(values: Values, deps: RunDependencies): Promise<{ config: LocalOpsConfig; endpoints?: OpsEndpoints }> {

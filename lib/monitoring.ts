@@ -180,10 +180,6 @@ export class WebhookInboxAlarms extends Construct {
   public readonly signatureFailures?: cloudwatch.Alarm;
   /** An altered duplicate was quarantined. */
   public readonly quarantinedDuplicates?: cloudwatch.Alarm;
-  /** A recorded submission is overdue: past its horizon without a result. */
-  public readonly overdueSubmissions?: cloudwatch.Alarm;
-  /** A recorded submission is within its deadline's warning margin, still unread. */
-  public readonly submissionsNearDeadline?: cloudwatch.Alarm;
   /** The oldest work message is older than `maxMessageAge`. */
   public readonly oldestMessageAge?: cloudwatch.Alarm;
   /** The endpoint answered 5xx `verifierServerErrorThreshold` times within 5 minutes. */
@@ -203,6 +199,11 @@ export class WebhookInboxAlarms extends Construct {
 
   private readonly inboxName: string;
   private readonly stackName: string;
+  private readonly inboxPath: string;
+  private overdueSubmissionsAlarm?: cloudwatch.Alarm;
+  private submissionsNearDeadlineAlarm?: cloudwatch.Alarm;
+  /** Creates the submission alarms, once; unset while alarms are off. */
+  private watchSubmissionsOnce?: () => void;
 
   constructor(scope: Construct, id: string, props: WebhookInboxAlarmsProps) {
     super(scope, id);
@@ -210,6 +211,7 @@ export class WebhookInboxAlarms extends Construct {
     validateAlarmOptions(this, props, inbox.reconcileSchedule, Object.values(InboxAlarm));
     this.inboxName = inbox.inboxName;
     this.stackName = Stack.of(inbox).stackName;
+    this.inboxPath = inbox.node.path;
     const alarms: cloudwatch.IAlarm[] = [];
     this.all = alarms;
     if (props.enabled === false) return;
@@ -261,8 +263,12 @@ export class WebhookInboxAlarms extends Construct {
 
     this.signatureFailures = metricAlarm(InboxAlarm.SIGNATURE_FAILURES);
     this.quarantinedDuplicates = metricAlarm(InboxAlarm.QUARANTINED_DUPLICATES);
-    this.overdueSubmissions = metricAlarm(InboxAlarm.OVERDUE_SUBMISSIONS);
-    this.submissionsNearDeadline = metricAlarm(InboxAlarm.SUBMISSIONS_NEAR_DEADLINE);
+    // Only an inbox with a submission ledger has submissions to be overdue: created by watchSubmissions().
+    this.watchSubmissionsOnce = () => {
+      this.watchSubmissionsOnce = undefined;
+      this.overdueSubmissionsAlarm = metricAlarm(InboxAlarm.OVERDUE_SUBMISSIONS);
+      this.submissionsNearDeadlineAlarm = metricAlarm(InboxAlarm.SUBMISSIONS_NEAR_DEADLINE);
+    };
     this.oldestMessageAge = metricAlarm(InboxAlarm.OLDEST_MESSAGE_AGE);
     this.verifierServerErrors = metricAlarm(InboxAlarm.VERIFIER_SERVER_ERRORS);
     this.reconcilerErrors = metricAlarm(InboxAlarm.RECONCILER_ERRORS);
@@ -283,6 +289,25 @@ export class WebhookInboxAlarms extends Construct {
     this.sweepLag = metricAlarm(InboxAlarm.SWEEP_LAG);
   }
 
+  /** A recorded submission is overdue: past its horizon without a result; only once `watchSubmissions()` ran. */
+  public get overdueSubmissions(): cloudwatch.Alarm | undefined {
+    return this.overdueSubmissionsAlarm;
+  }
+
+  /** A recorded submission is within its deadline's warning margin, still unread; only once `watchSubmissions()` ran. */
+  public get submissionsNearDeadline(): cloudwatch.Alarm | undefined {
+    return this.submissionsNearDeadlineAlarm;
+  }
+
+  /**
+   * Adds the alarms on recorded submissions (`overdueSubmissions`, `submissionsNearDeadline`, unless
+   * disabled), once. The inbox calls it when a provider polls and in `grantRecordSubmission`; an
+   * inbox without a submission ledger has no submission to watch, so it has neither alarm.
+   */
+  public watchSubmissions(): void {
+    this.watchSubmissionsOnce?.();
+  }
+
   /** One metric alarm: a single datapoint decides, missing data is not breaching unless told. */
   private alarm(kind: InboxAlarm, spec: MetricAlarmSpec): cloudwatch.Alarm {
     return new cloudwatch.Alarm(this, spec.id, {
@@ -300,9 +325,15 @@ export class WebhookInboxAlarms extends Construct {
     return (
       `Webhook inbox ${this.inboxName}: ${what}. ` +
       `Runbook: see ${RUNBOOK}#${RUNBOOK_SECTION[kind]} (cdk-webhook-inbox). ` +
-      `Start with: npx webhook-inbox status --stack ${this.stackName}`
+      // --inbox always: the CLI demands it once a stack holds a second inbox, which may be added after this one.
+      `Start with: npx webhook-inbox status --stack ${shellWord(this.stackName)} --inbox ${shellWord(this.inboxPath)}`
     );
   }
+}
+
+/** `word` as one shell argument: quoted when it holds anything beyond a path's usual characters. */
+function shellWord(word: string): string {
+  return /^[\w./:@-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** One metric alarm: its construct id, the metric, what it means, and when it fires (at or above the threshold unless told). */

@@ -302,7 +302,8 @@ export interface WebhookInboxProps {
 
   /**
    * Publish each decided result (one event per change of a job's winner, one per event of providers
-   * without jobs) to an EventBridge bus, with a deterministic effect key.
+   * without jobs) to an EventBridge bus, with a deterministic effect key. With a `processingFunction`
+   * too, each result goes to both; set `false` when your function is the only consumer.
    * @default true
    */
   readonly publishEvents?: boolean;
@@ -316,7 +317,8 @@ export interface WebhookInboxProps {
   /**
    * Your own processing code (any language): invoked synchronously with each decided result and
    * its effect key; a failure is retried and, after `maxReceiveCount`, dead-lettered, never lost.
-   * Its run time counts against the processor's timeout.
+   * Its run time counts against the processor's timeout. Results are still published as events
+   * too unless `publishEvents` is `false` (synth says so in an info message).
    * @default - no function: results are only published as events
    */
   readonly processingFunction?: lambda.IFunction;

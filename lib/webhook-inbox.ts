@@ -3,6 +3,7 @@ import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -137,11 +138,21 @@ export class WebhookInbox extends WebhookInboxBase {
     this.endpointUrl = this.endpoint.url;
 
     this.alarms = new WebhookInboxAlarms(this, 'Alarms', { ...props.alarms, inbox: this });
+    if (this.providerConfigs.some((provider) => provider.polling)) this.alarms.watchSubmissions();
     this.deadLetterAlarm = this.alarms.deadLetterQueueDepth;
     if (props.dashboard?.enabled ?? true) {
       this.dashboard = createInboxDashboard(this, 'Dashboard', this, this.alarms.all, props.dashboard);
     }
     createOutputs(this, this.providerConfigs, this.secrets, this.endpoint.domainTarget, settings.resultRetention, settings.pendingIndexShards);
+  }
+
+  /**
+   * Lets a principal record submissions in the ledger (see the base's); the inbox then has a
+   * submission ledger, so its alarms watch the recorded submissions (`alarms.watchSubmissions()`).
+   */
+  public override grantRecordSubmission(grantee: iam.IGrantable): iam.Grant {
+    this.alarms.watchSubmissions();
+    return super.grantRecordSubmission(grantee);
   }
 
   /** The HTTP API that receives deliveries; an inbox whose ingress is a REST API has none, and reading it throws (use `restApi`). */

@@ -57,6 +57,12 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
       'sweepBatchSize is deprecated and ignored: the sweep enqueues every stranded row it finds, as many as the reconciler run has time for. Remove the prop.',
     );
   }
+  if (props.processingFunction !== undefined && props.publishEvents === undefined) {
+    // A default the user may not expect: said where they meet it, at synth.
+    Annotations.of(scope).addInfo(
+      'processingFunction is set and each result is also published to the inbox event bus (publishEvents defaults to true); set publishEvents: false if your function is the only consumer, or true to keep the bus and silence this message.',
+    );
+  }
 }
 
 /** The id of the warning that `sweepBatchSize` is ignored. */

@@ -233,8 +233,8 @@ describe('run: exit codes and messages of config resolution', () => {
         dynamodb: { send: async () => Promise.reject(new Error('stop here')) },
       }) as unknown as OpsClients;
     const result = await runCli(['redrive', '--stack', 'Two', '--inbox', 'B'], { cloudFormation: () => client, clients });
-    // An error not the CLI's own is named, its message left out (the one safe-error policy).
-    expect(result).toMatchObject({ code: 1, stderr: 'webhook-inbox: Error\n' });
+    // An error not the CLI's own is said with its message: the operator is the CLI's own user.
+    expect(result).toMatchObject({ code: 1, stderr: 'webhook-inbox: Error: stop here\n' });
     expect(seen).toEqual([expect.objectContaining({ QueueUrl: config('b').deadLetterQueueUrl })]);
   });
 });

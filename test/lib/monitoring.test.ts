@@ -4,12 +4,16 @@ import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { InboxAlarm, WebhookInbox, WebhookInboxAlarms, WebhookInboxBase, WebhookInboxProps, WebhookProvider } from '../../lib';
 import { METRIC_NAMESPACE, MetricDimension, MetricName } from '../../lib/contract';
 import { Telemetry } from '../../lambda/shared/runtime/telemetry';
+import { parseCommandLine } from '../../cli/main';
+import { selectOpsConfig, StackOutput } from '../../cli/config';
 
 const INBOX = 'answers';
 const RUNBOOK = readFileSync(join(__dirname, '..', '..', 'docs', 'RUNBOOK.md'), 'utf8');
@@ -28,6 +32,8 @@ function build(props: WebhookInboxProps = {}, withTopic = true): Built {
     ...props,
     alarms: { topic, ...props.alarms },
   });
+  // As an inbox with a submission ledger: every alarm exists.
+  inbox.alarms.watchSubmissions();
   return { stack, inbox, template: Template.fromStack(stack) };
 }
 
@@ -88,6 +94,54 @@ const ALL_METRIC_ALARMS = [
   'QueueDelay',
   'SweepLag',
 ];
+
+/** The alarms on recorded submissions: only an inbox with a submission ledger (or polling) has them. */
+const SUBMISSION_ALARMS = ['OverdueSubmissions', 'SubmissionsNearDeadline'];
+
+describe('alarms on recorded submissions', () => {
+  /** The names (construct ids under `Inbox/Alarms`) of an inbox's metric alarms, and of those its dashboard shows. */
+  function alarmsOf(configure: (inbox: WebhookInbox, stack: Stack) => void, props: WebhookInboxProps = {}): { alarms: string[]; onDashboard: number } {
+    const stack = new Stack(new App(), 'Test', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const topic = new sns.Topic(stack, 'Pager');
+    const inbox = new WebhookInbox(stack, 'Inbox', { inboxName: INBOX, ...props, alarms: { topic } });
+    configure(inbox, stack);
+    const template = Template.fromStack(stack);
+    const alarms = Object.keys(template.findResources('AWS::CloudWatch::Alarm')).map((id) => id.replace(/^InboxAlarms/, '').replace(/[0-9A-F]{8}$/, ''));
+    const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]);
+    return { alarms, onDashboard: (body.match(/InboxAlarms(OverdueSubmissions|SubmissionsNearDeadline)/g) ?? []).length };
+  }
+
+  test('an inbox that records no submission and polls no provider has neither alarm', () => {
+    const { alarms } = alarmsOf(() => undefined, { providers: [WebhookProvider.stripe()] });
+    for (const name of SUBMISSION_ALARMS) expect(alarms).not.toContain(name);
+    expect(alarms).toContain('SignatureFailures');
+  });
+
+  test('grantRecordSubmission (a submission ledger) adds both, once, and onto the dashboard', () => {
+    const { alarms, onDashboard } = alarmsOf((inbox, stack) => {
+      const writer = new iam.Role(stack, 'Submitter', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+      inbox.grantRecordSubmission(writer);
+      inbox.grantRecordSubmission(writer);
+      expect(inbox.alarms.overdueSubmissions).toBeDefined();
+      expect(inbox.alarms.submissionsNearDeadline).toBeDefined();
+      expect(inbox.alarms.all).toEqual(expect.arrayContaining([inbox.alarms.overdueSubmissions, inbox.alarms.submissionsNearDeadline]));
+    });
+    expect(alarms.filter((name) => SUBMISSION_ALARMS.includes(name)).sort()).toEqual([...SUBMISSION_ALARMS].sort());
+    expect(onDashboard).toBeGreaterThanOrEqual(2);
+  });
+
+  test('a polling provider adds both; a disabled one stays out', () => {
+    const stack = new Stack(new App(), 'Test', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const apiKey = new secretsmanager.Secret(stack, 'ApiKey');
+    const inbox = new WebhookInbox(stack, 'Inbox', {
+      inboxName: INBOX,
+      providers: [WebhookProvider.answerline({ polling: { apiKeySecret: apiKey } })],
+      alarms: { disabled: [InboxAlarm.SUBMISSIONS_NEAR_DEADLINE] },
+    });
+    expect(inbox.alarms.overdueSubmissions).toBeDefined();
+    expect(inbox.alarms.submissionsNearDeadline).toBeUndefined();
+  });
+});
 
 describe('alarms with defaults', () => {
   const { template, inbox } = build();
@@ -278,6 +332,42 @@ describe('alarms with defaults', () => {
   });
 });
 
+/** A template value as CloudFormation would resolve it, with each Ref or GetAtt standing for its logical id. */
+function resolvedText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const intrinsic = value as Record<string, any>;
+  if (intrinsic.Ref) return intrinsic.Ref;
+  if (intrinsic['Fn::GetAtt']) return intrinsic['Fn::GetAtt'].join('.');
+  if (intrinsic['Fn::Join']) return intrinsic['Fn::Join'][1].map(resolvedText).join(intrinsic['Fn::Join'][0]);
+  throw new Error(`cannot resolve ${JSON.stringify(value)}`);
+}
+
+describe('two inboxes in one stack', () => {
+  test("each alarm's \"Start with\" command, run by the CLI against the stack's outputs, selects that alarm's inbox", () => {
+    const stack = new Stack(new App(), 'Shop', { env: { account: '111111111111', region: 'eu-west-1' } });
+    new WebhookInbox(stack, 'Payments', { inboxName: 'payments', providers: [WebhookProvider.stripe()] });
+    new WebhookInbox(stack, 'Answers', { inboxName: 'answers', providers: [WebhookProvider.answerline()] });
+    const template = Template.fromStack(stack);
+    const outputs: StackOutput[] = Object.entries(template.findOutputs('*')).map(([key, output]) => ({
+      OutputKey: key,
+      Description: output.Description,
+      OutputValue: resolvedText(output.Value),
+    }));
+    const alarms = [
+      ...Object.values(template.findResources('AWS::CloudWatch::Alarm')),
+      ...Object.values(template.findResources('AWS::CloudWatch::CompositeAlarm')),
+    ].map((alarm: any) => alarm.Properties.AlarmDescription as string);
+    expect(alarms.length).toBeGreaterThan(10);
+    for (const description of alarms) {
+      const inboxName = /^Webhook inbox (\w+):/.exec(description)![1];
+      const command = /Start with: npx webhook-inbox (.+)$/.exec(description)![1].split(' ');
+      const { values } = parseCommandLine(command);
+      expect(values.stack).toBe('Shop');
+      expect(selectOpsConfig(outputs, values.stack!, values.inbox).inboxName).toBe(inboxName);
+    }
+  });
+});
+
 describe('alarm options', () => {
   test('threshold overrides apply', () => {
     const { template } = build({
@@ -334,6 +424,7 @@ describe('alarm options', () => {
     const stack = new Stack(new App(), 'Test', { env: { account: '111111111111', region: 'eu-west-1' } });
     const inbox = new WebhookInbox(stack, 'Inbox', { inboxName: INBOX, alarms: { enabled: false } });
     const alarms = new WebhookInboxAlarms(stack, 'MyAlarms', { inbox });
+    alarms.watchSubmissions();
     const apart = Template.fromStack(stack);
     expect(alarms.all).toHaveLength(ALL_METRIC_ALARMS.length + 1);
     for (const name of ALL_METRIC_ALARMS) {
@@ -380,7 +471,8 @@ describe('alarm options', () => {
     expect(stack.resolve(alarmNamed(template, 'DeadLetterQueueDepth').Dimensions)).toEqual([
       { Name: 'QueueName', Value: { 'Fn::GetAtt': [stack.getLogicalId(deadLetterQueue.node.defaultChild as sqs.CfnQueue), 'QueueName'] } },
     ]);
-    template.resourceCountIs('AWS::CloudWatch::Alarm', ALL_METRIC_ALARMS.length);
+    // No submission ledger and no polling: no submission alarms.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', ALL_METRIC_ALARMS.length - SUBMISSION_ALARMS.length);
   });
 
   test('the not-running alarm waits three runs of a slow schedule, an hour for a fast one, or what it is told', () => {

@@ -1407,6 +1407,26 @@ describe('recovery by polling, effects and the authoritative read', () => {
     expect(() => inbox.onJobResult('Nope')).toThrow(/publishes no events/);
   });
 
+  test('with a processing function and publishEvents unset, the bus stays and synth says so; a chosen publishEvents is not remarked', () => {
+    const processingFunction = (stack: Stack) =>
+      lambda.Function.fromFunctionArn(stack, 'UserCode', 'arn:aws:lambda:eu-west-1:111111111111:function:process-results');
+    const unset = new Stack(new App(), 'Unset');
+    new WebhookInbox(unset, 'Inbox', { processingFunction: processingFunction(unset) });
+    Template.fromStack(unset).resourceCountIs('AWS::Events::EventBus', 1);
+    Annotations.fromStack(unset).hasInfo(
+      '/Unset/Inbox',
+      Match.stringLikeRegexp('^processingFunction is set and each result is also published to the inbox event bus .*set publishEvents: false'),
+    );
+    for (const publishEvents of [true, false]) {
+      const chosen = new Stack(new App(), `Chosen${publishEvents}`);
+      new WebhookInbox(chosen, 'Inbox', { processingFunction: processingFunction(chosen), publishEvents });
+      expect(Annotations.fromStack(chosen).findInfo('*', Match.stringLikeRegexp('processingFunction is set'))).toEqual([]);
+    }
+    const noFunction = new Stack(new App(), 'NoFunction');
+    new WebhookInbox(noFunction, 'Inbox', {});
+    expect(Annotations.fromStack(noFunction).findInfo('*', Match.anyValue())).toEqual([]);
+  });
+
   test('an authoritative read reaches the processor, which may read its API key', () => {
     const stack = new Stack(new App(), 'Read');
     new WebhookInbox(stack, 'Inbox', {

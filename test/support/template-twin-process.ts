@@ -37,6 +37,8 @@ export interface ReadyLine {
   }[];
   readonly logs: string;
   readonly events: string;
+  /** The local console's page; its snapshot is at `<console>/api/snapshot`. */
+  readonly console?: string;
 }
 
 /** The environment of a twin's process: not the endpoints of the emulators the test run started, since a twin starts its own. */
@@ -48,6 +50,8 @@ export interface TemplateTwinProcess {
   readonly ready: ReadyLine;
   /** What the IAM gateway judged so far. */
   iam(): Promise<IamRecord>;
+  /** What the twin printed on stderr so far (progress, warnings, denials). */
+  printed(): string;
   /** The subscription confirmations the SNS stand-in's host was asked for so far, in order. */
   snsConfirmations(): Promise<readonly SnsConfirmation[]>;
   stop(): Promise<void>;
@@ -73,6 +77,7 @@ export async function startTemplateTwinProcess(options: Omit<TemplateTwinOptions
   };
   return {
     ready: first.ready as unknown as ReadyLine,
+    printed: () => stderr,
     async iam() {
       const answer = await ask({ type: 'iam' });
       if (answer.type !== 'iam') throw new Error(`the twin answered ${answer.type} to a question about IAM`);

@@ -53,7 +53,7 @@ const optionLines = (
   --stack NAME       only this stack of the assembly (repeatable; default: every stack)
   --port N           port of the first HTTP API (default 3000; 0 picks a free one)
   --secret NAME=VAL  this signing secret for the provider NAME (repeatable; default: generated)
-  --time-scale X     run schedules X times faster than real time (default 1)
+  --time-scale X     run schedules X times faster than real time, queue visibility timeouts X times shorter (default 1)
   --data DIR         keep DynamoDB data in DIR across restarts
   --api-gateway-cloudwatch-role ARN  the account's API Gateway CloudWatch role (aws apigateway get-account), which a REST API stage needs to log (default: none, as in a new account)`;
 
@@ -178,8 +178,6 @@ async function main(argv: readonly string[]): Promise<number | void> {
 async function startAppTwin(app: string, options: Options, settings: TwinSettings): Promise<StartedTwin> {
   const template = await startTemplateTwin({ app, stacks: options.stack, dataDir: options.data, ...settings });
   if (template.inboxes.length === 0) settings.log(`warning: ${app} holds no WebhookInbox; its other resources run`);
-  // A missing grant shows here as it happens, not only in the function's own log.
-  template.services.iam?.gateway.onDenial((denial) => settings.log(`denied: ${denial.principal} ${denial.action} on ${denial.resource}`));
   return { template, stop: () => template.stop() };
 }
 

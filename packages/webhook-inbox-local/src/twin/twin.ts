@@ -25,6 +25,7 @@ import type { ScheduleClock } from '../aws/cloudformation/triggers';
 import { RECORDING_APP_ID, synthesizeTwinApp, TwinAppOptions, TwinProviderSpec } from './app';
 import { TwinMonitor } from './monitor';
 import { consoleRequestListener, CONSOLE_PATH } from './console/server';
+import { trailRecordOf } from '../aws/iam/trail-record';
 
 export { TWIN_PROVIDERS } from './app';
 export type { TwinProviderSpec } from './app';
@@ -46,6 +47,12 @@ export interface TemplateTwinOptions {
   readonly stateDir?: string;
   /** Runs schedules this many times faster than real time. @default 1 */
   readonly timeScale?: number;
+  /**
+   * Shortens every queue's visibility timeout this many times (to 1 s at least), so a failed
+   * message is received again, and dead-lettered, as much sooner: a runbook drill in minutes.
+   * @default timeScale
+   */
+  readonly visibilityTimeScale?: number;
   /** Execution environments per function without reserved concurrency. @default 4 */
   readonly defaultConcurrency?: number;
   /** Judge every function's AWS calls by its role's policy from the template. @default true */
@@ -105,7 +112,27 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
     writeFileSync(notificationsLog, '');
     const monitor = new TwinMonitor({ clock, notificationsLog, log });
     services.onStop(() => monitor.stop());
-    const consoleListener = consoleRequestListener(monitor.consoleSource(services));
+    // Each function's role, known once the stacks run: the denials are counted by function.
+    const functionsByPrincipal = new Map<string, string>();
+    const deniedByFunction = () => {
+      const counts: Record<string, number> = {};
+      for (const denial of services.iam?.gateway.denials ?? []) {
+        const name = functionsByPrincipal.get(denial.principal) ?? denial.principal;
+        counts[name] = (counts[name] ?? 0) + 1;
+      }
+      return counts;
+    };
+    // A missing grant shows as it happens, as AWS would record it in the account's trail.
+    services.iam?.gateway.onDenial((denial) =>
+      log(
+        `denied: ${functionsByPrincipal.get(denial.principal) ?? denial.principal} ${denial.action} on ${denial.resource} ` +
+          JSON.stringify(trailRecordOf(denial, LOCAL_REGION)),
+      ),
+    );
+    const source = monitor.consoleSource(services);
+    const consoleListener = consoleRequestListener({
+      snapshot: async () => ({ ...(await source.snapshot()), iam: { enforced: services.iam !== undefined, deniedByFunction: deniedByFunction() } }),
+    });
     const running: RunningStack[] = [];
     for (const [index, stack] of stacks.entries()) {
       log(`running stack ${stack.stackName} from its template…`);
@@ -119,6 +146,7 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
           stateDir,
           defaultConcurrency: options.defaultConcurrency ?? 4,
           clock,
+          visibilityTimeScale: options.visibilityTimeScale ?? options.timeScale ?? 1,
           signingSecrets: options.secrets,
           warn: (line) => log(`warning: ${line}`),
           onRuleDelivery: (delivery) => record({ type: 'rule-delivery', ...delivery }),
@@ -149,11 +177,11 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
       writeFileSync(path, `${JSON.stringify(document, null, 2)}\n`);
       opsConfigPaths[inbox.opsConfig.inboxName] = path;
     }
-    const functionsByPrincipal = new Map(
-      running.flatMap((stack) =>
-        [...stack.functions.values()].map((fn) => [`${stack.stack.stackName}/${roleName(stack, fn.roleLogicalId)}`, `${stack.stack.stackName}/${fn.path}`]),
-      ),
-    );
+    for (const stack of running) {
+      for (const fn of stack.functions.values()) {
+        functionsByPrincipal.set(`${stack.stack.stackName}/${roleName(stack, fn.roleLogicalId)}`, `${stack.stack.stackName}/${fn.path}`);
+      }
+    }
     return {
       services,
       stacks: running,
@@ -164,14 +192,7 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
       monitor,
       notificationsLog,
       ...(firstApi ? { consoleUrl: `${firstApi.url}${CONSOLE_PATH}` } : {}),
-      deniedByFunction() {
-        const counts: Record<string, number> = {};
-        for (const denial of services.iam?.gateway.denials ?? []) {
-          const name = functionsByPrincipal.get(denial.principal) ?? denial.principal;
-          counts[name] = (counts[name] ?? 0) + 1;
-        }
-        return counts;
-      },
+      deniedByFunction,
       stop: () => services.stop(),
     };
   } catch (error) {
@@ -359,6 +380,8 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       dataDir: options.dataDir,
       stateDir: options.stateDir,
       timeScale: everyMinute ? 60 / timing.reconcileEverySeconds : 1,
+      // Its timing already sets the visibility timeouts it wants.
+      visibilityTimeScale: 1,
       enforceIam: options.enforceIam,
       extraSecrets: options.extraSecrets,
       log: options.log,

@@ -72,7 +72,7 @@ test('a secret whose template names a KMS key is read only with kms:Decrypt on t
     expect(iam.enforced).toBe(true);
     const keyArn = expect.stringMatching(new RegExp(`^arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT}:key/[0-9a-f-]{36}$`));
     expect(iam.denials).toEqual([
-      { principal: `${STACK}/Inbox/VerifierRole`, operation: 'GetSecretValue', action: 'kms:Decrypt', resource: keyArn, message: expect.any(String) },
+      expect.objectContaining({ principal: `${STACK}/Inbox/VerifierRole`, operation: 'GetSecretValue', action: 'kms:Decrypt', resource: keyArn }),
     ]);
     expect(iam.denials[0].message).toContain('because no identity-based policy allows the kms:Decrypt action');
   } finally {

@@ -5,7 +5,7 @@
  * consumer's would be; the twin runs it in its own process (test/support/template-twin-process.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
@@ -56,7 +56,13 @@ function synthesizeApp(outdir: string, grantRead: boolean): void {
 }
 
 /** Runs the app, sends one signed Answerline result, waits for the processing function's line; what it logged and what the gateway judged. */
-async function runOneDelivery(grantRead: boolean): Promise<{ ready: ReadyLine; logged: string; iam: IamRecord }> {
+async function runOneDelivery(grantRead: boolean): Promise<{
+  ready: ReadyLine;
+  logged: string;
+  iam: IamRecord;
+  printed: string;
+  console: { iam?: { enforced: boolean; deniedByFunction: Record<string, number> } };
+}> {
   const dir = mkdtempSync(join(tmpdir(), 'template-twin-'));
   const outdir = join(dir, 'cdk.out');
   synthesizeApp(outdir, grantRead);
@@ -75,7 +81,10 @@ async function runOneDelivery(grantRead: boolean): Promise<{ ready: ReadyLine; l
     const logged = await waitFor("the processing function's GetItem", () =>
       functionLogLines(twin.ready.logs, STACK, READER).find((line) => line.startsWith('GetItem ')),
     );
-    return { ready: twin.ready, logged, iam: await twin.iam() };
+    const console = (await (await fetch(`${twin.ready.console}/api/snapshot`)).json()) as {
+      iam?: { enforced: boolean; deniedByFunction: Record<string, number> };
+    };
+    return { ready: twin.ready, logged, iam: await twin.iam(), printed: twin.printed(), console };
   } finally {
     await twin.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -87,9 +96,7 @@ describe('a template with a processing function', () => {
     const { ready, logged, iam } = await runOneDelivery(false);
     const tableArn = `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:table/${ready.inboxes[0].tables.inbox}`;
     expect(iam.enforced).toBe(true);
-    expect(iam.denials).toEqual([
-      { principal: READER_ROLE, operation: 'GetItem', action: 'dynamodb:GetItem', resource: tableArn, message: expect.any(String) },
-    ]);
+    expect(iam.denials).toEqual([expect.objectContaining({ principal: READER_ROLE, operation: 'GetItem', action: 'dynamodb:GetItem', resource: tableArn })]);
     const [denial] = iam.denials;
     expect(denial.message).toMatch(
       new RegExp(
@@ -101,6 +108,30 @@ describe('a template with a processing function', () => {
     expect(iam.deniedByFunction).toEqual({ [`${STACK}/${READER}`]: 1 });
   });
 
+  test('without the grant, the running twin prints the denial as CloudTrail records it, and its console counts it', async () => {
+    const { ready, printed, console } = await runOneDelivery(false);
+    const tableArn = `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:table/${ready.inboxes[0].tables.inbox}`;
+    const lines = printed.split('\n').filter((line) => line.startsWith('denied: '));
+    expect(lines).toHaveLength(1);
+    const [, record] = /^denied: \S+ dynamodb:GetItem on \S+ (\{.*\})$/.exec(lines[0])!;
+    expect(lines[0].startsWith(`denied: ${STACK}/${READER} dynamodb:GetItem on ${tableArn} `)).toBe(true);
+    expect(JSON.parse(record)).toEqual({
+      eventTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      eventSource: 'dynamodb.amazonaws.com',
+      eventName: 'GetItem',
+      awsRegion: LOCAL_REGION,
+      userIdentity: {
+        type: 'AssumedRole',
+        arn: expect.stringMatching(new RegExp(`^arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/[\\w+=,.@-]+/${READER_ROLE}$`)),
+        sessionContext: { sessionIssuer: { type: 'Role', arn: expect.stringMatching(new RegExp(`^arn:aws:iam::${LOCAL_ACCOUNT}:role/`)) } },
+      },
+      errorCode: 'AccessDenied',
+      errorMessage: expect.stringContaining('is not authorized to perform: dynamodb:GetItem'),
+      resources: [{ ARN: tableArn }],
+    });
+    expect(console.iam).toEqual({ enforced: true, deniedByFunction: { [`${STACK}/${READER}`]: 1 } });
+  });
+
   test('with inboxTable.grantReadData, the same GetItem is allowed', async () => {
     const { logged, iam } = await runOneDelivery(true);
     expect(logged).toBe('GetItem allowed');
@@ -109,5 +140,62 @@ describe('a template with a processing function', () => {
     expect(iam.evaluated[READER_ROLE]).toBeGreaterThanOrEqual(1);
     expect(iam.denials).toEqual([]);
     expect(iam.deniedByFunction).toEqual({});
+  });
+});
+
+describe('a grant removed from the template', () => {
+  test("without UpdateItem on the inbox table, the processor's claim is denied, printed as it happens and counted on the console", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'template-twin-'));
+    const outdir = join(dir, 'cdk.out');
+    synthesizeApp(outdir, true);
+    // The processor's role loses dynamodb:UpdateItem, as an edited policy would lose it.
+    const templatePath = join(outdir, `${STACK}.template.json`);
+    const template = JSON.parse(readFileSync(templatePath, 'utf8')) as { Resources: Record<string, { Type: string; Properties: any }> };
+    let removed = 0;
+    for (const [logicalId, resource] of Object.entries(template.Resources)) {
+      if (resource.Type !== 'AWS::IAM::Policy' || !logicalId.startsWith('AnswersProcessorRole')) continue;
+      for (const statement of resource.Properties.PolicyDocument.Statement) {
+        const actions: string[] = [statement.Action].flat();
+        if (!actions.includes('dynamodb:UpdateItem')) continue;
+        statement.Action = actions.filter((action) => action !== 'dynamodb:UpdateItem');
+        removed++;
+      }
+    }
+    expect(removed).toBeGreaterThan(0);
+    writeFileSync(templatePath, JSON.stringify(template));
+    const twin = await startTemplateTwinProcess({ app: outdir, port: 0, stateDir: join(dir, 'state') });
+    try {
+      const [inbox] = twin.ready.inboxes;
+      const answerline = inbox.providers.find((provider) => provider.name === 'answerline')!;
+      const body = JSON.stringify({
+        task: { id: `tsk_${randomUUID().slice(0, 8)}`, status: 'COMPLETED', idempotencyKey: 'report-1', createdAt: new Date().toISOString() },
+        response: { result: { answer: 'forty-two' } },
+      });
+      const headers = standardWebhooksHeaders(answerline.secret, `msg_${randomUUID()}`, unixSeconds(), Buffer.from(body));
+      expect((await fetch(answerline.url, { method: 'POST', headers, body })).status).toBe(202);
+      const tableArn = `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:table/${inbox.tables.inbox}`;
+      const line = await waitFor('the printed denial', () =>
+        twin
+          .printed()
+          .split('\n')
+          .find((candidate) => candidate.startsWith(`denied: ${STACK}/Answers/Processor dynamodb:UpdateItem on ${tableArn} {`)),
+      );
+      expect(JSON.parse(line.slice(line.indexOf('{')))).toMatchObject({
+        eventSource: 'dynamodb.amazonaws.com',
+        eventName: 'UpdateItem',
+        errorCode: 'AccessDenied',
+        resources: [{ ARN: tableArn }],
+      });
+      const snapshot = (await (await fetch(`${twin.ready.console}/api/snapshot`)).json()) as {
+        iam: { deniedByFunction: Record<string, number> };
+        inboxes: { rowsByStatus: Record<string, number> }[];
+      };
+      expect(snapshot.iam.deniedByFunction[`${STACK}/Answers/Processor`]).toBeGreaterThanOrEqual(1);
+      // The claim never happened: the row waits, RECEIVED, for the grant to come back.
+      expect(snapshot.inboxes[0].rowsByStatus).toEqual({ RECEIVED: 1 });
+    } finally {
+      await twin.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

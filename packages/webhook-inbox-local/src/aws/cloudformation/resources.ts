@@ -27,6 +27,9 @@ const QUEUE_ATTRIBUTES = [
   'FifoThroughputLimit',
 ] as const;
 
+/** SQS's visibility timeout for a queue that sets none. */
+const SQS_DEFAULT_VISIBILITY_TIMEOUT_SECONDS = 30;
+
 /** The local queues of a stack, by logical id. */
 export interface LocalQueue {
   readonly logicalId: string;
@@ -44,7 +47,12 @@ export interface CreatedResources {
   readonly buses: ReadonlyMap<string, string>;
 }
 
-export async function createDataResources(stack: SynthesizedStack, binding: StackBinding, services: LocalServices): Promise<CreatedResources> {
+export async function createDataResources(
+  stack: SynthesizedStack,
+  binding: StackBinding,
+  services: LocalServices,
+  visibilityTimeScale = 1,
+): Promise<CreatedResources> {
   const of = (type: string) => Object.entries(stack.template.Resources).filter(([, resource]) => resource.Type === type);
   const tables = new Map<string, string>();
   for (const [logicalId] of of('AWS::DynamoDB::Table')) {
@@ -65,7 +73,7 @@ export async function createDataResources(stack: SynthesizedStack, binding: Stac
   for (const [logicalId] of queueResources) {
     const name = binding.nameOf(logicalId);
     const { QueueUrl } = await services.clients.sqs.send(
-      new CreateQueueCommand({ QueueName: name, Attributes: queueAttributes(binding.resolveProperties(logicalId)) }),
+      new CreateQueueCommand({ QueueName: name, Attributes: queueAttributes(binding.resolveProperties(logicalId), visibilityTimeScale) }),
     );
     const bound = binding.get(logicalId);
     binding.set(logicalId, { ref: QueueUrl!, attributes: { ...bound.attributes, QueueUrl: QueueUrl! } });
@@ -126,9 +134,13 @@ function tableInput(name: string, properties: Record<string, unknown>): CreateTa
   } as CreateTableCommandInput;
 }
 
-function queueAttributes(properties: Record<string, unknown>): Record<string, string> {
+function queueAttributes(properties: Record<string, unknown>, visibilityTimeScale: number): Record<string, string> {
   const attributes: Record<string, string> = {};
   for (const name of QUEUE_ATTRIBUTES) if (properties[name] !== undefined) attributes[name] = String(properties[name]);
+  if (visibilityTimeScale !== 1) {
+    const seconds = Number(properties.VisibilityTimeout ?? SQS_DEFAULT_VISIBILITY_TIMEOUT_SECONDS);
+    attributes.VisibilityTimeout = String(Math.max(1, Math.round(seconds / visibilityTimeScale)));
+  }
   if (properties.RedrivePolicy !== undefined) attributes.RedrivePolicy = JSON.stringify(properties.RedrivePolicy);
   if (properties.RedriveAllowPolicy !== undefined) attributes.RedriveAllowPolicy = JSON.stringify(properties.RedriveAllowPolicy);
   return attributes;

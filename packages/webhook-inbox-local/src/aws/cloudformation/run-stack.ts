@@ -43,6 +43,8 @@ export interface RunStackOptions {
   /** Execution environments per function without reserved concurrency. */
   readonly defaultConcurrency: number;
   readonly clock: ScheduleClock;
+  /** Shortens every queue's visibility timeout this many times (to 1 s at least). @default 1 */
+  readonly visibilityTimeScale?: number;
   /** Signing secret values by provider name (the others are generated). */
   readonly signingSecrets?: Readonly<Record<string, string>>;
   readonly warn: (line: string) => void;
@@ -109,7 +111,7 @@ export interface RunningStack {
 
 export async function runStack(stack: SynthesizedStack, services: LocalServices, options: RunStackOptions): Promise<RunningStack> {
   const binding = new StackBinding(stack.stackName, stack.template, options.account, options.region);
-  const resources = await createDataResources(stack, binding, services);
+  const resources = await createDataResources(stack, binding, services, options.visibilityTimeScale ?? 1);
   const apis = await startApis(stack, binding, options);
   services.onStop(() => apis.stop());
   const credentials = registerRoles(stack, binding, services, options.warn);

@@ -58,6 +58,11 @@ export interface Denial {
   readonly action: string;
   readonly resource: string;
   readonly message: string;
+  /** When it was refused, ISO 8601. */
+  readonly at: string;
+  /** The role's ARN, and the assumed-role session the call was signed as (the function's). */
+  readonly roleArn: string;
+  readonly sessionArn: string;
 }
 
 interface Registered extends PolicyPrincipal {
@@ -184,8 +189,18 @@ export class IamGateway {
           ? `with an explicit deny in a${decision.policyType === 'resource' ? ' resource-based' : 'n identity-based'} policy`
           : `because no identity-based policy allows the ${access.action} action`;
     const role = principal.arn.split('/').pop();
-    const message = `User: arn:aws:sts::${this.options.account}:assumed-role/${role}/${principal.name} is not authorized to perform: ${access.action} on resource: ${access.resource} ${because}`;
-    const denial: Denial = { principal: principal.name, operation, action: access.action, resource: access.resource, message };
+    const sessionArn = `arn:aws:sts::${this.options.account}:assumed-role/${role}/${principal.name}`;
+    const message = `User: ${sessionArn} is not authorized to perform: ${access.action} on resource: ${access.resource} ${because}`;
+    const denial: Denial = {
+      principal: principal.name,
+      operation,
+      action: access.action,
+      resource: access.resource,
+      message,
+      at: new Date().toISOString(),
+      roleArn: principal.arn,
+      sessionArn,
+    };
     this.denials.push(denial);
     for (const listener of this.denialListeners) listener(denial);
     refuse(res, protocol, request, 'denied', message);

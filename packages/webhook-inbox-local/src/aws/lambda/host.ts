@@ -41,14 +41,18 @@ export class InvocationTimeoutError extends Error {
   override readonly name = 'InvocationTimeout';
 }
 
-/** The error a handler threw, carried across the process boundary. */
+/**
+ * The error a handler threw, carried across the process boundary under its own type (`name`), as
+ * Lambda reports it in the invocation's `errorType`; `trace` is its stack, line by line.
+ */
 export class HandlerError extends Error {
   constructor(
-    readonly errorName: string,
+    errorType: string,
     message: string,
+    readonly trace: readonly string[] = [],
   ) {
     super(message);
-    this.name = 'HandlerError';
+    this.name = errorType;
   }
 }
 
@@ -101,11 +105,11 @@ export class LambdaHost {
           cleanup();
           reject(timedOut());
         }, timeoutMs + TIMEOUT_BACKSTOP_MS);
-        const onMessage = (message: { type: string; id?: string; result?: T; error?: { name?: string; message?: string } }) => {
+        const onMessage = (message: { type: string; id?: string; result?: T; error?: { name?: string; message?: string; stack?: string[] } }) => {
           if (message.id !== id) return;
           cleanup();
           if (message.type === 'result') resolve(message.result as T);
-          else reject(new HandlerError(message.error?.name ?? 'Error', message.error?.message ?? ''));
+          else reject(new HandlerError(message.error?.name ?? 'Error', message.error?.message ?? '', message.error?.stack));
         };
         const onExit = () => {
           cleanup();

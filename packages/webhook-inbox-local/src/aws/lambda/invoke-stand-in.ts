@@ -60,10 +60,10 @@ export class LambdaInvokeStandIn {
       const result = await handler(payload);
       res.writeHead(200, headers).end(JSON.stringify(result ?? null));
     } catch (error) {
-      const { name, message } = error as Error;
+      const { name, message, trace } = error as Error & { trace?: readonly string[] };
       res
         .writeHead(200, { ...headers, 'x-amz-function-error': 'Unhandled' })
-        .end(JSON.stringify({ errorType: name ?? 'Error', errorMessage: message ?? '', trace: [] }));
+        .end(JSON.stringify({ errorType: name ?? 'Error', errorMessage: message ?? '', trace: trace ?? [] }));
     }
   }
 }

@@ -39,7 +39,11 @@ process.on('message', async (message) => {
   const deadline = Date.now() + message.timeoutMs;
   // The function's timeout, enforced here as Lambda's runtime does, on this environment's own clock:
   // it can never outlive a lease that started during the invocation, however late the host's timer fires.
-  const timeout = setTimeout(() => process.kill(process.pid, 'SIGKILL'), message.timeoutMs);
+  const timeout = setTimeout(() => {
+    // Lambda's own line for a timeout, in the function's log (stderr is a pipe: written before the kill).
+    process.stderr.write(`${new Date().toISOString()} ${message.id} Task timed out after ${(message.timeoutMs / 1000).toFixed(2)} seconds\n`);
+    process.kill(process.pid, 'SIGKILL');
+  }, message.timeoutMs);
   const context = {
     awsRequestId: message.id,
     functionName: message.functionName,
@@ -49,9 +53,28 @@ process.on('message', async (message) => {
     const result = await handler(message.event, context);
     process.send({ type: 'result', id: message.id, result: result === undefined ? null : result });
   } catch (error) {
-    process.send({ type: 'error', id: message.id, error: { name: error && error.name, message: error && error.message } });
+    const failure = describeError(error);
+    process.stderr.write(invokeErrorLine(message.id, failure));
+    process.send({ type: 'error', id: message.id, error: failure });
   } finally {
     clearTimeout(timeout);
     armed = undefined;
   }
 });
+
+/** What Lambda reports of a thrown value: its own type, message and stack lines (a non-Error is its text). */
+function describeError(error) {
+  if (error instanceof Error) {
+    return { name: error.name || 'Error', message: String(error.message ?? ''), stack: String(error.stack ?? '').split('\n') };
+  }
+  return { name: 'Error', message: String(error), stack: [] };
+}
+
+/**
+ * The line Lambda's Node.js runtime writes to the function's log group for an unhandled error:
+ * time, request id, level, then `Invoke Error` and the error as JSON (errorType, errorMessage, stack).
+ */
+function invokeErrorLine(requestId, failure) {
+  const document = JSON.stringify({ errorType: failure.name, errorMessage: failure.message, stack: failure.stack });
+  return `${new Date().toISOString()}\t${requestId}\tERROR\tInvoke Error \t${document}\n`;
+}

@@ -71,6 +71,10 @@ header .meta { color: #c8d1dc; font-size: 12px; }
 .connection { margin-left: auto; font-size: 12px; padding: 2px 8px; border-radius: 10px; background: #2e7d32; }
 .connection[data-state="offline"] { background: var(--alarm); }
 .connection[data-state="connecting"] { background: var(--unknown); }
+.iam { margin-left: auto; font-size: 12px; padding: 2px 8px; border-radius: 10px; background: var(--unknown); }
+.iam[data-state="denied"] { background: var(--alarm); }
+.iam[data-state="clean"] { background: #2e7d32; }
+.iam + .connection { margin-left: 0; }
 main, .inboxes, .dashboards { display: grid; gap: 20px; }
 main { padding: 16px 24px 32px; }
 h2 { margin: 0 0 8px; font-size: 16px; }
@@ -361,8 +365,18 @@ function drawSection(name, value, draw) {
   draw(value);
 }
 
+function drawIam(iam) {
+  var node = document.getElementById('iam-denials');
+  var counts = iam ? Object.entries(iam.deniedByFunction) : [];
+  var total = counts.reduce(function (sum, entry) { return sum + entry[1]; }, 0);
+  node.setAttribute('data-state', !iam || !iam.enforced ? 'off' : total > 0 ? 'denied' : 'clean');
+  node.title = counts.map(function (entry) { return entry[0] + ': ' + entry[1]; }).join('\\n');
+  node.textContent = !iam || !iam.enforced ? 'IAM not enforced' : total === 1 ? 'IAM: 1 AWS call denied' : 'IAM: ' + total + ' AWS calls denied';
+}
+
 function draw(snapshot) {
   document.getElementById('generated-at').replaceChildren('snapshot ', time(snapshot.generatedAt));
+  drawIam(snapshot.iam);
   drawSection('alarms', snapshot.alarms, drawAlarms);
   drawSection('inboxes', snapshot.inboxes, drawInboxes);
   drawSection('dashboards', snapshot.dashboards, drawDashboards);
@@ -402,6 +416,7 @@ const PAGE = `<!doctype html>
 <header>
 <h1>Webhook inbox console</h1>
 <span class="meta" data-testid="generated-at" id="generated-at">waiting for the first snapshot</span>
+<span class="iam" data-testid="iam-denials" id="iam-denials" data-state="off"></span>
 <span class="connection" data-testid="connection" id="connection" data-state="connecting">connecting</span>
 </header>
 <main>

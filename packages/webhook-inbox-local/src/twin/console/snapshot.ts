@@ -94,6 +94,8 @@ export interface ConsoleSnapshot {
   readonly alarms: readonly ConsoleAlarm[];
   /** The dashboards of the template, their charts filled from the twin's metrics. */
   readonly dashboards: readonly ConsoleDashboard[];
+  /** The AWS calls the IAM gateway refused so far, by function (stack and path); absent from a source without a gateway. */
+  readonly iam?: { readonly enforced: boolean; readonly deniedByFunction: Readonly<Record<string, number>> };
 }
 
 /** Where the console takes its snapshots from: the twin implements it. */

@@ -28,6 +28,8 @@ interface TemplateResource {
 const app = new App();
 const stack = new Stack(app, 'WebhookInboxExample');
 const inbox = new WebhookInbox(stack, 'Answers');
+// An inbox with a submission ledger: its submission alarms exist.
+inbox.alarms.watchSubmissions();
 const resources = (app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, TemplateResource> }).Resources;
 
 /** CloudFormation names an alarm without an AlarmName itself; locally its logical id stands for that name. */

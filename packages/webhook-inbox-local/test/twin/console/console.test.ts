@@ -111,6 +111,22 @@ test('an alarm the twin flips to ALARM turns red, first in the list, and a new d
   expect(await page.evaluate(() => (globalThis as { sameDocument?: boolean }).sameDocument)).toBe(true);
 });
 
+test("the IAM gateway's denials are counted in the header, red once there is one, by function on hover, without a reload", async () => {
+  source.current = { ...source.current, iam: { enforced: true, deniedByFunction: {} } };
+  await openConsole();
+  const badge = page.locator('[data-testid=iam-denials]');
+  expect(await badge.textContent()).toBe('IAM: 0 AWS calls denied');
+  expect(await badge.getAttribute('data-state')).toBe('clean');
+  source.current = { ...source.current, iam: { enforced: true, deniedByFunction: { 'Shop/Inbox/Processor': 2, 'Shop/Reader': 1 } } };
+  await page.locator('[data-testid=iam-denials][data-state=denied]').waitFor({ timeout: REFRESH_TIMEOUT_MS });
+  expect(await badge.textContent()).toBe('IAM: 3 AWS calls denied');
+  expect(await computedStyle(badge, 'backgroundColor')).toBe(ALARM_RED);
+  expect(await badge.getAttribute('title')).toBe('Shop/Inbox/Processor: 2\nShop/Reader: 1');
+  source.current = { ...source.current, iam: undefined };
+  await page.locator('[data-testid=iam-denials][data-state=off]').waitFor({ timeout: REFRESH_TIMEOUT_MS });
+  expect(await badge.textContent()).toBe('IAM not enforced');
+});
+
 test('a delivery reason carrying markup is shown as text and never runs, and a runbook that is not http(s) is not a link', async () => {
   const markup = '<script>window.injected = "script"</script><img src="/injected" onerror="window.injected = \'img\'">';
   source.addDelivery('answers', { at: new Date().toISOString(), provider: 'answerline', status: 400, reason: markup, requestId: '<b>req</b>' });
