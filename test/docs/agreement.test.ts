@@ -24,6 +24,9 @@ test('both packages ask for the same Node.js range, and the documents a newcomer
   const range = engines('package.json');
   expect(engines(join('packages', 'webhook-inbox-local', 'package.json'))).toBe(range);
   for (const name of ['README.md', 'CONTRIBUTING.md', join('docs', 'DEPLOY.md'), join('docs', 'COMPATIBILITY.md')]) {
-    expect({ name, quotesTheRange: documents.find((document) => document.name === name)!.text.includes(`\`${range}\``) }).toEqual({ name, quotesTheRange: true });
+    expect({ name, quotesTheRange: documents.find((document) => document.name === name)!.text.includes(`\`${range}\``) }).toEqual({
+      name,
+      quotesTheRange: true,
+    });
   }
 });
