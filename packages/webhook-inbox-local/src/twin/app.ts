@@ -84,6 +84,8 @@ export interface TwinAppOptions {
   readonly authoritativeReads?: Readonly<Record<string, AuthoritativeReadSettings>>;
   /** Without a body bucket: every body must fit a row. */
   readonly inlineBodiesOnly?: boolean;
+  /** Records of refused requests a minute per provider (`rejectionRecordsPerMinute`). @default the construct's */
+  readonly rejectionRecordsPerMinute?: number;
 }
 
 /** Synthesizes the twin's app into a new cloud assembly folder; returns it. */
@@ -142,6 +144,7 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
     ...(options.maxReceiveCount ? { maxReceiveCount: options.maxReceiveCount } : {}),
     ...(options.pollBatchSize ? { pollBatchSize: options.pollBatchSize } : {}),
     ...(options.inlineBodiesOnly ? { maxBodySize: Size.bytes(Defaults.INLINE_BODY_BYTES) } : {}),
+    ...(options.rejectionRecordsPerMinute !== undefined ? { rejectionRecordsPerMinute: options.rejectionRecordsPerMinute } : {}),
   });
   inbox.grantRecordSubmission(new iam.Role(stack, RECORDING_APP_ID, { assumedBy: new iam.AccountRootPrincipal() }));
   app.synth();

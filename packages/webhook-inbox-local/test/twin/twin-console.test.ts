@@ -83,6 +83,9 @@ const alarm = (construct: string) => page.locator(`[data-testid=alarm][data-alar
 test('the console shows the demo deliveries with their answers, and no alarm pages for them', async () => {
   const summary = twin.demo!;
   expect(summary.processed).toBe(summary.answers.accepted);
+  // Each forged delivery is refused; whether it left a record is counted (twin-demo.test.ts covers none).
+  expect(summary.forged.refused).toBe(summary.answers.bad_signature);
+  expect(summary.forged.recorded).toBeLessThanOrEqual(summary.forged.refused);
   await page.goto(twin.consoleUrl!);
   await page.locator('[data-testid=connection][data-state=live]').waitFor({ timeout: 5_000 });
   const reasons = await page.locator('[data-testid=delivery-reason]').allTextContents();
