@@ -21,7 +21,7 @@ import { constructPath, loadStacks } from '../aws/cloudformation/assembly';
 import type { Interceptor } from '../aws/cloudformation/functions';
 import { LocalInbox, RunningStack, runStack } from '../aws/cloudformation/run-stack';
 import { LocalFaults, LocalServices, ServiceEndpoints, startLocalServices } from '../aws/services';
-import type { ScheduleClock } from '../aws/cloudformation/triggers';
+import { nextPort, type ScheduleClock } from '../aws/cloudformation/triggers';
 import { RECORDING_APP_ID, synthesizeTwinApp, TwinAppOptions, TwinProviderSpec } from './app';
 import { TwinMonitor } from './monitor';
 import { consoleRequestListener, CONSOLE_PATH } from './console/server';
@@ -36,7 +36,7 @@ export interface TemplateTwinOptions {
   readonly app: string;
   /** Only these stacks (by name or display path). @default every stack */
   readonly stacks?: readonly string[];
-  /** Port of the first HTTP API (and the console); 0 picks a free one. */
+  /** Port of the first HTTP API (and the console), the other APIs on the ports after it; 0 picks a free one for each. */
   readonly port?: number;
   /** Signing secrets by provider name; the others are generated. */
   readonly secrets?: Readonly<Record<string, string>>;
@@ -113,7 +113,7 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
         await runStack(stack, services, {
           account: LOCAL_ACCOUNT,
           region: LOCAL_REGION,
-          port: index === 0 ? options.port : 0,
+          port: nextPort(options.port, running.flatMap((started) => started.apis).length),
           // The console shares the first API's loopback port.
           ...(index === 0 ? { fallback: consoleListener } : {}),
           stateDir,
@@ -132,7 +132,7 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
     const firstApi = running[0]?.apis[0];
     const inboxes = running.flatMap((stack) => stack.inboxes);
     const opsConfigPaths: Record<string, string> = {};
-    for (const [index, inbox] of inboxes.entries()) {
+    for (const inbox of inboxes) {
       const document: LocalOpsConfig = {
         ...inbox.opsConfig,
         endpoints: {
@@ -145,7 +145,7 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
         eventsLog,
         ...(inbox.eventBus ? { eventBus: inbox.eventBus } : {}),
       };
-      const path = join(stateDir, index === 0 ? 'ops-config.json' : `ops-config.${inbox.opsConfig.inboxName}.json`);
+      const path = join(stateDir, inboxes.length === 1 ? 'ops-config.json' : `ops-config.${fileNameOf(inbox.path)}.json`);
       writeFileSync(path, `${JSON.stringify(document, null, 2)}\n`);
       opsConfigPaths[inbox.opsConfig.inboxName] = path;
     }
@@ -186,18 +186,22 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
  * signing key as the value), its tables, queues, bus and bucket, and where logs and events go.
  */
 export function readyLine(twin: TemplateTwin): Record<string, unknown> {
-  const [first] = twin.inboxes;
+  // Every inbox's webhook URLs and secrets, where scripts look for them: by provider name, or by
+  // `<inbox path>/<provider>` for a name that more than one inbox has.
+  const providers = twin.inboxes.flatMap((inbox) => inbox.providers.map((provider) => ({ inbox, provider })));
+  const shared = (name: string) => providers.filter(({ provider }) => provider.name === name).length > 1;
+  const keyOf = (inbox: LocalInbox, name: string) => (shared(name) ? `${inbox.path}/${name}` : name);
   return {
     ready: true,
-    // The first inbox's webhook URLs and secrets, where scripts look for them.
-    endpoints: Object.fromEntries((first?.providers ?? []).map((provider) => [provider.name, provider.url])),
-    secrets: Object.fromEntries((first?.providers ?? []).map((provider) => [provider.name, provider.secret])),
+    endpoints: Object.fromEntries(providers.map(({ inbox, provider }) => [keyOf(inbox, provider.name), provider.url])),
+    secrets: Object.fromEntries(providers.map(({ inbox, provider }) => [keyOf(inbox, provider.name), provider.secret])),
     services: { ...twin.services.endpoints, ...(twin.services.iam ? { iamGateway: twin.services.iam.endpoint } : {}) },
     // What trusts the SNS stand-in's host (curl --cacert, NODE_EXTRA_CA_CERTS).
     snsCaFile: twin.services.sns.caFile,
     region: LOCAL_REGION,
     inboxes: twin.inboxes.map((inbox) => ({
       stack: inbox.stackName,
+      path: inbox.path,
       name: inbox.opsConfig.inboxName,
       providers: inbox.providers.map(({ name, adapter, url, signedUrl, secretArn, secret, topicArns }) => ({
         name,
@@ -219,6 +223,11 @@ export function readyLine(twin: TemplateTwin): Record<string, unknown> {
     events: twin.eventsLog,
     notifications: twin.notificationsLog,
   };
+}
+
+/** A construct path as a file name part: `Answers/Inbox` → `Answers-Inbox`. */
+function fileNameOf(path: string): string {
+  return path.replace(/[^\w.-]+/g, '-');
 }
 
 /** The role's name in the IAM gateway's reports, as the stack registered it. */
