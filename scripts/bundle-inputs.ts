@@ -9,7 +9,17 @@ import { join } from 'node:path';
 import { ROOT } from './bundle-options';
 
 /** The sources it bundles, its own scripts and settings, the pinned packages. */
-const BUNDLE_INPUTS = ['lambda', 'lib', 'client', 'cli', 'scripts/bundle.ts', 'scripts/bundle-options.ts', 'tsconfig.json', 'tsconfig.client.json', 'package-lock.json'];
+const BUNDLE_INPUTS = [
+  'lambda',
+  'lib',
+  'client',
+  'cli',
+  'scripts/bundle.ts',
+  'scripts/bundle-options.ts',
+  'tsconfig.json',
+  'tsconfig.client.json',
+  'package-lock.json',
+];
 /** jsii's output beside the sources in lib/ (`npm run compile`) is not an input of the bundles. */
 const COMPILED = /^lib\/.*\.(js|d\.ts)$/;
 /** Inside assets/, which `npm run bundle` empties first: a failed run leaves none. */
@@ -28,7 +38,11 @@ function filesUnder(path: string): string[] {
 /** One digest of every input file's path and content. */
 export function bundleInputsDigest(): string {
   const hash = createHash('sha256');
-  for (const file of BUNDLE_INPUTS.flatMap(filesUnder)) hash.update(`${file}\0`).update(readFileSync(join(ROOT, file))).update('\0');
+  for (const file of BUNDLE_INPUTS.flatMap(filesUnder))
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(ROOT, file)))
+      .update('\0');
   return hash.digest('hex');
 }
 

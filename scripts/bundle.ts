@@ -53,7 +53,16 @@ async function main(): Promise<void> {
   // Its types, one declaration file with the contract types it names inlined.
   const types = spawnSync(
     process.execPath,
-    [require.resolve('dts-bundle-generator/dist/bin/dts-bundle-generator.js'), '--silent', '--no-banner', '--project', 'tsconfig.client.json', '-o', 'assets/client/index.d.ts', 'client/index.ts'],
+    [
+      require.resolve('dts-bundle-generator/dist/bin/dts-bundle-generator.js'),
+      '--silent',
+      '--no-banner',
+      '--project',
+      'tsconfig.client.json',
+      '-o',
+      'assets/client/index.d.ts',
+      'client/index.ts',
+    ],
     { cwd: root, stdio: 'inherit' },
   );
   if (types.status !== 0) throw new Error(`dts-bundle-generator failed (exit ${types.status ?? types.signal})`);

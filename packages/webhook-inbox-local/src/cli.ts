@@ -175,7 +175,8 @@ function withDemo(twin: Twin, options: Options): StartedTwin {
       console.log(formatSummary(summary));
       if (options.once) return stop();
     }
-    console.log(`\nServing. Try the ops CLI: npx webhook-inbox status --config ${twin.opsConfigPath}  (Ctrl-C to stop)`);
+    const consoleUrl = twin.template.consoleUrl ? `the console at ${twin.template.consoleUrl}; ` : '';
+    console.log(`\nServing: ${consoleUrl}the ops CLI: npx webhook-inbox status --config ${twin.opsConfigPath}  (Ctrl-C to stop)`);
   };
   return { template: twin.template, stop: () => twin.stop(), afterReady };
 }

@@ -52,4 +52,3 @@ ${optionLines('synthesize bin/app.ts')}
                      "signatureHeader", ...} for the generic HMAC scheme (the options of WebhookProvider.hmac)
   --no-demo          only serve
   --once             exit after the demo`;
-

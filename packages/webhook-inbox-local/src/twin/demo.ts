@@ -23,6 +23,8 @@ const REQUEST_ID_HEADER = 'apigw-requestid';
 const CLOCK_SLACK_MS = 1_000;
 /** Why a refusal may leave no record (docs/REJECTIONS.md); on a busy machine, most often the time budget. */
 const NO_RECORD_WHY = 'the verifier samples and limits its records of refusals and gives one up past its time budget (a busy machine); the answer is the same';
+/** How long the demo waits for the alarms to settle: a one-minute period to complete, and the evaluation after it. */
+const SETTLE_MS = 75_000;
 /** Records of one provider read back: the demo refuses only a few requests. */
 const REJECTION_LOOKUP_LIMIT = 100;
 
@@ -44,12 +46,18 @@ export interface DemoSummary {
    * (the verifier gives up on one past its budget, on a busy machine, and still answers).
    */
   readonly forged: { readonly refused: number; readonly recorded: number };
+  /** The alarms once settled after the demo, by the names the runbook uses: those in ALARM, and how many are OK. */
+  readonly alarms: { readonly ok: number; readonly firing: readonly string[] };
   /** AWS calls the functions made, as the IAM gateway judged them; absent without it. */
   readonly iam?: { readonly judged: number; readonly denied: number };
 }
 
 export async function runDemo(twin: Twin, log: Log): Promise<DemoSummary> {
   const deliveries = buildDeliveries(twin);
+  // The reconciler's first run, as its schedule makes it within a rate of a deploy: until a run is
+  // counted, the reconciler-not-running alarm rightly says it has not run.
+  log('demo: running the reconciler once, as its schedule does after a deploy');
+  await twin.reconcileNow();
   const answers: Record<string, number> = {};
   const forged = { refused: 0, recorded: 0 };
   const dynamodb = new DynamoDBClient({ endpoint: twin.endpoints.dynamodb, ...LOCAL_AWS });
@@ -88,8 +96,9 @@ export async function runDemo(twin: Twin, log: Log): Promise<DemoSummary> {
     const winners = (await scanItems(dynamodb, { TableName: twin.names.resultsTable }))
       .map((item) => ({ job: item.pk!.S!, taskId: item.taskId!.S!, status: item.status!.S! }))
       .sort((a, b) => a.job.localeCompare(b.job));
+    const alarms = await settledAlarms(twin, log);
     const iam = twin.iam && { judged: [...twin.iam.gateway.evaluated.values()].reduce((sum, n) => sum + n, 0), denied: twin.iam.gateway.denials.length };
-    return { answers, processed, winners, forged, ...(iam ? { iam } : {}) };
+    return { answers, processed, winners, forged, alarms, ...(iam ? { iam } : {}) };
   } finally {
     dynamodb.destroy();
   }
@@ -110,8 +119,34 @@ export function formatSummary(summary: DemoSummary): string {
         (missing > 0 ? `; ${missing} without one: ${NO_RECORD_WHY}` : ''),
     );
   }
+  lines.push(
+    '',
+    summary.alarms.firing.length === 0
+      ? `Alarms: all ${summary.alarms.ok} OK`
+      : `Alarms: in ALARM ${summary.alarms.firing.join(', ')}; ${summary.alarms.ok} OK`,
+  );
   if (summary.iam) lines.push('', `IAM: ${summary.iam.judged} AWS calls judged against each function's role policy, ${summary.iam.denied} denied`);
   return lines.join('\n');
+}
+
+/**
+ * The alarms once every one is out of INSUFFICIENT_DATA and none waits for a period to complete
+ * (an alarm is judged on completed periods only: the reconciler's run clears its alarm when its
+ * minute is complete), or as they are after SETTLE_MS of the twin's time.
+ */
+async function settledAlarms(twin: Twin, log: Log): Promise<DemoSummary['alarms']> {
+  const { monitor } = twin.template;
+  const started = Date.now();
+  const unsettled = () => monitor.alarmStates().filter(({ state }) => state !== 'OK');
+  if (unsettled().length > 0)
+    log(
+      `demo: waiting for the alarms to judge a completed period (${unsettled()
+        .map(({ label }) => label)
+        .join(', ')})…`,
+    );
+  while (unsettled().length > 0 && Date.now() - started < SETTLE_MS) await new Promise((resolve) => setTimeout(resolve, 500));
+  const states = monitor.alarmStates();
+  return { ok: states.filter(({ state }) => state === 'OK').length, firing: states.filter(({ state }) => state === 'ALARM').map(({ label }) => label) };
 }
 
 function buildDeliveries(twin: Twin): Delivery[] {

@@ -11,7 +11,16 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { InboxAttr, InboxItemKind } from '../../../../lib/contract';
 import type { ApiAccessRecord } from '../aws/apigateway/front-door';
 import { parseEmfLine } from '../aws/cloudwatch/emf';
-import { AlarmEvaluator, AlarmResource, AlarmTransition, COMPOSITE_ALARM_TYPE, METRIC_ALARM_TYPE } from '../aws/cloudwatch/evaluator';
+import {
+  AlarmEvaluator,
+  AlarmResource,
+  AlarmStateValue,
+  AlarmStatus,
+  AlarmTransition,
+  COMPOSITE_ALARM_TYPE,
+  METRIC_ALARM_TYPE,
+} from '../aws/cloudwatch/evaluator';
+import { constructPath } from '../aws/cloudformation/assembly';
 import { MetricDatum, MetricStore } from '../aws/cloudwatch/metric-store';
 import { parseDashboardWidgets, widgetSeries } from './console/dashboard-widgets';
 import type { ConsoleDelivery, ConsoleSnapshot, ConsoleSource } from './console/snapshot';
@@ -128,6 +137,18 @@ export class TwinMonitor {
     for (const timer of this.timers) clearInterval(timer);
   }
 
+  /** Every alarm's state now, by the name the README and the runbook use (`deadDeliveries`). */
+  alarmStates(): { readonly label: string; readonly owner: string; readonly state: AlarmStateValue; readonly status: AlarmStatus }[] {
+    return (this.evaluator?.states() ?? []).map((status) => ({ ...this.labelOf(status), state: status.state, status }));
+  }
+
+  /** The alarm's construct id as its inbox's `alarms` attribute names it, and the construct it belongs to. */
+  private labelOf(status: Pick<AlarmStatus, 'stackName' | 'logicalId' | 'alarmName'>): { label: string; owner: string } {
+    const stack = this.stacks.find((candidate) => candidate.stack.stackName === status.stackName);
+    const resource = stack?.stack.template.Resources[status.logicalId];
+    return stack && resource ? alarmLabel(constructPath(stack.stack, status.logicalId, resource)) : { label: status.alarmName, owner: '' };
+  }
+
   consoleSource(services: LocalServices): ConsoleSource {
     return { snapshot: () => this.snapshot(services) };
   }
@@ -148,8 +169,10 @@ export class TwinMonitor {
         };
       }),
     );
-    const alarms = (this.evaluator?.states() ?? []).map((status) => ({
+    const alarms = this.alarmStates().map(({ label, owner, status }) => ({
       name: status.alarmName,
+      label,
+      owner,
       state: status.state,
       reason: status.reason,
       updatedAt: new Date(status.lastChange).toISOString(),
@@ -231,6 +254,18 @@ function alarmResources(stack: RunningStack): AlarmResource[] {
       type: resource.Type,
       properties: stack.binding.resolveProperties(logicalId),
     }));
+}
+
+/**
+ * An alarm's short name and owner from its construct path: an inbox's alarm (`Answers/Alarms/DeadDeliveries`)
+ * is named as its `alarms` attribute (`deadDeliveries`) and belongs to the inbox (`Answers`); any
+ * other alarm goes by its construct id, under the construct that holds it.
+ */
+export function alarmLabel(path: string): { label: string; owner: string } {
+  const inboxAlarm = /^(.*)\/Alarms\/([^/]+)$/.exec(path);
+  if (inboxAlarm) return { label: inboxAlarm[2].charAt(0).toLowerCase() + inboxAlarm[2].slice(1), owner: inboxAlarm[1] };
+  const slash = path.lastIndexOf('/');
+  return { label: path.slice(slash + 1), owner: slash < 0 ? '' : path.slice(0, slash) };
 }
 
 /** The runbook section an alarm's description points at, as a link. */
