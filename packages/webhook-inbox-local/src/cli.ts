@@ -32,6 +32,7 @@ interface TwinSettings {
   readonly secrets: Record<string, string>;
   readonly timeScale: number;
   readonly apiGatewayCloudWatchRoleArn?: string;
+  readonly runbookBase?: string;
   readonly log: (line: string) => void;
 }
 
@@ -107,7 +108,8 @@ async function main(argv: readonly string[]): Promise<number | void> {
 
   const log = (line: string) => console.error(line);
   const apiGatewayCloudWatchRoleArn = options['api-gateway-cloudwatch-role'];
-  const twin = await launch({ port, secrets, timeScale, apiGatewayCloudWatchRoleArn, log }).catch((error: unknown) => {
+  const runbookBase = options['runbook-base'];
+  const twin = await launch({ port, secrets, timeScale, apiGatewayCloudWatchRoleArn, runbookBase, log }).catch((error: unknown) => {
     dataDirLock?.release();
     throw error instanceof AssemblyError ? new UsageError(error.message) : error;
   });
@@ -140,14 +142,19 @@ async function startAppTwin(app: string, options: Options, settings: TwinSetting
 /** The twin's own app with the providers of `--provider` and `--providers`, and the demo. */
 async function startOwnAppTwin(providers: TwinProviderSpec[], options: Options, settings: TwinSettings): Promise<StartedTwin> {
   // A provider setting the construct refuses (an invalid HMAC scheme) is the caller's to fix.
-  const twin = await startTwin({ port: settings.port, providers, secrets: settings.secrets, dataDir: options.data, log: settings.log }).catch(
-    (error: unknown) => {
-      // The construct's refusals at synth are named ValidationError (their message starts with its path).
-      throw error instanceof Error && (error.name === 'ValidationError' || /^unknown preset/.test(error.message))
-        ? new UsageError(error.message.replace(/:?\n- /g, (separator) => (separator.startsWith(':') ? ': ' : '; ')))
-        : error;
-    },
-  );
+  const twin = await startTwin({
+    port: settings.port,
+    providers,
+    secrets: settings.secrets,
+    dataDir: options.data,
+    runbookBase: settings.runbookBase,
+    log: settings.log,
+  }).catch((error: unknown) => {
+    // The construct's refusals at synth are named ValidationError (their message starts with its path).
+    throw error instanceof Error && (error.name === 'ValidationError' || /^unknown preset/.test(error.message))
+      ? new UsageError(error.message.replace(/:?\n- /g, (separator) => (separator.startsWith(':') ? ': ' : '; ')))
+      : error;
+  });
   return withDemo(twin, options);
 }
 

@@ -15,6 +15,7 @@ export const OPTIONS = {
   'time-scale': { type: 'string', default: '1' },
   data: { type: 'string' },
   'api-gateway-cloudwatch-role': { type: 'string' },
+  'runbook-base': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -36,13 +37,14 @@ const optionLines = (
   --secret NAME=VAL  this signing secret for the provider NAME (repeatable; default: generated)
   --time-scale X     run schedules X times faster than real time (default 1)
   --data DIR         keep DynamoDB data in DIR across restarts
-  --api-gateway-cloudwatch-role ARN  the account's API Gateway CloudWatch role (aws apigateway get-account), which a REST API stage needs to log (default: none, as in a new account)`;
+  --api-gateway-cloudwatch-role ARN  the account's API Gateway CloudWatch role (aws apigateway get-account), which a REST API stage needs to log (default: none, as in a new account)
+  --runbook-base URL where the alarms' runbook links point, a URL or folder holding docs/RUNBOOK.md (default: the installed construct's folder)`;
 
-export const PACKAGE_USAGE = `usage: webhook-inbox-local [--app cdk.out] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR] [--api-gateway-cloudwatch-role ARN]
+export const PACKAGE_USAGE = `usage: webhook-inbox-local [--app cdk.out] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR] [--api-gateway-cloudwatch-role ARN] [--runbook-base URL]
 ${optionLines('cdk.out')}`;
 
 export const repositoryUsage = () => `usage: npm start -- [--app PATH] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR]
-                    [--api-gateway-cloudwatch-role ARN] [--provider NAME[=PRESET] ...] [--providers FILE] [--no-demo] [--once]
+                    [--api-gateway-cloudwatch-role ARN] [--runbook-base URL] [--provider NAME[=PRESET] ...] [--providers FILE] [--no-demo] [--once]
        npm run chaos -- [--help | chaos options]
 ${optionLines('synthesize bin/app.ts')}
   --provider NAME[=PRESET]

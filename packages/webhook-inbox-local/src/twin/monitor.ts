@@ -29,8 +29,6 @@ import type { LocalInbox, RunningStack } from '../aws/cloudformation/run-stack';
 import type { LocalServices } from '../aws/services';
 import type { LocalApi, ScheduleClock } from '../aws/cloudformation/triggers';
 
-/** Where the runbook the alarms point at is published. */
-const RUNBOOK_BASE = 'https://github.com/cdk-webhook-inbox/cdk-webhook-inbox/blob/main/';
 const QUEUE_SAMPLE_MS = 5_000;
 const EVALUATE_MS = 1_000;
 /** Recent deliveries the console keeps per API. */
@@ -46,6 +44,8 @@ export interface TwinMonitorOptions {
   readonly notificationsLog: string;
   /** Where state changes are printed. */
   readonly log: (line: string) => void;
+  /** What the runbook path an alarm names (`docs/RUNBOOK.md#…`) is relative to: a folder (`./`, `node_modules/cdk-webhook-inbox/`) or a URL ending in `/`. */
+  readonly runbookBase: string;
 }
 
 /** An alarm state change as the notification log holds it. */
@@ -121,7 +121,7 @@ export class TwinMonitor {
 
   /** Evaluates every alarm now; the state changes, also printed and logged. */
   evaluate(): AlarmNotification[] {
-    const changes = (this.evaluator?.evaluate() ?? []).map((transition) => ({ ...transition, runbook: runbookOf(transition.description) }));
+    const changes = (this.evaluator?.evaluate() ?? []).map((transition) => ({ ...transition, runbook: this.runbookOf(transition.description) }));
     for (const change of changes) {
       this.notifications.push(change);
       appendFileSync(this.options.notificationsLog, `${JSON.stringify({ ...change, at: new Date(change.at).toISOString() })}\n`);
@@ -135,6 +135,12 @@ export class TwinMonitor {
 
   stop(): void {
     for (const timer of this.timers) clearInterval(timer);
+  }
+
+  /** The runbook section an alarm's description points at, under the runbook base. */
+  private runbookOf(description: string | undefined): string | undefined {
+    const path = /\b(docs\/RUNBOOK\.md#[\w-]+)/.exec(description ?? '')?.[1];
+    return path ? `${this.options.runbookBase}${path}` : undefined;
   }
 
   /** Every alarm's state now, by the name the README and the runbook use (`deadDeliveries`). */
@@ -176,7 +182,7 @@ export class TwinMonitor {
       state: status.state,
       reason: status.reason,
       updatedAt: new Date(status.lastChange).toISOString(),
-      ...(runbookOf(status.description) ? { runbook: runbookOf(status.description) } : {}),
+      ...(this.runbookOf(status.description) ? { runbook: this.runbookOf(status.description) } : {}),
     }));
     const dashboards = this.stacks.flatMap((stack) =>
       Object.entries(stack.stack.template.Resources)
@@ -266,12 +272,6 @@ export function alarmLabel(path: string): { label: string; owner: string } {
   if (inboxAlarm) return { label: inboxAlarm[2].charAt(0).toLowerCase() + inboxAlarm[2].slice(1), owner: inboxAlarm[1] };
   const slash = path.lastIndexOf('/');
   return { label: path.slice(slash + 1), owner: slash < 0 ? '' : path.slice(0, slash) };
-}
-
-/** The runbook section an alarm's description points at, as a link. */
-function runbookOf(description: string | undefined): string | undefined {
-  const path = /\b(docs\/RUNBOOK\.md#[\w-]+)/.exec(description ?? '')?.[1];
-  return path ? `${RUNBOOK_BASE}${path}` : undefined;
 }
 
 /** Why the endpoint answered so: the verifier's `result`, else API Gateway's message, else the status. */

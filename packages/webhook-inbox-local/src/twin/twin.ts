@@ -7,7 +7,7 @@
  * assembly; `startTwin` synthesizes the twin's own app first (app.ts).
  */
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { CreateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import type { LocalOpsConfig } from '../../../../lib/contract';
@@ -60,6 +60,11 @@ export interface TemplateTwinOptions {
   readonly apiGatewayCloudWatchRoleArn?: string;
   /** Progress and warnings while the twin starts and runs. @default stderr */
   readonly log?: (line: string) => void;
+  /**
+   * What the alarms' runbook paths (`docs/RUNBOOK.md#…`) are relative to: a folder, or a URL ending in `/`.
+   * @default - the installed construct's folder, relative to the working folder (`node_modules/cdk-webhook-inbox/`)
+   */
+  readonly runbookBase?: string;
 }
 
 export interface TemplateTwin {
@@ -103,7 +108,7 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
     const clock = scaledClock(options.timeScale ?? 1);
     const notificationsLog = join(stateDir, 'notifications.log');
     writeFileSync(notificationsLog, '');
-    const monitor = new TwinMonitor({ clock, notificationsLog, log });
+    const monitor = new TwinMonitor({ clock, notificationsLog, log, runbookBase: options.runbookBase ?? installedConstructFolder() });
     services.onStop(() => monitor.stop());
     const consoleListener = consoleRequestListener(monitor.consoleSource(services));
     const running: RunningStack[] = [];
@@ -225,6 +230,16 @@ export function readyLine(twin: TemplateTwin): Record<string, unknown> {
   };
 }
 
+/** The folder of the construct's package as this folder resolves it (its docs ship in it), relative to here. */
+function installedConstructFolder(): string {
+  try {
+    const folder = relative(process.cwd(), dirname(require.resolve('cdk-webhook-inbox/package.json', { paths: [process.cwd()] })));
+    return `${folder || '.'}/`;
+  } catch {
+    return 'cdk-webhook-inbox/';
+  }
+}
+
 /** A construct path as a file name part: `Answers/Inbox` → `Answers-Inbox`. */
 function fileNameOf(path: string): string {
   return path.replace(/[^\w.-]+/g, '-');
@@ -288,6 +303,8 @@ export interface TwinOptions extends TwinAppSettings {
   };
   /** Progress and warnings. @default stderr */
   readonly log?: (line: string) => void;
+  /** What the alarms' runbook paths are relative to (TemplateTwinOptions.runbookBase). */
+  readonly runbookBase?: string;
 }
 
 /** The names of one inbox's resources, as the twin created them from the template. */
@@ -372,6 +389,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       enforceIam: options.enforceIam,
       extraSecrets: options.extraSecrets,
       log: options.log,
+      runbookBase: options.runbookBase,
     });
   } finally {
     rmSync(assembly, { recursive: true, force: true });

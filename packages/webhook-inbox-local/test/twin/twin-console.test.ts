@@ -127,7 +127,8 @@ test('a poison delivery turns the dead-deliveries alarm red once its attempts ar
   await alarm('DeadDeliveries').and(page.locator('[data-state=ALARM]')).waitFor({ timeout: 60_000 });
   // The queue moves the message to the DLQ on the receive after its last allowed one; the twin samples depths every few seconds.
   await page.locator('[data-testid=dead-letter-depth]').filter({ hasText: /\b1\b/ }).first().waitFor({ timeout: 30_000 });
-  expect(await alarm('DeadDeliveries').locator('[data-testid=alarm-runbook]').getAttribute('href')).toMatch(/RUNBOOK\.md#dead-deliveries$/);
+  // The runbook the installed construct ships (here, the repository's own), not a URL nothing confirms.
+  expect(await alarm('DeadDeliveries').locator('[data-testid=alarm-runbook]').textContent()).toBe('./docs/RUNBOOK.md#dead-deliveries');
 }, 90_000);
 
 test('serves a generic HMAC provider from its settings: a delivery signed by its rule is accepted, a forged one refused', async () => {
