@@ -1,7 +1,8 @@
 /**
  * docs/DEPLOY.md's install commands work as written: its "1. Install" block is run by bash from a
  * fresh clone of this repository (the clone URL replaced by this checkout's committed HEAD) into a
- * new app beside it, with npm offline (every package from the cache `npm ci` filled). Both
+ * new app beside it, npm preferring its cache (packages come from the cache `npm ci` filled; the
+ * registry is asked only for what the cache lacks, such as a package's metadata). Both
  * tarballs are packed and installed, and in the new app the construct loads, the ops CLI and the
  * local twin's command answer, and the twin's command runs the app's synthesized template until
  * its ready line. Slow by nature (a clone, `npm ci`, `npm run build`): minutes, on one worker.
@@ -61,7 +62,7 @@ test('the install commands of docs/DEPLOY.md build and install both packages fro
   );
   // The clone is of the committed HEAD, as a clone of the repository would be.
   const script = commands.replace(CLONE_URL, `${ROOT} cdk-webhook-inbox`);
-  const env = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+  const env = { ...process.env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
   const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: work, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   expect({ status: run.status, tail: run.status === 0 ? '' : `${run.stdout.slice(-2000)}\n${run.stderr.slice(-3000)}` }).toEqual({ status: 0, tail: '' });
 
