@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { codeBlocks, projectDocuments } from '../support/markdown';
+import { ASSEMBLY_METADATA_CONTEXT } from '../../packages/webhook-inbox-local/src/twin/synth';
 
 const ROOT = join(__dirname, '..', '..');
 const CLONE_URL = 'https://github.com/cdk-webhook-inbox/cdk-webhook-inbox.git';
@@ -55,7 +56,8 @@ test('the install commands of docs/DEPLOY.md build and install both packages fro
     [
       "const { App, Stack } = require('aws-cdk-lib');",
       "const { WebhookInbox, WebhookProvider } = require('cdk-webhook-inbox');",
-      "const app = new App({ outdir: 'cdk.out' });",
+      // What `npx cdk synth` adds to the app's context: the metadata naming assets and construct paths.
+      `const app = new App({ outdir: 'cdk.out', context: ${JSON.stringify(ASSEMBLY_METADATA_CONTEXT)} });`,
       "new WebhookInbox(new Stack(app, 'Answers'), 'Inbox', { providers: [WebhookProvider.answerline()] });",
       'app.synth();',
     ].join('\n'),
@@ -88,6 +90,7 @@ test('the install commands of docs/DEPLOY.md build and install both packages fro
     const ready = JSON.parse(line) as { ready: boolean; endpoints: Record<string, string> };
     expect(ready.ready).toBe(true);
     expect(Object.keys(ready.endpoints)).toEqual(['answerline']);
+    expect((ready as unknown as { inboxes: { path: string }[] }).inboxes.map((inbox) => inbox.path)).toEqual(['Answers/Inbox']);
   } finally {
     twin.kill('SIGINT');
   }

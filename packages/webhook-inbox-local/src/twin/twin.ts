@@ -6,7 +6,7 @@
  * the IAM gateway: what runs locally is what deploys. `startTemplateTwin` runs any app's cloud
  * assembly; `startTwin` synthesizes the twin's own app first (app.ts).
  */
-import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { CreateSecretCommand } from '@aws-sdk/client-secrets-manager';
@@ -232,11 +232,22 @@ export function readyLine(twin: TemplateTwin): Record<string, unknown> {
 
 /** The folder of the construct's package as this folder resolves it (its docs ship in it), relative to here. */
 function installedConstructFolder(): string {
+  // In the construct's own repository (npm start), its docs are here.
+  if (readPackageName(join(process.cwd(), 'package.json')) === CONSTRUCT_PACKAGE) return './';
   try {
-    const folder = relative(process.cwd(), dirname(require.resolve('cdk-webhook-inbox/package.json', { paths: [process.cwd()] })));
-    return `${folder || '.'}/`;
+    return `${relative(process.cwd(), dirname(require.resolve(`${CONSTRUCT_PACKAGE}/package.json`, { paths: [process.cwd()] })))}/`;
   } catch {
-    return 'cdk-webhook-inbox/';
+    return `${CONSTRUCT_PACKAGE}/`;
+  }
+}
+
+const CONSTRUCT_PACKAGE = 'cdk-webhook-inbox';
+
+function readPackageName(path: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(path, 'utf8')) as { name?: string }).name;
+  } catch {
+    return undefined;
   }
 }
 

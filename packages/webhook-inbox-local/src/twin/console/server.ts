@@ -201,10 +201,12 @@ function compact(value) {
   if (size >= 1e3) return (value / 1e3).toFixed(1).replace(/\\.0$/, '') + 'k';
   return String(Math.round(value * 100) / 100);
 }
-// A runbook is linked only when it is http(s): a javascript: or data: URL in a template stays text.
+// A runbook is linked only when it is an absolute http(s) URL: a javascript: or data: URL in a
+// template stays text, and so does a path (a file of the installed package, not one the twin serves).
 function safeLink(target) {
   try {
-    var url = new URL(target, location.href);
+    if (!/^https?:[/][/]/i.test(target)) return null;
+    var url = new URL(target);
     return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
   } catch (error) {
     return null;

@@ -56,7 +56,7 @@ export interface ConsoleAlarm {
   readonly reason: string;
   /** When its state last changed, ISO 8601. */
   readonly updatedAt: string;
-  /** Where its runbook section is: an http(s) URL or a path relative to the console. */
+  /** Where its runbook section is: an http(s) URL (a link), or a path of the installed package (shown as text). */
   readonly runbook?: string;
 }
 
