@@ -127,7 +127,12 @@ export class TwinMonitor {
       appendFileSync(this.options.notificationsLog, `${JSON.stringify({ ...change, at: new Date(change.at).toISOString() })}\n`);
       // The first evaluation settles every alarm out of INSUFFICIENT_DATA: only a change from a known state is news.
       if (change.from !== 'INSUFFICIENT_DATA' || change.to === 'ALARM') {
-        this.options.log(`alarm ${change.alarmName}: ${change.from} → ${change.to} (${change.reason})${change.runbook ? ` runbook: ${change.runbook}` : ''}`);
+        // By the name the runbook uses; why only when it fires (the notification log keeps every reason).
+        const { label, owner } = this.labelOf(change);
+        const why = change.to === 'ALARM' ? ` (${change.reason})` : '';
+        this.options.log(
+          `alarm ${owner ? `${owner} ` : ''}${label}: ${change.from} → ${change.to}${why}${change.runbook ? ` runbook: ${change.runbook}` : ''}`,
+        );
       }
     }
     return changes;
