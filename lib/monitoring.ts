@@ -308,15 +308,15 @@ export class WebhookInboxAlarms extends Construct {
     this.watchSubmissionsOnce?.();
   }
 
-  /** One metric alarm: a single datapoint decides, missing data is not breaching unless told. */
+  /** One metric alarm: a single datapoint decides unless told more periods, missing data is not breaching unless told. */
   private alarm(kind: InboxAlarm, spec: MetricAlarmSpec): cloudwatch.Alarm {
     return new cloudwatch.Alarm(this, spec.id, {
       metric: spec.metric,
       alarmDescription: this.description(kind, spec.what),
       threshold: spec.threshold,
       comparisonOperator: spec.comparisonOperator ?? cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      datapointsToAlarm: 1,
+      evaluationPeriods: spec.evaluationPeriods ?? 1,
+      datapointsToAlarm: spec.evaluationPeriods ?? 1,
       treatMissingData: spec.treatMissingData ?? cloudwatch.TreatMissingData.NOT_BREACHING,
     });
   }
@@ -344,6 +344,24 @@ interface MetricAlarmSpec {
   readonly threshold: number;
   readonly comparisonOperator?: cloudwatch.ComparisonOperator;
   readonly treatMissingData?: cloudwatch.TreatMissingData;
+  /** Periods that must all breach (each missing one counting as breaching when told). @default 1 */
+  readonly evaluationPeriods?: number;
+}
+
+/**
+ * The periods of an alarm on a silence: short ones, as many as the silence holds, all of which
+ * must breach. CloudWatch looks past missing periods to the latest real datapoints, so one period
+ * as long as the silence fires only when its whole evaluation range (about three such periods) is
+ * empty, hours late; and it sees a run only once the period holding it is complete, so a long
+ * period keeps the alarm up long after the first run of a new deploy. Minute periods (hours past
+ * a day, where CloudWatch allows at most a day of minute periods) fire once the silence is
+ * complete and clear a minute after a run.
+ */
+function silencePeriods(silence: Duration): { period: Duration; evaluationPeriods: number } {
+  /** The longest evaluation range of one-minute periods CloudWatch accepts (evaluation periods × period). */
+  const minutePeriodsSeconds = 86_400;
+  const period = silence.toSeconds() <= minutePeriodsSeconds ? Duration.minutes(1) : Duration.hours(1);
+  return { period, evaluationPeriods: Math.ceil(silence.toSeconds() / period.toSeconds()) };
 }
 
 /** The alarms on one metric of the inbox, each from the inbox and the options. */
@@ -400,14 +418,16 @@ const METRIC_ALARMS: Readonly<
   }),
   [InboxAlarm.RECONCILER_NOT_RUNNING]: (inbox, options) => {
     const silence = options.maxReconcilerSilence ?? defaultReconcilerSilence(inbox.reconcileSchedule);
+    const { period, evaluationPeriods } = silencePeriods(silence);
     return {
       id: 'ReconcilerNotRunning',
-      metric: inbox.metricReconcilerInvocations({ statistic: 'Sum', period: silence }),
+      metric: inbox.metricReconcilerInvocations({ statistic: 'Sum', period }),
       what: `the reconciler was not invoked for ${silence.toHumanString()}: its schedule is disabled or gone, or it is throttled`,
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
       // No datapoint at all is exactly the failure this alarm is for.
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+      evaluationPeriods,
     };
   },
   [InboxAlarm.QUEUE_DELAY]: (inbox, options) => {

@@ -2,12 +2,16 @@
  * Bundles every handler in `lambda/<name>/index.ts` into `assets/<name>/index.mjs` (and the chunks
  * it imports on first use, `assets/<name>/chunks/`) at package build time, so that consumers of the construct need no bundler at synth time. The ops CLI
  * (`cli/index.ts`) becomes `assets/cli/webhook-inbox.js`, the package's `bin`; the submission
- * ledger client (`client/index.ts`) becomes `assets/client/index.js`, the `./client` export.
+ * ledger client (`client/index.ts`) becomes `assets/client/index.js`, the `./client` export, with
+ * its types in `assets/client/index.d.ts`. Last, the digest of the inputs is recorded
+ * (scripts/bundle-inputs.ts), which `npm start` compares to bundle only what changed.
  */
+import { spawnSync } from 'node:child_process';
 import { chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, BuildOptions, Metafile } from 'esbuild';
 import { bundleOptions, handlerBundleOptions, handlerNames, loadedAtStart, ROOT as root } from './bundle-options';
+import { bundleInputsDigest, recordBundleInputs } from './bundle-inputs';
 
 const handlers = handlerNames();
 
@@ -29,6 +33,8 @@ const kib = (metafile: Metafile, outputs: string[] = Object.keys(metafile.output
   `${(outputs.reduce((sum, output) => sum + metafile.outputs[output].bytes, 0) / 1024).toFixed(0)} KiB`;
 
 async function main(): Promise<void> {
+  // Read before anything is bundled: an input changed during the run makes the next start bundle again.
+  const inputs = bundleInputsDigest();
   rmSync(join(root, 'assets'), { recursive: true, force: true });
   for (const name of handlers) {
     const metafile = await bundle(`assets/${name}`, handlerBundleOptions(name));
@@ -44,6 +50,24 @@ async function main(): Promise<void> {
   console.log(
     `bundled client: ${kib(await bundle(client, bundleOptions('client/index.ts', client, { target: 'node20', minify: false, external: ['@aws-sdk/*'] })))}`,
   );
+  // Its types, one declaration file with the contract types it names inlined.
+  const types = spawnSync(
+    process.execPath,
+    [
+      require.resolve('dts-bundle-generator/dist/bin/dts-bundle-generator.js'),
+      '--silent',
+      '--no-banner',
+      '--project',
+      'tsconfig.client.json',
+      '-o',
+      'assets/client/index.d.ts',
+      'client/index.ts',
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
+  if (types.status !== 0) throw new Error(`dts-bundle-generator failed (exit ${types.status ?? types.signal})`);
+  console.log('bundled client types: assets/client/index.d.ts');
+  recordBundleInputs(inputs);
 }
 
 main().catch((error) => {

@@ -183,17 +183,7 @@ describe('alarms with defaults', () => {
     ],
     ['VerifierServerErrors', 'AWS/ApiGateway', '5xx', [{ Name: 'ApiId', Value: { Ref: api } }], 'Sum', 300, 5, true, 'verifier-server-errors'],
     ['ReconcilerErrors', 'AWS/Lambda', 'Errors', [{ Name: 'FunctionName', Value: { Ref: reconciler } }], 'Sum', 900, 1, true, 'reconciler-errors'],
-    [
-      'ReconcilerNotRunning',
-      'AWS/Lambda',
-      'Invocations',
-      [{ Name: 'FunctionName', Value: { Ref: reconciler } }],
-      'Sum',
-      3600,
-      1,
-      true,
-      'reconciler-not-running',
-    ],
+    ['ReconcilerNotRunning', 'AWS/Lambda', 'Invocations', [{ Name: 'FunctionName', Value: { Ref: reconciler } }], 'Sum', 60, 1, true, 'reconciler-not-running'],
     ['SweepLag', METRIC_NAMESPACE, MetricName.SWEEP_LAG, inboxDimension, 'Maximum', 300, 900, true, 'sweep-lag'],
   ];
   /** Alarms on an absence: fewer than the threshold, and no data at all is the failure. */
@@ -252,8 +242,9 @@ describe('alarms with defaults', () => {
       expect(alarm.Threshold).toBe(threshold);
       const absence = ABSENCE_ALARMS.has(name);
       expect(alarm.ComparisonOperator).toBe(absence ? 'LessThanThreshold' : 'GreaterThanOrEqualToThreshold');
-      expect(alarm.EvaluationPeriods).toBe(1);
-      expect(alarm.DatapointsToAlarm).toBe(1);
+      // An absence is a minute period, an hour's worth of them all breaching: it fires an hour after the last run, and clears a minute after the next.
+      expect(alarm.EvaluationPeriods).toBe(absence ? 60 : 1);
+      expect(alarm.DatapointsToAlarm).toBe(absence ? 60 : 1);
       expect(alarm.TreatMissingData).toBe(absence ? 'breaching' : 'notBreaching');
       expect(alarm.ExtendedStatistic).toBeUndefined();
       expect(alarm.Metrics).toBeUndefined();
@@ -475,16 +466,22 @@ describe('alarm options', () => {
     template.resourceCountIs('AWS::CloudWatch::Alarm', ALL_METRIC_ALARMS.length - SUBMISSION_ALARMS.length);
   });
 
-  test('the not-running alarm waits three runs of a slow schedule, an hour for a fast one, or what it is told', () => {
+  test('the not-running alarm waits three runs of a slow schedule, an hour for a fast one, or what it is told, in minute periods (hours past a day)', () => {
+    const periods = (template: any) => {
+      const alarm = alarmNamed(template, 'ReconcilerNotRunning');
+      expect(alarm.DatapointsToAlarm).toBe(alarm.EvaluationPeriods);
+      return [alarm.Period, alarm.EvaluationPeriods];
+    };
     const slow = build({ reconcileSchedule: events.Schedule.rate(Duration.hours(2)) });
-    expect(alarmNamed(slow.template, 'ReconcilerNotRunning').Period).toBe(6 * 3600);
+    expect(periods(slow.template)).toEqual([60, 6 * 60]);
     expect(alarmNamed(slow.template, 'ReconcilerNotRunning').AlarmDescription).toContain('not invoked for 6 hours');
     const daily = build({ reconcileSchedule: events.Schedule.rate(Duration.days(1)) });
-    expect(alarmNamed(daily.template, 'ReconcilerNotRunning').Period).toBe(3 * 86400);
+    // CloudWatch takes at most a day of one-minute periods.
+    expect(periods(daily.template)).toEqual([3600, 3 * 24]);
     const cron = build({ reconcileSchedule: events.Schedule.cron({ minute: '*/10' }) });
-    expect(alarmNamed(cron.template, 'ReconcilerNotRunning').Period).toBe(3600);
+    expect(periods(cron.template)).toEqual([60, 60]);
     const told = build({ alarms: { maxReconcilerSilence: Duration.minutes(20) } });
-    expect(alarmNamed(told.template, 'ReconcilerNotRunning').Period).toBe(1200);
+    expect(periods(told.template)).toEqual([60, 20]);
     expect(told.inbox.alarms.reconcilerNotRunning).toBeDefined();
   });
 

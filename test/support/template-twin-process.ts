@@ -18,11 +18,16 @@ export const ROOT = join(__dirname, '..', '..');
 /** The parts of the twin's ready line (packages/webhook-inbox-local/src/twin/twin.ts `readyLine`) the tests read. */
 export interface ReadyLine {
   readonly ready: true;
+  /** Every inbox's webhook URLs and secrets by provider name (`<inbox path>/<provider>` for a name several inboxes have). */
+  readonly endpoints: Readonly<Record<string, string>>;
+  readonly secrets: Readonly<Record<string, string>>;
   readonly services: { readonly dynamodb: string; readonly sqs: string; readonly sns: string; readonly iamGateway?: string };
   readonly snsCaFile: string;
   readonly region: string;
   readonly inboxes: readonly {
     readonly stack: string;
+    /** The inbox's construct path. */
+    readonly path: string;
     readonly name: string;
     readonly providers: readonly {
       readonly name: string;
@@ -34,6 +39,8 @@ export interface ReadyLine {
     readonly tables: { readonly inbox: string; readonly results: string };
     readonly queues: { readonly work: string; readonly deadLetter?: string };
     readonly bus?: string;
+    /** Its ops CLI configuration file. */
+    readonly opsConfig: string;
   }[];
   readonly logs: string;
   readonly events: string;

@@ -20,57 +20,11 @@ import { chaosCommand } from './chaos/command';
 import { formatSummary, runDemo } from './twin/demo';
 import { SynthesisError, synthesizeProject } from './twin/synth';
 import { readyLine, startTemplateTwin, startTwin, TemplateTwin, Twin, twinOf, TWIN_PROVIDERS, TwinProviderSpec } from './twin/twin';
-import { assertPortFree, lockDataDir, parseCommandLine, portOption, runMain, secretOptions, StrictValues, timeScaleOption, UsageError } from './twin/usage';
+import { Options, OPTIONS, PACKAGE_USAGE, REPOSITORY_OPTIONS, repositoryUsage } from './command-line';
+import { assertPortFree, lockDataDir, parseCommandLine, portOption, runMain, secretOptions, timeScaleOption, UsageError } from './twin/usage';
 
 /** Defined (as true) by the package's build; absent when the command runs from the repository's sources. */
 declare const WEBHOOK_INBOX_LOCAL_PACKAGE: true | undefined;
-
-/** The options of both editions. */
-const OPTIONS = {
-  app: { type: 'string' },
-  stack: { type: 'string', multiple: true },
-  port: { type: 'string', default: '3000' },
-  secret: { type: 'string', multiple: true },
-  'time-scale': { type: 'string', default: '1' },
-  data: { type: 'string' },
-  'api-gateway-cloudwatch-role': { type: 'string' },
-  help: { type: 'boolean', default: false },
-} as const;
-
-/** The options only the repository's edition has. */
-const REPOSITORY_OPTIONS = {
-  provider: { type: 'string', multiple: true },
-  providers: { type: 'string' },
-  'no-demo': { type: 'boolean', default: false },
-  once: { type: 'boolean', default: false },
-} as const;
-
-type Options = StrictValues<typeof OPTIONS> & Partial<StrictValues<typeof REPOSITORY_OPTIONS>>;
-
-const optionLines = (
-  appDefault: string,
-) => `  --app PATH         the cloud assembly (cdk.out, from npx cdk synth) or template file to run (default: ${appDefault})
-  --stack NAME       only this stack of the assembly (repeatable; default: every stack)
-  --port N           port of the first HTTP API (default 3000; 0 picks a free one)
-  --secret NAME=VAL  this signing secret for the provider NAME (repeatable; default: generated)
-  --time-scale X     run schedules X times faster than real time, queue visibility timeouts X times shorter (default 1)
-  --data DIR         keep DynamoDB data in DIR across restarts
-  --api-gateway-cloudwatch-role ARN  the account's API Gateway CloudWatch role (aws apigateway get-account), which a REST API stage needs to log (default: none, as in a new account)`;
-
-const PACKAGE_USAGE = `usage: webhook-inbox-local [--app cdk.out] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR] [--api-gateway-cloudwatch-role ARN]
-${optionLines('cdk.out')}`;
-
-const repositoryUsage = () => `usage: npm start -- [--app PATH] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR]
-                    [--api-gateway-cloudwatch-role ARN] [--provider NAME[=PRESET] ...] [--providers FILE] [--no-demo] [--once]
-       npm run chaos -- [--help | chaos options]
-${optionLines('synthesize bin/app.ts')}
-  --provider NAME[=PRESET]
-                     run the twin's own app with this provider instead (repeatable): a preset by its name, or
-                     under another name (shop=stripe); presets: ${Object.keys(TWIN_PROVIDERS).join(', ')}
-  --providers FILE   the same, from a JSON array: {"name", "preset"} entries, and {"name", "preset": "hmac",
-                     "signatureHeader", ...} for the generic HMAC scheme (the options of WebhookProvider.hmac)
-  --no-demo          only serve
-  --once             exit after the demo`;
 
 /** What both editions start a twin with. */
 interface TwinSettings {
@@ -78,6 +32,7 @@ interface TwinSettings {
   readonly secrets: Record<string, string>;
   readonly timeScale: number;
   readonly apiGatewayCloudWatchRoleArn?: string;
+  readonly runbookBase?: string;
   readonly log: (line: string) => void;
 }
 
@@ -151,10 +106,10 @@ async function main(argv: readonly string[]): Promise<number | void> {
   if (port !== 0) await assertPortFree(port);
   const dataDirLock = options.data ? lockDataDir(options.data) : undefined;
 
-  const startedAt = Date.now();
   const log = (line: string) => console.error(line);
   const apiGatewayCloudWatchRoleArn = options['api-gateway-cloudwatch-role'];
-  const twin = await launch({ port, secrets, timeScale, apiGatewayCloudWatchRoleArn, log }).catch((error: unknown) => {
+  const runbookBase = options['runbook-base'];
+  const twin = await launch({ port, secrets, timeScale, apiGatewayCloudWatchRoleArn, runbookBase, log }).catch((error: unknown) => {
     dataDirLock?.release();
     throw error instanceof AssemblyError ? new UsageError(error.message) : error;
   });
@@ -169,7 +124,8 @@ async function main(argv: readonly string[]): Promise<number | void> {
   process.once('SIGTERM', () => void stop());
   console.log(JSON.stringify(readyLine(twin.template)));
   if (twin.afterReady) {
-    log(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+    // From the start of the process: `npm start`'s bundling and loading included.
+    log(`ready in ${process.uptime().toFixed(1)} s`);
     await twin.afterReady(stop);
   }
 }
@@ -184,14 +140,19 @@ async function startAppTwin(app: string, options: Options, settings: TwinSetting
 /** The twin's own app with the providers of `--provider` and `--providers`, and the demo. */
 async function startOwnAppTwin(providers: TwinProviderSpec[], options: Options, settings: TwinSettings): Promise<StartedTwin> {
   // A provider setting the construct refuses (an invalid HMAC scheme) is the caller's to fix.
-  const twin = await startTwin({ port: settings.port, providers, secrets: settings.secrets, dataDir: options.data, log: settings.log }).catch(
-    (error: unknown) => {
-      // The construct's refusals at synth are named ValidationError (their message starts with its path).
-      throw error instanceof Error && (error.name === 'ValidationError' || /^unknown preset/.test(error.message))
-        ? new UsageError(error.message.replace(/:?\n- /g, (separator) => (separator.startsWith(':') ? ': ' : '; ')))
-        : error;
-    },
-  );
+  const twin = await startTwin({
+    port: settings.port,
+    providers,
+    secrets: settings.secrets,
+    dataDir: options.data,
+    runbookBase: settings.runbookBase,
+    log: settings.log,
+  }).catch((error: unknown) => {
+    // The construct's refusals at synth are named ValidationError (their message starts with its path).
+    throw error instanceof Error && (error.name === 'ValidationError' || /^unknown preset/.test(error.message))
+      ? new UsageError(error.message.replace(/:?\n- /g, (separator) => (separator.startsWith(':') ? ': ' : '; ')))
+      : error;
+  });
   return withDemo(twin, options);
 }
 
@@ -219,7 +180,8 @@ function withDemo(twin: Twin, options: Options): StartedTwin {
       console.log(formatSummary(summary));
       if (options.once) return stop();
     }
-    console.log(`\nServing. Try the ops CLI: npx webhook-inbox status --config ${twin.opsConfigPath}  (Ctrl-C to stop)`);
+    const consoleUrl = twin.template.consoleUrl ? `the console at ${twin.template.consoleUrl}; ` : '';
+    console.log(`\nServing: ${consoleUrl}the ops CLI: npx webhook-inbox status --config ${twin.opsConfigPath}  (Ctrl-C to stop)`);
   };
   return { template: twin.template, stop: () => twin.stop(), afterReady };
 }

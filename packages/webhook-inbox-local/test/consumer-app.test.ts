@@ -15,6 +15,8 @@ import { createPrivateKey, randomUUID } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createServer, Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -104,6 +106,23 @@ class RunningCommand {
   }
 }
 
+/** A port that is free, and the one after it too. */
+async function freePortPair(): Promise<number> {
+  const listen = (port: number) =>
+    new Promise<Server | undefined>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(undefined));
+      server.listen(port, '127.0.0.1', () => resolve(server));
+    });
+  for (;;) {
+    const first = (await listen(0))!;
+    const port = (first.address() as AddressInfo).port;
+    const second = await listen(port + 1);
+    await Promise.all([first, second].map((server) => server && new Promise((resolve) => server.close(resolve))));
+    if (second) return port;
+  }
+}
+
 function runCommand(bin: string, args: readonly string[], cwd: string): RunningCommand {
   return new RunningCommand(spawn(process.execPath, [bin, ...args], { cwd, env: twinEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] }));
 }
@@ -123,7 +142,8 @@ beforeAll(() => {
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 test('serves both inboxes of a consumer app: the processing function runs, the rule feeds its queue, no call is denied', async () => {
-  const command = runCommand(BIN, ['--app', assembly, '--port', '0'], project);
+  const port = await freePortPair();
+  const command = runCommand(BIN, ['--app', assembly, '--port', String(port)], project);
   try {
     const ready = JSON.parse(await command.line(0)) as ReadyLine;
     expect(ready.ready).toBe(true);
@@ -134,6 +154,19 @@ test('serves both inboxes of a consumer app: the processing function runs, the r
     expect(orders.providers.map((provider) => provider.name).sort()).toEqual(['github', 'sns', 'stripe']);
     expect(answers.providers.map((provider) => provider.name).sort()).toEqual(['answerline', 'echonova']);
     const provider = (inbox: ReadyLine['inboxes'][number], name: string) => inbox.providers.find((candidate) => candidate.name === name)!;
+    // Both inboxes are as easy to address as one: every provider's URL and secret at the top, the
+    // second API on the port after the first, each ops configuration named by its construct path.
+    const everyProvider = ['answerline', 'echonova', 'github', 'sns', 'stripe'];
+    expect(Object.keys(ready.endpoints).sort()).toEqual(everyProvider);
+    expect(Object.keys(ready.secrets).sort()).toEqual(everyProvider);
+    expect(ready.endpoints.stripe).toBe(provider(orders, 'stripe').url);
+    expect(ready.endpoints.answerline).toBe(provider(answers, 'answerline').url);
+    expect([orders, answers].map((inbox) => new URL(inbox.providers[0].url).port).sort()).toEqual([String(port), String(port + 1)]);
+    expect([orders.path, answers.path]).toEqual([`${STACK}/Orders`, `${STACK}/Answers`]);
+    expect([orders.opsConfig, answers.opsConfig].map((path) => path.slice(path.lastIndexOf('/') + 1))).toEqual([
+      `ops-config.${STACK}-Orders.json`,
+      `ops-config.${STACK}-Answers.json`,
+    ]);
     const now = unixSeconds();
 
     const stripeBody = JSON.stringify({ id: `evt_${randomUUID().replace(/-/g, '')}`, object: 'event', type: 'payment_intent.succeeded', created: now });

@@ -105,6 +105,30 @@ describe('npm start', () => {
   });
 });
 
+describe('npm start before it starts anything (scripts/start.ts)', () => {
+  const start = (args: readonly string[]) =>
+    spawnSync(process.execPath, [require.resolve('ts-node/dist/bin.js'), '--transpile-only', '-P', 'tsconfig.dev.json', 'scripts/start.ts', ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+
+  it('answers --help with the usage alone: nothing bundled, the twin not loaded', () => {
+    const run = start(['--help']);
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(run.stdout).toMatch(/^usage: npm start -- /);
+    expect(run.stdout).toContain('--provider NAME[=PRESET]');
+  });
+
+  it('answers an unknown option with one line naming it, then the usage, before it bundles or loads anything', () => {
+    const run = start(['--nope']);
+    expect(run.status).toBe(2);
+    const lines = run.stderr.split('\n').filter(Boolean);
+    expect(lines[0]).toContain('--nope');
+    expect(lines[1]).toMatch(/^usage: npm start/);
+    expect(run.stderr).not.toMatch(/bundling|loading the twin/);
+  });
+});
+
 describe('npm run chaos', () => {
   it('answers an unknown option with one line naming it, then the usage', async () => {
     const run = await runCommand(['chaos', '--nope']);

@@ -11,25 +11,18 @@ import { App, Duration, Size, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { ALL_PROVIDER_FACTS, AuthoritativeReadSettings, Defaults, PollingRuntimeConfig } from '../../../../lib/contract';
+import { AuthoritativeReadSettings, Defaults, PollingRuntimeConfig } from '../../../../lib/contract';
 import { HmacProviderOptions, WebhookProvider, WebhookProviderOptions } from '../../../../lib/provider';
 import { WebhookInbox } from '../../../../lib/webhook-inbox';
 import { presetFor } from './inbox-template';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../aws/local-aws';
 import { ASSEMBLY_METADATA_CONTEXT } from './synth';
+import { POLLED_TWIN_PROVIDERS, TWIN_PROVIDERS } from './presets';
 
-/** The twin's providers of the construct's presets, by preset name, among `kinds`. */
-const twinProviders = (kinds: (facts: (typeof ALL_PROVIDER_FACTS)[number]) => boolean): Readonly<Record<string, { readonly adapter: string }>> =>
-  Object.fromEntries(ALL_PROVIDER_FACTS.filter(kinds).map((facts) => [facts.kind, { adapter: facts.kind }]));
-
-/** The providers the twin can serve by name: the construct's presets (the generic HMAC one is described by its settings). */
-export const TWIN_PROVIDERS = twinProviders((facts) => !facts.requests.configuredScheme && !facts.requests.polledOnly);
+export { TWIN_PROVIDERS } from './presets';
 
 /** The topic a twin's SNS provider serves: a name of the twin's own account, so it cannot be taken for a real topic. */
 export const TWIN_SNS_TOPIC_ARN = `arn:aws:sns:${LOCAL_REGION}:${LOCAL_ACCOUNT}:webhook-inbox-twin`;
-
-/** Presets the twin's app serves only with polling given (a batch API posts nothing: it is polled, never served). */
-const POLLED_TWIN_PROVIDERS = twinProviders((facts) => facts.requests.polledOnly);
 
 /**
  * The notification URL a Square provider of the twin is signed over: Square signs the URL it was
@@ -84,6 +77,8 @@ export interface TwinAppOptions {
   readonly authoritativeReads?: Readonly<Record<string, AuthoritativeReadSettings>>;
   /** Without a body bucket: every body must fit a row. */
   readonly inlineBodiesOnly?: boolean;
+  /** Records of refused requests a minute per provider (`rejectionRecordsPerMinute`). @default the construct's */
+  readonly rejectionRecordsPerMinute?: number;
 }
 
 /** Synthesizes the twin's app into a new cloud assembly folder; returns it. */
@@ -142,6 +137,7 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
     ...(options.maxReceiveCount ? { maxReceiveCount: options.maxReceiveCount } : {}),
     ...(options.pollBatchSize ? { pollBatchSize: options.pollBatchSize } : {}),
     ...(options.inlineBodiesOnly ? { maxBodySize: Size.bytes(Defaults.INLINE_BODY_BYTES) } : {}),
+    ...(options.rejectionRecordsPerMinute !== undefined ? { rejectionRecordsPerMinute: options.rejectionRecordsPerMinute } : {}),
   });
   inbox.grantRecordSubmission(new iam.Role(stack, RECORDING_APP_ID, { assumedBy: new iam.AccountRootPrincipal() }));
   app.synth();

@@ -11,7 +11,16 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { InboxAttr, InboxItemKind } from '../../../../lib/contract';
 import type { ApiAccessRecord } from '../aws/apigateway/front-door';
 import { parseEmfLine } from '../aws/cloudwatch/emf';
-import { AlarmEvaluator, AlarmResource, AlarmTransition, COMPOSITE_ALARM_TYPE, METRIC_ALARM_TYPE } from '../aws/cloudwatch/evaluator';
+import {
+  AlarmEvaluator,
+  AlarmResource,
+  AlarmStateValue,
+  AlarmStatus,
+  AlarmTransition,
+  COMPOSITE_ALARM_TYPE,
+  METRIC_ALARM_TYPE,
+} from '../aws/cloudwatch/evaluator';
+import { constructPath } from '../aws/cloudformation/assembly';
 import { MetricDatum, MetricStore } from '../aws/cloudwatch/metric-store';
 import { parseDashboardWidgets, widgetSeries } from './console/dashboard-widgets';
 import type { ConsoleDelivery, ConsoleSnapshot, ConsoleSource } from './console/snapshot';
@@ -20,8 +29,6 @@ import type { LocalInbox, RunningStack } from '../aws/cloudformation/run-stack';
 import type { LocalServices } from '../aws/services';
 import type { LocalApi, ScheduleClock } from '../aws/cloudformation/triggers';
 
-/** Where the runbook the alarms point at is published. */
-const RUNBOOK_BASE = 'https://github.com/cdk-webhook-inbox/cdk-webhook-inbox/blob/main/';
 const QUEUE_SAMPLE_MS = 5_000;
 const EVALUATE_MS = 1_000;
 /** Recent deliveries the console keeps per API. */
@@ -37,6 +44,8 @@ export interface TwinMonitorOptions {
   readonly notificationsLog: string;
   /** Where state changes are printed. */
   readonly log: (line: string) => void;
+  /** What the runbook path an alarm names (`docs/RUNBOOK.md#…`) is relative to: a folder (`./`, `node_modules/cdk-webhook-inbox/`) or a URL ending in `/`. */
+  readonly runbookBase: string;
 }
 
 /** An alarm state change as the notification log holds it. */
@@ -112,13 +121,18 @@ export class TwinMonitor {
 
   /** Evaluates every alarm now; the state changes, also printed and logged. */
   evaluate(): AlarmNotification[] {
-    const changes = (this.evaluator?.evaluate() ?? []).map((transition) => ({ ...transition, runbook: runbookOf(transition.description) }));
+    const changes = (this.evaluator?.evaluate() ?? []).map((transition) => ({ ...transition, runbook: this.runbookOf(transition.description) }));
     for (const change of changes) {
       this.notifications.push(change);
       appendFileSync(this.options.notificationsLog, `${JSON.stringify({ ...change, at: new Date(change.at).toISOString() })}\n`);
       // The first evaluation settles every alarm out of INSUFFICIENT_DATA: only a change from a known state is news.
       if (change.from !== 'INSUFFICIENT_DATA' || change.to === 'ALARM') {
-        this.options.log(`alarm ${change.alarmName}: ${change.from} → ${change.to} (${change.reason})${change.runbook ? ` runbook: ${change.runbook}` : ''}`);
+        // By the name the runbook uses; why only when it fires (the notification log keeps every reason).
+        const { label, owner } = this.labelOf(change);
+        const why = change.to === 'ALARM' ? ` (${change.reason})` : '';
+        this.options.log(
+          `alarm ${owner ? `${owner} ` : ''}${label}: ${change.from} → ${change.to}${why}${change.runbook ? ` runbook: ${change.runbook}` : ''}`,
+        );
       }
     }
     return changes;
@@ -126,6 +140,24 @@ export class TwinMonitor {
 
   stop(): void {
     for (const timer of this.timers) clearInterval(timer);
+  }
+
+  /** The runbook section an alarm's description points at, under the runbook base. */
+  private runbookOf(description: string | undefined): string | undefined {
+    const path = /\b(docs\/RUNBOOK\.md#[\w-]+)/.exec(description ?? '')?.[1];
+    return path ? `${this.options.runbookBase}${path}` : undefined;
+  }
+
+  /** Every alarm's state now, by the name the README and the runbook use (`deadDeliveries`). */
+  alarmStates(): { readonly label: string; readonly owner: string; readonly state: AlarmStateValue; readonly status: AlarmStatus }[] {
+    return (this.evaluator?.states() ?? []).map((status) => ({ ...this.labelOf(status), state: status.state, status }));
+  }
+
+  /** The alarm's construct id as its inbox's `alarms` attribute names it, and the construct it belongs to. */
+  private labelOf(status: Pick<AlarmStatus, 'stackName' | 'logicalId' | 'alarmName'>): { label: string; owner: string } {
+    const stack = this.stacks.find((candidate) => candidate.stack.stackName === status.stackName);
+    const resource = stack?.stack.template.Resources[status.logicalId];
+    return stack && resource ? alarmLabel(constructPath(stack.stack, status.logicalId, resource)) : { label: status.alarmName, owner: '' };
   }
 
   consoleSource(services: LocalServices): ConsoleSource {
@@ -148,12 +180,14 @@ export class TwinMonitor {
         };
       }),
     );
-    const alarms = (this.evaluator?.states() ?? []).map((status) => ({
+    const alarms = this.alarmStates().map(({ label, owner, status }) => ({
       name: status.alarmName,
+      label,
+      owner,
       state: status.state,
       reason: status.reason,
       updatedAt: new Date(status.lastChange).toISOString(),
-      ...(runbookOf(status.description) ? { runbook: runbookOf(status.description) } : {}),
+      ...(this.runbookOf(status.description) ? { runbook: this.runbookOf(status.description) } : {}),
     }));
     const dashboards = this.stacks.flatMap((stack) =>
       Object.entries(stack.stack.template.Resources)
@@ -233,10 +267,16 @@ function alarmResources(stack: RunningStack): AlarmResource[] {
     }));
 }
 
-/** The runbook section an alarm's description points at, as a link. */
-function runbookOf(description: string | undefined): string | undefined {
-  const path = /\b(docs\/RUNBOOK\.md#[\w-]+)/.exec(description ?? '')?.[1];
-  return path ? `${RUNBOOK_BASE}${path}` : undefined;
+/**
+ * An alarm's short name and owner from its construct path: an inbox's alarm (`Answers/Alarms/DeadDeliveries`)
+ * is named as its `alarms` attribute (`deadDeliveries`) and belongs to the inbox (`Answers`); any
+ * other alarm goes by its construct id, under the construct that holds it.
+ */
+export function alarmLabel(path: string): { label: string; owner: string } {
+  const inboxAlarm = /^(.*)\/Alarms\/([^/]+)$/.exec(path);
+  if (inboxAlarm) return { label: inboxAlarm[2].charAt(0).toLowerCase() + inboxAlarm[2].slice(1), owner: inboxAlarm[1] };
+  const slash = path.lastIndexOf('/');
+  return { label: path.slice(slash + 1), owner: slash < 0 ? '' : path.slice(0, slash) };
 }
 
 /** Why the endpoint answered so: the verifier's `result`, else API Gateway's message, else the status. */

@@ -6,8 +6,8 @@
  * the IAM gateway: what runs locally is what deploys. `startTemplateTwin` runs any app's cloud
  * assembly; `startTwin` synthesizes the twin's own app first (app.ts).
  */
-import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { CreateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import type { LocalOpsConfig } from '../../../../lib/contract';
@@ -21,7 +21,7 @@ import { constructPath, loadStacks } from '../aws/cloudformation/assembly';
 import type { Interceptor } from '../aws/cloudformation/functions';
 import { LocalInbox, RunningStack, runStack } from '../aws/cloudformation/run-stack';
 import { LocalFaults, LocalServices, ServiceEndpoints, startLocalServices } from '../aws/services';
-import type { ScheduleClock } from '../aws/cloudformation/triggers';
+import { nextPort, type ScheduleClock } from '../aws/cloudformation/triggers';
 import { RECORDING_APP_ID, synthesizeTwinApp, TwinAppOptions, TwinProviderSpec } from './app';
 import { TwinMonitor } from './monitor';
 import { consoleRequestListener, CONSOLE_PATH } from './console/server';
@@ -37,7 +37,7 @@ export interface TemplateTwinOptions {
   readonly app: string;
   /** Only these stacks (by name or display path). @default every stack */
   readonly stacks?: readonly string[];
-  /** Port of the first HTTP API (and the console); 0 picks a free one. */
+  /** Port of the first HTTP API (and the console), the other APIs on the ports after it; 0 picks a free one for each. */
   readonly port?: number;
   /** Signing secrets by provider name; the others are generated. */
   readonly secrets?: Readonly<Record<string, string>>;
@@ -67,6 +67,11 @@ export interface TemplateTwinOptions {
   readonly apiGatewayCloudWatchRoleArn?: string;
   /** Progress and warnings while the twin starts and runs. @default stderr */
   readonly log?: (line: string) => void;
+  /**
+   * What the alarms' runbook paths (`docs/RUNBOOK.md#…`) are relative to: a folder, or a URL ending in `/`.
+   * @default - the installed construct's folder, relative to the working folder (`node_modules/cdk-webhook-inbox/`)
+   */
+  readonly runbookBase?: string;
 }
 
 export interface TemplateTwin {
@@ -110,7 +115,7 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
     const clock = scaledClock(options.timeScale ?? 1);
     const notificationsLog = join(stateDir, 'notifications.log');
     writeFileSync(notificationsLog, '');
-    const monitor = new TwinMonitor({ clock, notificationsLog, log });
+    const monitor = new TwinMonitor({ clock, notificationsLog, log, runbookBase: options.runbookBase ?? installedConstructFolder() });
     services.onStop(() => monitor.stop());
     // Each function's role, known once the stacks run: the denials are counted by function.
     const functionsByPrincipal = new Map<string, string>();
@@ -140,7 +145,7 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
         await runStack(stack, services, {
           account: LOCAL_ACCOUNT,
           region: LOCAL_REGION,
-          port: index === 0 ? options.port : 0,
+          port: nextPort(options.port, running.flatMap((started) => started.apis).length),
           // The console shares the first API's loopback port.
           ...(index === 0 ? { fallback: consoleListener } : {}),
           stateDir,
@@ -160,7 +165,7 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
     const firstApi = running[0]?.apis[0];
     const inboxes = running.flatMap((stack) => stack.inboxes);
     const opsConfigPaths: Record<string, string> = {};
-    for (const [index, inbox] of inboxes.entries()) {
+    for (const inbox of inboxes) {
       const document: LocalOpsConfig = {
         ...inbox.opsConfig,
         endpoints: {
@@ -173,7 +178,7 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
         eventsLog,
         ...(inbox.eventBus ? { eventBus: inbox.eventBus } : {}),
       };
-      const path = join(stateDir, index === 0 ? 'ops-config.json' : `ops-config.${inbox.opsConfig.inboxName}.json`);
+      const path = join(stateDir, inboxes.length === 1 ? 'ops-config.json' : `ops-config.${fileNameOf(inbox.path)}.json`);
       writeFileSync(path, `${JSON.stringify(document, null, 2)}\n`);
       opsConfigPaths[inbox.opsConfig.inboxName] = path;
     }
@@ -207,18 +212,22 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
  * signing key as the value), its tables, queues, bus and bucket, and where logs and events go.
  */
 export function readyLine(twin: TemplateTwin): Record<string, unknown> {
-  const [first] = twin.inboxes;
+  // Every inbox's webhook URLs and secrets, where scripts look for them: by provider name, or by
+  // `<inbox path>/<provider>` for a name that more than one inbox has.
+  const providers = twin.inboxes.flatMap((inbox) => inbox.providers.map((provider) => ({ inbox, provider })));
+  const shared = (name: string) => providers.filter(({ provider }) => provider.name === name).length > 1;
+  const keyOf = (inbox: LocalInbox, name: string) => (shared(name) ? `${inbox.path}/${name}` : name);
   return {
     ready: true,
-    // The first inbox's webhook URLs and secrets, where scripts look for them.
-    endpoints: Object.fromEntries((first?.providers ?? []).map((provider) => [provider.name, provider.url])),
-    secrets: Object.fromEntries((first?.providers ?? []).map((provider) => [provider.name, provider.secret])),
+    endpoints: Object.fromEntries(providers.map(({ inbox, provider }) => [keyOf(inbox, provider.name), provider.url])),
+    secrets: Object.fromEntries(providers.map(({ inbox, provider }) => [keyOf(inbox, provider.name), provider.secret])),
     services: { ...twin.services.endpoints, ...(twin.services.iam ? { iamGateway: twin.services.iam.endpoint } : {}) },
     // What trusts the SNS stand-in's host (curl --cacert, NODE_EXTRA_CA_CERTS).
     snsCaFile: twin.services.sns.caFile,
     region: LOCAL_REGION,
     inboxes: twin.inboxes.map((inbox) => ({
       stack: inbox.stackName,
+      path: inbox.path,
       name: inbox.opsConfig.inboxName,
       providers: inbox.providers.map(({ name, adapter, url, signedUrl, secretArn, secret, topicArns }) => ({
         name,
@@ -240,6 +249,32 @@ export function readyLine(twin: TemplateTwin): Record<string, unknown> {
     events: twin.eventsLog,
     notifications: twin.notificationsLog,
   };
+}
+
+/** The folder of the construct's package as this folder resolves it (its docs ship in it), relative to here. */
+function installedConstructFolder(): string {
+  // In the construct's own repository (npm start), its docs are here.
+  if (readPackageName(join(process.cwd(), 'package.json')) === CONSTRUCT_PACKAGE) return './';
+  try {
+    return `${relative(process.cwd(), dirname(require.resolve(`${CONSTRUCT_PACKAGE}/package.json`, { paths: [process.cwd()] })))}/`;
+  } catch {
+    return `${CONSTRUCT_PACKAGE}/`;
+  }
+}
+
+const CONSTRUCT_PACKAGE = 'cdk-webhook-inbox';
+
+function readPackageName(path: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(path, 'utf8')) as { name?: string }).name;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A construct path as a file name part: `Answers/Inbox` → `Answers-Inbox`. */
+function fileNameOf(path: string): string {
+  return path.replace(/[^\w.-]+/g, '-');
 }
 
 /** The role's name in the IAM gateway's reports, as the stack registered it. */
@@ -274,7 +309,7 @@ export const DEFAULT_TWIN_TIMING: TwinTiming = { processorTimeoutSeconds: 5, swe
 /** What the twin's own app is built with, as `TwinAppOptions` says (providers and timing aside). */
 type TwinAppSettings = Pick<
   TwinAppOptions,
-  'maxReceiveCount' | 'verifierConcurrency' | 'processorConcurrency' | 'pollBatchSize' | 'polling' | 'authoritativeReads'
+  'maxReceiveCount' | 'verifierConcurrency' | 'processorConcurrency' | 'pollBatchSize' | 'polling' | 'authoritativeReads' | 'rejectionRecordsPerMinute'
 >;
 
 export interface TwinOptions extends TwinAppSettings {
@@ -300,6 +335,8 @@ export interface TwinOptions extends TwinAppSettings {
   };
   /** Progress and warnings. @default stderr */
   readonly log?: (line: string) => void;
+  /** What the alarms' runbook paths are relative to (TemplateTwinOptions.runbookBase). */
+  readonly runbookBase?: string;
 }
 
 /** The names of one inbox's resources, as the twin created them from the template. */
@@ -368,6 +405,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     pollBatchSize: options.pollBatchSize,
     polling: options.polling,
     authoritativeReads: options.authoritativeReads,
+    rejectionRecordsPerMinute: options.rejectionRecordsPerMinute,
     inlineBodiesOnly: Boolean(options.dataDir),
   });
   options.log?.(`synthesized the twin's own app (${providers.map((spec) => (typeof spec === 'string' ? spec : spec.name)).join(', ')})`);
@@ -385,6 +423,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
       enforceIam: options.enforceIam,
       extraSecrets: options.extraSecrets,
       log: options.log,
+      runbookBase: options.runbookBase,
     });
   } finally {
     rmSync(assembly, { recursive: true, force: true });

@@ -30,6 +30,8 @@ export interface TwinProcessReady {
   /** The ops CLI's configuration of the inbox. */
   readonly opsConfigPath: string;
   readonly demo?: Awaited<ReturnType<typeof runDemo>>;
+  /** What the demo printed, line by line. */
+  readonly demoLog?: readonly string[];
 }
 
 async function main(): Promise<void> {
@@ -64,14 +66,15 @@ async function main(): Promise<void> {
     },
     log: (line) => process.stderr.write(`${line}\n`),
   });
-  const demo = request.demo ? await runDemo(twin, () => undefined) : undefined;
+  const demoLog: string[] = [];
+  const demo = request.demo ? await runDemo(twin, (line) => demoLog.push(line)) : undefined;
   const ready: TwinProcessReady = {
     urls: twin.urls,
     signedUrls: twin.signedUrls,
     secrets: twin.secrets,
     consoleUrl: twin.template.consoleUrl,
     opsConfigPath: twin.opsConfigPath,
-    ...(demo ? { demo } : {}),
+    ...(demo ? { demo, demoLog } : {}),
   };
   process.stdout.write(`${JSON.stringify(ready)}\n`);
   process.once('SIGTERM', () => {

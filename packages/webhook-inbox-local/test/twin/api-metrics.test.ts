@@ -60,6 +60,7 @@ test('5xx answers of one REST inbox raise its verifier alarm only; the other inb
     clock: { scale: 1, now: clock.read, at: (ms) => ms, realDelayUntil: (at) => at - clock.read() },
     notificationsLog: join(dir, 'notifications.log'),
     log: () => undefined,
+    runbookBase: './',
   });
   const evaluator = new AlarmEvaluator(
     watched.map(({ alarm }) => alarm),

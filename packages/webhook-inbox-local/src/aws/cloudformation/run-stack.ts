@@ -35,7 +35,7 @@ const LOGS_ONLY_POLICIES = /:iam::aws:policy\/service-role\/(AWSLambdaBasicExecu
 export interface RunStackOptions {
   readonly account: string;
   readonly region: string;
-  /** Port of the stack's first HTTP API; 0 picks a free one. */
+  /** Port of the stack's first HTTP API, the next ones on the ports after it; 0 picks a free one for each. */
   readonly port?: number;
   readonly fallback?: TriggerOptions['fallback'];
   /** Where logs and inline code go. */
@@ -77,6 +77,8 @@ export interface LocalProvider {
 /** An inbox of the stack, found by its ops configuration output. */
 export interface LocalInbox {
   readonly stackName: string;
+  /** Its construct path (`Answers/Inbox`), as its ops configuration output describes it; the output's id without one. */
+  readonly path: string;
   /** The ops configuration the stack outputs, resolved to the local resources. */
   readonly opsConfig: OpsConfig;
   readonly providers: readonly LocalProvider[];
@@ -233,6 +235,7 @@ async function inboxesOf(
     )?.[0];
     inboxes.push({
       stackName: stack.stackName,
+      path: /\((.+)\)$/.exec(output.Description)?.[1] ?? key,
       opsConfig,
       providers,
       functions: inboxFunctions,

@@ -88,6 +88,11 @@ export interface RunningTriggers {
 }
 
 /** Starts the API front doors first (functions may be given their endpoints); their route tables are filled once the functions run. */
+/** The port of the API after `started` others: the ports that follow the first, or a free one each when the first is 0. */
+export function nextPort(first: number | undefined, started: number): number {
+  return first ? first + started : 0;
+}
+
 export async function startApis(
   stack: SynthesizedStack,
   binding: StackBinding,
@@ -106,7 +111,7 @@ export async function startApis(
     const first = apis.length === 0;
     const holder: { api?: LocalApi } = {};
     const gateway = await startApiGateway({
-      port: first ? options.port : 0,
+      port: nextPort(options.port, apis.length),
       apiId,
       routes,
       ...(first && options.fallback ? { fallback: options.fallback } : {}),
@@ -130,7 +135,7 @@ export async function startApis(
     const first = apis.length === 0;
     const holder: { api?: LocalApi } = {};
     const gateway = await startRestApiGateway({
-      port: first ? options.port : 0,
+      port: nextPort(options.port, apis.length),
       apiId,
       routes,
       stageName,

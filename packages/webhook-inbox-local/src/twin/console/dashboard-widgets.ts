@@ -45,7 +45,7 @@ export interface MetricWidget {
   readonly lines: readonly WidgetLine[];
 }
 
-/** Points of one metric between two instants, as [epoch milliseconds, value], oldest first. */
+/** Points of one metric, one per whole period from `fromMs` to `toMs`, each at its period's start as [epoch milliseconds, value], oldest first. */
 export type MetricSeriesSource = (
   metric: MetricIdentity,
   stat: string,
@@ -65,16 +65,27 @@ export function parseDashboardWidgets(dashboardBody: string): MetricWidget[] {
   return body.widgets.filter((widget) => isRecord(widget) && widget.type === 'metric').map((widget, index) => parseMetricWidget(widget.properties, index));
 }
 
-/** The charts filled with the points `series` gives for the window that ends at `nowMs`. */
+/**
+ * The charts filled with the points `series` gives for the window that ends at `nowMs`. Periods
+ * are whole ones of the clock (a 5-minute period starts at :00, :05, …, as CloudWatch's do), the
+ * current one included; each point is drawn at the end of its period, the current one's at
+ * `nowMs`, so that no count is drawn before the time it was counted (a delivery at 12:57 in the
+ * 12:55 period is drawn at 12:57 or later, never at 12:55, perhaps before the twin started).
+ */
 export function widgetSeries(widgets: readonly MetricWidget[], series: MetricSeriesSource, nowMs: number, windowMs: number): ConsoleWidget[] {
-  const fromMs = nowMs - windowMs;
+  const pointsOf = (line: MetricLine, metric: MetricIdentity): [number, number][] => {
+    const periodMs = line.periodSeconds * 1000;
+    const fromMs = Math.floor((nowMs - windowMs) / periodMs) * periodMs;
+    const toMs = Math.floor(nowMs / periodMs) * periodMs + periodMs;
+    return series(metric, line.stat, line.periodSeconds, fromMs, toMs).map(([startMs, value]) => [Math.min(startMs + periodMs, nowMs), value]);
+  };
   return widgets.map((widget) => ({
     title: widget.title,
     series: widget.lines.map((line): ConsoleSeries => {
       const axis = line.rightAxis ? { rightAxis: true } : {};
       if (line.kind === 'expression') return { label: line.label, points: [], ...axis, notDrawn: `math expression ${line.expression}: not drawn locally` };
       const metric: MetricIdentity = { namespace: line.namespace, metricName: line.metricName, dimensions: line.dimensions };
-      return { label: line.label, points: series(metric, line.stat, line.periodSeconds, fromMs, nowMs), ...axis };
+      return { label: line.label, points: pointsOf(line, metric), ...axis };
     }),
   }));
 }

@@ -1,8 +1,11 @@
 /**
  * The twin's console: one self-contained page (inline CSS and script, charts as inline SVG,
  * nothing fetched from anywhere but the twin) that polls the twin's snapshot every second and
- * shows, per inbox and provider, the recent deliveries, the inbox rows by status, the dead-letter
- * queue, the alarms and the dashboards. The listener mounts on the twin's loopback HTTP server.
+ * shows first what the inboxes received (per inbox and provider the recent deliveries, the rows by
+ * status, the dead-letter queue), then the alarms, one line each by the names the README and the
+ * runbook use (`deadDeliveries`), with a reason only for those in ALARM, then the dashboards. No
+ * word is ever broken across lines: what does not fit is cut short with an ellipsis, its whole text
+ * in its tooltip. The listener mounts on the twin's loopback HTTP server.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -75,7 +78,7 @@ header .meta { color: #c8d1dc; font-size: 12px; }
 .iam[data-state="denied"] { background: var(--alarm); }
 .iam[data-state="clean"] { background: #2e7d32; }
 .iam + .connection { margin-left: 0; }
-main, .inboxes, .dashboards { display: grid; gap: 20px; }
+main, .inboxes, .dashboards { display: grid; gap: 20px; grid-template-columns: minmax(0, 1fr); }
 main { padding: 16px 24px 32px; }
 h2 { margin: 0 0 8px; font-size: 16px; }
 h3 { margin: 0; font-size: 14px; }
@@ -83,23 +86,30 @@ h3 { margin: 0; font-size: 14px; }
 .summary.firing { color: var(--alarm); }
 section.panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 14px 16px; }
 .empty { color: var(--muted); font-style: italic; }
-ul.alarms { list-style: none; margin: 0; padding: 0; display: grid; gap: 6px; }
-li.alarm { display: grid; grid-template-columns: 150px minmax(180px, 1fr) 2fr auto auto; gap: 12px; align-items: center; padding: 6px 10px;
+ul.alarms { list-style: none; margin: 0; padding: 0; display: grid; gap: 4px; grid-template-columns: minmax(0, 1fr); }
+li.alarm { display: flex; gap: 12px; align-items: center; padding: 4px 10px; white-space: nowrap;
   border-radius: 4px; border-left: 6px solid var(--unknown); background: var(--unknown-back); }
+.clip { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
 li.alarm.state-ok { border-left-color: var(--ok); background: var(--ok-back); }
 li.alarm.state-alarm { border-left-color: var(--alarm); background: var(--alarm-back); }
 .badge { justify-self: start; font-size: 11px; font-weight: 700; letter-spacing: .04em; padding: 2px 8px; border-radius: 3px; color: #fff; background: var(--unknown); }
 .state-ok .badge { background: var(--ok); }
 .state-alarm .badge { background: var(--alarm); }
-.alarm-name { font-weight: 600; overflow-wrap: anywhere; }
-.alarm-reason { color: var(--muted); overflow-wrap: anywhere; }
+.badge { flex: none; min-width: 92px; text-align: center; }
+.alarm-name { font-weight: 600; flex: none; }
+.alarm-owner { color: var(--muted); font-weight: 400; }
+.alarm-reason { color: var(--muted); flex: 1 1 0; }
+li.alarm .when, li.alarm a { flex: none; }
+li.alarm .when:first-of-type { margin-left: auto; }
 .when { color: var(--muted); font-size: 12px; white-space: nowrap; }
 a { color: #0b5cad; }
 .inbox-head { display: flex; flex-wrap: wrap; gap: 10px; align-items: stretch; margin-bottom: 12px; }
 .tiles { display: flex; flex-wrap: wrap; gap: 10px; }
 .tile { border: 1px solid var(--line); border-radius: 4px; padding: 6px 12px; min-width: 96px; background: #fafbfc; }
 .tile .count { display: block; font-size: 22px; font-weight: 600; }
-.tile .label { font-size: 11px; color: var(--muted); letter-spacing: .04em; }
+.tile .label { font-size: 11px; color: var(--muted); letter-spacing: .04em; white-space: nowrap; }
+.tile.dead-letter { max-width: 100%; min-width: 0; overflow: hidden; }
+.tile.dead-letter .label { display: flex; gap: 4px; align-items: baseline; min-width: 0; }
 .tile.bad { border-color: var(--alarm); background: var(--alarm-back); }
 .tile.bad .count { color: var(--alarm); }
 .tile.warn .count { color: var(--warn); }
@@ -107,20 +117,24 @@ a { color: #0b5cad; }
 .providers { display: grid; gap: 12px; }
 .provider { border-top: 1px solid var(--line); padding-top: 10px; }
 .provider-head { display: flex; gap: 12px; align-items: baseline; margin-bottom: 6px; }
-code { font: 12px ui-monospace, "DejaVu Sans Mono", monospace; background: #eef1f5; padding: 1px 5px; border-radius: 3px; overflow-wrap: anywhere; }
+code { font: 12px ui-monospace, "DejaVu Sans Mono", monospace; background: #eef1f5; padding: 1px 5px; border-radius: 3px; }
+code.clip { display: inline-block; max-width: 100%; vertical-align: bottom; }
+.provider-head h3, h2 { white-space: nowrap; }
+.provider-head code { min-width: 0; }
 table { width: 100%; border-collapse: collapse; font-size: 13px; table-layout: fixed; }
 th:nth-child(1) { width: 90px; }
 th:nth-child(2) { width: 70px; }
 th:nth-child(4) { width: 26%; }
 th { text-align: left; font-weight: 600; color: var(--muted); font-size: 11px; letter-spacing: .04em; border-bottom: 1px solid var(--line); padding: 4px 8px; }
 td { border-bottom: 1px solid #eef1f5; padding: 4px 8px; vertical-align: top; }
-td.reason { overflow-wrap: anywhere; white-space: pre-wrap; }
+td.reason, td.request-id { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 td.request-id { color: var(--muted); font: 12px ui-monospace, "DejaVu Sans Mono", monospace; }
 .status { font-weight: 700; }
 .status-2xx { color: var(--ok); }
 .status-4xx { color: var(--warn); }
 .status-5xx { color: var(--alarm); }
-.widgets { display: grid; grid-template-columns: repeat(auto-fill, minmax(440px, 1fr)); gap: 12px; }
+.widgets { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(440px, 100%), 1fr)); gap: 12px; }
+.widget h3 { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .widget { border: 1px solid var(--line); border-radius: 4px; padding: 8px 10px; }
 .widget h3 { margin-bottom: 4px; }
 svg.chart { width: 100%; height: auto; display: block; }
@@ -191,34 +205,39 @@ function compact(value) {
   if (size >= 1e3) return (value / 1e3).toFixed(1).replace(/\\.0$/, '') + 'k';
   return String(Math.round(value * 100) / 100);
 }
-// A runbook is linked only when it is http(s): a javascript: or data: URL in a template stays text.
+// A runbook is linked only when it is an absolute http(s) URL: a javascript: or data: URL in a
+// template stays text, and so does a path (a file of the installed package, not one the twin serves).
 function safeLink(target) {
   try {
-    var url = new URL(target, location.href);
+    if (!/^https?:[/][/]/i.test(target)) return null;
+    var url = new URL(target);
     return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
   } catch (error) {
     return null;
   }
 }
 
-function alarmItem(alarm) {
+// One line: the state, the name the runbook uses (with its inbox when there are several), why
+// only when it is in ALARM (cut short, the whole reason in its tooltip), since when, the runbook.
+function alarmItem(alarm, showOwner) {
   var link = alarm.runbook ? safeLink(alarm.runbook) : null;
-  return el('li', { class: 'alarm ' + (STATE_CLASS[alarm.state] || 'state-insufficient'), 'data-testid': 'alarm', 'data-alarm': alarm.name, 'data-state': alarm.state },
-    el('span', { class: 'badge', 'data-testid': 'alarm-state' }, alarm.state),
-    el('span', { class: 'alarm-name', 'data-testid': 'alarm-name' }, alarm.name),
-    el('span', { class: 'alarm-reason', 'data-testid': 'alarm-reason' }, alarm.reason),
+  return el('li', { class: 'alarm ' + (STATE_CLASS[alarm.state] || 'state-insufficient'), 'data-testid': 'alarm', 'data-alarm': alarm.name, 'data-label': alarm.label, 'data-state': alarm.state, title: alarm.name },
+    el('span', { class: 'badge', 'data-testid': 'alarm-state' }, alarm.state === 'INSUFFICIENT_DATA' ? 'NO DATA' : alarm.state),
+    el('span', { class: 'alarm-name', 'data-testid': 'alarm-name' }, showOwner && alarm.owner ? el('span', { class: 'alarm-owner' }, alarm.owner + ' ') : null, alarm.label),
+    alarm.state === 'ALARM' ? el('span', { class: 'alarm-reason clip', 'data-testid': 'alarm-reason', title: alarm.reason }, alarm.reason) : null,
     el('span', { class: 'when' }, 'since ', time(alarm.updatedAt)),
     alarm.runbook
       ? link
         ? el('a', { href: link, target: '_blank', rel: 'noopener noreferrer', 'data-testid': 'alarm-runbook' }, 'runbook')
-        : el('span', { class: 'when', 'data-testid': 'alarm-runbook' }, alarm.runbook)
+        : el('span', { class: 'when clip', 'data-testid': 'alarm-runbook', title: alarm.runbook }, alarm.runbook)
       : el('span'));
 }
 
 function drawAlarms(alarms) {
   var sorted = alarms.slice().sort(function (a, b) {
-    return ((STATE_ORDER[a.state] ?? 1) - (STATE_ORDER[b.state] ?? 1)) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    return ((STATE_ORDER[a.state] ?? 1) - (STATE_ORDER[b.state] ?? 1)) || (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0) || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0);
   });
+  var owners = alarms.map(function (alarm) { return alarm.owner; }).filter(function (owner, index, all) { return all.indexOf(owner) === index; });
   var firing = alarms.filter(function (alarm) { return alarm.state === 'ALARM'; }).length;
   document.title = (firing > 0 ? '(' + firing + ' in ALARM) ' : '') + 'Webhook inbox console';
   var summary = document.getElementById('alarm-summary');
@@ -226,7 +245,7 @@ function drawAlarms(alarms) {
   summary.textContent = firing > 0 ? firing + ' in ALARM' : waiting > 0 ? waiting + ' without enough data' : alarms.length > 0 ? 'all OK' : '';
   summary.setAttribute('class', firing > 0 ? 'summary firing' : 'summary');
   fill('alarms',
-    sorted.length > 0 ? el('ul', { class: 'alarms' }, sorted.map(alarmItem)) : el('p', { class: 'empty' }, 'No alarms in the template.'));
+    sorted.length > 0 ? el('ul', { class: 'alarms' }, sorted.map(function (alarm) { return alarmItem(alarm, owners.length > 1); })) : el('p', { class: 'empty' }, 'No alarms in the template.'));
 }
 
 function statusTile(status, count) {
@@ -240,13 +259,13 @@ function deliveryRow(delivery) {
   return el('tr', { 'data-testid': 'delivery', 'data-status': delivery.status },
     el('td', {}, time(delivery.at)),
     el('td', { class: 'status status-' + family + 'xx', 'data-testid': 'delivery-status' }, delivery.status),
-    el('td', { class: 'reason', 'data-testid': 'delivery-reason' }, delivery.reason),
-    el('td', { class: 'request-id', 'data-testid': 'delivery-request-id' }, delivery.requestId || ''));
+    el('td', { class: 'reason', 'data-testid': 'delivery-reason', title: delivery.reason }, delivery.reason),
+    el('td', { class: 'request-id', 'data-testid': 'delivery-request-id', title: delivery.requestId || '' }, delivery.requestId || ''));
 }
 
 function providerSection(name, url, deliveries) {
   return el('section', { class: 'provider', 'data-testid': 'provider', 'data-provider': name },
-    el('div', { class: 'provider-head' }, el('h3', {}, name), url ? el('code', { 'data-testid': 'provider-url' }, 'POST ' + url) : null),
+    el('div', { class: 'provider-head' }, el('h3', {}, name), url ? el('code', { class: 'clip', 'data-testid': 'provider-url', title: 'POST ' + url }, 'POST ' + url) : null),
     deliveries.length > 0
       ? el('table', { 'data-testid': 'deliveries' },
           el('thead', {}, el('tr', {}, el('th', {}, 'AT'), el('th', {}, 'STATUS'), el('th', {}, 'REASON'), el('th', {}, 'REQUEST ID'))),
@@ -270,7 +289,7 @@ function inboxSection(inbox) {
         statuses.length > 0 ? statuses.map(function (status) { return statusTile(status, inbox.rowsByStatus[status]); }) : el('span', { class: 'empty' }, 'No rows yet.')),
       el('div', { class: 'tile dead-letter' + (depth > 0 ? ' bad' : ''), 'data-testid': 'dead-letter', 'data-depth': depth, title: inbox.deadLetter.queue },
         el('span', { class: 'count', 'data-testid': 'dead-letter-depth' }, compact(depth)),
-        el('span', { class: 'label' }, 'IN DEAD-LETTER QUEUE ', el('code', {}, inbox.deadLetter.queue)))),
+        el('span', { class: 'label' }, 'IN DEAD-LETTER QUEUE', el('code', { class: 'clip' }, inbox.deadLetter.queue)))),
     el('div', { class: 'providers' }, names.map(function (name) {
       var provider = inbox.providers.find(function (each) { return each.name === name; });
       return providerSection(name, provider && provider.url, inbox.deliveries.filter(function (delivery) { return delivery.provider === name; }));
@@ -420,12 +439,12 @@ const PAGE = `<!doctype html>
 <span class="connection" data-testid="connection" id="connection" data-state="connecting">connecting</span>
 </header>
 <main>
+<div id="inboxes" class="inboxes" data-testid="inboxes"></div>
 <section class="panel" data-testid="alarms-panel">
 <h2>Alarms <span class="summary" data-testid="alarm-summary" id="alarm-summary"></span></h2>
 <div id="alarms"></div>
 </section>
-<div id="inboxes" class="inboxes"></div>
-<div id="dashboards" class="dashboards"></div>
+<div id="dashboards" class="dashboards" data-testid="dashboards"></div>
 </main>
 <script>${SCRIPT}</script>
 </body>

@@ -44,15 +44,19 @@ export interface ConsoleInbox {
 
 /** One alarm of the template, as the twin evaluates it. */
 export interface ConsoleAlarm {
-  /** The alarm's name. */
+  /** The alarm's name (CloudFormation's physical name, unless the template names it). */
   readonly name: string;
+  /** The name the README and the runbook use (`deadDeliveries`): an inbox's `alarms` attribute, else the construct id. */
+  readonly label: string;
+  /** The construct it belongs to (the inbox's path, `Answers`); empty at the stack's root. */
+  readonly owner: string;
   /** Its current state. */
   readonly state: AlarmStateValue;
   /** Why it is in that state. */
   readonly reason: string;
   /** When its state last changed, ISO 8601. */
   readonly updatedAt: string;
-  /** Where its runbook section is: an http(s) URL or a path relative to the console. */
+  /** Where its runbook section is: an http(s) URL (a link), or a path of the installed package (shown as text). */
   readonly runbook?: string;
 }
 

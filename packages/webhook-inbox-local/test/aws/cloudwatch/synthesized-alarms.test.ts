@@ -132,7 +132,7 @@ test('every synthesized alarm is one the local evaluator reproduces', () => {
 
 test('a dead-lettered row raises dead-deliveries; the reconciler alarm follows its invocations, breaching when they stop', () => {
   const { evaluator, deadLetterRow, reconcilerInvoked, runUntil } = setup();
-  const { seen, all } = runUntil(310, (minute) => {
+  const { seen, all } = runUntil(200, (minute) => {
     // The reconciler runs every 5 minutes for two hours, then stops; a row is dead-lettered at 00:30:01.
     if (minute <= 120 && minute % 5 === 0) reconcilerInvoked(T0 + minute * MINUTE + 1000);
     if (minute === 30) deadLetterRow(T0 + 30 * MINUTE + 1000);
@@ -144,7 +144,7 @@ test('a dead-lettered row raises dead-deliveries; the reconciler alarm follows i
     [0, DEAD_LETTERED, 'OK'],
     [0, NOT_RUNNING, 'ALARM'],
     [0, DEAD_DELIVERIES, 'OK'],
-    // The hour ending 00:01 holds the 00:00 invocation.
+    // The minute ending 00:01 holds the 00:00 invocation: a run clears it a minute later.
     [1, NOT_RUNNING, 'OK'],
     // The minute [00:30, 00:31) holds the dead-lettered row; the composite follows in the same evaluation.
     [31, DEAD_LETTERED, 'ALARM'],
@@ -152,8 +152,9 @@ test('a dead-lettered row raises dead-deliveries; the reconciler alarm follows i
     // That datapoint stays in the 3-period range until 00:34, when missing data is not breaching again.
     [34, DEAD_LETTERED, 'OK'],
     [34, DEAD_DELIVERIES, 'OK'],
-    // The last invocation (02:00:01) leaves the 3-hour range after 05:00: a one-hour alarm on silence fires 3 hours on.
-    [301, NOT_RUNNING, 'ALARM'],
+    // The last invocation (02:00:01) leaves the 62-minute range (60 one-minute periods + 2) at 03:03:
+    // an alarm on an hour's silence fires an hour and a few minutes after the last run, not earlier.
+    [183, NOT_RUNNING, 'ALARM'],
   ]);
   const raised = all.find((transition) => transition.logicalId === DEAD_DELIVERIES && transition.to === 'ALARM')!;
   expect(raised.alarmName).toBe(resources[DEAD_DELIVERIES].Properties!.AlarmName);

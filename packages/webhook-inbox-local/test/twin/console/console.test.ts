@@ -103,7 +103,10 @@ test('an alarm the twin flips to ALARM turns red, first in the list, and a new d
   expect(await computedStyle(alarm, 'borderLeftColor')).toBe(ALARM_RED);
   expect(await alarm.locator('[data-testid=alarm-reason]').textContent()).toContain('[12.0]');
   expect(await alarm.locator('[data-testid=alarm-runbook]').getAttribute('href')).toBe('https://runbook.example/webhook-inbox#signature-failures');
-  expect(await texts('[data-testid=alarm][data-state=ALARM] [data-testid=alarm-name]')).toEqual(['answers-DeadLetterQueueDepth', 'answers-SignatureFailures']);
+  // Named as the runbook names them, with their inbox when there are several.
+  expect(await texts('[data-testid=alarm][data-state=ALARM] [data-testid=alarm-name]')).toEqual(['Answers deadLetterQueueDepth', 'Answers signatureFailures']);
+  // A reason only for an alarm in ALARM.
+  expect(await page.locator('[data-testid=alarm][data-state=OK] [data-testid=alarm-reason]').count()).toBe(0);
   expect(await page.locator('[data-testid=alarm-summary]').textContent()).toBe('2 in ALARM');
   expect(await page.title()).toBe('(2 in ALARM) Webhook inbox console');
   const stripe = page.locator('[data-testid=inbox][data-inbox=answers] [data-testid=provider][data-provider=stripe]');
@@ -134,7 +137,15 @@ test('a delivery reason carrying markup is shown as text and never runs, and a r
     ...source.current,
     alarms: [
       ...source.current.alarms,
-      { name: '<i>odd</i>', state: 'ALARM', reason: markup, updatedAt: new Date().toISOString(), runbook: 'javascript:alert(1)' },
+      {
+        name: '<i>odd</i>',
+        label: '<i>odd</i>',
+        owner: '',
+        state: 'ALARM',
+        reason: markup,
+        updatedAt: new Date().toISOString(),
+        runbook: 'javascript:alert(1)',
+      },
     ],
   };
   const requested: string[] = [];
@@ -169,6 +180,70 @@ test('the page loads nothing but itself and its snapshots, and draws the dashboa
   expect(await deliveries.locator('svg polyline').first().getAttribute('points')).toMatch(/^(\d+(\.\d)?,\d+(\.\d)? ){10,}/);
   expect(await deliveries.locator('[data-testid=series][data-label="refused %"]').textContent()).toBe('refused % — not drawn locally');
   expect(await widgets.nth(1).locator('[data-testid=series][data-label="oldest age (s)"]').textContent()).toBe('oldest age (s) (right)');
+});
+
+describe.each([800, 1280])('at %i px wide', (width) => {
+  test('what the inboxes received comes first, then the alarms, then the dashboards; each alarm is one line; no name wraps and no word is broken', async () => {
+    await page.setViewportSize({ width, height: 900 });
+    // A long reason, which must be cut short rather than broken or wrapped.
+    source.setAlarmState(
+      'answers-SignatureFailures',
+      'ALARM',
+      `Threshold Crossed: ${'1 datapoint [12.0] was greater than or equal to the threshold (5.0). '.repeat(4)}`,
+    );
+    await openConsole();
+    await page.locator('[data-testid=dashboard] [data-testid=chart]').first().waitFor();
+
+    const top = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((node) => node.getBoundingClientRect().top);
+    const [inboxes, alarms, dashboards] = [await top('[data-testid=inbox]'), await top('[data-testid=alarms-panel]'), await top('[data-testid=dashboard]')];
+    expect(inboxes).toBeLessThan(alarms);
+    expect(alarms).toBeLessThan(dashboards);
+
+    // The rule, stated here: a line box is a distinct top of the text's client rectangles.
+    const lineCounts = (selector: string) =>
+      page.locator(selector).evaluateAll((nodes) =>
+        nodes.map((node) => {
+          const range = node.ownerDocument.createRange();
+          range.selectNodeContents(node);
+          const tops = [...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top));
+          return [node.textContent, tops.filter((value, index) => tops.findIndex((other) => Math.abs(other - value) < 6) === index).length];
+        }),
+      );
+    for (const selector of [
+      '[data-testid=alarm]',
+      '[data-testid=alarm-name]',
+      '[data-testid=inbox] h2',
+      '[data-testid=provider] h3',
+      '[data-testid=widget] h3',
+      '.tile .label',
+    ]) {
+      const counts = await lineCounts(selector);
+      expect(counts.length).toBeGreaterThan(0);
+      expect(counts.filter(([, lines]) => lines !== 1)).toEqual([]);
+    }
+    // Every word of the page lies on one line: no word is broken across two.
+    const broken = await page.locator('main').evaluate((main) => {
+      const found: string[] = [];
+      const walker = main.ownerDocument.createTreeWalker(main, 4);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const match of node.textContent.matchAll(/\S+/g)) {
+          const range = main.ownerDocument.createRange();
+          range.setStart(node, match.index);
+          range.setEnd(node, match.index + match[0].length);
+          const tops = new Set([...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top)));
+          if (tops.size > 1) found.push(match[0]);
+        }
+      }
+      return found;
+    });
+    expect(broken).toEqual([]);
+    // Nothing runs past the page's width.
+    expect(await page.locator('html').evaluate((html) => html.scrollWidth)).toBeLessThanOrEqual(width);
+  });
 });
 
 test('the page says when the snapshot fails, and comes back live when it answers again', async () => {

@@ -138,13 +138,47 @@ describe('the example dashboard', () => {
     );
     expect(filled.map((each) => each.title)).toEqual(widgets.map((each) => each.title));
     expect(asked).toHaveLength(widgets.reduce((sum, each) => sum + each.lines.length, 0));
-    expect(asked).toContain(`AWS/SQS/ApproximateNumberOfMessagesVisible Maximum 60 ${now - 3_600_000} ${now}`);
+    // Whole periods of the clock, the current one included.
+    expect(asked).toContain(`AWS/SQS/ApproximateNumberOfMessagesVisible Maximum 60 ${now - 3_600_000} ${now + 60_000}`);
     const deadDeliveries = filled.find((each) => each.title === 'Dead deliveries')!;
     expect(deadDeliveries.series).toEqual([
       { label: 'DLQ visible', points: [[now, 60]] },
       { label: 'dead-lettered rows', points: [[now, 300]] },
     ]);
     expect(filled.find((each) => each.title === 'Work queue')!.series[1]).toEqual({ label: 'oldest message age (s)', points: [[now, 300]], rightAxis: true });
+  });
+
+  test('periods are whole ones of the clock, the current one included, and each point is drawn at its period’s end or now: never before it was counted', () => {
+    const minute = 60_000;
+    // The twin started at 12:56; a delivery at 12:57 is counted in the 5-minute period 12:55–13:00; it is 12:58.
+    const now = Date.UTC(2030, 0, 1, 12, 58);
+    const counted = Date.UTC(2030, 0, 1, 12, 57);
+    const asked: [number, number][] = [];
+    const [chart] = widgetSeries(
+      [
+        {
+          title: 'Deliveries',
+          lines: [
+            { kind: 'metric', namespace: 'N', metricName: 'Accepted', dimensions: {}, stat: 'Sum', periodSeconds: 300, label: 'accepted', rightAxis: false },
+          ],
+        },
+      ],
+      (_metric, _stat, periodSeconds, fromMs, toMs) => {
+        asked.push([fromMs, toMs]);
+        // One point per whole period, at its start, as CloudWatch and the twin's store stamp them.
+        const points: [number, number][] = [];
+        for (let start = fromMs; start + periodSeconds * 1000 <= toMs; start += periodSeconds * 1000)
+          points.push([start, start <= counted && counted < start + periodSeconds * 1000 ? 1 : 0]);
+        return points;
+      },
+      now,
+      30 * minute,
+    );
+    expect(asked).toEqual([[Date.UTC(2030, 0, 1, 12, 25), Date.UTC(2030, 0, 1, 13, 0)]]);
+    const points = chart.series[0].points;
+    expect(points.at(-1)).toEqual([now, 1]);
+    expect(points.at(-2)).toEqual([Date.UTC(2030, 0, 1, 12, 55), 0]);
+    expect(points.every(([at, value]) => value === 0 || at >= counted)).toBe(true);
   });
 });
 

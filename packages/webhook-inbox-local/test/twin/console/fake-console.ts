@@ -152,8 +152,18 @@ export function representativeSnapshot(nowMs: number, dashboards: ConsoleSnapsho
   };
 }
 
+/** An inbox's alarm, named as CloudFormation names it (`answers-DeadLetterQueueDepth`): its label is the construct id in camel case, its owner the inbox. */
 function alarm(name: string, state: AlarmStateValue, reason: string, updatedAt: string, section: string): ConsoleAlarm {
-  return { name, state, reason, updatedAt, runbook: `${RUNBOOK}#${section}` };
+  const [inbox, id] = name.split('-');
+  return {
+    name,
+    label: id.charAt(0).toLowerCase() + id.slice(1),
+    owner: inbox.charAt(0).toUpperCase() + inbox.slice(1),
+    state,
+    reason,
+    updatedAt,
+    runbook: `${RUNBOOK}#${section}`,
+  };
 }
 
 function sampleDashboards(nowMs: number): ConsoleSnapshot['dashboards'] {
