@@ -6,7 +6,7 @@
  * Each client belongs to one stage of the pipeline (edge, event source, processor, reconciler,
  * secrets): the stage is fixed when the client is built, never switched while it runs.
  */
-import { DeliveryStatus, SweepWatermark } from '../lib/contract';
+import { DeliveryStatus, InboxItemKind, SweepWatermark } from '../lib/contract';
 
 /** The slice of an AWS SDK v3 client this module touches (any client's stack accepts these middlewares). */
 export interface SdkClient {
@@ -74,6 +74,8 @@ export function purposeOf(operation: string, input: Record<string, unknown>): st
   }
   if (operation === 'PutItem' && table.endsWith('-deliveries')) return 'store the delivery';
   if (operation === 'PutItem' && item.status?.S === DeliveryStatus.RECEIVED) return 'conditional insert';
+  const sortKey = ((input.Key ?? input.Item) as Record<string, { S?: string }> | undefined)?.sk?.S;
+  if (sortKey?.startsWith(InboxItemKind.BODY_PREFIX)) return operation === 'PutItem' ? 'body item' : 'body item read';
   if (operation === 'UpdateItem' && table.endsWith('-results')) return 'result offer';
   if (operation === 'UpdateItem' && values[':processing']?.S === DeliveryStatus.PROCESSING) return 'claim';
   if (operation === 'UpdateItem' && values[':processed']?.S === DeliveryStatus.PROCESSED && values[':owner']) return 'complete';

@@ -98,9 +98,12 @@ function describeAction(action: string): string {
   }
 }
 
+/** How an inspected row's body is placed, in words (a body in S3 names its key). */
+const BODY_PLACES: Partial<Record<string, string>> = { inline: 'inline in the row', item: 'in an item of its own beside the row' };
+
 export function formatInspect(report: InspectReport): string {
   const { row } = report;
-  const body = `${row.body.bytes === undefined ? 'size unknown' : `${row.body.bytes} bytes`}, ${row.body.where === 'inline' ? 'inline in the row' : `in S3 (${row.body.reference})`}`;
+  const body = `${row.body.bytes === undefined ? 'size unknown' : `${row.body.bytes} bytes`}, ${BODY_PLACES[row.body.where] ?? `in S3 (${row.body.reference})`}`;
   const rows: string[][] = [
     ['key', row.key],
     ['provider', row.provider],

@@ -3,7 +3,7 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { AdapterKind, Defaults, InboxAttr as A, InboxItemKind, OpsConfig, providerRuntimeConfig, ResultAttr as R } from '../../lib/contract';
 import { queryPages } from '../../lambda/shared/stores/dynamo';
 import { inlineBodyOf } from '../../lambda/shared/stores/inline-body';
-import { rowDigestOf } from '../../lambda/shared/stores/inbox';
+import { readBodyItem, rowDigestOf } from '../../lambda/shared/stores/inbox';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
 import { safeErrorText } from '../../lambda/shared/runtime/errors';
 import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
@@ -29,7 +29,8 @@ export interface InspectedRow {
   /** Provider headers kept at admission; the verifier already left out signatures and credentials. */
   readonly meta: Readonly<Record<string, string>>;
   readonly lastError?: string;
-  readonly body: { readonly where: 'inline' | 's3'; readonly bytes?: number; readonly reference?: string };
+  /** Where the body is: in the row, in an item of its own beside it, or in the body bucket. */
+  readonly body: { readonly where: 'inline' | 'item' | 's3'; readonly bytes?: number; readonly reference?: string };
 }
 
 export interface InspectedCopy {
@@ -100,6 +101,7 @@ function defined<K extends string, V>(name: K, value: V | undefined): { [P in K]
 
 async function bodyInfo(clients: OpsClients, config: OpsConfig, item: Record<string, AttributeValue>): Promise<InspectedRow['body']> {
   const reference = item[A.BODY_REF]?.S;
+  if (item[A.BODY_ITEM]?.BOOL) return { where: 'item', bytes: (await storedBody(clients, config, item)).length };
   if (reference === undefined) return { where: 'inline', bytes: inlineBodyOf(item).length };
   if (!config.bodyBucket) return { where: 's3', reference };
   const head = await clients.s3.send(new HeadObjectCommand({ Bucket: config.bodyBucket, Key: reference }));
@@ -207,6 +209,7 @@ async function jobOf(
 
 async function storedBody(clients: OpsClients, config: OpsConfig, item: Record<string, AttributeValue>): Promise<Buffer> {
   const reference = item[A.BODY_REF]?.S;
+  if (item[A.BODY_ITEM]?.BOOL) return inlineBodyOf(await readBodyItem(clients.dynamodb, config.inboxTable, item));
   if (reference === undefined) return inlineBodyOf(item);
   if (!config.bodyBucket) throw new OpsError('the row points at the body bucket, but the inbox configuration names none');
   return new S3BodyStore(clients.s3, config.bodyBucket).get(reference);

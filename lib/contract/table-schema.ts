@@ -20,6 +20,11 @@ export const InboxAttr = {
   BODY_REF: 'bodyRef',
   /** Set to `deflate-raw` when `body` holds the bytes deflated: items written before `deflated` existed. */
   BODY_ENCODING: 'bodyEncoding',
+  /**
+   * Delivery rows: true when the body is in an item of its own beside the row (sort key
+   * `body#<digest>`), written once, because inline it would take the row past one write unit.
+   */
+  BODY_ITEM: 'bodyItem',
   /** SHA-256 of the exact bytes received: 32 bytes (B) on delivery rows, 64 hex digits (S) on other items and older rows. */
   DIGEST: 'digest',
   RECEIVED_AT: 'receivedAt',
@@ -132,6 +137,8 @@ export const SUBMISSION_KIND_BATCH = 'batch';
 export const InboxItemKind = {
   DELIVERY: 'delivery',
   QUARANTINE_PREFIX: 'quarantine#',
+  /** A delivery's body kept apart from its row (`bodyItem`): `body#<digest in hex>`, so an altered copy never overwrites it. */
+  BODY_PREFIX: 'body#',
   /** A task recorded at submission (the ledger); its partition is `<provider>#<taskId>`, or `<provider>#key:<idempotencyKey>`. */
   SUBMISSION: 'submission',
   /** The custom ids of a batch submission, a chunk per item beside it: `children#00000`, `children#00001`, … */

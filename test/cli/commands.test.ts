@@ -20,7 +20,7 @@ import { parseEventRef } from '../../cli/commands/common';
 import { status } from '../../cli/commands/status';
 import { LocalOpsConfig } from '../../cli/config';
 import { run } from '../../cli/main';
-import { answerlineBody, InboxHarness, keyOf, PROVIDER, SecretsFixture, sha256Hex, storeUncheckedRow, taskIdOf } from '../support/inbox-fixture';
+import { answerlineBody, InboxHarness, keyOf, prose, PROVIDER, SecretsFixture, sha256Hex, storeUncheckedRow, taskIdOf } from '../support/inbox-fixture';
 
 /** One receive fails a row for good; the next moves its message to the DLQ (a second later). */
 const QUEUE = { visibilityTimeoutSeconds: 1, maxReceiveCount: 1 };
@@ -643,6 +643,17 @@ describe('inspect', () => {
     } finally {
       s3.destroy();
     }
+  });
+
+  test('a body in an item of its own: its size, and the job read from that item', async () => {
+    const body = answerlineBody({ response: { result: { answer: prose(16 * 1024) } } });
+    const key = await accept(body);
+    expect((await inspect(clients, h.opsConfig(), parseEventRef(key))).row).toMatchObject({ body: { where: 'item', bytes: Buffer.byteLength(body) } });
+    expect(await h.drain(h.processor())).toEqual({ received: 1, failed: 0 });
+    const text = await cli('inspect', key);
+    expect(text.stdout).toMatch(new RegExp(`^body +${Buffer.byteLength(body)} bytes, in an item of its own beside the row$`, 'm'));
+    expect(text.stdout).toMatch(/^job +.*: COMPLETED, task tsk_.* \(decided by this delivery\)$/m);
+    expect(text.stdout).not.toContain(prose(64));
   });
 
   test('a dead row shows its error; an unknown event is exit 1 naming it', async () => {

@@ -4,7 +4,7 @@ import { DeliveryStatus, MetricName } from '../../lib/contract';
 import { bodyObjectKey, responseObjectKey } from '../../lambda/shared/stores/body-store';
 import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
 import { createBodyBucket } from '#twin/testing';
-import { answerlineBody, InboxHarness, keyOf, PROVIDER, SecretsFixture, sha256Hex, taskIdOf } from '../support/inbox-fixture';
+import { answerlineBody, InboxHarness, keyOf, prose, PROVIDER, SecretsFixture, sha256Hex, taskIdOf } from '../support/inbox-fixture';
 
 const INLINE_BODY_BYTES = 64 * 1024;
 const MAX_BODY_BYTES = 6_000_000;
@@ -41,6 +41,32 @@ function bodyOfSize(bytes: number, idempotencyKey: string): string {
   const answer = unit.repeat(Math.floor(room / 7)) + 'x'.repeat(room % 7);
   return answerlineBody({ id, idempotencyKey, response: { result: { answer } } });
 }
+
+describe('a body too large for a one-unit row is written once, in an item of its own beside the row', () => {
+  test('a 16 KiB delivery: admitted, repeated, altered and processed; the row stays small, the body item holds the exact bytes', async () => {
+    const body = answerlineBody({ idempotencyKey: 'job-16k', response: { result: { answer: prose(16 * 1024) } } });
+    const handler = verifier();
+    expect(await h.deliver(body, handler)).toMatchObject({ statusCode: 202, result: 'accepted' });
+    expect(await h.deliver(body, handler)).toMatchObject({ statusCode: 200, result: 'duplicate' });
+    const altered = body.replace('ka', 'ko');
+    expect(await h.deliver(altered, handler)).toMatchObject({ statusCode: 200, result: 'quarantined' });
+
+    const digest = sha256Hex(body);
+    const row = await h.row(keyOf(body));
+    expect(row).toMatchObject({ bodyItem: true, digest, status: DeliveryStatus.RECEIVED });
+    expect(row).not.toHaveProperty('body');
+    expect(row).not.toHaveProperty('bodyRef');
+    expect(Buffer.from((await h.row(keyOf(body), `body#${digest}`))!.body as Uint8Array).toString('utf8')).toBe(body);
+
+    expect(await h.drain(processor())).toEqual({ received: 1, failed: 0 });
+    expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.PROCESSED, outcome: 'winner', bodyItem: true });
+    expect(await h.result('job-16k')).toMatchObject({ taskId: taskIdOf(body), response: JSON.stringify(JSON.parse(body).response) });
+    // The altered copy is quarantined whole; its body item, written before its insert was refused, expires with the row.
+    const quarantined = (await h.inboxItems()).find((item) => String(item.sk).startsWith('quarantine#'));
+    expect(Buffer.from(quarantined!.body as Uint8Array).toString('utf8')).toBe(altered);
+    expect(Buffer.from((await h.row(keyOf(body), `body#${digest}`))!.body as Uint8Array).toString('utf8')).toBe(body);
+  });
+});
 
 describe('bodies too large for a row go to S3 and come back byte for byte', () => {
   test.each([

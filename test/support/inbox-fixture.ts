@@ -314,6 +314,24 @@ export function answerlineBody(fields: TaskFields = {}): string {
   });
 }
 
+/**
+ * Words of a made-up language, in no order, at least `bytes` long: deflated, about as long as
+ * English prose of that length (1 KiB to about 550 bytes), where a repeated text deflates a hundredfold.
+ */
+export function prose(bytes: number): string {
+  const syllables = 'ka ri to ne mu sa lo pe di fa gu ho ve ni zo ra'.split(' ');
+  let text = '';
+  for (let seed = 7; Buffer.byteLength(text) < bytes;) {
+    const word: string[] = [];
+    do {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      word.push(syllables[Math.floor((seed / 2 ** 31) * syllables.length)]);
+    } while (seed % 3 !== 0 && word.length < 4);
+    text += `${word.join('')} `;
+  }
+  return text;
+}
+
 export interface SignOptions {
   readonly secret: string;
   /** Unix seconds the signature covers. */

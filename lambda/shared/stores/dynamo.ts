@@ -20,6 +20,32 @@ export const stringMap = (values: Record<string, string>): AttributeValue => ({
 });
 
 /**
+ * An item's size as DynamoDB bills it (docs/DESIGN.md#item-layout): each attribute's name in UTF-8
+ * bytes plus its value (a string's UTF-8 bytes, a binary's bytes, a number one byte per two
+ * digits plus one, a boolean or null one byte, a map or list three bytes plus one per element
+ * and its elements). Numbers are counted by every digit, so the figure never falls short.
+ */
+export function itemSizeBytes(item: Record<string, AttributeValue>): number {
+  return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueSizeBytes(value), 0);
+}
+
+function valueSizeBytes(value: AttributeValue): number {
+  if (value.S !== undefined) return Buffer.byteLength(value.S);
+  if (value.B !== undefined) return value.B.length;
+  if (value.N !== undefined) return numberSizeBytes(value.N);
+  if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
+  if (value.M !== undefined)
+    return 3 + Object.entries(value.M).reduce((sum, [name, element]) => sum + 1 + Buffer.byteLength(name) + valueSizeBytes(element), 0);
+  if (value.L !== undefined) return 3 + value.L.reduce((sum, element) => sum + 1 + valueSizeBytes(element), 0);
+  if (value.SS !== undefined) return value.SS.reduce((sum, element) => sum + Buffer.byteLength(element), 0);
+  if (value.NS !== undefined) return value.NS.reduce((sum, element) => sum + numberSizeBytes(element), 0);
+  if (value.BS !== undefined) return value.BS.reduce((sum, element) => sum + element.length, 0);
+  return 0;
+}
+
+const numberSizeBytes = (text: string): number => Math.ceil(text.replace(/[^0-9]/g, '').length / 2) + 1;
+
+/**
  * Writes an item unless one with its partition key exists: true when written, false when one was
  * there (and nothing is changed). One conditional PutItem, safe to repeat.
  */

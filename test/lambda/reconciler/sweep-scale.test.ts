@@ -10,7 +10,7 @@
  */
 import { BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
 import { Defaults, DeliveryStatus, PendingIndex } from '../../../lib/contract';
-import { deliveryItem } from '../../../lambda/shared/stores/inbox';
+import { deliveryItems } from '../../../lambda/shared/stores/inbox';
 import { InboxHarness, SecretsFixture, sha256Hex } from '../../support/inbox-fixture';
 
 const SWEEP_AFTER_MS = Defaults.SWEEP_AFTER_SECONDS * 1000;
@@ -41,7 +41,7 @@ async function backlog(entries: number): Promise<{ stranded: string[]; processed
   const start = h.clock.now() - entries * 1_000;
   const items = Array.from({ length: entries }, (_, i) => {
     const body = Buffer.from(`{"task":{"id":"tsk_scale_${i}"}}`);
-    const item = deliveryItem(
+    const { row: item } = deliveryItems(
       {
         provider: 'answerline',
         eventId: `tsk_scale_${i}`,

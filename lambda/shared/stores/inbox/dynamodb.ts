@@ -1,4 +1,12 @@
-import { BatchGetItemCommand, BatchWriteItemCommand, DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  AttributeValue,
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { InboxAttr as A, DeliveryStatus, InboxItemKind, PendingIndex, SweepWatermark } from '../../../../lib/contract';
 import { shardOf } from '../../runtime/digest';
 import { isConditionalCheckFailed } from '../../runtime/errors';
@@ -7,9 +15,10 @@ import { Completion, InboxStore, StrandedRows } from './port';
 import {
   BODY_ATTRIBUTES,
   bodyAttributes,
+  bodyItemKey,
   ClaimedDelivery,
   completedItem,
-  deliveryItem,
+  deliveryItems,
   itemKey,
   NewDelivery,
   OriginalRow,
@@ -38,7 +47,12 @@ export class DynamoDbInboxStore implements InboxStore, PendingIndexReader, Sweep
   ) {}
 
   async insert(delivery: NewDelivery): Promise<boolean> {
-    return putIfAbsent(this.client, this.tableName, deliveryItem(delivery, this.pendingShards));
+    const { row, body } = deliveryItems(delivery, this.pendingShards);
+    // The body item first, so a row never lacks its body. It is keyed by the body's digest: a repeat
+    // writes the same bytes again, and an altered copy (whose row insert then fails) never
+    // overwrites the original's; that copy's item expires with the row.
+    if (body) await this.client.send(new PutItemCommand({ TableName: this.tableName, Item: body }));
+    return putIfAbsent(this.client, this.tableName, row);
   }
 
   async originalOf(key: string): Promise<OriginalRow | undefined> {
@@ -116,7 +130,9 @@ export class DynamoDbInboxStore implements InboxStore, PendingIndexReader, Sweep
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return { ...toStoredDelivery(out.Attributes!), item: out.Attributes! };
+      const row = out.Attributes!;
+      const body = row[A.BODY_ITEM]?.BOOL ? await readBodyItem(this.client, this.tableName, row) : undefined;
+      return { ...toStoredDelivery(row, body), item: row };
     } catch (error) {
       if (isConditionalCheckFailed(error)) return undefined;
       throw error;
@@ -416,6 +432,17 @@ export class DynamoDbInboxStore implements InboxStore, PendingIndexReader, Sweep
       if (!isConditionalCheckFailed(error)) throw error;
     }
   }
+}
+
+/**
+ * The body item of a row that keeps its body apart (`bodyItem`), read strongly consistent: it was
+ * written before the row. A missing one is an error (the row is then retried and, after its
+ * attempts, dead), never an empty body.
+ */
+export async function readBodyItem(client: DynamoDBClient, tableName: string, row: Record<string, AttributeValue>): Promise<Record<string, AttributeValue>> {
+  const out = await client.send(new GetItemCommand({ TableName: tableName, Key: bodyItemKey(row[A.PK].S!, rowDigestOf(row)), ConsistentRead: true }));
+  if (!out.Item) throw new Error('the row keeps its body in an item of its own, and that item is missing');
+  return out.Item;
 }
 
 /** BatchWriteItem's limit of requests per call. */

@@ -1,4 +1,4 @@
 export * from './keys';
 export * from './row';
 export * from './port';
-export { DynamoDbInboxStore } from './dynamodb';
+export { DynamoDbInboxStore, readBodyItem } from './dynamodb';

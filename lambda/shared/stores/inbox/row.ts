@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { InboxAttr as A, DeliveryStatus, InboxItemKind } from '../../../../lib/contract';
 import { shardOf } from '../../runtime/digest';
-import { N, S, stringMap } from '../dynamo';
+import { itemSizeBytes, N, S, stringMap } from '../dynamo';
 import { inlineBodyAttributes, inlineBodyOf } from '../inline-body';
 import { deliveryKey, jobRefKey, splitKey } from './keys';
 
@@ -92,15 +92,29 @@ export function itemKey(key: string, sk: string = InboxItemKind.DELIVERY): Recor
 /** A SHA-256 digest in hex, as rows' digests are given (kept as their 32 bytes). */
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-/** A new delivery's row: RECEIVED, no attempts, in the pending index (of `pendingShards` shards) from its arrival. */
-export function deliveryItem(delivery: NewDelivery, pendingShards: number): Record<string, AttributeValue> {
+/** What DynamoDB bills a write by: each 1 KB of the item's size, or part of it, is a write unit. */
+const WRITE_UNIT_BYTES = 1024;
+/**
+ * The most a claim or a completion adds to a new row: the claim 46 bytes (a 16-character lease
+ * owner and the lease's end, and `PROCESSING` for `RECEIVED`), the completion 42 (the time and an
+ * outcome of at most 15 characters, without the lease). A previous attempt's error is not counted:
+ * a row that failed once may cost two units until it is completed.
+ */
+const CLAIM_HEADROOM_BYTES = 48;
+
+/**
+ * The items a new delivery is written as: its row, RECEIVED, no attempts, in the pending index (of
+ * `pendingShards` shards) from its arrival; and, when the body inline would take the claimed row
+ * past one write unit, the body in an item of its own (`bodyItem`), written once before the row,
+ * so the row's three writes (insert, claim, completion) cost one unit each whatever the body's size.
+ */
+export function deliveryItems(delivery: NewDelivery, pendingShards: number): { row: Record<string, AttributeValue>; body?: Record<string, AttributeValue> } {
   if (!SHA256_HEX.test(delivery.digest)) throw new Error(`digest must be a SHA-256 in lower-case hex, not ${JSON.stringify(delivery.digest.slice(0, 80))}`);
   const key = deliveryKey(delivery.provider, delivery.eventId);
-  return {
+  const state: Record<string, AttributeValue> = {
     // The provider and event id are the key's (`splitKey`), and the digest is kept as its 32
     // bytes: a claimed 1 KiB row stays within one write unit (docs/DESIGN.md#item-layout).
     ...itemKey(key),
-    ...bodyAttributes(delivery),
     [A.DIGEST]: { B: Buffer.from(delivery.digest, 'hex') },
     [A.RECEIVED_AT]: N(delivery.receivedAt),
     [A.META]: stringMap(delivery.meta),
@@ -113,6 +127,18 @@ export function deliveryItem(delivery: NewDelivery, pendingShards: number): Reco
     ...(delivery.recovered ? { [A.RECOVERED]: { BOOL: true } } : {}),
     ...(delivery.eventAt !== undefined ? { [A.EVENT_AT]: N(delivery.eventAt) } : {}),
   };
+  const body = bodyAttributes(delivery);
+  const inline = { ...state, ...body };
+  if (delivery.bodyRef !== undefined || itemSizeBytes(inline) + CLAIM_HEADROOM_BYTES <= WRITE_UNIT_BYTES) return { row: inline };
+  return {
+    row: { ...state, [A.BODY_ITEM]: { BOOL: true } },
+    body: { ...bodyItemKey(key, delivery.digest), ...body, [A.EXPIRES_AT]: N(delivery.expiresAt) },
+  };
+}
+
+/** The table key of a delivery's body item: beside its row, under the body's digest. */
+export function bodyItemKey(key: string, digest: string): Record<string, AttributeValue> {
+  return itemKey(key, `${InboxItemKind.BODY_PREFIX}${digest}`);
 }
 
 /** Every attribute that holds (or says the encoding of) a body, in any form an item was written in. */
@@ -132,15 +158,19 @@ export function rowDigestOf(item: Record<string, AttributeValue>): string {
   return digest?.B !== undefined ? Buffer.from(digest.B).toString('hex') : (digest?.S ?? '');
 }
 
-/** A delivery row read whole, in any of the forms rows were written in. */
-export function toStoredDelivery(item: Record<string, AttributeValue>): StoredDelivery {
+/**
+ * A delivery row read whole, in any of the forms rows were written in; `bodyItem` is its body item,
+ * read beside it, when the row has one.
+ */
+export function toStoredDelivery(item: Record<string, AttributeValue>, bodyItem?: Record<string, AttributeValue>): StoredDelivery {
   const key = item[A.PK].S!;
   const { provider, rest: eventId } = splitKey(key);
+  if (item[A.BODY_ITEM]?.BOOL && !bodyItem) throw new Error('a row that keeps its body apart was read without its body item');
   return {
     key,
     provider,
     eventId,
-    ...(item[A.BODY_REF]?.S ? { bodyRef: item[A.BODY_REF].S } : { body: inlineBodyOf(item) }),
+    ...(item[A.BODY_REF]?.S ? { bodyRef: item[A.BODY_REF].S } : { body: inlineBodyOf(bodyItem ?? item) }),
     digest: rowDigestOf(item),
     receivedAt: Number(item[A.RECEIVED_AT].N),
     meta: Object.fromEntries(Object.entries(item[A.META]?.M ?? {}).map(([name, value]) => [name, value.S ?? ''])),

@@ -5,10 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
-import { AttributeValue, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDbInboxStore, NewDelivery } from '../../../../../lambda/shared/stores/inbox';
+import { AttributeValue, DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { deliveryItems, DynamoDbInboxStore, NewDelivery } from '../../../../../lambda/shared/stores/inbox';
 import { createTables, resourceNames } from '#twin/testing';
-import { uniqueName } from '../../../../support/inbox-fixture';
+import { prose, uniqueName } from '../../../../support/inbox-fixture';
 import { DeliveryStatus } from '../../../../../lib/contract';
 
 const dynamodb = new DynamoDBClient({});
@@ -363,24 +363,36 @@ describe('rows written before the compact row format', () => {
   });
 });
 
-test('a claimed row of a 1 KiB JSON delivery, with the headers and job reference a provider sends, is billed one write unit', async () => {
-  // Words of a made-up language, in no order: deflated, as long as 1 KiB of English prose (520–560 bytes).
-  const syllables = 'ka ri to ne mu sa lo pe di fa gu ho ve ni zo ra'.split(' ');
-  let answer = '';
-  for (let seed = 7; Buffer.byteLength(answer) < 900;) {
-    const word: string[] = [];
-    do {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      word.push(syllables[Math.floor((seed / 2 ** 31) * syllables.length)]);
-    } while (seed % 3 !== 0 && word.length < 4);
-    answer += `${word.join('')} `;
-  }
-  const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
+/** An Answerline result of exactly `bytes`, its answer prose, as the bench sends them. */
+function answerlineResult(id: string, bytes: number): string {
   const text = JSON.stringify({
     task: { id: `tsk_${id}`, status: 'COMPLETED', idempotencyKey: `job-${id}`, createdAt: '2026-09-18T10:00:00.000Z' },
-    response: { result: { answer, confidence: 0.93 } },
-  }).slice(0, 1024);
-  expect(Buffer.byteLength(text)).toBe(1024);
+    response: { result: { answer: prose(bytes), confidence: 0.93 } },
+  }).slice(0, bytes);
+  expect(Buffer.byteLength(text)).toBe(bytes);
+  return text;
+}
+
+/** The headers an Answerline delivery keeps. */
+const ANSWERLINE_META = {
+  'webhook-id': `msg_${'2f'.repeat(16)}`,
+  'webhook-timestamp': String(T0 / 1000),
+  'content-type': 'application/json',
+  'content-length': '1024',
+  'user-agent': 'Answerline-Webhooks/1.0',
+};
+
+/** The write units of an item as DynamoDB holds it: what writing it over itself consumes. */
+async function writeUnitsOf(key: string, sk = 'delivery'): Promise<number> {
+  const out = await dynamodb.send(new GetItemCommand({ TableName: table, Key: { pk: { S: key }, sk: { S: sk } }, ConsistentRead: true }));
+  const put = await dynamodb.send(new PutItemCommand({ TableName: table, Item: out.Item, ReturnConsumedCapacity: 'TOTAL' }));
+  return put.ConsumedCapacity!.CapacityUnits!;
+}
+
+test('a claimed row of a 1 KiB JSON delivery, with the headers and job reference a provider sends, is billed one write unit', async () => {
+  const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
+  const text = answerlineResult(id, 1024);
+  // As long as 1 KiB of English prose deflated (520–560 bytes).
   expect(deflateRawSync(text).length).toBeGreaterThan(540);
   expect(deflateRawSync(text).length).toBeLessThan(560);
   await store.insert({
@@ -389,22 +401,87 @@ test('a claimed row of a 1 KiB JSON delivery, with the headers and job reference
     body: Buffer.from(text),
     digest: sha256(text).toString('hex'),
     receivedAt: T0,
-    meta: {
-      'webhook-id': `msg_${'2f'.repeat(16)}`,
-      'webhook-timestamp': String(T0 / 1000),
-      'content-type': 'application/json',
-      'content-length': '1024',
-      'user-agent': 'Answerline-Webhooks/1.0',
-    },
+    meta: ANSWERLINE_META,
     expiresAt: T0 / 1000 + 86_400 * 7,
     jobRef: `job-${id}`,
     eventAt: T0,
   });
   await store.claim(`answerline#tsk_${id}`, 'Xq3vR8mK1pZ0aB2c', T0, LEASE, MAX);
-  const out = await dynamodb.send(
-    new GetItemCommand({ TableName: table, Key: { pk: { S: `answerline#tsk_${id}` }, sk: { S: 'delivery' } }, ConsistentRead: true }),
-  );
-  // Writing the claimed item over itself costs the units of its size, as DynamoDB counts them.
-  const put = await dynamodb.send(new PutItemCommand({ TableName: table, Item: out.Item, ReturnConsumedCapacity: 'TOTAL' }));
-  expect(put.ConsumedCapacity?.CapacityUnits).toBe(1);
+  expect(await writeUnitsOf(`answerline#tsk_${id}`)).toBe(1);
+});
+
+test('a 1 KiB body stays in its row when the claimed row fits one unit with it, and goes to an item of its own when it would not', async () => {
+  const id = '3b241101-e2bb-4255-8caf-4136c566a962';
+  const text = answerlineResult(id, 1024);
+  const fields = { body: Buffer.from(text), digest: sha256(text).toString('hex'), jobRef: `job-${id}`, eventAt: T0 + 123 };
+  // With one header kept the row holds the deflated body in one unit; with five long ones it would not.
+  await store.insert(delivery(`tsk_${id}`, { ...fields, meta: { 'content-type': 'application/json' } }));
+  await store.insert(delivery(`tsk_${id}-long`, { ...fields, meta: { ...ANSWERLINE_META, 'x-request-trace': 'r'.repeat(80) } }));
+  expect(await item(`answerline#tsk_${id}`)).toHaveProperty('deflated');
+  expect(await item(`answerline#tsk_${id}-long`)).toMatchObject({ bodyItem: true });
+  for (const key of [`answerline#tsk_${id}`, `answerline#tsk_${id}-long`]) {
+    const claimed = await store.claim(key, 'Xq3vR8mK1pZ0aB2c', T0, LEASE, MAX);
+    expect(claimed!.body!.toString('utf8')).toBe(text);
+    expect(await writeUnitsOf(key)).toBe(1);
+  }
+});
+
+describe('a body too large for a one-unit row is written once, in an item of its own', () => {
+  const id = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+  const key = `answerline#tsk_${id}`;
+  const text = answerlineResult(id, 16 * 1024);
+  const large = (overrides: Partial<NewDelivery> = {}): NewDelivery => ({
+    ...delivery(`tsk_${id}`),
+    body: Buffer.from(text),
+    digest: sha256(text).toString('hex'),
+    meta: ANSWERLINE_META,
+    jobRef: `job-${id}`,
+    eventAt: T0,
+    ...overrides,
+  });
+
+  test('the row (inserted, claimed, completed) is billed one write unit; the body item its deflated size, once; the claim reads the exact bytes', async () => {
+    expect(await store.insert(large())).toBe(true);
+    const bodySk = `body#${sha256(text).toString('hex')}`;
+    expect(await item(key)).toMatchObject({ bodyItem: true });
+    expect(await item(key)).not.toHaveProperty('deflated');
+    expect(await item(key, bodySk)).toMatchObject({ expiresAt: T0 / 1000 + 86_400 });
+    expect(await item(key, bodySk)).toHaveProperty('deflated');
+    // 16 KiB of prose deflates to about 6 KB: six units, written once instead of with each of the row's three writes.
+    expect(await writeUnitsOf(key, bodySk)).toBe(Math.ceil((deflateRawSync(text).length + 120) / 1024));
+    expect(await writeUnitsOf(key)).toBe(1);
+
+    const claimed = await store.claim(key, 'Xq3vR8mK1pZ0aB2c', T0, LEASE, MAX);
+    expect(claimed!.body!.toString('utf8')).toBe(text);
+    expect(claimed!.digest).toBe(sha256(text).toString('hex'));
+    expect(await writeUnitsOf(key)).toBe(1);
+    // A batched completion writes back the claimed item: the row, not the body.
+    expect(await store.completeLeased([{ row: claimed!, outcome: 'no_final_result' }], T0 + 5)).toEqual([]);
+    expect(await item(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, bodyItem: true });
+    expect(await writeUnitsOf(key)).toBe(1);
+  });
+
+  test('an altered copy of the id never replaces the original body: the insert is refused and the claim reads the first bytes', async () => {
+    expect(await store.insert(large())).toBe(true);
+    const altered = `${text.slice(0, -1)}!`;
+    expect(await store.insert(large({ body: Buffer.from(altered), digest: sha256(altered).toString('hex') }))).toBe(false);
+    expect(await store.originalOf(key)).toEqual({ digest: sha256(text).toString('hex'), recovered: false });
+    expect((await store.claim(key, 'w', T0, LEASE, MAX))!.body!.toString('utf8')).toBe(text);
+  });
+
+  test('a row whose body item is missing is not claimed with an empty body: the claim fails', async () => {
+    expect(await store.insert(large())).toBe(true);
+    await dynamodb.send(new DeleteItemCommand({ TableName: table, Key: { pk: { S: key }, sk: { S: `body#${sha256(text).toString('hex')}` } } }));
+    await expect(store.claim(key, 'w', T0, LEASE, MAX)).rejects.toThrow(/item is missing/);
+  });
+
+  test('a row written before body items existed, its 16 KiB body deflated inline, is claimed with its exact bytes', async () => {
+    const { bodyItem: _bodyItem, ...row } = deliveryItems(large(), 16).row;
+    const inline = { ...row, deflated: { B: deflateRawSync(text) } };
+    await dynamodb.send(new PutItemCommand({ TableName: table, Item: inline }));
+    const claimed = await store.claim(key, 'w', T0, LEASE, MAX);
+    expect(claimed!.body!.toString('utf8')).toBe(text);
+    expect(await store.completeLeased([{ row: claimed!, outcome: 'winner' }], T0 + 5)).toEqual([]);
+    expect(await item(key)).toMatchObject({ status: DeliveryStatus.PROCESSED });
+  });
 });
