@@ -48,6 +48,12 @@ export interface TableSettings {
    * @default false
    */
   readonly deletionProtection?: boolean;
+
+  /**
+   * Warm throughput of the table and of each of its indexes: read and write units a second it serves at once, for an inbox that expects bursts a new on-demand table could not yet take (at least 12,000 read and 4,000 write units; priced per unit raised, docs/CAPACITY.md).
+   * @default - none: a new on-demand table serves 12,000 read and 4,000 write units a second at once and grows with its traffic
+   */
+  readonly warmThroughput?: dynamodb.WarmThroughput;
 }
 
 /**

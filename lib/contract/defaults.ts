@@ -92,6 +92,13 @@ export const Limits = {
    */
   REST_API_INTEGRATION_TIMEOUT_SECONDS: 29,
   HTTP_API_INTEGRATION_TIMEOUT_SECONDS: 30,
+  /**
+   * A table's (or index's) warm throughput may be no lower than what every new on-demand table
+   * already serves: 12,000 read and 4,000 write units a second (docs/CAPACITY.md#quotas). No upper
+   * bound here: the most is the account's table quota, which an account may have raised.
+   */
+  WARM_READ_UNITS_PER_SECOND_MIN: 12_000,
+  WARM_WRITE_UNITS_PER_SECOND_MIN: 4_000,
 } as const;
 
 /** How often the reconciler runs by default. */

@@ -3,7 +3,7 @@ import { IConstruct } from 'constructs';
 import { Defaults, Limits, POLLED_ONLY_ADAPTERS, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerProblems } from './provider-runtime';
-import type { WebhookInboxProps } from '../webhook-inbox-props';
+import type { TableSettings, WebhookInboxProps } from '../webhook-inbox-props';
 import { rateSeconds } from './schedule-rate';
 import { ValidationError } from './validation-error';
 import { deadLetterRetentionOf, isRestApi, resultRetentionOf, retentionOf, sweepAfterFloorOf, sweepAfterOf } from './settings';
@@ -42,6 +42,8 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
   checkRange(problems, 'rejectionRecordsPerMinute', props.rejectionRecordsPerMinute, Limits.REJECTION_RECORDS_PER_MINUTE);
   checkRange(problems, 'rejectionRecordSamplePercent', props.rejectionRecordSamplePercent, Limits.REJECTION_SAMPLE_PERCENT);
   checkRange(problems, 'rejectionRecordRetention (days)', props.rejectionRecordRetention?.toDays({ integral: false }), Limits.REJECTION_RETENTION_DAYS);
+  problems.push(...warmThroughputProblems('inboxTableSettings', props.inboxTableSettings));
+  problems.push(...warmThroughputProblems('resultsTableSettings', props.resultsTableSettings));
   problems.push(...ingressProblems(props, providers));
   problems.push(...verifierTimeoutProblems(props));
   problems.push(...sweepAfterProblems(props));
@@ -57,6 +59,26 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
       'sweepBatchSize is deprecated and ignored: the sweep enqueues every stranded row it finds, as many as the reconciler run has time for. Remove the prop.',
     );
   }
+}
+
+/** DynamoDB refuses a warm throughput below what a new on-demand table serves anyway. */
+function warmThroughputProblems(prop: string, settings: TableSettings | undefined): string[] {
+  const warm = settings?.warmThroughput;
+  if (!warm) return [];
+  const floors = [
+    { name: 'readUnitsPerSecond', value: warm.readUnitsPerSecond, min: Limits.WARM_READ_UNITS_PER_SECOND_MIN },
+    { name: 'writeUnitsPerSecond', value: warm.writeUnitsPerSecond, min: Limits.WARM_WRITE_UNITS_PER_SECOND_MIN },
+  ];
+  const problems = floors
+    .filter(({ value, min }) => value !== undefined && !Token.isUnresolved(value) && (!Number.isInteger(value) || value < min))
+    .map(
+      ({ name, value, min }) =>
+        `${prop}.warmThroughput.${name}: must be a whole number of at least ${min.toLocaleString('en-US')} (what a new on-demand table serves already), got ${value}`,
+    );
+  if (warm.readUnitsPerSecond === undefined && warm.writeUnitsPerSecond === undefined) {
+    problems.push(`${prop}.warmThroughput: give readUnitsPerSecond, writeUnitsPerSecond or both`);
+  }
+  return problems;
 }
 
 /** The id of the warning that `sweepBatchSize` is ignored. */
