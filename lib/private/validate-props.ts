@@ -4,6 +4,8 @@ import { Defaults, Limits, POLLED_ONLY_ADAPTERS, PROVIDER_NAME_PATTERN, PROVIDER
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerProblems } from './provider-runtime';
 import type { TableSettings, WebhookInboxProps } from '../webhook-inbox-props';
+import { providerRoutes, routeThrottleProblems } from './route-throttle';
+import { webAclRateLimitProblems } from './web-acl';
 import { rateSeconds } from './schedule-rate';
 import { ValidationError } from './validation-error';
 import { deadLetterRetentionOf, isRestApi, resultRetentionOf, retentionOf, sweepAfterFloorOf, sweepAfterOf } from './settings';
@@ -45,6 +47,7 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
   problems.push(...warmThroughputProblems('inboxTableSettings', props.inboxTableSettings));
   problems.push(...warmThroughputProblems('resultsTableSettings', props.resultsTableSettings));
   problems.push(...ingressProblems(props, providers));
+  problems.push(...routeThrottleProblems(props, providers));
   problems.push(...verifierTimeoutProblems(props));
   problems.push(...sweepAfterProblems(props));
   problems.push(...retentionProblems(props, providers));
@@ -92,6 +95,8 @@ function ingressProblems(props: WebhookInboxProps, providers: readonly WebhookPr
     problems.push('ingress: a REST API needs a provider that posts (every provider here is polled only)');
   }
   const webAclArn = props.ingress?.webAclArn;
+  const rateLimit = props.ingress?.rateLimit;
+  if (rateLimit) problems.push(...webAclRateLimitProblems(rateLimit, webAclArn, [...new Set(providerRoutes(providers).map((route) => route.providerName))]));
   if (webAclArn !== undefined && !Token.isUnresolved(webAclArn) && !REGIONAL_WEB_ACL_ARN.test(webAclArn)) {
     problems.push(
       `ingress.webAclArn: must be the ARN of a REGIONAL AWS WAF web ACL (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>), got "${webAclArn}"`,

@@ -82,14 +82,21 @@ describe('the REST API ingress', () => {
     }
   });
 
-  test('throttles every method of its prod stage as the HTTP API throttles its $default stage', () => {
+  test('throttles every method of its prod stage on its own, as the HTTP API throttles each route (route-throttle.test.ts has the sizes)', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'prod',
-      MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 })],
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 1666 }),
+        Match.objectLike({ HttpMethod: 'POST', ResourcePath: '/~1hooks~1answerline', ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 1666 }),
+        Match.objectLike({ HttpMethod: 'GET', ResourcePath: '/~1hooks~1meta', ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 1666 }),
+      ]),
     });
     const overridden = build({ ingress: WebhookIngress.restApi(), throttle: { rateLimit: 5, burstLimit: 7 } }).template;
     overridden.hasResourceProperties('AWS::ApiGateway::Stage', {
-      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 7 })],
+      MethodSettings: [
+        Match.objectLike({ ResourcePath: '/*', ThrottlingRateLimit: 5, ThrottlingBurstLimit: 7 }),
+        Match.objectLike({ ResourcePath: '/~1hooks~1answerline', ThrottlingRateLimit: 5, ThrottlingBurstLimit: 7 }),
+      ],
     });
   });
 

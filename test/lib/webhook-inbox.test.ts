@@ -462,7 +462,9 @@ describe('WebhookInbox with overrides', () => {
     ).toThrow(
       /inboxTableSettings\.warmThroughput\.readUnitsPerSecond: must be a whole number of at least 12,000 .*got 11999[\s\S]*resultsTableSettings\.warmThroughput\.writeUnitsPerSecond: must be a whole number of at least 4,000 .*got 3999\.5/,
     );
-    expect(() => build({ inboxTableSettings: { warmThroughput: {} } })).toThrow(/inboxTableSettings\.warmThroughput: give readUnitsPerSecond, writeUnitsPerSecond or both/);
+    expect(() => build({ inboxTableSettings: { warmThroughput: {} } })).toThrow(
+      /inboxTableSettings\.warmThroughput: give readUnitsPerSecond, writeUnitsPerSecond or both/,
+    );
     expect(() => build({ inboxTableSettings: { warmThroughput: { readUnitsPerSecond: 12_000, writeUnitsPerSecond: 4_000 } } })).not.toThrow();
   });
 
