@@ -84,6 +84,8 @@ export interface TwinAppOptions {
   readonly authoritativeReads?: Readonly<Record<string, AuthoritativeReadSettings>>;
   /** Without a body bucket: every body must fit a row. */
   readonly inlineBodiesOnly?: boolean;
+  /** The throttle of a provider's route, by provider name. @default the construct's */
+  readonly routeThrottles?: Readonly<Record<string, { readonly rateLimit: number; readonly burstLimit: number }>>;
 }
 
 /** Synthesizes the twin's app into a new cloud assembly folder; returns it. */
@@ -115,6 +117,7 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
           }
         : {}),
       ...(read ? { authoritativeRead: { urlTemplate: read.urlTemplate, idJsonPath: read.idJsonPath, apiKeySecret: apiKey(read.apiKeySecretId) } } : {}),
+      ...(options.routeThrottles?.[name] ? { throttle: options.routeThrottles[name] } : {}),
     };
     if (spec.preset === 'hmac') {
       const { name: _name, preset: _preset, ...scheme } = spec as Extract<TwinProviderSpec, { preset: 'hmac' }>;

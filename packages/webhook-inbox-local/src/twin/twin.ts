@@ -253,7 +253,7 @@ export const DEFAULT_TWIN_TIMING: TwinTiming = { processorTimeoutSeconds: 5, swe
 /** What the twin's own app is built with, as `TwinAppOptions` says (providers and timing aside). */
 type TwinAppSettings = Pick<
   TwinAppOptions,
-  'maxReceiveCount' | 'verifierConcurrency' | 'processorConcurrency' | 'pollBatchSize' | 'polling' | 'authoritativeReads'
+  'maxReceiveCount' | 'verifierConcurrency' | 'processorConcurrency' | 'pollBatchSize' | 'polling' | 'authoritativeReads' | 'routeThrottles'
 >;
 
 export interface TwinOptions extends TwinAppSettings {
@@ -347,6 +347,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     pollBatchSize: options.pollBatchSize,
     polling: options.polling,
     authoritativeReads: options.authoritativeReads,
+    routeThrottles: options.routeThrottles,
     inlineBodiesOnly: Boolean(options.dataDir),
   });
   options.log?.(`synthesized the twin's own app (${providers.map((spec) => (typeof spec === 'string' ? spec : spec.name)).join(', ')})`);
