@@ -1,3 +1,4 @@
+import { Duration } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 
@@ -53,6 +54,28 @@ export interface HttpApiIngressOptions {
   readonly domain?: WebhookIngressDomain;
 }
 
+/**
+ * Rate-based AWS WAF rules on a REST API ingress: a source address that sends one provider's route
+ * more than its limit within the evaluation window is blocked (403) on that route until its rate
+ * falls below. Each route is counted on its own, so a flood on one route blocks nothing on another.
+ */
+export interface WebAclRateLimit {
+  /** Requests one source address may send to one route within the evaluation window (at least 10); set it above what a provider sends from one address, since providers deliver from a few. */
+  readonly limit: number;
+
+  /**
+   * How far back AWS WAF counts: 1, 2, 5 or 10 minutes.
+   * @default Duration.minutes(5)
+   */
+  readonly evaluationWindow?: Duration;
+
+  /**
+   * Limits of particular providers' routes, by provider name, in place of `limit` (each is a rate-based rule of its own: at most 9).
+   * @default - `limit` for every route
+   */
+  readonly providerLimits?: { [providerName: string]: number };
+}
+
 /** Options of the REST API ingress. */
 export interface RestApiIngressOptions {
   /**
@@ -60,6 +83,12 @@ export interface RestApiIngressOptions {
    * @default - no web ACL
    */
   readonly webAclArn?: string;
+
+  /**
+   * A web ACL the inbox creates and associates with the stage, with rate-based rules per route (docs/INGRESS.md#aws-waf); not allowed with `webAclArn`. AWS WAF bills the web ACL, its rules and the requests it inspects.
+   * @default - no web ACL of the inbox's
+   */
+  readonly rateLimit?: WebAclRateLimit;
 
   /**
    * A custom domain, mapped to the API's stage at its root.
@@ -82,7 +111,7 @@ export interface RestApiIngressOptions {
 export class WebhookIngress {
   /** An HTTP API (API Gateway v2) with a throttled, access-logged `$default` stage. */
   public static httpApi(options: HttpApiIngressOptions = {}): WebhookIngress {
-    return new WebhookIngress(WebhookIngressType.HTTP_API, options.domain, undefined, undefined);
+    return new WebhookIngress(WebhookIngressType.HTTP_API, options.domain, undefined, undefined, undefined);
   }
 
   /**
@@ -91,7 +120,13 @@ export class WebhookIngress {
    * optionally behind an AWS WAF web ACL.
    */
   public static restApi(options: RestApiIngressOptions = {}): WebhookIngress {
-    return new WebhookIngress(WebhookIngressType.REST_API, options.domain, options.webAclArn, options.accessLogging ?? RestApiAccessLogging.NONE);
+    return new WebhookIngress(
+      WebhookIngressType.REST_API,
+      options.domain,
+      options.webAclArn,
+      options.accessLogging ?? RestApiAccessLogging.NONE,
+      options.rateLimit,
+    );
   }
 
   /** Which API receives the deliveries. */
@@ -102,16 +137,20 @@ export class WebhookIngress {
   public readonly webAclArn?: string;
   /** Whether the REST API's stage writes access logs; undefined for an HTTP API, which always does. */
   public readonly restApiAccessLogging?: RestApiAccessLogging;
+  /** The rate-based rules of the web ACL the inbox creates for the REST API's stage, when set. */
+  public readonly rateLimit?: WebAclRateLimit;
 
   private constructor(
     type: WebhookIngressType,
     domain: WebhookIngressDomain | undefined,
     webAclArn: string | undefined,
     restApiAccessLogging: RestApiAccessLogging | undefined,
+    rateLimit: WebAclRateLimit | undefined,
   ) {
     this.type = type;
     this.domain = domain;
     this.webAclArn = webAclArn;
     this.restApiAccessLogging = restApiAccessLogging;
+    this.rateLimit = rateLimit;
   }
 }

@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 
@@ -136,6 +137,12 @@ export interface WebhookProviderOptions {
    * @default - no tenant reference in the delivery record
    */
   readonly tenantJsonPath?: string;
+
+  /**
+   * The throttle of this provider's route (each of its methods): its own token bucket, so a flood on another route never gets this provider 429s, and a flood on this one gets only its senders 429s.
+   * @default - the inbox's `throttle`
+   */
+  readonly throttle?: apigwv2.ThrottleSettings;
 }
 
 /** The HMAC hash function of a generic HMAC provider. */

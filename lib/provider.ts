@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import {
@@ -96,6 +97,11 @@ export interface WebhookProviderConfig {
    * @default - none
    */
   readonly tenantJsonPath?: string;
+  /**
+   * The throttle of the provider's route.
+   * @default - the inbox's
+   */
+  readonly throttle?: apigwv2.ThrottleSettings;
 }
 
 /**

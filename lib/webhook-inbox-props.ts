@@ -48,6 +48,12 @@ export interface TableSettings {
    * @default false
    */
   readonly deletionProtection?: boolean;
+
+  /**
+   * Warm throughput of the table and of each of its indexes: read and write units a second it serves at once, for an inbox that expects bursts a new on-demand table could not yet take (at least 12,000 read and 4,000 write units; priced per unit raised, docs/CAPACITY.md).
+   * @default - none: a new on-demand table serves 12,000 read and 4,000 write units a second at once and grows with its traffic
+   */
+  readonly warmThroughput?: dynamodb.WarmThroughput;
 }
 
 /**
@@ -191,10 +197,16 @@ export interface WebhookInboxProps {
   readonly ingress?: WebhookIngress;
 
   /**
-   * Throttling of the endpoint (the HTTP API's `$default` stage, or every method of the REST API's stage); a throttled delivery gets 429 and the provider retries.
-   * @default - 1,000 requests per second, bursts of 2,000
+   * The throttle of each provider's route that has none of its own (a provider's `throttle`): its own token bucket (HTTP API route settings, REST API method settings), so only a sender over its route's allowance gets 429. The routes' allowances may add up to no more than `accountThrottle` (checked at synth).
+   * @default - an even share of `accountThrottle` among the routes without a throttle of their own, at most 1,000 requests a second and bursts of 2,000 each
    */
   readonly throttle?: apigwv2.ThrottleSettings;
+
+  /**
+   * API Gateway's throttling quota of the account in the stack's region, which every route of every API there draws on: declare it when AWS has raised it for your account.
+   * @default - AWS's default quota: 10,000 requests a second, bursts of 5,000
+   */
+  readonly accountThrottle?: apigwv2.ThrottleSettings;
 
   /**
    * The largest body accepted; a larger one gets 413 and is not stored. Lambda's 6 MB

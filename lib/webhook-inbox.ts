@@ -16,6 +16,7 @@ import { WebhookIngress } from './ingress';
 import { WebhookInboxAlarms } from './monitoring';
 import { WebhookProvider, WebhookProviderConfig } from './provider';
 import { createEndpoint, Endpoint, hookPath } from './private/api';
+import { defaultRouteThrottle, routeThrottles } from './private/route-throttle';
 import { createInboxFunctions } from './private/functions';
 import { createOutputs } from './private/outputs';
 import { createBodyBucket, createEventBus, createInboxTable, createResultsTable, createWorkQueues, signingSecretOf, signingSecrets } from './private/resources';
@@ -130,8 +131,8 @@ export class WebhookInbox extends WebhookInboxBase {
       this,
       props.ingress ?? WebhookIngress.httpApi(),
       this.verifierFunction,
-      this.providerConfigs,
-      settings.throttle,
+      routeThrottles(props, this.providerConfigs),
+      defaultRouteThrottle(props, this.providerConfigs),
       settings.logRetention,
     );
     this.restApi = this.endpoint.restApi;

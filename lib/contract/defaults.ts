@@ -92,6 +92,13 @@ export const Limits = {
    */
   REST_API_INTEGRATION_TIMEOUT_SECONDS: 29,
   HTTP_API_INTEGRATION_TIMEOUT_SECONDS: 30,
+  /**
+   * A table's (or index's) warm throughput may be no lower than what every new on-demand table
+   * already serves: 12,000 read and 4,000 write units a second (docs/CAPACITY.md#quotas). No upper
+   * bound here: the most is the account's table quota, which an account may have raised.
+   */
+  WARM_READ_UNITS_PER_SECOND_MIN: 12_000,
+  WARM_WRITE_UNITS_PER_SECOND_MIN: 4_000,
 } as const;
 
 /** How often the reconciler runs by default. */
@@ -117,10 +124,14 @@ export const Defaults = {
   ROTATOR_TIMEOUT_SECONDS: 30,
   /** SQS visibility timeout as a multiple of the processor timeout (AWS recommends at least 6). */
   VISIBILITY_TIMEOUT_FACTOR: 6,
-  /** Steady requests per second of the endpoint's `$default` stage. */
-  THROTTLE_RATE_LIMIT: 1000,
-  /** Burst of requests of the endpoint's `$default` stage. */
-  THROTTLE_BURST_LIMIT: 2000,
+  /** The most steady requests a second a route gets by default (less when the account's quota, shared evenly, leaves less). */
+  ROUTE_THROTTLE_RATE_LIMIT: 1000,
+  /** The largest burst a route gets by default (less when the account's quota, shared evenly, leaves less). */
+  ROUTE_THROTTLE_BURST_LIMIT: 2000,
+  /** API Gateway's default quota of steady requests a second across every API of an account in a region (docs/CAPACITY.md#quotas). */
+  ACCOUNT_THROTTLE_RATE_LIMIT: 10_000,
+  /** API Gateway's default burst quota across every API of an account in a region (docs/CAPACITY.md#quotas). */
+  ACCOUNT_THROTTLE_BURST_LIMIT: 5_000,
   /**
    * The largest body accepted: a round 6,000,000 bytes, under `Limits.MAX_BODY_BYTES` (what
    * Lambda's synchronous payload limit leaves for a body).

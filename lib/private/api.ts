@@ -9,9 +9,10 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as targets from 'aws-cdk-lib/aws-route53-targets';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct, IConstruct } from 'constructs';
-import { GET_CHECKED_ADAPTERS, HOOKS_PATH, POLLED_ONLY_ADAPTERS, REST_API_STAGE_NAME } from '../contract';
+import { HOOKS_PATH, REST_API_STAGE_NAME } from '../contract';
 import { RestApiAccessLogging, WebhookIngress, WebhookIngressDomain, WebhookIngressType } from '../ingress';
-import type { WebhookProviderConfig } from '../provider';
+import { ThrottledRoute } from './route-throttle';
+import { createRateLimitWebAcl } from './web-acl';
 
 /** The front door an inbox was given: one of the two APIs, and the base URL providers post to. */
 export interface Endpoint {
@@ -24,17 +25,7 @@ export interface Endpoint {
   readonly domainTarget?: string;
 }
 
-/** The path a provider posts to: `/hooks/<name>`. */
-export function hookPath(providerName: string): string {
-  return `${HOOKS_PATH}/${providerName}`;
-}
-
-/** What a provider posts with: POST, and GET for a provider that checks the endpoint with one; a polled-only provider sends nothing. */
-function routesOf(providers: readonly WebhookProviderConfig[]): { name: string; methods: string[] }[] {
-  return providers
-    .filter((provider) => !POLLED_ONLY_ADAPTERS.includes(provider.adapter))
-    .map((provider) => ({ name: provider.name, methods: GET_CHECKED_ADAPTERS.includes(provider.adapter) ? ['POST', 'GET'] : ['POST'] }));
-}
+export { hookPath } from './route-throttle';
 
 const AUTHORIZER_REASON =
   'Providers authenticate each delivery with an HMAC signature over the raw body, verified by the verifier ' +
@@ -46,22 +37,28 @@ function acknowledgeNoAuthorizer(route: IConstruct, ids: readonly string[]): voi
 }
 
 /**
- * The front door: the ingress's API with a throttled, access-logged stage and one
- * `POST /hooks/<name>` route per provider (and `GET` for a provider that checks the endpoint
- * with one), each integrated with the verifier; then the custom domain, when one is set.
+ * The front door: the ingress's API with an access-logged stage and one `POST /hooks/<name>` route
+ * per provider (and `GET` for a provider that checks the endpoint with one), each integrated with
+ * the verifier and throttled on its own (`routes`, the stage's default `fallback`); then the
+ * custom domain, when one is set.
  */
 export function createEndpoint(
   scope: Construct,
   ingress: WebhookIngress,
   verifier: lambda.IFunction,
-  providers: readonly WebhookProviderConfig[],
-  throttle: apigwv2.ThrottleSettings,
+  routes: readonly ThrottledRoute[],
+  fallback: apigwv2.ThrottleSettings,
   logRetention: logs.RetentionDays,
 ): Endpoint {
   const accessLogs = () => new logs.LogGroup(scope, 'AccessLogs', { retention: logRetention });
   return ingress.type === WebhookIngressType.REST_API
-    ? createRestEndpoint(scope, ingress, verifier, providers, throttle, accessLogs)
-    : createHttpEndpoint(scope, ingress, verifier, providers, throttle, accessLogs());
+    ? createRestEndpoint(scope, ingress, verifier, routes, fallback, accessLogs)
+    : createHttpEndpoint(scope, ingress, verifier, routes, fallback, accessLogs());
+}
+
+/** A throttle as API Gateway's stage settings name it. */
+function throttlingOf(route: ThrottledRoute): { ThrottlingRateLimit: number; ThrottlingBurstLimit: number } {
+  return { ThrottlingRateLimit: route.rateLimit, ThrottlingBurstLimit: route.burstLimit };
 }
 
 /**
@@ -79,7 +76,7 @@ function createHttpEndpoint(
   scope: Construct,
   ingress: WebhookIngress,
   verifier: lambda.IFunction,
-  providers: readonly WebhookProviderConfig[],
+  routes: readonly ThrottledRoute[],
   throttle: apigwv2.ThrottleSettings,
   accessLogs: logs.LogGroup,
 ): Endpoint {
@@ -101,12 +98,15 @@ function createHttpEndpoint(
   // One invoke permission for this API: one per route would exceed the function's 20 KB resource
   // policy at about 35 providers (docs/LIMITS.md); every route of this API is the verifier's.
   const integration = new HttpLambdaIntegration('Verifier', verifier, { scopePermissionToRoute: false });
-  for (const { name, methods } of routesOf(providers)) {
-    const httpMethods = methods.map((method) => method as apigwv2.HttpMethod);
-    for (const route of api.addRoutes({ path: hookPath(name), methods: httpMethods, integration })) {
+  for (const { path, method } of routes) {
+    for (const route of api.addRoutes({ path, methods: [method as apigwv2.HttpMethod], integration })) {
       acknowledgeNoAuthorizer(route, ['AwsSolutions-APIG4']);
+      // API Gateway refuses route settings of a route it does not have yet.
+      stage.node.addDependency(route.node.defaultChild!);
     }
   }
+  // Each route its own token bucket: a flood on one route leaves the others theirs.
+  (stage.node.defaultChild as apigwv2.CfnStage).routeSettings = Object.fromEntries(routes.map((route) => [route.routeKey, throttlingOf(route)]));
   if (!ingress.domain) return { httpApi: api, httpStage: stage, url: api.apiEndpoint };
   const domainName = new apigwv2.DomainName(scope, 'DomainName', {
     domainName: ingress.domain.domainName,
@@ -122,7 +122,7 @@ function createRestEndpoint(
   scope: Construct,
   ingress: WebhookIngress,
   verifier: lambda.IFunction,
-  providers: readonly WebhookProviderConfig[],
+  routes: readonly ThrottledRoute[],
   throttle: apigwv2.ThrottleSettings,
   accessLogs: () => logs.LogGroup,
 ): Endpoint {
@@ -140,6 +140,10 @@ function createRestEndpoint(
       stageName: REST_API_STAGE_NAME,
       throttlingRateLimit: throttle.rateLimit,
       throttlingBurstLimit: throttle.burstLimit,
+      // Each method its own token bucket: a flood on one provider's route leaves the others theirs.
+      methodOptions: Object.fromEntries(
+        routes.map((route) => [`${route.path}/${route.method}`, { throttlingRateLimit: route.rateLimit, throttlingBurstLimit: route.burstLimit }]),
+      ),
       ...(logging === RestApiAccessLogging.NONE
         ? {}
         : { accessLogDestination: new apigw.LogGroupLogDestination(accessLogs()), accessLogFormat: apigw.AccessLogFormat.jsonWithStandardFields() }),
@@ -151,21 +155,22 @@ function createRestEndpoint(
   // would exceed the function's 20 KB resource policy at about 40 providers (docs/LIMITS.md).
   const integration = new apigw.AwsIntegration({ proxy: true, service: 'lambda', path: `2015-03-31/functions/${verifier.functionArn}/invocations` });
   const hooks = api.root.addResource(HOOKS_PATH.slice(1));
-  for (const { name, methods } of routesOf(providers)) {
-    const resource = hooks.addResource(name);
-    for (const method of methods) {
-      acknowledgeNoAuthorizer(resource.addMethod(method, integration, { authorizationType: apigw.AuthorizationType.NONE }), [
-        'AwsSolutions-APIG4',
-        'AwsSolutions-COG4',
-      ]);
-    }
+  for (const { providerName, method } of routes) {
+    const resource = hooks.getResource(providerName) ?? hooks.addResource(providerName);
+    acknowledgeNoAuthorizer(resource.addMethod(method, integration, { authorizationType: apigw.AuthorizationType.NONE }), [
+      'AwsSolutions-APIG4',
+      'AwsSolutions-COG4',
+    ]);
   }
   verifier.addPermission('RestApiInvoke', {
     principal: new iam.ServicePrincipal('apigateway.amazonaws.com'),
     sourceArn: api.arnForExecuteApi('*', `${HOOKS_PATH}/*`, api.deploymentStage.stageName),
   });
-  if (ingress.webAclArn !== undefined) {
-    new wafv2.CfnWebACLAssociation(scope, 'WebAclAssociation', { resourceArn: api.deploymentStage.stageArn, webAclArn: ingress.webAclArn });
+  const webAclArn = ingress.rateLimit
+    ? createRateLimitWebAcl(scope, ingress.rateLimit, [...new Set(routes.map((route) => route.providerName))]).attrArn
+    : ingress.webAclArn;
+  if (webAclArn !== undefined) {
+    new wafv2.CfnWebACLAssociation(scope, 'WebAclAssociation', { resourceArn: api.deploymentStage.stageArn, webAclArn });
   }
   const stageUrl = `https://${api.restApiId}.execute-api.${api.stack.region}.${api.stack.urlSuffix}/${REST_API_STAGE_NAME}`;
   if (!ingress.domain) return { restApi: api, url: stageUrl };

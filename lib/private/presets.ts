@@ -35,5 +35,6 @@ export function presetConfig(facts: ProviderFacts, options: WebhookProviderOptio
     notificationUrl: extras.signedUrl,
     topicArns: extras.topicArns,
     tenantJsonPath: options.tenantJsonPath,
+    throttle: options.throttle,
   };
 }

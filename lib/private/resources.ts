@@ -49,6 +49,8 @@ function createTable(scope: Construct, id: string, shape: TableShape, settings: 
       partitionKey: attributeOf(index.partitionKey),
       sortKey: index.sortKey && attributeOf(index.sortKey),
       projectionType: PROJECTION_TYPE[index.projection],
+      // An index takes a write for each of its table's writes that carries its keys: warmed alike.
+      warmThroughput: settings.warmThroughput,
     });
   }
   return table;
@@ -63,6 +65,7 @@ function tableDefaults(settings: TableSettings): Omit<dynamodb.TableProps, 'part
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: settings.pointInTimeRecovery ?? true },
     deletionProtection: settings.deletionProtection ?? false,
     removalPolicy: settings.removalPolicy ?? RemovalPolicy.RETAIN,
+    warmThroughput: settings.warmThroughput,
   };
 }
 

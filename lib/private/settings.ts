@@ -1,5 +1,4 @@
 import { Duration, Names, Size, Token } from 'aws-cdk-lib';
-import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -30,7 +29,6 @@ export interface InboxSettings {
   readonly deadlineWarning: Duration;
   readonly processorBatchSize: number;
   readonly processorMaxConcurrency: number;
-  readonly throttle: apigwv2.ThrottleSettings;
   readonly reconcileSchedule: events.Schedule;
   readonly publishEvents: boolean;
   readonly rejectionRecordsPerMinute: number;
@@ -56,7 +54,6 @@ export function resolveSettings(scope: Construct, props: WebhookInboxProps): Inb
     deadlineWarning: props.deadlineWarning ?? Duration.seconds(Defaults.DEADLINE_WARNING_SECONDS),
     processorBatchSize: props.processorBatchSize ?? Defaults.PROCESSOR_BATCH_SIZE,
     processorMaxConcurrency: props.processorMaxConcurrency ?? Defaults.PROCESSOR_MAX_CONCURRENCY,
-    throttle: props.throttle ?? { rateLimit: Defaults.THROTTLE_RATE_LIMIT, burstLimit: Defaults.THROTTLE_BURST_LIMIT },
     reconcileSchedule: props.reconcileSchedule ?? events.Schedule.rate(Duration.minutes(Defaults.SWEEP_EVERY_MINUTES)),
     publishEvents: props.publishEvents ?? true,
     rejectionRecordsPerMinute: props.rejectionRecordsPerMinute ?? Defaults.REJECTION_RECORDS_PER_MINUTE,

@@ -3,7 +3,9 @@ import { IConstruct } from 'constructs';
 import { Defaults, Limits, POLLED_ONLY_ADAPTERS, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerProblems } from './provider-runtime';
-import type { WebhookInboxProps } from '../webhook-inbox-props';
+import type { TableSettings, WebhookInboxProps } from '../webhook-inbox-props';
+import { providerRoutes, routeThrottleProblems } from './route-throttle';
+import { webAclRateLimitProblems } from './web-acl';
 import { rateSeconds } from './schedule-rate';
 import { ValidationError } from './validation-error';
 import { deadLetterRetentionOf, isRestApi, resultRetentionOf, retentionOf, sweepAfterFloorOf, sweepAfterOf } from './settings';
@@ -42,7 +44,10 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
   checkRange(problems, 'rejectionRecordsPerMinute', props.rejectionRecordsPerMinute, Limits.REJECTION_RECORDS_PER_MINUTE);
   checkRange(problems, 'rejectionRecordSamplePercent', props.rejectionRecordSamplePercent, Limits.REJECTION_SAMPLE_PERCENT);
   checkRange(problems, 'rejectionRecordRetention (days)', props.rejectionRecordRetention?.toDays({ integral: false }), Limits.REJECTION_RETENTION_DAYS);
+  problems.push(...warmThroughputProblems('inboxTableSettings', props.inboxTableSettings));
+  problems.push(...warmThroughputProblems('resultsTableSettings', props.resultsTableSettings));
   problems.push(...ingressProblems(props, providers));
+  problems.push(...routeThrottleProblems(props, providers));
   problems.push(...verifierTimeoutProblems(props));
   problems.push(...sweepAfterProblems(props));
   problems.push(...retentionProblems(props, providers));
@@ -65,6 +70,26 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
   }
 }
 
+/** DynamoDB refuses a warm throughput below what a new on-demand table serves anyway. */
+function warmThroughputProblems(prop: string, settings: TableSettings | undefined): string[] {
+  const warm = settings?.warmThroughput;
+  if (!warm) return [];
+  const floors = [
+    { name: 'readUnitsPerSecond', value: warm.readUnitsPerSecond, min: Limits.WARM_READ_UNITS_PER_SECOND_MIN },
+    { name: 'writeUnitsPerSecond', value: warm.writeUnitsPerSecond, min: Limits.WARM_WRITE_UNITS_PER_SECOND_MIN },
+  ];
+  const problems = floors
+    .filter(({ value, min }) => value !== undefined && !Token.isUnresolved(value) && (!Number.isInteger(value) || value < min))
+    .map(
+      ({ name, value, min }) =>
+        `${prop}.warmThroughput.${name}: must be a whole number of at least ${min.toLocaleString('en-US')} (what a new on-demand table serves already), got ${value}`,
+    );
+  if (warm.readUnitsPerSecond === undefined && warm.writeUnitsPerSecond === undefined) {
+    problems.push(`${prop}.warmThroughput: give readUnitsPerSecond, writeUnitsPerSecond or both`);
+  }
+  return problems;
+}
+
 /** The id of the warning that `sweepBatchSize` is ignored. */
 const SWEEP_BATCH_SIZE_IGNORED = 'cdk-webhook-inbox:sweepBatchSizeIgnored';
 
@@ -76,6 +101,8 @@ function ingressProblems(props: WebhookInboxProps, providers: readonly WebhookPr
     problems.push('ingress: a REST API needs a provider that posts (every provider here is polled only)');
   }
   const webAclArn = props.ingress?.webAclArn;
+  const rateLimit = props.ingress?.rateLimit;
+  if (rateLimit) problems.push(...webAclRateLimitProblems(rateLimit, webAclArn, [...new Set(providerRoutes(providers).map((route) => route.providerName))]));
   if (webAclArn !== undefined && !Token.isUnresolved(webAclArn) && !REGIONAL_WEB_ACL_ARN.test(webAclArn)) {
     problems.push(
       `ingress.webAclArn: must be the ARN of a REGIONAL AWS WAF web ACL (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>), got "${webAclArn}"`,

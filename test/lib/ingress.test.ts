@@ -35,6 +35,10 @@ function logicalId(template: Template, type: string): string {
   return ids[0];
 }
 
+function restApiIdOf(template: Template): string {
+  return logicalId(template, 'AWS::ApiGateway::RestApi');
+}
+
 function outputsByDescription(template: Template): Record<string, unknown> {
   return Object.fromEntries(Object.values(template.findOutputs('*')).map((output: any) => [output.Description, output.Value]));
 }
@@ -82,14 +86,21 @@ describe('the REST API ingress', () => {
     }
   });
 
-  test('throttles every method of its prod stage as the HTTP API throttles its $default stage', () => {
+  test('throttles every method of its prod stage on its own, as the HTTP API throttles each route (route-throttle.test.ts has the sizes)', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'prod',
-      MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 })],
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 1666 }),
+        Match.objectLike({ HttpMethod: 'POST', ResourcePath: '/~1hooks~1answerline', ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 1666 }),
+        Match.objectLike({ HttpMethod: 'GET', ResourcePath: '/~1hooks~1meta', ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 1666 }),
+      ]),
     });
     const overridden = build({ ingress: WebhookIngress.restApi(), throttle: { rateLimit: 5, burstLimit: 7 } }).template;
     overridden.hasResourceProperties('AWS::ApiGateway::Stage', {
-      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 7 })],
+      MethodSettings: [
+        Match.objectLike({ ResourcePath: '/*', ThrottlingRateLimit: 5, ThrottlingBurstLimit: 7 }),
+        Match.objectLike({ ResourcePath: '/~1hooks~1answerline', ThrottlingRateLimit: 5, ThrottlingBurstLimit: 7 }),
+      ],
     });
   });
 
@@ -280,6 +291,79 @@ describe('each API has a name of its own, so that its metrics and alarms are its
   });
 });
 
+describe('rate-based AWS WAF rules per route on a REST API ingress (rateLimit)', () => {
+  const providers = [WebhookProvider.answerline(), WebhookProvider.echonova(), WebhookProvider.meta()];
+  const { template } = build({
+    providers,
+    ingress: WebhookIngress.restApi({ rateLimit: { limit: 300, evaluationWindow: Duration.minutes(1), providerLimits: { echonova: 50 } } }),
+  });
+  const webAcl = () => Object.entries(template.findResources('AWS::WAFv2::WebACL'));
+
+  test('a regional web ACL that allows by default, associated with the stage', () => {
+    expect(webAcl()).toHaveLength(1);
+    const [id, acl] = webAcl()[0];
+    expect(acl.Properties).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
+    const association: any = Object.values(template.findResources('AWS::WAFv2::WebACLAssociation'))[0];
+    expect(association.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [id, 'Arn'] });
+    expect(association.Properties.ResourceArn['Fn::Join'][1]).toEqual(expect.arrayContaining([{ Ref: restApiIdOf(template) }]));
+  });
+
+  test('every route counted by source address and path together; a provider with its own limit has a rule of its own, which the shared rule leaves alone', () => {
+    const rules = webAcl()[0][1].Properties.Rules as any[];
+    expect(rules.map((rule) => [rule.Name, rule.Priority, Object.keys(rule.Action)[0], rule.Statement.RateBasedStatement.Limit])).toEqual([
+      ['rate-echonova', 0, 'Block', 50],
+      ['rate-per-route', 1, 'Block', 300],
+    ]);
+    const [own, shared] = rules.map((rule) => rule.Statement.RateBasedStatement);
+    expect(own).toMatchObject({
+      AggregateKeyType: 'IP',
+      EvaluationWindowSec: 60,
+      ScopeDownStatement: { ByteMatchStatement: { FieldToMatch: { UriPath: {} }, PositionalConstraint: 'ENDS_WITH', SearchString: '/hooks/echonova' } },
+    });
+    expect(shared.AggregateKeyType).toBe('CUSTOM_KEYS');
+    expect(shared.CustomKeys).toEqual([{ IP: {} }, { UriPath: { TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }]);
+    expect(shared.ScopeDownStatement.AndStatement.Statements).toEqual([
+      { ByteMatchStatement: expect.objectContaining({ PositionalConstraint: 'CONTAINS', SearchString: '/hooks/' }) },
+      { NotStatement: { Statement: { ByteMatchStatement: expect.objectContaining({ PositionalConstraint: 'ENDS_WITH', SearchString: '/hooks/echonova' }) } } },
+    ]);
+  });
+
+  test('without providerLimits, one rule for every route, over 5 minutes', () => {
+    const alone = build({ ingress: WebhookIngress.restApi({ rateLimit: { limit: 1000 } }) }).template;
+    const rules = (Object.values(alone.findResources('AWS::WAFv2::WebACL'))[0] as any).Properties.Rules;
+    expect(rules).toHaveLength(1);
+    expect(rules[0].Statement.RateBasedStatement).toMatchObject({
+      Limit: 1000,
+      EvaluationWindowSec: 300,
+      ScopeDownStatement: { ByteMatchStatement: { SearchString: '/hooks/' } },
+    });
+  });
+
+  test('what AWS WAF refuses is refused at synth, naming the field', () => {
+    const many = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`stripe-${i}`, 100]));
+    expect(() =>
+      build({
+        providers: Array.from({ length: 10 }, (_, i) => WebhookProvider.stripe({ name: `stripe-${i}` })),
+        ingress: WebhookIngress.restApi({
+          webAclArn: WEB_ACL_ARN,
+          rateLimit: { limit: 9, evaluationWindow: Duration.minutes(3), providerLimits: { ...many, nobody: 10.5 } },
+        }),
+      }),
+    ).toThrow(
+      new RegExp(
+        [
+          'ingress\\.rateLimit: not allowed with ingress\\.webAclArn',
+          'ingress\\.rateLimit\\.limit: must be a whole number from 10 to 2,000,000,000 requests a window, got 9',
+          'ingress\\.rateLimit\\.providerLimits\\["nobody"\\]: must be a whole number from 10 .* got 10\\.5',
+          'ingress\\.rateLimit\\.providerLimits: "nobody" is no provider with a route here',
+          'ingress\\.rateLimit\\.evaluationWindow: must be 1, 2, 5 or 10 minutes, got 3 minutes',
+          'ingress\\.rateLimit\\.providerLimits: 11 providers with limits of their own make 12 rate-based rules, more than the 10 a web ACL holds',
+        ].join('[\\s\\S]*'),
+      ),
+    );
+  });
+});
+
 describe('ingress props that cannot work are refused at synth, naming the field', () => {
   test('a web ACL that is no regional WAF web ACL ARN (a CloudFront one, a WAF Classic one, garbage)', () => {
     for (const arn of [
@@ -408,6 +492,12 @@ describe('cdk-nag over a REST API ingress', () => {
   test('with a web ACL: no unacknowledged finding, error or warning', () => {
     expect(
       nagRules({ providers: [WebhookProvider.answerline(), WebhookProvider.meta()], ingress: WebhookIngress.restApi({ webAclArn: WEB_ACL_ARN }) }),
+    ).toEqual([]);
+  });
+
+  test('with the inbox’s own rate-limiting web ACL: no unacknowledged finding, error or warning', () => {
+    expect(
+      nagRules({ providers: [WebhookProvider.answerline(), WebhookProvider.meta()], ingress: WebhookIngress.restApi({ rateLimit: { limit: 500 } }) }),
     ).toEqual([]);
   });
 

@@ -441,6 +441,33 @@ describe('WebhookInbox with overrides', () => {
     expect(table.DeletionPolicy).toBe('Delete');
   });
 
+  test('warmThroughput warms the table and each of its indexes; none by default', () => {
+    const warmThroughput = { readUnitsPerSecond: 15_000, writeUnitsPerSecond: 6_000 };
+    const { template } = build({ inboxTableSettings: { warmThroughput } });
+    const inbox = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').resource.Properties;
+    expect(inbox.WarmThroughput).toEqual({ ReadUnitsPerSecond: 15_000, WriteUnitsPerSecond: 6_000 });
+    expect(inbox.GlobalSecondaryIndexes.length).toBeGreaterThan(0);
+    for (const index of inbox.GlobalSecondaryIndexes) expect(index.WarmThroughput).toEqual({ ReadUnitsPerSecond: 15_000, WriteUnitsPerSecond: 6_000 });
+    expect(resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxResultsTable').resource.Properties.WarmThroughput).toBeUndefined();
+    const plain = resourceNamed(build().template, 'AWS::DynamoDB::Table', 'InboxInboxTable').resource.Properties;
+    expect(plain.WarmThroughput).toBeUndefined();
+  });
+
+  test('refuses a warm throughput below what a new on-demand table serves, naming the prop', () => {
+    expect(() =>
+      build({
+        inboxTableSettings: { warmThroughput: { readUnitsPerSecond: 11_999, writeUnitsPerSecond: 4_000 } },
+        resultsTableSettings: { warmThroughput: { writeUnitsPerSecond: 3_999.5 } },
+      }),
+    ).toThrow(
+      /inboxTableSettings\.warmThroughput\.readUnitsPerSecond: must be a whole number of at least 12,000 .*got 11999[\s\S]*resultsTableSettings\.warmThroughput\.writeUnitsPerSecond: must be a whole number of at least 4,000 .*got 3999\.5/,
+    );
+    expect(() => build({ inboxTableSettings: { warmThroughput: {} } })).toThrow(
+      /inboxTableSettings\.warmThroughput: give readUnitsPerSecond, writeUnitsPerSecond or both/,
+    );
+    expect(() => build({ inboxTableSettings: { warmThroughput: { readUnitsPerSecond: 12_000, writeUnitsPerSecond: 4_000 } } })).not.toThrow();
+  });
+
   test('uses the imported tables, queue and secret the user brings and acknowledges, and grants on them', () => {
     const stack = new Stack(new App(), 'Byo');
     const inboxTable = dynamodb.Table.fromTableName(stack, 'ExistingInbox', 'existing-inbox');

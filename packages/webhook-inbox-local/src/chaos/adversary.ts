@@ -7,10 +7,10 @@ import { ANSWERLINE } from '../providers/answerline/simulator';
 import { echonovaJobEventKey } from '../providers/echonova/simulator';
 import type { Random } from '../providers/random';
 import type { SignedRequest } from '../providers/sender';
-import { signatureTokens, unixSeconds } from '../providers/signing';
+import { signatureTokens, standardWebhooksHeaders, unixSeconds } from '../providers/signing';
 import { STANDARD_WEBHOOKS } from '../providers/standard-webhooks/simulator';
 import type { AdversaryRecord } from './audit';
-import type { AdversaryKind, Provider } from './plan';
+import { ROUTE_FLOOD, type AdversaryKind, type Provider } from './plan';
 import type { ChaosRig } from './setup';
 
 /** Delivered requests by provider, the latest last: what a replay picks from. */
@@ -88,4 +88,28 @@ function signedAs({ answerline, echonova, standardWebhooks }: ChaosRig, provider
     JSON.stringify({ object: 'event', id: `wh_${id}`, type: 'response.completed', created_at: now, data: { id: `resp_${forgery.random.hex(24)}` } }),
   );
   return standardWebhooks.signAt(`wh_${id}`, timestamp, body, secret);
+}
+
+/**
+ * The flood on a route of its own: `ROUTE_FLOOD.requests` forged Standard Webhooks requests at
+ * once, each a new id signed with a wrong secret; the status each was answered (0: no answer).
+ */
+export async function floodRoute({ twin, random, state }: ChaosRig): Promise<number[]> {
+  const r = random.stream('route-flood');
+  const url = twin.urls[ROUTE_FLOOD.provider];
+  const requests = Array.from({ length: ROUTE_FLOOD.requests }, (_, i) => {
+    const id = `flood_${i}_${r.hex(8)}`;
+    const body = Buffer.from(JSON.stringify({ object: 'event', id, type: 'response.completed', created_at: unixSeconds(), data: { id: `resp_${r.hex(12)}` } }));
+    const headers = standardWebhooksHeaders(`whsec_${r.bytes(32).toString('base64')}`, id, unixSeconds(), body);
+    for (const token of signatureTokens(headers)) state.signatureTokens.add(token);
+    return { headers, body };
+  });
+  return Promise.all(
+    requests.map(({ headers, body }) =>
+      fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(15_000) }).then(
+        async (response) => (await response.arrayBuffer(), response.status),
+        () => 0,
+      ),
+    ),
+  );
 }

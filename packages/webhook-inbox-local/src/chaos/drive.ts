@@ -8,9 +8,9 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { AwsCall } from '../faults/proxy';
 import type { LocalFaults } from '../aws/services';
 import { DeliveryRecord, SignedRequest, sleep } from '../providers/sender';
-import { sendAdversarial } from './adversary';
+import { floodRoute, sendAdversarial } from './adversary';
 import type { AdversaryRecord, FaultKind } from './audit';
-import type { AdversaryKind, AwsFaultKind, Provider } from './plan';
+import { ROUTE_FLOOD, type AdversaryKind, type AwsFaultKind, type Provider } from './plan';
 import type { ChaosRig } from './setup';
 import { Timeline } from './timeline';
 
@@ -279,6 +279,11 @@ function scheduleAdversary(rig: ChaosRig, { at }: Schedule, recent: RecentDelive
       }
     });
   }
+  at(rig.plan.routeFloodAt, async () => {
+    rig.log(`chaos: ${ROUTE_FLOOD.requests} forged requests at once on /hooks/${ROUTE_FLOOD.provider}`);
+    rig.faults.add('route_flood');
+    rig.state.routeFlood.push(...(await floodRoute(rig)));
+  });
   return adversary;
 }
 

@@ -58,6 +58,7 @@ export async function gatherEvidence(rig: ChaosRig, adversary: readonly Adversar
     events: [...standardWebhooks.events.values()],
     echonovaWebhook: echonova.webhook,
     adversary,
+    routeFlood: state.routeFlood,
     alteredSkipped: state.alteredSkipped,
     rows: items.filter((item) => item[InboxAttr.SK]?.S === InboxItemKind.DELIVERY).map(inboxRow),
     quarantined: items

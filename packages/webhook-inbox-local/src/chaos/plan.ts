@@ -97,6 +97,13 @@ export interface PlannedAwsFault {
 /** Forged requests sent within one second, once a run. */
 export const FORGED_FLOOD = 15;
 
+/**
+ * A flood of forged requests on a route of its own, at once, far past the route's allowance (its
+ * throttle, from the template), while the other providers deliver on theirs. The allowance is
+ * small: what it lets through still reaches the verifier, whose few instances the run shares.
+ */
+export const ROUTE_FLOOD = { provider: 'flooded', requests: 300, throttle: { rateLimit: 1, burstLimit: 5 } } as const;
+
 export type AdversaryKind = 'stale' | 'future' | 'forged' | 'replay';
 
 export interface Window {
@@ -118,6 +125,8 @@ export interface Plan {
   /** Altered duplicates, by provider: the index of the result they alter, sent once its delivery is final. */
   readonly altered: readonly { provider: Provider; index: number }[];
   readonly adversary: readonly { kind: AdversaryKind; provider: Provider; at: number; label: string }[];
+  /** When the flood of `ROUTE_FLOOD` goes out, ms after the start. */
+  readonly routeFloodAt: number;
   readonly storeOutage: Window;
   readonly queueOutage: Window;
   readonly longOutage: Window;
@@ -219,6 +228,7 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
     tests,
     altered,
     adversary,
+    routeFloodAt: calmTime(0.5),
     storeOutage,
     queueOutage,
     longOutage,

@@ -20,7 +20,7 @@ import { FakeResponsesApi } from '../providers/standard-webhooks/fake-api';
 import { SimulatedStandardWebhooks, STANDARD_WEBHOOKS } from '../providers/standard-webhooks/simulator';
 import { InvocationFault, LOCAL_AWS, startTwin, Twin, TwinOptions } from '../twin/twin';
 import type { ChaosProfile } from './profile';
-import type { Plan, Provider } from './plan';
+import { ROUTE_FLOOD, type Plan, type Provider } from './plan';
 import { FaultCounter, RunState, signatureOf, workKey } from './state';
 
 /** The inbox's name for the simulated batch API. */
@@ -194,7 +194,15 @@ function twinOptions(plan: Plan, apis: FakeApis, apiKeys: ApiKeys, secrets: Reco
   const profile = plan.profile;
   return {
     port: 0,
-    providers: [ANSWERLINE, ECHONOVA, STANDARD_WEBHOOKS, { name: BATCHES, preset: 'message-batches' }],
+    // A route no provider delivers on, for the forged flood (ROUTE_FLOOD), with a small allowance of its own.
+    providers: [
+      ANSWERLINE,
+      ECHONOVA,
+      STANDARD_WEBHOOKS,
+      { name: BATCHES, preset: 'message-batches' },
+      { name: ROUTE_FLOOD.provider, preset: 'standard-webhooks' },
+    ],
+    routeThrottles: { [ROUTE_FLOOD.provider]: ROUTE_FLOOD.throttle },
     secrets,
     stateDir,
     timing: {

@@ -37,6 +37,8 @@ export class RunState {
   /** Inbox keys of rows whose processor invocation died (a crash or a timeout). */
   readonly killedRows = new Set<string>();
   readonly signatureTokens = new Set<string>();
+  /** The answers to the flood on a route of its own. */
+  readonly routeFlood: number[] = [];
   readonly lastRequest = new Map<string, SignedRequest>();
   /** Inbox keys of the messages taken from the DLQ. */
   readonly deadLettered: string[] = [];

@@ -79,6 +79,8 @@ export interface TwinAppOptions {
   readonly inlineBodiesOnly?: boolean;
   /** Records of refused requests a minute per provider (`rejectionRecordsPerMinute`). @default the construct's */
   readonly rejectionRecordsPerMinute?: number;
+  /** The throttle of a provider's route, by provider name. @default the construct's */
+  readonly routeThrottles?: Readonly<Record<string, { readonly rateLimit: number; readonly burstLimit: number }>>;
 }
 
 /** Synthesizes the twin's app into a new cloud assembly folder; returns it. */
@@ -110,6 +112,7 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
           }
         : {}),
       ...(read ? { authoritativeRead: { urlTemplate: read.urlTemplate, idJsonPath: read.idJsonPath, apiKeySecret: apiKey(read.apiKeySecretId) } } : {}),
+      ...(options.routeThrottles?.[name] ? { throttle: options.routeThrottles[name] } : {}),
     };
     if (spec.preset === 'hmac') {
       const { name: _name, preset: _preset, ...scheme } = spec as Extract<TwinProviderSpec, { preset: 'hmac' }>;

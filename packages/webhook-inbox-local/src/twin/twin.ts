@@ -309,7 +309,7 @@ export const DEFAULT_TWIN_TIMING: TwinTiming = { processorTimeoutSeconds: 5, swe
 /** What the twin's own app is built with, as `TwinAppOptions` says (providers and timing aside). */
 type TwinAppSettings = Pick<
   TwinAppOptions,
-  'maxReceiveCount' | 'verifierConcurrency' | 'processorConcurrency' | 'pollBatchSize' | 'polling' | 'authoritativeReads' | 'rejectionRecordsPerMinute'
+  'maxReceiveCount' | 'verifierConcurrency' | 'processorConcurrency' | 'pollBatchSize' | 'polling' | 'authoritativeReads' | 'rejectionRecordsPerMinute' | 'routeThrottles'
 >;
 
 export interface TwinOptions extends TwinAppSettings {
@@ -406,6 +406,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     polling: options.polling,
     authoritativeReads: options.authoritativeReads,
     rejectionRecordsPerMinute: options.rejectionRecordsPerMinute,
+    routeThrottles: options.routeThrottles,
     inlineBodiesOnly: Boolean(options.dataDir),
   });
   options.log?.(`synthesized the twin's own app (${providers.map((spec) => (typeof spec === 'string' ? spec : spec.name)).join(', ')})`);

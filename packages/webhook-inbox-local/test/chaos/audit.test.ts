@@ -60,6 +60,7 @@ function evidenceOf(tasks: ReturnType<typeof task>[], rest: Partial<Evidence>): 
     events: [],
     echonovaWebhook: { enabled: true, consecutiveFailures: 0, disabledAt: [], enabledAt: [] },
     adversary: [],
+    routeFlood: [],
     alteredSkipped: 0,
     rows: [],
     quarantined: [],
@@ -351,5 +352,31 @@ describe('the auditor, of the queue outage', () => {
         row('failed-once', T + 1_000, due + 9_000, 2),
       ]),
     ).toEqual([]);
+  });
+});
+
+describe('the route flood: a 429 is the answer only a sender over its own allowance gets', () => {
+  const floodViolations = (rest: Partial<Evidence>, tasks: ReturnType<typeof task>[] = []) =>
+    audit(evidenceOf(tasks, rest)).violations.filter((violation) => /429|route flood/.test(violation));
+
+  it('passes a flood answered 429 past its allowance and refused within it, while every genuine delivery was accepted', () => {
+    const report = audit(evidenceOf([task('t1', 'job-1', '2026-01-01T10:00:00.000Z')], { routeFlood: [...Array(20).fill(400), ...Array(280).fill(429)] }));
+    expect(report.violations.filter((violation) => /429|route flood/.test(violation))).toEqual([]);
+    expect(report.notes.join('\n')).toMatch(
+      /route flood: 300 forged requests .*280 answered 429, 20 refused by the verifier; genuine deliveries answered 429: 0/,
+    );
+  });
+
+  it('flags a genuine delivery answered 429, a forged request accepted, and a flood never throttled', () => {
+    const throttledTask = task('t2', 'job-2', '2026-01-01T10:00:00.000Z');
+    const delivered = {
+      ...throttledTask,
+      delivery: { ...throttledTask.delivery, attempts: [{ at: 1, status: 429, ms: 1, copies: 1 }, ...throttledTask.delivery.attempts] },
+    };
+    expect(floodViolations({ routeFlood: [202, ...Array(30).fill(400)] }, [delivered])).toEqual([
+      '1 genuine deliveries were answered 429: a sender within its own allowance was throttled (e.g. answerline#t2)',
+      '1 forged requests of the route flood were accepted',
+      "none of the 31 forged requests of the route flood was answered 429: its route's allowance was not enforced",
+    ]);
   });
 });

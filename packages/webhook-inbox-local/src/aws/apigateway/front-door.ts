@@ -12,6 +12,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { Limits } from '../../../../../lib/contract';
 import { InvocationTimeoutError } from '../lambda/host';
 import { closeServer, listenOnLoopback } from '../loopback';
+import type { RouteThrottles } from './throttle';
 
 export const API_GATEWAY_MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 
@@ -35,6 +36,8 @@ export interface FrontDoorOptions {
   readonly fallback?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Every answer, as an access log records it. */
   readonly onResponse?: (record: ApiAccessRecord) => void;
+  /** The stage's throttles of its routes and the account's; none: nothing is throttled. */
+  readonly throttles?: RouteThrottles;
 }
 
 export interface LocalApiGateway {
@@ -95,7 +98,7 @@ export interface FrontDoorAnswers {
 
 /**
  * The way from a request to its answer both front doors take: the route for `path` (or the door's
- * own answer to none), the body within API Gateway's request limit, the integration's event within
+ * own answer to none), its throttle (429 past it), the body within API Gateway's request limit, the integration's event within
  * Lambda's payload limit (413 past either), the invocation (the door's answers to a timeout and a
  * failure), and the proxy result as the HTTP answer.
  */
@@ -105,6 +108,7 @@ export async function proxy<E, T extends APIGatewayProxyStructuredResultV2>(
   routes: readonly { readonly routeKey: string; readonly invoke: (event: E) => Promise<T> }[],
   path: string,
   answers: FrontDoorAnswers,
+  throttles: RouteThrottles | undefined,
   integration: {
     readonly eventOf: (matched: MatchedRoute<{ readonly routeKey: string }>, body: Buffer) => E;
     readonly headersOf: (result: T) => Record<string, string>;
@@ -117,6 +121,10 @@ export async function proxy<E, T extends APIGatewayProxyStructuredResultV2>(
     return message(...answers.noRoute);
   }
   const { routeKey } = matched.route;
+  if (throttles && !throttles.admit(routeKey)) {
+    req.resume();
+    return message(429, 'Too Many Requests', routeKey);
+  }
   const requestBytes = await requestBody(req);
   if (!requestBytes) return message(413, 'Request Entity Too Large', routeKey);
   const event = integration.eventOf(matched, requestBytes);

@@ -34,7 +34,7 @@ export function startApiGateway(options: ApiGatewayOptions): Promise<LocalApiGat
 async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGatewayOptions): Promise<void> {
   const door = responder(req, res, options, 'apigw-requestid');
   const { url, requestId } = door;
-  await proxy(req, door, options.routes, url.pathname, HTTP_API_ANSWERS, {
+  await proxy(req, door, options.routes, url.pathname, HTTP_API_ANSWERS, options.throttles, {
     eventOf: (matched, body) => toEvent(req, url, matched.route.routeKey, body, requestId, options.apiId, matched.pathParameters),
     headersOf: (result) => (result.headers ?? {}) as Record<string, string>,
   });

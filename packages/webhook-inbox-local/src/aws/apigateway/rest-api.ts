@@ -37,7 +37,7 @@ async function serveRest(req: IncomingMessage, res: ServerResponse, options: Res
     return message(403, 'Forbidden');
   }
   const path = url.pathname.slice(prefix.length) || '/';
-  await proxy(req, door, options.routes, path, REST_API_ANSWERS, {
+  await proxy(req, door, options.routes, path, REST_API_ANSWERS, options.throttles, {
     eventOf: (matched, body) => {
       const multiValueHeaders: Record<string, string[]> = {};
       for (let i = 0; i < req.rawHeaders.length; i += 2) (multiValueHeaders[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);

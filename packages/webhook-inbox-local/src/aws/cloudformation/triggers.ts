@@ -10,6 +10,7 @@ import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } fr
 import type { ApiAccessRecord, LocalApiGateway } from '../apigateway/front-door';
 import { ApiRoute, startApiGateway } from '../apigateway/http-api';
 import { RestApiRoute, startRestApiGateway } from '../apigateway/rest-api';
+import { ACCOUNT_THROTTLE, httpStageLimits, restStageLimits, RouteThrottles, TokenBucket } from '../apigateway/throttle';
 import { busName, RecordedEvent } from '../eventbridge/stand-in';
 import { LOCAL_AWS } from '../local-aws';
 import { Poller, startPoller } from '../lambda/sqs-event-source';
@@ -101,6 +102,10 @@ export async function startApis(
   const apis: LocalApi[] = [];
   const routeTables = new Map<string, LocalRoute[]>();
   const gateways: LocalApiGateway[] = [];
+  // Every route of every API draws on the account's quota in the region.
+  const account = new TokenBucket(ACCOUNT_THROTTLE);
+  const stageOf = (type: string, apiProperty: string, apiLogicalId: string) =>
+    resourcesOf(stack, type).find(([, candidate]) => refTarget(candidate.Properties?.[apiProperty]) === apiLogicalId)?.[0];
   for (const [logicalId, resource] of resourcesOf(stack, 'AWS::ApiGatewayV2::Api')) {
     if ((resource.Properties?.ProtocolType ?? 'HTTP') !== 'HTTP') {
       options.warn(`${constructPath(stack, logicalId, resource)}: only HTTP APIs run locally`);
@@ -110,10 +115,12 @@ export async function startApis(
     const routes: ApiRoute[] = [];
     const first = apis.length === 0;
     const holder: { api?: LocalApi } = {};
+    const stage = stageOf('AWS::ApiGatewayV2::Stage', 'ApiId', logicalId);
     const gateway = await startApiGateway({
       port: nextPort(options.port, apis.length),
       apiId,
       routes,
+      throttles: new RouteThrottles(account, stage ? httpStageLimits(binding.resolveProperties(stage)) : () => undefined),
       ...(first && options.fallback ? { fallback: options.fallback } : {}),
       ...(options.onApiResponse ? { onResponse: (record: ApiAccessRecord) => options.onApiResponse!(holder.api!, record) } : {}),
     });
@@ -124,7 +131,7 @@ export async function startApis(
     routeTables.set(logicalId, routes);
   }
   for (const [logicalId, resource] of resourcesOf(stack, 'AWS::ApiGateway::RestApi')) {
-    const stage = resourcesOf(stack, 'AWS::ApiGateway::Stage').find(([, candidate]) => refTarget(candidate.Properties?.RestApiId) === logicalId)?.[0];
+    const stage = stageOf('AWS::ApiGateway::Stage', 'RestApiId', logicalId);
     if (!stage) {
       options.warn(`${constructPath(stack, logicalId, resource)}: a REST API without a stage serves nothing`);
       continue;
@@ -138,6 +145,7 @@ export async function startApis(
       port: nextPort(options.port, apis.length),
       apiId,
       routes,
+      throttles: new RouteThrottles(account, restStageLimits(binding.resolveProperties(stage))),
       stageName,
       binaryMediaTypes: ((binding.resolveProperty(logicalId, 'BinaryMediaTypes') ?? []) as string[]).map((type) => type.replace(/~1/g, '/')),
       ...(first && options.fallback ? { fallback: options.fallback } : {}),

@@ -22,6 +22,7 @@ export const FAULT_KINDS = [
   'future_timestamp',
   'forged_signature',
   'replay',
+  'route_flood',
   'worker_crash',
   'long_outage',
   'endpoint_unavailable_answers',
@@ -103,6 +104,8 @@ export interface Evidence {
   readonly events: readonly StandardWebhooksEvent[];
   readonly echonovaWebhook: EchonovaWebhook;
   readonly adversary: readonly AdversaryRecord[];
+  /** The answers to the forged flood on a route of its own (0: no answer). */
+  readonly routeFlood: readonly number[];
   /** Altered copies not sent because their original was never delivered. */
   readonly alteredSkipped: number;
   readonly rows: readonly InboxRow[];

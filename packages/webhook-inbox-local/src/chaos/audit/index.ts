@@ -23,6 +23,7 @@
  * - no secret, body or signature in any line of the twin's logs.
  */
 import { auditAdversaryAnswers, auditTestDeliveries } from './answers';
+import { auditRouteFlood } from './throttling';
 import { auditBatches } from './batches';
 import { RunAudit } from './context';
 import { auditHandlerCounts } from './counts';
@@ -50,6 +51,7 @@ export function audit(evidence: Evidence): ChaosReport {
   auditQuarantine(run);
   auditTestDeliveries(run);
   auditAdversaryAnswers(run);
+  auditRouteFlood(run);
   const { winners, reversed } = auditWinners(run);
   auditEffectsOnce(run);
   auditEffectsDispatched(run, winners);
