@@ -34,8 +34,8 @@ import {
   registerInboxRoles,
   SecretDirectory,
   SynthesizedInbox,
-  synthesizeInbox,
 } from '#twin/testing';
+import { cachedSynthesis } from './template-cache';
 
 export type { InboxRole };
 
@@ -214,13 +214,20 @@ afterAll(async () => {
 // --- templates ------------------------------------------------------------------------------
 
 const templates = new Map<string, SynthesizedInbox>();
+/** The module `#twin/testing/inbox-template` synthesizes with. */
+const INBOX_TEMPLATE_MODULE = 'packages/webhook-inbox-local/src/twin/inbox-template.ts';
 
-/** One synthesis per structure and test file (a synthesis takes 0.1 to 3 s). */
+/**
+ * One synthesis per structure and run: read from the run's cache of templates when any test file
+ * synthesized it before; otherwise synthesized here, and only then is aws-cdk-lib loaded.
+ */
 function synthesizedFor(spec: InboxTemplateSpec): SynthesizedInbox {
   const key = JSON.stringify(spec);
   let found = templates.get(key);
   if (!found) {
-    found = synthesizeInbox(spec);
+    found = cachedSynthesis(INBOX_TEMPLATE_MODULE, spec, () =>
+      (require('#twin/testing/inbox-template') as typeof import('#twin/testing/inbox-template')).synthesizeInbox(spec),
+    );
     templates.set(key, found);
   }
   return found;
