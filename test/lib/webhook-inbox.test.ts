@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Annotations as CdkAnnotations, App, CfnParameter, Duration, Lazy, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -1331,12 +1333,14 @@ describe('security checks', () => {
   });
 
   test('the example app synthesizes offline with the cdk CLI', () => {
-    const out = execFileSync('npx', ['cdk', 'synth', '--no-notices', '--quiet', '-o', '/tmp/cdk-webhook-inbox-example.out'], {
+    const outdir = mkdtempSync(join(tmpdir(), 'cdk-webhook-inbox-example-'));
+    const out = execFileSync('npx', ['cdk', 'synth', '--no-notices', '--quiet', '-o', outdir], {
       encoding: 'utf8',
       env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true', AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '' },
     });
     expect(out).not.toMatch(/ERROR/);
-    const template = JSON.parse(readFileSync('/tmp/cdk-webhook-inbox-example.out/WebhookInboxExample.template.json', 'utf8'));
+    const template = JSON.parse(readFileSync(join(outdir, 'WebhookInboxExample.template.json'), 'utf8'));
+    rmSync(outdir, { recursive: true, force: true });
     expect(Object.values(template.Resources).some((r: any) => r.Type === 'AWS::ApiGatewayV2::Api')).toBe(true);
   });
 });
