@@ -16,6 +16,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import type { AwsClients } from '../../lambda/shared/runtime/handler-runtime';
 import { PollingRuntimeConfig, ProviderRuntimeConfig } from '../../lib/contract';
 import {
@@ -147,12 +148,12 @@ class FixtureGateway {
   private clientsWith(credentials: LocalCredentials, maxAttempts?: number, endpoint: string = this.listening()): RoleClients {
     const config = { endpoint, region: LOCAL_REGION, credentials, ...(maxAttempts ? { maxAttempts } : {}) };
     const clients: RoleClients = {
-      dynamodb: new DynamoDBClient(config),
-      sqs: new SQSClient({ ...config, useQueueUrlAsEndpoint: false }),
-      s3: new S3Client({ ...config, forcePathStyle: true }),
-      secretsManager: new SecretsManagerClient(config),
-      eventBridge: new EventBridgeClient(config),
-      lambda: new LambdaClient(config),
+      dynamodb: retryingAtOnce((retryStrategy) => new DynamoDBClient({ ...config, retryStrategy })),
+      sqs: retryingAtOnce((retryStrategy) => new SQSClient({ ...config, retryStrategy, useQueueUrlAsEndpoint: false })),
+      s3: retryingAtOnce((retryStrategy) => new S3Client({ ...config, retryStrategy, forcePathStyle: true })),
+      secretsManager: retryingAtOnce((retryStrategy) => new SecretsManagerClient({ ...config, retryStrategy })),
+      eventBridge: retryingAtOnce((retryStrategy) => new EventBridgeClient({ ...config, retryStrategy })),
+      lambda: retryingAtOnce((retryStrategy) => new LambdaClient({ ...config, retryStrategy })),
     };
     this.clients.push(...Object.values(clients));
     return clients;
@@ -176,6 +177,18 @@ class FixtureGateway {
     await (await this.faults)?.proxy.stop();
     await this.gateway.stop();
   }
+}
+
+/**
+ * A client whose SDK retries as its own standard strategy does (its attempts, the service's
+ * default or the `maxAttempts` given, and its retry quota), without the waits between attempts:
+ * what a handler does depends on how many attempts fail, never on how long the SDK slept, and
+ * the SDK sleeps up to a second, two, four between the attempts at a throttled call (on average
+ * 3.5 s for a DynamoDB call throttled to its fourth attempt), dozens of times in the throttling tests.
+ */
+function retryingAtOnce<T extends { readonly config: { maxAttempts: () => Promise<number> } }>(create: (retryStrategy: ConfiguredRetryStrategy) => T): T {
+  const client: T = create(new ConfiguredRetryStrategy(() => client.config.maxAttempts(), 0));
+  return client;
 }
 
 let shared: FixtureGateway | undefined;
