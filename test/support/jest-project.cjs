@@ -1,7 +1,7 @@
 /**
- * The repository's jest projects, one per test layer, and what they share: TypeScript through
- * ts-jest, transpiled file by file (tsconfig.dev.json's `isolatedModules`: ts-jest then only
- * transpiles, and `npm run typecheck`, part of the build, type-checks the tests with the rest), a
+ * The repository's jest projects, one per test layer, and what they share: TypeScript transpiled
+ * file by file with esbuild (scripts/transpile.cjs; `npm run typecheck`, part of the build,
+ * type-checks the tests with the rest), a
  * temporary folder per test file (test-environment.cjs), and the run's setup (run-setup.mjs), with
  * the emulators (global-setup.mjs) for the layers that use them: they start only when such a
  * layer runs, once however many do (jest runs one global setup per module path).
@@ -69,7 +69,7 @@ function project(displayName, emulators) {
     // TypeScript first: the jsii build leaves compiled .js beside lib/*.ts.
     moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
     transform: {
-      '^.+\\.ts$': ['ts-jest', { tsconfig: join(ROOT, 'tsconfig.dev.json') }],
+      '^.+\\.ts$': [join(ROOT, 'scripts', 'transpile.cjs'), { tsconfig: join(ROOT, 'tsconfig.dev.json') }],
     },
     globalSetup: join(__dirname, emulators ? 'global-setup.mjs' : 'run-setup.mjs'),
     globalTeardown: join(__dirname, emulators ? 'global-teardown.mjs' : 'run-teardown.mjs'),
