@@ -50,6 +50,12 @@ const LAYERS = [
   { name: 'integration', emulators: true, paths: ['test'] },
 ];
 
+/**
+ * The order the layers' files start in when jest has no durations for them (test-sequencer.cjs):
+ * those that wait on processes, timers and queues first, the pure tests last.
+ */
+const START_ORDER = ['twin', 'integration', 'docs-package', 'unit'];
+
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A regular expression matching every test file under `paths`. */
@@ -96,9 +102,10 @@ const TWIN_PACKAGE = { ...project('twin', true), roots: [join(TWIN, 'test')], te
 const RUN_SETTINGS = {
   testTimeout: 60_000,
   maxWorkers: 2,
+  testSequencer: join(__dirname, 'test-sequencer.cjs'),
   // No file leaves a handle open after its teardown (checked with process.getActiveResourcesInfo),
   // but on a loaded 2-core machine a worker sometimes needs more than jest's 500 ms to exit.
   workerGracefulExitTimeout: 3_000,
 };
 
-module.exports = { LAYERS, PROJECTS, TWIN_PACKAGE, RUN_SETTINGS, RUN_TMPDIR };
+module.exports = { LAYERS, PROJECTS, TWIN_PACKAGE, RUN_SETTINGS, RUN_TMPDIR, START_ORDER };
