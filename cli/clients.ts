@@ -55,7 +55,7 @@ export function createClients(endpoints?: OpsEndpoints, region?: string, env: No
 
 /** The inbox's store, behind its port: the commands read and revive rows through it. */
 export function inboxStoreOf(clients: OpsClients, config: OpsConfig): InboxStore {
-  return new DynamoDbInboxStore(clients.dynamodb, config.inboxTable);
+  return new DynamoDbInboxStore(clients.dynamodb, config.inboxTable, config.pendingShards);
 }
 
 export function createCloudFormationClient(region?: string): CloudFormationClient {

@@ -32,6 +32,7 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
   public abstract readonly resultsTable: dynamodb.ITable;
   public abstract readonly workQueue: sqs.IQueue;
   public abstract readonly deadLetterQueue?: sqs.IQueue;
+  public abstract readonly rotationFailureQueue?: sqs.IQueue;
   public abstract readonly bodyBucket?: s3.IBucket;
   public abstract readonly eventBus?: events.IEventBus;
   public abstract readonly verifierFunction: lambda.IFunction;
@@ -192,6 +193,11 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
   /** Rows the reconciler enqueued again. @default - sum over 5 minutes */
   public metricSwept(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.SWEPT, props);
+  }
+
+  /** Seconds the sweep's watermark lags its cutoff at the end of a reconciler run (`SweepLag`, 0 when it caught up). @default - maximum over 5 minutes */
+  public metricSweepLag(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.SWEEP_LAG, { statistic: 'Maximum', ...props });
   }
 
   /** Repeats of a stored delivery with the same body (answered 2xx, nothing stored). @default - sum over 5 minutes */
@@ -408,7 +414,16 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.deadLetterQueue?.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: DEAD_LETTER_METRIC_PERIOD, ...props });
   }
 
-  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`; `ApiName` for a REST API). @default - sum over 5 minutes */
+  /**
+   * Reports of a failed rotation of the inbox's signing secrets waiting for an operator (the
+   * rotation failure queue's `AWS/SQS` `ApproximateNumberOfMessagesVisible`); undefined when no
+   * provider has `rotation`. @default - maximum over 5 minutes
+   */
+  public metricRotationFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric | undefined {
+    return this.rotationFailureQueue?.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: METRIC_PERIOD, ...props });
+  }
+
+  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`; for a REST API `5XXError`, dimensions `ApiName` and `Stage`). @default - sum over 5 minutes */
   public metricVerifierServerErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return endpointApi(this).metricServerError({ statistic: 'Sum', period: METRIC_PERIOD, ...props });
   }

@@ -33,6 +33,8 @@ export interface IWebhookInbox extends IConstruct {
   readonly workQueue: sqs.IQueue;
   /** The dead-letter queue of the work queue, when known. */
   readonly deadLetterQueue?: sqs.IQueue;
+  /** Secrets Manager's reports of a failed rotation of the inbox's signing secrets, when a provider asks for rotation. */
+  readonly rotationFailureQueue?: sqs.IQueue;
   /** The bucket of bodies and results too large for a table item, when bodies can be that large. */
   readonly bodyBucket?: s3.IBucket;
   /** The bus decided results are published to, unless `publishEvents` is false. */
@@ -151,6 +153,9 @@ export interface IWebhookInbox extends IConstruct {
 
   /** Rows the reconciler enqueued again. @default - sum over 5 minutes */
   metricSwept(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Seconds the sweep's watermark lags its cutoff at the end of a reconciler run (`SweepLag`, 0 when it caught up). @default - maximum over 5 minutes */
+  metricSweepLag(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
   /** Repeats of a stored delivery with the same body (answered 2xx, nothing stored). @default - sum over 5 minutes */
   metricDuplicates(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
@@ -284,7 +289,14 @@ export interface IWebhookInbox extends IConstruct {
    */
   metricDeadLetterQueueDepth(props?: cloudwatch.MetricOptions): cloudwatch.Metric | undefined;
 
-  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`; `ApiName` for a REST API). @default - sum over 5 minutes */
+  /**
+   * Reports of a failed rotation of the inbox's signing secrets waiting for an operator (the
+   * rotation failure queue's `AWS/SQS` `ApproximateNumberOfMessagesVisible`); undefined when no
+   * provider has `rotation`. @default - maximum over 5 minutes
+   */
+  metricRotationFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric | undefined;
+
+  /** Responses of the endpoint with a 5xx status (`AWS/ApiGateway` `5xx`, dimension `ApiId`; for a REST API `5XXError`, dimensions `ApiName` and `Stage`). @default - sum over 5 minutes */
   metricVerifierServerErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
   /** Failed reconciler invocations (`AWS/Lambda` `Errors`, dimension `FunctionName`). @default - sum over 5 minutes */

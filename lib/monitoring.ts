@@ -30,6 +30,10 @@ export enum InboxAlarm {
   RECONCILER_NOT_RUNNING = 'RECONCILER_NOT_RUNNING',
   /** Deliveries wait too long between their receipt and their first processing attempt (p99). */
   QUEUE_DELAY = 'QUEUE_DELAY',
+  /** Secrets Manager failed to rotate a signing secret of the inbox, or to test its rotation at a deploy (only with a provider's `rotation`). */
+  ROTATION_FAILURES = 'ROTATION_FAILURES',
+  /** The sweep does not keep up: its watermark lags its cutoff, so stranded rows are found late. */
+  SWEEP_LAG = 'SWEEP_LAG',
 }
 
 /** Alarm settings of a WebhookInbox: which alarms, their thresholds and where they notify. */
@@ -107,6 +111,12 @@ export interface WebhookInboxAlarmOptions {
    * @default Duration.minutes(2)
    */
   readonly maxQueueDelay?: Duration;
+
+  /**
+   * How far the sweep's watermark may lag its cutoff at the end of a reconciler run (`SweepLag`, maximum over 5 minutes) before the sweep-lag alarm; at least 1 minute.
+   * @default Duration.minutes(15)
+   */
+  readonly maxSweepLag?: Duration;
 }
 
 /** Properties of WebhookInboxAlarms. */
@@ -145,6 +155,8 @@ const RUNBOOK_SECTION: Readonly<Record<InboxAlarm, string>> = {
   [InboxAlarm.RECONCILER_ERRORS]: 'reconciler-errors',
   [InboxAlarm.RECONCILER_NOT_RUNNING]: 'reconciler-not-running',
   [InboxAlarm.QUEUE_DELAY]: 'queue-delay',
+  [InboxAlarm.ROTATION_FAILURES]: 'rotation-failures',
+  [InboxAlarm.SWEEP_LAG]: 'sweep-lag',
 };
 
 /**
@@ -182,6 +194,10 @@ export class WebhookInboxAlarms extends Construct {
   public readonly reconcilerNotRunning?: cloudwatch.Alarm;
   /** The p99 queue delay (receipt to the first processing attempt) reached `maxQueueDelay` over 5 minutes. */
   public readonly queueDelay?: cloudwatch.Alarm;
+  /** Secrets Manager reported a failed rotation of a signing secret (or a failed test of the rotation function); only when a provider has `rotation`. */
+  public readonly rotationFailures?: cloudwatch.Alarm;
+  /** The sweep's watermark lagged its cutoff by `maxSweepLag` or more at the end of a reconciler run. */
+  public readonly sweepLag?: cloudwatch.Alarm;
   /** Every alarm created, composite included, for an alarm status widget or a monitoring facade. */
   public readonly all: cloudwatch.IAlarm[];
 
@@ -252,6 +268,19 @@ export class WebhookInboxAlarms extends Construct {
     this.reconcilerErrors = metricAlarm(InboxAlarm.RECONCILER_ERRORS);
     this.reconcilerNotRunning = metricAlarm(InboxAlarm.RECONCILER_NOT_RUNNING);
     this.queueDelay = metricAlarm(InboxAlarm.QUEUE_DELAY);
+
+    const rotationFailures = inbox.metricRotationFailures({ statistic: 'Maximum', period: Duration.minutes(5) });
+    if (rotationFailures && wanted(InboxAlarm.ROTATION_FAILURES)) {
+      this.rotationFailures = paging(
+        this.alarm(InboxAlarm.ROTATION_FAILURES, {
+          id: 'RotationFailures',
+          metric: rotationFailures,
+          what: 'Secrets Manager failed to rotate a signing secret, or to test the rotation function at a deploy; the report waits in the rotation failure queue until removed',
+          threshold: 1,
+        }),
+      );
+    }
+    this.sweepLag = metricAlarm(InboxAlarm.SWEEP_LAG);
   }
 
   /** One metric alarm: a single datapoint decides, missing data is not breaching unless told. */
@@ -288,7 +317,10 @@ interface MetricAlarmSpec {
 
 /** The alarms on one metric of the inbox, each from the inbox and the options. */
 const METRIC_ALARMS: Readonly<
-  Record<Exclude<InboxAlarm, InboxAlarm.DEAD_DELIVERIES>, (inbox: IWebhookInbox, options: WebhookInboxAlarmOptions) => MetricAlarmSpec>
+  Record<
+    Exclude<InboxAlarm, InboxAlarm.DEAD_DELIVERIES | InboxAlarm.ROTATION_FAILURES>,
+    (inbox: IWebhookInbox, options: WebhookInboxAlarmOptions) => MetricAlarmSpec
+  >
 > = {
   [InboxAlarm.SIGNATURE_FAILURES]: (inbox, options) => ({
     id: 'SignatureFailures',
@@ -354,6 +386,15 @@ const METRIC_ALARMS: Readonly<
       metric: inbox.metricQueueDelay({ statistic: 'p99', period: Duration.minutes(5) }),
       what: `the p99 time from a delivery's receipt to its first processing attempt reached ${maxDelay.toHumanString()}: the processor is throttled, failing or behind, or the enqueue fails and the sweep carries the rows`,
       threshold: maxDelay.toMilliseconds(),
+    };
+  },
+  [InboxAlarm.SWEEP_LAG]: (inbox, options) => {
+    const maxLag = options.maxSweepLag ?? Duration.minutes(MonitoringDefaults.MAX_SWEEP_LAG_MINUTES);
+    return {
+      id: 'SweepLag',
+      metric: inbox.metricSweepLag({ statistic: 'Maximum', period: Duration.minutes(5) }),
+      what: `the sweep's watermark lagged its cutoff by ${maxLag.toHumanString()} or more at the end of a reconciler run: the sweep does not keep up with the inbox's rate, and stranded rows are found that much later`,
+      threshold: maxLag.toSeconds(),
     };
   },
 };

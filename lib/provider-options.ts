@@ -17,6 +17,15 @@ export interface SigningSecretRotation {
    * @default - no registration: only for providers that accept the secret you configure there yourself
    */
   readonly registerFunction?: lambda.IFunction;
+
+  /**
+   * Whether a deploy rotates the secret: when rotation is first set up, and again whenever the
+   * schedule or the rotation function changes (CloudFormation's `RotateImmediatelyOnUpdate`). Off, a
+   * deploy only tests the rotation function, and the first rotation comes with the schedule, so a
+   * value you store after the first deploy (docs/DEPLOY.md) stays until then.
+   * @default false
+   */
+  readonly rotateOnDeploy?: boolean;
 }
 
 /**

@@ -155,7 +155,7 @@ export interface WebhookInboxProps {
   readonly maxReceiveCount?: number;
 
   /**
-   * Overrides for the verifier function.
+   * Overrides for the verifier function; its timeout may not exceed API Gateway's integration timeout (29 seconds behind a REST API, 30 behind an HTTP API).
    * @default - ARM64, 512 MB, 10 seconds, active tracing
    */
   readonly verifierFunctionProps?: lambda.FunctionOptions;
@@ -168,7 +168,7 @@ export interface WebhookInboxProps {
 
   /**
    * Overrides for the reconciler function.
-   * @default - ARM64, 256 MB, 2 minutes, active tracing
+   * @default - ARM64, 1,769 MB (one vCPU, which the sweep's capacity follows), 2 minutes, active tracing
    */
   readonly reconcilerFunctionProps?: lambda.FunctionOptions;
 
@@ -179,8 +179,8 @@ export interface WebhookInboxProps {
   readonly processorBatchSize?: number;
 
   /**
-   * The most concurrent processor invocations the queue drives (2 to 1000).
-   * @default 10
+   * The most concurrent processor invocations the queue drives (2 to 1000): the default is half of a new account's Lambda concurrency, so the verifier keeps answering while the processor is busy (docs/DEPLOY.md#prerequisites).
+   * @default 5
    */
   readonly processorMaxConcurrency?: number;
 
@@ -270,10 +270,17 @@ export interface WebhookInboxProps {
   readonly sweepAfter?: Duration;
 
   /**
-   * The most rows one reconciler run enqueues again.
-   * @default 100
+   * Ignored: the sweep enqueues every stranded row it finds, as many as its run has time for.
+   * @default - no limit of rows: the reconciler's timeout bounds a run
+   * @deprecated the sweep's work per run follows its backlog (docs/DESIGN.md#invariant-5); remove the prop
    */
   readonly sweepBatchSize?: number;
+
+  /**
+   * Shards of the pending index, through which the reconciler finds stranded rows (16 to 100); each takes about 1,000 entries a second, so 16 carry some 10,000 deliveries a second. It may grow on a deployed inbox: the sweep keeps reading the shards written before.
+   * @default 16
+   */
+  readonly pendingIndexShards?: number;
 
   /**
    * Retention of the functions' and the API's log groups.

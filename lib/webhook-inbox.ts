@@ -46,6 +46,8 @@ export class WebhookInbox extends WebhookInboxBase {
   public readonly bodyBucket?: s3.IBucket;
   /** The function that rotates signing secrets, when a provider asks for rotation. */
   public readonly rotatorFunction?: lambda.IFunction;
+  /** Secrets Manager's reports of a failed rotation of the inbox's signing secrets, kept for an operator, when a provider asks for rotation. */
+  public readonly rotationFailureQueue?: sqs.IQueue;
   /** The dead-letter queue of the work queue, when known. */
   public readonly deadLetterQueue?: sqs.IQueue;
   /** The verifier function. */
@@ -118,7 +120,9 @@ export class WebhookInbox extends WebhookInboxBase {
     this.processorFunction = functions.processor;
     this.reconcilerFunction = functions.reconciler;
     this.reconcileRule = functions.reconcileRule;
-    this.rotatorFunction = createRotation(this, this.inboxName, this.providerConfigs, this.secrets, settings.logRetention);
+    const rotation = createRotation(this, this.inboxName, this.providerConfigs, this.secrets, settings.logRetention);
+    this.rotatorFunction = rotation?.rotator;
+    this.rotationFailureQueue = rotation?.failureQueue;
 
     // The endpoint, then what watches the pipeline and what the operator and the CLI read.
     this.endpoint = createEndpoint(
@@ -137,7 +141,7 @@ export class WebhookInbox extends WebhookInboxBase {
     if (props.dashboard?.enabled ?? true) {
       this.dashboard = createInboxDashboard(this, 'Dashboard', this, this.alarms.all, props.dashboard);
     }
-    createOutputs(this, this.providerConfigs, this.secrets, this.endpoint.domainTarget, settings.resultRetention);
+    createOutputs(this, this.providerConfigs, this.secrets, this.endpoint.domainTarget, settings.resultRetention, settings.pendingIndexShards);
   }
 
   /** The HTTP API that receives deliveries; an inbox whose ingress is a REST API has none, and reading it throws (use `restApi`). */

@@ -63,11 +63,11 @@ export async function status(clients: OpsClients, config: OpsConfig, options: St
 }
 
 /**
- * What the sweep would find (every one, not a run's batch), reading one page of at most `limitPerShard`
- * entries of each shard: at least that many when a shard had more, or a row was left unread.
+ * What the sweep would find, reading one page of at most `limitPerShard` entries of each shard: at
+ * least that many when a shard had more, or a row was left unread.
  */
 async function countStranded(inbox: InboxStore, cutoff: number, limitPerShard: number): Promise<BoundedCount> {
-  const { stranded, examinedBefore } = await inbox.findStranded(cutoff, Infinity, { pageEntries: limitPerShard, pagesPerShard: 1 });
+  const { stranded, examinedBefore } = await inbox.findStranded(cutoff, { pageEntries: limitPerShard, pagesPerShard: 1 });
   return { count: stranded.length, atLeast: examinedBefore < cutoff };
 }
 

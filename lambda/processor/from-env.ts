@@ -16,7 +16,7 @@ import { createProcessor, ProcessorDependencies } from './processor';
 export function processorDependenciesFromEnv(env: Record<string, string | undefined>, runtime: HandlerRuntime = {}): ProcessorDependencies {
   const { clients = {}, now = Date.now } = runtime;
   const dynamodb = clients.dynamodb ?? new DynamoDBClient({});
-  const providers = providersFromEnv(env);
+  const providers = providersFromEnv(env, { signingSecrets: false });
   const inboxName = requiredEnv(env, Env.INBOX_NAME);
   const sink = effectSinkFromEnv(env, clients.eventBridge, runtime.functionSink);
   return {

@@ -1,3 +1,4 @@
+import { handlerEnvironment } from '../shared/runtime/config';
 import { createProcessorFromEnv } from './from-env';
 
-export const handler = createProcessorFromEnv(process.env);
+export const handler = createProcessorFromEnv(handlerEnvironment(process.env));

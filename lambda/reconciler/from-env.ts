@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { Defaults, Env } from '../../lib/contract';
+import { Defaults, Env, PendingIndex } from '../../lib/contract';
 import { ledgerProvidersFor, pollingFromEnv } from '../shared/providers/polling';
 import { ProviderApi } from '../shared/providers/provider-api';
 import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
@@ -27,18 +27,22 @@ export function reconcilerDependenciesFromEnv(env: Record<string, string | undef
   const inboxName = requiredEnv(env, Env.INBOX_NAME);
   const bus = busSinkFromEnv(env, clients.eventBridge);
   return {
-    inbox: new DynamoDbInboxStore(dynamodb, inboxTable),
+    inbox: new DynamoDbInboxStore(dynamodb, inboxTable, integerEnv(env, Env.PENDING_SHARDS, PendingIndex.SHARD_COUNT)),
     queue: new SqsWorkQueue(clients.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: false }), requiredEnv(env, Env.WORK_QUEUE_URL)),
     telemetry: new Telemetry(inboxName, runtime.write, now),
     now,
     sweepAfterMs: integerEnv(env, Env.SWEEP_AFTER_SECONDS, Defaults.SWEEP_AFTER_SECONDS) * 1000,
-    batchSize: integerEnv(env, Env.SWEEP_BATCH_SIZE, Defaults.SWEEP_BATCH_SIZE),
-    sweepReadBound: { pageEntries: Defaults.SWEEP_PAGE_ENTRIES, pagesPerShard: Defaults.SWEEP_PAGES_PER_SHARD },
+    sweepStep: { pageEntries: Defaults.SWEEP_PAGE_ENTRIES, pagesPerShard: Defaults.SWEEP_PAGES_PER_STEP },
     ledger: {
       submissions: new DynamoDbSubmissionStore(dynamodb, inboxTable),
       // Without the providers, submissions are still checked for a delivery and counted overdue.
       providers: env[Env.PROVIDERS]
-        ? ledgerProvidersFor(providersFromEnv(env), pollingFromEnv(env), secretCacheFromEnv(env, clients.secretsManager, now), runtime.apis)
+        ? ledgerProvidersFor(
+            providersFromEnv(env, { signingSecrets: false }),
+            pollingFromEnv(env),
+            secretCacheFromEnv(env, clients.secretsManager, now),
+            runtime.apis,
+          )
         : new Map(),
       batchSize: integerEnv(env, Env.POLL_BATCH_SIZE, Defaults.POLL_BATCH_SIZE),
       retentionSeconds: integerEnv(env, Env.RETENTION_SECONDS, Defaults.RETENTION_DAYS * 86_400),

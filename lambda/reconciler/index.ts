@@ -1,3 +1,4 @@
+import { handlerEnvironment } from '../shared/runtime/config';
 import { createReconcilerFromEnv } from './from-env';
 
-export const handler = createReconcilerFromEnv(process.env);
+export const handler = createReconcilerFromEnv(handlerEnvironment(process.env));

@@ -1,5 +1,6 @@
 import { Defaults, MetricName, ReconcileRequest } from '../../lib/contract';
 import { ProviderStatus } from '../shared/providers/provider-api';
+import { settleEach } from '../shared/runtime/concurrency';
 import { BoundedCount, ReadBound } from '../shared/stores/dynamo';
 import { InboxStore } from '../shared/stores/inbox';
 import { Telemetry } from '../shared/runtime/telemetry';
@@ -14,11 +15,9 @@ export interface ReconcilerDependencies {
   readonly now: () => number;
   /** A row pending for longer than this is presumed stranded (its enqueue or its processing failed). */
   readonly sweepAfterMs: number;
-  /** The most rows one run re-enqueues. */
-  readonly batchSize: number;
-  /** How much of the pending index one run reads at most. */
-  readonly sweepReadBound: ReadBound;
-  /** The submission ledger: due submissions are checked, and polled, after the sweep. Absent: sweep only. */
+  /** How much of the pending index one step of the sweep reads; a run takes steps while it has time. */
+  readonly sweepStep: ReadBound;
+  /** The submission ledger: due submissions are checked, and polled, beside the sweep. Absent: sweep only. */
   readonly ledger?: LedgerDependencies;
 }
 
@@ -34,6 +33,8 @@ export interface Settlement {
 
 export interface ReconcileReport extends Partial<LedgerReport> {
   readonly swept: number;
+  /** Seconds between the sweep's last cutoff and its watermark when the run ended (0: caught up). */
+  readonly sweepLagSeconds?: number;
   /** Only for a settlement run (the ops CLI's `reconcile --until-settled`). */
   readonly settlement?: Settlement;
 }
@@ -44,12 +45,13 @@ export interface RunContext {
 }
 
 /**
- * The reconciler: first the sweep, then the submission ledger.
+ * The reconciler: the sweep and the submission ledger, side by side (neither waits for the other's
+ * time, and a failure of one does not keep the other from its work; the run fails if either did).
  *
  * The sweep (`sweep`): rows neither PROCESSED nor DEAD after `sweepAfterMs` are enqueued again,
- * found through the sharded sparse index from a saved watermark (never a scan), a bounded batch per
- * run. Each row's clock restarts once it is enqueued, so a slow backlog is not re-enqueued on
- * every run.
+ * found through the sharded sparse index from a saved watermark (never a scan), a bounded step at
+ * a time, for as long as the run has time. Each row's clock restarts once it is enqueued, so a slow
+ * backlog is not re-enqueued on every run.
  *
  * The ledger (see `./ledger`): due submissions without a delivery are polled, and final results
  * fed into the inbox, a bounded batch per run, every step a conditional single-item write.
@@ -58,25 +60,35 @@ export function createReconciler(deps: ReconcilerDependencies) {
   return async (event?: unknown, context?: RunContext): Promise<ReconcileReport> => {
     const now = deps.now();
     const settling = isSettlementRequest(event);
+    const remainingMs = context ? () => context.getRemainingTimeInMillis() : undefined;
     try {
-      const swept = await sweep(deps, now);
-      if (!deps.ledger) return { swept };
-
-      const lookaheadMs = settling ? longestRecheckMs(deps.ledger) : 0;
-      const ledger = await reconcileLedger(deps.ledger, {
-        inbox: deps.inbox,
-        queue: deps.queue,
-        telemetry: deps.telemetry,
-        now,
-        lookaheadMs,
-        ...(context ? { remainingMs: () => context.getRemainingTimeInMillis() } : {}),
-      });
-      const attention = ledger.overdue > 0 || ledger.unknown > 0 || ledger.unavailable > 0 || ledger.rateLimited > 0 || ledger.pollErrors > 0;
-      deps.telemetry.log(attention ? 'WARN' : 'INFO', 'submissions', { ...ledger });
-      if (!settling) return { swept, ...ledger };
+      const lookaheadMs = settling && deps.ledger ? longestRecheckMs(deps.ledger) : 0;
+      const [swept, ledger] = await Promise.allSettled([
+        sweep(deps, remainingMs),
+        deps.ledger
+          ? reconcileLedger(deps.ledger, {
+              inbox: deps.inbox,
+              queue: deps.queue,
+              telemetry: deps.telemetry,
+              now,
+              lookaheadMs,
+              ...(remainingMs ? { remainingMs } : {}),
+            })
+          : undefined,
+      ]);
+      if (ledger.status === 'fulfilled' && ledger.value) {
+        const report = ledger.value;
+        const attention = report.overdue > 0 || report.unknown > 0 || report.unavailable > 0 || report.rateLimited > 0 || report.pollErrors > 0;
+        deps.telemetry.log(attention ? 'WARN' : 'INFO', 'submissions', { ...report });
+      }
+      if (swept.status === 'rejected') throw swept.reason;
+      if (ledger.status === 'rejected') throw ledger.reason;
+      const sweepReport = { swept: swept.value.swept, sweepLagSeconds: swept.value.lagSeconds };
+      if (!deps.ledger || !ledger.value) return sweepReport;
+      if (!settling) return { ...sweepReport, ...ledger.value };
       const settlement = await settlementOf(deps.ledger, now + lookaheadMs);
       deps.telemetry.log('INFO', 'settlement', { unsettled: settlement.unsettled.count, providers: settlement.providers.length });
-      return { swept, ...ledger, settlement };
+      return { ...sweepReport, ...ledger.value, settlement };
     } finally {
       // Whatever was counted before a failure is emitted too; the items hold the progress.
       deps.telemetry.flush();
@@ -85,50 +97,134 @@ export function createReconciler(deps: ReconcilerDependencies) {
 }
 
 /**
- * One sweep: the stranded rows from the watermark up are enqueued and their clocks restarted,
- * then the watermark moves to where everything below was examined and handled. An entry whose
- * key is not a delivery row's is counted and never enqueued. Rows SQS did not take (their entries
- * refused, or the queue down) and rows whose clock restart failed are not handled: the watermark
- * stops at the first of them (the next run enqueues it again, and any row sent twice is made
- * harmless by its claim), and the run fails. Two runs at once may enqueue the same rows; the
- * watermark only moves forward, and not at all when an operator revived a row since it was read
- * (that row's entry may not be in what this run read).
+ * How much time the sweep leaves unused at the end of a run: for the run's last writes and its
+ * metrics, beside the longest step it took (a step is not started unless one as long still fits).
  */
-async function sweep(deps: ReconcilerDependencies, now: number): Promise<number> {
-  const {
-    stranded,
-    refused = [],
-    watermark,
-    revision,
-    examinedBefore,
-  } = await deps.inbox.findStranded(now - deps.sweepAfterMs, deps.batchSize, deps.sweepReadBound);
+const SWEEP_TIME_MARGIN_MS = 5_000;
+
+/** What a run's sweep did. */
+interface SweepReport {
+  readonly swept: number;
+  readonly lagSeconds: number;
+}
+
+/**
+ * The sweep: steps (`sweepStep`), one after the other, each from where the last one left the
+ * watermark to a cutoff of its own (its start less `sweepAfter`), until one reaches its cutoff,
+ * one makes no progress (the next run takes it up), one fails (the run fails), or the run has no
+ * time left for another as long as its longest. The run's work therefore follows the backlog, not
+ * a fixed count, and what it could not do waits for the next run, saved in the watermark; how much
+ * that is, as time, goes out as `SweepLag`, which the sweep-lag alarm watches.
+ */
+async function sweep(deps: ReconcilerDependencies, remainingMs?: () => number): Promise<SweepReport> {
+  let swept = 0;
+  let notSent = 0;
+  let steps = 0;
+  let lagMs: number | undefined;
+  let stopped: 'time_budget' | 'no_progress' | undefined;
+  let longestStepMs = 0;
+  try {
+    for (;;) {
+      const startedWith = remainingMs?.();
+      const step = await sweepStep(deps, deps.now());
+      steps += 1;
+      swept += step.sent;
+      notSent += step.notSent;
+      lagMs = Math.max(0, step.cutoff - step.examinedTo);
+      if (step.failure !== undefined) throw step.failure;
+      if (steps === 1) await deps.inbox.notePendingShards(step.recordedShards);
+      if (lagMs === 0) break;
+      if (!step.progressed) {
+        stopped = 'no_progress';
+        break;
+      }
+      if (remainingMs && startedWith !== undefined) {
+        longestStepMs = Math.max(longestStepMs, startedWith - remainingMs());
+        if (remainingMs() < SWEEP_TIME_MARGIN_MS + longestStepMs) {
+          stopped = 'time_budget';
+          break;
+        }
+      }
+    }
+  } finally {
+    if (swept > 0) deps.telemetry.count(MetricName.SWEPT, undefined, swept);
+    const lagSeconds = lagMs === undefined ? undefined : Math.ceil(lagMs / 1000);
+    if (lagSeconds !== undefined) deps.telemetry.seconds(MetricName.SWEEP_LAG, undefined, lagSeconds);
+    deps.telemetry.log(swept > 0 || notSent > 0 || stopped === 'time_budget' ? 'WARN' : 'INFO', 'sweep', {
+      swept,
+      steps,
+      ...(lagSeconds !== undefined ? { lagSeconds } : {}),
+      ...(notSent > 0 ? { notSent } : {}),
+      ...(stopped ? { stopped } : {}),
+    });
+  }
+  return { swept, lagSeconds: Math.ceil(lagMs / 1000) };
+}
+
+/** What one step of the sweep did. */
+interface SweepStep {
+  /** The step's cutoff: its start less `sweepAfter`. */
+  readonly cutoff: number;
+  /** How far the index is examined and handled after the step: where the watermark is, or moved to. */
+  readonly examinedTo: number;
+  /** Whether the watermark could move, or rows were sent: another step may get further. */
+  readonly progressed: boolean;
+  readonly sent: number;
+  readonly notSent: number;
+  /** The shard count the watermark item held, for `notePendingShards`. */
+  readonly recordedShards?: number;
+  /** What made the step fail after it moved the watermark as far as it could (a refused enqueue, a failed clock restart). */
+  readonly failure?: unknown;
+}
+
+/** Clock restarts in flight at once. */
+const TOUCHES_IN_FLIGHT = 32;
+
+/**
+ * One step: the stranded rows from the watermark up, within one read bound, are enqueued and their
+ * clocks restarted at `now`, then the watermark moves to where everything below was examined and
+ * handled. An entry whose key is not a delivery row's is counted and never enqueued. Rows SQS did
+ * not take (their entries refused, or the queue down) and rows whose clock restart failed are not
+ * handled: the watermark stops at the first of them (the next run enqueues it again, and any row
+ * sent twice is made harmless by its claim), and the step reports the failure. Two runs at once may
+ * enqueue the same rows; the watermark only moves forward, and not at all when an operator revived
+ * a row since it was read (that row's entry may not be in what this step read).
+ */
+async function sweepStep(deps: ReconcilerDependencies, now: number): Promise<SweepStep> {
+  const cutoff = now - deps.sweepAfterMs;
+  const { stranded, refused = [], watermark, revision, recordedShards, examinedBefore } = await deps.inbox.findStranded(cutoff, deps.sweepStep);
   // Counted once: the watermark moves past them with the rest of what was examined.
   for (const entry of refused) refuseKey(deps.telemetry, entry.key, 'sweep');
   let notSent: ReadonlySet<string> = new Set();
-  let enqueueError: EnqueueError | undefined;
+  let failure: unknown;
   if (stranded.length > 0) {
     try {
       await deps.queue.enqueue(stranded.map((entry) => entry.key));
     } catch (error) {
       // Anything else says nothing of what was sent: the watermark stays where it was.
       if (!(error instanceof EnqueueError)) throw error;
-      enqueueError = error;
+      failure = error;
       notSent = new Set(error.notSent);
     }
   }
   const sent = stranded.filter((entry) => !notSent.has(entry.key));
-  const touches = await Promise.allSettled(sent.map((entry) => deps.inbox.touchPending(entry.key, now)));
+  const touches = await settleEach(sent, TOUCHES_IN_FLIGHT, (entry) => deps.inbox.touchPending(entry.key, now));
   const failedTouches = new Set(sent.filter((_, index) => touches[index].status === 'rejected').map((entry) => entry.key));
-  // `stranded` is oldest first: below the first row not handled, every entry is.
+  // `stranded` is oldest first: below the first row not handled, every entry is; but never past
+  // where the examination got (a row found beyond it may be the first not handled).
   const unhandled = stranded.find((entry) => notSent.has(entry.key) || failedTouches.has(entry.key));
-  const handledBefore = unhandled ? unhandled.sort : examinedBefore;
+  const handledBefore = Math.min(examinedBefore, unhandled?.sort ?? Infinity);
   if (handledBefore > watermark) await deps.inbox.advanceSweepWatermark(handledBefore, revision);
-  if (sent.length > 0) deps.telemetry.count(MetricName.SWEPT, undefined, sent.length);
-  deps.telemetry.log(stranded.length > 0 ? 'WARN' : 'INFO', 'sweep', { swept: sent.length, ...(notSent.size > 0 ? { notSent: notSent.size } : {}) });
-  if (enqueueError) throw enqueueError;
-  const failedTouch = touches.find((touch) => touch.status === 'rejected');
-  if (failedTouch) throw (failedTouch as PromiseRejectedResult).reason;
-  return sent.length;
+  failure ??= (touches.find((touch) => touch.status === 'rejected') as PromiseRejectedResult | undefined)?.reason;
+  return {
+    cutoff,
+    examinedTo: Math.max(watermark, handledBefore),
+    progressed: handledBefore > watermark || sent.length > 0,
+    sent: sent.length,
+    notSent: notSent.size,
+    ...(recordedShards !== undefined ? { recordedShards } : {}),
+    ...(failure !== undefined ? { failure } : {}),
+  };
 }
 
 /** The ops CLI's `reconcile --until-settled` invocation. */

@@ -1,3 +1,4 @@
+import { handlerEnvironment } from '../shared/runtime/config';
 import { createRotatorFromEnv } from './from-env';
 
-export const handler = createRotatorFromEnv(process.env);
+export const handler = createRotatorFromEnv(handlerEnvironment(process.env));

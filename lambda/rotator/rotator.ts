@@ -151,11 +151,18 @@ export function createRotator(deps: RotatorDependencies) {
       return 'registered';
     },
 
-    /** Checks that the pending value is a usable secret of the configured format. */
+    /**
+     * Checks that the pending value is a usable secret of the configured format. A deploy that does
+     * not rotate has Secrets Manager test the function with this step alone, on a copy of the
+     * current value staged AWSPENDING: nothing is promoted then, and the copy passes whatever its
+     * format (a placeholder, or a secret the provider issued), while a rotation's own value, new and
+     * random, never equals the current one.
+     */
     async testSecret(secretId, token, config) {
-      if (!isValidSecret(config.format, await pendingValue(secretId, token))) {
-        throw new RotationError(`the pending value is not a valid ${config.format} secret`);
-      }
+      const pending = await pendingValue(secretId, token);
+      const current = await sm.send(new GetSecretValueCommand({ SecretId: secretId, VersionStage: SecretStage.CURRENT }));
+      if (pending === current.SecretString) return 'configuration-tested';
+      if (!isValidSecret(config.format, pending)) throw new RotationError(`the pending value is not a valid ${config.format} secret`);
       return 'valid';
     },
 

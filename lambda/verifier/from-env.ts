@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { Defaults, Env, POLLED_ONLY_ADAPTERS } from '../../lib/contract';
+import { Defaults, Env, PendingIndex, POLLED_ONLY_ADAPTERS } from '../../lib/contract';
 import { adaptersFor } from '../shared/providers/registry';
 import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
 import { HandlerRuntime } from '../shared/runtime/handler-runtime';
@@ -31,7 +31,7 @@ export function verifierDependenciesFromEnv(env: Record<string, string | undefin
     secrets: secretCacheFromEnv(env, clients.secretsManager, now),
     certificates: sns,
     confirmations: sns,
-    inbox: new DynamoDbInboxStore(dynamodb, inboxTable),
+    inbox: new DynamoDbInboxStore(dynamodb, inboxTable, integerEnv(env, Env.PENDING_SHARDS, PendingIndex.SHARD_COUNT)),
     queue: new SqsWorkQueue(clients.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: false }), requiredEnv(env, Env.WORK_QUEUE_URL)),
     bodies: bodyStoreFromEnv(env, runtime.bodyStore),
     inlineBodyBytes: integerEnv(env, Env.INLINE_BODY_BYTES, Defaults.INLINE_BODY_BYTES),

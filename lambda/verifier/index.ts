@@ -1,3 +1,4 @@
+import { handlerEnvironment } from '../shared/runtime/config';
 import { createVerifierFromEnv } from './from-env';
 
-export const handler = createVerifierFromEnv(process.env);
+export const handler = createVerifierFromEnv(handlerEnvironment(process.env));

@@ -57,8 +57,13 @@ export const Limits = {
    * difference between two functions' clocks (docs/DESIGN.md#invariant-5).
    */
   SWEEP_AFTER_MARGIN_SECONDS: 10,
-  /** `sweepBatchSize`: the most rows one reconciler run enqueues again. */
-  SWEEP_BATCH_SIZE: { MIN: 1, MAX: 1000 },
+  /**
+   * `pendingIndexShards`. Each shard is one partition of the index, which takes about 1,000
+   * writes a second (an admission is one, a restarted clock two). Fewer than 16 would spread no
+   * less: the sweep always reads the 16 every inbox wrote before the count was a setting. At most
+   * 100, far beyond what an endpoint's quotas let in, keeps shard names two digits.
+   */
+  PENDING_INDEX_SHARDS: { MIN: 16, MAX: 100 },
   /** SQS keeps a message at most 14 days. */
   SQS_RETENTION_DAYS: 14,
   /** The longest period of a single-datapoint alarm (PutMetricAlarm: Period × EvaluationPeriods ≤ 7 days). */
@@ -80,6 +85,13 @@ export const Limits = {
   REJECTION_HEADER_NAME_CHARS: 64,
   /** The longest `maxQueueDelay`: a delivery held longer is long past the oldest-message-age alarm's concern. */
   MAX_QUEUE_DELAY_HOURS: 12,
+  /**
+   * How long API Gateway waits for the verifier: a REST API's Lambda integration times out after
+   * 29 seconds (its default), an HTTP API's after 30 at most. A verifier still running then has its
+   * request answered 504 by API Gateway, so its timeout may be no longer.
+   */
+  REST_API_INTEGRATION_TIMEOUT_SECONDS: 29,
+  HTTP_API_INTEGRATION_TIMEOUT_SECONDS: 30,
 } as const;
 
 /** How often the reconciler runs by default. */
@@ -92,7 +104,14 @@ export const Defaults = {
   VERIFIER_TIMEOUT_SECONDS: 10,
   PROCESSOR_MEMORY_MB: 512,
   PROCESSOR_TIMEOUT_SECONDS: 30,
-  RECONCILER_MEMORY_MB: 256,
+  /**
+   * One full vCPU (Lambda gives CPU in proportion to memory, one vCPU at 1,769 MB, and a Node.js
+   * handler uses one): the sweep is bound by the CPU its calls cost, 30 to 50 µs per entry examined
+   * and about 1 ms per stranded row enqueued and restarted, so it keeps up with about 10,000 deliveries a
+   * second and re-enqueues 60,000 stranded rows within one run (docs/DESIGN.md#sweep-capacity).
+   * An idle inbox's runs take a fraction of a second.
+   */
+  RECONCILER_MEMORY_MB: 1769,
   RECONCILER_TIMEOUT_SECONDS: 120,
   ROTATOR_MEMORY_MB: 256,
   ROTATOR_TIMEOUT_SECONDS: 30,
@@ -124,19 +143,23 @@ export const Defaults = {
   ROTATION_DAYS: 30,
   SWEEP_EVERY_MINUTES,
   SWEEP_AFTER_SECONDS: 300,
-  SWEEP_BATCH_SIZE: 100,
   /**
    * The sweep reads the pending index in pages of this many entries per shard (keys only, about
    * 80 bytes each: far below a Query's 1 MB page)...
    */
   SWEEP_PAGE_ENTRIES: 1000,
   /**
-   * ...and at most this many pages of each shard a run (128,000 entries in all), so a backlog of
-   * processed entries cannot take a run's time; the watermark carries the rest to the next run.
+   * ...this many pages of each shard a step (16,000 entries with 16 shards): a step enqueues the
+   * stranded rows among them and moves the watermark, so its work is bounded and saved; a run
+   * takes steps until it has caught up or its time is nearly out (docs/DESIGN.md#invariant-5).
    */
-  SWEEP_PAGES_PER_SHARD: 8,
+  SWEEP_PAGES_PER_STEP: 1,
   PROCESSOR_BATCH_SIZE: 10,
-  PROCESSOR_MAX_CONCURRENCY: 10,
+  /**
+   * Half of a new account's Lambda concurrency (10): the processor drains the queue, and the
+   * verifier, which providers wait on, keeps the rest of the pool (docs/DEPLOY.md#prerequisites).
+   */
+  PROCESSOR_MAX_CONCURRENCY: 5,
   /**
    * A response, payload or fetched resource larger than this travels in an effect as a reference
    * to the body bucket instead of inline, so that an effect stays far below EventBridge's 256 KB.
@@ -220,4 +243,6 @@ export const MonitoringDefaults = {
   RECONCILER_SILENCE_SECONDS: 3600,
   /** ...or this many runs of a slower schedule, so that a single late or failed trigger does not page. */
   RECONCILER_SILENCE_RUNS: 3,
+  /** How far the sweep's watermark may lag behind its cutoff at the end of a run (`SweepLag`) before the sweep-lag alarm. */
+  MAX_SWEEP_LAG_MINUTES: 15,
 } as const;

@@ -5,6 +5,14 @@ export const Env = {
   RESULTS_TABLE: 'WEBHOOK_INBOX_RESULTS_TABLE',
   WORK_QUEUE_URL: 'WEBHOOK_INBOX_QUEUE_URL',
   PROVIDERS: 'WEBHOOK_INBOX_PROVIDERS',
+  /** The handler configuration file in the function's code folder (`HANDLER_CONFIG_FILE`), when its settings are there; unset: all in the environment. */
+  CONFIG_FILE: 'WEBHOOK_INBOX_CONFIG',
+  /** `arn:<partition>:secretsmanager:<region>:<account>:secret:`, the start of the ARN of each secret of the stack the file names by its logical id. */
+  SECRET_ARN_PREFIX: 'WEBHOOK_INBOX_SECRET_ARN_PREFIX',
+  /** The end of those secrets' ARNs, after `<logical id>-` (what CloudFormation and Secrets Manager add to the name), comma-separated. */
+  SECRET_ARN_SUFFIXES: 'WEBHOOK_INBOX_SECRET_ARN_SUFFIXES',
+  /** Prefix of the variables that hold, each, one other value CloudFormation fills in at deploy for the file (`WEBHOOK_INBOX_REF_0`, ...). */
+  REF_PREFIX: 'WEBHOOK_INBOX_REF_',
   MAX_BODY_BYTES: 'WEBHOOK_INBOX_MAX_BODY_BYTES',
   RETENTION_SECONDS: 'WEBHOOK_INBOX_RETENTION_SECONDS',
   /** Processor: how long a job's result item is kept after its last decision (its TTL). */
@@ -13,7 +21,8 @@ export const Env = {
   LEASE_SECONDS: 'WEBHOOK_INBOX_LEASE_SECONDS',
   MAX_RECEIVE_COUNT: 'WEBHOOK_INBOX_MAX_RECEIVE_COUNT',
   SWEEP_AFTER_SECONDS: 'WEBHOOK_INBOX_SWEEP_AFTER_SECONDS',
-  SWEEP_BATCH_SIZE: 'WEBHOOK_INBOX_SWEEP_BATCH_SIZE',
+  /** Verifier and reconciler: the pending index's shard count (`pendingIndexShards`); unset: `PendingIndex.SHARD_COUNT`. */
+  PENDING_SHARDS: 'WEBHOOK_INBOX_PENDING_SHARDS',
   ROTATED_SECRETS: 'WEBHOOK_INBOX_ROTATED_SECRETS',
   BODY_BUCKET: 'WEBHOOK_INBOX_BODY_BUCKET',
   INLINE_BODY_BYTES: 'WEBHOOK_INBOX_INLINE_BODY_BYTES',

@@ -43,6 +43,12 @@ export const MetricName = {
   DEAD_LETTERED: 'DeadLettered',
   WINNER_CHANGED: 'WinnerChanged',
   SWEPT: 'Swept',
+  /**
+   * Seconds between the sweep's cutoff (now less `sweepAfter`) and its watermark at the end of a
+   * run (unit Seconds, one value per run, 0 when it caught up): how much of the pending index is
+   * still unexamined; growing from run to run, the sweep does not keep up.
+   */
+  SWEEP_LAG: 'SweepLag',
   MATCHED_CURRENT_SECRET: 'MatchedCurrentSecret',
   MATCHED_PENDING_SECRET: 'MatchedPendingSecret',
   MATCHED_PREVIOUS_SECRET: 'MatchedPreviousSecret',

@@ -21,6 +21,11 @@ export interface OpsConfig {
    * expired one as absent. Absent (an older stack): the default.
    */
   readonly resultRetentionSeconds?: number;
+  /**
+   * The pending index's shard count (`pendingIndexShards`): a row `replay` or `redrive` revives is
+   * written under it. Absent (an older stack, or the default): `PendingIndex.SHARD_COUNT`.
+   */
+  readonly pendingShards?: number;
 }
 
 /** Where an inbox's services answer, when not at AWS's own endpoints (the local twin's emulators). */

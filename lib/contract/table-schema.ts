@@ -112,6 +112,12 @@ export const InboxAttr = {
    * first). A sweep moves the watermark only if this is still what it read before its index read.
    */
   SWEEP_REVISION: 'revision',
+  /**
+   * The sweep's watermark item: the most pending-index shards any reconciler was configured with
+   * (absent: `PendingIndex.SHARD_COUNT`, all an inbox had before the count was a setting). The
+   * sweep reads at least this many, so that entries written under a larger count stay found.
+   */
+  SWEEP_SHARDS: 'shards',
 } as const;
 
 /** Batch submissions: results read so far per child state (`childSucceeded`, `childErrored`, …). */
@@ -187,7 +193,8 @@ export const RejectionKey = {
 
 /**
  * The sweep's watermark: one item (`pk` `sweep:pending`, `sk` `watermark`) holding
- * `sweptBefore` and, once an operator revived a row, `revision`. No delivery row's key can be it (provider names hold no `:`), nor a quarantined
+ * `sweptBefore`, the most shards a reconciler was configured with (`shards`, once more than
+ * `PendingIndex.SHARD_COUNT`) and, once an operator revived a row, `revision`. No delivery row's key can be it (provider names hold no `:`), nor a quarantined
  * copy's (`sk` `quarantine#…`) or a submission's (`ledger:…`). It has no TTL: it only moves forward.
  */
 export const SweepWatermark = {
@@ -263,7 +270,8 @@ export const ResultAttr = {
  * The sparse index of delivery rows by when each became pending: a row enters it when admitted
  * and keeps its entry when processed (until its TTL deletes it, which costs nothing), leaving it
  * only when it becomes DEAD. Its partition key is sharded so that a busy inbox is never capped at
- * one partition's write rate (see docs/DESIGN.md#scale).
+ * one partition's write rate (see docs/DESIGN.md#scale): `pendingIndexShards` shards, by default
+ * `SHARD_COUNT`, which is also the count every inbox wrote before it was a setting.
  */
 export const PendingIndex = {
   NAME: 'pending',

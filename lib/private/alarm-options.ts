@@ -49,6 +49,11 @@ export function validateAlarmOptions(scope: IConstruct, options: WebhookInboxAla
       problems.push(`alarms.maxQueueDelay: must be from 1 second to ${Duration.millis(MAX_QUEUE_DELAY_MS).toHumanString()}, got ${delay.toHumanString()}`);
     }
   }
+  // Below a minute, a run's own steps would page: the lag at a run's end is about its last step's length.
+  const lag = options.maxSweepLag;
+  if (lag && !Token.isUnresolved(lag.toSeconds()) && lag.toSeconds() < 60) {
+    problems.push(`alarms.maxSweepLag: must be at least 1 minute, got ${lag.toHumanString()}`);
+  }
   const silence = options.maxReconcilerSilence;
   if (silence && !Token.isUnresolved(silence.toSeconds())) {
     const seconds = silence.toSeconds();

@@ -1,6 +1,7 @@
-import { Validations } from 'aws-cdk-lib';
+import { Names, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -9,7 +10,7 @@ import * as targets from 'aws-cdk-lib/aws-route53-targets';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct, IConstruct } from 'constructs';
 import { GET_CHECKED_ADAPTERS, HOOKS_PATH, POLLED_ONLY_ADAPTERS, REST_API_STAGE_NAME } from '../contract';
-import { WebhookIngress, WebhookIngressDomain, WebhookIngressType } from '../ingress';
+import { RestApiAccessLogging, WebhookIngress, WebhookIngressDomain, WebhookIngressType } from '../ingress';
 import type { WebhookProviderConfig } from '../provider';
 
 /** The front door an inbox was given: one of the two APIs, and the base URL providers post to. */
@@ -57,11 +58,22 @@ export function createEndpoint(
   throttle: apigwv2.ThrottleSettings,
   logRetention: logs.RetentionDays,
 ): Endpoint {
-  const accessLogs = new logs.LogGroup(scope, 'AccessLogs', { retention: logRetention });
+  const accessLogs = () => new logs.LogGroup(scope, 'AccessLogs', { retention: logRetention });
   return ingress.type === WebhookIngressType.REST_API
     ? createRestEndpoint(scope, ingress, verifier, providers, throttle, accessLogs)
-    : createHttpEndpoint(scope, ingress, verifier, providers, throttle, accessLogs);
+    : createHttpEndpoint(scope, ingress, verifier, providers, throttle, accessLogs());
 }
+
+/**
+ * The API's name: unique to the inbox in its account and region (it holds the stack's name and a
+ * hash of the construct path), so that the `AWS/ApiGateway` metrics of a REST API, which name it
+ * by `ApiName`, are this inbox's alone. API Gateway takes a name of up to 128 characters.
+ */
+function endpointApiName(scope: Construct): string {
+  return Names.uniqueResourceName(scope, { maxLength: API_NAME_LENGTH });
+}
+
+const API_NAME_LENGTH = 128;
 
 function createHttpEndpoint(
   scope: Construct,
@@ -72,6 +84,7 @@ function createHttpEndpoint(
   accessLogs: logs.LogGroup,
 ): Endpoint {
   const api = new apigwv2.HttpApi(scope, 'Api', {
+    apiName: endpointApiName(scope),
     description: 'Webhook inbox endpoint',
     createDefaultStage: false,
   });
@@ -80,11 +93,14 @@ function createHttpEndpoint(
     stageName: '$default',
     autoDeploy: true,
     throttle,
+    // An HTTP API logs with no account-wide setting.
     accessLogSettings: {
       destination: new apigwv2.LogGroupLogDestination(accessLogs),
     },
   });
-  const integration = new HttpLambdaIntegration('Verifier', verifier);
+  // One invoke permission for this API: one per route would exceed the function's 20 KB resource
+  // policy at about 35 providers (docs/LIMITS.md); every route of this API is the verifier's.
+  const integration = new HttpLambdaIntegration('Verifier', verifier, { scopePermissionToRoute: false });
   for (const { name, methods } of routesOf(providers)) {
     const httpMethods = methods.map((method) => method as apigwv2.HttpMethod);
     for (const route of api.addRoutes({ path: hookPath(name), methods: httpMethods, integration })) {
@@ -108,37 +124,32 @@ function createRestEndpoint(
   verifier: lambda.IFunction,
   providers: readonly WebhookProviderConfig[],
   throttle: apigwv2.ThrottleSettings,
-  accessLogs: logs.LogGroup,
+  accessLogs: () => logs.LogGroup,
 ): Endpoint {
+  // A REST API stage logs only once the account's API Gateway CloudWatch role is set in the region.
+  const logging = ingress.restApiAccessLogging ?? RestApiAccessLogging.NONE;
   const api = new apigw.RestApi(scope, 'RestApi', {
+    restApiName: endpointApiName(scope),
     description: 'Webhook inbox endpoint',
     endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
     // Every body is then passed to the verifier base64-encoded, so its bytes arrive exactly as sent.
     binaryMediaTypes: ['*/*'],
-    // Execution logs need an account-wide role (AWS::ApiGateway::Account), which is not an inbox's to own.
-    cloudWatchRole: false,
+    // The role and the account setting (retained), the stage depending on it; only when asked: the setting is account-wide.
+    cloudWatchRole: logging === RestApiAccessLogging.CREATE_ACCOUNT_ROLE,
     deployOptions: {
       stageName: REST_API_STAGE_NAME,
       throttlingRateLimit: throttle.rateLimit,
       throttlingBurstLimit: throttle.burstLimit,
-      accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
-      accessLogFormat: apigw.AccessLogFormat.jsonWithStandardFields(),
+      ...(logging === RestApiAccessLogging.NONE
+        ? {}
+        : { accessLogDestination: new apigw.LogGroupLogDestination(accessLogs()), accessLogFormat: apigw.AccessLogFormat.jsonWithStandardFields() }),
     },
   });
-  Validations.of(api).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-APIG2',
-    reason:
-      'The body is checked by the verifier after its signature over the raw bytes, and its shape is the provider’s: ' +
-      'a request model would parse an unauthenticated body and refuse deliveries a provider may legitimately send.',
-  });
-  Validations.of(api.deploymentStage).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-APIG6',
-    reason:
-      'The stage writes an access log line for every request, and the verifier one delivery record per request; ' +
-      'execution logs need the account-wide API Gateway CloudWatch role, which is not an inbox’s to create.',
-  });
-  // One integration, one invoke permission per method, each scoped to this API, its stage, method and path.
-  const integration = new apigw.LambdaIntegration(verifier, { proxy: true, allowTestInvoke: false });
+  acknowledgeRestApiFindings(api, logging);
+  // One integration (a Lambda proxy integration, as LambdaIntegration makes one) and one invoke
+  // permission, from this API's stage under /hooks/: one per method, as LambdaIntegration adds,
+  // would exceed the function's 20 KB resource policy at about 40 providers (docs/LIMITS.md).
+  const integration = new apigw.AwsIntegration({ proxy: true, service: 'lambda', path: `2015-03-31/functions/${verifier.functionArn}/invocations` });
   const hooks = api.root.addResource(HOOKS_PATH.slice(1));
   for (const { name, methods } of routesOf(providers)) {
     const resource = hooks.addResource(name);
@@ -149,6 +160,10 @@ function createRestEndpoint(
       ]);
     }
   }
+  verifier.addPermission('RestApiInvoke', {
+    principal: new iam.ServicePrincipal('apigateway.amazonaws.com'),
+    sourceArn: api.arnForExecuteApi('*', `${HOOKS_PATH}/*`, api.deploymentStage.stageName),
+  });
   if (ingress.webAclArn !== undefined) {
     new wafv2.CfnWebACLAssociation(scope, 'WebAclAssociation', { resourceArn: api.deploymentStage.stageArn, webAclArn: ingress.webAclArn });
   }
@@ -163,6 +178,45 @@ function createRestEndpoint(
   new apigw.BasePathMapping(scope, 'BasePathMapping', { domainName, restApi: api, stage: api.deploymentStage });
   createDomainRecord(scope, ingress.domain, new targets.ApiGatewayDomain(domainName));
   return { restApi: api, url: `https://${ingress.domain.domainName}`, domainTarget: domainName.domainNameAliasDomainName };
+}
+
+/** What cdk-nag finds on a REST API that cannot apply to a signed webhook endpoint, or that the account's settings decide. */
+function acknowledgeRestApiFindings(api: apigw.RestApi, logging: RestApiAccessLogging): void {
+  const findings: { on: IConstruct; id: string; reason: string }[] = [
+    {
+      on: api,
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'The body is checked by the verifier after its signature over the raw bytes, and its shape is the provider’s: ' +
+        'a request model would parse an unauthenticated body and refuse deliveries a provider may legitimately send.',
+    },
+    {
+      on: api.deploymentStage,
+      id: 'AwsSolutions-APIG6',
+      reason:
+        'Execution logs need the account-wide API Gateway CloudWatch role and log request details the inbox keeps out of its logs; ' +
+        'the verifier writes a delivery record of every request it receives.',
+    },
+  ];
+  if (logging === RestApiAccessLogging.NONE) {
+    findings.push({
+      on: api.deploymentStage,
+      id: 'AwsSolutions-APIG1',
+      reason:
+        'A REST API stage writes access logs only once the account’s API Gateway CloudWatch role is set in the region; without it the ' +
+        'stage fails to deploy, so access logs are opt-in (ingress accessLogging). The verifier writes a delivery record of every request it receives.',
+    });
+  }
+  if (logging === RestApiAccessLogging.CREATE_ACCOUNT_ROLE) {
+    findings.push({
+      on: api.node.findChild('CloudWatchRole'),
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason:
+        'The account’s API Gateway CloudWatch role writes the logs of every REST API in the region, into log groups API Gateway names: ' +
+        'AWS’s service-role policy is the one the API Gateway guide prescribes for it, and a narrower one would stop the other APIs’ logs.',
+    });
+  }
+  for (const { on, id, reason } of findings) Validations.of(on).acknowledge({ id: `AwsSolutions::${id}`, reason });
 }
 
 /** The alias record of a custom domain, when a hosted zone is given. */

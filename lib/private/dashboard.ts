@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { MetricName } from '../contract';
 import type { IWebhookInbox } from '../inbox-interface';
 import type { WebhookInboxDashboardOptions } from '../monitoring';
-import { endpointApi } from './endpoint-api';
+import { endpointApi, endpointApiKind } from './endpoint-api';
 
 const FULL = 24;
 const HALF = 12;
@@ -43,7 +43,7 @@ export function createInboxDashboard(
   return dashboard;
 }
 
-/** What the endpoint answered: each reason the verifier counts, and the HTTP API's latency and errors. */
+/** What the endpoint answered: each reason the verifier counts, and the API's latency and errors. */
 function deliveryRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
   const count = (name: string, label: string) => inbox.metric(name, { label });
   return [
@@ -67,7 +67,7 @@ function deliveryRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
       ],
     }),
     new cloudwatch.GraphWidget({
-      title: 'Endpoint (HTTP API)',
+      title: `Endpoint (${endpointApiKind(inbox)})`,
       width: HALF,
       height: HEIGHT,
       left: [
@@ -140,6 +140,7 @@ function processingRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
 
 /** The reconciler's sweep and polling, and the signing secrets' use. */
 function reconcilerRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
+  const rotationFailures = inbox.metricRotationFailures({ label: 'rotation failures, unread' });
   return [
     new cloudwatch.GraphWidget({
       title: 'Reconciler',
@@ -154,7 +155,7 @@ function reconcilerRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
         inbox.metricPollRateLimited({ label: 'rate limited' }),
         inbox.metricPollErrors({ label: 'poll errors' }),
       ],
-      right: [inbox.metricOverdueSubmissions({ label: 'overdue (max)' })],
+      right: [inbox.metricOverdueSubmissions({ label: 'overdue (max)' }), inbox.metricSweepLag({ label: 'sweep lag, s (max)' })],
     }),
     new cloudwatch.GraphWidget({
       title: 'Signing secrets',
@@ -167,11 +168,12 @@ function reconcilerRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
         inbox.metricSignatureFailures({ label: 'authentication failed' }),
         inbox.metricUnusableSecretVersions({ label: 'bad signature, a staged value unusable' }),
       ],
-      // What the refusals left: records (quarantine --rejected), those over the limit or sampled out, failed writes.
+      // What the refusals left: records (quarantine --rejected), those over the limit or sampled out, failed writes; failed rotations.
       right: [
         inbox.metricRejectionsRecorded({ label: 'rejection records' }),
         inbox.metricRejectionsSuppressed({ label: 'rejections not recorded' }),
         inbox.metricRejectionRecordFailures({ label: 'rejection records failed' }),
+        ...(rotationFailures ? [rotationFailures] : []),
       ],
     }),
   ];

@@ -13,7 +13,7 @@ import { HandlerEnvironments, handlerEnvironments } from './handler-environment'
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerRuntimeConfigOf } from './provider-runtime';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
-import { grantInvokeFunction, grantObjects, grantReadSecret, grantSend, grantTableActions } from './grants';
+import { grantInvokeFunction, grantObjects, grantReadSecret, grantReadSigningSecrets, grantSend, grantTableActions } from './grants';
 import { createHandlerFunction } from './handler-function';
 import type { InboxSettings } from './settings';
 
@@ -75,7 +75,7 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     leaseSeconds: settings.processorTimeout.toSeconds(),
     maxReceiveCount: settings.maxReceiveCount,
     sweepAfterSeconds: settings.sweepAfter.toSeconds(),
-    sweepBatchSize: settings.sweepBatchSize,
+    pendingShards: settings.pendingIndexShards,
     polling: polledProviders(resources).map((provider) => pollingRuntimeConfig(provider, provider.polling!, provider.polling!.apiKeySecret.secretArn)),
     pollBatchSize: settings.pollBatchSize,
     deadlineWarningSeconds: settings.deadlineWarning.toSeconds(),
@@ -103,12 +103,14 @@ function createVerifier(
     timeout: settings.verifierTimeout,
     logRetention: settings.logRetention,
     overrides: props.verifierFunctionProps,
-    environment: environments.verifier,
+    overridesProp: 'verifierFunctionProps',
+    settings: environments.verifier,
+    secrets: [...resources.secrets.values()],
   });
   // PutItem, GetItem and UpdateItem also serve the rejection records, their counters and the source-hash key.
   grantTableActions(verifier.role, resources.inboxTable, ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
   grantSend(verifier.role, resources.workQueue);
-  for (const secret of resources.secrets.values()) grantReadSecret(secret, verifier.role);
+  grantReadSigningSecrets(scope, [...resources.secrets.values()], verifier.role);
   grantObjects(scope, resources.bodyBucket, verifier.role, ['s3:PutObject'], BodyPrefix.BODIES);
   return verifier.function;
 }
@@ -128,7 +130,9 @@ function createProcessor(
     timeout: settings.processorTimeout,
     logRetention: settings.logRetention,
     overrides: props.processorFunctionProps,
-    environment: environments.processor,
+    overridesProp: 'processorFunctionProps',
+    settings: environments.processor,
+    secrets: resources.providers.flatMap((provider) => (provider.authoritativeRead ? [provider.authoritativeRead.apiKeySecret] : [])),
   });
   grantTableActions(processor.role, resources.inboxTable, ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']);
   // GetItem: a losing offer and a retried winner read the job's stored winner.
@@ -164,7 +168,9 @@ function createReconciler(
     timeout: settings.reconcilerTimeout,
     logRetention: settings.logRetention,
     overrides: props.reconcilerFunctionProps,
-    environment: environments.reconciler,
+    overridesProp: 'reconcilerFunctionProps',
+    settings: environments.reconciler,
+    secrets: polledProviders(resources).map((provider) => provider.polling!.apiKeySecret),
   });
   const { pendingIndex, awaitingIndex, jobRefIndex } = TableSchema.inbox;
   reconciler.role.addToPrincipalPolicy(

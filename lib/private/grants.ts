@@ -7,6 +7,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BodyPrefix, SUBMISSION_PARTITION_PREFIX, SUBMISSION_RECORD_ATTRIBUTES } from '../contract';
+import { longestValues } from './environment-size';
 
 /**
  * The grants of the inbox's own functions: exactly the actions each uses, on exactly its
@@ -43,7 +44,7 @@ export function grantObjects(
   const principal = grantee.grantPrincipal;
   if (!Construct.isConstruct(principal)) return;
   const cfnBucket = bucket.node.defaultChild as s3.CfnBucket | undefined;
-  const bucketArn = cfnBucket ? `<${Stack.of(scope).getLogicalId(cfnBucket)}.Arn>` : bucket.bucketArn;
+  const bucketArn = cfnBucket ? `<${Stack.of(scope).getLogicalId(cfnBucket)}.Arn>` : nagResource(Stack.of(scope).resolve(bucket.bucketArn));
   Validations.of(principal).acknowledge({
     id: `AwsSolutions::AwsSolutions-IAM5[Resource::${bucketArn}/${prefix}/*]`,
     reason: `Object keys under ${prefix}/ are content digests, unknown at deploy time; the grant is limited to that prefix and these actions.`,
@@ -91,6 +92,43 @@ export function grantReadSecret(secret: secretsmanager.ISecret, role: iam.IRole)
   grantSecretKey(secret, role, ['kms:Decrypt']);
 }
 
+/** IAM's limit on one customer managed policy, in characters (whitespace not counted); not adjustable. */
+const MANAGED_POLICY_CHARACTERS = 6144;
+/** What a policy of one statement takes beside its resources, with room to spare. */
+const POLICY_OVERHEAD_CHARACTERS = 400;
+const SECRET_READ_ACTIONS = ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'];
+
+/**
+ * Reading the signing secrets, in customer managed policies attached to the role rather than in
+ * its inline policy: a role's inline policies share 10,240 characters, which 40 secrets with long
+ * logical ids exceed, while each managed policy has 6,144 of its own (docs/LIMITS.md). Each holds
+ * one statement naming as many secrets as fit, their ARNs counted at their longest.
+ */
+export function grantReadSigningSecrets(scope: Construct, secrets: readonly secretsmanager.ISecret[], role: iam.IRole): void {
+  const longest = longestValues(Stack.of(scope));
+  const policies: string[][] = [];
+  let characters = Infinity;
+  for (const secret of secrets) {
+    // As `grantRead` names a secret: its full ARN, or any of the ARNs its name can have.
+    const arn = secret.secretFullArn ?? `${secret.secretArn}-??????`;
+    const length = longest(arn).length + 3;
+    if (characters + length > MANAGED_POLICY_CHARACTERS - POLICY_OVERHEAD_CHARACTERS) {
+      policies.push([]);
+      characters = 0;
+    }
+    policies[policies.length - 1].push(arn);
+    characters += length;
+    grantSecretKey(secret, role, ['kms:Decrypt']);
+  }
+  policies.forEach((resources, index) => {
+    new iam.ManagedPolicy(scope, `VerifierSigningSecretsPolicy${index === 0 ? '' : index + 1}`, {
+      description: 'Webhook inbox verifier: reads the providers’ signing secrets',
+      statements: [new iam.PolicyStatement({ actions: SECRET_READ_ACTIONS, resources })],
+      roles: [role],
+    });
+  });
+}
+
 /** These KMS actions on a secret's customer-managed key, through Secrets Manager only; nothing for the AWS managed key. */
 export function grantSecretKey(secret: secretsmanager.ISecret, role: iam.IRole, actions: string[]): void {
   const key = secret.encryptionKey;
@@ -110,4 +148,17 @@ export function grantSecretKey(secret: secretsmanager.ISecret, role: iam.IRole, 
  */
 export function grantInvokeFunction(fn: lambda.IFunction, role: iam.IRole): void {
   role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }));
+}
+
+/**
+ * A resource as cdk-nag names it in a finding's id: an imported bucket's ARN is built with
+ * `Ref AWS::Partition`, written `<AWS::Partition>` (a finding id is a plain string, never a token).
+ */
+function nagResource(resolved: unknown): string {
+  if (typeof resolved === 'string') return resolved;
+  const [fn, args] = Object.entries(resolved as Record<string, unknown>)[0] ?? [];
+  if (fn === 'Ref') return `<${String(args)}>`;
+  if (fn === 'Fn::GetAtt') return `<${(args as string[]).join('.')}>`;
+  if (fn === 'Fn::Join') return (args as [string, unknown[]])[1].map(nagResource).join((args as [string, unknown[]])[0]);
+  return JSON.stringify(resolved);
 }

@@ -1,4 +1,4 @@
-import { Defaults, Env, PollingRuntimeConfig, ProviderRuntimeConfig, RotatedSecretConfig } from '../contract';
+import { Defaults, Env, PendingIndex, PollingRuntimeConfig, ProviderRuntimeConfig, RotatedSecretConfig } from '../contract';
 
 /**
  * What the handlers are configured with, as plain values: CloudFormation tokens when the
@@ -23,7 +23,8 @@ export interface InboxHandlerSettings {
   readonly leaseSeconds: number;
   readonly maxReceiveCount: number;
   readonly sweepAfterSeconds: number;
-  readonly sweepBatchSize: number;
+  /** The pending index's shard count: the verifier writes entries under it, the reconciler writes and reads them. */
+  readonly pendingShards: number;
   /** How the reconciler polls providers for recorded submissions never delivered. */
   readonly polling: readonly PollingRuntimeConfig[];
   readonly pollBatchSize: number;
@@ -57,7 +58,7 @@ export function handlerSettingsWithDefaults(settings: LocalHandlerSettings): Inb
     leaseSeconds: Defaults.PROCESSOR_TIMEOUT_SECONDS,
     maxReceiveCount: Defaults.MAX_RECEIVE_COUNT,
     sweepAfterSeconds: Defaults.SWEEP_AFTER_SECONDS,
-    sweepBatchSize: Defaults.SWEEP_BATCH_SIZE,
+    pendingShards: PendingIndex.SHARD_COUNT,
     polling: [],
     pollBatchSize: Defaults.POLL_BATCH_SIZE,
     deadlineWarningSeconds: Defaults.DEADLINE_WARNING_SECONDS,
@@ -82,6 +83,11 @@ export interface HandlerEnvironments {
 
 export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvironments {
   const providers = JSON.stringify(settings.providers);
+  // Only the verifier checks signatures: the processor and the reconciler read no signing secret.
+  const unsigned = JSON.stringify(settings.providers.map(({ secretId: _secretId, ...provider }) => provider));
+  // Only when it is not the default the handlers fall back to.
+  const pendingShards: Record<string, string> =
+    settings.pendingShards !== PendingIndex.SHARD_COUNT ? { [Env.PENDING_SHARDS]: String(settings.pendingShards) } : {};
   const bodies: Record<string, string> = settings.bodyBucket
     ? { [Env.BODY_BUCKET]: settings.bodyBucket, [Env.INLINE_BODY_BYTES]: String(settings.inlineBodyBytes) }
     : {};
@@ -91,6 +97,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.INBOX_TABLE]: settings.inboxTable,
       [Env.WORK_QUEUE_URL]: settings.workQueueUrl,
       [Env.PROVIDERS]: providers,
+      ...pendingShards,
       [Env.MAX_BODY_BYTES]: String(settings.maxBodyBytes),
       ...bodies,
       [Env.RETENTION_SECONDS]: String(settings.retentionSeconds),
@@ -104,7 +111,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.INBOX_NAME]: settings.inboxName,
       [Env.INBOX_TABLE]: settings.inboxTable,
       [Env.RESULTS_TABLE]: settings.resultsTable,
-      [Env.PROVIDERS]: providers,
+      [Env.PROVIDERS]: unsigned,
       [Env.LEASE_SECONDS]: String(settings.leaseSeconds),
       [Env.RESULT_RETENTION_SECONDS]: String(settings.resultRetentionSeconds),
       [Env.MAX_RECEIVE_COUNT]: String(settings.maxReceiveCount),
@@ -117,9 +124,9 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.INBOX_NAME]: settings.inboxName,
       [Env.INBOX_TABLE]: settings.inboxTable,
       [Env.WORK_QUEUE_URL]: settings.workQueueUrl,
-      [Env.PROVIDERS]: providers,
+      [Env.PROVIDERS]: unsigned,
       [Env.SWEEP_AFTER_SECONDS]: String(settings.sweepAfterSeconds),
-      [Env.SWEEP_BATCH_SIZE]: String(settings.sweepBatchSize),
+      ...pendingShards,
       [Env.RETENTION_SECONDS]: String(settings.retentionSeconds),
       [Env.SECRET_CACHE_SECONDS]: String(settings.secretCacheSeconds),
       [Env.POLLING]: JSON.stringify(settings.polling),

@@ -4,8 +4,11 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { HANDLER_FILE, HANDLER_NODE_MAJOR } from '../contract';
+import { environmentSizeProblems } from './environment-size';
+import { packHandlerConfig, stageHandlerCode } from './handler-config-file';
 
 /** The runtime the handler bundles are built for (`scripts/bundle.ts` targets the same major). */
 export const HANDLER_RUNTIME = new lambda.Runtime(`nodejs${HANDLER_NODE_MAJOR}.x`, lambda.RuntimeFamily.NODEJS, {
@@ -21,10 +24,15 @@ export interface HandlerFunctionProps {
   readonly description: string;
   readonly memorySize: number;
   readonly timeout: Duration;
-  readonly environment: Record<string, string>;
+  /** The handler's settings, by environment variable: in its configuration file, or its environment when CloudFormation fills them in. */
+  readonly settings: Record<string, string>;
+  /** The secrets the settings name (by ARN): those of the stack take 19 characters of the environment each, not a whole ARN. */
+  readonly secrets: readonly secretsmanager.ISecret[];
   readonly logRetention: logs.RetentionDays;
   /** The user's overrides; construct-required settings (code, runtime, environment) win over them. */
   readonly overrides?: lambda.FunctionOptions;
+  /** The prop the overrides come from, named when the environment is too large. */
+  readonly overridesProp?: string;
 }
 
 export interface HandlerFunction {
@@ -41,6 +49,7 @@ export function createHandlerFunction(scope: Construct, id: string, props: Handl
   if (!existsSync(join(assetPath, HANDLER_FILE))) {
     throw new Error(`the ${props.handler} bundle is missing at ${assetPath}: run \`npm run bundle\` first`);
   }
+  const packed = packHandlerConfig(scope, props.settings, props.secrets);
   const overrides = props.overrides ?? {};
   let role = overrides.role;
   if (!role) {
@@ -70,10 +79,13 @@ export function createHandlerFunction(scope: Construct, id: string, props: Handl
     role,
     logGroup,
     runtime: HANDLER_RUNTIME,
-    code: lambda.Code.fromAsset(assetPath),
+    code: lambda.Code.fromAsset(stageHandlerCode(assetPath, props.handler, packed.file)),
     handler: 'index.handler',
-    environment: { ...overrides.environment, ...props.environment },
+    // Construct-required settings win: the user's variable of a name the file sets is left out (the file's would win at cold start).
+    environment: { ...withoutNames(overrides.environment, Object.keys(packed.file.variables)), ...packed.environment },
   });
+  // Lambda refuses a deploy whose environment exceeds 4 KB: refused at synth instead, the user's variables counted.
+  fn.node.addValidation({ validate: () => environmentSizeProblems(fn, props.overridesProp) });
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
@@ -81,4 +93,8 @@ export function createHandlerFunction(scope: Construct, id: string, props: Handl
     }),
   );
   return { function: fn, role };
+}
+
+function withoutNames(environment: Record<string, string> | undefined, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(environment ?? {}).filter(([name]) => !names.includes(name)));
 }

@@ -1,6 +1,6 @@
 import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, POLLED_ONLY_ADAPTERS } from '../contract';
+import { OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, PendingIndex, POLLED_ONLY_ADAPTERS } from '../contract';
 import type { IWebhookInbox } from '../inbox-interface';
 import type { WebhookProviderConfig } from '../provider';
 import { hookPath } from './api';
@@ -18,6 +18,7 @@ export function createOutputs(
   secrets: ReadonlyMap<string, secretsmanager.ISecret>,
   domainTarget: string | undefined,
   resultRetention: Duration,
+  pendingShards: number,
 ): void {
   new CfnOutput(inbox, 'EndpointUrl', { value: inbox.endpointUrl, description: 'Webhook inbox endpoint base URL' });
   // Where a custom domain's DNS record points (its CNAME or alias target), whether or not the inbox created the record.
@@ -33,6 +34,7 @@ export function createOutputs(
     providers: providers.map((provider) => provider.name),
     adapters: Object.fromEntries(providers.map((provider) => [provider.name, provider.adapter])),
     resultRetentionSeconds: resultRetention.toSeconds(),
+    ...(pendingShards !== PendingIndex.SHARD_COUNT ? { pendingShards } : {}),
   };
   new CfnOutput(inbox, 'OpsConfig', {
     value: Stack.of(inbox).toJsonString(opsConfig),

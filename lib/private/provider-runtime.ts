@@ -54,6 +54,7 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
         ? undefined
         : `a ${provider.secretFormat} secret is not rotated: the rotation function makes ${ROTATED_SECRET_FORMATS.join(' and ')} secrets`);
     if (refusal) problems.push(`rotation: ${refusal}`);
+    problems.push(...rotationScheduleProblems(provider.rotation.schedule));
   }
   // A URL built from a token (a custom domain's name) is checked at cold start.
   if (facts?.requests.signsUrl && !Token.isUnresolved(provider.notificationUrl)) {
@@ -130,4 +131,11 @@ export function providerRuntimeConfigOf(provider: WebhookProviderConfig, secretI
     ...(provider.topicArns !== undefined ? { topicArns: provider.topicArns } : {}),
     ...(provider.tenantJsonPath !== undefined ? { tenantJsonPath: provider.tenantJsonPath } : {}),
   });
+}
+
+/** Secrets Manager rotates a secret at most every 4 hours and at least every 1,000 days. */
+function rotationScheduleProblems(schedule: Duration | undefined): string[] {
+  if (!schedule || Token.isUnresolved(schedule.toSeconds())) return [];
+  const seconds = schedule.toSeconds();
+  return seconds < 4 * 3600 || seconds > 1000 * 86_400 ? [`rotation.schedule: must be from 4 hours to 1000 days, got ${schedule.toHumanString()}`] : [];
 }

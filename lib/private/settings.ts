@@ -3,7 +3,7 @@ import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { Defaults, Limits } from '../contract';
+import { Defaults, Limits, PendingIndex } from '../contract';
 import { WebhookIngressType } from '../ingress';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
 
@@ -25,7 +25,7 @@ export interface InboxSettings {
   readonly inlineBodyBytes: number;
   readonly secretCacheTtl: Duration;
   readonly sweepAfter: Duration;
-  readonly sweepBatchSize: number;
+  readonly pendingIndexShards: number;
   readonly pollBatchSize: number;
   readonly deadlineWarning: Duration;
   readonly processorBatchSize: number;
@@ -51,7 +51,7 @@ export function resolveSettings(scope: Construct, props: WebhookInboxProps): Inb
     inlineBodyBytes: (props.inlineBodyLimit ?? Size.bytes(Defaults.INLINE_BODY_BYTES)).toBytes(),
     secretCacheTtl: props.secretCacheTtl ?? Duration.seconds(Defaults.SECRET_CACHE_SECONDS),
     sweepAfter: sweepAfterOf(props),
-    sweepBatchSize: props.sweepBatchSize ?? Defaults.SWEEP_BATCH_SIZE,
+    pendingIndexShards: props.pendingIndexShards ?? PendingIndex.SHARD_COUNT,
     pollBatchSize: props.pollBatchSize ?? Defaults.POLL_BATCH_SIZE,
     deadlineWarning: props.deadlineWarning ?? Duration.seconds(Defaults.DEADLINE_WARNING_SECONDS),
     processorBatchSize: props.processorBatchSize ?? Defaults.PROCESSOR_BATCH_SIZE,

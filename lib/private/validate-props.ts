@@ -1,4 +1,4 @@
-import { Duration, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 import { Defaults, Limits, POLLED_ONLY_ADAPTERS, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
@@ -35,7 +35,7 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
   checkRange(problems, 'maxReceiveCount', props.maxReceiveCount, Limits.MAX_RECEIVE_COUNT);
   checkRange(problems, 'processorBatchSize', props.processorBatchSize, Limits.PROCESSOR_BATCH_SIZE);
   checkRange(problems, 'processorMaxConcurrency', props.processorMaxConcurrency, Limits.PROCESSOR_MAX_CONCURRENCY);
-  checkRange(problems, 'sweepBatchSize', props.sweepBatchSize, Limits.SWEEP_BATCH_SIZE);
+  checkRange(problems, 'pendingIndexShards', props.pendingIndexShards, Limits.PENDING_INDEX_SHARDS);
   const maxBodyBytes = isRestApi(props) ? Limits.REST_API_MAX_BODY_BYTES : Limits.MAX_BODY_BYTES;
   checkRange(problems, `maxBodySize (bytes${isRestApi(props) ? ', REST API ingress' : ''})`, props.maxBodySize?.toBytes(), { MIN: 1, MAX: maxBodyBytes });
   checkRange(problems, 'inlineBodyLimit (bytes)', props.inlineBodyLimit?.toBytes(), { MIN: 1, MAX: Limits.INLINE_BODY_BYTES });
@@ -43,6 +43,7 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
   checkRange(problems, 'rejectionRecordSamplePercent', props.rejectionRecordSamplePercent, Limits.REJECTION_SAMPLE_PERCENT);
   checkRange(problems, 'rejectionRecordRetention (days)', props.rejectionRecordRetention?.toDays({ integral: false }), Limits.REJECTION_RETENTION_DAYS);
   problems.push(...ingressProblems(props, providers));
+  problems.push(...verifierTimeoutProblems(props));
   problems.push(...sweepAfterProblems(props));
   problems.push(...retentionProblems(props, providers));
   problems.push(...resultRetentionProblems(props));
@@ -50,7 +51,16 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
   if (problems.length > 0) {
     throw new ValidationError(`Invalid WebhookInbox props:\n- ${problems.join('\n- ')}`, scope);
   }
+  if (props.sweepBatchSize !== undefined) {
+    Annotations.of(scope).addWarningV2(
+      SWEEP_BATCH_SIZE_IGNORED,
+      'sweepBatchSize is deprecated and ignored: the sweep enqueues every stranded row it finds, as many as the reconciler run has time for. Remove the prop.',
+    );
+  }
 }
+
+/** The id of the warning that `sweepBatchSize` is ignored. */
+const SWEEP_BATCH_SIZE_IGNORED = 'cdk-webhook-inbox:sweepBatchSizeIgnored';
 
 /** A REST API needs a method to deploy, and AWS WAF associates a regional web ACL only. */
 function ingressProblems(props: WebhookInboxProps, providers: readonly WebhookProviderConfig[]): string[] {
@@ -66,6 +76,24 @@ function ingressProblems(props: WebhookInboxProps, providers: readonly WebhookPr
     );
   }
   return problems;
+}
+
+/**
+ * API Gateway answers 504 once its integration times out; a verifier allowed to run longer would
+ * then store a delivery the provider was told failed (it retries, and the retry is a duplicate).
+ */
+function verifierTimeoutProblems(props: WebhookInboxProps): string[] {
+  const timeout = props.verifierFunctionProps?.timeout;
+  if (!timeout || Token.isUnresolved(timeout.toSeconds())) return [];
+  const [limit, api] = isRestApi(props)
+    ? [Limits.REST_API_INTEGRATION_TIMEOUT_SECONDS, 'a REST API']
+    : [Limits.HTTP_API_INTEGRATION_TIMEOUT_SECONDS, 'an HTTP API'];
+  return timeout.toSeconds() > limit
+    ? [
+        `verifierFunctionProps.timeout: must be at most ${limit} seconds, the integration timeout of ${api}: API Gateway answers 504 ` +
+          `after it, while the verifier may still store the delivery; got ${timeout.toHumanString()}`,
+      ]
+    : [];
 }
 
 /** A web ACL an API Gateway stage can be associated with: scope REGIONAL (a CLOUDFRONT one is `global/`). */

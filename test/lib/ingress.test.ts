@@ -6,13 +6,14 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Size, Stack, Validations } from 'aws-cdk-lib';
+import { App, Duration, Size, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { WebhookInbox, WebhookInboxProps, WebhookIngress, WebhookProvider } from '../../lib';
+import { RestApiAccessLogging, WebhookInbox, WebhookInboxProps, WebhookIngress, WebhookProvider } from '../../lib';
 import { Env } from '../../lib/contract';
+import { handlerSettings } from '../support/handler-settings';
 
 const WEB_ACL_ARN = 'arn:aws:wafv2:eu-west-1:111111111111:regional/webacl/webhooks/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
 
@@ -38,9 +39,9 @@ function outputsByDescription(template: Template): Record<string, unknown> {
   return Object.fromEntries(Object.values(template.findOutputs('*')).map((output: any) => [output.Description, output.Value]));
 }
 
-function verifierEnvironment(template: Template): Record<string, unknown> {
-  const [verifier] = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) => id.startsWith('InboxVerifier'));
-  return (verifier[1] as any).Properties.Environment.Variables;
+/** What the verifier reads: its environment and its configuration file. */
+function verifierSettings(stack: Stack): Record<string, unknown> {
+  return handlerSettings(stack, 'InboxVerifier');
 }
 
 describe('the REST API ingress', () => {
@@ -81,11 +82,10 @@ describe('the REST API ingress', () => {
     }
   });
 
-  test('throttles every method of its prod stage as the HTTP API throttles its $default stage, and access-logs it as JSON', () => {
+  test('throttles every method of its prod stage as the HTTP API throttles its $default stage', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'prod',
       MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 })],
-      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
     });
     const overridden = build({ ingress: WebhookIngress.restApi(), throttle: { rateLimit: 5, burstLimit: 7 } }).template;
     overridden.hasResourceProperties('AWS::ApiGateway::Stage', {
@@ -93,21 +93,19 @@ describe('the REST API ingress', () => {
     });
   });
 
-  test('lets API Gateway invoke the verifier only from this API’s prod stage, by method and path; no test-invoke permission', () => {
+  test('lets API Gateway invoke the verifier only from this API’s prod stage, under /hooks/, in one permission; no test-invoke permission', () => {
+    // One statement whatever the number of providers: a function's resource policy is limited to 20 KB.
     const permissions = Object.values(template.findResources('AWS::Lambda::Permission'))
       .map((permission: any) => permission.Properties)
       .filter((permission) => permission.Principal === 'apigateway.amazonaws.com');
-    expect(permissions).toHaveLength(3);
-    const sourceArns = permissions.map((permission) => {
-      expect(permission.Principal).toBe('apigateway.amazonaws.com');
-      expect(permission.Action).toBe('lambda:InvokeFunction');
-      const parts = permission.SourceArn['Fn::Join'][1];
-      // arn:<partition>:execute-api:<region>:<account>:<this API's id>/<its stage>/<method>/<path>
-      expect(parts.slice(-4)).toEqual([{ Ref: restApiId() }, '/', { Ref: stageId() }, expect.stringMatching(/^\/[A-Z]+\/hooks\//)]);
-      return parts.filter((part: unknown) => typeof part === 'string').join('|');
-    });
-    expect(sourceArns.map((arn) => arn.slice(arn.lastIndexOf('|') + 1)).sort()).toEqual(['/GET/hooks/meta', '/POST/hooks/answerline', '/POST/hooks/meta']);
-    for (const arn of sourceArns) expect(arn).toContain(':execute-api:eu-west-1:111111111111:');
+    expect(permissions).toHaveLength(1);
+    const [permission] = permissions;
+    expect(permission.Action).toBe('lambda:InvokeFunction');
+    expect(permission.FunctionName).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^InboxVerifier/), 'Arn'] });
+    const parts = permission.SourceArn['Fn::Join'][1];
+    // arn:<partition>:execute-api:<region>:<account>:<this API's id>/<its stage>/<any method>/hooks/<any provider>
+    expect(parts.slice(-4)).toEqual([{ Ref: restApiId() }, '/', { Ref: stageId() }, '/*/hooks/*']);
+    expect(parts.filter((part: unknown) => typeof part === 'string').join('|')).toContain(':execute-api:eu-west-1:111111111111:');
   });
 
   test('associates the web ACL with its stage (by reference, so once the stage exists)', () => {
@@ -140,34 +138,145 @@ describe('the REST API ingress', () => {
     expect(() => inbox.stage).toThrow(/restApi\.deploymentStage/);
   });
 
-  test('its metrics and dashboard read the REST API’s own (AWS/ApiGateway by ApiName)', () => {
+  test('its metrics and dashboard read the REST API’s own stage (AWS/ApiGateway by ApiName and Stage), under its name', () => {
     const metric = inbox.metricVerifierServerErrors();
     expect(metric.namespace).toBe('AWS/ApiGateway');
     expect(metric.metricName).toBe('5XXError');
-    expect(Object.keys(metric.dimensions ?? {})).toEqual(['ApiName']);
-    const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]);
-    expect(body).toContain('ApiName');
+    const apiName = template.findResources('AWS::ApiGateway::RestApi')[restApiId()].Properties.Name;
+    expect(stack.resolve(metric.dimensions)).toEqual({ ApiName: apiName, Stage: { Ref: stageId() } });
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    const body = (dashboard.Properties.DashboardBody['Fn::Join'][1] as unknown[])
+      .map((part) => (typeof part === 'string' ? part : JSON.stringify(part)))
+      .join('');
+    expect(body).toContain(`"ApiName","${apiName}","Stage"`);
     expect(body).not.toContain('ApiId');
+    expect(body).toContain('Endpoint (REST API)');
+    expect(body).not.toContain('HTTP API');
   });
 
   test('the default body limit keeps every base64-encoded body within Lambda’s payload limit; a larger maxBodySize is refused at synth', () => {
     // The rule: 4 characters per 3 bytes, plus the 64 KiB the event's other fields take, within 6 MiB.
     const fits = (bytes: number) => Math.ceil(bytes / 3) * 4 + 64 * 1024 <= 6 * 1024 * 1024;
-    const limit = Number(verifierEnvironment(template)[Env.MAX_BODY_BYTES]);
+    const limit = Number(verifierSettings(stack)[Env.MAX_BODY_BYTES]);
     expect(limit).toBe(4_500_000);
     expect(fits(limit)).toBe(true);
     const largest = 4_669_440;
     expect(fits(largest)).toBe(true);
     expect(fits(largest + 3)).toBe(false);
-    expect(verifierEnvironment(build({ ingress: WebhookIngress.restApi(), maxBodySize: Size.bytes(largest) }).template)[Env.MAX_BODY_BYTES]).toBe(
-      String(largest),
-    );
+    expect(verifierSettings(build({ ingress: WebhookIngress.restApi(), maxBodySize: Size.bytes(largest) }).stack)[Env.MAX_BODY_BYTES]).toBe(String(largest));
     expect(() => build({ ingress: WebhookIngress.restApi(), maxBodySize: Size.bytes(largest + 1) })).toThrow(
       /maxBodySize \(bytes, REST API ingress\): must be a whole number from 1 to 4669440, got 4669441/,
     );
     // The HTTP API keeps its own limit and default.
-    expect(verifierEnvironment(build().template)[Env.MAX_BODY_BYTES]).toBe('6000000');
+    expect(verifierSettings(build().stack)[Env.MAX_BODY_BYTES]).toBe('6000000');
     expect(() => build({ maxBodySize: Size.bytes(largest + 1) })).not.toThrow();
+  });
+});
+
+describe('REST API access logs, which need the account’s API Gateway CloudWatch role', () => {
+  /**
+   * The rule API Gateway applies: a REST API stage that logs to CloudWatch Logs (an access log to a
+   * log group, or execution logs at INFO or ERROR, or data traces) is refused unless the account's
+   * CloudWatch role is set in the region. Set by the template, the setting must exist before the stage.
+   */
+  function stagesLoggingWithoutTheRole(template: Template): string[] {
+    const resources = template.toJSON().Resources as Record<string, any>;
+    const accountSettings = Object.entries(resources)
+      .filter(([, resource]) => resource.Type === 'AWS::ApiGateway::Account' && resource.Properties?.CloudWatchRoleArn)
+      .map(([id]) => id);
+    return Object.entries(resources)
+      .filter(([, resource]) => resource.Type === 'AWS::ApiGateway::Stage')
+      .filter(([, { Properties: stage }]) => {
+        const accessLog = JSON.stringify(stage.AccessLogSetting?.DestinationArn ?? '');
+        const logsToCloudWatch = stage.AccessLogSetting !== undefined && !accessLog.includes(':firehose:');
+        const executionLogs = (stage.MethodSettings ?? []).some(
+          (setting: any) => ['INFO', 'ERROR'].includes(setting.LoggingLevel) || setting.DataTraceEnabled === true,
+        );
+        return logsToCloudWatch || executionLogs;
+      })
+      .filter(([, stage]) => !accountSettings.some((account) => [stage.DependsOn ?? []].flat().includes(account)))
+      .map(([id]) => id);
+  }
+
+  test('by default the stage writes none, and nothing account-wide is created: it deploys in an account that never set the role', () => {
+    const { template } = build({ ingress: WebhookIngress.restApi() });
+    expect(stagesLoggingWithoutTheRole(template)).toEqual([]);
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    template.resourceCountIs('AWS::Logs::LogGroup', 3); // the three functions' only: no access log group
+    const [stage] = Object.values(template.findResources('AWS::ApiGateway::Stage'));
+    expect(stage.Properties.AccessLogSetting).toBeUndefined();
+  });
+
+  test('CREATE_ACCOUNT_ROLE: JSON access logs, and the account setting with a role API Gateway assumes, created before the stage and kept', () => {
+    const { template } = build({ ingress: WebhookIngress.restApi({ accessLogging: RestApiAccessLogging.CREATE_ACCOUNT_ROLE }) });
+    expect(stagesLoggingWithoutTheRole(template)).toEqual([]);
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+    });
+    const accounts = template.findResources('AWS::ApiGateway::Account');
+    expect(Object.keys(accounts)).toHaveLength(1);
+    const [account] = Object.values(accounts);
+    // Deleting the stack must not unset the role other APIs of the region log with.
+    expect(account.DeletionPolicy).toBe('Retain');
+    const roleId = account.Properties.CloudWatchRoleArn['Fn::GetAtt'][0];
+    const role = template.findResources('AWS::IAM::Role')[roleId];
+    expect(role.DeletionPolicy).toBe('Retain');
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      expect.objectContaining({ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' } }),
+    ]);
+  });
+
+  test('EXISTING_ACCOUNT_ROLE: JSON access logs, relying on the role the account already has (the documented prerequisite)', () => {
+    const { template } = build({ ingress: WebhookIngress.restApi({ accessLogging: RestApiAccessLogging.EXISTING_ACCOUNT_ROLE }) });
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+    });
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    expect(stagesLoggingWithoutTheRole(template)).toHaveLength(1);
+  });
+
+  test('the HTTP API always writes access logs: it needs no account setting', () => {
+    const { template } = build();
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { AccessLogSettings: { DestinationArn: Match.anyValue() } });
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+  });
+});
+
+describe('each API has a name of its own, so that its metrics and alarms are its own', () => {
+  /** Two inboxes in one stack and one in another, each stack in the same account and region. */
+  function threeInboxes(ingress: () => WebhookIngress) {
+    const app = new App();
+    const env = { account: '111111111111', region: 'eu-west-1' };
+    const payments = new Stack(app, 'Payments', { env });
+    const reports = new Stack(app, 'Reports', { env });
+    const inboxes = [new WebhookInbox(payments, 'Inbox', { ingress: ingress() }), new WebhookInbox(payments, 'Other', { ingress: ingress() })];
+    inboxes.push(new WebhookInbox(reports, 'Inbox', { ingress: ingress() }));
+    return inboxes.map((inbox) => ({ inbox, stack: Stack.of(inbox), template: Template.fromStack(Stack.of(inbox)) }));
+  }
+  const names = (template: Template, type: string) => Object.values(template.findResources(type)).map((resource) => resource.Properties.Name as string);
+
+  test('REST APIs: unique names, each holding its stack’s; each 5xx alarm watches its own API and stage only', () => {
+    const inboxes = threeInboxes(() => WebhookIngress.restApi());
+    const all = [...new Set(inboxes.flatMap(({ template }) => names(template, 'AWS::ApiGateway::RestApi')))];
+    expect(all).toHaveLength(3);
+    for (const name of all) expect(name.length).toBeLessThanOrEqual(128);
+    for (const { inbox, stack, template } of inboxes) {
+      const apiName = stack.resolve(inbox.restApi!.restApiName);
+      expect(apiName).toContain(stack.stackName);
+      const alarm = Object.values(template.findResources('AWS::CloudWatch::Alarm')).find(
+        (candidate) => candidate.Properties.MetricName === '5XXError' && JSON.stringify(candidate).includes(inbox.node.id),
+      );
+      expect(alarm).toBeDefined();
+      expect(alarm!.Properties.Dimensions).toEqual([
+        { Name: 'ApiName', Value: apiName },
+        { Name: 'Stage', Value: stack.resolve(inbox.restApi!.deploymentStage.stageName) },
+      ]);
+    }
+  });
+
+  test('HTTP APIs: unique names too (their metrics go by id)', () => {
+    const all = new Set(threeInboxes(() => WebhookIngress.httpApi()).flatMap(({ template }) => names(template, 'AWS::ApiGatewayV2::Api')));
+    expect(all.size).toBe(3);
   });
 });
 
@@ -191,6 +300,17 @@ describe('ingress props that cannot work are refused at synth, naming the field'
         ingress: WebhookIngress.restApi(),
       }),
     ).toThrow(/ingress: a REST API needs a provider that posts/);
+  });
+
+  test('a verifier timeout longer than the API waits for it (29 s behind a REST API, 30 s behind an HTTP API); up to that, accepted', () => {
+    // API Gateway gives up on its Lambda integration then and answers 504, while the verifier may still be storing the delivery.
+    const withTimeout = (seconds: number, ingress?: WebhookIngress) => () => build({ ingress, verifierFunctionProps: { timeout: Duration.seconds(seconds) } });
+    expect(withTimeout(30, WebhookIngress.restApi())).toThrow(
+      /verifierFunctionProps\.timeout: must be at most 29 seconds, the integration timeout of a REST API: API Gateway answers 504.*got 30 seconds/,
+    );
+    expect(withTimeout(29, WebhookIngress.restApi())).not.toThrow();
+    expect(withTimeout(31)).toThrow(/verifierFunctionProps\.timeout: must be at most 30 seconds, the integration timeout of an HTTP API.*got 31 seconds/);
+    expect(withTimeout(30)).not.toThrow();
   });
 });
 
@@ -289,6 +409,12 @@ describe('cdk-nag over a REST API ingress', () => {
     expect(
       nagRules({ providers: [WebhookProvider.answerline(), WebhookProvider.meta()], ingress: WebhookIngress.restApi({ webAclArn: WEB_ACL_ARN }) }),
     ).toEqual([]);
+  });
+
+  test('with access logs, the account role created or relied on: no unacknowledged finding either', () => {
+    for (const accessLogging of [RestApiAccessLogging.CREATE_ACCOUNT_ROLE, RestApiAccessLogging.EXISTING_ACCOUNT_ROLE]) {
+      expect(nagRules({ ingress: WebhookIngress.restApi({ webAclArn: WEB_ACL_ARN, accessLogging }) })).toEqual([]);
+    }
   });
 
   test('without one: the WAF warning (APIG3) is left for the app to decide, and it is the only finding', () => {

@@ -53,17 +53,22 @@ function runbookAnchors(): string[] {
   );
 }
 
-/** The dimension sets the handlers' telemetry writes for a metric (with and without a provider). */
-function emittedDimensionSets(metric: string, provider: string | undefined): { namespace: string; sets: string[][]; values: Record<string, unknown> } {
+/** The first EMF document the handlers' telemetry writes for what `emit` records. */
+function emittedDocument(emit: (telemetry: Telemetry) => void): any {
   const lines: string[] = [];
   const telemetry = new Telemetry(
     INBOX,
     (line) => lines.push(line),
     () => 0,
   );
-  telemetry.count(metric, provider);
+  emit(telemetry);
   telemetry.flush();
-  const document = JSON.parse(lines[0]);
+  return JSON.parse(lines[0]);
+}
+
+/** The dimension sets the handlers' telemetry writes for a metric (with and without a provider). */
+function emittedDimensionSets(metric: string, provider: string | undefined): { namespace: string; sets: string[][]; values: Record<string, unknown> } {
+  const document = emittedDocument((telemetry) => telemetry.count(metric, provider));
   const directive = document._aws.CloudWatchMetrics[0];
   expect(directive.Metrics.map((m: any) => m.Name)).toContain(metric);
   return { namespace: directive.Namespace, sets: directive.Dimensions, values: document };
@@ -81,6 +86,7 @@ const ALL_METRIC_ALARMS = [
   'ReconcilerErrors',
   'ReconcilerNotRunning',
   'QueueDelay',
+  'SweepLag',
 ];
 
 describe('alarms with defaults', () => {
@@ -134,9 +140,20 @@ describe('alarms with defaults', () => {
       true,
       'reconciler-not-running',
     ],
+    ['SweepLag', METRIC_NAMESPACE, MetricName.SWEEP_LAG, inboxDimension, 'Maximum', 300, 900, true, 'sweep-lag'],
   ];
   /** Alarms on an absence: fewer than the threshold, and no data at all is the failure. */
   const ABSENCE_ALARMS = new Set(['ReconcilerNotRunning']);
+
+  test("the sweep-lag alarm watches the reconciler's SweepLag, one value a run in seconds, at 15 minutes", () => {
+    const alarm = alarmNamed(template, 'SweepLag');
+    expect(alarm.AlarmDescription).toContain('lagged its cutoff by 15 minutes or more');
+    // The reconciler emits it once a run in seconds, with the dimension set the alarm names.
+    const document = emittedDocument((telemetry) => telemetry.seconds(MetricName.SWEEP_LAG, undefined, 960));
+    expect(document._aws.CloudWatchMetrics[0].Metrics).toEqual([{ Name: MetricName.SWEEP_LAG, Unit: 'Seconds' }]);
+    expect(document._aws.CloudWatchMetrics[0].Dimensions).toEqual([alarm.Dimensions.map((d: any) => d.Name)]);
+    expect(document[MetricName.SWEEP_LAG]).toEqual([960]);
+  });
 
   test("the queue-delay alarm watches the p99 of the processor's QueueDelay over 5 minutes, at 2 minutes in milliseconds", () => {
     const alarm = alarmNamed(template, 'QueueDelay');
@@ -157,15 +174,7 @@ describe('alarms with defaults', () => {
     expect(alarm.Statistic).toBeUndefined();
     expect(alarm.AlarmDescription).toContain('docs/RUNBOOK.md#queue-delay');
     // The processor emits it per row in milliseconds, with the dimension set the alarm names.
-    const lines: string[] = [];
-    const telemetry = new Telemetry(
-      INBOX,
-      (line) => lines.push(line),
-      () => 0,
-    );
-    telemetry.duration(MetricName.QUEUE_DELAY, 'answerline', 42);
-    telemetry.flush();
-    const document = JSON.parse(lines[0]);
+    const document = emittedDocument((telemetry) => telemetry.duration(MetricName.QUEUE_DELAY, 'answerline', 42));
     expect(document._aws.CloudWatchMetrics[0].Metrics).toEqual([{ Name: MetricName.QUEUE_DELAY, Unit: 'Milliseconds' }]);
     expect(document._aws.CloudWatchMetrics[0].Dimensions).toContainEqual(alarm.Dimensions.map((d: any) => d.Name));
     expect(document[MetricName.QUEUE_DELAY]).toEqual([42]);
@@ -281,8 +290,11 @@ describe('alarm options', () => {
         verifierServerErrorThreshold: 1,
         reconcilerErrorThreshold: 2,
         maxQueueDelay: Duration.seconds(30),
+        maxSweepLag: Duration.hours(1),
       },
     });
+    expect(alarmNamed(template, 'SweepLag').Threshold).toBe(3600);
+    expect(alarmNamed(template, 'SweepLag').AlarmDescription).toContain('by 1 hour or more');
     expect(alarmNamed(template, 'SignatureFailures').Threshold).toBe(25);
     expect(alarmNamed(template, 'QueueDelay').Threshold).toBe(30_000);
     expect(alarmNamed(template, 'QueueDelay').AlarmDescription).toContain('reached 30 seconds');
@@ -398,6 +410,11 @@ describe('alarm options', () => {
     );
     expect(() => build({ alarms: { maxQueueDelay: Duration.hours(13) } })).toThrow(/alarms\.maxQueueDelay: .*got 13 hours/);
     expect(() => build({ alarms: { maxQueueDelay: Duration.hours(12) } })).not.toThrow();
+  });
+
+  test('a sweep lag under a minute is refused: a run’s own last step would page', () => {
+    expect(() => build({ alarms: { maxSweepLag: Duration.seconds(30) } })).toThrow(/alarms\.maxSweepLag: must be at least 1 minute, got 30 seconds/);
+    expect(() => build({ alarms: { maxSweepLag: Duration.minutes(1) } })).not.toThrow();
   });
 
   test('invalid thresholds are refused with one error naming each', () => {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Annotations as CdkAnnotations, App, CfnParameter, Duration, Lazy, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations as CdkAnnotations, App, CfnElement, CfnParameter, Duration, Lazy, RemovalPolicy, Size, Stack, Stage, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -14,7 +14,9 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { Construct } from 'constructs';
 import {
+  InboxAlarm,
   InboxTableSettings,
   SignatureEncoding,
   TableSettings,
@@ -25,11 +27,27 @@ import {
   WebhookProvider,
 } from '../../lib';
 import { Defaults, Env, METRIC_NAMESPACE, OPS_CONFIG_OUTPUT_DESCRIPTION } from '../../lib/contract';
+import { environmentBytes, Template as DeployedTemplate } from '../support/deploy-limits';
+import { handlerSettings } from '../support/handler-settings';
 
 function build(props?: WebhookInboxProps): { stack: Stack; inbox: WebhookInbox; template: Template } {
   const stack = new Stack(new App(), 'Test', { env: { account: '111111111111', region: 'eu-west-1' } });
   const inbox = new WebhookInbox(stack, 'Inbox', props);
-  return { stack, inbox, template: Template.fromStack(stack) };
+  return { stack, inbox, template: templateOf(stack) };
+}
+
+/** The stack each template of this file was synthesized from: its functions' configuration files are in its assembly. */
+const stacksByTemplate = new WeakMap<Template, Stack>();
+
+function templateOf(stack: Stack): Template {
+  const template = Template.fromStack(stack);
+  stacksByTemplate.set(template, stack);
+  return template;
+}
+
+/** What the function whose logical id starts with `prefix` reads: its environment and its configuration file. */
+function settingsOf(template: Template, prefix: string): Record<string, any> {
+  return handlerSettings(stacksByTemplate.get(template)!, prefix);
 }
 
 /** The single resource of a type whose logical id starts with `prefix`. */
@@ -39,10 +57,10 @@ function resourceNamed(template: Template, type: string, prefix: string): { id: 
   return { id: matches[0][0], resource: matches[0][1] };
 }
 
-/** Every statement of the inline policy attached to a role, with CDK's grouping flattened. */
+/** Every statement of the policies attached to a role (inline, and customer managed ones of the template), with CDK's grouping flattened. */
 function statementsOf(template: Template, rolePrefix: string): any[] {
   const role = resourceNamed(template, 'AWS::IAM::Role', rolePrefix);
-  return Object.values(template.findResources('AWS::IAM::Policy'))
+  return [...Object.values(template.findResources('AWS::IAM::Policy')), ...Object.values(template.findResources('AWS::IAM::ManagedPolicy'))]
     .filter((policy: any) => policy.Properties.Roles.some((r: any) => r.Ref === role.id))
     .flatMap((policy: any) => policy.Properties.PolicyDocument.Statement);
 }
@@ -88,7 +106,7 @@ describe('WebhookInbox with defaults', () => {
   test('gives the functions their timeouts and sizes', () => {
     expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties).toMatchObject({ Timeout: 10, MemorySize: 512 });
     expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties).toMatchObject({ Timeout: 30, MemorySize: 512 });
-    expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties).toMatchObject({ Timeout: 120, MemorySize: 256 });
+    expect(resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties).toMatchObject({ Timeout: 120, MemorySize: 1769 });
   });
 
   test('keeps the inbox in an on-demand, encrypted, recoverable table with a TTL and sparse keys-only indexes', () => {
@@ -160,9 +178,20 @@ describe('WebhookInbox with defaults', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: 10 },
+      ScalingConfig: { MaximumConcurrency: 5 },
       FunctionName: { Ref: resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').id },
     });
+  });
+
+  test("deploys in a new account: no function reserves concurrency, and the processor takes at most half of the account's", () => {
+    // A new account starts with 10 concurrent executions, and Lambda keeps at least 10 unreserved: any reservation fails to deploy there.
+    const NEW_ACCOUNT_CONCURRENCY = 10;
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    }
+    // The verifier answers providers synchronously: a processor draining a burst must leave it room.
+    const [mapping] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBeLessThanOrEqual(NEW_ACCOUNT_CONCURRENCY / 2);
   });
 
   test('creates a signing secret per provider and outputs its ARN and the URLs', () => {
@@ -311,7 +340,7 @@ describe('WebhookInbox with defaults', () => {
   });
 
   test('passes the runtime its configuration through the contract variables', () => {
-    const verifier = resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties.Environment.Variables;
+    const verifier = settingsOf(template, 'InboxVerifier');
     expect(Object.keys(verifier).sort()).toEqual(
       [
         Env.INBOX_NAME,
@@ -337,7 +366,7 @@ describe('WebhookInbox with defaults', () => {
     expect(verifier[Env.MAX_BODY_BYTES]).toBe('6000000');
     expect(verifier[Env.INLINE_BODY_BYTES]).toBe(String(64 * 1024));
     expect(verifier[Env.RETENTION_SECONDS]).toBe(String(30 * 86400));
-    const processor = resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables;
+    const processor = settingsOf(template, 'InboxProcessor');
     expect(processor[Env.LEASE_SECONDS]).toBe('30');
     expect(processor[Env.MAX_RECEIVE_COUNT]).toBe('5');
   });
@@ -349,13 +378,32 @@ describe('WebhookInbox with defaults', () => {
 });
 
 describe('WebhookInbox with overrides', () => {
+  test('a function whose environment, the user’s variables counted, can exceed Lambda’s 4 KB once deployed is refused at synth, naming it, the size and the limit', () => {
+    const withVariable = (bytes: number) => {
+      const stack = new Stack(new App(), 'Test');
+      new WebhookInbox(stack, 'Inbox', { verifierFunctionProps: { environment: { APP_SETTINGS: 'x'.repeat(bytes) } } });
+      return stack;
+    };
+    // The size the refusal names is the one this test estimates on its own, every reference at its longest.
+    const oversized = withVariable(3400);
+    const template = Stage.of(oversized)!.synth({ skipValidation: true }).getStackByName('Test').template as DeployedTemplate;
+    const verifierId = Object.keys(template.Resources).find((id) => id.startsWith('InboxVerifier') && template.Resources[id].Type === 'AWS::Lambda::Function')!;
+    const bytes = environmentBytes(template, verifierId);
+    expect(bytes).toBeGreaterThan(4096);
+    expect(() => Template.fromStack(withVariable(3400))).toThrow(
+      `[Test/Inbox/Verifier] its environment variables can reach ${bytes} bytes once deployed, over Lambda's limit of 4096 bytes (4 KB: the JSON text of all its variables, which cannot be raised): move variables of verifierFunctionProps.environment elsewhere (a file, a parameter) or shorten them`,
+    );
+    // With 1,000 bytes fewer of its own, the same function fits.
+    expect(() => Template.fromStack(withVariable(2400))).not.toThrow();
+  });
+
   test('derives the visibility timeout and the lease from the processor timeout', () => {
     const { template } = build({ processorFunctionProps: { timeout: Duration.seconds(60) }, maxReceiveCount: 3 });
     expect(resourceNamed(template, 'AWS::SQS::Queue', 'InboxWorkQueue').resource.Properties).toMatchObject({
       VisibilityTimeout: 360,
       RedrivePolicy: { maxReceiveCount: 3 },
     });
-    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables;
+    const env = settingsOf(template, 'InboxProcessor');
     expect(env[Env.LEASE_SECONDS]).toBe('60');
     expect(env[Env.MAX_RECEIVE_COUNT]).toBe('3');
   });
@@ -365,7 +413,7 @@ describe('WebhookInbox with overrides', () => {
       throttle: { rateLimit: 10, burstLimit: 20 },
       retention: Duration.days(15),
       maxBodySize: Size.kibibytes(64),
-      verifierFunctionProps: { memorySize: 1024, environment: { EXTRA: 'yes', [Env.INBOX_TABLE]: 'overridden?' } },
+      verifierFunctionProps: { memorySize: 1024, environment: { EXTRA: 'yes', [Env.INBOX_TABLE]: 'overridden?', [Env.MAX_BODY_BYTES]: '1' } },
       inboxTableSettings: { removalPolicy: RemovalPolicy.DESTROY, pointInTimeRecovery: false },
     });
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
@@ -373,10 +421,11 @@ describe('WebhookInbox with overrides', () => {
     });
     const verifier = resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties;
     expect(verifier.MemorySize).toBe(1024);
-    expect(verifier.Environment.Variables.EXTRA).toBe('yes');
-    expect(verifier.Environment.Variables[Env.INBOX_TABLE]).toEqual({ Ref: resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').id });
-    expect(verifier.Environment.Variables[Env.RETENTION_SECONDS]).toBe(String(15 * 86400));
-    expect(verifier.Environment.Variables[Env.MAX_BODY_BYTES]).toBe(String(64 * 1024));
+    const settings = settingsOf(template, 'InboxVerifier');
+    expect(settings.EXTRA).toBe('yes');
+    expect(settings[Env.INBOX_TABLE]).toEqual({ Ref: resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').id });
+    expect(settings[Env.RETENTION_SECONDS]).toBe(String(15 * 86400));
+    expect(settings[Env.MAX_BODY_BYTES]).toBe(String(64 * 1024));
     const table = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').resource;
     expect(table.DeletionPolicy).toBe('Delete');
     expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: false });
@@ -411,7 +460,7 @@ describe('WebhookInbox with overrides', () => {
       acknowledgeImportedResultsTable: true,
       acknowledgeImportedWorkQueue: true,
     });
-    const template = Template.fromStack(stack);
+    const template = templateOf(stack);
     template.resourceCountIs('AWS::DynamoDB::Table', 0);
     template.resourceCountIs('AWS::SQS::Queue', 0);
     template.resourceCountIs('AWS::SecretsManager::Secret', 0);
@@ -428,9 +477,7 @@ describe('WebhookInbox with overrides', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Route', 2);
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /hooks/answerline-eu' });
     template.resourceCountIs('AWS::SecretsManager::Secret', 2);
-    const providers = JSON.parse(
-      JSON.stringify(resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties.Environment.Variables[Env.PROVIDERS]),
-    );
+    const providers = JSON.parse(JSON.stringify(settingsOf(template, 'InboxVerifier')[Env.PROVIDERS]));
     expect(JSON.stringify(providers)).toContain('\\"tolerancePastSeconds\\":60');
     expect(inbox.urlFor('answerline-eu')).toContain('/hooks/answerline-eu');
     expect(() => inbox.signingSecretFor('stripe')).toThrow(/no provider named "stripe"/);
@@ -482,7 +529,7 @@ describe('WebhookInbox with overrides', () => {
 
   test('rejection records: the limit, the sample and the retention reach the verifier as set', () => {
     const { template } = build({ rejectionRecordsPerMinute: 0, rejectionRecordSamplePercent: 25, rejectionRecordRetention: Duration.days(2) });
-    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties.Environment.Variables;
+    const env = settingsOf(template, 'InboxVerifier');
     expect(env[Env.REJECTION_RECORDS_PER_MINUTE]).toBe('0');
     expect(env[Env.REJECTION_SAMPLE_PERCENT]).toBe('25');
     expect(env[Env.REJECTION_RETENTION_SECONDS]).toBe(String(2 * 86400));
@@ -563,8 +610,7 @@ describe('retention', () => {
 });
 
 describe('sweepAfter', () => {
-  const sweepAfterOfTemplate = (template: Template): string =>
-    resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables[Env.SWEEP_AFTER_SECONDS];
+  const sweepAfterOfTemplate = (template: Template): string => settingsOf(template, 'InboxReconciler')[Env.SWEEP_AFTER_SECONDS];
 
   test.each([
     [
@@ -575,10 +621,14 @@ describe('sweepAfter', () => {
     ],
     ['the reconciler timeout itself', {}, Duration.minutes(2), /sweepAfter: must be at least 2 minutes 10 seconds.*got 2 minutes/],
     [
-      'below a longer verifier timeout given as an override',
-      { verifierFunctionProps: { timeout: Duration.minutes(4) } },
-      Duration.minutes(4),
-      /sweepAfter: must be at least 4 minutes 10 seconds, the verifier's timeout \(4 minutes\) plus 10 seconds.*shorten the verifier's timeout/,
+      'below the verifier timeout when it is the longest',
+      {
+        verifierFunctionProps: { timeout: Duration.seconds(30) },
+        processorFunctionProps: { timeout: Duration.seconds(20) },
+        reconcilerFunctionProps: { timeout: Duration.seconds(20) },
+      },
+      Duration.seconds(30),
+      /sweepAfter: must be at least 40 seconds, the verifier's timeout \(30 seconds\) plus 10 seconds.*shorten the verifier's timeout/,
     ],
     [
       'below a longer processor timeout given as an override',
@@ -623,8 +673,49 @@ describe('sweepAfter', () => {
   });
 });
 
+describe("the pending index's shards and the sweep", () => {
+  const opsConfig = (template: Template): string =>
+    JSON.stringify((Object.values(template.findOutputs('*')).find((o: any) => String(o.Description).startsWith(OPS_CONFIG_OUTPUT_DESCRIPTION)) as any).Value);
+
+  test('the default count (16) is what every handler falls back to: no variable, no ops-config field', () => {
+    const { template } = build();
+    for (const fn of ['InboxVerifier', 'InboxProcessor', 'InboxReconciler']) expect(settingsOf(template, fn)).not.toHaveProperty(Env.PENDING_SHARDS);
+    expect(opsConfig(template)).not.toContain('pendingShards');
+  });
+
+  test('a count of its own reaches the functions that write and read the index, and the ops CLI that revives rows', () => {
+    const { template } = build({ pendingIndexShards: 64 });
+    expect(settingsOf(template, 'InboxVerifier')[Env.PENDING_SHARDS]).toBe('64');
+    expect(settingsOf(template, 'InboxReconciler')[Env.PENDING_SHARDS]).toBe('64');
+    // The processor only moves entries within their shard.
+    expect(settingsOf(template, 'InboxProcessor')).not.toHaveProperty(Env.PENDING_SHARDS);
+    expect(opsConfig(template)).toContain('\\"pendingShards\\":64');
+  });
+
+  test.each([
+    [15, /pendingIndexShards: must be a whole number from 16 to 100, got 15/],
+    [101, /pendingIndexShards: must be a whole number from 16 to 100, got 101/],
+    [32.5, /pendingIndexShards: must be a whole number from 16 to 100, got 32.5/],
+  ])('a count of %s is refused at synth, naming the prop and its range', (pendingIndexShards, problem) => {
+    expect(() => build({ pendingIndexShards })).toThrow(problem);
+  });
+
+  test('a count that is a token is not checked', () => {
+    const stack = new Stack(new App(), 'ShardTokens');
+    const count = new CfnParameter(stack, 'Shards', { type: 'Number' }).valueAsNumber;
+    expect(() => new WebhookInbox(stack, 'Inbox', { pendingIndexShards: count })).not.toThrow();
+  });
+
+  test('sweepBatchSize is ignored, with a warning that says so; the reconciler is not given it', () => {
+    const { stack, template } = build({ sweepBatchSize: 500 });
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('sweepBatchSize is deprecated and ignored'));
+    expect(warnings).toHaveLength(1);
+    expect(Object.keys(settingsOf(template, 'InboxReconciler')).filter((name) => name.includes('BATCH'))).toEqual([Env.POLL_BATCH_SIZE]);
+  });
+});
+
 describe('results lifecycle', () => {
-  const processorEnv = (template: Template) => resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables;
+  const processorEnv = (template: Template) => settingsOf(template, 'InboxProcessor');
   const lifecycleRules = (template: Template) => resourceNamed(template, 'AWS::S3::Bucket', 'InboxBodyBucket').resource.Properties.LifecycleConfiguration.Rules;
 
   test('result items expire by TTL on expiresAt, after the retention by default; their objects a day after, with the bodies, in one rule', () => {
@@ -678,7 +769,7 @@ describe('large bodies', () => {
   test('need no bucket when every accepted body fits a row', () => {
     const { template } = build({ maxBodySize: Size.kibibytes(64) });
     template.resourceCountIs('AWS::S3::Bucket', 0);
-    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties.Environment.Variables;
+    const env = settingsOf(template, 'InboxVerifier');
     expect(env[Env.BODY_BUCKET]).toBeUndefined();
     expect(JSON.stringify(statementsOf(template, 'InboxVerifierRole'))).not.toContain('s3:');
   });
@@ -690,7 +781,7 @@ describe('large bodies', () => {
     const rows = new iam.Role(stack, 'InboxReader', { assumedBy: new iam.AccountRootPrincipal() });
     inbox.grantReadResults(results);
     inbox.grantReadInbox(rows);
-    const template = Template.fromStack(stack);
+    const template = templateOf(stack);
     expect(JSON.stringify(statementsOf(template, 'ResultsReader'))).toContain('/responses/*');
     expect(JSON.stringify(statementsOf(template, 'ResultsReader'))).not.toContain('/bodies/*');
     expect(JSON.stringify(statementsOf(template, 'InboxReader'))).toContain('/bodies/*');
@@ -710,7 +801,7 @@ test("the grants on an app's principals and the invocations of its functions nam
   const reader = new iam.Role(stack, 'Reader', { assumedBy: new iam.AccountRootPrincipal() });
   inbox.grantReadResults(reader);
   inbox.grantReadInbox(reader);
-  const template = Template.fromStack(stack);
+  const template = templateOf(stack);
   const readerStatements = JSON.stringify(statementsOf(template, 'Reader'));
   // Reads by key, objects by key: nothing lists the bucket, scans a table or reaches an index.
   for (const excess of ['s3:List', 's3:GetBucket', 'dynamodb:Scan', 'dynamodb:GetRecords', '/index/']) expect(readerStatements).not.toContain(excess);
@@ -733,8 +824,8 @@ test("the grants on an app's principals and the invocations of its functions nam
 describe('provider presets', () => {
   const providersOf = (template: Template) =>
     JSON.parse(
-      resourceNamed(template, 'AWS::Lambda::Function', 'InboxVerifier')
-        .resource.Properties.Environment.Variables[Env.PROVIDERS]['Fn::Join'][1].map((part: unknown) => (typeof part === 'string' ? part : '<token>'))
+      settingsOf(template, 'InboxVerifier')
+        [Env.PROVIDERS]['Fn::Join'][1].map((part: unknown) => (typeof part === 'string' ? part : '<token>'))
         .join(''),
     );
 
@@ -893,7 +984,7 @@ describe('provider presets', () => {
     const inbox = new WebhookInbox(stack, 'Inbox', {
       providers: [WebhookProvider.messageBatches({ apiKeySecret }, { name: 'batches' }), WebhookProvider.github()],
     });
-    const template = Template.fromStack(stack);
+    const template = templateOf(stack);
     // Routes: the GitHub provider's only.
     expect(Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((route: any) => route.Properties.RouteKey)).toEqual(['POST /hooks/github']);
     // Secrets: GitHub's signing secret and the batch API's key; none made for the batches provider.
@@ -968,7 +1059,7 @@ describe('signing secret rotation', () => {
       ],
     });
     expect(inbox.rotatorFunction).toBeDefined();
-    const template = Template.fromStack(stack);
+    const template = templateOf(stack);
     template.resourceCountIs('AWS::SecretsManager::RotationSchedule', 2);
     const rotator = resourceNamed(template, 'AWS::Lambda::Function', 'InboxRotator');
     template.hasResourceProperties('AWS::SecretsManager::RotationSchedule', {
@@ -977,7 +1068,7 @@ describe('signing secret rotation', () => {
       RotationRules: { ScheduleExpression: 'rate(7 days)' },
     });
     template.hasResourceProperties('AWS::SecretsManager::RotationSchedule', { RotationRules: { ScheduleExpression: 'rate(30 days)' } });
-    const env = rotator.resource.Properties.Environment.Variables[Env.ROTATED_SECRETS];
+    const env = settingsOf(template, 'InboxRotator')[Env.ROTATED_SECRETS];
     expect(JSON.stringify(env)).toContain('\\"format\\":\\"whsec\\"');
     expect(JSON.stringify(env)).toContain('register-with-provider');
     expect(JSON.stringify(env)).not.toContain('Answerline');
@@ -993,6 +1084,111 @@ describe('signing secret rotation', () => {
     const { template, inbox } = build();
     expect(inbox.rotatorFunction).toBeUndefined();
     template.resourceCountIs('AWS::SecretsManager::RotationSchedule', 0);
+    expect(inbox.rotationFailureQueue).toBeUndefined();
+    expect(inbox.alarms.rotationFailures).toBeUndefined();
+    template.resourceCountIs('AWS::Events::Rule', 1); // the reconcile schedule only
+  });
+
+  const rotatingInbox = (rotation: { rotateOnDeploy?: boolean } = {}) => {
+    const stack = new Stack(new App(), 'Rotating', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const imported = secretsmanager.Secret.fromSecretPartialArn(stack, 'Imported', 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:github-hooks');
+    const inbox = new WebhookInbox(stack, 'Inbox', {
+      providers: [
+        WebhookProvider.standardWebhooks({ rotation }),
+        WebhookProvider.github({ signingSecret: imported, rotation: {} }),
+        WebhookProvider.answerline(),
+      ],
+    });
+    return { stack, inbox, template: Template.fromStack(stack) };
+  };
+
+  test('a deploy does not rotate (it would replace the secret the operator stored): RotateImmediatelyOnUpdate is false unless rotateOnDeploy', () => {
+    const schedules = (template: Template) =>
+      Object.values(template.findResources('AWS::SecretsManager::RotationSchedule')).map((schedule) => schedule.Properties.RotateImmediatelyOnUpdate);
+    expect(schedules(rotatingInbox().template)).toEqual([false, false]);
+    expect(schedules(rotatingInbox({ rotateOnDeploy: true }).template).sort()).toEqual([false, true]);
+  });
+
+  test('the schedule keeps the logical id aws-cdk-lib’s RotationSchedule gave it: an upgrade does not replace it (which turns rotation off and on)', () => {
+    const { template } = rotatingInbox();
+    const stack = new Stack(new App(), 'Before');
+    const secret = new secretsmanager.Secret(stack, 'Secret');
+    const rotator = new lambda.Function(stack, 'Rotator', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('exports.handler = async () => {};'),
+    });
+    const before = new secretsmanager.RotationSchedule(new Construct(stack, 'Inbox'), 'StandardWebhooksSigningSecretRotation', {
+      secret,
+      rotationLambda: rotator,
+    });
+    const logicalId = stack.getLogicalId(before.node.defaultChild as secretsmanager.CfnRotationSchedule);
+    expect(Object.keys(template.findResources('AWS::SecretsManager::RotationSchedule'))).toContain(logicalId);
+  });
+
+  test('Secrets Manager may invoke the rotator only for a rotated secret of this account, one permission each, made before its schedule', () => {
+    const { template } = rotatingInbox();
+    const permissions = Object.entries(template.findResources('AWS::Lambda::Permission')).filter(
+      ([, permission]) => permission.Properties.Principal === 'secretsmanager.amazonaws.com',
+    );
+    expect(permissions).toHaveLength(2);
+    const created = resourceNamed(template, 'AWS::SecretsManager::Secret', 'InboxStandardWebhooksSigningSecret').id;
+    expect(permissions.map(([, permission]) => permission.Properties.SourceArn)).toEqual(
+      expect.arrayContaining([{ Ref: created }, 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:github-hooks-??????']),
+    );
+    for (const [permissionId, permission] of permissions) {
+      expect(permission.Properties.SourceAccount).toBe('111111111111');
+      expect(permission.Properties.Action).toBe('lambda:InvokeFunction');
+      const schedule = Object.values(template.findResources('AWS::SecretsManager::RotationSchedule')).find(
+        (candidate) => JSON.stringify(candidate.Properties.SecretId) === JSON.stringify(permission.Properties.SourceArn).replace('-??????', ''),
+      );
+      expect(schedule?.DependsOn).toContain(permissionId);
+    }
+  });
+
+  test('a failed rotation, or a failed test of the rotation function at a deploy, raises an alarm until an operator has read it', () => {
+    const { stack, inbox, template } = rotatingInbox();
+    // Secrets Manager reports both as CloudTrail service events on the default bus, naming the secret by its full ARN.
+    const [rule] = Object.values(template.findResources('AWS::Events::Rule')).filter((candidate) => candidate.Properties.EventPattern);
+    expect(rule.Properties.EventBusName).toBeUndefined();
+    const created = resourceNamed(template, 'AWS::SecretsManager::Secret', 'InboxStandardWebhooksSigningSecret').id;
+    expect(rule.Properties.EventPattern).toEqual({
+      source: ['aws.secretsmanager'],
+      'detail-type': ['AWS Service Event via CloudTrail'],
+      detail: {
+        eventSource: ['secretsmanager.amazonaws.com'],
+        eventName: ['RotationFailed', 'TestRotationFailed'],
+        // The inbox's own secrets only: an imported one known without its random suffix by its prefix.
+        additionalEventData: { SecretId: [{ Ref: created }, { prefix: 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:github-hooks-' }] },
+      },
+    });
+    const queueId = resourceNamed(template, 'AWS::SQS::Queue', 'InboxRotationFailures').id;
+    expect(rule.Properties.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [queueId, 'Arn'] } })]);
+    expect(JSON.stringify(template.findResources('AWS::SQS::QueuePolicy'))).toContain('events.amazonaws.com');
+    // The alarm watches the reports waiting in the queue: it stays raised until they are removed.
+    expect(inbox.alarms.rotationFailures).toBeDefined();
+    expect(inbox.alarms.all).toContain(inbox.alarms.rotationFailures);
+    const alarm = template.findResources('AWS::CloudWatch::Alarm')[stack.getLogicalId(inbox.alarms.rotationFailures!.node.defaultChild as CfnElement)];
+    expect(alarm.Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(alarm.Properties.AlarmDescription).toContain('docs/RUNBOOK.md#rotation-failures');
+    expect(() =>
+      build({ providers: [WebhookProvider.standardWebhooks({ rotation: {} })], alarms: { disabled: [InboxAlarm.ROTATION_FAILURES] } }),
+    ).not.toThrow();
+  });
+
+  test('a schedule Secrets Manager cannot keep is refused at synth, naming the provider', () => {
+    expect(() => build({ providers: [WebhookProvider.standardWebhooks({ rotation: { schedule: Duration.hours(3) } })] })).toThrow(
+      /providers: standard-webhooks: rotation\.schedule: must be from 4 hours to 1000 days, got 3 hours/,
+    );
+    expect(() => build({ providers: [WebhookProvider.standardWebhooks({ rotation: { schedule: Duration.days(1001) } })] })).toThrow(
+      /rotation\.schedule: must be from 4 hours to 1000 days, got 1001 days/,
+    );
   });
 });
 
@@ -1013,7 +1209,7 @@ describe('secrets encrypted with a customer-managed key', () => {
       encryptionKey: kms.Key.fromKeyArn(stack, 'SigningKey', KEY),
     });
     new WebhookInbox(stack, 'Inbox', { providers: [WebhookProvider.answerline({ signingSecret, rotation: {} })] });
-    const template = Template.fromStack(stack);
+    const template = templateOf(stack);
     expect(keyStatements(template, 'InboxVerifierRole')).toEqual([{ Action: 'kms:Decrypt', Effect: 'Allow', Resource: KEY, Condition: VIA_SECRETS_MANAGER }]);
     expect(keyStatements(template, 'InboxRotatorRole')).toEqual([
       { Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Effect: 'Allow', Resource: KEY, Condition: VIA_SECRETS_MANAGER },
@@ -1037,7 +1233,7 @@ describe('secrets encrypted with a customer-managed key', () => {
         }),
       ],
     });
-    const template = Template.fromStack(stack);
+    const template = templateOf(stack);
     expect(keyStatements(template, 'InboxProcessorRole')).toEqual([
       { Action: 'kms:Decrypt', Effect: 'Allow', Resource: KEY.replace('0c7f7f6e', '11111111'), Condition: VIA_SECRETS_MANAGER },
     ]);
@@ -1070,7 +1266,7 @@ describe('secrets encrypted with a customer-managed key', () => {
     expect(signing).toContain('[ack: cdk-webhook-inbox:importedSecretWithoutKey]');
     expect(warnings.find(([id]) => id === '/Keys/PollKey')![1]).toContain('answerline: polling.apiKeySecret');
     // Nothing on a key is granted for a secret whose key is unknown.
-    expect(keyStatements(Template.fromStack(stack), 'InboxVerifierRole')).toEqual([]);
+    expect(keyStatements(templateOf(stack), 'InboxVerifierRole')).toEqual([]);
   });
 });
 
@@ -1089,8 +1285,8 @@ describe('recovery by polling, effects and the authoritative read', () => {
       ],
       pollBatchSize: 20,
     });
-    const template = Template.fromStack(stack);
-    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables;
+    const template = templateOf(stack);
+    const env = settingsOf(template, 'InboxReconciler');
     const polling = JSON.stringify(env[Env.POLLING]);
     expect(polling).toContain('https://api.answerline.dev/v1/async/task/{taskId}');
     expect(polling).toContain('\\"horizonSeconds\\":17405');
@@ -1125,11 +1321,11 @@ describe('recovery by polling, effects and the authoritative read', () => {
     const target = new sqs.Queue(stack, 'Consumer');
     inbox.onJobResult('Results', { target: new targets.SqsQueue(target) });
     inbox.onWebhookReceived('Events');
-    const template = Template.fromStack(stack);
+    const template = templateOf(stack);
     const bus = resourceNamed(template, 'AWS::Events::EventBus', 'InboxEventBus');
     const put = statementsOf(template, 'InboxProcessorRole').find((s) => s.Action === 'events:PutEvents');
     expect(put.Resource).toEqual({ 'Fn::GetAtt': [bus.id, 'Arn'] });
-    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables;
+    const env = settingsOf(template, 'InboxProcessor');
     expect(env[Env.EFFECT_BUS_NAME]).toEqual({ Ref: bus.id });
     template.hasResourceProperties('AWS::Events::Rule', {
       EventBusName: { Ref: bus.id },
@@ -1144,11 +1340,11 @@ describe('recovery by polling, effects and the authoritative read', () => {
     const inbox = new WebhookInbox(stack, 'Inbox', { inboxName: 'answers', deadlineWarning: Duration.minutes(20) });
     const decisions = new sqs.Queue(stack, 'Decisions');
     inbox.onResourceUnavailable('Gone', { target: new targets.SqsQueue(decisions) });
-    const template = Template.fromStack(stack);
+    const template = templateOf(stack);
     const bus = resourceNamed(template, 'AWS::Events::EventBus', 'InboxEventBus');
     const put = statementsOf(template, 'InboxReconcilerRole').filter((s) => s.Action === 'events:PutEvents');
     expect(put).toEqual([expect.objectContaining({ Effect: 'Allow', Resource: { 'Fn::GetAtt': [bus.id, 'Arn'] } })]);
-    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables;
+    const env = settingsOf(template, 'InboxReconciler');
     expect(env[Env.EFFECT_BUS_NAME]).toEqual({ Ref: bus.id });
     expect(env[Env.DEADLINE_WARNING_SECONDS]).toBe('1200');
     template.hasResourceProperties('AWS::Events::Rule', {
@@ -1170,8 +1366,8 @@ describe('recovery by polling, effects and the authoritative read', () => {
       /\(30 minutes\), got 20 minutes/,
     );
     expect(build({ deadlineWarning: Duration.minutes(2), reconcileSchedule: events.Schedule.rate(Duration.minutes(1)) })).not.toThrow();
-    const template = Template.fromStack(Stack.of(build({})()));
-    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables;
+    const template = templateOf(Stack.of(build({})()));
+    const env = settingsOf(template, 'InboxReconciler');
     expect(env[Env.DEADLINE_WARNING_SECONDS]).toBe(String(Defaults.DEADLINE_WARNING_SECONDS));
   });
 
@@ -1184,8 +1380,8 @@ describe('recovery by polling, effects and the authoritative read', () => {
     });
     inbox.onBatchChildSettled('Children');
     inbox.onBatchSettled('Summaries');
-    const template = Template.fromStack(stack);
-    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxReconciler').resource.Properties.Environment.Variables;
+    const template = templateOf(stack);
+    const env = settingsOf(template, 'InboxReconciler');
     expect(JSON.stringify(env[Env.POLLING])).toContain('https://api.anthropic.com/v1/messages/batches/{batchId}');
     template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: { source: ['cdk-webhook-inbox'], 'detail-type': ['BatchChildSettled'], detail: { inbox: ['answers'] } },
@@ -1202,9 +1398,9 @@ describe('recovery by polling, effects and the authoritative read', () => {
       sameEnvironment: true,
     });
     const inbox = new WebhookInbox(stack, 'Inbox', { processingFunction: handler, publishEvents: false });
-    const template = Template.fromStack(stack);
+    const template = templateOf(stack);
     template.resourceCountIs('AWS::Events::EventBus', 0);
-    const env = resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables;
+    const env = settingsOf(template, 'InboxProcessor');
     expect(env[Env.EFFECT_FUNCTION_ARN]).toBe('arn:aws:lambda:eu-west-1:111111111111:function:process-results');
     expect(env[Env.EFFECT_BUS_NAME]).toBeUndefined();
     expect(
@@ -1223,10 +1419,8 @@ describe('recovery by polling, effects and the authoritative read', () => {
         }),
       ],
     });
-    const template = Template.fromStack(stack);
-    const providers = JSON.stringify(
-      resourceNamed(template, 'AWS::Lambda::Function', 'InboxProcessor').resource.Properties.Environment.Variables[Env.PROVIDERS],
-    );
+    const template = templateOf(stack);
+    const providers = JSON.stringify(settingsOf(template, 'InboxProcessor')[Env.PROVIDERS]);
     expect(providers).toContain('https://api.openai.com/v1/responses/{id}');
     expect(providers).toContain('data.id');
     expect(JSON.stringify(statementsOf(template, 'InboxProcessorRole'))).toContain('secret:openai/api-key');
@@ -1237,7 +1431,7 @@ describe('recovery by polling, effects and the authoritative read', () => {
     const inbox = new WebhookInbox(stack, 'Inbox');
     const app = new iam.Role(stack, 'App', { assumedBy: new iam.AccountRootPrincipal() });
     inbox.grantRecordSubmission(app);
-    const template = Template.fromStack(stack);
+    const template = templateOf(stack);
     const statements = statementsOf(template, 'App');
     expect(actionsOf(statements)).toEqual(['dynamodb:PutItem']);
     expect(JSON.stringify(statements)).toContain(resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').id);
@@ -1274,7 +1468,7 @@ describe('WebhookInbox grants and metrics', () => {
     const inbox = new WebhookInbox(stack, 'Inbox');
     const reader = new iam.Role(stack, 'Reader', { assumedBy: new iam.AccountRootPrincipal() });
     inbox.grantReadResults(reader);
-    const template = Template.fromStack(stack);
+    const template = templateOf(stack);
     const statements = statementsOf(template, 'Reader');
     const results = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxResultsTable').id;
     expect(actionsOf(statements)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
@@ -1284,14 +1478,14 @@ describe('WebhookInbox grants and metrics', () => {
   });
 
   test('metrics use the handlers’ namespace and the Inbox dimension', () => {
-    const { inbox, stack } = build({ inboxName: 'answers' });
+    const { inbox, stack, template } = build({ inboxName: 'answers' });
     const metric = inbox.metricSignatureFailures();
     expect(metric.namespace).toBe(METRIC_NAMESPACE);
     expect(metric.metricName).toBe('AuthenticationFailed');
     expect(metric.dimensions).toEqual({ Inbox: 'answers' });
     expect(metric.statistic).toBe('Sum');
     expect(stack.resolve(inbox.metricDeadLettered({ period: Duration.minutes(1) }).period.toSeconds())).toBe(60);
-    const env = resourceNamed(Template.fromStack(stack), 'AWS::Lambda::Function', 'InboxVerifier').resource.Properties.Environment.Variables;
+    const env = settingsOf(template, 'InboxVerifier');
     expect(env[Env.INBOX_NAME]).toBe('answers');
   });
 });

@@ -1,7 +1,8 @@
 /**
- * No function over 120 lines and no file over 450 in the product's code (lib/, lambda/, cli/), as
- * `scripts/code-size.ts` measures them. Files still over the limit are listed by name: each must
- * still be over (the list only shrinks), and nothing else may be.
+ * No function over 120 lines and no file over 450 in the product's code (lib/, lambda/, cli/ and
+ * the twin's packages/webhook-inbox-local/src/), as `scripts/code-size.ts` measures them. Files
+ * still over the limit are listed by name: each must still be over (the list only shrinks), and
+ * nothing else may be.
  */
 import { CHECKED, fileSize, functionSizes, MAX_FILE_LINES, MAX_FUNCTION_LINES, measure } from '../../scripts/code-size';
 

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   authoritativeReadProblems,
   Env,
+  handlerVariables,
   hmacSchemeProblems,
   jsonPathProblems,
   notificationUrlProblems,
@@ -13,6 +16,27 @@ import {
 import { ConfigurationError } from './errors';
 
 type Environment = Record<string, string | undefined>;
+
+/**
+ * The variables a handler reads: its environment, with the variables of its configuration file
+ * when it has one (the construct's functions: `Env.CONFIG_FILE`, in the code folder `LAMBDA_TASK_ROOT`).
+ */
+export function handlerEnvironment(env: Environment, readFile: (path: string) => string = (path) => readFileSync(path, 'utf8')): Environment {
+  const name = env[Env.CONFIG_FILE];
+  if (name === undefined || name === '') return env;
+  const path = join(env.LAMBDA_TASK_ROOT ?? process.cwd(), name);
+  let text: string;
+  try {
+    text = readFile(path);
+  } catch (error) {
+    throw new ConfigurationError(`environment variable ${Env.CONFIG_FILE} names ${path}, which cannot be read: ${(error as Error).message}`);
+  }
+  try {
+    return handlerVariables(env, text);
+  } catch (error) {
+    throw new ConfigurationError((error as Error).message);
+  }
+}
 
 /** Reads a required variable, naming it when it is absent. */
 export function requiredEnv(env: Environment, name: string): string {
@@ -37,8 +61,14 @@ export function integerEnv(env: Environment, name: string, fallback?: number): n
   return value;
 }
 
+/** What a function reads of its providers. */
+export interface ProviderReading {
+  /** Whether each provider's signing secret is named (the verifier's); the processor and the reconciler verify nothing. */
+  readonly signingSecrets: boolean;
+}
+
 /** Parses and validates the providers the construct serialized into the environment. */
-export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
+export function providersFromEnv(env: Environment, reading: ProviderReading = { signingSecrets: true }): ProviderRuntimeConfig[] {
   const raw = requiredEnv(env, Env.PROVIDERS);
   let parsed: unknown;
   try {
@@ -58,7 +88,7 @@ export function providersFromEnv(env: Environment): ProviderRuntimeConfig[] {
     if (facts?.requests.certificateSigned) {
       const problems = topicArnProblems(p.topicArns);
       if (problems.length > 0) throw new ConfigurationError(`${where}.topicArns ${problems.join('; ')}`);
-    } else if (!facts?.requests.polledOnly && (typeof p.secretId !== 'string' || p.secretId === '')) {
+    } else if (reading.signingSecrets && !facts?.requests.polledOnly && (typeof p.secretId !== 'string' || p.secretId === '')) {
       throw new ConfigurationError(`${where}.secretId is missing`);
     }
     for (const field of ['tolerancePastSeconds', 'toleranceFutureSeconds'] as const) {

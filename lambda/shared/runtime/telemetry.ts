@@ -21,9 +21,13 @@ interface MetricDocument {
   readonly members: readonly [string, number | number[], string][];
 }
 
+/** The units of the values `Telemetry` keeps one by one (for percentiles and maxima). */
+type ValueUnit = 'Milliseconds' | 'Seconds';
+
 /**
  * Structured JSON logs and CloudWatch embedded-metric-format metrics for one handler: counters
- * (unit Count, summed) and durations (unit Milliseconds, each value kept for percentiles).
+ * (unit Count, summed) and values kept one by one for percentiles and maxima (durations in
+ * Milliseconds, lags in Seconds).
  * They accumulate until `flush()`, which writes one EMF document per provider (more when a
  * duration has over 100 values), or `logAndFlush()`, which writes a log line as one of them.
  *
@@ -33,7 +37,7 @@ interface MetricDocument {
  */
 export class Telemetry {
   private readonly counts = new Map<string, Map<string, number>>();
-  private readonly durations = new Map<string, Map<string, number[]>>();
+  private readonly values = new Map<string, Map<string, { unit: ValueUnit; values: number[] }>>();
 
   constructor(
     private readonly inboxName: string,
@@ -68,8 +72,17 @@ export class Telemetry {
 
   /** Records one duration of `metric` in milliseconds, for the inbox and for `provider`. */
   duration(metric: string, provider: string | undefined, milliseconds: number): void {
-    const metrics = scopeOf(this.durations, provider);
-    metrics.set(metric, [...(metrics.get(metric) ?? []), milliseconds]);
+    this.record(metric, provider, milliseconds, 'Milliseconds');
+  }
+
+  /** Records one value of `metric` in seconds (a lag), for the inbox and for `provider`. */
+  seconds(metric: string, provider: string | undefined, seconds: number): void {
+    this.record(metric, provider, seconds, 'Seconds');
+  }
+
+  private record(metric: string, provider: string | undefined, value: number, unit: ValueUnit): void {
+    const metrics = scopeOf(this.values, provider);
+    metrics.set(metric, { unit, values: [...(metrics.get(metric)?.values ?? []), value] });
   }
 
   flush(): void {
@@ -85,24 +98,24 @@ export class Telemetry {
   /** The metrics counted so far, as the documents that carry them; the counters start again. */
   private takeDocuments(): MetricDocument[] {
     const documents: MetricDocument[] = [];
-    for (const provider of new Set([...this.counts.keys(), ...this.durations.keys()])) {
+    for (const provider of new Set([...this.counts.keys(), ...this.values.keys()])) {
       const counts = [...(this.counts.get(provider) ?? new Map<string, number>())];
-      const durations = [...(this.durations.get(provider) ?? new Map<string, number[]>())];
-      const chunks = Math.max(1, ...durations.map(([, values]) => Math.ceil(values.length / MAX_EMF_VALUES)));
+      const values = [...(this.values.get(provider) ?? new Map<string, { unit: ValueUnit; values: number[] }>())];
+      const chunks = Math.max(1, ...values.map(([, metric]) => Math.ceil(metric.values.length / MAX_EMF_VALUES)));
       for (let chunk = 0; chunk < chunks; chunk++) {
-        // Counters go out with the first document only; each further one carries the durations left.
+        // Counters go out with the first document only; each further one carries the values left.
         const members: [string, number | number[], string][] = [
           ...(chunk === 0 ? counts.map(([name, value]): [string, number, string] => [name, value, 'Count']) : []),
-          ...durations.flatMap(([name, values]): [string, number[], string][] => {
-            const slice = values.slice(chunk * MAX_EMF_VALUES, (chunk + 1) * MAX_EMF_VALUES);
-            return slice.length > 0 ? [[name, slice, 'Milliseconds']] : [];
+          ...values.flatMap(([name, metric]): [string, number[], string][] => {
+            const slice = metric.values.slice(chunk * MAX_EMF_VALUES, (chunk + 1) * MAX_EMF_VALUES);
+            return slice.length > 0 ? [[name, slice, metric.unit]] : [];
           }),
         ];
         documents.push({ provider, members });
       }
     }
     this.counts.clear();
-    this.durations.clear();
+    this.values.clear();
     return documents;
   }
 

@@ -84,12 +84,12 @@ export interface ShardedIndex {
   readonly sortAttribute: string;
 }
 
-/** The inbox's sparse index of rows not processed yet, sorted by when each became pending. */
-export function pendingIndexOf(tableName: string): ShardedIndex {
+/** The inbox's sparse index of rows not processed yet, sorted by when each became pending, read over `shardCount` shards. */
+export function pendingIndexOf(tableName: string, shardCount: number): ShardedIndex {
   return {
     tableName,
     indexName: PendingIndex.NAME,
-    shardCount: PendingIndex.SHARD_COUNT,
+    shardCount,
     shardAttribute: InboxAttr.PENDING_SHARD,
     sortAttribute: InboxAttr.PENDING_SINCE,
   };
@@ -203,7 +203,9 @@ export async function readShardedRange(client: DynamoDBClient, index: ShardedInd
             IndexName: index.indexName,
             // BETWEEN includes `before`; those entries, the last of the range, are dropped below.
             KeyConditionExpression: '#shard = :shard AND #sort BETWEEN :from AND :before',
-            ExpressionAttributeNames: { '#shard': index.shardAttribute, '#sort': index.sortAttribute },
+            // Only what an entry is read for: a smaller answer to parse (the page's last key comes whole regardless).
+            ProjectionExpression: '#pk, #sort',
+            ExpressionAttributeNames: { '#shard': index.shardAttribute, '#sort': index.sortAttribute, '#pk': InboxAttr.PK },
             ExpressionAttributeValues: { ':shard': S(shard), ':from': N(from), ':before': N(before) },
             Limit: bound.pageEntries,
             ExclusiveStartKey: start,

@@ -1,4 +1,5 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { backOff, settleEach } from '../runtime/concurrency';
 import { errorName, MalformedDeliveryError, SafeError } from '../runtime/errors';
 
 /** The work queue carries inbox keys only; the row holds everything else. */
@@ -22,9 +23,17 @@ export class EnqueueError extends SafeError {
 const SQS_BATCH_LIMIT = 10;
 /**
  * How often the entries SQS refused in a batch (an internal error, throttling: `SenderFault`
- * false) are sent again at once, as SQS asks of a caller; the SDK retries only whole calls.
+ * false) are sent again, as SQS asks of a caller, each time after a jittered back-off; the SDK
+ * retries only whole calls (with its own back-off).
  */
 const REFUSED_ENTRY_RETRIES = 2;
+/** The longest wait before the first resend of refused entries, in ms; it doubles for the second. */
+const REFUSED_ENTRY_BACKOFF_MS = 100;
+/**
+ * SendMessageBatch calls in flight at once: a large enqueue (the sweep after the queue was down)
+ * takes the time of a few calls, not of one call per ten keys.
+ */
+const BATCHES_IN_FLIGHT = 16;
 
 /**
  * The message body of one inbox key. Every non-ASCII character is escaped (`\uXXXX`): SQS
@@ -60,29 +69,48 @@ export class SqsWorkQueue implements WorkQueue {
     private readonly queueUrl: string,
   ) {}
 
+  /**
+   * One SendMessage for one key; otherwise SendMessageBatch calls of ten, several in flight. Entries
+   * SQS refused for now are sent again (`sendChunk`); once a call fails whole (the queue is down),
+   * no further call is started, and what was not sent is named in the `EnqueueError`.
+   */
   async enqueue(keys: readonly string[]): Promise<void> {
     if (keys.length === 1) {
       await this.client.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: encodeWorkMessage(keys[0]) }));
       return;
     }
-    const notSent: string[] = [];
-    let cause = '';
-    for (let start = 0; start < keys.length; start += SQS_BATCH_LIMIT) {
-      let refused: RefusedEntry[];
-      try {
-        refused = await this.sendBatch(keys.slice(start, start + SQS_BATCH_LIMIT));
-        for (let sends = 1; sends <= REFUSED_ENTRY_RETRIES && refused.some((entry) => entry.retry); sends++) {
-          const again = refused.filter((entry) => entry.retry);
-          refused = [...refused.filter((entry) => !entry.retry), ...(await this.sendBatch(again.map((entry) => entry.key)))];
-        }
-      } catch (error) {
-        // A call that failed whole (the queue is down): this chunk and the rest are not sent.
-        throw new EnqueueError([...notSent, ...keys.slice(start)], keys.length, errorName(error));
-      }
-      notSent.push(...refused.map((entry) => entry.key));
-      cause ||= refused[0]?.code ?? '';
+    const chunks: string[][] = [];
+    for (let start = 0; start < keys.length; start += SQS_BATCH_LIMIT) chunks.push(keys.slice(start, start + SQS_BATCH_LIMIT));
+    let failedWhole: unknown;
+    const outcomes = await settleEach(
+      chunks,
+      BATCHES_IN_FLIGHT,
+      (chunk) =>
+        this.sendChunk(chunk).catch((error: unknown) => {
+          failedWhole ??= error;
+          throw error;
+        }),
+      () => failedWhole !== undefined,
+    );
+    const refused = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? outcome.value : []));
+    const notSent = new Set([...refused.map((entry) => entry.key), ...chunks.filter((_, index) => outcomes[index].status === 'rejected').flat()]);
+    if (notSent.size === 0) return;
+    throw new EnqueueError(
+      keys.filter((key) => notSent.has(key)),
+      keys.length,
+      failedWhole !== undefined ? errorName(failedWhole) : refused[0].code,
+    );
+  }
+
+  /** One chunk: its SendMessageBatch, then the entries SQS refused for now, again after a back-off. What it kept refusing. */
+  private async sendChunk(keys: readonly string[]): Promise<RefusedEntry[]> {
+    let refused = await this.sendBatch(keys);
+    for (let sends = 1; sends <= REFUSED_ENTRY_RETRIES && refused.some((entry) => entry.retry); sends++) {
+      await backOff(sends, REFUSED_ENTRY_BACKOFF_MS);
+      const again = refused.filter((entry) => entry.retry);
+      refused = [...refused.filter((entry) => !entry.retry), ...(await this.sendBatch(again.map((entry) => entry.key)))];
     }
-    if (notSent.length > 0) throw new EnqueueError(notSent, keys.length, cause);
+    return refused;
   }
 
   /** One SendMessageBatch of `keys`: the entries SQS refused. */

@@ -33,6 +33,7 @@ const OPTIONS = {
   secret: { type: 'string', multiple: true },
   'time-scale': { type: 'string', default: '1' },
   data: { type: 'string' },
+  'api-gateway-cloudwatch-role': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -53,13 +54,14 @@ const optionLines = (
   --port N           port of the first HTTP API (default 3000; 0 picks a free one)
   --secret NAME=VAL  this signing secret for the provider NAME (repeatable; default: generated)
   --time-scale X     run schedules X times faster than real time (default 1)
-  --data DIR         keep DynamoDB data in DIR across restarts`;
+  --data DIR         keep DynamoDB data in DIR across restarts
+  --api-gateway-cloudwatch-role ARN  the account's API Gateway CloudWatch role (aws apigateway get-account), which a REST API stage needs to log (default: none, as in a new account)`;
 
-const PACKAGE_USAGE = `usage: webhook-inbox-local [--app cdk.out] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR]
+const PACKAGE_USAGE = `usage: webhook-inbox-local [--app cdk.out] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR] [--api-gateway-cloudwatch-role ARN]
 ${optionLines('cdk.out')}`;
 
 const repositoryUsage = () => `usage: npm start -- [--app PATH] [--stack NAME ...] [--port N] [--secret NAME=VALUE ...] [--time-scale X] [--data DIR]
-                    [--provider NAME[=PRESET] ...] [--providers FILE] [--no-demo] [--once]
+                    [--api-gateway-cloudwatch-role ARN] [--provider NAME[=PRESET] ...] [--providers FILE] [--no-demo] [--once]
        npm run chaos -- [--help | chaos options]
 ${optionLines('synthesize bin/app.ts')}
   --provider NAME[=PRESET]
@@ -75,6 +77,7 @@ interface TwinSettings {
   readonly port: number;
   readonly secrets: Record<string, string>;
   readonly timeScale: number;
+  readonly apiGatewayCloudWatchRoleArn?: string;
   readonly log: (line: string) => void;
 }
 
@@ -150,7 +153,8 @@ async function main(argv: readonly string[]): Promise<number | void> {
 
   const startedAt = Date.now();
   const log = (line: string) => console.error(line);
-  const twin = await launch({ port, secrets, timeScale, log }).catch((error: unknown) => {
+  const apiGatewayCloudWatchRoleArn = options['api-gateway-cloudwatch-role'];
+  const twin = await launch({ port, secrets, timeScale, apiGatewayCloudWatchRoleArn, log }).catch((error: unknown) => {
     dataDirLock?.release();
     throw error instanceof AssemblyError ? new UsageError(error.message) : error;
   });

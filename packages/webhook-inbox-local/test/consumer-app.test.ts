@@ -6,12 +6,13 @@
  * `onJobResult` rule to an SQS queue. Signed deliveries reach both (SNS's signed by the command's
  * SNS stand-in, its subscription confirmed there); the processing function runs, the queue
  * receives the decided results, and the IAM gateway refuses nothing. Without the optional IAM
- * simulator installed, the command still runs and says that calls are not judged. What the
- * package installs is permissively licensed.
+ * simulator installed, the command still runs and says that calls are not judged. A template it
+ * cannot run is answered in one line that names where. What the package installs is permissively
+ * licensed.
  */
 import { ChildProcessByStdio, spawn, spawnSync } from 'node:child_process';
 import { createPrivateKey, randomUUID } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -258,6 +259,29 @@ test.each([
   const [first, ...rest] = run.stderr.trimEnd().split('\n');
   expect(first).toBe(message);
   expect(rest.every((line) => line.startsWith('usage: ') || line.startsWith('  --'))).toBe(true);
+});
+
+test('a template it cannot run answers one line naming the stack, the resource and the property, without a stack trace, and exits 1', () => {
+  // A value imported from another stack: the twin resolves nothing across stacks.
+  const template = {
+    Resources: {
+      Logs: {
+        Type: 'AWS::Logs::LogGroup',
+        Properties: { LogGroupName: { 'Fn::ImportValue': 'Shared:LogPrefix' } },
+        Metadata: { 'aws:cdk:path': 'Imports/Shared/Logs/Resource' },
+      },
+    },
+  };
+  writeFileSync(join(project, 'Imports.template.json'), JSON.stringify(template));
+  const run = spawnSync(process.execPath, [BIN, '--app', 'Imports.template.json', '--port', '0'], { cwd: project, env: twinEnvironment(), encoding: 'utf8' });
+  expect(run.status).toBe(1);
+  expect(run.stdout).toBe('');
+  const lines = run.stderr.trimEnd().split('\n');
+  expect(lines.at(-1)).toBe(
+    'error: stack Imports, resource Logs (Shared/Logs, AWS::Logs::LogGroup), property LogGroupName: Fn::ImportValue is not supported locally',
+  );
+  // The lines before it are the twin's progress, none of them a stack frame.
+  expect(lines.filter((line) => /^\s+at /.test(line))).toEqual([]);
 });
 
 test('installs only permissively licensed code: every package its dependencies bring in, as the lock file resolves them', () => {

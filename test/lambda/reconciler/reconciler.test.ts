@@ -24,17 +24,28 @@ afterEach(() => {
  * Rows whose enqueue failed: accepted and stored, but no work message exists. Each arrives a
  * second after the previous one, so the order of their pending clocks is known.
  */
-async function strand(count: number): Promise<string[]> {
+async function strand(count: number, ids: readonly string[] = Array.from({ length: count }, (_, i) => `tsk_stranded_${i}`)): Promise<string[]> {
   const verifier = h.verifier({ queue: h.missingQueue() });
   const keys: string[] = [];
   for (let i = 0; i < count; i++) {
-    const body = answerlineBody({ id: `tsk_stranded_${i}` });
+    const body = answerlineBody({ id: ids[i] });
     expect(await h.deliver(body, verifier)).toMatchObject({ statusCode: 202 });
     keys.push(keyOf(body));
     h.clock.advance(1_000);
   }
   expect(await h.takeMessages()).toEqual([]);
   return keys;
+}
+
+/**
+ * A Lambda context whose remaining time is each of `remaining` in turn, then the last one for
+ * good: a run's clock as its steps use it up, without waiting for it.
+ */
+function shrinkingTime(remaining: readonly number[]): () => { getRemainingTimeInMillis(): number } {
+  return () => {
+    let call = 0;
+    return { getRemainingTimeInMillis: () => remaining[Math.min(call++, remaining.length - 1)] };
+  };
 }
 
 test('a row whose enqueue failed is re-enqueued once after sweepAfter, then processed', async () => {
@@ -86,20 +97,19 @@ test('processed and dead rows are never swept; a row whose worker crashed is', a
   expect(await h.row(keyOf(dead))).toMatchObject({ status: DeliveryStatus.DEAD });
 });
 
-test('a run re-enqueues at most batchSize rows, oldest first, and the next runs take the rest', async () => {
+test('one run re-enqueues every stranded row, however many, a bounded step at a time, moving the watermark after each step', async () => {
   const keys = await strand(12);
   h.clock.advance(SWEEP_AFTER_MS);
-  const reconcile = h.reconciler({ batchSize: 5 });
+  // One entry of each shard a step: the twelve rows take several steps.
+  const report = await h.reconciler({ sweepStep: { pageEntries: 1, pagesPerShard: 1 } })();
 
-  const runs: string[][] = [];
-  for (let run = 0; run < 4; run++) {
-    await reconcile();
-    runs.push(await h.takeMessages());
-  }
-
-  expect(runs.map((run) => run.length)).toEqual([5, 5, 2, 0]);
-  expect(runs.slice(0, 3).map((run) => [...run].sort())).toEqual([keys.slice(0, 5), keys.slice(5, 10), keys.slice(10)].map((k) => [...k].sort()));
+  expect(report).toMatchObject({ swept: 12, sweepLagSeconds: 0 });
+  expect((await h.takeMessages()).sort()).toEqual([...keys].sort());
+  const [line] = h.capture.logs('sweep');
+  expect(line).toMatchObject({ swept: 12, lagSeconds: 0, level: 'WARN' });
+  expect(line.steps).toBeGreaterThan(1);
   expect(h.capture.metric(MetricName.SWEPT)).toBe(12);
+  expect(await h.row('sweep:pending', 'watermark')).toMatchObject({ sweptBefore: h.clock.now() - SWEEP_AFTER_MS });
 });
 
 test('rows spread across the pending-index shards are all found', async () => {
@@ -114,6 +124,15 @@ test('rows spread across the pending-index shards are all found', async () => {
 
   expect((await h.takeMessages()).sort()).toEqual([...keys].sort());
   expect(h.capture.logs('sweep')).toMatchObject([{ swept: 48, level: 'WARN' }]);
+});
+
+test('the sweep and the ledger run side by side: a sweep that fails does not keep the ledger from its work, and the run still fails', async () => {
+  await strand(2);
+  h.clock.advance(SWEEP_AFTER_MS);
+  await expect(h.reconciler({ queue: h.missingQueue() })()).rejects.toMatchObject({ name: 'EnqueueError' });
+  // The ledger looked at its due submissions all the same (there are none here) and said so.
+  expect(h.capture.logs('submissions')).toMatchObject([{ checked: 0 }]);
+  expect(h.capture.logs('sweep')).toMatchObject([{ swept: 0, notSent: 2, level: 'WARN' }]);
 });
 
 describe('the watermark: completed rows keep their pending-index entries, and the sweep reads past them', () => {
@@ -137,7 +156,7 @@ describe('the watermark: completed rows keep their pending-index entries, and th
     return keys;
   }
 
-  test('many processed entries ahead of one stranded row: it is found over several runs as the read bound allows, the watermark moving each run', async () => {
+  test('many processed entries ahead of one stranded row: a run with time for one step at a time finds it over several runs, the watermark and SweepLag moving each run', async () => {
     // The stranded row's shard holds twelve processed rows before it; the others hold some too.
     const shard = shardOf('answerline#tsk_stranded_0', PendingIndex.SHARD_COUNT);
     const ids = Array.from({ length: 400 }, (_, i) => `tsk_done_${i}`);
@@ -146,24 +165,30 @@ describe('the watermark: completed rows keep their pending-index entries, and th
     const [stranded] = await strand(1);
     expect(stranded).toBe('answerline#tsk_stranded_0');
     h.clock.advance(SWEEP_AFTER_MS);
-    // One page of two entries per shard a run: the stranded row's shard takes several runs.
-    const reconcile = h.reconciler({ sweepReadBound: { pageEntries: 2, pagesPerShard: 1 } });
+    // One page of two entries per shard a step, and a run whose every step leaves less time than another needs.
+    const reconcile = h.reconciler({ sweepStep: { pageEntries: 2, pagesPerShard: 1 } });
+    const oneStep = shrinkingTime([60_000, 10_000]);
 
     const marks: number[] = [];
+    const lags: number[] = [];
     let sent: string[] = [];
     while (sent.length === 0 && marks.length < 41) {
-      await reconcile();
+      lags.push((await reconcile(undefined, oneStep()))!.sweepLagSeconds!);
       sent = await h.takeMessages();
       marks.push((await watermark())!);
     }
     expect(sent).toEqual([stranded]);
     expect(marks.length).toBeGreaterThan(1);
     for (let run = 1; run < marks.length; run++) expect(marks[run]).toBeGreaterThan(marks[run - 1]);
+    for (let run = 1; run < lags.length; run++) expect(lags[run]).toBeLessThanOrEqual(lags[run - 1]);
+    expect(lags[0]).toBeGreaterThan(0);
     expect(marks.at(-1)).toBeLessThanOrEqual(h.clock.now() - SWEEP_AFTER_MS);
+    expect(h.capture.logs('sweep').every((line) => line.steps === 1)).toBe(true);
+    expect(h.capture.logs('sweep').filter((line) => line.stopped === 'time_budget').length).toBeGreaterThan(0);
     expect(h.capture.metric(MetricName.SWEPT)).toBe(1);
 
-    // The rest is read through to the cutoff; no processed row is ever enqueued.
-    for (let run = 0; run < 41 && (await watermark())! < h.clock.now() - SWEEP_AFTER_MS; run++) expect(await reconcile()).toMatchObject({ swept: 0 });
+    // A run with time reads the rest through to the cutoff; no processed row is ever enqueued.
+    expect(await reconcile()).toMatchObject({ swept: 0, sweepLagSeconds: 0 });
     expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
     expect(await h.takeMessages()).toEqual([]);
   });
@@ -192,6 +217,34 @@ describe('the watermark: completed rows keep their pending-index entries, and th
     expect(await h.reconciler()()).toMatchObject({ swept: 1 });
     expect(await h.takeMessages()).toEqual([keys[1]]);
     expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
+  });
+
+  test('a row SQS refuses beyond where a bounded read got holds the watermark there, not at the row: the rows of a shard the read stopped in are still found', async () => {
+    // Three rows of one shard, then a later row of another: with pages of two entries the first
+    // shard's read stops at its second row, the other shard's reaches its row.
+    const shardOfId = (id: string) => shardOf(`answerline#${id}`, PendingIndex.SHARD_COUNT);
+    const candidates = Array.from({ length: 400 }, (_, i) => `tsk_held_${i}`);
+    const inOne = candidates.filter((id) => shardOfId(id) === shardOfId(candidates[0])).slice(0, 3);
+    const other = candidates.find((id) => shardOfId(id) !== shardOfId(candidates[0]))!;
+    const keys = await strand(4, [...inOne, other]);
+    h.clock.advance(SWEEP_AFTER_MS);
+    const faults = await h.faults();
+    // SQS keeps refusing the later row (the last entry of every batch that holds it).
+    const refusing = faults.refuseEntries({
+      operations: ['SendMessageBatch'],
+      where: (call) => JSON.stringify(call.input).includes(other),
+      refuse: (index, count) => index === count - 1,
+    });
+    const reconcile = h.reconciler({ sweepStep: { pageEntries: 2, pagesPerShard: 1 } });
+    const secondSince = (await h.row(keys[1]))!.pendingSince;
+
+    await expect(reconcile()).rejects.toMatchObject({ name: 'EnqueueError' });
+    // Everything below the first shard's page end was handled; the third row of that shard was never read.
+    expect(await watermark()).toBe(secondSince);
+    refusing.stop();
+    await reconcile();
+    const sent = await h.takeMessages();
+    expect(sent).toEqual(expect.arrayContaining([keys[2], keys[3]]));
   });
 
   test('an upgraded inbox (no watermark yet): its old-format pending rows are swept, its old completed rows have no entry', async () => {
@@ -276,21 +329,23 @@ describe('AWS answers the sweep in part, throttles it, and its index lags (injec
   /** The sweep's watermark as stored (`sweep:pending` / `watermark`). */
   const watermark = async () => (await h.row('sweep:pending', 'watermark'))?.sweptBefore as number | undefined;
 
-  test('a BatchGetItem that leaves keys unprocessed stops the examination there: the watermark stays below them, and the next run enqueues them, each row once', async () => {
+  test('a BatchGetItem that leaves keys unprocessed stops the step there: the watermark stays below them, and the next step enqueues them, each row once', async () => {
     const keys = await strand(5);
     h.clock.advance(SWEEP_AFTER_MS);
     const faults = await h.faults();
     const fault = faults.refuseEntries({ operations: ['BatchGetItem'], calls: 1 });
-    const reconcile = h.reconciler();
+    const inbox = new DynamoDbInboxStore(h.as('reconciler').dynamodb, h.names.inboxTable);
+    const advances: number[] = [];
+    const reconcile = h.reconciler({
+      inbox: { ...bind(inbox), advanceSweepWatermark: async (to, revision) => (advances.push(to), inbox.advanceSweepWatermark(to, revision)) },
+    });
 
-    // The second key (oldest first) came back unprocessed: only the first was examined.
-    expect(await reconcile()).toMatchObject({ swept: 1 });
+    const secondSince = (await h.row(keys[1]))!.pendingSince;
+    // The second key (oldest first) came back unprocessed: the first step examined only the first.
+    expect(await reconcile()).toMatchObject({ swept: 5, sweepLagSeconds: 0 });
     expect(fault.injected).toBe(1);
-    expect(await h.takeMessages()).toEqual([keys[0]]);
-    expect(await watermark()).toBe((await h.row(keys[1]))!.pendingSince);
-
-    expect(await reconcile()).toMatchObject({ swept: 4 });
-    expect((await h.takeMessages()).sort()).toEqual(keys.slice(1).sort());
+    expect(advances[0]).toBe(secondSince);
+    expect((await h.takeMessages()).sort()).toEqual([...keys].sort());
     expect(await reconcile()).toMatchObject({ swept: 0 });
     expect(await h.takeMessages()).toEqual([]);
   });
@@ -299,7 +354,12 @@ describe('AWS answers the sweep in part, throttles it, and its index lags (injec
     const keys = await strand(2);
     h.clock.advance(SWEEP_AFTER_MS);
     const faults = await h.faults();
-    faults.throttle({ operations: ['Query'], calls: (await h.sdkAttempts('dynamodb')) * PendingIndex.SHARD_COUNT });
+    // Every attempt at every shard of the pending index (the ledger's queries of its own index go on beside them).
+    faults.throttle({
+      operations: ['Query'],
+      where: (call) => call.input.IndexName === PendingIndex.NAME,
+      calls: (await h.sdkAttempts('dynamodb')) * PendingIndex.SHARD_COUNT,
+    });
     const reconcile = h.reconciler();
 
     await expect(reconcile()).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
@@ -311,7 +371,7 @@ describe('AWS answers the sweep in part, throttles it, and its index lags (injec
     expect((await h.takeMessages()).sort()).toEqual([...keys].sort());
   });
 
-  test('SendMessageBatch answers some entries Failed: they are sent again at once, and every stranded row is enqueued exactly once', async () => {
+  test('SendMessageBatch answers some entries Failed: they are sent again after a back-off, and every stranded row is enqueued exactly once', async () => {
     const keys = await strand(5);
     h.clock.advance(SWEEP_AFTER_MS);
     const faults = await h.faults();
@@ -321,6 +381,39 @@ describe('AWS answers the sweep in part, throttles it, and its index lags (injec
     expect(fault.injected).toBe(1);
     expect((await h.takeMessages()).sort()).toEqual([...keys].sort());
     expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
+  });
+
+  test('SendMessageBatch throttled for fewer calls than the SDK attempts, while many batches are in flight: every stranded row is enqueued exactly once, in one run', async () => {
+    const keys = await strand(45);
+    h.clock.advance(SWEEP_AFTER_MS);
+    const faults = await h.faults();
+    const attempts = await h.sdkAttempts('sqs');
+    // The first attempts of as many batches as the SDK retries each: all of them are retried, after its back-off.
+    const fault = faults.throttle({ operations: ['SendMessageBatch'], calls: attempts - 1, error: 'ThrottlingException' });
+
+    expect(await h.reconciler()()).toMatchObject({ swept: 45, sweepLagSeconds: 0 });
+    expect(fault.injected).toBe(attempts - 1);
+    const sent = await h.takeMessages();
+    expect(sent.sort()).toEqual([...keys].sort());
+    expect(await watermark()).toBe(h.clock.now() - SWEEP_AFTER_MS);
+  });
+
+  test('SendMessageBatch throttled past the SDK’s attempts: the run fails with the watermark below every row not sent, and the next run sends those: none lost, none twice', async () => {
+    const keys = await strand(45);
+    h.clock.advance(SWEEP_AFTER_MS);
+    const faults = await h.faults();
+    const fault = faults.throttle({ operations: ['SendMessageBatch'], error: 'ThrottlingException' });
+    const reconcile = h.reconciler();
+
+    await expect(reconcile()).rejects.toMatchObject({ name: 'EnqueueError' });
+    expect(fault.injected).toBeGreaterThan(0);
+    expect(await h.takeMessages()).toEqual([]);
+    // Nothing was sent: the watermark goes no further than the first stranded row.
+    expect(await watermark()).toBe((await h.row(keys[0]))!.pendingSince);
+
+    fault.stop();
+    expect(await reconcile()).toMatchObject({ swept: 45 });
+    expect((await h.takeMessages()).sort()).toEqual([...keys].sort());
   });
 
   test('SendMessageBatch refusing entries on every call: the rows sent are restarted, the watermark held at the first refused one, which the next run enqueues', async () => {

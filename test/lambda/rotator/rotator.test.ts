@@ -3,7 +3,7 @@
  * the register function), through the real SDK clients; and the verifier during a rotation and
  * during the manual procedure for providers that generate the secret themselves.
  */
-import { PutSecretValueCommand, UpdateSecretVersionStageCommand } from '@aws-sdk/client-secrets-manager';
+import { PutSecretValueCommand, RotateSecretCommand, UpdateSecretVersionStageCommand } from '@aws-sdk/client-secrets-manager';
 import type { SecretsManagerRotationEvent } from 'aws-lambda';
 import { AdapterKind, Defaults, DeliveryStatus, Env, MetricName, providerRuntimeConfig, RotatedSecretConfig } from '../../../lib/contract';
 import { createRotator, isValidSecret, LambdaRegistrar, RotationError, rotatedSecretsFromEnv, SecretRegistration } from '../../../lambda/rotator/rotator';
@@ -320,6 +320,9 @@ describe('refusals: nothing changes', () => {
 describe('Secrets Manager drives the rotation', () => {
   /** A rotation function ARN of this test alone, so no other test's RotateSecret runs it. */
   let drivenArn: string;
+  /** What Secrets Manager reported on the default bus, in order. */
+  const serviceEvents: { source: string; detailType: string; detail: Record<string, any> }[] = [];
+  beforeAll(() => secrets.standIn.onServiceEvent((reported) => serviceEvents.push(reported)));
   beforeEach(() => {
     drivenArn = `${ROTATOR_ARN}-${uniqueName('driven')}`;
   });
@@ -355,6 +358,18 @@ describe('Secrets Manager drives the rotation', () => {
 
     expect(outcome.failedStep).toBe('setSecret');
     expect(outcome.error).toBeInstanceOf(RotationError);
+    // Secrets Manager reports it on the default bus: the inbox's rotation-failure rule matches this.
+    expect(serviceEvents.filter((reported) => reported.detail.additionalEventData.SecretId === s.arn)).toEqual([
+      {
+        source: 'aws.secretsmanager',
+        detailType: 'AWS Service Event via CloudTrail',
+        detail: expect.objectContaining({
+          eventSource: 'secretsmanager.amazonaws.com',
+          eventName: 'RotationFailed',
+          errorMessage: `Error when executing lambda ${drivenArn} during setSecret step`,
+        }),
+      },
+    ]);
     expect((outcome.error as Error).message).toBe('the register function failed (Unhandled: ProviderRefused)');
     expect(await secrets.stages(s.id)).toEqual({ AWSCURRENT: oldVersion, AWSPENDING: token });
     expect(await secrets.valueAt(s.id, 'AWSCURRENT')).toBe(s.value);
@@ -374,6 +389,23 @@ describe('Secrets Manager drives the rotation', () => {
     expect(await secrets.stages(s.id)).toEqual({ AWSCURRENT: token, AWSPREVIOUS: oldVersion });
     expect(await secrets.valueAt(s.id, 'AWSCURRENT')).toBe(pending);
     expect(registered).toEqual([{ providerName: PROVIDER, secretId: s.arn, versionId: token, secret: pending }]);
+  });
+
+  test('a deploy that does not rotate (RotateImmediately false) only tests the function, on a copy of the current value: even a placeholder passes, nothing changes', async () => {
+    // What the deploy left: a generated placeholder, in no signing secret's format.
+    const s = await rotatedSecret({ value: 'Kq3LwTz8NpR2vXc6YhJ9mB4sDf7Gk1QaWe5Ut0Io2PzXc8Vb' });
+    const before = await secrets.stages(s.id);
+    secrets.standIn.attachRotationFunction(drivenArn, s.rotate);
+
+    await secrets.client.send(new RotateSecretCommand({ SecretId: s.id, RotationLambdaARN: drivenArn, RotateImmediately: false }));
+    const [outcome] = (await secrets.standIn.rotationsSettled()).filter((o) => o.secretArn === s.arn);
+
+    expect(outcome).toEqual({ secretArn: s.arn, token: expect.any(String), testOnly: true });
+    expect(outcomes(s.capture)).toEqual(['testSecret:configuration-tested']);
+    expect(await secrets.stages(s.id)).toEqual(before);
+    expect(await secrets.valueAt(s.id, 'AWSCURRENT')).toBe(s.value);
+    expect(registered).toEqual([]);
+    expect(serviceEvents.filter((reported) => reported.detail.additionalEventData.SecretId === s.arn)).toEqual([]);
   });
 
   test('a register function that does not exist fails setSecret the same way', async () => {

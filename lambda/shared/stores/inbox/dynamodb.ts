@@ -30,13 +30,15 @@ export class DynamoDbInboxStore implements InboxStore, PendingIndexReader, Sweep
   /** BatchGetItem's limit of keys per call. */
   readonly statesPerRead = 100;
 
+  /** `pendingShards`: the shard count a new or revived row's pending-index entry is written under (`pendingIndexShards`). */
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
+    readonly pendingShards: number = PendingIndex.SHARD_COUNT,
   ) {}
 
   async insert(delivery: NewDelivery): Promise<boolean> {
-    return putIfAbsent(this.client, this.tableName, deliveryItem(delivery));
+    return putIfAbsent(this.client, this.tableName, deliveryItem(delivery, this.pendingShards));
   }
 
   async originalOf(key: string): Promise<OriginalRow | undefined> {
@@ -283,7 +285,7 @@ export class DynamoDbInboxStore implements InboxStore, PendingIndexReader, Sweep
             ':received': S(DeliveryStatus.RECEIVED),
             ':zero': N(0),
             ':seen': S(seen),
-            ':shard': S(shardOf(key, PendingIndex.SHARD_COUNT)),
+            ':shard': S(shardOf(key, this.pendingShards)),
             ':since': N(since),
           },
         }),
@@ -295,12 +297,12 @@ export class DynamoDbInboxStore implements InboxStore, PendingIndexReader, Sweep
     }
   }
 
-  async findStranded(cutoff: number, limit: number, bound: ReadBound): Promise<StrandedRows> {
-    return examinePending(this, cutoff, limit, bound);
+  async findStranded(cutoff: number, bound: ReadBound): Promise<StrandedRows> {
+    return examinePending(this, cutoff, bound);
   }
 
-  async pendingEntries(from: number, before: number, bound: ReadBound): Promise<RangeRead> {
-    return readShardedRange(this.client, pendingIndexOf(this.tableName), from, before, bound);
+  async pendingEntries(from: number, before: number, bound: ReadBound, shards: number): Promise<RangeRead> {
+    return readShardedRange(this.client, pendingIndexOf(this.tableName, shards), from, before, bound);
   }
 
   /** Rows' states in one BatchGetItem, eventually consistent (`examinePending` says why that is safe). */
@@ -332,12 +334,35 @@ export class DynamoDbInboxStore implements InboxStore, PendingIndexReader, Sweep
         TableName: this.tableName,
         Key: itemKey(SweepWatermark.PARTITION, SweepWatermark.SORT),
         ConsistentRead: true,
-        ProjectionExpression: '#before, #revision',
-        ExpressionAttributeNames: { '#before': A.SWEPT_BEFORE, '#revision': A.SWEEP_REVISION },
+        ProjectionExpression: '#before, #revision, #shards',
+        ExpressionAttributeNames: { '#before': A.SWEPT_BEFORE, '#revision': A.SWEEP_REVISION, '#shards': A.SWEEP_SHARDS },
       }),
     );
-    const revision = out.Item?.[A.SWEEP_REVISION]?.N;
-    return { watermark: Number(out.Item?.[A.SWEPT_BEFORE]?.N ?? 0), ...(revision !== undefined ? { revision: Number(revision) } : {}) };
+    const [revision, shards] = [out.Item?.[A.SWEEP_REVISION]?.N, out.Item?.[A.SWEEP_SHARDS]?.N];
+    return {
+      watermark: Number(out.Item?.[A.SWEPT_BEFORE]?.N ?? 0),
+      ...(revision !== undefined ? { revision: Number(revision) } : {}),
+      ...(shards !== undefined ? { shards: Number(shards) } : {}),
+    };
+  }
+
+  async notePendingShards(recorded: number | undefined): Promise<void> {
+    if (this.pendingShards <= (recorded ?? PendingIndex.SHARD_COUNT)) return;
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: itemKey(SweepWatermark.PARTITION, SweepWatermark.SORT),
+          UpdateExpression: 'SET #shards = :shards',
+          // Only ever raised: a reconciler still on a smaller count (a deployment in progress) never lowers it.
+          ConditionExpression: 'attribute_not_exists(#shards) OR #shards < :shards',
+          ExpressionAttributeNames: { '#shards': A.SWEEP_SHARDS },
+          ExpressionAttributeValues: { ':shards': N(this.pendingShards) },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
   }
 
   async fenceSweep(): Promise<number> {

@@ -11,8 +11,8 @@ export interface Completion {
 /** What one look for stranded rows found. */
 export interface StrandedRows {
   /**
-   * The pending-index entries of rows neither PROCESSED nor DEAD, oldest first, at most the limit
-   * asked: those below `examinedBefore`, and maybe some the read reached beyond it.
+   * The pending-index entries of rows neither PROCESSED nor DEAD, oldest first: those below
+   * `examinedBefore`, and maybe some the read reached beyond it.
    */
   readonly stranded: ShardedEntry[];
   /**
@@ -27,6 +27,8 @@ export interface StrandedRows {
    * moves only while it is unchanged, since an operator's revive changes it (see `revive`).
    */
   readonly revision?: number;
+  /** The most shards a reconciler recorded on the watermark item (`notePendingShards`); absent: none yet. */
+  readonly recordedShards?: number;
   /**
    * Every entry below this was examined and is in `stranded` or needs nothing: the watermark may
    * move here once each of `stranded` is handled (enqueued, its clock restarted). Entries at or
@@ -84,10 +86,16 @@ export interface InboxStore {
   revive(key: string, seen: DeliveryStatus, now: number): Promise<boolean>;
   /**
    * Rows pending since before `cutoff` that are neither PROCESSED nor DEAD, among the pending-index
-   * entries from the sweep's watermark up (`sweepWatermark`), oldest first, at most `limit`,
-   * reading at most `bound` of the index (`examinePending`).
+   * entries from the sweep's watermark up (`sweepWatermark`), oldest first, reading at most
+   * `bound` of each shard (`examinePending`).
    */
-  findStranded(cutoff: number, limit: number, bound: ReadBound): Promise<StrandedRows>;
+  findStranded(cutoff: number, bound: ReadBound): Promise<StrandedRows>;
+  /**
+   * Records this inbox's shard count on the watermark item when it is more than `recorded` (what
+   * a look found there), so that every later sweep reads those shards too, whatever it is
+   * configured with (`shardsToRead`); only ever raises it.
+   */
+  notePendingShards(recorded: number | undefined): Promise<void>;
   /** Restarts a pending row's clock after it was enqueued again; nothing for a row PROCESSED or DEAD meanwhile. */
   touchPending(key: string, now: number): Promise<void>;
   /** The sweep's watermark: every pending-index entry below it was examined; 0 when none was saved yet. */

@@ -1,5 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { InboxAttr as A, DeliveryStatus, InboxItemKind, PendingIndex } from '../../../../lib/contract';
+import { InboxAttr as A, DeliveryStatus, InboxItemKind } from '../../../../lib/contract';
 import { shardOf } from '../../runtime/digest';
 import { N, S, stringMap } from '../dynamo';
 import { inlineBodyAttributes, inlineBodyOf } from '../inline-body';
@@ -92,8 +92,8 @@ export function itemKey(key: string, sk: string = InboxItemKind.DELIVERY): Recor
 /** A SHA-256 digest in hex, as rows' digests are given (kept as their 32 bytes). */
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-/** A new delivery's row: RECEIVED, no attempts, in the pending index from its arrival. */
-export function deliveryItem(delivery: NewDelivery): Record<string, AttributeValue> {
+/** A new delivery's row: RECEIVED, no attempts, in the pending index (of `pendingShards` shards) from its arrival. */
+export function deliveryItem(delivery: NewDelivery, pendingShards: number): Record<string, AttributeValue> {
   if (!SHA256_HEX.test(delivery.digest)) throw new Error(`digest must be a SHA-256 in lower-case hex, not ${JSON.stringify(delivery.digest.slice(0, 80))}`);
   const key = deliveryKey(delivery.provider, delivery.eventId);
   return {
@@ -107,7 +107,7 @@ export function deliveryItem(delivery: NewDelivery): Record<string, AttributeVal
     [A.STATUS]: S(DeliveryStatus.RECEIVED),
     [A.ATTEMPTS]: N(0),
     [A.EXPIRES_AT]: N(delivery.expiresAt),
-    [A.PENDING_SHARD]: S(shardOf(key, PendingIndex.SHARD_COUNT)),
+    [A.PENDING_SHARD]: S(shardOf(key, pendingShards)),
     [A.PENDING_SINCE]: N(delivery.receivedAt),
     ...(delivery.jobRef ? { [A.JOB_REF]: S(jobRefKey(delivery.provider, delivery.jobRef)) } : {}),
     ...(delivery.recovered ? { [A.RECOVERED]: { BOOL: true } } : {}),

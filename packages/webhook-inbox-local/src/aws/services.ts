@@ -108,6 +108,8 @@ export async function startLocalServices(options: LocalServicesOptions = {}): Pr
     const eventBridge = new EventBridgeStandIn();
     const eventBridgeEndpoint = await eventBridge.start();
     stops.push(() => eventBridge.stop());
+    // Secrets Manager reports a failed rotation on the default bus, where rules can match it.
+    secrets.onServiceEvent((event) => eventBridge.putServiceEvent(event));
     const lambda = new LambdaInvokeStandIn();
     const lambdaEndpoint = await lambda.start();
     stops.push(() => lambda.stop());

@@ -308,10 +308,12 @@ function scheduleOutages(rig: ChaosRig, { at, later }: Schedule): void {
   at(plan.queueOutage.at, async () => {
     faults.add('queue_outage');
     state.queueDown = true;
+    state.queueOutage = { downAt: Date.now() };
     twin.faults.sqs.takeDown();
     log(`chaos: queue down for ${plan.queueOutage.ms} ms`);
     await sleep(plan.queueOutage.ms);
     twin.faults.sqs.restore();
+    state.queueOutage.upAt = Date.now();
     state.queueDown = false;
   });
   at(plan.longOutage.at, async () => {

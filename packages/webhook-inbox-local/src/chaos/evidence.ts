@@ -24,8 +24,12 @@ export async function gatherEvidence(rig: ChaosRig, adversary: readonly Adversar
   const { plan, twin, dynamodb, state, faults, senders, answerline, echonova, standardWebhooks, apis, secrets, apiKeys } = rig;
   const items = await scanItems(dynamodb, {
     TableName: twin.names.inboxTable,
-    ProjectionExpression: '#pk, #sk, #status, #digest, #recovered, #outcome, #count, #state',
+    ProjectionExpression: '#pk, #sk, #status, #digest, #recovered, #outcome, #count, #state, #attempts, #lastError, #receivedAt, #since',
     ExpressionAttributeNames: {
+      '#attempts': InboxAttr.ATTEMPTS,
+      '#lastError': InboxAttr.LAST_ERROR,
+      '#receivedAt': InboxAttr.RECEIVED_AT,
+      '#since': InboxAttr.PENDING_SINCE,
       '#pk': InboxAttr.PK,
       '#sk': InboxAttr.SK,
       '#status': InboxAttr.STATUS,
@@ -99,6 +103,7 @@ export async function gatherEvidence(rig: ChaosRig, adversary: readonly Adversar
       made: { ...proxies.dynamodb.calls, ...proxies.sqs.calls, ...proxies.eventBridge.calls },
     },
     alarms: (twin.template.monitor.evaluate(), twin.template.monitor.notifications).map(({ logicalId, to, at }) => ({ logicalId, to, at })),
+    ...(state.queueOutage?.upAt !== undefined ? { queueOutage: { downAt: state.queueOutage.downAt, upAt: state.queueOutage.upAt } } : {}),
     errors: state.errors,
     elapsedMs: 0,
   };
@@ -137,6 +142,8 @@ function inboxRow(item: Item): InboxRow {
     outcome: item[InboxAttr.OUTCOME]?.S,
     attempts: Number(item[InboxAttr.ATTEMPTS]?.N ?? 0),
     lastError: item[InboxAttr.LAST_ERROR]?.S,
+    ...(item[InboxAttr.RECEIVED_AT]?.N !== undefined ? { receivedAt: Number(item[InboxAttr.RECEIVED_AT].N) } : {}),
+    ...(item[InboxAttr.PENDING_SINCE]?.N !== undefined ? { pendingSince: Number(item[InboxAttr.PENDING_SINCE].N) } : {}),
   };
 }
 

@@ -41,8 +41,8 @@ export function chaosProfile(speed = 1, ratePerSecond?: number): ChaosProfile {
   const factors = { answerline: 100 * speed, echonova: 10 * speed, standardWebhooks: 1000 * speed };
   // At least 2 s: a shorter timeout kills batches on a loaded 2-core machine, and every kill costs a cold start.
   const processorTimeoutSeconds = speed >= 2 ? 2 : 3;
-  // Room for the sweep, then polls of 5 s each with the 5 s a run keeps in hand after the last, on
-  // a loaded machine too; a run with more to check stops there and the next run goes on.
+  // Room for the sweep's steps and, beside them, polls of 5 s each with the 5 s a run keeps in hand
+  // after the last, on a loaded machine too; a run with more to do stops there and the next run goes on.
   const reconcilerTimeoutSeconds = 30;
   const answerlineWindowMs = ANSWERLINE_RETRY_WINDOW_MS / factors.answerline;
   return {

@@ -206,7 +206,6 @@ function twinOptions(plan: Plan, apis: FakeApis, apiKeys: ApiKeys, secrets: Reco
     maxReceiveCount: profile.maxReceiveCount,
     verifierConcurrency: 4,
     processorConcurrency: 3,
-    sweepBatchSize: 500,
     pollBatchSize: 300,
     polling: [
       {

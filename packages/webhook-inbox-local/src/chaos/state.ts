@@ -16,6 +16,8 @@ export class RunState {
   endpointDown = false;
   storeDown = false;
   queueDown = false;
+  /** When the work queue went down and came back (epoch ms), once it has. */
+  queueOutage?: { downAt: number; upAt?: number };
   /** The store throttles the verifier: its answers are 503 as in an outage. */
   storeThrottled = false;
   processorInvocations = 0;

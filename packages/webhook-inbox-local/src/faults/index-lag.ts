@@ -8,8 +8,8 @@
  * still where it was, and updated attributes still hold their old values.
  *
  * Writes the proxy does not see (an operator's, the app's through the IAM gateway) are not
- * delayed. Queries with a `FilterExpression` or a `ProjectionExpression` (none of the handlers'
- * index queries has one) are answered as the table is.
+ * delayed. Queries with a `FilterExpression` (none of the handlers' index queries has one), or a
+ * `ProjectionExpression` naming anything but top-level attributes, are answered as the table is.
  */
 import type { AwsCall } from './aws-calls';
 
@@ -93,7 +93,8 @@ export class IndexLag {
   async lagQuery(call: AwsCall, answer: Json): Promise<{ answer: Json; changed: number } | undefined> {
     const input = call.input as Json & { TableName?: string; IndexName?: string };
     if (this.lagMs <= 0 || call.operation !== 'Query' || !input.TableName || !input.IndexName) return undefined;
-    if (input.FilterExpression !== undefined || input.ProjectionExpression !== undefined) return undefined;
+    const projection = projectionOf(input);
+    if (input.FilterExpression !== undefined || projection === 'unsupported') return undefined;
     const schema = await this.schemaOf(input.TableName);
     const index = schema?.indexes.get(input.IndexName);
     const recent = this.recentImages(input.TableName);
@@ -103,10 +104,12 @@ export class IndexLag {
     const shows = (item: Item | undefined): item is Item =>
       item !== undefined && item[index.hash] !== undefined && (!index.range || item[index.range] !== undefined) && condition(item);
     const counting = input.Select === 'COUNT';
-    // A count names no items: the same page's items, read directly, say which entries it counted.
-    const items: Item[] = counting
-      ? (((await this.read('Query', { ...input, Select: 'ALL_PROJECTED_ATTRIBUTES' })).Items ?? []) as Item[])
-      : ((answer.Items ?? []) as Item[]);
+    // A count names no items, and a projection not every key: the same page's entries, read
+    // directly and whole, say which entries it holds.
+    const items: Item[] =
+      counting || projection
+        ? (((await this.read('Query', { ...wholeEntries(input), Select: 'ALL_PROJECTED_ATTRIBUTES' })).Items ?? []) as Item[])
+        : ((answer.Items ?? []) as Item[]);
     let changed = 0;
     const seen = new Set<string>();
     const entries: Item[] = [];
@@ -143,7 +146,13 @@ export class IndexLag {
     const last = entries.length > limit ? keysOf(page[page.length - 1], schema, index) : upTo;
     const { Items: _items, LastEvaluatedKey: _last, ...rest } = answer;
     return {
-      answer: { ...rest, ...(counting ? {} : { Items: page }), Count: page.length, ScannedCount: page.length, ...(last ? { LastEvaluatedKey: last } : {}) },
+      answer: {
+        ...rest,
+        ...(counting ? {} : { Items: projection ? page.map((entry) => pick(entry, projection)) : page }),
+        Count: page.length,
+        ScannedCount: page.length,
+        ...(last ? { LastEvaluatedKey: last } : {}),
+      },
       changed,
     };
   }
@@ -242,6 +251,34 @@ function keysOf(item: Item, schema: TableSchema, index?: IndexSchema): Item {
 
 function keyId(schema: TableSchema, item: Item): string {
   return JSON.stringify([item[schema.hash], schema.range ? item[schema.range] : null]);
+}
+
+/**
+ * The top-level attributes a query's `ProjectionExpression` names (`#name` tokens resolved);
+ * undefined without one, `unsupported` for one naming a nested path or a list element.
+ */
+function projectionOf(input: Json): readonly string[] | 'unsupported' | undefined {
+  if (input.ProjectionExpression === undefined) return undefined;
+  const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const tokens = String(input.ProjectionExpression)
+    .split(',')
+    .map((token) => token.trim());
+  return tokens.every((token) => /^#?[\w-]+$/.test(token)) ? tokens.map((token) => names[token] ?? token) : 'unsupported';
+}
+
+/** The query without its projection, and without the attribute names only the projection used (DynamoDB refuses unused ones). */
+function wholeEntries(input: Json): Json {
+  const { ProjectionExpression: _projection, ExpressionAttributeNames: names, ...rest } = input;
+  const expressions = [rest.KeyConditionExpression, rest.FilterExpression].filter((expression): expression is string => typeof expression === 'string');
+  const used = Object.entries((names ?? {}) as Record<string, string>).filter(([token]) =>
+    expressions.some((expression) => new RegExp(`${token}(?![\\w-])`).test(expression)),
+  );
+  return { ...rest, ...(used.length > 0 ? { ExpressionAttributeNames: Object.fromEntries(used) } : {}) };
+}
+
+/** `item` with only the attributes named. */
+function pick(item: Item, names: readonly string[]): Item {
+  return Object.fromEntries(names.filter((name) => item[name] !== undefined).map((name) => [name, item[name]]));
 }
 
 /** An item as the index holds it: its keys and the projected attributes. */

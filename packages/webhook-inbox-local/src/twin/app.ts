@@ -76,8 +76,6 @@ export interface TwinAppOptions {
   readonly verifierConcurrency?: number;
   /** The processor's event source concurrency (at least 2, as Lambda requires). @default the construct's */
   readonly processorConcurrency?: number;
-  /** The most stranded rows one reconciler run re-enqueues. @default the construct's */
-  readonly sweepBatchSize?: number;
   /** The most due submissions one reconciler run checks. @default the construct's */
   readonly pollBatchSize?: number;
   /** How the reconciler polls providers (e.g. the fake provider APIs of a fault-injection run); API keys are secrets the twin creates by name. */
@@ -142,7 +140,6 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
     sweepAfter: Duration.seconds(options.sweepAfterSeconds),
     reconcileSchedule: events.Schedule.rate(Duration.minutes(options.reconcileEveryMinutes)),
     ...(options.maxReceiveCount ? { maxReceiveCount: options.maxReceiveCount } : {}),
-    ...(options.sweepBatchSize ? { sweepBatchSize: options.sweepBatchSize } : {}),
     ...(options.pollBatchSize ? { pollBatchSize: options.pollBatchSize } : {}),
     ...(options.inlineBodiesOnly ? { maxBodySize: Size.bytes(Defaults.INLINE_BODY_BYTES) } : {}),
   });

@@ -1,7 +1,8 @@
 /**
  * The twin's CloudWatch: the metrics the functions emit as EMF log lines, and those AWS would
- * compute that the twin can compute itself (Lambda invocations, errors and duration; the HTTP
- * API's requests, 4xx and 5xx; each queue's depth and age of its oldest message, sampled), and
+ * compute that the twin can compute itself (Lambda invocations, errors and duration; each API's
+ * requests, 4xx and 5xx, an HTTP API's by id, a REST API's by name and stage; each queue's depth and
+ * age of its oldest message, sampled), and
  * the template's alarms evaluated on them. Each state change is printed with its runbook and
  * written to a notification log; the console shows it all.
  */
@@ -71,12 +72,17 @@ export class TwinMonitor {
 
   onApiResponse(api: LocalApi, record: ApiAccessRecord): void {
     const at = this.options.clock.at(record.at);
-    this.putAll('AWS/ApiGateway', { ApiId: api.apiId }, at, {
-      Count: 1,
-      '4xx': record.status >= 400 && record.status < 500 ? 1 : 0,
-      '5xx': record.status >= 500 ? 1 : 0,
-    });
-    const recent = this.deliveries.get(api.logicalId) ?? [];
+    const [clientError, serverError] = [record.status >= 400 && record.status < 500 ? 1 : 0, record.status >= 500 ? 1 : 0];
+    if (api.restStage) {
+      // A REST API's metrics carry its name, alone and with its stage, and have names of their own.
+      const counts = { Count: 1, '4XXError': clientError, '5XXError': serverError };
+      this.putAll('AWS/ApiGateway', { ApiName: api.restStage.apiName }, at, counts);
+      this.putAll('AWS/ApiGateway', { ApiName: api.restStage.apiName, Stage: api.restStage.stageName }, at, counts);
+    } else {
+      this.putAll('AWS/ApiGateway', { ApiId: api.apiId }, at, { Count: 1, '4xx': clientError, '5xx': serverError });
+    }
+    // By API id: logical ids repeat from stack to stack.
+    const recent = this.deliveries.get(api.apiId) ?? [];
     recent.unshift({
       at: new Date(at).toISOString(),
       provider: /\/hooks\/([^/]+)$/.exec(record.path)?.[1] ?? record.path,
@@ -85,7 +91,7 @@ export class TwinMonitor {
       requestId: record.requestId,
     });
     recent.length = Math.min(recent.length, RECENT_DELIVERIES);
-    this.deliveries.set(api.logicalId, recent);
+    this.deliveries.set(api.apiId, recent);
   }
 
   /** Starts sampling the stacks' queues and evaluating their alarms. */
@@ -131,7 +137,7 @@ export class TwinMonitor {
     const inboxes = await Promise.all(
       this.inboxes.map(async (inbox) => {
         const stack = this.stacks.find((candidate) => candidate.stack.stackName === inbox.stackName)!;
-        const deliveries = stack.apis.flatMap((api) => this.deliveries.get(api.logicalId) ?? []);
+        const deliveries = stack.apis.flatMap((api) => this.deliveries.get(api.apiId) ?? []);
         const names = new Set(inbox.providers.map((provider) => provider.name));
         return {
           name: inbox.opsConfig.inboxName,
@@ -152,10 +158,10 @@ export class TwinMonitor {
     const dashboards = this.stacks.flatMap((stack) =>
       Object.entries(stack.stack.template.Resources)
         .filter(([, resource]) => resource.Type === 'AWS::CloudWatch::Dashboard')
-        .map(([logicalId, resource]) => ({
+        .map(([logicalId]) => ({
           name: stack.binding.nameOf(logicalId),
           widgets: widgetSeries(
-            parseDashboardWidgets(stack.binding.resolveString(resource.Properties?.DashboardBody)),
+            parseDashboardWidgets(stack.binding.resolvePropertyText(logicalId, 'DashboardBody')),
             (metric, stat, periodSeconds, fromMs, toMs) =>
               this.store
                 .series({ namespace: metric.namespace, name: metric.metricName, dimensions: metric.dimensions }, stat, periodSeconds, fromMs, toMs)
@@ -218,11 +224,12 @@ function alarmResources(stack: RunningStack): AlarmResource[] {
   return Object.entries(stack.stack.template.Resources)
     .filter(([, resource]) => resource.Type === METRIC_ALARM_TYPE || resource.Type === COMPOSITE_ALARM_TYPE)
     .map(([logicalId, resource]) => ({
+      stackName: stack.stack.stackName,
       logicalId,
       name: stack.binding.nameOf(logicalId),
       arn: stack.binding.get(logicalId).attributes!.Arn,
       type: resource.Type,
-      properties: stack.binding.resolve(resource.Properties ?? {}) as Record<string, unknown>,
+      properties: stack.binding.resolveProperties(logicalId),
     }));
 }
 

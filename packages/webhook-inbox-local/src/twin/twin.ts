@@ -16,8 +16,9 @@ import type { EventBridgeStandIn } from '../aws/eventbridge/stand-in';
 import type { IamGateway, LocalCredentials } from '../aws/iam/gateway';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../aws/local-aws';
 import type { Poller } from '../aws/lambda/sqs-event-source';
-import { loadStacks } from '../aws/cloudformation/assembly';
-import { constructPath, Interceptor } from '../aws/cloudformation/functions';
+import { checkRestApiStageLogging } from '../aws/apigateway/account-settings';
+import { constructPath, loadStacks } from '../aws/cloudformation/assembly';
+import type { Interceptor } from '../aws/cloudformation/functions';
 import { LocalInbox, RunningStack, runStack } from '../aws/cloudformation/run-stack';
 import { LocalFaults, LocalServices, ServiceEndpoints, startLocalServices } from '../aws/services';
 import type { ScheduleClock } from '../aws/cloudformation/triggers';
@@ -51,6 +52,12 @@ export interface TemplateTwinOptions {
   readonly enforceIam?: boolean;
   /** More secrets to create before the stacks run, name → value (API keys the template imports by name). */
   readonly extraSecrets?: Readonly<Record<string, string>>;
+  /**
+   * The account's API Gateway CloudWatch role in the region (`aws apigateway get-account`), which a
+   * REST API stage needs before it may write logs.
+   * @default - none, as in a new account: a stage that logs is refused unless a stack sets the role
+   */
+  readonly apiGatewayCloudWatchRoleArn?: string;
   /** Progress and warnings while the twin starts and runs. @default stderr */
   readonly log?: (line: string) => void;
 }
@@ -70,7 +77,7 @@ export interface TemplateTwin {
   readonly notificationsLog: string;
   /** The local console, on the first API's port; absent without an HTTP API. */
   readonly consoleUrl?: string;
-  /** Each function's AWS calls the IAM gateway refused, by function path. */
+  /** Each function's AWS calls the IAM gateway refused, by its stack and path (`Prod/Inbox/Verifier`): paths repeat from stack to stack. */
   deniedByFunction(): Record<string, number>;
   stop(): Promise<void>;
 }
@@ -78,6 +85,8 @@ export interface TemplateTwin {
 export async function startTemplateTwin(options: TemplateTwinOptions): Promise<TemplateTwin> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const stacks = loadStacks(options.app, options.stacks);
+  // Refused as CloudFormation would refuse it, before anything starts.
+  checkRestApiStageLogging(stacks, options.apiGatewayCloudWatchRoleArn !== undefined);
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const services = await startLocalServices({ dataDir: options.dataDir, enforceIam: options.enforceIam, progress: log });
   try {
@@ -141,7 +150,9 @@ export async function startTemplateTwin(options: TemplateTwinOptions): Promise<T
       opsConfigPaths[inbox.opsConfig.inboxName] = path;
     }
     const functionsByPrincipal = new Map(
-      running.flatMap((stack) => [...stack.functions.values()].map((fn) => [`${stack.stack.stackName}/${roleName(stack, fn.roleLogicalId)}`, fn.path])),
+      running.flatMap((stack) =>
+        [...stack.functions.values()].map((fn) => [`${stack.stack.stackName}/${roleName(stack, fn.roleLogicalId)}`, `${stack.stack.stackName}/${fn.path}`]),
+      ),
     );
     return {
       services,
@@ -242,7 +253,7 @@ export const DEFAULT_TWIN_TIMING: TwinTiming = { processorTimeoutSeconds: 5, swe
 /** What the twin's own app is built with, as `TwinAppOptions` says (providers and timing aside). */
 type TwinAppSettings = Pick<
   TwinAppOptions,
-  'maxReceiveCount' | 'verifierConcurrency' | 'processorConcurrency' | 'sweepBatchSize' | 'pollBatchSize' | 'polling' | 'authoritativeReads'
+  'maxReceiveCount' | 'verifierConcurrency' | 'processorConcurrency' | 'pollBatchSize' | 'polling' | 'authoritativeReads'
 >;
 
 export interface TwinOptions extends TwinAppSettings {
@@ -333,7 +344,6 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     maxReceiveCount: options.maxReceiveCount,
     verifierConcurrency: options.verifierConcurrency ?? 4,
     processorConcurrency: options.processorConcurrency ?? 2,
-    sweepBatchSize: options.sweepBatchSize,
     pollBatchSize: options.pollBatchSize,
     polling: options.polling,
     authoritativeReads: options.authoritativeReads,

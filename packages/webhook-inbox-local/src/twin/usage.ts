@@ -7,6 +7,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, write
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs, ParseArgsConfig } from 'node:util';
+import { TemplateError } from '../aws/cloudformation/template-error';
 
 /** A mistake in how the command was called: its message is one line that says what to do instead. */
 export class UsageError extends Error {
@@ -22,8 +23,10 @@ export class UsageError extends Error {
 
 /**
  * Runs an entry point: a number it returns is the exit code, nothing keeps the process running
- * (it serves until interrupted). A UsageError exits 2 with its message, anything else exits 1
- * with its stack.
+ * (it serves until interrupted). A UsageError exits 2 with its message; a TemplateError (what the
+ * app's template holds that cannot run locally, named by stack, resource and property) exits 1
+ * with its message, the one line that tells the app's author what to change; anything else exits
+ * 1 with its stack.
  */
 export function runMain(main: () => Promise<number | void>): void {
   main().then(
@@ -35,7 +38,7 @@ export function runMain(main: () => Promise<number | void>): void {
         console.error(error.usage ? `${error.message}\n${error.usage}` : error.message);
         process.exit(2);
       }
-      console.error(error);
+      console.error(error instanceof TemplateError ? `error: ${error.message}` : error);
       process.exit(1);
     },
   );

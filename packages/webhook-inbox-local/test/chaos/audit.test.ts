@@ -301,3 +301,55 @@ describe('the auditor, of the alarms', () => {
     expect(audit(evidenceOf([], { alarms: alarmsOf('OverdueSubmissions') })).violations).toEqual([]);
   });
 });
+
+describe('the auditor, of the queue outage', () => {
+  const T = Date.UTC(2026, 0, 1, 10);
+  const sweepAfterMs = makePlan(1, 50, chaosProfile(4)).profile.sweepAfterSeconds * 1000;
+  const outage = { downAt: T, upAt: T + 5_000 };
+  /** A row admitted at `receivedAt` and processed at its first attempt, its clock last started at `pendingSince`. */
+  const row = (id: string, receivedAt: number, pendingSince: number, attempts = 1) => ({
+    key: `answerline#${id}`,
+    status: DeliveryStatus.PROCESSED,
+    digest: `digest-of-${id}`,
+    recovered: false,
+    attempts,
+    receivedAt,
+    pendingSince,
+  });
+  /** The reconciler's log: a `sweep` line at the end of each run's sweep. */
+  const sweepsEndedAt = (...times: number[]) =>
+    writeFileSync(
+      join(logDir, 'LocalTwin-Inbox-Reconciler.log'),
+      times.map((at) => JSON.stringify({ level: 'INFO', time: new Date(at).toISOString(), Inbox: 'i', message: 'sweep', swept: 0, steps: 1 })).join('\n'),
+    );
+  const outageViolations = (rows: ReturnType<typeof row>[]) =>
+    audit(evidenceOf([], { queueOutage: outage, rows })).violations.filter((violation) => violation.includes('queue outage'));
+
+  it('passes rows enqueued again by the run under way when they came due or one of the next two, and flags one that waited longer', () => {
+    const due = T + 1_000 + sweepAfterMs;
+    sweepsEndedAt(due - 1_000, due + 1_000, due + 3_000, due + 5_000, due + 7_000);
+    const inTime = [row('t1', T + 1_000, due + 500), row('t2', T + 1_000, due + 4_000)];
+    expect(outageViolations(inTime)).toEqual([]);
+    const report = audit(evidenceOf([], { queueOutage: outage, rows: inTime }));
+    expect(report.notes.join('\n')).toMatch(/queue outage of 5\.0 s: 2 rows stranded, .* each within 2 reconciler runs of coming due/);
+    expect(report.figures.find((figure) => figure.name === 'stranded by the queue outage, enqueued again')?.values.answerline).toBe(2);
+
+    expect(outageViolations([...inTime, row('t3', T + 1_000, due + 6_000)])).toEqual([
+      '1 of the 3 rows the queue outage stranded were enqueued again only after more than 2 reconciler runs had ended since they came due ' +
+        '(e.g. answerline#t3: 3 reconciler runs ended between its coming due and its new message)',
+    ]);
+  });
+
+  it('leaves out rows admitted outside the outage, never enqueued again, or whose clock a failed attempt restarted later', () => {
+    const due = T + 1_000 + sweepAfterMs;
+    sweepsEndedAt(due + 1_000, due + 2_000, due + 3_000, due + 4_000);
+    expect(
+      outageViolations([
+        row('before', T - 1_000, due + 9_000),
+        row('after', T + 6_000, due + 9_000),
+        row('never-stranded', T + 1_000, T + 1_000),
+        row('failed-once', T + 1_000, due + 9_000, 2),
+      ]),
+    ).toEqual([]);
+  });
+});

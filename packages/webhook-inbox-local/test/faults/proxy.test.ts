@@ -249,6 +249,18 @@ describe('an index that lags its table', () => {
     expect(await pendingEntries(direct(), shard)).toEqual({ keys: ['p#new@200', 'p#old@300'], count: 2 });
     expect(await pendingEntries(client, shard)).toEqual({ keys: ['p#old@100'], count: 1 });
     expect(await pendingEntries(client, shard, { Select: 'COUNT' })).toEqual({ keys: [], count: 1 });
+    // A projection of top-level attributes lags as well, each entry holding only what it names.
+    const projected = await client.send(
+      new QueryCommand({
+        TableName: names.inboxTable,
+        IndexName: PendingIndex.NAME,
+        KeyConditionExpression: '#shard = :shard AND #since BETWEEN :from AND :to',
+        ProjectionExpression: '#pk, #since',
+        ExpressionAttributeNames: { '#shard': InboxAttr.PENDING_SHARD, '#since': InboxAttr.PENDING_SINCE, '#pk': InboxAttr.PK },
+        ExpressionAttributeValues: { ':shard': S(shard), ':from': N(0), ':to': N(Number.MAX_SAFE_INTEGER) },
+      }),
+    );
+    expect(projected.Items).toEqual([{ [InboxAttr.PK]: S('p#old'), [InboxAttr.PENDING_SINCE]: N(100) }]);
     expect(proxy.injectedOf('index lagged')).toBeGreaterThan(0);
 
     clock.advance(4_000);

@@ -98,7 +98,7 @@ describe('a template with a processing function', () => {
     );
     // The function's SDK raised what it raises in AWS, with the gateway's message.
     expect(logged).toBe(`GetItem refused: AccessDeniedException: ${denial.message}`);
-    expect(iam.deniedByFunction).toEqual({ [READER]: 1 });
+    expect(iam.deniedByFunction).toEqual({ [`${STACK}/${READER}`]: 1 });
   });
 
   test('with inboxTable.grantReadData, the same GetItem is allowed', async () => {

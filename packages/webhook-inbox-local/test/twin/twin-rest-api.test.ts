@@ -6,7 +6,9 @@
  * bytes (not UTF-8) stored as sent; what no method serves is answered 403 by the front door,
  * never 3xx (HEAD or GET on the POST route, a trailing slash, an unknown path, no stage); Twilio's
  * deliveries to a webhook URL configured with a query (`:` unescaped, a bare flag, `%20`) are
- * accepted though the event carries the query decoded only.
+ * accepted though the event carries the query decoded only. Its stage writes access logs, which a
+ * REST API stage may only once the account's API Gateway CloudWatch role is set: the twin runs it
+ * when told the account has the role, and refuses the app before anything starts when it has none.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,7 +18,7 @@ import { join } from 'node:path';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
 import twilio from 'twilio';
-import { WebhookInbox, WebhookIngress, WebhookProvider } from '../../../../lib';
+import { RestApiAccessLogging, WebhookInbox, WebhookIngress, WebhookProvider } from '../../../../lib';
 import { LOCAL_AWS } from '../../src/aws/local-aws';
 import { standardWebhooksHeaders, unixSeconds } from '../../src/providers/signing';
 import { ASSEMBLY_METADATA_CONTEXT } from '../../src/twin/synth';
@@ -30,6 +32,8 @@ const TWILIO_CONFIGURED: Record<string, string> = {
   'twilio-note': 'https://hooks.example.com/hooks/twilio-note?note=a%20b',
 };
 const WEB_ACL_ARN = 'arn:aws:wafv2:us-east-1:000000000000:regional/webacl/webhooks/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111';
+/** The account's API Gateway CloudWatch role, as `aws apigateway get-account` would name it. */
+const ACCOUNT_CLOUDWATCH_ROLE = 'arn:aws:iam::000000000000:role/apigateway-cloudwatch-logs';
 
 /** One request, never following a redirect: its status and Location header. */
 function send(
@@ -59,10 +63,10 @@ beforeAll(async () => {
   const app = new App({ outdir, context: { 'aws:cdk:disable-asset-staging': true, ...ASSEMBLY_METADATA_CONTEXT } });
   new WebhookInbox(new Stack(app, 'RestIngress'), 'Inbox', {
     providers: [WebhookProvider.answerline(), ...Object.entries(TWILIO_CONFIGURED).map(([name, webhookUrl]) => WebhookProvider.twilio({ name, webhookUrl }))],
-    ingress: WebhookIngress.restApi({ webAclArn: WEB_ACL_ARN }),
+    ingress: WebhookIngress.restApi({ webAclArn: WEB_ACL_ARN, accessLogging: RestApiAccessLogging.EXISTING_ACCOUNT_ROLE }),
   });
   app.synth();
-  twin = await startTemplateTwinProcess({ app: outdir, port: 0, stateDir: join(dir, 'state') });
+  twin = await startTemplateTwinProcess({ app: outdir, port: 0, stateDir: join(dir, 'state'), apiGatewayCloudWatchRoleArn: ACCOUNT_CLOUDWATCH_ROLE });
 });
 afterAll(async () => {
   await twin?.stop();
@@ -129,6 +133,12 @@ describe('the twin running a REST API ingress', () => {
     // An unsigned POST on the route reaches the verifier and is refused there.
     expect((await send(`${base}/prod/hooks/answerline`, 'POST', { 'content-type': 'application/json' }, Buffer.from('{}'))).status).toBe(400);
   });
+});
+
+test('in an account without the API Gateway CloudWatch role, the same app is refused before anything starts, with API Gateway’s message', async () => {
+  await expect(startTemplateTwinProcess({ app: join(dir, 'cdk.out'), port: 0, stateDir: join(dir, 'refused') })).rejects.toThrow(
+    /stack RestIngress, resource InboxRestApiDeploymentStageprod\w+ \(Inbox\/RestApi\/DeploymentStage\.prod, AWS::ApiGateway::Stage\): failed to create: CloudWatch Logs role ARN must be set in account settings to enable logging/,
+  );
 });
 
 describe('the twin running a REST API ingress: Twilio, whose query the REST API event carries only decoded', () => {

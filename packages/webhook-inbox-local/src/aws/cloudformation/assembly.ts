@@ -57,6 +57,13 @@ export function loadStacks(path: string, stackNames: readonly string[] = []): Sy
   });
 }
 
+/** `Answers/Verifier` for a function at `Stack/Answers/Verifier/Resource`; its logical id where the template has no construct path. */
+export function constructPath(stack: Pick<SynthesizedStack, 'stackName'>, logicalId: string, resource: TemplateResource): string {
+  const path = resource.Metadata?.['aws:cdk:path'];
+  if (typeof path !== 'string') return logicalId;
+  return path.replace(new RegExp(`^${stack.stackName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/`), '').replace(/\/Resource$/, '');
+}
+
 /** The asset folder of a resource whose `aws:asset:property` is `property` (e.g. a function's `Code`). */
 export function assetPathOf(stack: SynthesizedStack, resource: TemplateResource, property: string): string | undefined {
   const metadata = resource.Metadata ?? {};

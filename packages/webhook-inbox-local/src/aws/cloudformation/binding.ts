@@ -6,24 +6,19 @@
  * secret's ARN, an API's endpoint) are set when it is.
  */
 import { createHash } from 'node:crypto';
-import type { StackTemplate, TemplateResource } from './assembly';
+import { RESOURCE_NAMES } from '../../../../../lib/contract';
+import { constructPath, StackTemplate, TemplateResource } from './assembly';
 import { BoundResource, pseudoParameters, resolveIntrinsics, resolveString, TemplateBinding, UnresolvableError } from './intrinsics';
+import { placed, TemplateError, TemplatePlace } from './template-error';
 
-/** The property that carries a resource type's own name, and the longest name the service allows. */
-const NAME_PROPERTIES: Readonly<Record<string, { readonly property: string; readonly maxLength: number; readonly lowerCase?: boolean }>> = {
-  'AWS::DynamoDB::Table': { property: 'TableName', maxLength: 255 },
-  'AWS::SQS::Queue': { property: 'QueueName', maxLength: 80 },
-  'AWS::S3::Bucket': { property: 'BucketName', maxLength: 63, lowerCase: true },
-  'AWS::SecretsManager::Secret': { property: 'Name', maxLength: 512 },
-  'AWS::Events::EventBus': { property: 'Name', maxLength: 256 },
-  'AWS::Events::Rule': { property: 'Name', maxLength: 64 },
-  'AWS::IAM::Role': { property: 'RoleName', maxLength: 64 },
-  'AWS::Lambda::Function': { property: 'FunctionName', maxLength: 64 },
-  'AWS::Logs::LogGroup': { property: 'LogGroupName', maxLength: 512 },
-  'AWS::CloudWatch::Alarm': { property: 'AlarmName', maxLength: 255 },
-  'AWS::CloudWatch::CompositeAlarm': { property: 'AlarmName', maxLength: 255 },
-  'AWS::CloudWatch::Dashboard': { property: 'DashboardName', maxLength: 255 },
-  'AWS::SNS::Topic': { property: 'TopicName', maxLength: 256 },
+/**
+ * Values of a resource that only exist once the local resource is created (a queue's URL, a
+ * secret's ARN with its random suffix), by type: `Ref` and attribute names. A name cannot be built
+ * from them before then.
+ */
+const KNOWN_ONCE_CREATED: Readonly<Record<string, readonly string[]>> = {
+  'AWS::SQS::Queue': ['Ref', 'QueueUrl'],
+  'AWS::SecretsManager::Secret': ['Ref', 'Id'],
 };
 
 export class StackBinding {
@@ -44,17 +39,13 @@ export class StackBinding {
       if (parameter.Default !== undefined) this.parameters[name] = { ref: String(parameter.Default) };
     }
     Object.assign(this.resources, this.parameters);
-    for (const [logicalId, resource] of Object.entries(template.Resources)) this.resources[logicalId] = this.initial(logicalId, resource);
-    // A rule on a bus of its own is named under that bus, which may come later in the template.
-    for (const [logicalId, resource] of Object.entries(template.Resources)) {
-      if (resource.Type === 'AWS::Events::Rule') this.resources[logicalId] = this.ruleOnItsBus(logicalId, resource);
-    }
+    for (const logicalId of Object.keys(template.Resources)) this.bind(logicalId, []);
   }
 
   /** What a logical id stands for. */
   get(logicalId: string): BoundResource {
     const bound = this.resources[logicalId];
-    if (!bound) throw new UnresolvableError(`${this.stackName} has no resource ${logicalId}`);
+    if (!bound) throw new UnresolvableError(`${this.stackName} has no resource ${logicalId}`, { stackName: this.stackName });
     return bound;
   }
 
@@ -70,20 +61,104 @@ export class StackBinding {
   }
 
   binding(): TemplateBinding {
-    return { resources: this.resources, pseudo: this.pseudo };
+    return {
+      resources: this.resources,
+      pseudo: this.pseudo,
+      fallback: (logicalId, attribute) => {
+        throw this.unbound(logicalId, attribute);
+      },
+    };
   }
 
-  resolve(value: unknown): unknown {
-    return resolveIntrinsics(value, this.binding());
+  /** Where a resource is, as a TemplateError names it: this stack, its logical id, type and construct path, and `property`. */
+  place(logicalId: string, property?: string): TemplatePlace {
+    const resource = this.template.Resources[logicalId];
+    return {
+      stackName: this.stackName,
+      logicalId,
+      ...(resource ? { type: resource.Type } : {}),
+      ...(resource?.Metadata?.['aws:cdk:path'] !== undefined ? { constructPath: constructPath(this, logicalId, resource!) } : {}),
+      ...(property !== undefined ? { property } : {}),
+    };
   }
 
-  resolveString(value: unknown): string {
-    return resolveString(value, this.binding());
+  /** Runs `work`; a TemplateError it throws is placed in this stack, with its resource's type and construct path. */
+  placed<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      if (error instanceof TemplateError) error.at(error.place.logicalId === undefined ? { stackName: this.stackName } : this.place(error.place.logicalId));
+      throw error;
+    }
   }
 
-  private initial(logicalId: string, resource: TemplateResource): BoundResource {
+  /** A resource's properties, resolved. */
+  resolveProperties(logicalId: string): Record<string, unknown> {
+    return this.resolveProperty(logicalId, undefined) as Record<string, unknown>;
+  }
+
+  /** The property at `path` (keys joined by dots: `Integration.Uri`) of a resource, resolved; undefined where the template has none. */
+  resolveProperty(logicalId: string, path: string | undefined): unknown {
+    const keys = path === undefined ? [] : path.split('.');
+    const value = keys.reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], this.template.Resources[logicalId]?.Properties ?? {});
+    return placed(this.place(logicalId, path), () => resolveIntrinsics(value, this.binding()));
+  }
+
+  /** A property that must resolve to text. */
+  resolvePropertyText(logicalId: string, path: string): string {
+    const value = this.resolveProperty(logicalId, path);
+    if (typeof value !== 'string') throw new UnresolvableError(`expected text, got ${JSON.stringify(value)}`, this.place(logicalId, path));
+    return value;
+  }
+
+  /** An output's value, resolved to text. */
+  resolveOutput(key: string): string {
+    return placed({ stackName: this.stackName, output: key, property: 'Value' }, () => resolveString(this.template.Outputs?.[key]?.Value, this.binding()));
+  }
+
+  /**
+   * Binds a resource, after those its name is built from: CloudFormation creates a resource after
+   * the resources it references, so a log group named after a function's `Ref` has its name once
+   * the function has its own. `naming` holds the resources whose names wait on this one.
+   */
+  private bind(logicalId: string, naming: readonly string[]): BoundResource | undefined {
+    const resource = this.template.Resources[logicalId];
+    if (this.resources[logicalId] || !resource) return this.resources[logicalId];
+    // Placed where it is found: at the name that closes the cycle.
+    if (naming.includes(logicalId)) throw new UnresolvableError(`names built from each other: ${[...naming, logicalId].join(' → ')}`);
+    const bound = placed(this.place(logicalId), () => this.initial(logicalId, resource, [...naming, logicalId]));
+    this.resources[logicalId] = bound;
+    return bound;
+  }
+
+  /** A reference nothing local answers, with the type of the resource it names: the twin gives some types no attributes. */
+  private unbound(logicalId: string, attribute: string | undefined): UnresolvableError {
+    const type = this.template.Resources[logicalId]?.Type;
+    const reference = attribute === undefined ? `${logicalId} (Ref)` : `${logicalId}.${attribute} (Fn::GetAtt)`;
+    return new UnresolvableError(`nothing local stands for ${reference}${type ? `: the twin gives a resource of type ${type} no ${attribute ?? 'Ref'}` : ''}`);
+  }
+
+  /** What a name is built from: parameters, pseudo parameters and the other resources, each bound first. */
+  private namingBinding(naming: readonly string[]): TemplateBinding {
+    return {
+      resources: {},
+      pseudo: this.pseudo,
+      fallback: (logicalId, attribute) => {
+        const bound = this.parameters[logicalId] ?? this.bind(logicalId, naming);
+        const value = attribute === undefined ? bound?.ref : bound?.attributes?.[attribute];
+        if (value === undefined) throw this.unbound(logicalId, attribute);
+        const type = this.template.Resources[logicalId]?.Type ?? '';
+        if (KNOWN_ONCE_CREATED[type]?.includes(attribute ?? 'Ref')) {
+          throw new UnresolvableError(`it is named after ${logicalId}'s ${attribute ?? 'Ref'}, which the twin only knows once it has created ${logicalId}`);
+        }
+        return value;
+      },
+    };
+  }
+
+  private initial(logicalId: string, resource: TemplateResource, naming: readonly string[]): BoundResource {
     const { account, region } = this;
-    const name = this.physicalName(logicalId, resource);
+    const name = this.physicalName(logicalId, resource, naming);
     switch (resource.Type) {
       case 'AWS::DynamoDB::Table': {
         const arn = `arn:aws:dynamodb:${region}:${account}:table/${name}`;
@@ -102,8 +177,12 @@ export class StackBinding {
         return { ref: name, attributes: { Name: name } };
       case 'AWS::Events::EventBus':
         return { ref: name, attributes: { Arn: `arn:aws:events:${region}:${account}:event-bus/${name}`, Name: name } };
-      case 'AWS::Events::Rule':
-        return { ref: name, attributes: { Arn: `arn:aws:events:${region}:${account}:rule/${name}` } };
+      case 'AWS::Events::Rule': {
+        // A rule on a bus of its own is named under that bus.
+        const bus = resource.Properties?.EventBusName;
+        const onBus = bus === undefined ? 'default' : this.nameFrom(bus, 'EventBusName', naming).replace(/^arn:.*:event-bus\//, '');
+        return { ref: name, attributes: { Arn: `arn:aws:events:${region}:${account}:rule/${onBus === 'default' ? '' : `${onBus}/`}${name}` } };
+      }
       case 'AWS::IAM::Role':
         return { ref: name, attributes: { Arn: `arn:aws:iam::${account}:role/${name}`, RoleId: `AROA${digest(name, 17).toUpperCase()}` } };
       case 'AWS::Lambda::Function':
@@ -138,29 +217,23 @@ export class StackBinding {
     }
   }
 
-  private ruleOnItsBus(logicalId: string, resource: TemplateResource): BoundResource {
-    const bound = this.resources[logicalId];
-    const busProperty = resource.Properties?.EventBusName;
-    if (busProperty === undefined) return bound;
-    // EventBusName is a bus's name or its ARN.
-    const bus = this.resolveString(busProperty).replace(/^arn:.*:event-bus\//, '');
-    if (bus === 'default') return bound;
-    return { ...bound, attributes: { ...bound.attributes, Arn: `arn:aws:events:${this.region}:${this.account}:rule/${bus}/${bound.ref}` } };
-  }
-
-  private physicalName(logicalId: string, resource: TemplateResource): string {
-    const naming = NAME_PROPERTIES[resource.Type];
-    const own = naming && resource.Properties?.[naming.property];
-    if (own !== undefined) {
-      // A name built from parameters and pseudo parameters only: other resources are not bound yet.
-      return resolveString(own, { resources: this.parameters, pseudo: this.pseudo });
-    }
+  private physicalName(logicalId: string, resource: TemplateResource, naming: readonly string[]): string {
+    const rule = RESOURCE_NAMES[resource.Type];
+    const own = rule && resource.Properties?.[rule.property];
+    if (own !== undefined) return this.nameFrom(own, rule.property, naming);
+    // CloudFormation names a secret `<logical id>-<12 characters>` (the inbox's handlers rebuild its ARN from that); anything else `<stack>-<logical id>`.
+    if (resource.Type === 'AWS::SecretsManager::Secret') return `${logicalId}-${digest(`${this.stackName}/${logicalId}`, 12)}`;
     const generated = `${this.stackName}-${logicalId}`;
     const fifo = resource.Type === 'AWS::SQS::Queue' && resource.Properties?.FifoQueue === true ? '.fifo' : '';
     // The suffix is part of the limit: fitting the name to what is left keeps its digest whole.
-    const maxLength = (naming?.maxLength ?? 255) - fifo.length;
+    const maxLength = (rule?.maxLength ?? 255) - fifo.length;
     const fitted = generated.length <= maxLength ? generated : `${generated.slice(0, maxLength - 9)}-${digest(generated, 8)}`;
-    return naming?.lowerCase ? `${fitted}${fifo}`.toLowerCase().replace(/[^a-z0-9.-]/g, '-') : `${fitted}${fifo}`;
+    return rule?.lowerCase ? `${fitted}${fifo}`.toLowerCase().replace(/[^a-z0-9.-]/g, '-') : `${fitted}${fifo}`;
+  }
+
+  /** A property a name is built from, resolved with what it references bound first. */
+  private nameFrom(value: unknown, property: string, naming: readonly string[]): string {
+    return placed({ property }, () => resolveString(value, this.namingBinding(naming)));
   }
 }
 

@@ -3,13 +3,15 @@
  * code), with its handler, timeout, memory, reserved concurrency and its environment resolved to
  * the local resources, calling AWS with its own role's credentials through the IAM gateway.
  */
-import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { Writable } from 'node:stream';
 import { CrashAfter, LambdaHost } from '../lambda/host';
+import { Env, handlerVariables } from '../../../../../lib/contract';
 import { refTarget } from './intrinsics';
+import { TemplateError, TemplatePlace } from './template-error';
 import { LOCAL_AWS } from '../local-aws';
-import { assetPathOf, SynthesizedStack, TemplateResource } from './assembly';
+import { assetPathOf, constructPath, SynthesizedStack, TemplateResource } from './assembly';
 import type { StackBinding } from './binding';
 import type { LocalServices } from '../services';
 
@@ -57,6 +59,8 @@ export interface LocalFunction {
   readonly timeoutSeconds: number;
   /** Its resolved environment variables, as the template sets them. */
   readonly environment: Readonly<Record<string, string>>;
+  /** What its handler reads: its environment, with the variables of its handler configuration file when it has one. */
+  readonly variables: Readonly<Record<string, string | undefined>>;
   /** Invokes it as its triggers do (through the interceptor, if one is set). */
   invoke<R = unknown>(event: unknown): Promise<R>;
   /** Sets (or clears) the interceptor of every later invocation. */
@@ -110,18 +114,20 @@ function startFunction(
   }
   const handler = String(properties.Handler ?? 'index.handler');
   const dot = handler.lastIndexOf('.');
-  const codeDir = codeFolder(stack, logicalId, resource, properties, options);
+  const codeDir = codeFolder(stack, logicalId, resource, binding, options);
   const modulePath = join(codeDir, handler.slice(0, dot));
   const bundlePath = ['.js', '.mjs', '.cjs'].map((extension) => `${modulePath}${extension}`).find((candidate) => existsSync(candidate));
-  if (!bundlePath) throw new Error(`${path}: its handler ${handler} names no module in ${codeDir}`);
+  if (!bundlePath) throw new TemplateError(`names no module in ${codeDir}`, binding.place(logicalId, 'Handler'));
   const roleLogicalId = refTarget(properties.Role);
   const credentials = (roleLogicalId && options.credentials.get(roleLogicalId)) || undefined;
   if (!credentials && services.iam) options.warn(`${path}: its role is not in the template; its AWS calls are not judged`);
   const environment = Object.fromEntries(
-    Object.entries(((properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown>).map(
-      ([name, value]) => [name, binding.resolveString(value)],
-    ),
+    Object.keys((properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}).map((name) => [
+      name,
+      binding.resolvePropertyText(logicalId, `Environment.Variables.${name}`),
+    ]),
   );
+  refuseOversizedEnvironment(binding.place(logicalId, 'Environment.Variables'), environment);
   const name = binding.nameOf(logicalId);
   const timeoutSeconds = Number(properties.Timeout ?? LAMBDA_DEFAULT_TIMEOUT_SECONDS);
   const memoryMb = Number(properties.MemorySize ?? LAMBDA_DEFAULT_MEMORY_MB);
@@ -147,6 +153,7 @@ function startFunction(
       AWS_SECRET_ACCESS_KEY: own.secretAccessKey,
       AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(memoryMb),
       AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+      LAMBDA_TASK_ROOT: codeDir,
       AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
       AWS_ENDPOINT_URL_SQS: endpoints.sqs,
       AWS_ENDPOINT_URL_S3: endpoints.s3,
@@ -171,6 +178,7 @@ function startFunction(
     roleLogicalId,
     timeoutSeconds,
     environment,
+    variables: environment[Env.CONFIG_FILE] ? handlerVariables(environment, readFileSync(join(codeDir, environment[Env.CONFIG_FILE]), 'utf8')) : environment,
     invoke: <R>(event: unknown) => {
       const direct = async (fault?: InvocationFault) => {
         const started = Date.now();
@@ -192,14 +200,22 @@ function startFunction(
   return fn;
 }
 
+/** Lambda's limit on a function's environment: the JSON text of all its variables, in bytes. */
+const ENVIRONMENT_LIMIT_BYTES = 4096;
+
+/** Lambda refuses a function whose variables exceed 4 KB in all (measured as the JSON text of them), with this message. */
+function refuseOversizedEnvironment(place: TemplatePlace, environment: Readonly<Record<string, string>>): void {
+  const measured = JSON.stringify(environment);
+  if (Buffer.byteLength(measured, 'utf8') <= ENVIRONMENT_LIMIT_BYTES) return;
+  throw new TemplateError(
+    `Lambda was unable to configure your environment variables because the environment variables you have provided exceeded the 4KB limit. String measured: ${measured}`,
+    place,
+  );
+}
+
 /** The folder a function's code is in: its asset, or its inline code written out. */
-function codeFolder(
-  stack: SynthesizedStack,
-  logicalId: string,
-  resource: TemplateResource,
-  properties: Record<string, unknown>,
-  options: FunctionOptions,
-): string {
+function codeFolder(stack: SynthesizedStack, logicalId: string, resource: TemplateResource, binding: StackBinding, options: FunctionOptions): string {
+  const properties = resource.Properties ?? {};
   const asset = assetPathOf(stack, resource, 'Code');
   if (asset) return asset;
   const inline = (properties.Code as { ZipFile?: unknown } | undefined)?.ZipFile;
@@ -210,16 +226,10 @@ function codeFolder(
     writeFileSync(join(folder, `${handler.slice(0, handler.lastIndexOf('.'))}.js`), inline);
     return folder;
   }
-  throw new Error(
-    `${constructPath(stack, logicalId, resource)}: its code is neither an asset of the assembly nor inline (an S3 object or an image cannot be run locally)`,
+  throw new TemplateError(
+    'neither an asset of the assembly nor inline code (an S3 object or an image cannot be run locally)',
+    binding.place(logicalId, 'Code'),
   );
-}
-
-/** `Answers/Verifier` for a function at `Stack/Answers/Verifier/Resource`. */
-export function constructPath(stack: SynthesizedStack, logicalId: string, resource: TemplateResource): string {
-  const path = resource.Metadata?.['aws:cdk:path'];
-  if (typeof path !== 'string') return logicalId;
-  return path.replace(new RegExp(`^${stack.stackName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/`), '').replace(/\/Resource$/, '');
 }
 
 /** Writes through to `sink` and hands each complete line to `onLine`. */

@@ -4,7 +4,9 @@
  * `Fn::Select`, `Fn::Split` and the pseudo parameters. Strict on purpose: a reference that
  * nothing stands for, or a function it does not know, is an error naming it, never a string
  * that silently matches nothing (which, in an IAM policy, would turn into a puzzling denial).
+ * The error says which key of the value held it (`Variables.TABLE`), for the caller to say whose.
  */
+import { placed, TemplateError } from './template-error';
 
 /** What one logical id stands for locally: its `Ref` value and its `Fn::GetAtt` attributes. */
 export interface BoundResource {
@@ -19,8 +21,9 @@ export interface TemplateBinding {
   readonly fallback?: (logicalId: string, attribute?: string) => string;
 }
 
-export class UnresolvableError extends Error {
-  override readonly name = 'UnresolvableError';
+/** A value of the template that cannot be resolved locally. */
+export class UnresolvableError extends TemplateError {
+  override name = 'UnresolvableError';
 }
 
 /** The pseudo parameters of a local account and region. */
@@ -35,20 +38,35 @@ export function pseudoParameters(account: string, region: string, stackName = 'l
   };
 }
 
-/** Resolves every intrinsic in `value` (any JSON) to plain values. */
+/** Resolves every intrinsic in `value` (any JSON) to plain values; an error says at which key of `value`. */
 export function resolveIntrinsics(value: unknown, binding: TemplateBinding): unknown {
-  if (Array.isArray(value)) return value.map((item) => resolveIntrinsics(item, binding));
+  return resolveValue(value, binding, true);
+}
+
+/** A resolved value that must be text. */
+export function resolveString(value: unknown, binding: TemplateBinding): string {
+  return text(resolveIntrinsics(value, binding));
+}
+
+/** `keyed`: an error names the key of the structure it came from; not inside a function's arguments, which are no property. */
+function resolveValue(value: unknown, binding: TemplateBinding, keyed: boolean): unknown {
+  const resolveAt = (key: string, item: unknown) =>
+    keyed ? placed({ property: key }, () => resolveValue(item, binding, true)) : resolveValue(item, binding, false);
+  if (Array.isArray(value)) return value.map((item, index) => resolveAt(String(index), item));
   if (typeof value !== 'object' || value === null) return value;
   const entries = Object.entries(value);
   if (entries.length === 1 && (entries[0][0] === 'Ref' || entries[0][0].startsWith('Fn::'))) {
     return resolveFunction(entries[0][0], entries[0][1], binding);
   }
-  return Object.fromEntries(entries.map(([key, item]) => [key, resolveIntrinsics(item, binding)]));
+  return Object.fromEntries(entries.map(([key, item]) => [key, resolveAt(key, item)]));
 }
 
-/** A resolved value that must be text. */
-export function resolveString(value: unknown, binding: TemplateBinding): string {
-  const resolved = resolveIntrinsics(value, binding);
+/** An argument of a function, resolved. */
+function resolveArgument(value: unknown, binding: TemplateBinding): unknown {
+  return resolveValue(value, binding, false);
+}
+
+function text(resolved: unknown): string {
   if (typeof resolved !== 'string') throw new UnresolvableError(`expected text, got ${JSON.stringify(resolved)}`);
   return resolved;
 }
@@ -63,18 +81,18 @@ function resolveFunction(name: string, argument: unknown, binding: TemplateBindi
     }
     case 'Fn::Join': {
       const [separator, parts] = argument as [string, unknown[]];
-      return (resolveIntrinsics(parts, binding) as unknown[]).map((part) => String(part)).join(separator);
+      return (resolveArgument(parts, binding) as unknown[]).map((part) => String(part)).join(separator);
     }
     case 'Fn::Select': {
       const [index, list] = argument as [unknown, unknown];
-      const items = resolveIntrinsics(list, binding) as unknown[];
-      const at = Number(resolveIntrinsics(index, binding));
+      const items = resolveArgument(list, binding) as unknown[];
+      const at = Number(resolveArgument(index, binding));
       if (!Array.isArray(items) || !(at >= 0 && at < items.length)) throw new UnresolvableError(`Fn::Select index ${at} is out of range`);
       return items[at];
     }
     case 'Fn::Split': {
-      const [separator, text] = argument as [string, unknown];
-      return resolveString(text, binding).split(separator);
+      const [separator, source] = argument as [string, unknown];
+      return text(resolveArgument(source, binding)).split(separator);
     }
     case 'Fn::Sub':
       return substitute(argument, binding);
@@ -102,7 +120,7 @@ function attributeOf(logicalId: string, attribute: string, binding: TemplateBind
 /** `Fn::Sub` in both forms: a template string, or [template, variables]. */
 function substitute(argument: unknown, binding: TemplateBinding): string {
   const [template, variables] = Array.isArray(argument) ? (argument as [string, Record<string, unknown>]) : [String(argument), {}];
-  const values = Object.fromEntries(Object.entries(variables ?? {}).map(([name, value]) => [name, resolveString(value, binding)]));
+  const values = Object.fromEntries(Object.entries(variables ?? {}).map(([name, value]) => [name, text(resolveArgument(value, binding))]));
   return template.replace(/\$\{([^}]+)\}/g, (_whole, name: string) => {
     if (name.startsWith('!')) return `\${${name.slice(1)}}`;
     if (values[name] !== undefined) return values[name];

@@ -10,7 +10,7 @@ import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { CreateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { waitForActiveTable } from '../provision';
-import type { SynthesizedStack, TemplateResource } from './assembly';
+import type { SynthesizedStack } from './assembly';
 import type { StackBinding } from './binding';
 import type { LocalServices } from '../services';
 
@@ -47,14 +47,12 @@ export interface CreatedResources {
 export async function createDataResources(stack: SynthesizedStack, binding: StackBinding, services: LocalServices): Promise<CreatedResources> {
   const of = (type: string) => Object.entries(stack.template.Resources).filter(([, resource]) => resource.Type === type);
   const tables = new Map<string, string>();
-  for (const [logicalId, resource] of of('AWS::DynamoDB::Table')) {
+  for (const [logicalId] of of('AWS::DynamoDB::Table')) {
     const name = binding.nameOf(logicalId);
-    await services.clients.dynamodb
-      .send(new CreateTableCommand(tableInput(name, binding.resolve(resource.Properties ?? {}) as Record<string, unknown>)))
-      .catch((error: { name?: string }) => {
-        // Kept from an earlier run with the same data folder.
-        if (error.name !== 'ResourceInUseException') throw error;
-      });
+    await services.clients.dynamodb.send(new CreateTableCommand(tableInput(name, binding.resolveProperties(logicalId)))).catch((error: { name?: string }) => {
+      // Kept from an earlier run with the same data folder.
+      if (error.name !== 'ResourceInUseException') throw error;
+    });
     tables.set(logicalId, name);
   }
   await Promise.all([...tables.values()].map((name) => waitForActiveTable(services.clients.dynamodb, name)));
@@ -64,9 +62,11 @@ export async function createDataResources(stack: SynthesizedStack, binding: Stac
   const queueResources = of('AWS::SQS::Queue').sort(
     ([, a], [, b]) => Number(Boolean(a.Properties?.RedrivePolicy)) - Number(Boolean(b.Properties?.RedrivePolicy)),
   );
-  for (const [logicalId, resource] of queueResources) {
+  for (const [logicalId] of queueResources) {
     const name = binding.nameOf(logicalId);
-    const { QueueUrl } = await services.clients.sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: queueAttributes(resource, binding) }));
+    const { QueueUrl } = await services.clients.sqs.send(
+      new CreateQueueCommand({ QueueName: name, Attributes: queueAttributes(binding.resolveProperties(logicalId)) }),
+    );
     const bound = binding.get(logicalId);
     binding.set(logicalId, { ref: QueueUrl!, attributes: { ...bound.attributes, QueueUrl: QueueUrl! } });
     queues.set(logicalId, { logicalId, name, url: QueueUrl!, arn: bound.attributes!.Arn });
@@ -85,7 +85,7 @@ export async function createDataResources(stack: SynthesizedStack, binding: Stac
   for (const [logicalId, resource] of of('AWS::SecretsManager::Secret')) {
     const name = binding.nameOf(logicalId);
     // Encrypted with a customer-managed key, reading it takes kms:Decrypt on that key (the IAM gateway judges it).
-    const kmsKeyId = resource.Properties?.KmsKeyId === undefined ? undefined : binding.resolveString(resource.Properties.KmsKeyId);
+    const kmsKeyId = resource.Properties?.KmsKeyId === undefined ? undefined : binding.resolvePropertyText(logicalId, 'KmsKeyId');
     const { ARN } = await services.clients.secrets.send(new CreateSecretCommand({ Name: name, ...(kmsKeyId ? { KmsKeyId: kmsKeyId } : {}) }));
     binding.set(logicalId, { ref: ARN!, attributes: { Name: name, Id: ARN! } });
     secrets.set(logicalId, ARN!);
@@ -126,8 +126,7 @@ function tableInput(name: string, properties: Record<string, unknown>): CreateTa
   } as CreateTableCommandInput;
 }
 
-function queueAttributes(resource: TemplateResource, binding: StackBinding): Record<string, string> {
-  const properties = binding.resolve(resource.Properties ?? {}) as Record<string, unknown>;
+function queueAttributes(properties: Record<string, unknown>): Record<string, string> {
   const attributes: Record<string, string> = {};
   for (const name of QUEUE_ATTRIBUTES) if (properties[name] !== undefined) attributes[name] = String(properties[name]);
   if (properties.RedrivePolicy !== undefined) attributes.RedrivePolicy = JSON.stringify(properties.RedrivePolicy);

@@ -1,8 +1,9 @@
 /**
  * Runs one synthesized stack on the local services: its data resources created from their
  * properties, its roles registered with the IAM gateway from their policies, its functions run
- * from their assets with their environments resolved, and its triggers (APIs, queues, rules)
- * wired as the template wires them. Nothing here knows the inbox: what runs is the template.
+ * from their assets with their environments resolved, its triggers (APIs, queues, rules) wired as
+ * the template wires them, and its secrets' rotation schedules turned on. Nothing here knows the
+ * inbox: what runs is the template.
  */
 import { join } from 'node:path';
 import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
@@ -17,17 +18,19 @@ import {
 import type { ApiAccessRecord } from '../apigateway/front-door';
 import type { LocalCredentials } from '../iam/gateway';
 import { identityPoliciesOf, resourcePoliciesOf } from '../iam/template-policies';
-import type { SynthesizedStack } from './assembly';
+import { constructPath, SynthesizedStack } from './assembly';
 import { StackBinding } from './binding';
 import { refTarget } from './intrinsics';
-import { constructPath, InvocationOutcome, LocalFunction, startFunctions } from './functions';
+import { TemplateError } from './template-error';
+import { InvocationOutcome, LocalFunction, startFunctions } from './functions';
 import { CreatedResources, createDataResources, LocalQueue } from './resources';
 import { signingSecretFor, templateSecretValue } from './secret-values';
+import { startRotationSchedules } from '../secretsmanager/rotation-schedules';
 import type { LocalServices } from '../services';
 import { apiRoutes, LocalApi, LocalEventSource, RuleDelivery, ScheduleClock, startApis, startTriggers, TriggerOptions } from './triggers';
 
 /** AWS managed policies that only grant what nothing local calls (CloudWatch Logs): not worth a warning. */
-const LOGS_ONLY_POLICIES = /:iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole$/;
+const LOGS_ONLY_POLICIES = /:iam::aws:policy\/service-role\/(AWSLambdaBasicExecutionRole|AmazonAPIGatewayPushToCloudWatchLogs)$/;
 
 export interface RunStackOptions {
   readonly account: string;
@@ -122,9 +125,11 @@ export async function runStack(stack: SynthesizedStack, services: LocalServices,
   const routes = apiRoutes(stack, binding, functions, options.warn);
   for (const [apiLogicalId, list] of routes) apis.routeTables.get(apiLogicalId)?.push(...list.map(({ route }) => route));
   const triggers = startTriggers(stack, binding, services, functions, resources.queues, credentials, options);
-  const outputs = Object.fromEntries(Object.entries(stack.template.Outputs ?? {}).map(([key, output]) => [key, binding.resolveString(output.Value)]));
+  const outputs = Object.fromEntries(Object.keys(stack.template.Outputs ?? {}).map((key) => [key, binding.resolveOutput(key)]));
   const inboxes = await inboxesOf(stack, services, functions, resources, outputs, routes, apis.apis, options.signingSecrets ?? {}, options.warn);
-  await fillOtherSecrets(stack, binding, services, resources, inboxes);
+  await fillOtherSecrets(binding, services, resources, inboxes);
+  // Once every secret holds its value, as CloudFormation creates a schedule after its secret.
+  await startRotationSchedules(stack, binding, services, functions, options.warn);
   return {
     stack,
     binding,
@@ -144,13 +149,15 @@ function registerRoles(stack: SynthesizedStack, binding: StackBinding, services:
   const credentials = new Map<string, LocalCredentials>();
   const gateway = services.iam?.gateway;
   if (!gateway) return credentials;
-  const resourcePolicies = resourcePoliciesOf(stack.template, binding.binding());
+  const resourcePolicies = binding.placed(() => resourcePoliciesOf(stack.template, binding.binding()));
   for (const [logicalId, resource] of Object.entries(stack.template.Resources)) {
     if (resource.Type !== 'AWS::IAM::Role') continue;
     const path = constructPath(stack, logicalId, resource);
-    const policies = identityPoliciesOf(stack.template, logicalId, binding.binding(), (arn) => {
-      if (!LOGS_ONLY_POLICIES.test(arn)) warn(`${path}: managed policy ${arn} is not in the template; locally it grants nothing`);
-    });
+    const policies = binding.placed(() =>
+      identityPoliciesOf(stack.template, logicalId, binding.binding(), (arn) => {
+        if (!LOGS_ONLY_POLICIES.test(arn)) warn(`${path}: managed policy ${arn} is not in the template; locally it grants nothing`);
+      }),
+    );
     credentials.set(
       logicalId,
       gateway.register({ name: `${stack.stackName}/${path}`, roleArn: binding.get(logicalId).attributes!.Arn, policies, resourcePolicies }),
@@ -174,8 +181,8 @@ async function inboxesOf(
   for (const [key, output] of Object.entries(stack.template.Outputs ?? {})) {
     if (!output.Description?.startsWith(OPS_CONFIG_OUTPUT_DESCRIPTION)) continue;
     const opsConfig = JSON.parse(outputs[key]) as OpsConfig;
-    const own = [...functions.values()].filter((fn) => fn.environment[Env.INBOX_NAME] === opsConfig.inboxName);
-    const having = (variable: string) => own.find((fn) => variable in fn.environment);
+    const own = [...functions.values()].filter((fn) => fn.variables[Env.INBOX_NAME] === opsConfig.inboxName);
+    const having = (variable: string) => own.find((fn) => variable in fn.variables);
     const verifier = having(Env.MAX_BODY_BYTES);
     const inboxFunctions = {
       verifier,
@@ -185,8 +192,10 @@ async function inboxesOf(
     };
     const queueByUrl = (url: string | undefined) => [...resources.queues.values()].find((queue) => queue.url === url);
     const workQueue = queueByUrl(opsConfig.workQueueUrl);
-    if (!workQueue) throw new Error(`${stack.stackName}: the inbox ${opsConfig.inboxName} names a work queue that is not in the template`);
-    const configs = verifier ? (JSON.parse(verifier.environment[Env.PROVIDERS] ?? '[]') as ProviderRuntimeConfig[]) : [];
+    if (!workQueue) {
+      throw new TemplateError(`the inbox ${opsConfig.inboxName} names a work queue that is not in the template`, { stackName: stack.stackName, output: key });
+    }
+    const configs = verifier ? (JSON.parse(verifier.variables[Env.PROVIDERS] ?? '[]') as ProviderRuntimeConfig[]) : [];
     const providers: LocalProvider[] = [];
     for (const config of configs) {
       // A polled-only provider has no route and no sender: nothing posts for it.
@@ -227,7 +236,7 @@ async function inboxesOf(
       functions: inboxFunctions,
       workQueue,
       deadLetterQueue: queueByUrl(opsConfig.deadLetterQueueUrl),
-      ...(inboxFunctions.processor?.environment[Env.EFFECT_BUS_NAME] ? { eventBus: inboxFunctions.processor.environment[Env.EFFECT_BUS_NAME] } : {}),
+      ...(inboxFunctions.processor?.variables[Env.EFFECT_BUS_NAME] ? { eventBus: inboxFunctions.processor.variables[Env.EFFECT_BUS_NAME] } : {}),
       ...(reconcileRule ? { reconcileRule } : {}),
     });
   }
@@ -235,17 +244,10 @@ async function inboxesOf(
 }
 
 /** Secrets no inbox signs with: the template's value, or one generated as it asks. */
-async function fillOtherSecrets(
-  stack: SynthesizedStack,
-  binding: StackBinding,
-  services: LocalServices,
-  resources: CreatedResources,
-  inboxes: readonly LocalInbox[],
-): Promise<void> {
+async function fillOtherSecrets(binding: StackBinding, services: LocalServices, resources: CreatedResources, inboxes: readonly LocalInbox[]): Promise<void> {
   const signing = new Set(inboxes.flatMap((inbox) => inbox.providers.map((provider) => provider.secretArn)));
   for (const [logicalId, arn] of resources.secrets) {
     if (signing.has(arn)) continue;
-    const properties = binding.resolve(stack.template.Resources[logicalId].Properties ?? {}) as Record<string, unknown>;
-    await services.clients.secrets.send(new PutSecretValueCommand({ SecretId: arn, SecretString: templateSecretValue(properties) }));
+    await services.clients.secrets.send(new PutSecretValueCommand({ SecretId: arn, SecretString: templateSecretValue(binding.resolveProperties(logicalId)) }));
   }
 }

@@ -2,7 +2,7 @@
  * What invokes a stack's functions locally, from the template: the HTTP APIs' routes and the REST
  * APIs' methods (Lambda proxy integrations), the SQS
  * event source mappings, the EventBridge rules (schedules, and event patterns on the stack's
- * buses, delivering to Lambda and SQS targets), and the rotation schedules of secrets.
+ * buses, delivering to Lambda and SQS targets).
  */
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -13,11 +13,12 @@ import { RestApiRoute, startRestApiGateway } from '../apigateway/rest-api';
 import { busName, RecordedEvent } from '../eventbridge/stand-in';
 import { LOCAL_AWS } from '../local-aws';
 import { Poller, startPoller } from '../lambda/sqs-event-source';
-import type { SynthesizedStack, TemplateResource } from './assembly';
+import { constructPath, SynthesizedStack, TemplateResource } from './assembly';
 import type { StackBinding } from './binding';
 import { matchesEventPattern, validateEventPattern } from '../eventbridge/event-pattern';
 import { refTarget } from './intrinsics';
-import { constructPath, LocalFunction } from './functions';
+import { placed } from './template-error';
+import type { LocalFunction } from './functions';
 import type { LocalQueue } from './resources';
 import { parseScheduleExpression } from '../eventbridge/schedule-expression';
 import { ScheduleClock, ScheduleTimers } from '../eventbridge/schedule-timers';
@@ -53,6 +54,8 @@ export interface LocalApi {
   readonly apiId: string;
   /** The base URL a route's path follows: a REST API's ends with its stage. */
   readonly url: string;
+  /** A REST API's name and stage: its metrics go by them, not by its id. */
+  readonly restStage?: { readonly apiName: string; readonly stageName: string };
 }
 
 /** A route of an HTTP API or a method of a REST API; each goes only into its own API's table. */
@@ -116,13 +119,13 @@ export async function startApis(
     routeTables.set(logicalId, routes);
   }
   for (const [logicalId, resource] of resourcesOf(stack, 'AWS::ApiGateway::RestApi')) {
-    const stage = resourcesOf(stack, 'AWS::ApiGateway::Stage').find(([, candidate]) => refTarget(candidate.Properties?.RestApiId) === logicalId)?.[1];
+    const stage = resourcesOf(stack, 'AWS::ApiGateway::Stage').find(([, candidate]) => refTarget(candidate.Properties?.RestApiId) === logicalId)?.[0];
     if (!stage) {
       options.warn(`${constructPath(stack, logicalId, resource)}: a REST API without a stage serves nothing`);
       continue;
     }
     const apiId = binding.get(logicalId).ref;
-    const stageName = binding.resolveString(stage.Properties?.StageName);
+    const stageName = binding.resolvePropertyText(stage, 'StageName');
     const routes: RestApiRoute[] = [];
     const first = apis.length === 0;
     const holder: { api?: LocalApi } = {};
@@ -131,12 +134,13 @@ export async function startApis(
       apiId,
       routes,
       stageName,
-      binaryMediaTypes: (binding.resolve(resource.Properties?.BinaryMediaTypes ?? []) as string[]).map((type) => type.replace(/~1/g, '/')),
+      binaryMediaTypes: ((binding.resolveProperty(logicalId, 'BinaryMediaTypes') ?? []) as string[]).map((type) => type.replace(/~1/g, '/')),
       ...(first && options.fallback ? { fallback: options.fallback } : {}),
       ...(options.onApiResponse ? { onResponse: (record: ApiAccessRecord) => options.onApiResponse!(holder.api!, record) } : {}),
     });
     gateways.push(gateway);
-    holder.api = { logicalId, apiId, url: `${gateway.url}/${stageName}` };
+    const apiName = resource.Properties?.Name === undefined ? logicalId : binding.resolvePropertyText(logicalId, 'Name');
+    holder.api = { logicalId, apiId, url: `${gateway.url}/${stageName}`, restStage: { apiName, stageName } };
     apis.push(holder.api);
     routeTables.set(logicalId, routes);
   }
@@ -162,9 +166,11 @@ export function apiRoutes(
     const properties = resource.Properties ?? {};
     const apiLogicalId = refTarget(properties.ApiId);
     const routeKey = String(properties.RouteKey);
-    const integrationId = /^integrations\/(.+)$/.exec(binding.resolveString(properties.Target ?? ''))?.[1];
-    const integration = Object.entries(stack.template.Resources).find(([id]) => binding.get(id).ref === integrationId)?.[1];
-    const uri = integration ? binding.resolveString(integration.Properties?.IntegrationUri ?? '') : '';
+    const target = properties.Target === undefined ? '' : binding.resolvePropertyText(logicalId, 'Target');
+    const integrationId = /^integrations\/(.+)$/.exec(target)?.[1];
+    const [integrationLogicalId, integration] = Object.entries(stack.template.Resources).find(([id]) => binding.get(id).ref === integrationId) ?? [];
+    const uri =
+      integrationLogicalId && integration?.Properties?.IntegrationUri !== undefined ? binding.resolvePropertyText(integrationLogicalId, 'IntegrationUri') : '';
     // A Lambda proxy integration names the function by its ARN (or by the invocation path that embeds it).
     const fn = byArn.get(uri) ?? byArn.get(/functions\/(arn:[^/]+)\/invocations/.exec(uri)?.[1] ?? '');
     const path = constructPath(stack, logicalId, resource);
@@ -182,7 +188,7 @@ export function apiRoutes(
     const properties = resource.Properties ?? {};
     const apiLogicalId = refTarget(properties.RestApiId);
     const integration = properties.Integration as { Type?: string; Uri?: unknown } | undefined;
-    const uri = integration?.Uri === undefined ? '' : binding.resolveString(integration.Uri);
+    const uri = integration?.Uri === undefined ? '' : binding.resolvePropertyText(logicalId, 'Integration.Uri');
     const fn = byArn.get(/functions\/(arn:[^/]+)\/invocations/.exec(uri)?.[1] ?? '');
     const routeKey = `${String(properties.HttpMethod)} ${restResourcePath(stack, properties.ResourceId)}`;
     if (!apiLogicalId || !fn || integration?.Type !== 'AWS_PROXY') {
@@ -252,7 +258,7 @@ function startEventSources(
 ): Map<string, LocalEventSource> {
   const eventSources = new Map<string, LocalEventSource>();
   for (const [logicalId, resource] of resourcesOf(stack, 'AWS::Lambda::EventSourceMapping')) {
-    const properties = binding.resolve(resource.Properties ?? {}) as Record<string, unknown>;
+    const properties = binding.resolveProperties(logicalId);
     const queue = queuesByArn.get(String(properties.EventSourceArn ?? ''));
     const fn = functions.get(refTarget(resource.Properties?.FunctionName) ?? '') ?? byArn.get(String(properties.FunctionName));
     if (!queue || !fn) {
@@ -314,15 +320,15 @@ function startRules(
   const schedules = new Map<string, () => Promise<void>>();
   const timers = new ScheduleTimers(options.clock);
   services.onStop(() => timers.stop());
-  for (const [logicalId, resource] of resourcesOf(stack, 'AWS::Events::Rule')) {
-    const properties = binding.resolve(resource.Properties ?? {}) as Record<string, unknown>;
+  for (const [logicalId] of resourcesOf(stack, 'AWS::Events::Rule')) {
+    const properties = binding.resolveProperties(logicalId);
     if (properties.State === 'DISABLED') continue;
     const ruleName = binding.nameOf(logicalId);
     const ruleArn = binding.get(logicalId).attributes!.Arn;
     const targets = (properties.Targets as Record<string, unknown>[] | undefined) ?? [];
     const fire = (event: BusEvent) => Promise.all(targets.map((target) => deliver(ruleName, target, event))).then(() => undefined);
     if (typeof properties.ScheduleExpression === 'string') {
-      const schedule = parseScheduleExpression(properties.ScheduleExpression);
+      const schedule = placed(binding.place(logicalId, 'ScheduleExpression'), () => parseScheduleExpression(properties.ScheduleExpression as string));
       const run = () => {
         options.onScheduled?.(ruleName);
         return fire(
@@ -339,7 +345,7 @@ function startRules(
       timers.arm(schedule, run);
     }
     if (properties.EventPattern !== undefined) {
-      validateEventPattern(properties.EventPattern);
+      placed(binding.place(logicalId, 'EventPattern'), () => validateEventPattern(properties.EventPattern));
       const bus = busName(String(properties.EventBusName ?? 'default'));
       services.eventBridge.onAccepted((recorded) => {
         if (recorded.bus !== bus) return;

@@ -4,14 +4,17 @@
  * counts, comparison and missing-data treatment; a composite alarm's parsed rule and the alarms
  * it names. Anything CloudWatch would evaluate and this twin cannot reproduce faithfully (anomaly
  * detection, an unsupported statistic or math function, an unknown property) is an
- * AlarmDefinitionError naming the alarm and the construct.
+ * AlarmDefinitionError naming the alarm, its stack and its logical id. Alarms are told apart by
+ * stack and logical id (`alarmKey`): a logical id is unique within its stack only.
  */
+import { TemplateError } from '../cloudformation/template-error';
 import { RuleNode, parseAlarmRule, ruleReferences } from './alarm-rule';
 import { MathNode, MathValue, Series, evaluateMath, parseMathExpression, referencedIds } from './metric-math';
 import { MetricIdentity, aggregateFor } from './metric-store';
 
 /** One alarm resource of a template, its properties resolved, with the name and ARN it has locally. */
 export interface AlarmResource {
+  readonly stackName: string;
   readonly logicalId: string;
   readonly name: string;
   readonly arn: string;
@@ -20,8 +23,13 @@ export interface AlarmResource {
 }
 
 /** An alarm the local evaluator cannot evaluate as CloudWatch would: unsupported, or invalid. */
-export class AlarmDefinitionError extends Error {
-  override readonly name = 'AlarmDefinitionError';
+export class AlarmDefinitionError extends TemplateError {
+  override name = 'AlarmDefinitionError';
+}
+
+/** What tells an alarm apart from every other of the run: its stack and its logical id. */
+export function alarmKey(resource: Pick<AlarmResource, 'stackName' | 'logicalId'>): string {
+  return `${resource.stackName}/${resource.logicalId}`;
 }
 
 export const METRIC_ALARM_TYPE = 'AWS::CloudWatch::Alarm';
@@ -99,7 +107,7 @@ export interface CompositeAlarm {
   readonly resource: AlarmResource;
   readonly rule: RuleNode;
   readonly ruleText: string;
-  /** The logical id of each alarm the rule names, by the name or ARN it uses. */
+  /** The key (`alarmKey`) of each alarm the rule names, by the name or ARN it uses. */
   readonly references: ReadonlyMap<string, string>;
 }
 
@@ -312,23 +320,23 @@ function compositeAlarmOf(resource: AlarmResource, all: readonly AlarmResource[]
   for (const reference of ruleReferences(rule)) {
     const target = all.find((candidate) => candidate.name === reference || candidate.arn === reference);
     if (!target) throw definitionError(resource, `AlarmRule names ${reference}, which is no alarm of the template (by name or ARN)`);
-    references.set(reference, target.logicalId);
+    references.set(reference, alarmKey(target));
   }
   return { kind: 'composite', resource, rule, ruleText, references };
 }
 
 function compositesInDependencyOrder(composites: readonly CompositeAlarm[]): CompositeAlarm[] {
-  const byId = new Map(composites.map((composite) => [composite.resource.logicalId, composite]));
+  const byKey = new Map(composites.map((composite) => [alarmKey(composite.resource), composite]));
   const ordered: CompositeAlarm[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (composite: CompositeAlarm, path: readonly string[]): void => {
-    const id = composite.resource.logicalId;
+    const id = alarmKey(composite.resource);
     if (state.get(id) === 'done') return;
     if (state.get(id) === 'visiting')
       throw definitionError(composite.resource, `composite alarms name each other in a cycle: ${[...path, composite.resource.name].join(' -> ')}`);
     state.set(id, 'visiting');
     for (const child of composite.references.values()) {
-      const childComposite = byId.get(child);
+      const childComposite = byKey.get(child);
       if (childComposite) visit(childComposite, [...path, composite.resource.name]);
     }
     state.set(id, 'done');
@@ -342,12 +350,12 @@ function rejectDuplicates(resources: readonly AlarmResource[]): void {
   const seen = new Map<string, AlarmResource>();
   for (const resource of resources) {
     for (const [what, value] of [
-      ['logical id', resource.logicalId],
+      ['stack and logical id', alarmKey(resource)],
       ['name', resource.name],
       ['ARN', resource.arn],
     ]) {
       const other = seen.get(`${what} ${value}`);
-      if (other) throw definitionError(resource, `its ${what} ${value} is also the ${what} of ${other.logicalId}`);
+      if (other) throw definitionError(resource, `its ${what} ${value} is also the ${what} of ${alarmKey(other)}`);
       seen.set(`${what} ${value}`, resource);
     }
   }
@@ -384,5 +392,5 @@ export function descriptionOf(resource: AlarmResource): { description?: string }
 }
 
 function definitionError(resource: AlarmResource, problem: string): AlarmDefinitionError {
-  return new AlarmDefinitionError(`alarm ${resource.name} (${resource.logicalId}): ${problem}`);
+  return new AlarmDefinitionError(`alarm ${resource.name}: ${problem}`, { stackName: resource.stackName, logicalId: resource.logicalId, type: resource.type });
 }

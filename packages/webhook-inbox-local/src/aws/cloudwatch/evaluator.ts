@@ -21,7 +21,18 @@
  * detection, an unsupported statistic or math function, an unknown property) is an
  * AlarmDefinitionError naming the alarm and the construct.
  */
-import { Alarm, AlarmResource, alarmsOf, CompositeAlarm, descriptionOf, MetricAlarm, queryEvaluator, Source, TreatMissingData } from './alarm-definition';
+import {
+  Alarm,
+  alarmKey,
+  AlarmResource,
+  alarmsOf,
+  CompositeAlarm,
+  descriptionOf,
+  MetricAlarm,
+  queryEvaluator,
+  Source,
+  TreatMissingData,
+} from './alarm-definition';
 import { AlarmStateValue, evaluateRule, ruleReferences } from './alarm-rule';
 import { MathValue, Series } from './metric-math';
 import { MetricIdentity, MetricStore } from './metric-store';
@@ -37,6 +48,7 @@ export interface AlarmEvaluatorOptions {
 
 export interface AlarmTransition {
   readonly alarmName: string;
+  readonly stackName: string;
   readonly logicalId: string;
   readonly from: AlarmStateValue;
   readonly to: AlarmStateValue;
@@ -47,6 +59,7 @@ export interface AlarmTransition {
 
 export interface AlarmStatus {
   readonly alarmName: string;
+  readonly stackName: string;
   readonly logicalId: string;
   readonly arn: string;
   readonly kind: 'metric' | 'composite';
@@ -104,7 +117,7 @@ export class AlarmEvaluator {
     this.clock = options.clock;
     this.ordered = alarmsOf(resources);
     const created = this.clock();
-    for (const alarm of this.ordered) this.current.set(alarm.resource.logicalId, { state: 'INSUFFICIENT_DATA', reason: INITIAL_REASON, lastChange: created });
+    for (const alarm of this.ordered) this.current.set(alarmKey(alarm.resource), { state: 'INSUFFICIENT_DATA', reason: INITIAL_REASON, lastChange: created });
   }
 
   /** Evaluates every alarm at the clock's time; returns the state changes, composites after their children. */
@@ -112,12 +125,13 @@ export class AlarmEvaluator {
     const now = this.clock();
     const transitions: AlarmTransition[] = [];
     for (const alarm of this.ordered) {
-      const before = this.stateOf(alarm.resource.logicalId);
+      const before = this.stateOf(alarmKey(alarm.resource));
       const decision = alarm.kind === 'metric' ? this.decideMetricAlarm(alarm, now, before.state) : this.decideComposite(alarm);
       if (!decision || decision.state === before.state) continue;
-      this.current.set(alarm.resource.logicalId, { state: decision.state, reason: decision.reason, lastChange: now });
+      this.current.set(alarmKey(alarm.resource), { state: decision.state, reason: decision.reason, lastChange: now });
       transitions.push({
         alarmName: alarm.resource.name,
+        stackName: alarm.resource.stackName,
         logicalId: alarm.resource.logicalId,
         from: before.state,
         to: decision.state,
@@ -131,14 +145,14 @@ export class AlarmEvaluator {
 
   states(): AlarmStatus[] {
     return this.ordered.map((alarm) => {
-      const { state, reason, lastChange } = this.stateOf(alarm.resource.logicalId);
-      const { logicalId, name, arn } = alarm.resource;
-      return { alarmName: name, logicalId, arn, kind: alarm.kind, state, reason, lastChange, ...descriptionOf(alarm.resource) };
+      const { state, reason, lastChange } = this.stateOf(alarmKey(alarm.resource));
+      const { stackName, logicalId, name, arn } = alarm.resource;
+      return { alarmName: name, stackName, logicalId, arn, kind: alarm.kind, state, reason, lastChange, ...descriptionOf(alarm.resource) };
     });
   }
 
-  private stateOf(logicalId: string): AlarmState {
-    return this.current.get(logicalId)!;
+  private stateOf(key: string): AlarmState {
+    return this.current.get(key)!;
   }
 
   private decideMetricAlarm(alarm: MetricAlarm, now: number, current: AlarmStateValue): Decision {

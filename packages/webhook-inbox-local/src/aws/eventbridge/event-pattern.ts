@@ -15,8 +15,10 @@
  * of IP address literals (a literal string matches the same string only).
  */
 import { BlockList, isIP } from 'node:net';
+import { TemplateError } from '../cloudformation/template-error';
 
-export class EventPatternError extends Error {
+/** A rule's event pattern EventBridge would refuse, or that is not supported locally. */
+export class EventPatternError extends TemplateError {
   override readonly name = 'EventPatternError';
 
   constructor(

@@ -13,8 +13,10 @@
  * Not supported, and refused: ranges that wrap around (`FRI-MON`), `L-n`, `LW`, and `L`, `W` or
  * `#` inside a list.
  */
+import { TemplateError } from '../cloudformation/template-error';
 
-export class ScheduleExpressionError extends Error {
+/** A rule's schedule expression EventBridge would refuse. */
+export class ScheduleExpressionError extends TemplateError {
   override readonly name = 'ScheduleExpressionError';
 
   constructor(

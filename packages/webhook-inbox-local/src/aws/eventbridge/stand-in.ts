@@ -175,21 +175,32 @@ export class EventBridgeStandIn {
     const bus = busName(entry.EventBusName ?? 'default');
     // EventBridge reports an unknown bus per entry.
     if (!this.buses.has(bus)) return { ErrorCode: 'ResourceNotFoundException', ErrorMessage: `Event bus ${bus} does not exist.` };
-    const eventId = randomUUID();
     const time = entry.Time === undefined ? new Date() : new Date(typeof entry.Time === 'number' ? entry.Time * 1000 : entry.Time);
-    const recorded: RecordedEvent = {
-      eventId,
+    const recorded = this.record({
       bus,
       source: entry.Source,
       detailType: entry.DetailType,
       detail: detail as Record<string, unknown>,
       detailText: entry.Detail,
       resources: entry.Resources ?? [],
-      time: time.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    };
+      time,
+    });
+    return { EventId: recorded.eventId };
+  }
+
+  /**
+   * An event an AWS service puts on the default bus itself, not through PutEvents (Secrets
+   * Manager's CloudTrail service events): recorded and routed to the rules as any other.
+   */
+  putServiceEvent(event: { readonly source: string; readonly detailType: string; readonly detail: Record<string, unknown> }): RecordedEvent {
+    return this.record({ bus: 'default', ...event, detailText: JSON.stringify(event.detail), resources: [], time: new Date() });
+  }
+
+  private record(event: Omit<RecordedEvent, 'eventId' | 'time'> & { readonly time: Date }): RecordedEvent {
+    const recorded: RecordedEvent = { ...event, eventId: randomUUID(), time: event.time.toISOString().replace(/\.\d{3}Z$/, 'Z') };
     this.events.push(recorded);
     for (const listener of this.listeners) listener(recorded);
-    return { EventId: eventId };
+    return recorded;
   }
 }
 

@@ -1,9 +1,11 @@
 /**
  * The IAM policies a synthesized template deploys, resolved to the local resources: each role's
  * identity policies (its inline policies and every `AWS::IAM::Policy` / `AWS::IAM::ManagedPolicy`
- * attached to it), and the resource policies of queues, buckets, secrets and KMS keys.
+ * attached to it), and the resource policies of queues, buckets, secrets and KMS keys. What cannot
+ * be resolved is an error naming the resource and the property that holds it.
  */
 import { refTarget, resolveIntrinsics, resolveString, TemplateBinding, UnresolvableError } from '../cloudformation/intrinsics';
+import { placed } from '../cloudformation/template-error';
 
 export interface PolicyStatement {
   readonly Sid?: string;
@@ -43,27 +45,34 @@ export function identityPoliciesOf(
   onOutsidePolicy?: (policyArn: string) => void,
 ): NamedPolicy[] {
   const role = template.Resources[roleLogicalId];
-  if (role?.Type !== 'AWS::IAM::Role') throw new UnresolvableError(`${roleLogicalId} is not an IAM role of the template`);
+  if (role?.Type !== 'AWS::IAM::Role') throw new UnresolvableError('not an IAM role of the template', { logicalId: roleLogicalId });
   const managed = (role.Properties?.ManagedPolicyArns as unknown[] | undefined) ?? [];
   const policies: NamedPolicy[] = [];
-  for (const arn of managed) {
+  for (const [index, arn] of managed.entries()) {
     const logicalId = refTarget(arn);
     if (logicalId === undefined || template.Resources[logicalId]?.Type !== 'AWS::IAM::ManagedPolicy') {
+      const place = { logicalId: roleLogicalId, property: `ManagedPolicyArns.${index}` };
       if (onOutsidePolicy) {
-        onOutsidePolicy(resolveString(arn, binding));
+        onOutsidePolicy(placed(place, () => resolveString(arn, binding)));
         continue;
       }
-      throw new UnresolvableError(`${roleLogicalId} has a managed policy (${JSON.stringify(arn)}) whose statements are not in the template`);
+      throw new UnresolvableError(`names a managed policy (${JSON.stringify(arn)}) whose statements are not in the template`, place);
     }
   }
-  for (const inline of (role.Properties?.Policies as { PolicyName: string; PolicyDocument: unknown }[] | undefined) ?? []) {
-    policies.push({ name: `${roleLogicalId}/${inline.PolicyName}`, document: resolveDocument(inline.PolicyDocument, binding) });
+  const inlinePolicies = (role.Properties?.Policies as { PolicyName: string; PolicyDocument: unknown }[] | undefined) ?? [];
+  for (const [index, inline] of inlinePolicies.entries()) {
+    policies.push({
+      name: `${roleLogicalId}/${inline.PolicyName}`,
+      document: resolveDocument(inline.PolicyDocument, binding, roleLogicalId, `Policies.${index}.PolicyDocument`),
+    });
   }
   for (const [logicalId, resource] of Object.entries(template.Resources)) {
     if (resource.Type !== 'AWS::IAM::Policy' && resource.Type !== 'AWS::IAM::ManagedPolicy') continue;
     const attachedToRole = ((resource.Properties?.Roles as unknown[] | undefined) ?? []).some((entry) => refTarget(entry) === roleLogicalId);
     const listedByRole = managed.some((arn) => refTarget(arn) === logicalId);
-    if (attachedToRole || listedByRole) policies.push({ name: logicalId, document: resolveDocument(resource.Properties!.PolicyDocument, binding) });
+    if (attachedToRole || listedByRole) {
+      policies.push({ name: logicalId, document: resolveDocument(resource.Properties!.PolicyDocument, binding, logicalId, 'PolicyDocument') });
+    }
   }
   return policies;
 }
@@ -79,29 +88,36 @@ export function resourcePoliciesOf(template: Template, binding: TemplateBinding)
     const properties = resource.Properties ?? {};
     switch (resource.Type) {
       case 'AWS::KMS::Key':
-        if (properties.KeyPolicy !== undefined) add(arnOfReferenced({ Ref: logicalId }, binding), resolveDocument(properties.KeyPolicy, binding));
+        if (properties.KeyPolicy !== undefined) {
+          add(arnOfReferenced({ Ref: logicalId }, binding, logicalId, 'Arn'), resolveDocument(properties.KeyPolicy, binding, logicalId, 'KeyPolicy'));
+        }
         break;
       case 'AWS::SQS::QueuePolicy':
-        for (const queue of properties.Queues as unknown[]) add(arnOfReferenced(queue, binding), resolveDocument(properties.PolicyDocument, binding));
+        for (const [index, queue] of (properties.Queues as unknown[]).entries()) {
+          add(arnOfReferenced(queue, binding, logicalId, `Queues.${index}`), resolveDocument(properties.PolicyDocument, binding, logicalId, 'PolicyDocument'));
+        }
         break;
       case 'AWS::S3::BucketPolicy':
-        add(arnOfReferenced(properties.Bucket, binding), resolveDocument(properties.PolicyDocument, binding));
+        add(arnOfReferenced(properties.Bucket, binding, logicalId, 'Bucket'), resolveDocument(properties.PolicyDocument, binding, logicalId, 'PolicyDocument'));
         break;
       case 'AWS::SecretsManager::ResourcePolicy':
-        add(resolveString(properties.SecretId, binding), resolveDocument(properties.ResourcePolicy, binding));
+        add(
+          placed({ logicalId, property: 'SecretId' }, () => resolveString(properties.SecretId, binding)),
+          resolveDocument(properties.ResourcePolicy, binding, logicalId, 'ResourcePolicy'),
+        );
         break;
     }
   }
   return new Map([...statements].map(([arn, merged]) => [arn, { Version: '2012-10-17', Statement: merged }]));
 }
 
-/** The ARN of a resource named by `{ Ref: X }` (its `Arn` attribute), or given as an ARN. */
-function arnOfReferenced(value: unknown, binding: TemplateBinding): string {
-  const logicalId = refTarget(value);
-  if (logicalId === undefined) return resolveString(value, binding);
-  return resolveString({ 'Fn::GetAtt': [logicalId, 'Arn'] }, binding);
+/** The ARN of a resource named by `{ Ref: X }` (its `Arn` attribute), or given as an ARN, at the property of the resource `logicalId`. */
+function arnOfReferenced(value: unknown, binding: TemplateBinding, logicalId: string, property: string): string {
+  const referenced = refTarget(value);
+  return placed({ logicalId, property }, () => resolveString(referenced === undefined ? value : { 'Fn::GetAtt': [referenced, 'Arn'] }, binding));
 }
 
-function resolveDocument(document: unknown, binding: TemplateBinding): PolicyDocument {
-  return resolveIntrinsics(document, binding) as PolicyDocument;
+/** A policy document, at the property of the resource `logicalId`. */
+function resolveDocument(document: unknown, binding: TemplateBinding, logicalId: string, property: string): PolicyDocument {
+  return placed({ logicalId, property }, () => resolveIntrinsics(document, binding) as PolicyDocument);
 }

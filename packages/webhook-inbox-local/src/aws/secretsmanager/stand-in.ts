@@ -8,6 +8,10 @@
  * request token, as Secrets Manager does; when an in-process function is attached for the
  * rotation Lambda's ARN (the stand-in's stand-in for Lambda), the four steps run against it
  * after the answer, as Secrets Manager runs them asynchronously. Otherwise a test drives them.
+ * With `RotateImmediately: false` it only tests the function, as Secrets Manager does: a copy of
+ * the current value staged AWSPENDING, the testSecret step alone, the label taken off again.
+ * A failed rotation (or test) is reported as Secrets Manager reports it, a CloudTrail service
+ * event (`RotationFailed`, `TestRotationFailed`) handed to the listeners `onServiceEvent` registered.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -35,8 +39,18 @@ export type RotationFunction = (event: RotationStepEvent) => Promise<unknown>;
 export interface RotationOutcome {
   readonly secretArn: string;
   readonly token: string;
+  /** A test of the rotation function (`RotateImmediately: false`), not a rotation. */
+  readonly testOnly?: true;
   readonly failedStep?: RotationStepEvent['Step'];
   readonly error?: unknown;
+}
+
+/** An event Secrets Manager puts on the default bus itself, as EventBridge delivers it. */
+export interface SecretsManagerServiceEvent {
+  readonly source: 'aws.secretsmanager';
+  readonly detailType: 'AWS Service Event via CloudTrail';
+  /** The CloudTrail record: `eventName`, `errorMessage`, the secret's ARN in `additionalEventData.SecretId`. */
+  readonly detail: Record<string, unknown>;
 }
 
 const ROTATION_STEPS: readonly RotationStepEvent['Step'][] = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'];
@@ -65,6 +79,7 @@ export class SecretsManagerStandIn {
   private readonly secrets = new Map<string, Secret>();
   private readonly rotationFunctions = new Map<string, RotationFunction>();
   private readonly rotations: Promise<RotationOutcome>[] = [];
+  private readonly serviceEventListeners: ((event: SecretsManagerServiceEvent) => void)[] = [];
   private server?: Server;
 
   /** `now` stamps each version's CreatedDate (a test passes its controllable clock). */
@@ -73,6 +88,11 @@ export class SecretsManagerStandIn {
   /** Runs `fn` for the four steps of every rotation whose RotationLambdaARN is `lambdaArn`. */
   attachRotationFunction(lambdaArn: string, fn: RotationFunction): void {
     this.rotationFunctions.set(lambdaArn, fn);
+  }
+
+  /** Calls `listener` with every service event from now on (a failed rotation or test). */
+  onServiceEvent(listener: (event: SecretsManagerServiceEvent) => void): void {
+    this.serviceEventListeners.push(listener);
   }
 
   /** Waits for the rotations started so far to end; returns how each one ended. */
@@ -234,9 +254,6 @@ export class SecretsManagerStandIn {
 
   private rotateSecret(input: Request): unknown {
     const secret = this.find(input);
-    if (input.RotateImmediately === false) {
-      throw new StandInError('InvalidRequestException', 'the stand-in does not implement RotateImmediately=false');
-    }
     const lambdaArn = typeof input.RotationLambdaARN === 'string' ? input.RotationLambdaARN : secret.rotationLambdaArn;
     if (!lambdaArn) throw new StandInError('InvalidRequestException', 'no rotation function is configured for the secret');
     const pending = secret.versions.find((v) => v.stages.has('AWSPENDING'));
@@ -245,23 +262,70 @@ export class SecretsManagerStandIn {
     }
     secret.rotationLambdaArn = lambdaArn;
     const token = String(input.ClientRequestToken ?? randomUUID());
-    if (!secret.versions.some((v) => v.id === token)) this.addVersion(secret, token, undefined, ['AWSPENDING']);
     const fn = this.rotationFunctions.get(lambdaArn);
-    if (fn) this.rotations.push(this.runRotation(fn, secret.arn, token));
+    if (input.RotateImmediately === false) {
+      // The test's version holds a copy of the current value, and keeps no label once tested.
+      const current = secret.versions.find((v) => v.stages.has('AWSCURRENT'));
+      if (!secret.versions.some((v) => v.id === token)) this.addVersion(secret, token, current?.value, ['AWSPENDING']);
+      const removeLabel = () => secret.versions.find((v) => v.id === token)?.stages.delete('AWSPENDING');
+      if (fn) this.rotations.push(this.runSteps(fn, lambdaArn, secret.arn, token, ['testSecret'], true).finally(removeLabel));
+      else removeLabel();
+      return { ARN: secret.arn, Name: secret.name, VersionId: token };
+    }
+    if (!secret.versions.some((v) => v.id === token)) this.addVersion(secret, token, undefined, ['AWSPENDING']);
+    if (fn) this.rotations.push(this.runSteps(fn, lambdaArn, secret.arn, token, ROTATION_STEPS, false));
     return { ARN: secret.arn, Name: secret.name, VersionId: token };
   }
 
-  /** The four steps in order, after the answer; a failed step ends the rotation there. */
-  private async runRotation(fn: RotationFunction, secretArn: string, token: string): Promise<RotationOutcome> {
+  /** The steps in order, after the answer; a failed step ends the run there, and is reported. */
+  private async runSteps(
+    fn: RotationFunction,
+    lambdaArn: string,
+    secretArn: string,
+    token: string,
+    steps: readonly RotationStepEvent['Step'][],
+    testOnly: boolean,
+  ): Promise<RotationOutcome> {
     await new Promise((resolve) => setImmediate(resolve));
-    for (const step of ROTATION_STEPS) {
+    const kind = testOnly ? { testOnly: true as const } : {};
+    for (const step of steps) {
       try {
         await fn({ SecretId: secretArn, ClientRequestToken: token, Step: step });
       } catch (error) {
-        return { secretArn, token, failedStep: step, error };
+        this.report(testOnly ? 'TestRotationFailed' : 'RotationFailed', secretArn, `Error when executing lambda ${lambdaArn} during ${step} step`);
+        return { secretArn, token, ...kind, failedStep: step, error };
       }
     }
-    return { secretArn, token };
+    return { secretArn, token, ...kind };
+  }
+
+  /** A CloudTrail service event of Secrets Manager, in the shape CloudTrail records it. */
+  private report(eventName: string, secretArn: string, errorMessage: string): void {
+    const time = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const detail = {
+      eventVersion: '1.08',
+      userIdentity: { accountId: LOCAL_ACCOUNT, invokedBy: 'secretsmanager.amazonaws.com' },
+      eventTime: time,
+      eventSource: 'secretsmanager.amazonaws.com',
+      eventName,
+      awsRegion: LOCAL_REGION,
+      sourceIPAddress: 'secretsmanager.amazonaws.com',
+      userAgent: 'secretsmanager.amazonaws.com',
+      errorMessage,
+      requestParameters: null,
+      responseElements: null,
+      additionalEventData: { SecretId: secretArn },
+      requestID: `Rotation-${secretArn}`,
+      eventID: randomUUID(),
+      readOnly: false,
+      eventType: 'AwsServiceEvent',
+      managementEvent: true,
+      recipientAccountId: LOCAL_ACCOUNT,
+      eventCategory: 'Management',
+    };
+    for (const listener of this.serviceEventListeners) {
+      listener({ source: 'aws.secretsmanager', detailType: 'AWS Service Event via CloudTrail', detail });
+    }
   }
 
   private addVersion(secret: Secret, id: string, value: string | undefined, stages: string[]): void {

@@ -63,6 +63,9 @@ export interface InboxRow {
   /** Claims the row has used, and the last failure's name (what an operator would read). */
   readonly attempts?: number;
   readonly lastError?: string;
+  /** When the verifier admitted it, and when its pending clock last started (epoch ms): its admission, or the sweep's restart when the sweep enqueued it again. */
+  readonly receivedAt?: number;
+  readonly pendingSince?: number;
 }
 
 export interface DispatchedEffect {
@@ -134,6 +137,8 @@ export interface Evidence {
   readonly awsCalls: { readonly made: Readonly<Record<string, number>>; readonly changed: Readonly<Record<string, number>> };
   /** Kinds of AWS's faults planned on calls no function made this run: nothing to change. */
   readonly uncalled: readonly FaultKind[];
+  /** When the work queue was down (epoch ms); absent when the run never took it down. */
+  readonly queueOutage?: { readonly downAt: number; readonly upAt: number };
   /** Every alarm state change of the template's alarms, as the twin evaluated them. */
   readonly alarms: readonly { readonly logicalId: string; readonly to: string; readonly at: number }[];
   readonly errors: readonly string[];

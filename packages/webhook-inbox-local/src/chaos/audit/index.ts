@@ -18,6 +18,8 @@
  *   `BatchChildSettled` effect naming its terminal state, and each batch one `BatchSettled`;
  * - a submission whose deadline passed unread settled unavailable, with its `ResourceUnavailable`
  *   event, and the near-deadline alarm raised;
+ * - the rows the work queue's outage stranded enqueued again within two reconciler runs of coming
+ *   due, however many there were;
  * - no secret, body or signature in any line of the twin's logs.
  */
 import { auditAdversaryAnswers, auditTestDeliveries } from './answers';
@@ -29,6 +31,7 @@ import { auditEffectsDispatched, auditEffectsOnce } from './effects';
 import { Evidence, FAULT_KINDS, FaultKind } from './evidence';
 import { auditAlarmsPaged, auditIamAllowed, auditLogsClean } from './operations';
 import { auditQuarantine } from './quarantine';
+import { auditQueueOutageDrained } from './recovery';
 import type { ChaosReport } from './report';
 import { auditBodiesSettled, auditCompleted, auditGivenUp, auditStoredOnce } from './stored';
 import { auditWinners } from './winners';
@@ -53,6 +56,7 @@ export function audit(evidence: Evidence): ChaosReport {
   auditHandlerCounts(run);
   auditBatches(run);
   auditDeadlines(run);
+  auditQueueOutageDrained(run);
   auditLogsClean(run);
   auditIamAllowed(run);
   auditAlarmsPaged(run);

@@ -5,6 +5,8 @@
  */
 import type { StackTemplate, TemplateResource } from '../../../src/aws/cloudformation/assembly';
 import { StackBinding } from '../../../src/aws/cloudformation/binding';
+import { resolveIntrinsics } from '../../../src/aws/cloudformation/intrinsics';
+import { TemplateError } from '../../../src/aws/cloudformation/template-error';
 
 const ACCOUNT = '123456789012';
 const REGION = 'eu-west-1';
@@ -14,9 +16,20 @@ function bindingOf(resources: Record<string, TemplateResource>, stackName = STAC
   return new StackBinding(stackName, { Resources: resources, ...extra }, ACCOUNT, REGION);
 }
 
+/** What `value` resolves to in the stack. */
+function resolve(binding: StackBinding, value: unknown): unknown {
+  return resolveIntrinsics(value, binding.binding());
+}
+
 /** What a `Fn::GetAtt` of the logical id's attribute resolves to. */
 function attribute(binding: StackBinding, logicalId: string, name: string): unknown {
-  return binding.resolve({ 'Fn::GetAtt': [logicalId, name] });
+  return resolve(binding, { 'Fn::GetAtt': [logicalId, name] });
+}
+
+/** `run` throws a TemplateError that says exactly `message`. */
+function expectTemplateError(run: () => unknown, message: string): void {
+  expect(run).toThrow(TemplateError);
+  expect(run).toThrow(new Error(message));
 }
 
 /** The longest name each service takes, and the property a template names it with. */
@@ -30,8 +43,8 @@ const LIMITS = [
 ] as const;
 
 describe('physical names', () => {
-  test('a resource the template does not name is named <stack>-<logicalId>', () => {
-    const binding = bindingOf({
+  test('a resource the template does not name is named <stack>-<logicalId>; a secret, as CloudFormation names one, <logicalId>-<12 characters>', () => {
+    const template = {
       Ledger: { Type: 'AWS::DynamoDB::Table' },
       Jobs: { Type: 'AWS::SQS::Queue' },
       Handler: { Type: 'AWS::Lambda::Function' },
@@ -40,10 +53,14 @@ describe('physical names', () => {
       Nightly: { Type: 'AWS::Events::Rule' },
       SigningSecret: { Type: 'AWS::SecretsManager::Secret' },
       Logs: { Type: 'AWS::Logs::LogGroup' },
-    });
-    for (const logicalId of ['Ledger', 'Jobs', 'Handler', 'HandlerRole', 'Bus', 'Nightly', 'SigningSecret', 'Logs']) {
+    };
+    const binding = bindingOf(template);
+    for (const logicalId of ['Ledger', 'Jobs', 'Handler', 'HandlerRole', 'Bus', 'Nightly', 'Logs']) {
       expect(binding.nameOf(logicalId)).toBe(`Orders-${logicalId}`);
     }
+    expect(binding.nameOf('SigningSecret')).toMatch(/^SigningSecret-[A-Za-z0-9]{12}$/);
+    // The same on every run: a twin started again over its saved data finds its secrets.
+    expect(bindingOf(template).nameOf('SigningSecret')).toBe(binding.nameOf('SigningSecret'));
   });
 
   test("the template's own name is kept, one built from pseudo parameters too", () => {
@@ -120,6 +137,106 @@ describe('physical names', () => {
   });
 });
 
+describe('names built from other resources', () => {
+  test("a log group named after a function's Ref, declared before the function, has the function's name in its own", () => {
+    // What `@aws-cdk/aws-lambda:useCdkManagedLogGroup` synthesizes for every function.
+    const binding = bindingOf({
+      HandlerLogGroup: { Type: 'AWS::Logs::LogGroup', Properties: { LogGroupName: { 'Fn::Join': ['', ['/aws/lambda/', { Ref: 'Handler' }]] } } },
+      Handler: { Type: 'AWS::Lambda::Function' },
+    });
+    expect(binding.nameOf('HandlerLogGroup')).toBe('/aws/lambda/Orders-Handler');
+    expect(attribute(binding, 'HandlerLogGroup', 'Arn')).toBe('arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/Orders-Handler:*');
+  });
+
+  test('names wait on names in a chain, whatever the order of the template, and Fn::GetAtt and Fn::Sub count as references', () => {
+    const binding = bindingOf({
+      Alarm: { Type: 'AWS::CloudWatch::Alarm', Properties: { AlarmName: { 'Fn::Sub': '${Table}-throttled' } } },
+      Table: { Type: 'AWS::DynamoDB::Table', Properties: { TableName: { 'Fn::Join': ['-', [{ 'Fn::GetAtt': ['Bus', 'Name'] }, 'ledger']] } } },
+      Bus: { Type: 'AWS::Events::EventBus', Properties: { Name: { 'Fn::Sub': '${AWS::StackName}-bus' } } },
+    });
+    expect(binding.nameOf('Bus')).toBe('Orders-bus');
+    expect(binding.nameOf('Table')).toBe('Orders-bus-ledger');
+    expect(binding.nameOf('Alarm')).toBe('Orders-bus-ledger-throttled');
+  });
+
+  test('names that wait on each other are an error naming the stack, the resource, the property and the cycle', () => {
+    expectTemplateError(
+      () =>
+        bindingOf({
+          First: { Type: 'AWS::SQS::Queue', Properties: { QueueName: { 'Fn::Sub': '${Second}-first' } } },
+          Second: { Type: 'AWS::DynamoDB::Table', Properties: { TableName: { 'Fn::GetAtt': ['First', 'QueueName'] } } },
+        }),
+      'stack Orders, resource Second (AWS::DynamoDB::Table), property TableName: names built from each other: First → Second → First',
+    );
+  });
+
+  test("a name built from what only exists once a resource is created (a queue's URL) is an error naming both", () => {
+    expectTemplateError(
+      () =>
+        bindingOf({
+          Logs: { Type: 'AWS::Logs::LogGroup', Properties: { LogGroupName: { 'Fn::Join': ['', ['/queues/', { Ref: 'Jobs' }]] } } },
+          Jobs: { Type: 'AWS::SQS::Queue' },
+        }),
+      "stack Orders, resource Logs (AWS::Logs::LogGroup), property LogGroupName: it is named after Jobs's Ref, which the twin only knows once it has created Jobs",
+    );
+  });
+
+  test('a name that cannot be resolved is an error naming the stack, the resource with its construct path, and the property', () => {
+    expectTemplateError(
+      () =>
+        bindingOf({
+          Logs: {
+            Type: 'AWS::Logs::LogGroup',
+            Properties: { LogGroupName: { 'Fn::ImportValue': 'shared-log-prefix' } },
+            Metadata: { 'aws:cdk:path': 'Orders/Api/Logs/Resource' },
+          },
+        }),
+      'stack Orders, resource Logs (Api/Logs, AWS::Logs::LogGroup), property LogGroupName: Fn::ImportValue is not supported locally',
+    );
+  });
+});
+
+describe('resolving properties', () => {
+  const binding = bindingOf({
+    Handler: {
+      Type: 'AWS::Lambda::Function',
+      Properties: {
+        Environment: { Variables: { TABLE: { Ref: 'Ledger' }, SHARED: { 'Fn::ImportValue': 'shared-table' } } },
+        Layers: [{ Ref: 'Ledger' }, { 'Fn::GetAtt': ['Ledger', 'Missing'] }],
+        Description: { 'Fn::Split': [',', 'orders,ledger'] },
+      },
+    },
+    Ledger: { Type: 'AWS::DynamoDB::Table' },
+  });
+
+  test('a property resolves to the local values', () => {
+    expect(binding.resolveProperty('Handler', 'Environment.Variables.TABLE')).toBe('Orders-Ledger');
+    expect(binding.resolvePropertyText('Handler', 'Layers.0')).toBe('Orders-Ledger');
+  });
+
+  test('what cannot be resolved names the property by its path, from the whole properties as from one of them', () => {
+    expectTemplateError(
+      () => binding.resolveProperties('Handler'),
+      'stack Orders, resource Handler (AWS::Lambda::Function), property Environment.Variables.SHARED: Fn::ImportValue is not supported locally',
+    );
+    expectTemplateError(
+      () => binding.resolveProperty('Handler', 'Environment.Variables'),
+      'stack Orders, resource Handler (AWS::Lambda::Function), property Environment.Variables.SHARED: Fn::ImportValue is not supported locally',
+    );
+    expectTemplateError(
+      () => binding.resolveProperty('Handler', 'Layers'),
+      'stack Orders, resource Handler (AWS::Lambda::Function), property Layers.1: nothing local stands for Ledger.Missing (Fn::GetAtt): the twin gives a resource of type AWS::DynamoDB::Table no Missing',
+    );
+  });
+
+  test('a property that must be text and is not says so', () => {
+    expectTemplateError(
+      () => binding.resolvePropertyText('Handler', 'Description'),
+      'stack Orders, resource Handler (AWS::Lambda::Function), property Description: expected text, got ["orders","ledger"]',
+    );
+  });
+});
+
 describe('Ref and Fn::GetAtt', () => {
   const binding = bindingOf({
     Ledger: { Type: 'AWS::DynamoDB::Table' },
@@ -158,10 +275,10 @@ describe('Ref and Fn::GetAtt', () => {
   });
 
   test('Ref is the name, except a topic’s, which is its ARN', () => {
-    expect(binding.resolve({ Ref: 'Ledger' })).toBe('Orders-Ledger');
-    expect(binding.resolve({ Ref: 'Handler' })).toBe('Orders-Handler');
-    expect(binding.resolve({ Ref: 'Bus' })).toBe('orders-bus');
-    expect(binding.resolve({ Ref: 'Alerts' })).toBe('arn:aws:sns:eu-west-1:123456789012:Orders-Alerts');
+    expect(resolve(binding, { Ref: 'Ledger' })).toBe('Orders-Ledger');
+    expect(resolve(binding, { Ref: 'Handler' })).toBe('Orders-Handler');
+    expect(resolve(binding, { Ref: 'Bus' })).toBe('orders-bus');
+    expect(resolve(binding, { Ref: 'Alerts' })).toBe('arn:aws:sns:eu-west-1:123456789012:Orders-Alerts');
   });
 
   test('the other attributes AWS gives', () => {
@@ -177,21 +294,21 @@ describe('Ref and Fn::GetAtt', () => {
 
   test('a KMS key is a key id (a UUID) and its ARN, alike on every run; Ref is the id', () => {
     const keys = bindingOf({ SecretsKey: { Type: 'AWS::KMS::Key' }, OtherKey: { Type: 'AWS::KMS::Key' } });
-    const keyId = keys.resolve({ Ref: 'SecretsKey' });
+    const keyId = resolve(keys, { Ref: 'SecretsKey' });
     expect(keyId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(attribute(keys, 'SecretsKey', 'Arn')).toBe(`arn:aws:kms:eu-west-1:123456789012:key/${keyId}`);
     expect(attribute(keys, 'SecretsKey', 'KeyId')).toBe(keyId);
-    expect(keys.resolve({ Ref: 'OtherKey' })).not.toBe(keyId);
-    expect(bindingOf({ SecretsKey: { Type: 'AWS::KMS::Key' } }).resolve({ Ref: 'SecretsKey' })).toBe(keyId);
+    expect(resolve(keys, { Ref: 'OtherKey' })).not.toBe(keyId);
+    expect(resolve(bindingOf({ SecretsKey: { Type: 'AWS::KMS::Key' } }), { Ref: 'SecretsKey' })).toBe(keyId);
   });
 
   test('pseudo parameters are the stack’s', () => {
-    expect(binding.resolve({ 'Fn::Sub': '${AWS::Partition}:${AWS::Region}:${AWS::AccountId}:${AWS::StackName}' })).toBe('aws:eu-west-1:123456789012:Orders');
+    expect(resolve(binding, { 'Fn::Sub': '${AWS::Partition}:${AWS::Region}:${AWS::AccountId}:${AWS::StackName}' })).toBe('aws:eu-west-1:123456789012:Orders');
   });
 
   test('an unknown logical id is an error naming it', () => {
     expect(() => binding.get('Missing')).toThrow(/Missing/);
-    expect(() => binding.resolve({ Ref: 'Missing' })).toThrow(/Missing/);
+    expect(() => resolve(binding, { Ref: 'Missing' })).toThrow(/Missing/);
     expect(() => attribute(binding, 'Missing', 'Arn')).toThrow(/Missing/);
   });
 });
@@ -207,12 +324,12 @@ describe('parameters', () => {
 
   test('take their defaults, in names too', () => {
     expect(binding.nameOf('Jobs')).toBe('staging-jobs');
-    expect(binding.resolve({ Ref: 'Prefix' })).toBe('staging');
-    expect(binding.resolve({ Ref: 'BootstrapVersion' })).toBe('/cdk-bootstrap/hnb659fds/version');
-    expect(binding.resolve({ 'Fn::Sub': '${Prefix}-${AWS::Region}' })).toBe('staging-eu-west-1');
+    expect(resolve(binding, { Ref: 'Prefix' })).toBe('staging');
+    expect(resolve(binding, { Ref: 'BootstrapVersion' })).toBe('/cdk-bootstrap/hnb659fds/version');
+    expect(resolve(binding, { 'Fn::Sub': '${Prefix}-${AWS::Region}' })).toBe('staging-eu-west-1');
   });
 
   test('one without a default is an error naming it', () => {
-    expect(() => binding.resolve({ Ref: 'Required' })).toThrow(/Required/);
+    expect(() => resolve(binding, { Ref: 'Required' })).toThrow(/Required/);
   });
 });

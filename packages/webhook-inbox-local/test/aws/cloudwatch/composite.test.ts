@@ -89,7 +89,10 @@ test('a composite starts in INSUFFICIENT_DATA and follows its children in the sa
 
 describe('rules that cannot be evaluated are refused, naming the composite and the construct', () => {
   test.each([
-    ['ALARM("missing-alarm")', /alarm rule \(ruleComposite\): AlarmRule names missing-alarm, which is no alarm of the template/],
+    [
+      'ALARM("missing-alarm")',
+      /resource ruleComposite \(AWS::CloudWatch::CompositeAlarm\): alarm rule: AlarmRule names missing-alarm, which is no alarm of the template/,
+    ],
     ['AT_LEAST(2, ALARM, ("high", "low"))', /AlarmRule: "AT_LEAST" at position 0 of .* is not supported/],
     ['ALARM("high") and ALARM("low")', /AlarmRule: unexpected "and ALARM\(\\"low\\"\)"/],
     ['ALARM("high"', /AlarmRule: expected "\)" at the end/],
@@ -110,6 +113,6 @@ describe('rules that cannot be evaluated are refused, naming the composite and t
 
   test('an AlarmRule left unresolved', () => {
     const unresolved = { ...compositeAlarm('rule', ''), properties: { AlarmRule: { 'Fn::Join': ['', ['ALARM("', 'high', '")']] } } };
-    expect(() => setup([unresolved])).toThrow(/alarm rule \(ruleComposite\): AlarmRule must be resolved text/);
+    expect(() => setup([unresolved])).toThrow(/resource ruleComposite \(AWS::CloudWatch::CompositeAlarm\): alarm rule: AlarmRule must be resolved text/);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { AlarmDefinitionError, AlarmEvaluator, AlarmResource, AlarmStateValue } from '../../../src/aws/cloudwatch/evaluator';
 import { MetricStore } from '../../../src/aws/cloudwatch/metric-store';
-import { DIMENSIONS, errorsAt, ManualClock, metricAlarm, MINUTE, NAMESPACE, T0 } from './support';
+import { DIMENSIONS, errorsAt, ManualClock, metricAlarm, MINUTE, NAMESPACE, STACK, T0 } from './support';
 
 type Expected = AlarmStateValue | 'retain';
 
@@ -68,6 +68,7 @@ describe('evaluation: states, completed periods and the evaluation range', () =>
     expect(evaluator.states()).toEqual([
       expect.objectContaining({
         alarmName: 'a',
+        stackName: STACK,
         logicalId: 'aAlarm',
         kind: 'metric',
         state: 'INSUFFICIENT_DATA',
@@ -80,6 +81,7 @@ describe('evaluation: states, completed periods and the evaluation range', () =>
     expect(others).toEqual([]);
     expect(transition).toEqual({
       alarmName: 'a',
+      stackName: STACK,
       logicalId: 'aAlarm',
       from: 'INSUFFICIENT_DATA',
       to: 'ALARM',
@@ -210,11 +212,11 @@ describe('definitions that cannot be evaluated faithfully are refused, naming th
   test.each([
     [
       { ComparisonOperator: 'LessThanLowerOrGreaterThanUpperThreshold' },
-      /alarm a \(aAlarm\): ComparisonOperator LessThanLowerOrGreaterThanUpperThreshold needs an anomaly detection band/,
+      /resource aAlarm \(AWS::CloudWatch::Alarm\): alarm a: ComparisonOperator LessThanLowerOrGreaterThanUpperThreshold needs an anomaly detection band/,
     ],
     [{ ComparisonOperator: 'GreaterThanUpperThreshold' }, /GreaterThanUpperThreshold needs an anomaly detection band/],
-    [{ ThresholdMetricId: 'ad1' }, /alarm a \(aAlarm\): ThresholdMetricId is not supported locally/],
-    [{ Statistic: undefined, ExtendedStatistic: 'tm90' }, /alarm a \(aAlarm\): statistic tm90 is not supported/],
+    [{ ThresholdMetricId: 'ad1' }, /resource aAlarm \(AWS::CloudWatch::Alarm\): alarm a: ThresholdMetricId is not supported locally/],
+    [{ Statistic: undefined, ExtendedStatistic: 'tm90' }, /resource aAlarm \(AWS::CloudWatch::Alarm\): alarm a: statistic tm90 is not supported/],
     [
       { Statistic: undefined, ExtendedStatistic: 'p95', EvaluateLowSampleCountPercentile: 'ignore' },
       /EvaluateLowSampleCountPercentile "ignore" is not supported locally/,
@@ -233,7 +235,29 @@ describe('definitions that cannot be evaluated faithfully are refused, naming th
   });
 
   test('a resource that is not an alarm, and two alarms with one name', () => {
-    expect(() => setup([{ ...metricAlarm('a'), type: 'AWS::SNS::Topic' }])).toThrow(/alarm a \(aAlarm\): resource type AWS::SNS::Topic is not an alarm/);
-    expect(() => setup([metricAlarm('a'), { ...metricAlarm('a'), logicalId: 'Other' }])).toThrow(/alarm a \(Other\): its name a is also the name of aAlarm/);
+    expect(() => setup([{ ...metricAlarm('a'), type: 'AWS::SNS::Topic' }])).toThrow(
+      /resource aAlarm \(AWS::SNS::Topic\): alarm a: resource type AWS::SNS::Topic is not an alarm/,
+    );
+    expect(() => setup([metricAlarm('a'), { ...metricAlarm('a'), logicalId: 'Other' }])).toThrow(
+      /resource Other \(AWS::CloudWatch::Alarm\): alarm a: its name a is also the name of Checkout\/aAlarm/,
+    );
+  });
+
+  test('a logical id is unique within its stack only: alarms of two stacks with one logical id are two alarms, two in one stack an error', () => {
+    // Each stack names its alarm (`<stack>-<logical id>`, as CloudFormation does): two names, two ARNs.
+    const inStack = (stackName: string) => ({ ...metricAlarm(`${stackName}-a`), stackName, logicalId: 'aAlarm' });
+    const { store, evaluator, at } = setup([inStack('Dev'), { ...inStack('Prod'), properties: { ...inStack('Prod').properties, Threshold: 10 } }]);
+    store.put(errorsAt(0, 3));
+    expect(at(1).map((transition) => [transition.stackName, transition.logicalId, transition.to])).toEqual([
+      ['Dev', 'aAlarm', 'ALARM'],
+      ['Prod', 'aAlarm', 'OK'],
+    ]);
+    expect(evaluator.states().map((status) => [status.stackName, status.state])).toEqual([
+      ['Dev', 'ALARM'],
+      ['Prod', 'OK'],
+    ]);
+    expect(() => setup([inStack('Dev'), { ...inStack('Dev'), name: 'other', arn: `${inStack('Dev').arn}-other` }])).toThrow(
+      /^stack Dev, resource aAlarm \(AWS::CloudWatch::Alarm\): alarm other: its stack and logical id Dev\/aAlarm is also the stack and logical id of Dev\/aAlarm$/,
+    );
   });
 });

@@ -18,6 +18,7 @@ const metricStat = (id: string, name: string, stat = 'Sum', period = 60) => ({
 /** An alarm on `expression` over m1 = Errors and m2 = Calls (one-minute sums), `>= threshold`, 1 of 1 unless overridden. */
 function mathAlarm(expression: string, properties: Record<string, unknown> = {}, metrics?: unknown[]): AlarmResource {
   return {
+    stackName: 'Checkout',
     logicalId: 'MathAlarm',
     name: 'math',
     arn: `${ACCOUNT_ALARM_ARN}math`,
@@ -145,7 +146,7 @@ test('percentile and other statistics in MetricStat', () => {
 
 describe('what CloudWatch would refuse, or what is not supported locally, is an error naming the alarm and the construct', () => {
   test.each([
-    ['METRICS()', /alarm math \(MathAlarm\): query e1 expression "METRICS\(\)": function METRICS is not supported locally/],
+    ['METRICS()', /resource MathAlarm \(AWS::CloudWatch::Alarm\): alarm math: query e1 expression "METRICS\(\)": function METRICS is not supported locally/],
     ['ANOMALY_DETECTION_BAND(m1)', /function ANOMALY_DETECTION_BAND is not supported locally/],
     ['FILL(m1, LINEAR)', /FILL\(\.\.\., LINEAR\) is not supported locally/],
     ['SUM(m1)', /SUM of a single time series is not supported locally/],
@@ -211,7 +212,7 @@ describe('what CloudWatch would refuse, or what is not supported locally, is an 
 
   test('Metrics together with a single-metric property', () => {
     expect(() => new AlarmEvaluator([mathAlarm('m1', { Period: 60 })], { store: new MetricStore({ clock: () => T0 }), clock: () => T0 })).toThrow(
-      /alarm math \(MathAlarm\): Metrics cannot be combined with Period/,
+      /resource MathAlarm \(AWS::CloudWatch::Alarm\): alarm math: Metrics cannot be combined with Period/,
     );
   });
 });

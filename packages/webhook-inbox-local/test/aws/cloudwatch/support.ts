@@ -5,6 +5,8 @@ export const MINUTE = 60_000;
 /** A whole hour: every period of the tests starts on it. */
 export const T0 = Date.UTC(2025, 0, 1);
 export const ACCOUNT_ALARM_ARN = 'arn:aws:cloudwatch:us-east-1:000000000000:alarm:';
+/** The stack the alarms are in, unless a test says otherwise. */
+export const STACK = 'Checkout';
 
 export class ManualClock {
   private now = T0;
@@ -21,6 +23,7 @@ export const DIMENSIONS = { Service: 'checkout' };
 /** A single-metric alarm on Test/Errors {Service: checkout}, one-minute Sum, `>= 1`, overridable. */
 export function metricAlarm(name: string, properties: Record<string, unknown> = {}): AlarmResource {
   return {
+    stackName: STACK,
     logicalId: `${name}Alarm`,
     name,
     arn: `${ACCOUNT_ALARM_ARN}${name}`,
@@ -41,6 +44,7 @@ export function metricAlarm(name: string, properties: Record<string, unknown> = 
 
 export function compositeAlarm(name: string, rule: string): AlarmResource {
   return {
+    stackName: STACK,
     logicalId: `${name}Composite`,
     name,
     arn: `${ACCOUNT_ALARM_ARN}${name}`,

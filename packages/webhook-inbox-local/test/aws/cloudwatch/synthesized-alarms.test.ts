@@ -43,6 +43,7 @@ const binding: TemplateBinding = {
 const alarms: AlarmResource[] = Object.entries(resources)
   .filter(([, resource]) => ALARM_TYPES.includes(resource.Type))
   .map(([logicalId, resource]) => ({
+    stackName: stack.stackName,
     logicalId,
     name: alarmName(logicalId),
     arn: `${ACCOUNT_ALARM_ARN}${alarmName(logicalId)}`,
@@ -57,6 +58,7 @@ const NOT_RUNNING = idOf(inbox.alarms.reconcilerNotRunning?.node.defaultChild as
 const NEAR_DEADLINE = idOf(inbox.alarms.submissionsNearDeadline?.node.defaultChild as CfnAlarm);
 const DEAD_DELIVERIES = idOf(inbox.alarms.deadDeliveries?.node.defaultChild as CfnCompositeAlarm);
 const QUEUE_DELAY = idOf(inbox.alarms.queueDelay?.node.defaultChild as CfnAlarm);
+const SWEEP_LAG = idOf(inbox.alarms.sweepLag?.node.defaultChild as CfnAlarm);
 const WATCHED = [DEAD_LETTERED, QUEUE_DEPTH, NOT_RUNNING, DEAD_DELIVERIES];
 
 const reconcilerName = resolveString(stack.resolve(inbox.reconcilerFunction.functionName), binding);
@@ -115,11 +117,13 @@ function setup() {
       telemetry.count('SubmissionsNearDeadline', undefined, 0);
       for (let i = 0; i < near; i++) telemetry.count('SubmissionsNearDeadline', 'answerline');
     });
-  return { evaluator, deadLetterRow, rowsStarted, reconcilerInvoked, queueDepth, reconcilerRun, runUntil };
+  /** What one reconciler run's sweep publishes: how far, in seconds, its watermark lagged its cutoff at the end. */
+  const sweepEnded = (at: number, lagSeconds: number) => publish(at, (telemetry) => telemetry.seconds('SweepLag', undefined, lagSeconds));
+  return { evaluator, deadLetterRow, rowsStarted, reconcilerInvoked, queueDepth, reconcilerRun, sweepEnded, runUntil };
 }
 
 test('every synthesized alarm is one the local evaluator reproduces', () => {
-  expect(alarms.map((alarm) => alarm.type).sort()).toEqual([...Array(11).fill('AWS::CloudWatch::Alarm'), 'AWS::CloudWatch::CompositeAlarm']);
+  expect(alarms.map((alarm) => alarm.type).sort()).toEqual([...Array(12).fill('AWS::CloudWatch::Alarm'), 'AWS::CloudWatch::CompositeAlarm']);
   const { evaluator } = setup();
   expect(evaluator.states().every((status) => status.state === 'INSUFFICIENT_DATA')).toBe(true);
 });
@@ -219,4 +223,21 @@ describe('the queue-delay alarm judges the p99 of the values the processor emits
   test('one row in 101 that waited 3 minutes does not: the p99 is 400 ms', () => {
     expect(queueDelayTransitions([...Array(100).fill(400), 3 * MINUTE])).toEqual([[0, 'OK']]);
   });
+});
+
+test('a sweep whose watermark lags 15 minutes or more at the end of a run raises the sweep-lag alarm; runs that catch up clear it', () => {
+  const { sweepEnded, runUntil } = setup();
+  // Runs every 5 minutes: caught up, then falling behind (8, 16, 24 minutes), then catching up again.
+  const lagsByRun = [0, 0, 480, 960, 1440, 600, 0, 0, 0, 0, 0];
+  const { all } = runUntil(55, (minute) => {
+    if (minute % 5 === 0) sweepEnded(T0 + minute * MINUTE + 1000, lagsByRun[minute / 5]);
+  });
+  const transitions = all.filter((transition) => transition.logicalId === SWEEP_LAG).map((transition) => [(transition.at - T0) / MINUTE, transition.to]);
+  // The rule stated here: the first run that ends 15 minutes behind (00:15:01) pages within the 5-minute period that holds it; the alarm clears once runs report less.
+  expect(transitions[0]).toEqual([0, 'OK']);
+  const raised = transitions.find(([, to]) => to === 'ALARM');
+  expect(raised![0]).toBeGreaterThanOrEqual(16);
+  expect(raised![0]).toBeLessThanOrEqual(20);
+  expect(transitions.at(-1)![1]).toBe('OK');
+  expect(all.find((transition) => transition.logicalId === SWEEP_LAG && transition.to === 'ALARM')!.description).toContain('docs/RUNBOOK.md#sweep-lag');
 });

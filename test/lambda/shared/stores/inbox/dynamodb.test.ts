@@ -172,7 +172,7 @@ test('a revive fences the sweep: a look that read the watermark before it moves 
   await store.release('answerline#tsk_r', 'w', 'Error', true, T0 + 1);
   expect(await store.advanceSweepWatermark(T0 + 10_000)).toBe(true);
   // A sweep's look, started before the revive.
-  const look = await store.findStranded(T0 + 20_000, 10, WIDE);
+  const look = await store.findStranded(T0 + 20_000, WIDE);
   expect(look).toEqual({ stranded: [], watermark: T0 + 10_000, examinedBefore: T0 + 20_000 });
 
   // The operator's clock is far behind the watermark, and another sweep moves the watermark
@@ -183,7 +183,7 @@ test('a revive fences the sweep: a look that read the watermark before it moves 
       const out = await dynamodb.send(command);
       if (!raced && command instanceof UpdateItemCommand && command.input.Key?.sk?.S === 'delivery') {
         raced = true;
-        const other = await store.findStranded(T0 + 30_000, 10, WIDE);
+        const other = await store.findStranded(T0 + 30_000, WIDE);
         expect(await store.advanceSweepWatermark(T0 + 30_000, other.revision)).toBe(true);
       }
       return out;
@@ -196,51 +196,91 @@ test('a revive fences the sweep: a look that read the watermark before it moves 
 
   // The look from before the revive cannot move the watermark; a new one finds the row, then can.
   expect(await store.advanceSweepWatermark(T0 + 40_000, look.revision)).toBe(false);
-  const next = await store.findStranded(T0 + 40_000, 10, WIDE);
+  const next = await store.findStranded(T0 + 40_000, WIDE);
   expect(next).toMatchObject({ stranded: [{ key: 'answerline#tsk_r', sort: T0 + 30_000 }], watermark: T0 + 30_000, revision: 2 });
   expect(await store.advanceSweepWatermark(T0 + 40_000, next.revision)).toBe(true);
   expect(await store.sweepWatermark()).toBe(T0 + 40_000);
 });
 
-test('the pending index: stranded rows oldest first and bounded, from the watermark up; a touch restarts the clock; processed rows are never stranded', async () => {
+test('the pending index: stranded rows oldest first, from the watermark up; a touch restarts the clock; processed rows are never stranded', async () => {
   for (let i = 0; i < 5; i++) await store.insert(delivery(`tsk_s${i}`, { receivedAt: T0 + i }));
-  expect(await store.findStranded(T0 + 3, 10, WIDE)).toEqual({
+  expect(await store.findStranded(T0 + 3, WIDE)).toEqual({
     stranded: [0, 1, 2].map((i) => ({ key: `answerline#tsk_s${i}`, sort: T0 + i })),
     watermark: 0,
     examinedBefore: T0 + 3,
   });
-  // The limit reached, the examination stops at the first stranded row left out.
-  expect(await store.findStranded(T0 + 10, 2, WIDE)).toMatchObject({
-    stranded: [{ key: 'answerline#tsk_s0' }, { key: 'answerline#tsk_s1' }],
-    examinedBefore: T0 + 2,
-  });
   await store.touchPending('answerline#tsk_s0', T0 + 100);
-  expect(keysOf(await store.findStranded(T0 + 10, 10, WIDE))).toEqual(['answerline#tsk_s1', 'answerline#tsk_s2', 'answerline#tsk_s3', 'answerline#tsk_s4']);
+  expect(keysOf(await store.findStranded(T0 + 10, WIDE))).toEqual(['answerline#tsk_s1', 'answerline#tsk_s2', 'answerline#tsk_s3', 'answerline#tsk_s4']);
 
   await store.claim('answerline#tsk_s1', 'w', T0, LEASE, MAX);
   await store.complete('answerline#tsk_s1', 'w', 'winner', T0 + 1);
   // A processed row's clock is not restarted: its entry stays where it is.
   await store.touchPending('answerline#tsk_s1', T0 + 200);
   expect(await item('answerline#tsk_s1')).toMatchObject({ status: DeliveryStatus.PROCESSED, pendingSince: T0 + 1 });
-  expect(keysOf(await store.findStranded(T0 + 1_000, 10, WIDE))).toEqual(['answerline#tsk_s2', 'answerline#tsk_s3', 'answerline#tsk_s4', 'answerline#tsk_s0']);
+  expect(keysOf(await store.findStranded(T0 + 1_000, WIDE))).toEqual(['answerline#tsk_s2', 'answerline#tsk_s3', 'answerline#tsk_s4', 'answerline#tsk_s0']);
 
   // Past the watermark only; it moves forward only.
   expect(await store.advanceSweepWatermark(T0 + 3)).toBe(true);
   expect(await store.advanceSweepWatermark(T0 + 2)).toBe(false);
   expect(await store.advanceSweepWatermark(T0 + 3)).toBe(false);
   expect(await store.sweepWatermark()).toBe(T0 + 3);
-  expect(await store.findStranded(T0 + 1_000, 10, WIDE)).toMatchObject({
+  expect(await store.findStranded(T0 + 1_000, WIDE)).toMatchObject({
     stranded: [{ key: 'answerline#tsk_s3' }, { key: 'answerline#tsk_s4' }, { key: 'answerline#tsk_s0' }],
     watermark: T0 + 3,
     examinedBefore: T0 + 1_000,
   });
   // A watermark past the cutoff (a longer sweepAfter since): nothing to read.
-  expect(await store.findStranded(T0 + 2, 10, WIDE)).toEqual({ stranded: [], watermark: T0 + 3, examinedBefore: T0 + 2 });
+  expect(await store.findStranded(T0 + 2, WIDE)).toEqual({ stranded: [], watermark: T0 + 3, examinedBefore: T0 + 2 });
 });
 
 test('the watermark item is its own, beside no delivery row, quarantined copy or submission', async () => {
   await store.advanceSweepWatermark(T0);
   expect(await item('sweep:pending', 'watermark')).toEqual({ pk: 'sweep:pending', sk: 'watermark', sweptBefore: T0 });
+});
+
+describe('the shard count grows on a deployed inbox', () => {
+  /** Rows whose shard under `count` is past the 16 an inbox had before (p16 and up), `n` of them. */
+  async function rowsBeyondSixteen(writer: DynamoDbInboxStore, n: number, label: string): Promise<string[]> {
+    const keys: string[] = [];
+    for (let i = 0; keys.length < n; i++) {
+      await writer.insert(delivery(`tsk_${label}${i}`, { receivedAt: T0 + i }));
+      const shard = Number(String((await item(`answerline#tsk_${label}${i}`))!.pendingShard).slice(1));
+      if (shard >= 16) keys.push(`answerline#tsk_${label}${i}`);
+    }
+    return keys;
+  }
+
+  test('rows written under 16 shards and rows written under 64 are all found by a sweep configured with 64', async () => {
+    const oldKeys = ['a', 'b', 'c', 'd'].map((id) => `answerline#tsk_old_${id}`);
+    for (const [i, key] of oldKeys.entries()) await store.insert(delivery(key.slice('answerline#'.length), { receivedAt: T0 + i }));
+    const grown = new DynamoDbInboxStore(dynamodb, table, 64);
+    const newKeys = await rowsBeyondSixteen(grown, 3, 'grown');
+
+    const look = await grown.findStranded(T0 + 10_000, WIDE);
+    expect(keysOf(look)).toEqual(expect.arrayContaining([...oldKeys, ...newKeys]));
+    // A sweep still on 16 (a deployment in progress) would not see the new shards: nothing was recorded yet.
+    expect(keysOf(await store.findStranded(T0 + 10_000, WIDE))).not.toEqual(expect.arrayContaining(newKeys));
+  });
+
+  test('once a sweep on 64 recorded it, a sweep configured with fewer still reads 64, and the record is never lowered', async () => {
+    const grown = new DynamoDbInboxStore(dynamodb, table, 64);
+    const newKeys = await rowsBeyondSixteen(grown, 3, 'rec');
+    await grown.notePendingShards((await grown.findStranded(T0 + 10_000, WIDE)).recordedShards);
+    expect(await item('sweep:pending', 'watermark')).toMatchObject({ shards: 64 });
+
+    const lowered = new DynamoDbInboxStore(dynamodb, table, 16);
+    const look = await lowered.findStranded(T0 + 10_000, WIDE);
+    expect(look.recordedShards).toBe(64);
+    expect(keysOf(look)).toEqual(expect.arrayContaining(newKeys));
+    await lowered.notePendingShards(look.recordedShards);
+    await new DynamoDbInboxStore(dynamodb, table, 32).notePendingShards(16);
+    expect(await item('sweep:pending', 'watermark')).toMatchObject({ shards: 64 });
+  });
+
+  test('an inbox on the default count records nothing: its watermark item stays as older versions wrote it', async () => {
+    await store.notePendingShards(undefined);
+    expect(await item('sweep:pending', 'watermark')).toBeUndefined();
+  });
 });
 
 test("a bounded read examines only below where a stopped shard's last page ended, and entries sharing one time are read on past the bound", async () => {
@@ -256,7 +296,7 @@ test("a bounded read examines only below where a stopped shard's last page ended
   }
   const times = await Promise.all(ids.map(async (id) => (await item(`answerline#${id}`))!.pendingSince as number));
   const oneEntryPages = { pageEntries: 1, pagesPerShard: 1 };
-  const found = await store.findStranded(T0 + 10_000, 100, oneEntryPages);
+  const found = await store.findStranded(T0 + 10_000, oneEntryPages);
   // The shard's first page ended at its first entry: the rest of it is not read, and the
   // examination reaches no further than that entry, though the entry itself was read.
   expect(found.examinedBefore).toBeLessThanOrEqual(times[0]);
@@ -267,7 +307,7 @@ test("a bounded read examines only below where a stopped shard's last page ended
   // Entries sharing the watermark's time hold it there until every one is read, bound or not.
   for (const id of ids) await store.touchPending(`answerline#${id}`, T0 + 5_000);
   await store.advanceSweepWatermark(T0 + 5_000);
-  const tied = await store.findStranded(T0 + 10_000, 100, oneEntryPages);
+  const tied = await store.findStranded(T0 + 10_000, oneEntryPages);
   expect(keysOf(tied)).toEqual(expect.arrayContaining(ids.map((id) => `answerline#${id}`)));
   expect(tied.examinedBefore).toBeGreaterThan(T0 + 5_000);
 });
@@ -296,7 +336,7 @@ describe('rows written before the compact row format', () => {
   test('are read as before: the digest for a duplicate check, the claim with its provider, event id and exact body, the completion', async () => {
     await dynamodb.send(new PutItemCommand({ TableName: table, Item: oldRow('tsk_old') }));
     expect(await store.originalOf('answerline#tsk_old')).toEqual({ digest: sha256(body).toString('hex'), recovered: false });
-    expect(keysOf(await store.findStranded(T0 + 1, 10, WIDE))).toEqual(['answerline#tsk_old']);
+    expect(keysOf(await store.findStranded(T0 + 1, WIDE))).toEqual(['answerline#tsk_old']);
 
     const claimed = await store.claim('answerline#tsk_old', 'w', T0, LEASE, MAX);
     expect(claimed).toMatchObject({ key: 'answerline#tsk_old', provider: 'answerline', eventId: 'tsk_old', digest: sha256(body).toString('hex'), attempts: 1 });
