@@ -1,8 +1,8 @@
 /**
- * The construct's tests (test/) and the local twin's (packages/webhook-inbox-local/test), one jest
- * project each: `jest` runs both, `jest --selectProjects twin` the twin's alone. They run against
- * emulators that `test/support/global-setup.mjs` starts once per run.
+ * Every test, one jest project per layer (test/support/jest-project.cjs): `jest` runs them all,
+ * `jest --selectProjects unit` (`npm run test:unit`) the pure tests alone, and likewise
+ * `integration`, `twin` and `docs-package`.
  */
-const { PROJECTS, RUN_SETTINGS } = require('./test/support/jest-project.cjs');
+const { LAYERS, PROJECTS, RUN_SETTINGS } = require('./test/support/jest-project.cjs');
 
-module.exports = { projects: [PROJECTS.construct, PROJECTS.twin], ...RUN_SETTINGS };
+module.exports = { projects: LAYERS.map((layer) => PROJECTS[layer.name]), ...RUN_SETTINGS };

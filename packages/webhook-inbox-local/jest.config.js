@@ -1,4 +1,4 @@
-/** The twin's tests: `npm test` here, or `jest --selectProjects twin` at the repository's root. */
-const { PROJECTS, RUN_SETTINGS } = require('../../test/support/jest-project.cjs');
+/** The twin's tests, all of them: `npm test` here; at the repository's root they are in the `unit` and `twin` projects. */
+const { TWIN_PACKAGE, RUN_SETTINGS } = require('../../test/support/jest-project.cjs');
 
-module.exports = { ...PROJECTS.twin, ...RUN_SETTINGS };
+module.exports = { ...TWIN_PACKAGE, ...RUN_SETTINGS };

@@ -18,11 +18,9 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { synthesizeProject } from '#twin/testing';
 import { WebhookInbox, WebhookIngress, WebhookProvider } from '../../lib';
 import { environmentBytes, longestValue, Template } from '../support/deploy-limits';
-
-const ROOT = join(__dirname, '..', '..');
+import { exampleAssembly } from '../support/example-app';
 
 /** What AWS refuses, each as its documentation states it (docs/LIMITS.md). */
 const LIMITS = {
@@ -62,15 +60,23 @@ const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]+$/;
 const scratch = mkdtempSync(join(tmpdir(), 'webhook-inbox-deploy-limits-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** Every template of an assembly folder, by stack. */
-function templatesIn(outdir: string): Array<{ stack: string; text: string; template: Template }> {
-  return readdirSync(outdir)
-    .filter((file) => file.endsWith('.template.json'))
-    .map((file) => {
-      const text = readFileSync(join(outdir, file), 'utf8');
-      return { stack: file.replace(/\.template\.json$/, ''), text, template: JSON.parse(text) as Template };
-    });
+/** Every template of an assembly's files (by name), by stack. */
+function templatesOf(files: Readonly<Record<string, string>>): Array<{ stack: string; text: string; template: Template }> {
+  return Object.entries(files)
+    .filter(([file]) => file.endsWith('.template.json'))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([file, text]) => ({ stack: file.replace(/\.template\.json$/, ''), text, template: JSON.parse(text) as Template }));
 }
+
+/** Every template of an assembly folder, by stack. */
+const templatesIn = (outdir: string) =>
+  templatesOf(
+    Object.fromEntries(
+      readdirSync(outdir)
+        .filter((file) => file.endsWith('.template.json'))
+        .map((file) => [file, readFileSync(join(outdir, file), 'utf8')]),
+    ),
+  );
 
 /** The maximal app: what an app can put in one stack, with long construct ids. */
 function maximalApp(outdir: string): void {
@@ -165,7 +171,7 @@ function maximalApp(outdir: string): void {
 }
 
 const APPS = {
-  'the example app': () => templatesIn(synthesizeProject(ROOT, join(scratch, 'example'))),
+  'the example app': () => templatesOf(exampleAssembly('newest')),
   'the maximal app': () => {
     const outdir = join(scratch, 'maximal');
     maximalApp(outdir);

@@ -16,6 +16,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import type { AwsClients } from '../../lambda/shared/runtime/handler-runtime';
 import { PollingRuntimeConfig, ProviderRuntimeConfig } from '../../lib/contract';
 import {
@@ -34,8 +35,8 @@ import {
   registerInboxRoles,
   SecretDirectory,
   SynthesizedInbox,
-  synthesizeInbox,
 } from '#twin/testing';
+import { cachedSynthesis } from './template-cache';
 
 export type { InboxRole };
 
@@ -147,12 +148,12 @@ class FixtureGateway {
   private clientsWith(credentials: LocalCredentials, maxAttempts?: number, endpoint: string = this.listening()): RoleClients {
     const config = { endpoint, region: LOCAL_REGION, credentials, ...(maxAttempts ? { maxAttempts } : {}) };
     const clients: RoleClients = {
-      dynamodb: new DynamoDBClient(config),
-      sqs: new SQSClient({ ...config, useQueueUrlAsEndpoint: false }),
-      s3: new S3Client({ ...config, forcePathStyle: true }),
-      secretsManager: new SecretsManagerClient(config),
-      eventBridge: new EventBridgeClient(config),
-      lambda: new LambdaClient(config),
+      dynamodb: retryingAtOnce((retryStrategy) => new DynamoDBClient({ ...config, retryStrategy })),
+      sqs: retryingAtOnce((retryStrategy) => new SQSClient({ ...config, retryStrategy, useQueueUrlAsEndpoint: false })),
+      s3: retryingAtOnce((retryStrategy) => new S3Client({ ...config, retryStrategy, forcePathStyle: true })),
+      secretsManager: retryingAtOnce((retryStrategy) => new SecretsManagerClient({ ...config, retryStrategy })),
+      eventBridge: retryingAtOnce((retryStrategy) => new EventBridgeClient({ ...config, retryStrategy })),
+      lambda: retryingAtOnce((retryStrategy) => new LambdaClient({ ...config, retryStrategy })),
     };
     this.clients.push(...Object.values(clients));
     return clients;
@@ -176,6 +177,18 @@ class FixtureGateway {
     await (await this.faults)?.proxy.stop();
     await this.gateway.stop();
   }
+}
+
+/**
+ * A client whose SDK retries as its own standard strategy does (its attempts, the service's
+ * default or the `maxAttempts` given, and its retry quota), without the waits between attempts:
+ * what a handler does depends on how many attempts fail, never on how long the SDK slept, and
+ * the SDK sleeps up to a second, two, four between the attempts at a throttled call (on average
+ * 3.5 s for a DynamoDB call throttled to its fourth attempt), dozens of times in the throttling tests.
+ */
+function retryingAtOnce<T extends { readonly config: { maxAttempts: () => Promise<number> } }>(create: (retryStrategy: ConfiguredRetryStrategy) => T): T {
+  const client: T = create(new ConfiguredRetryStrategy(() => client.config.maxAttempts(), 0));
+  return client;
 }
 
 let shared: FixtureGateway | undefined;
@@ -214,13 +227,20 @@ afterAll(async () => {
 // --- templates ------------------------------------------------------------------------------
 
 const templates = new Map<string, SynthesizedInbox>();
+/** The module `#twin/testing/inbox-template` synthesizes with. */
+const INBOX_TEMPLATE_MODULE = 'packages/webhook-inbox-local/src/twin/inbox-template.ts';
 
-/** One synthesis per structure and test file (a synthesis takes 0.1 to 3 s). */
+/**
+ * One synthesis per structure and run: read from the run's cache of templates when any test file
+ * synthesized it before; otherwise synthesized here, and only then is aws-cdk-lib loaded.
+ */
 function synthesizedFor(spec: InboxTemplateSpec): SynthesizedInbox {
   const key = JSON.stringify(spec);
   let found = templates.get(key);
   if (!found) {
-    found = synthesizeInbox(spec);
+    found = cachedSynthesis(INBOX_TEMPLATE_MODULE, spec, () =>
+      (require('#twin/testing/inbox-template') as typeof import('#twin/testing/inbox-template')).synthesizeInbox(spec),
+    );
     templates.set(key, found);
   }
   return found;

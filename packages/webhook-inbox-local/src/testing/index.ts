@@ -2,9 +2,10 @@
  * The twin's testing entry point: what the repository's own tests, fuzzers and bench use of the
  * local AWS (stand-ins, emulated resources, the IAM gateway, the fault proxy) and of the
  * simulated providers, so that they depend on this list and never on where a file sits in the
- * twin. The root package maps it as `#twin/testing` (package.json `imports`); the twin itself,
- * which loads the construct's whole app and aws-cdk-lib, as `#twin/testing/twin` (twin.ts), so
- * that the handler tests do not load it for every file; the emulators, an ES module, as
+ * twin. The root package maps it as `#twin/testing` (package.json `imports`); what loads
+ * aws-cdk-lib apart, so that the handler tests load it only when they synthesize: the twin itself
+ * as `#twin/testing/twin` (twin.ts), the synthesis of an inbox's template as
+ * `#twin/testing/inbox-template` (inbox-template.ts); the emulators, an ES module, as
  * `#twin/emulators`. Product code (lib/, lambda/, cli/, client/) never imports them
  * (eslint.config.mjs).
  */
@@ -34,7 +35,7 @@ export { templateSecretValue } from '../aws/cloudformation/secret-values';
 // IAM as AWS enforces it, from a synthesized inbox's template.
 export { type Denial, IamGateway, type LocalCredentials, type SecretDirectory } from '../aws/iam/gateway';
 export { inboxBinding, type LocalInboxResources, registerInboxRoles } from '../aws/iam/inbox-roles';
-export { type InboxRole, type InboxTemplateSpec, type SynthesizedInbox, synthesizeInbox } from '../twin/inbox-template';
+export type { InboxRole, InboxTemplateSpec, SynthesizedInbox } from '../twin/inbox-template';
 
 // What AWS does and the emulators never do.
 export { type AwsCall, endpointTarget, FaultProxy } from '../faults/proxy';
