@@ -1,18 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { DeliveryRecordMessage, DeliveryStatus, MetricName, OutboxResult, ReconcileResult, RowOutcome } from '../../lib/contract';
+import { DeferReason, DeliveryRecordMessage, DeliveryStatus, MetricName, OutboxResult, ReconcileResult, RowOutcome } from '../../lib/contract';
 import { JobObservation, ProviderAdapter } from '../shared/providers/adapter';
 import { ResourceReader } from '../shared/providers/authoritative-read';
 import { BodyStore, responseObjectKey } from '../shared/stores/body-store';
 import { logReference, sha256Hex } from '../shared/runtime/digest';
 import { DispatchOutcome, EffectSink } from '../shared/effects/sinks';
 import { Effect, EffectAssembler, effectContent } from '../shared/effects/assembler';
-import { ConfigurationError, SafeError, safeErrorFields, safeErrorText } from '../shared/runtime/errors';
+import { AuthoritativeReadError, ConfigurationError, SafeError, safeErrorFields, safeErrorText } from '../shared/runtime/errors';
 import { BodyLocation, ClaimedDelivery, InboxStore, isDeliveryKey, splitKey, StoredDelivery } from '../shared/stores/inbox';
 import { refuseKey } from '../shared/refused-key';
 import { OfferOutcome, ResultsStore } from '../shared/stores/results-store';
 import { LogFields, Telemetry } from '../shared/runtime/telemetry';
 import { decodeWorkMessage } from '../shared/stores/work-queue';
+import { Admission, FlowGate } from './flow-gate';
 
 /** Where effects go, and what they are built with. */
 export interface EffectsConfig {
@@ -43,6 +44,15 @@ export interface ProcessorDependencies {
   readonly leaseMs: number;
   /** The work queue's redrive threshold: the receive that fails at it sends the message to the DLQ. */
   readonly maxReceiveCount: number;
+  /** Pause, resume and the circuit breaker (docs/FLOW-CONTROL.md); absent: every batch is processed. */
+  readonly flow?: FlowGate;
+  /**
+   * `processorMaxRowsPerSecond`: the least time an invocation takes per row it processes (its
+   * concurrency over the rate), so the invocations at once stay under the rate; absent: no cap.
+   */
+  readonly pacingMsPerRow?: number;
+  /** How the pacing waits (tests give a clock of their own). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /** The log line of a row that became DEAD (its count, `DeadLettered`, goes out with it). */
@@ -63,6 +73,21 @@ class DeadRowError extends SafeError {
 }
 
 type Outcome = (typeof RowOutcome)[keyof typeof RowOutcome];
+
+/**
+ * A claimed row whose processing failed downstream (the authoritative read): settled after the
+ * batch, once the circuit breaker has seen the batch's outcomes (`settleDownstream`).
+ */
+class DownstreamFailure extends Error {
+  constructor(
+    readonly claimed: Pick<Decided, 'key' | 'owner' | 'receiveCount' | 'fields' | 'row'>,
+    readonly cause: unknown,
+  ) {
+    super('downstream failure');
+  }
+}
+
+const PROCESS: Admission = { kind: 'process' };
 
 /** A row this invocation claimed and decided, waiting for its effect (if any) and its completion. */
 interface Decided {
@@ -89,21 +114,100 @@ interface Decided {
 export function createProcessor(deps: ProcessorDependencies) {
   const assembler = deps.effects && new EffectAssembler({ ...deps.effects, bodies: deps.bodies });
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    const decided = await Promise.allSettled(event.Records.map((record) => decide(record, deps, assembler)));
-    const rows = decided.map((settled) => (settled.status === 'fulfilled' ? settled.value : undefined));
-    const dispatched = await dispatchEffects(rows, deps.effects?.sink);
-    const completed = await completeBatch(
-      rows.filter((row, index): row is Decided => row !== undefined && dispatched.get(index)?.ok !== false),
-      deps,
-    );
-    const finished = await Promise.allSettled(rows.map((row, index) => (row ? finish(row, dispatched.get(index), completed, deps) : Promise.resolve())));
+    const startedAt = deps.now();
+    const admission = deps.flow ? await deps.flow.admit() : PROCESS;
+    if (admission.kind === 'defer') {
+      defer(event.Records, admission.reason, deps);
+      deps.telemetry.flush();
+      return { batchItemFailures: [] };
+    }
+    // A probe is one row: the first; the others wait like any deferred row.
+    const records = admission.kind === 'probe' ? event.Records.slice(0, 1) : event.Records;
+    if (admission.kind === 'probe') defer(event.Records.slice(1), DeferReason.NOT_THE_PROBE, deps);
+    const failed = await processRecords(records, admission, deps, assembler);
     deps.telemetry.flush();
-    return {
-      batchItemFailures: event.Records.flatMap((record, index) =>
-        decided[index].status === 'rejected' || finished[index].status === 'rejected' ? [{ itemIdentifier: record.messageId }] : [],
-      ),
-    };
+    await pace(records.length, startedAt, deps);
+    return { batchItemFailures: failed.map((record) => ({ itemIdentifier: record.messageId })) };
   };
+}
+
+/** Processes the records; the ones that failed, whose messages are retried. */
+async function processRecords(
+  records: readonly SQSRecord[],
+  admission: Admission,
+  deps: ProcessorDependencies,
+  assembler: EffectAssembler | undefined,
+): Promise<SQSRecord[]> {
+  const decided = await Promise.allSettled(records.map((record) => decide(record, deps, assembler)));
+  const rows = decided.map((settled) => (settled.status === 'fulfilled' ? settled.value : undefined));
+  const dispatched = await dispatchEffects(rows, deps.effects?.sink);
+  // What the breaker counts: the rows that reached the downstream, and those it failed.
+  const downstreamRejected = decided.filter((settled) => settled.status === 'rejected' && settled.reason instanceof DownstreamFailure).length;
+  const downstreamFailures = downstreamRejected + [...dispatched.values()].filter((outcome) => !outcome.ok).length;
+  const reached = rows.filter((row) => row !== undefined).length + downstreamRejected;
+  // A probe's downstream failure is always given back; otherwise only while the breaker is open.
+  const giveBack = admission.kind === 'probe' ? true : deps.flow ? await deps.flow.record(reached, downstreamFailures) : false;
+  const settled = await Promise.allSettled(
+    decided.map((outcome) =>
+      outcome.status === 'rejected' && outcome.reason instanceof DownstreamFailure ? settleDownstream(outcome.reason, giveBack, deps) : undefined,
+    ),
+  );
+  const completed = await completeBatch(
+    rows.filter((row, index): row is Decided => row !== undefined && dispatched.get(index)?.ok !== false),
+    deps,
+  );
+  const finished = await Promise.allSettled(
+    rows.map((row, index) => (row ? finish(row, dispatched.get(index), completed, giveBack, deps) : Promise.resolve())),
+  );
+  const failed = records.filter(
+    (_, index) =>
+      (decided[index].status === 'rejected' && !(decided[index].reason instanceof DownstreamFailure)) ||
+      settled[index].status === 'rejected' ||
+      finished[index].status === 'rejected',
+  );
+  if (admission.kind === 'probe') {
+    const outcome = downstreamFailures > 0 ? 'failed' : rows[0] !== undefined && failed.length === 0 ? 'succeeded' : 'inconclusive';
+    await deps.flow!.endProbe(admission.owner, outcome, outcome === 'failed' ? 'a probe failed downstream' : undefined);
+  }
+  return failed;
+}
+
+/**
+ * Answers records as done without claiming their rows (docs/FLOW-CONTROL.md#no-attempt-is-spent):
+ * SQS deletes the messages, no receive and no attempt is spent, and each row waits in the inbox,
+ * in the pending index, for the sweep (or a resume) to enqueue it again.
+ */
+function defer(records: readonly SQSRecord[], reason: (typeof DeferReason)[keyof typeof DeferReason], deps: ProcessorDependencies): void {
+  if (records.length === 0) return;
+  for (const record of records) deps.telemetry.count(MetricName.DEFERRED, providerOfMessage(record.body, deps));
+  deps.telemetry.log('INFO', 'deferred', { reason, messages: records.length });
+}
+
+/** The provider a work message names, when the processor serves it; undefined for a message that names none (it has no row to wait). */
+function providerOfMessage(body: string, deps: ProcessorDependencies): string | undefined {
+  try {
+    const key = decodeWorkMessage(body);
+    return isDeliveryKey(key) ? providerOf(key, deps) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** With a rate (`pacingMsPerRow`), waits until the invocation has taken its share of time for `rows` rows. */
+async function pace(rows: number, startedAt: number, deps: ProcessorDependencies): Promise<void> {
+  if (!deps.pacingMsPerRow || rows === 0) return;
+  const leftMs = startedAt + rows * deps.pacingMsPerRow - deps.now();
+  if (leftMs > 0) await (deps.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms))))(leftMs);
+}
+
+/**
+ * A row that failed downstream: given back without spending its attempt when the breaker is open
+ * (its message is then deleted: the row waits for the sweep), failed as usual otherwise (throws).
+ */
+async function settleDownstream(failure: DownstreamFailure, giveBack: boolean, deps: ProcessorDependencies): Promise<void> {
+  if (giveBack) return givenBack(failure.claimed, failure.cause, deps);
+  await fail(failure.claimed, failure.cause, deps);
+  throw failure.cause;
 }
 
 /** Claims the row and decides it; undefined when there is nothing to do. */
@@ -169,6 +273,8 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
     }
     return { ...claimed, ...(await decideJob(row, body, observation, resource, key, deps, assembler)) };
   } catch (error) {
+    // The provider's API failing is the downstream's: the breaker decides, after the batch, how the row is given back.
+    if (error instanceof AuthoritativeReadError) throw new DownstreamFailure(claimed, error);
     await fail(claimed, error, deps);
     throw error;
   }
@@ -306,10 +412,17 @@ async function completeBatch(rows: readonly Decided[], deps: ProcessorDependenci
 }
 
 /** Completes a decided row whose effect (if any) was accepted, unless the batch did; releases it otherwise. */
-async function finish(decided: Decided, dispatched: DispatchOutcome | undefined, completed: ReadonlySet<string>, deps: ProcessorDependencies): Promise<void> {
+async function finish(
+  decided: Decided,
+  dispatched: DispatchOutcome | undefined,
+  completed: ReadonlySet<string>,
+  giveBack: boolean,
+  deps: ProcessorDependencies,
+): Promise<void> {
   const { key, owner, fields, row, outcome, effect } = decided;
   if (dispatched && !dispatched.ok) {
     deps.telemetry.count(MetricName.EFFECT_FAILURES, row.provider);
+    if (giveBack) return givenBack(decided, dispatched.error, deps, OutboxResult.FAILED);
     await fail(decided, dispatched.error, deps, OutboxResult.FAILED);
     throw dispatched.error;
   }
@@ -374,6 +487,26 @@ async function fail(
   // The row is DEAD now: its count goes out with its log line, not at the end of the batch,
   // which a timeout or a crash on a later row would never reach.
   if (dead) deps.telemetry.flush();
+}
+
+/** Gives a row that failed downstream back while the breaker is open: its attempt returned, never DEAD. */
+async function givenBack(
+  claimed: Pick<Decided, 'key' | 'owner' | 'fields' | 'row'>,
+  error: unknown,
+  deps: ProcessorDependencies,
+  outbox?: (typeof OutboxResult)[keyof typeof OutboxResult],
+): Promise<void> {
+  const { key, owner, fields, row } = claimed;
+  const description = safeErrorText(error);
+  await deps.inbox.giveBack(key, owner, description, deps.now());
+  deps.telemetry.count(MetricName.PROCESSING_FAILED, row.provider);
+  deps.telemetry.log('WARN', 'processing failed downstream; attempt given back (circuit breaker open)', {
+    ...fields,
+    provider: row.provider,
+    reconcileResult: ReconcileResult.FAILED,
+    ...(outbox ? { outboxResult: outbox } : {}),
+    error: description,
+  });
 }
 
 /**

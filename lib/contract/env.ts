@@ -55,4 +55,10 @@ export const Env = {
   REJECTION_RETENTION_SECONDS: 'WEBHOOK_INBOX_REJECTION_RETENTION_SECONDS',
   /** Verifier: the most milliseconds a rejection record may add to a refusal's answer. */
   REJECTION_RECORD_BUDGET_MS: 'WEBHOOK_INBOX_REJECTION_RECORD_BUDGET_MS',
+  /** Processor: the circuit breaker's settings, JSON `BreakerRuntimeConfig`; unset: no breaker. */
+  BREAKER: 'WEBHOOK_INBOX_BREAKER',
+  /** Processor: the most rows a second it hands downstream (`processorMaxRowsPerSecond`); unset: no cap. */
+  MAX_ROWS_PER_SECOND: 'WEBHOOK_INBOX_MAX_ROWS_PER_SECOND',
+  /** Processor, with `MAX_ROWS_PER_SECOND`: the most invocations at once (`processorMaxConcurrency`), which share the rate. */
+  MAX_CONCURRENCY: 'WEBHOOK_INBOX_MAX_CONCURRENCY',
 } as const;

@@ -2,6 +2,7 @@ export * from './defaults';
 export * from './delivery-record';
 export * from './effects';
 export * from './env';
+export * from './flow-control';
 export * from './handler-config';
 export * from './metrics';
 export * from './ops-config';

@@ -108,4 +108,15 @@ export const MetricName = {
   REJECTION_SUPPRESSED: 'RejectionSuppressed',
   /** Rejection records that could not be written (an error, or over their time budget): counted, never answered. */
   REJECTION_RECORD_FAILED: 'RejectionRecordFailed',
+  /**
+   * Work messages the processor answered as done without claiming their row, because the inbox is
+   * paused or its breaker open (docs/FLOW-CONTROL.md): the row waits, no attempt spent.
+   */
+  DEFERRED: 'Deferred',
+  /** Times a processor opened the circuit breaker (its failures over the threshold, or a failed probe). */
+  BREAKER_OPENED: 'BreakerOpened',
+  /** 1 while the circuit breaker is open or half-open, 0 while closed: one value per reconciler run (the breaker alarm's metric). */
+  BREAKER_OPEN: 'BreakerOpen',
+  /** 1 while an operator has the inbox paused, 0 otherwise: one value per reconciler run. */
+  PAUSED: 'Paused',
 } as const;

@@ -277,6 +277,39 @@ export class DynamoDbInboxStore implements InboxStore, PendingIndexReader, Sweep
     }
   }
 
+  async giveBack(key: string, owner: string, error: string, now: number): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: itemKey(key),
+          UpdateExpression: 'SET #status = :received, #lastError = :error, #since = :now REMOVE #owner, #until ADD #attempts :minusOne',
+          // The claim counted an attempt: only a row that has one gives it back.
+          ConditionExpression: '#owner = :owner AND #attempts > :zero',
+          ExpressionAttributeNames: {
+            '#status': A.STATUS,
+            '#lastError': A.LAST_ERROR,
+            '#owner': A.LEASE_OWNER,
+            '#until': A.LEASE_UNTIL,
+            '#since': A.PENDING_SINCE,
+            '#attempts': A.ATTEMPTS,
+          },
+          ExpressionAttributeValues: {
+            ':received': S(DeliveryStatus.RECEIVED),
+            ':error': S(error.slice(0, 1000)),
+            ':owner': S(owner),
+            ':now': N(now),
+            ':minusOne': N(-1),
+            ':zero': N(0),
+          },
+        }),
+      );
+    } catch (err) {
+      // Another worker took the lease after ours expired; its outcome stands.
+      if (!isConditionalCheckFailed(err)) throw err;
+    }
+  }
+
   async revive(key: string, seen: DeliveryStatus, now: number): Promise<boolean> {
     return reviveFenced(this, key, seen, now);
   }

@@ -78,6 +78,12 @@ export interface InboxStore {
    */
   release(key: string, owner: string, error: string, dead: boolean, now: number): Promise<void>;
   /**
+   * Gives a claimed row back after a downstream failure while the circuit breaker is open
+   * (docs/FLOW-CONTROL.md): like a live `release`, and the claim's attempt is given back too, so a
+   * downstream outage never spends a row's attempts.
+   */
+  giveBack(key: string, owner: string, error: string, now: number): Promise<void>;
+  /**
    * An operator's replay or redrive: puts a PROCESSED or DEAD row (its status `seen`) back to
    * RECEIVED, with a fresh budget of attempts and a pending-index entry the sweep is sure to read
    * (`reviveFenced`). The row keeps its body, digest, outcome and processedAt; processing it again

@@ -1,0 +1,3 @@
+export * from './dynamodb';
+export * from './port';
+export * from './state';
