@@ -1,5 +1,7 @@
 /** Plain-text rendering of the command reports: aligned columns, no colours, nothing secret. */
+import { BreakerState } from '../lib/contract';
 import { EventsReport } from './commands/events';
+import { FlowReport, ResumeReport } from './commands/flow';
 import { HashReport } from './commands/hash';
 import { InspectReport } from './commands/inspect';
 import { QuarantineReport, RejectedReport } from './commands/quarantine';
@@ -53,8 +55,32 @@ export function formatStatus(report: StatusReport): string {
         ? `due for a check now (past their horizon, no result) of ${bounded(report.submissions.awaiting)} awaiting`
         : 'the inbox table has no awaiting index (no submission ledger)',
     ],
+    ...flowRows(report.flow),
   ];
   return table(rows);
+}
+
+/** The flow-control lines of `status`, `pause` and `resume`. */
+function flowRows(flow: FlowReport): string[][] {
+  const { paused, breaker, waiting } = flow;
+  const breakerNote =
+    breaker.state === BreakerState.CLOSED
+      ? `opened ${breaker.openings} time${breaker.openings === 1 ? '' : 's'}`
+      : `since ${breaker.openedAt}: ${breaker.reason ?? ''}${breaker.probeSuccesses !== undefined ? `; ${breaker.probeSuccesses} probe(s) succeeded` : ''}`;
+  return [
+    ['processing', paused ? `PAUSED since ${paused.since}` : 'running', paused ? `by ${paused.by ?? 'unknown'}; remedy: webhook-inbox resume` : ''],
+    ['circuit breaker', breaker.state, breakerNote],
+    ['waiting rows', bounded(waiting), 'neither processed nor dead, in the pending index (what a resume enqueues)'],
+  ];
+}
+
+export function formatFlow(flow: FlowReport): string {
+  return table(flowRows(flow));
+}
+
+export function formatResume(report: ResumeReport): string {
+  const swept = typeof report.reconciler.swept === 'number' ? report.reconciler.swept : 0;
+  return `${formatFlow(report)}resumed: the reconciler enqueued ${swept} waiting row${swept === 1 ? '' : 's'}\n`;
 }
 
 export function formatRedrive(report: RedriveReport): string {

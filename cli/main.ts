@@ -12,6 +12,7 @@ import { hashReport } from './commands/hash';
 import { inspect } from './commands/inspect';
 import { DEFAULT_REJECTED_HOURS, DEFAULT_REJECTED_LIMIT, listQuarantine, listRejected } from './commands/quarantine';
 import { describeLeft, reconcile, reconcileUntilSettled } from './commands/reconcile';
+import { pause, resume } from './commands/flow';
 import { redrive } from './commands/redrive';
 import { replayBatchChildren, replayEvent, replayRange } from './commands/replay';
 import { status } from './commands/status';
@@ -21,6 +22,7 @@ import { explainAwsError } from './aws-errors';
 import { ExitCode, OpsError, UsageError } from './errors';
 import {
   formatEvents,
+  formatFlow,
   formatHash,
   formatInspect,
   formatQuarantine,
@@ -28,6 +30,7 @@ import {
   formatRedrive,
   formatRejected,
   formatReplay,
+  formatResume,
   formatStatus,
   malformedLinesNote,
 } from './format';
@@ -66,6 +69,8 @@ const COMMAND_OPTIONS: Readonly<Record<Command, readonly OptionName[]>> = {
   replay: ['event', 'from', 'to', 'batch', 'children', 'force'],
   inspect: [],
   reconcile: ['until-settled', 'timeout'],
+  pause: [],
+  resume: [],
   quarantine: ['rejected', 'provider', 'since', 'limit'],
   events: ['limit', 'detail-type'],
   hash: ['resource', 'tenant'],
@@ -270,6 +275,16 @@ export function prepare(command: Exclude<Command, 'hash'>, values: Values, posit
         return { data: report, text: formatReconcile(report) };
       };
     }
+    case 'pause':
+      return async (clients, config, now) => {
+        const report = await pause(clients, config, now(), Defaults.LEDGER_COUNT_PER_SHARD);
+        return { data: report, text: formatFlow(report) };
+      };
+    case 'resume':
+      return async (clients, config, now, _io, sleep) => {
+        const report = await resume(clients, config, { now, sleep, perShardLimit: Defaults.LEDGER_COUNT_PER_SHARD });
+        return { data: report, text: formatResume(report) };
+      };
     case 'quarantine': {
       if (!values.rejected) {
         const stray = (['provider', 'since', 'limit'] as const).find((name) => values[name] !== undefined);

@@ -1,9 +1,9 @@
 /** The ops CLI's commands and their usage text (`--help`, and the answer to a usage error). */
-import { Defaults } from '../lib/contract';
+import { Defaults, FLOW_STATE_CACHE_MS } from '../lib/contract';
 import { DEFAULT_EVENTS_LIMIT, DETAIL_TYPES } from './commands/events';
 import { DEFAULT_REJECTED_HOURS, DEFAULT_REJECTED_LIMIT } from './commands/quarantine';
 
-export const COMMANDS = ['status', 'redrive', 'replay', 'inspect', 'reconcile', 'quarantine', 'events', 'hash'] as const;
+export const COMMANDS = ['status', 'redrive', 'replay', 'inspect', 'reconcile', 'pause', 'resume', 'quarantine', 'events', 'hash'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const TARGET_HELP = `Target (one of):
@@ -20,13 +20,16 @@ export const USAGE = `webhook-inbox: operate a cdk-webhook-inbox (deployed, or t
 Usage: webhook-inbox <command> (--stack <name> [--inbox <path>] | --config <file>) [options]
 
 Commands:
-  status       backlog, dead letters, stranded rows, quarantined copies, overdue submissions
+  status       backlog, dead letters, stranded rows, quarantined copies, overdue submissions,
+               paused or running, the circuit breaker, waiting rows
   redrive      move dead-lettered messages back to the work queue            [--limit N]
   replay       re-enqueue one event or every delivery in a time range
                --event <provider>#<eventId> | --from <ISO> --to <ISO>       [--force]
   inspect      one event's row (sanitized, never the body), its quarantined copies and job result
                <provider>#<eventId>
   reconcile    run the reconciler now and print its report      [--until-settled [--timeout S]]
+  pause        stop processing: deliveries are still admitted, rows wait, no attempt is spent
+  resume       start processing again (and close the circuit breaker); every waiting row is enqueued once
   quarantine   list the quarantined altered duplicates; --rejected: the records of requests
                refused at the authenticity check   [--provider P] [--since ISO] [--limit N]
   events       the effect events the inbox published, newest last (the local twin's events log)
@@ -54,6 +57,10 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
                  path); the items it read are printed. --skip-scan leaves it out.
   overdue        submissions in the awaiting index due for a check now, i.e. past their
                  provider's horizon without a result (n/a when the table has no such index)
+  processing     running, or PAUSED since when and by what (webhook-inbox pause)
+  breaker        the circuit breaker: CLOSED, OPEN or HALF_OPEN, since when and why
+  waiting rows   rows neither processed nor dead in the pending index, however recent (bounded
+                 like stranded rows): what a resume enqueues
 `,
   redrive: `Usage: webhook-inbox redrive <target> [--limit N] [--json]
 
@@ -96,6 +103,21 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
                    provider with a status endpoint (Answerline's GET /v1/async/status) reporting no
                    task queued or processing. Exit code 0 only then; 1 at the timeout, with what is left.
   --timeout S      with --until-settled: give up after S seconds (default: ${Defaults.UNTIL_SETTLED_TIMEOUT_SECONDS})
+`,
+  pause: `Usage: webhook-inbox pause <target> [--json]
+
+  Pauses processing (docs/FLOW-CONTROL.md): one conditional write of the flow-control item in the
+  inbox table. Deliveries are still verified, stored and acknowledged; within ${FLOW_STATE_CACHE_MS / 1000} s every
+  processor answers its messages without claiming their rows (no attempt spent, nothing
+  dead-lettered) and the reconciler's sweep enqueues none. Rows keep their TTL (retention): resume
+  before it. Pausing a paused inbox keeps the first pause's time. Prints the state and the rows waiting.
+`,
+  resume: `Usage: webhook-inbox resume <target> [--json]
+
+  Resumes processing and closes the circuit breaker, waits ${FLOW_STATE_CACHE_MS / 1000} s for every processor to see it,
+  then invokes the reconciler (Lambda Invoke) with a resume request: one sweep that enqueues every
+  waiting row once, processed at the configured batch size, concurrency and rate. What that run
+  could not reach, the scheduled sweeps take up. Prints the state and how many rows were enqueued.
 `,
   quarantine: `Usage: webhook-inbox quarantine <target> [--json]
        webhook-inbox quarantine <target> --rejected [--provider P] [--since ISO] [--limit N] [--json]

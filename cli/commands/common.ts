@@ -1,5 +1,6 @@
 import { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { deliveryKey, isDeliveryKey } from '../../lambda/shared/stores/inbox';
+import { BoundedCount } from '../../lambda/shared/stores/dynamo';
+import { deliveryKey, InboxStore, isDeliveryKey } from '../../lambda/shared/stores/inbox';
 import { UsageError } from '../errors';
 
 /** An event named on the command line as `<provider>#<eventId>`. */
@@ -39,4 +40,13 @@ export function numberAttr(value: AttributeValue | undefined): number | undefine
 export function isMissingIndex(error: unknown): boolean {
   const { name, message } = (error ?? {}) as { name?: string; message?: string };
   return name === 'ValidationException' && /index/i.test(message ?? '');
+}
+
+/**
+ * What the sweep would find below `cutoff`, reading one page of at most `limitPerShard` entries of
+ * each shard: at least that many when a shard had more, or a row was left unread.
+ */
+export async function countStranded(inbox: InboxStore, cutoff: number, limitPerShard: number): Promise<BoundedCount> {
+  const { stranded, examinedBefore } = await inbox.findStranded(cutoff, { pageEntries: limitPerShard, pagesPerShard: 1 });
+  return { count: stranded.length, atLeast: examinedBefore < cutoff };
 }

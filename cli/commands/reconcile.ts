@@ -13,7 +13,7 @@ export type ReconcileReport = Record<string, unknown>;
 export async function reconcile(
   clients: OpsClients,
   config: OpsConfig,
-  detailType: (typeof ReconcileRequest)['MANUAL' | 'UNTIL_SETTLED'] = ReconcileRequest.MANUAL,
+  detailType: (typeof ReconcileRequest)['MANUAL' | 'UNTIL_SETTLED' | 'RESUME'] = ReconcileRequest.MANUAL,
 ): Promise<ReconcileReport> {
   const out = await clients.lambda.send(
     new InvokeCommand({

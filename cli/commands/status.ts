@@ -2,11 +2,11 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Defaults, InboxAttr as A, InboxItemKind, OpsConfig } from '../../lib/contract';
 import { BoundedCount } from '../../lambda/shared/stores/dynamo';
-import { InboxStore } from '../../lambda/shared/stores/inbox';
 import { DynamoDbSubmissionStore } from '../../lambda/shared/stores/submission-store';
 import { inboxStoreOf, OpsClients } from '../clients';
 import { scanAll } from '../../lambda/shared/stores/dynamo';
-import { isMissingIndex } from './common';
+import { countStranded, isMissingIndex } from './common';
+import { flowReport, FlowReport } from './flow';
 
 export interface QueueDepth {
   /** Messages waiting to be received. */
@@ -31,6 +31,8 @@ export interface StatusReport {
   readonly quarantined: { readonly count: number; readonly itemsRead: number } | null;
   /** Submissions from the awaiting index; null when the table has no such index (yet). */
   readonly submissions: { readonly awaiting: BoundedCount; readonly overdue: BoundedCount } | null;
+  /** Paused or running, the circuit breaker, the rows waiting (docs/FLOW-CONTROL.md). */
+  readonly flow: FlowReport;
 }
 
 export interface StatusOptions {
@@ -45,12 +47,13 @@ export const STRANDED_AFTER_SECONDS = Defaults.SWEEP_AFTER_SECONDS;
 
 export async function status(clients: OpsClients, config: OpsConfig, options: StatusOptions): Promise<StatusReport> {
   const limit = options.perShardLimit ?? Defaults.LEDGER_COUNT_PER_SHARD;
-  const [workQueue, deadLetterQueue, stranded, quarantined, submissions] = await Promise.all([
+  const [workQueue, deadLetterQueue, stranded, quarantined, submissions, flow] = await Promise.all([
     queueDepth(clients.sqs, config.workQueueUrl),
     config.deadLetterQueueUrl ? queueDepth(clients.sqs, config.deadLetterQueueUrl) : Promise.resolve(null),
     countStranded(inboxStoreOf(clients, config), options.now - STRANDED_AFTER_SECONDS * 1000, limit),
     options.skipScan ? Promise.resolve(null) : countQuarantined(clients.dynamodb, config.inboxTable),
     countSubmissions(clients.dynamodb, config.inboxTable, options.now, limit),
+    flowReport(clients, config, options.now, limit),
   ]);
   return {
     inboxName: config.inboxName,
@@ -59,16 +62,8 @@ export async function status(clients: OpsClients, config: OpsConfig, options: St
     stranded: { ...stranded, olderThanSeconds: STRANDED_AFTER_SECONDS },
     quarantined,
     submissions,
+    flow,
   };
-}
-
-/**
- * What the sweep would find, reading one page of at most `limitPerShard` entries of each shard: at
- * least that many when a shard had more, or a row was left unread.
- */
-async function countStranded(inbox: InboxStore, cutoff: number, limitPerShard: number): Promise<BoundedCount> {
-  const { stranded, examinedBefore } = await inbox.findStranded(cutoff, { pageEntries: limitPerShard, pagesPerShard: 1 });
-  return { count: stranded.length, atLeast: examinedBefore < cutoff };
 }
 
 async function queueDepth(client: SQSClient, queueUrl: string): Promise<QueueDepth> {

@@ -9,6 +9,7 @@ import { Telemetry } from '../shared/runtime/telemetry';
 import { busSinkFromEnv } from '../shared/effects/sinks';
 import { secretCacheFromEnv } from '../shared/signatures/secrets';
 import { bodyStoreFromEnv } from '../shared/stores/body-store';
+import { DynamoDbFlowStore } from '../shared/stores/flow';
 import { DynamoDbInboxStore } from '../shared/stores/inbox';
 import { DynamoDbSubmissionStore } from '../shared/stores/submission-store';
 import { SqsWorkQueue } from '../shared/stores/work-queue';
@@ -29,6 +30,7 @@ export function reconcilerDependenciesFromEnv(env: Record<string, string | undef
   return {
     inbox: new DynamoDbInboxStore(dynamodb, inboxTable, integerEnv(env, Env.PENDING_SHARDS, PendingIndex.SHARD_COUNT)),
     queue: new SqsWorkQueue(clients.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: false }), requiredEnv(env, Env.WORK_QUEUE_URL)),
+    flow: new DynamoDbFlowStore(dynamodb, inboxTable),
     telemetry: new Telemetry(inboxName, runtime.write, now),
     now,
     sweepAfterMs: integerEnv(env, Env.SWEEP_AFTER_SECONDS, Defaults.SWEEP_AFTER_SECONDS) * 1000,

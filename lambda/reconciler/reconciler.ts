@@ -1,7 +1,8 @@
-import { Defaults, MetricName, ReconcileRequest } from '../../lib/contract';
+import { BreakerState, Defaults, MetricName, ReconcileRequest } from '../../lib/contract';
 import { ProviderStatus } from '../shared/providers/provider-api';
 import { settleEach } from '../shared/runtime/concurrency';
 import { BoundedCount, ReadBound } from '../shared/stores/dynamo';
+import { FlowState, FlowStore, RUNNING } from '../shared/stores/flow';
 import { InboxStore } from '../shared/stores/inbox';
 import { Telemetry } from '../shared/runtime/telemetry';
 import { EnqueueError, WorkQueue } from '../shared/stores/work-queue';
@@ -11,6 +12,8 @@ import { LEDGER_ONLY_RECHECK_MS, LedgerDependencies, LedgerReport, reconcileLedg
 export interface ReconcilerDependencies {
   readonly inbox: InboxStore;
   readonly queue: WorkQueue;
+  /** The flow-control item: while the inbox is paused the sweep enqueues nothing. Absent: never paused. */
+  readonly flow?: FlowStore;
   readonly telemetry: Telemetry;
   readonly now: () => number;
   /** A row pending for longer than this is presumed stranded (its enqueue or its processing failed). */
@@ -33,6 +36,8 @@ export interface Settlement {
 
 export interface ReconcileReport extends Partial<LedgerReport> {
   readonly swept: number;
+  /** Set while the inbox is paused: the sweep enqueued nothing (docs/FLOW-CONTROL.md). */
+  readonly paused?: true;
   /** Seconds between the sweep's last cutoff and its watermark when the run ended (0: caught up). */
   readonly sweepLagSeconds?: number;
   /** Only for a settlement run (the ops CLI's `reconcile --until-settled`). */
@@ -59,12 +64,16 @@ export interface RunContext {
 export function createReconciler(deps: ReconcilerDependencies) {
   return async (event?: unknown, context?: RunContext): Promise<ReconcileReport> => {
     const now = deps.now();
-    const settling = isSettlementRequest(event);
+    const settling = isRequest(event, ReconcileRequest.UNTIL_SETTLED);
     const remainingMs = context ? () => context.getRemainingTimeInMillis() : undefined;
     try {
+      const flow = await flowState(deps);
+      const paused = flow.pausedAt !== undefined;
+      // A resume's sweep takes every waiting row at once, not only those waiting longer than `sweepAfter`.
+      const sweepAfterMs = isRequest(event, ReconcileRequest.RESUME) ? 0 : deps.sweepAfterMs;
       const lookaheadMs = settling && deps.ledger ? longestRecheckMs(deps.ledger) : 0;
       const [swept, ledger] = await Promise.allSettled([
-        sweep(deps, remainingMs),
+        paused ? Promise.resolve(undefined) : sweep(deps, sweepAfterMs, remainingMs),
         deps.ledger
           ? reconcileLedger(deps.ledger, {
               inbox: deps.inbox,
@@ -83,7 +92,7 @@ export function createReconciler(deps: ReconcilerDependencies) {
       }
       if (swept.status === 'rejected') throw swept.reason;
       if (ledger.status === 'rejected') throw ledger.reason;
-      const sweepReport = { swept: swept.value.swept, sweepLagSeconds: swept.value.lagSeconds };
+      const sweepReport = swept.value ? { swept: swept.value.swept, sweepLagSeconds: swept.value.lagSeconds } : { swept: 0, paused: true as const };
       if (!deps.ledger || !ledger.value) return sweepReport;
       if (!settling) return { ...sweepReport, ...ledger.value };
       const settlement = await settlementOf(deps.ledger, now + lookaheadMs);
@@ -94,6 +103,19 @@ export function createReconciler(deps: ReconcilerDependencies) {
       deps.telemetry.flush();
     }
   };
+}
+
+/**
+ * The flow-control item, and its state as metrics (one value per run, so the breaker alarm sees it
+ * open however little the processor runs); a paused run's sweep is logged here.
+ */
+async function flowState(deps: ReconcilerDependencies): Promise<FlowState> {
+  const flow = deps.flow ? await deps.flow.read() : RUNNING;
+  const paused = flow.pausedAt !== undefined;
+  deps.telemetry.count(MetricName.PAUSED, undefined, paused ? 1 : 0);
+  deps.telemetry.count(MetricName.BREAKER_OPEN, undefined, flow.breaker === BreakerState.CLOSED ? 0 : 1);
+  if (paused) deps.telemetry.log('INFO', 'sweep', { swept: 0, paused: true, pausedSince: new Date(flow.pausedAt!).toISOString() });
+  return flow;
 }
 
 /**
@@ -116,7 +138,7 @@ interface SweepReport {
  * a fixed count, and what it could not do waits for the next run, saved in the watermark; how much
  * that is, as time, goes out as `SweepLag`, which the sweep-lag alarm watches.
  */
-async function sweep(deps: ReconcilerDependencies, remainingMs?: () => number): Promise<SweepReport> {
+async function sweep(deps: ReconcilerDependencies, sweepAfterMs: number, remainingMs?: () => number): Promise<SweepReport> {
   let swept = 0;
   let notSent = 0;
   let steps = 0;
@@ -126,7 +148,7 @@ async function sweep(deps: ReconcilerDependencies, remainingMs?: () => number): 
   try {
     for (;;) {
       const startedWith = remainingMs?.();
-      const step = await sweepStep(deps, deps.now());
+      const step = await sweepStep(deps, deps.now(), sweepAfterMs);
       steps += 1;
       swept += step.sent;
       notSent += step.notSent;
@@ -190,8 +212,8 @@ const TOUCHES_IN_FLIGHT = 32;
  * enqueue the same rows; the watermark only moves forward, and not at all when an operator revived
  * a row since it was read (that row's entry may not be in what this step read).
  */
-async function sweepStep(deps: ReconcilerDependencies, now: number): Promise<SweepStep> {
-  const cutoff = now - deps.sweepAfterMs;
+async function sweepStep(deps: ReconcilerDependencies, now: number, sweepAfterMs: number): Promise<SweepStep> {
+  const cutoff = now - sweepAfterMs;
   const { stranded, refused = [], watermark, revision, recordedShards, examinedBefore } = await deps.inbox.findStranded(cutoff, deps.sweepStep);
   // Counted once: the watermark moves past them with the rest of what was examined.
   for (const entry of refused) refuseKey(deps.telemetry, entry.key, 'sweep');
@@ -227,10 +249,10 @@ async function sweepStep(deps: ReconcilerDependencies, now: number): Promise<Swe
   };
 }
 
-/** The ops CLI's `reconcile --until-settled` invocation. */
-function isSettlementRequest(event: unknown): boolean {
+/** An invocation by the ops CLI of this kind (`reconcile --until-settled`, `resume`). */
+function isRequest(event: unknown, detailType: string): boolean {
   const fields = (typeof event === 'object' && event !== null ? event : {}) as Record<string, unknown>;
-  return fields.source === ReconcileRequest.SOURCE && fields['detail-type'] === ReconcileRequest.UNTIL_SETTLED;
+  return fields.source === ReconcileRequest.SOURCE && fields['detail-type'] === detailType;
 }
 
 /** A settlement run looks this far ahead: a task still pending is asked again now, not at its next recheck. */

@@ -80,6 +80,26 @@ export const BreakerLimits = {
 } as const;
 
 /**
+ * What is wrong with breaker settings, each problem after the setting's name; empty when they are
+ * usable. Checked at synth (naming the prop) and at cold start.
+ */
+export function breakerProblems(config: Partial<Record<keyof BreakerRuntimeConfig, unknown>>): string[] {
+  const ranges: [keyof BreakerRuntimeConfig, { MIN: number; MAX: number }][] = [
+    ['failureThresholdPercent', BreakerLimits.FAILURE_THRESHOLD_PERCENT],
+    ['minimumRows', BreakerLimits.MINIMUM_ROWS],
+    ['windowSeconds', BreakerLimits.WINDOW_SECONDS],
+    ['coolDownSeconds', BreakerLimits.COOL_DOWN_SECONDS],
+    ['probesToClose', BreakerLimits.PROBES_TO_CLOSE],
+  ];
+  return ranges.flatMap(([name, { MIN, MAX }]) => {
+    const value = config[name];
+    return typeof value === 'number' && Number.isInteger(value) && value >= MIN && value <= MAX
+      ? []
+      : [`${name} must be a whole number from ${MIN} to ${MAX}, got ${String(value)}`];
+  });
+}
+
+/**
  * How long a processor trusts the flow-control item it read: a pause, a resume or another
  * environment's opening reaches every processor within this, and `resume` waits it out before it
  * enqueues the waiting rows.

@@ -59,4 +59,6 @@ export const ReconcileRequest = {
   SOURCE: 'webhook-inbox.cli',
   MANUAL: 'Manual reconcile',
   UNTIL_SETTLED: 'Reconcile until settled',
+  /** `resume`: one sweep whose cutoff is now, so every row that waited is enqueued at once (docs/FLOW-CONTROL.md). */
+  RESUME: 'Resume',
 } as const;
