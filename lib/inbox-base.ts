@@ -200,6 +200,26 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.metric(MetricName.SWEEP_LAG, { statistic: 'Maximum', ...props });
   }
 
+  /** 1 while the circuit breaker is open or probing, 0 while closed, one value per reconciler run (`BreakerOpen`). @default - maximum over 5 minutes */
+  public metricBreakerOpen(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.BREAKER_OPEN, { statistic: 'Maximum', ...props });
+  }
+
+  /** Times a processor opened the circuit breaker (`BreakerOpened`). @default - sum over 5 minutes */
+  public metricBreakerOpened(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.BREAKER_OPENED, props);
+  }
+
+  /** 1 while an operator has the inbox paused, 0 otherwise, one value per reconciler run (`Paused`). @default - maximum over 5 minutes */
+  public metricPaused(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.PAUSED, { statistic: 'Maximum', ...props });
+  }
+
+  /** Work messages answered without claiming their row while paused or the breaker open: the row waits, no attempt spent (`Deferred`). @default - sum over 5 minutes */
+  public metricDeferred(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.DEFERRED, props);
+  }
+
   /** Repeats of a stored delivery with the same body (answered 2xx, nothing stored). @default - sum over 5 minutes */
   public metricDuplicates(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.DUPLICATE, props);

@@ -157,6 +157,18 @@ export interface IWebhookInbox extends IConstruct {
   /** Seconds the sweep's watermark lags its cutoff at the end of a reconciler run (`SweepLag`, 0 when it caught up). @default - maximum over 5 minutes */
   metricSweepLag(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
+  /** 1 while the circuit breaker is open or probing, 0 while closed, one value per reconciler run (`BreakerOpen`). @default - maximum over 5 minutes */
+  metricBreakerOpen(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Times a processor opened the circuit breaker (`BreakerOpened`). @default - sum over 5 minutes */
+  metricBreakerOpened(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** 1 while an operator has the inbox paused, 0 otherwise, one value per reconciler run (`Paused`). @default - maximum over 5 minutes */
+  metricPaused(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Work messages answered without claiming their row while paused or the breaker open: the row waits, no attempt spent (`Deferred`). @default - sum over 5 minutes */
+  metricDeferred(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
   /** Repeats of a stored delivery with the same body (answered 2xx, nothing stored). @default - sum over 5 minutes */
   metricDuplicates(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 

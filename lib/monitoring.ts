@@ -34,6 +34,8 @@ export enum InboxAlarm {
   ROTATION_FAILURES = 'ROTATION_FAILURES',
   /** The sweep does not keep up: its watermark lags its cutoff, so stranded rows are found late. */
   SWEEP_LAG = 'SWEEP_LAG',
+  /** The circuit breaker is open (or probing): processing failed downstream at a high rate, and rows wait. */
+  BREAKER_OPEN = 'BREAKER_OPEN',
 }
 
 /** Alarm settings of a WebhookInbox: which alarms, their thresholds and where they notify. */
@@ -157,6 +159,7 @@ const RUNBOOK_SECTION: Readonly<Record<InboxAlarm, string>> = {
   [InboxAlarm.QUEUE_DELAY]: 'queue-delay',
   [InboxAlarm.ROTATION_FAILURES]: 'rotation-failures',
   [InboxAlarm.SWEEP_LAG]: 'sweep-lag',
+  [InboxAlarm.BREAKER_OPEN]: 'circuit-breaker-open',
 };
 
 /**
@@ -194,6 +197,8 @@ export class WebhookInboxAlarms extends Construct {
   public readonly rotationFailures?: cloudwatch.Alarm;
   /** The sweep's watermark lagged its cutoff by `maxSweepLag` or more at the end of a reconciler run. */
   public readonly sweepLag?: cloudwatch.Alarm;
+  /** The circuit breaker was open or probing at a reconciler run (`BreakerOpen` ≥ 1); back to OK at the first run that finds it closed. */
+  public readonly breakerOpen?: cloudwatch.Alarm;
   /** Every alarm created, composite included, for an alarm status widget or a monitoring facade. */
   public readonly all: cloudwatch.IAlarm[];
 
@@ -287,6 +292,7 @@ export class WebhookInboxAlarms extends Construct {
       );
     }
     this.sweepLag = metricAlarm(InboxAlarm.SWEEP_LAG);
+    this.breakerOpen = metricAlarm(InboxAlarm.BREAKER_OPEN);
   }
 
   /** A recorded submission is overdue: past its horizon without a result; only once `watchSubmissions()` ran. */
@@ -448,4 +454,12 @@ const METRIC_ALARMS: Readonly<
       threshold: maxLag.toSeconds(),
     };
   },
+  [InboxAlarm.BREAKER_OPEN]: (inbox) => ({
+    id: 'BreakerOpen',
+    metric: inbox.metricBreakerOpen({ statistic: 'Maximum', period: Duration.minutes(5) }),
+    what: 'the circuit breaker is open: processing failed downstream (effect targets, the processing function, the authoritative read) at a high rate; rows wait without spending attempts, and the breaker probes one at a time',
+    threshold: 1,
+    // Every reconciler run says open or closed; a period without a run keeps the state it had.
+    treatMissingData: cloudwatch.TreatMissingData.IGNORE,
+  }),
 };

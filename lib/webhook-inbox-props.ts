@@ -7,6 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { CircuitBreakerOptions } from './flow-control';
 import type { WebhookIngress } from './ingress';
 import type { WebhookInboxAlarmOptions, WebhookInboxDashboardOptions } from './monitoring';
 import type { WebhookProvider } from './provider';
@@ -189,6 +190,18 @@ export interface WebhookInboxProps {
    * @default 5
    */
   readonly processorMaxConcurrency?: number;
+
+  /**
+   * The most rows a second the processor hands downstream, shared by its concurrent invocations: each invocation of n rows lasts at least n × `processorMaxConcurrency` / this many seconds (the wait is billed; docs/FLOW-CONTROL.md#a-rate-for-the-consumer). `processorBatchSize` × `processorMaxConcurrency` / this must be shorter than the processor's timeout (checked at synth).
+   * @default - no cap beyond `processorMaxConcurrency`
+   */
+  readonly processorMaxRowsPerSecond?: number;
+
+  /**
+   * The circuit breaker on processing: a downstream failing at a high rate stops the inbox from spending attempts until probes succeed (docs/FLOW-CONTROL.md).
+   * @default - on, with `CircuitBreakerOptions`' defaults
+   */
+  readonly circuitBreaker?: CircuitBreakerOptions;
 
   /**
    * The API that receives deliveries: an HTTP API, or a REST API (which AWS WAF can protect), each with an optional custom domain.

@@ -85,6 +85,10 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     rejectionSamplePercent: settings.rejectionRecordSamplePercent,
     rejectionRetentionSeconds: settings.rejectionRecordRetention.toSeconds(),
     rejectionRecordBudgetMs: Defaults.REJECTION_RECORD_BUDGET_MS,
+    ...(settings.breaker ? { breaker: settings.breaker } : {}),
+    ...(settings.processorMaxRowsPerSecond !== undefined
+      ? { processorRate: { rowsPerSecond: settings.processorMaxRowsPerSecond, maxConcurrency: settings.processorMaxConcurrency } }
+      : {}),
   });
 }
 

@@ -1,4 +1,13 @@
-import { Defaults, Env, PendingIndex, PollingRuntimeConfig, ProviderRuntimeConfig, RotatedSecretConfig } from '../contract';
+import {
+  BreakerDefaults,
+  BreakerRuntimeConfig,
+  Defaults,
+  Env,
+  PendingIndex,
+  PollingRuntimeConfig,
+  ProviderRuntimeConfig,
+  RotatedSecretConfig,
+} from '../contract';
 
 /**
  * What the handlers are configured with, as plain values: CloudFormation tokens when the
@@ -41,6 +50,10 @@ export interface InboxHandlerSettings {
   readonly rejectionRetentionSeconds: number;
   /** The most a rejection record may add to a refusal's answer, milliseconds. */
   readonly rejectionRecordBudgetMs: number;
+  /** The processor's circuit breaker; undefined when it is off. */
+  readonly breaker?: BreakerRuntimeConfig;
+  /** The most rows a second the processor hands downstream, and its concurrency, which shares them; undefined: no cap. */
+  readonly processorRate?: { readonly rowsPerSecond: number; readonly maxConcurrency: number };
 }
 
 /** What a local inbox must name; everything else falls back to the construct's defaults. */
@@ -66,6 +79,7 @@ export function handlerSettingsWithDefaults(settings: LocalHandlerSettings): Inb
     rejectionSamplePercent: Defaults.REJECTION_SAMPLE_PERCENT,
     rejectionRetentionSeconds: Defaults.REJECTION_RETENTION_DAYS * 86_400,
     rejectionRecordBudgetMs: Defaults.REJECTION_RECORD_BUDGET_MS,
+    breaker: BreakerDefaults,
     ...settings,
   };
 }
@@ -119,6 +133,10 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       ...bodies,
       ...(settings.effectBusName ? { [Env.EFFECT_BUS_NAME]: settings.effectBusName } : {}),
       ...(settings.effectFunctionArn ? { [Env.EFFECT_FUNCTION_ARN]: settings.effectFunctionArn } : {}),
+      ...(settings.breaker ? { [Env.BREAKER]: JSON.stringify(settings.breaker) } : {}),
+      ...(settings.processorRate
+        ? { [Env.MAX_ROWS_PER_SECOND]: String(settings.processorRate.rowsPerSecond), [Env.MAX_CONCURRENCY]: String(settings.processorRate.maxConcurrency) }
+        : {}),
     },
     reconciler: {
       [Env.INBOX_NAME]: settings.inboxName,

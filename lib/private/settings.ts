@@ -2,7 +2,7 @@ import { Duration, Names, Size, Token } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { Defaults, Limits, PendingIndex } from '../contract';
+import { BreakerDefaults, BreakerRuntimeConfig, Defaults, Limits, PendingIndex } from '../contract';
 import { WebhookIngressType } from '../ingress';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
 
@@ -29,6 +29,10 @@ export interface InboxSettings {
   readonly deadlineWarning: Duration;
   readonly processorBatchSize: number;
   readonly processorMaxConcurrency: number;
+  /** `processorMaxRowsPerSecond`, when set. */
+  readonly processorMaxRowsPerSecond?: number;
+  /** The circuit breaker's settings; undefined when it is off. */
+  readonly breaker?: BreakerRuntimeConfig;
   readonly reconcileSchedule: events.Schedule;
   readonly publishEvents: boolean;
   readonly rejectionRecordsPerMinute: number;
@@ -54,11 +58,28 @@ export function resolveSettings(scope: Construct, props: WebhookInboxProps): Inb
     deadlineWarning: props.deadlineWarning ?? Duration.seconds(Defaults.DEADLINE_WARNING_SECONDS),
     processorBatchSize: props.processorBatchSize ?? Defaults.PROCESSOR_BATCH_SIZE,
     processorMaxConcurrency: props.processorMaxConcurrency ?? Defaults.PROCESSOR_MAX_CONCURRENCY,
+    ...(props.processorMaxRowsPerSecond !== undefined ? { processorMaxRowsPerSecond: props.processorMaxRowsPerSecond } : {}),
+    ...breakerOf(props),
     reconcileSchedule: props.reconcileSchedule ?? events.Schedule.rate(Duration.minutes(Defaults.SWEEP_EVERY_MINUTES)),
     publishEvents: props.publishEvents ?? true,
     rejectionRecordsPerMinute: props.rejectionRecordsPerMinute ?? Defaults.REJECTION_RECORDS_PER_MINUTE,
     rejectionRecordSamplePercent: props.rejectionRecordSamplePercent ?? Defaults.REJECTION_SAMPLE_PERCENT,
     rejectionRecordRetention: props.rejectionRecordRetention ?? Duration.days(Defaults.REJECTION_RETENTION_DAYS),
+  };
+}
+
+/** The circuit breaker's settings (`circuitBreaker` over `BreakerDefaults`), or none when it is off; validation names what it refuses. */
+export function breakerOf(props: WebhookInboxProps): Pick<InboxSettings, 'breaker'> {
+  const options = props.circuitBreaker ?? {};
+  if (options.enabled === false) return {};
+  return {
+    breaker: {
+      failureThresholdPercent: options.failureThresholdPercent ?? BreakerDefaults.failureThresholdPercent,
+      minimumRows: options.minimumRows ?? BreakerDefaults.minimumRows,
+      windowSeconds: options.window?.toSeconds({ integral: false }) ?? BreakerDefaults.windowSeconds,
+      coolDownSeconds: options.coolDown?.toSeconds({ integral: false }) ?? BreakerDefaults.coolDownSeconds,
+      probesToClose: options.probesToClose ?? BreakerDefaults.probesToClose,
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import { Annotations, Duration, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
-import { Defaults, Limits, POLLED_ONLY_ADAPTERS, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
+import { breakerProblems, Defaults, Limits, POLLED_ONLY_ADAPTERS, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerProblems } from './provider-runtime';
 import type { TableSettings, WebhookInboxProps } from '../webhook-inbox-props';
@@ -8,7 +8,7 @@ import { providerRoutes, routeThrottleProblems } from './route-throttle';
 import { webAclRateLimitProblems } from './web-acl';
 import { rateSeconds } from './schedule-rate';
 import { ValidationError } from './validation-error';
-import { deadLetterRetentionOf, isRestApi, resultRetentionOf, retentionOf, sweepAfterFloorOf, sweepAfterOf } from './settings';
+import { breakerOf, deadLetterRetentionOf, functionTimeoutsOf, isRestApi, resultRetentionOf, retentionOf, sweepAfterFloorOf, sweepAfterOf } from './settings';
 
 /**
  * Checks the props of a WebhookInbox once, in its constructor, before anything is created:
@@ -53,6 +53,7 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
   problems.push(...retentionProblems(props, providers));
   problems.push(...resultRetentionProblems(props));
   problems.push(...deadlineWarningProblems(props));
+  problems.push(...flowControlProblems(props));
   if (problems.length > 0) {
     throw new ValidationError(`Invalid WebhookInbox props:\n- ${problems.join('\n- ')}`, scope);
   }
@@ -68,6 +69,36 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
       'processingFunction is set and each result is also published to the inbox event bus (publishEvents defaults to true); set publishEvents: false if your function is the only consumer, or true to keep the bus and silence this message.',
     );
   }
+}
+
+/**
+ * The circuit breaker's options in their ranges (`breakerProblems`, which the processor checks
+ * again at cold start), and a rate an invocation can keep within its timeout.
+ */
+function flowControlProblems(props: WebhookInboxProps): string[] {
+  const problems: string[] = [];
+  const breaker = breakerOf(props).breaker;
+  const resolved = breaker && Object.fromEntries(Object.entries(breaker).filter(([, value]) => !Token.isUnresolved(value)));
+  if (resolved)
+    problems.push(
+      ...breakerProblems(resolved).map(
+        (problem) => `circuitBreaker.${problem.replace(/^windowSeconds/, 'window (seconds)').replace(/^coolDownSeconds/, 'coolDown (seconds)')}`,
+      ),
+    );
+  const rate = props.processorMaxRowsPerSecond;
+  if (rate === undefined || Token.isUnresolved(rate)) return problems;
+  if (!(rate > 0) || !Number.isFinite(rate)) return [...problems, `processorMaxRowsPerSecond: must be a positive number, got ${rate}`];
+  const batch = props.processorBatchSize ?? Defaults.PROCESSOR_BATCH_SIZE;
+  const concurrency = props.processorMaxConcurrency ?? Defaults.PROCESSOR_MAX_CONCURRENCY;
+  const timeoutSeconds = functionTimeoutsOf(props).processorTimeout.toSeconds();
+  if ([batch, concurrency, timeoutSeconds].some((value) => Token.isUnresolved(value))) return problems;
+  const batchSeconds = (batch * concurrency) / rate;
+  if (batchSeconds >= timeoutSeconds) {
+    problems.push(
+      `processorMaxRowsPerSecond: a batch of ${batch} at concurrency ${concurrency} must last ${batchSeconds} s at ${rate} a second, not shorter than the processor's ${timeoutSeconds} s timeout: raise the rate, lower processorBatchSize or processorMaxConcurrency, or lengthen processorFunctionProps.timeout`,
+    );
+  }
+  return problems;
 }
 
 /** DynamoDB refuses a warm throughput below what a new on-demand table serves anyway. */
