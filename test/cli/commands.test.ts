@@ -202,6 +202,8 @@ describe('status', () => {
       // 1 dead + 1 processed + 2 copies + 2 stranded + 2 new + 2 submissions
       quarantined: { count: 2, itemsRead: 10 },
       submissions: { awaiting: { count: 2, atLeast: false }, overdue: { count: 1, atLeast: false } },
+      // Every pending row, however recent: the 2 stranded and the 2 new.
+      flow: { paused: null, breaker: { state: 'CLOSED', openings: 0 }, waiting: { count: 4, atLeast: false } },
     });
 
     const text = await cli('status');
@@ -211,6 +213,9 @@ describe('status', () => {
     expect(text.stdout).toMatch(/^stranded rows +1 +pending > 5 min/m);
     expect(text.stdout).toMatch(/^quarantined copies +2 +Scan read 10 items/m);
     expect(text.stdout).toMatch(/^overdue submissions +1 +due for a check now .* of 2 awaiting$/m);
+    expect(text.stdout).toMatch(/^processing +running$/m);
+    expect(text.stdout).toMatch(/^circuit breaker +CLOSED +opened 0 times$/m);
+    expect(text.stdout).toMatch(/^waiting rows +4 +neither processed nor dead/m);
 
     expect((await cliJson('status', '--skip-scan')).quarantined).toBeNull();
   });
@@ -698,6 +703,47 @@ describe('reconcile', () => {
     const missing = await cli('reconcile', '--config', configFile({ reconcilerFunctionName: 'no-such-function' }));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('ResourceNotFoundException');
+  });
+});
+
+describe('pause and resume', () => {
+  /** The CLI in-process on the handlers' clock, its waits taken on that clock. */
+  async function cliOnClock(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    let stdout = '';
+    let stderr = '';
+    const io = { stdout: (text: string) => (stdout += text), stderr: (text: string) => (stderr += text) };
+    const code = await run([...argv, '--config', configFile()], { io, now: h.clock.now, sleep: async (ms) => h.clock.advance(ms) });
+    return { code, stdout, stderr };
+  }
+
+  test('pause holds every row without spending an attempt; status says since when and how many wait; resume processes each once', async () => {
+    const config = h.opsConfig();
+    lambda.deploy(config.reconcilerFunctionName, (event) => h.reconciler()(event));
+    const pausedAt = h.clock.now();
+    const paused = await cliOnClock('pause', '--json');
+    expect(paused.code).toBe(0);
+    expect(JSON.parse(paused.stdout)).toMatchObject({ paused: { since: new Date(pausedAt).toISOString(), by: 'webhook-inbox pause' } });
+
+    const keys = [await accept(answerlineBody()), await accept(answerlineBody())];
+    expect(await h.drain(h.processor())).toEqual({ received: 2, failed: 0 });
+    for (const key of keys) expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.RECEIVED });
+
+    const status = await cliOnClock('status');
+    expect(status.stdout).toMatch(
+      new RegExp(
+        `^processing +PAUSED since ${new Date(pausedAt).toISOString().replace(/\./g, '\\.')} +by webhook-inbox pause; remedy: webhook-inbox resume$`,
+        'm',
+      ),
+    );
+    expect(status.stdout).toMatch(/^waiting rows +2 /m);
+
+    const resumed = await cliOnClock('resume', '--json');
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ paused: null, breaker: { state: 'CLOSED' }, reconciler: { swept: 2 } });
+    expect(lambda.invocations.at(-1)).toMatchObject({ functionName: config.reconcilerFunctionName });
+    expect(await h.drain(h.processor())).toEqual({ received: 2, failed: 0 });
+    for (const key of keys) expect(await h.row(key)).toMatchObject({ status: DeliveryStatus.PROCESSED, attempts: 1 });
+    expect((await cliJson('status')).flow.waiting).toEqual({ count: 0, atLeast: false });
   });
 });
 
