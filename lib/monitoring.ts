@@ -35,7 +35,7 @@ export enum InboxAlarm {
   /** The sweep does not keep up: its watermark lags its cutoff, so stranded rows are found late. */
   SWEEP_LAG = 'SWEEP_LAG',
   /** The circuit breaker is open (or probing): processing failed downstream at a high rate, and rows wait. */
-  BREAKER_OPEN = 'BREAKER_OPEN',
+  CIRCUIT_BREAKER_OPEN = 'CIRCUIT_BREAKER_OPEN',
 }
 
 /** Alarm settings of a WebhookInbox: which alarms, their thresholds and where they notify. */
@@ -159,7 +159,7 @@ const RUNBOOK_SECTION: Readonly<Record<InboxAlarm, string>> = {
   [InboxAlarm.QUEUE_DELAY]: 'queue-delay',
   [InboxAlarm.ROTATION_FAILURES]: 'rotation-failures',
   [InboxAlarm.SWEEP_LAG]: 'sweep-lag',
-  [InboxAlarm.BREAKER_OPEN]: 'circuit-breaker-open',
+  [InboxAlarm.CIRCUIT_BREAKER_OPEN]: 'circuit-breaker-open',
 };
 
 /**
@@ -292,7 +292,7 @@ export class WebhookInboxAlarms extends Construct {
       );
     }
     this.sweepLag = metricAlarm(InboxAlarm.SWEEP_LAG);
-    this.breakerOpen = metricAlarm(InboxAlarm.BREAKER_OPEN);
+    this.breakerOpen = metricAlarm(InboxAlarm.CIRCUIT_BREAKER_OPEN);
   }
 
   /** A recorded submission is overdue: past its horizon without a result; only once `watchSubmissions()` ran. */
@@ -454,7 +454,7 @@ const METRIC_ALARMS: Readonly<
       threshold: maxLag.toSeconds(),
     };
   },
-  [InboxAlarm.BREAKER_OPEN]: (inbox) => ({
+  [InboxAlarm.CIRCUIT_BREAKER_OPEN]: (inbox) => ({
     id: 'BreakerOpen',
     metric: inbox.metricBreakerOpen({ statistic: 'Maximum', period: Duration.minutes(5) }),
     what: 'the circuit breaker is open: processing failed downstream (effect targets, the processing function, the authoritative read) at a high rate; rows wait without spending attempts, and the breaker probes one at a time',

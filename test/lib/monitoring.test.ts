@@ -93,6 +93,7 @@ const ALL_METRIC_ALARMS = [
   'ReconcilerNotRunning',
   'QueueDelay',
   'SweepLag',
+  'BreakerOpen',
 ];
 
 /** The alarms on recorded submissions: only an inbox with a submission ledger (or polling) has them. */
@@ -185,9 +186,12 @@ describe('alarms with defaults', () => {
     ['ReconcilerErrors', 'AWS/Lambda', 'Errors', [{ Name: 'FunctionName', Value: { Ref: reconciler } }], 'Sum', 900, 1, true, 'reconciler-errors'],
     ['ReconcilerNotRunning', 'AWS/Lambda', 'Invocations', [{ Name: 'FunctionName', Value: { Ref: reconciler } }], 'Sum', 60, 1, true, 'reconciler-not-running'],
     ['SweepLag', METRIC_NAMESPACE, MetricName.SWEEP_LAG, inboxDimension, 'Maximum', 300, 900, true, 'sweep-lag'],
+    ['BreakerOpen', METRIC_NAMESPACE, MetricName.BREAKER_OPEN, inboxDimension, 'Maximum', 300, 1, true, 'circuit-breaker-open'],
   ];
   /** Alarms on an absence: fewer than the threshold, and no data at all is the failure. */
   const ABSENCE_ALARMS = new Set(['ReconcilerNotRunning']);
+  /** Alarms on a state each reconciler run reports: a period without a run keeps the state they had. */
+  const STATE_ALARMS = new Set(['BreakerOpen']);
 
   test("the sweep-lag alarm watches the reconciler's SweepLag, one value a run in seconds, at 15 minutes", () => {
     const alarm = alarmNamed(template, 'SweepLag');
@@ -197,6 +201,16 @@ describe('alarms with defaults', () => {
     expect(document._aws.CloudWatchMetrics[0].Metrics).toEqual([{ Name: MetricName.SWEEP_LAG, Unit: 'Seconds' }]);
     expect(document._aws.CloudWatchMetrics[0].Dimensions).toEqual([alarm.Dimensions.map((d: any) => d.Name)]);
     expect(document[MetricName.SWEEP_LAG]).toEqual([960]);
+  });
+
+  test('the breaker alarm is in ALARM while a reconciler run finds the breaker open, and keeps its state between runs', () => {
+    const alarm = alarmNamed(template, 'BreakerOpen');
+    expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'ignore' });
+    expect(alarm.AlarmDescription).toContain('docs/RUNBOOK.md#circuit-breaker-open');
+    // The reconciler emits 1 or 0 each run, with the dimension set the alarm names.
+    const document = emittedDocument((telemetry) => telemetry.count(MetricName.BREAKER_OPEN, undefined, 1));
+    expect(document._aws.CloudWatchMetrics[0].Dimensions).toEqual([alarm.Dimensions.map((d: any) => d.Name)]);
+    expect(document[MetricName.BREAKER_OPEN]).toBe(1);
   });
 
   test("the queue-delay alarm watches the p99 of the processor's QueueDelay over 5 minutes, at 2 minutes in milliseconds", () => {
@@ -245,7 +259,7 @@ describe('alarms with defaults', () => {
       // An absence is a minute period, an hour's worth of them all breaching: it fires an hour after the last run, and clears a minute after the next.
       expect(alarm.EvaluationPeriods).toBe(absence ? 60 : 1);
       expect(alarm.DatapointsToAlarm).toBe(absence ? 60 : 1);
-      expect(alarm.TreatMissingData).toBe(absence ? 'breaching' : 'notBreaching');
+      expect(alarm.TreatMissingData).toBe(absence ? 'breaching' : STATE_ALARMS.has(name) ? 'ignore' : 'notBreaching');
       expect(alarm.ExtendedStatistic).toBeUndefined();
       expect(alarm.Metrics).toBeUndefined();
       if (notifies) expect(alarm.AlarmActions).toEqual([topic]);

@@ -125,7 +125,7 @@ function setup() {
 }
 
 test('every synthesized alarm is one the local evaluator reproduces', () => {
-  expect(alarms.map((alarm) => alarm.type).sort()).toEqual([...Array(12).fill('AWS::CloudWatch::Alarm'), 'AWS::CloudWatch::CompositeAlarm']);
+  expect(alarms.map((alarm) => alarm.type).sort()).toEqual([...Array(13).fill('AWS::CloudWatch::Alarm'), 'AWS::CloudWatch::CompositeAlarm']);
   const { evaluator } = setup();
   expect(evaluator.states().every((status) => status.state === 'INSUFFICIENT_DATA')).toBe(true);
 });
