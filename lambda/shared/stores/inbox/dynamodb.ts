@@ -243,18 +243,31 @@ export class DynamoDbInboxStore implements InboxStore, PendingIndexReader, Sweep
   }
 
   async release(key: string, owner: string, error: string, dead: boolean, now: number): Promise<void> {
+    await this.releaseAs(key, owner, error, dead ? 'dead' : 'live', now);
+  }
+
+  async giveBack(key: string, owner: string, error: string, now: number): Promise<void> {
+    await this.releaseAs(key, owner, error, 'given_back', now);
+  }
+
+  /**
+   * A release by the lease holder. A dead row leaves the pending index (rare, so the index write
+   * costs little, and the sweep and the status count need not read it): the DLQ and its alarm own
+   * it from here. A live row's entry moves to now, past the sweep's watermark; a row given back
+   * also gets the claim's attempt back (only a row that has one).
+   */
+  private async releaseAs(key: string, owner: string, error: string, mode: 'dead' | 'live' | 'given_back', now: number): Promise<void> {
+    const dead = mode === 'dead';
+    const givenBack = mode === 'given_back';
     try {
       await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: itemKey(key),
-          // A dead row leaves the pending index (rare, so the index write costs little, and the sweep and
-          // the status count need not read it): the DLQ and its alarm own it from here. A live row's
-          // entry moves to now, past the sweep's watermark.
           UpdateExpression: dead
             ? 'SET #status = :status, #lastError = :error REMOVE #owner, #until, #shard, #since'
-            : 'SET #status = :status, #lastError = :error, #since = :now REMOVE #owner, #until',
-          ConditionExpression: '#owner = :owner',
+            : `SET #status = :status, #lastError = :error, #since = :now REMOVE #owner, #until${givenBack ? ' ADD #attempts :minusOne' : ''}`,
+          ConditionExpression: givenBack ? '#owner = :owner AND #attempts > :zero' : '#owner = :owner',
           ExpressionAttributeNames: {
             '#status': A.STATUS,
             '#lastError': A.LAST_ERROR,
@@ -262,45 +275,14 @@ export class DynamoDbInboxStore implements InboxStore, PendingIndexReader, Sweep
             '#until': A.LEASE_UNTIL,
             '#since': A.PENDING_SINCE,
             ...(dead ? { '#shard': A.PENDING_SHARD } : {}),
+            ...(givenBack ? { '#attempts': A.ATTEMPTS } : {}),
           },
           ExpressionAttributeValues: {
             ':status': S(dead ? DeliveryStatus.DEAD : DeliveryStatus.RECEIVED),
             ':error': S(error.slice(0, 1000)),
             ':owner': S(owner),
             ...(dead ? {} : { ':now': N(now) }),
-          },
-        }),
-      );
-    } catch (err) {
-      // Another worker took the lease after ours expired; its outcome stands.
-      if (!isConditionalCheckFailed(err)) throw err;
-    }
-  }
-
-  async giveBack(key: string, owner: string, error: string, now: number): Promise<void> {
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: itemKey(key),
-          UpdateExpression: 'SET #status = :received, #lastError = :error, #since = :now REMOVE #owner, #until ADD #attempts :minusOne',
-          // The claim counted an attempt: only a row that has one gives it back.
-          ConditionExpression: '#owner = :owner AND #attempts > :zero',
-          ExpressionAttributeNames: {
-            '#status': A.STATUS,
-            '#lastError': A.LAST_ERROR,
-            '#owner': A.LEASE_OWNER,
-            '#until': A.LEASE_UNTIL,
-            '#since': A.PENDING_SINCE,
-            '#attempts': A.ATTEMPTS,
-          },
-          ExpressionAttributeValues: {
-            ':received': S(DeliveryStatus.RECEIVED),
-            ':error': S(error.slice(0, 1000)),
-            ':owner': S(owner),
-            ':now': N(now),
-            ':minusOne': N(-1),
-            ':zero': N(0),
+            ...(givenBack ? { ':minusOne': N(-1), ':zero': N(0) } : {}),
           },
         }),
       );
