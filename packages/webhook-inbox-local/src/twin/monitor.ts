@@ -8,7 +8,8 @@
  */
 import { appendFileSync } from 'node:fs';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { InboxAttr, InboxItemKind } from '../../../../lib/contract';
+import { FLOW_STATE_CACHE_MS, InboxAttr, InboxItemKind, ReconcileRequest } from '../../../../lib/contract';
+import { DynamoDbFlowStore, FlowState } from '../../../../lambda/shared/stores/flow';
 import type { ApiAccessRecord } from '../aws/apigateway/front-door';
 import { parseEmfLine } from '../aws/cloudwatch/emf';
 import {
@@ -23,7 +24,7 @@ import {
 import { constructPath } from '../aws/cloudformation/assembly';
 import { MetricDatum, MetricStore } from '../aws/cloudwatch/metric-store';
 import { parseDashboardWidgets, widgetSeries } from './console/dashboard-widgets';
-import type { ConsoleDelivery, ConsoleSnapshot, ConsoleSource } from './console/snapshot';
+import type { ConsoleDelivery, ConsoleInbox, ConsoleSnapshot, ConsoleSource, FlowAction } from './console/snapshot';
 import type { InvocationOutcome, LocalFunction } from '../aws/cloudformation/functions';
 import type { LocalInbox, RunningStack } from '../aws/cloudformation/run-stack';
 import type { LocalServices } from '../aws/services';
@@ -161,7 +162,30 @@ export class TwinMonitor {
   }
 
   consoleSource(services: LocalServices): ConsoleSource {
-    return { snapshot: () => this.snapshot(services) };
+    return { snapshot: () => this.snapshot(services), changeFlow: (inbox, action) => this.changeFlow(services, inbox, action) };
+  }
+
+  /**
+   * The console's pause and resume, as the ops CLI does them: one write of the flow-control item;
+   * a resume then waits out the processors' cache of it and runs the reconciler with a resume
+   * request, which enqueues every waiting row once.
+   */
+  private async changeFlow(services: LocalServices, name: string, action: FlowAction): Promise<void> {
+    const inbox = this.inboxes.find((candidate) => candidate.opsConfig.inboxName === name);
+    if (!inbox) throw new Error(`no inbox named ${name}`);
+    const store = new DynamoDbFlowStore(services.clients.dynamodb, inbox.opsConfig.inboxTable);
+    if (action === 'pause') {
+      await store.pause(Date.now(), 'console');
+      return;
+    }
+    await store.resume(Date.now());
+    await new Promise((resolve) => setTimeout(resolve, FLOW_STATE_CACHE_MS));
+    const functionName = encodeURIComponent(inbox.opsConfig.reconcilerFunctionName);
+    const response = await fetch(`${services.endpoints.lambda}/2015-03-31/functions/${functionName}/invocations`, {
+      method: 'POST',
+      body: JSON.stringify({ source: ReconcileRequest.SOURCE, 'detail-type': ReconcileRequest.RESUME }),
+    });
+    if (!response.ok || response.headers.get('x-amz-function-error')) throw new Error(`the reconciler's resume run failed: ${await response.text()}`);
   }
 
   private async snapshot(services: LocalServices): Promise<ConsoleSnapshot> {
@@ -177,6 +201,7 @@ export class TwinMonitor {
           deliveries: deliveries.filter((delivery) => names.has(delivery.provider)),
           rowsByStatus: await this.rowsByStatus(services, inbox.opsConfig.inboxTable),
           deadLetter: { queue: inbox.deadLetterQueue?.name ?? '', depth: this.depths.get(inbox.deadLetterQueue?.name ?? '') ?? 0 },
+          flow: consoleFlow(await new DynamoDbFlowStore(services.clients.dynamodb, inbox.opsConfig.inboxTable).read()),
         };
       }),
     );
@@ -292,6 +317,15 @@ function answerReason(record: ApiAccessRecord): string {
 }
 
 /** How many delivery rows of an inbox are in each status. */
+function consoleFlow(state: FlowState): NonNullable<ConsoleInbox['flow']> {
+  return {
+    pausedSince: state.pausedAt === undefined ? null : new Date(state.pausedAt).toISOString(),
+    breaker: state.breaker,
+    ...(state.openedAt !== undefined ? { openedAt: new Date(state.openedAt).toISOString() } : {}),
+    ...(state.openReason !== undefined ? { reason: state.openReason } : {}),
+  };
+}
+
 async function countRowsByStatus(services: LocalServices, table: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   let ExclusiveStartKey: Record<string, never> | undefined;

@@ -14,6 +14,8 @@ import type { ConsoleSource } from './snapshot';
 
 export const CONSOLE_PATH = '/console';
 export const SNAPSHOT_PATH = '/console/api/snapshot';
+/** `POST` with `{"inbox": <name>, "action": "pause" | "resume"}`: the console's flow-control buttons. */
+export const FLOW_PATH = '/console/api/flow';
 
 /**
  * Handles `GET /console` (the page) and `GET /console/api/snapshot` (the snapshot as JSON) and
@@ -22,12 +24,14 @@ export const SNAPSHOT_PATH = '/console/api/snapshot';
 export function consoleRequestListener(source: ConsoleSource): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path !== CONSOLE_PATH && path !== `${CONSOLE_PATH}/` && path !== SNAPSHOT_PATH) return false;
+    if (path !== CONSOLE_PATH && path !== `${CONSOLE_PATH}/` && path !== SNAPSHOT_PATH && path !== FLOW_PATH) return false;
     // A page elsewhere could reach the loopback port through a name it rebinds to 127.0.0.1: the
     // Host header still carries that name.
     if (!isLoopbackHost(req.headers.host)) {
       answer(res, 403, 'application/json; charset=utf-8', JSON.stringify({ message: 'the console answers only on a loopback host name' }));
-    } else if (req.method !== 'GET') {
+    } else if (path === FLOW_PATH && req.method === 'POST') {
+      void changeFlow(source, req, res);
+    } else if (req.method !== 'GET' || path === FLOW_PATH) {
       answer(res, 405, 'application/json; charset=utf-8', JSON.stringify({ message: 'Method Not Allowed' }), { allow: 'GET' });
     } else if (path === SNAPSHOT_PATH) {
       void sendSnapshot(source, res);
@@ -36,6 +40,33 @@ export function consoleRequestListener(source: ConsoleSource): (req: IncomingMes
     }
     return true;
   };
+}
+
+/**
+ * A flow-control button: only a JSON body naming an inbox and an action, which a page of another
+ * origin cannot send without a preflight the console never answers (it asks for JSON).
+ */
+async function changeFlow(source: ConsoleSource, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const json = 'application/json; charset=utf-8';
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  let request: { inbox?: unknown; action?: unknown };
+  try {
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) throw new Error('not JSON');
+    request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof request;
+  } catch {
+    return answer(res, 415, json, JSON.stringify({ message: 'send {"inbox": <name>, "action": "pause" | "resume"} as application/json' }));
+  }
+  if (typeof request?.inbox !== 'string' || (request.action !== 'pause' && request.action !== 'resume')) {
+    return answer(res, 400, json, JSON.stringify({ message: 'inbox: a name, and action: "pause" or "resume", are required' }));
+  }
+  if (!source.changeFlow) return answer(res, 404, json, JSON.stringify({ message: 'this console has no flow control' }));
+  try {
+    await source.changeFlow(request.inbox, request.action);
+  } catch (error) {
+    return answer(res, 500, json, JSON.stringify({ message: `${request.action} failed: ${(error as Error).message}` }));
+  }
+  answer(res, 200, json, JSON.stringify({ inbox: request.inbox, action: request.action }));
 }
 
 async function sendSnapshot(source: ConsoleSource, res: ServerResponse): Promise<void> {
@@ -150,6 +181,7 @@ ul.legend li.not-drawn { color: var(--muted); font-style: italic; }
 const SCRIPT = `
 'use strict';
 var SNAPSHOT_URL = '/console/api/snapshot';
+var FLOW_URL = '/console/api/flow';
 var POLL_MS = 1000;
 var SVG = 'http://www.w3.org/2000/svg';
 var COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf', '#393b79', '#ad494a'];
@@ -289,11 +321,32 @@ function inboxSection(inbox) {
         statuses.length > 0 ? statuses.map(function (status) { return statusTile(status, inbox.rowsByStatus[status]); }) : el('span', { class: 'empty' }, 'No rows yet.')),
       el('div', { class: 'tile dead-letter' + (depth > 0 ? ' bad' : ''), 'data-testid': 'dead-letter', 'data-depth': depth, title: inbox.deadLetter.queue },
         el('span', { class: 'count', 'data-testid': 'dead-letter-depth' }, compact(depth)),
-        el('span', { class: 'label' }, 'IN DEAD-LETTER QUEUE', el('code', { class: 'clip' }, inbox.deadLetter.queue)))),
+        el('span', { class: 'label' }, 'IN DEAD-LETTER QUEUE', el('code', { class: 'clip' }, inbox.deadLetter.queue))),
+      inbox.flow ? flowTile(inbox.name, inbox.flow) : null),
     el('div', { class: 'providers' }, names.map(function (name) {
       var provider = inbox.providers.find(function (each) { return each.name === name; });
       return providerSection(name, provider && provider.url, inbox.deliveries.filter(function (delivery) { return delivery.provider === name; }));
     })));
+}
+
+/** Paused or running, the breaker, and the button that pauses or resumes (what \`webhook-inbox pause\` and \`resume\` do). */
+function flowTile(name, flow) {
+  var held = flow.pausedSince !== null || flow.breaker !== 'CLOSED';
+  var state = flow.pausedSince !== null ? 'PAUSED' : 'RUNNING';
+  var since = flow.pausedSince !== null ? 'since ' + flow.pausedSince : '';
+  var breaker = 'BREAKER ' + flow.breaker + (flow.breaker !== 'CLOSED' ? ' since ' + flow.openedAt : '');
+  var action = flow.pausedSince !== null || flow.breaker !== 'CLOSED' ? 'resume' : 'pause';
+  var button = el('button', { type: 'button', 'data-testid': 'flow-' + action }, action === 'pause' ? 'Pause' : 'Resume');
+  button.addEventListener('click', function () {
+    button.disabled = true;
+    fetch(FLOW_URL, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ inbox: name, action: action }) })
+      .catch(function () { return undefined; })
+      .then(function () { button.disabled = false; });
+  });
+  return el('div', { class: 'tile flow' + (held ? ' bad' : ''), 'data-testid': 'flow', 'data-paused': String(flow.pausedSince !== null), 'data-breaker': flow.breaker, title: flow.reason || '' },
+    el('span', { class: 'count', 'data-testid': 'flow-state' }, state),
+    el('span', { class: 'label' }, since, el('code', { class: 'clip', 'data-testid': 'flow-breaker' }, breaker)),
+    button);
 }
 
 function drawInboxes(inboxes) {

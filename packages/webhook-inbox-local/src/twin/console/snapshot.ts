@@ -40,6 +40,8 @@ export interface ConsoleInbox {
   readonly rowsByStatus: Readonly<Record<string, number>>;
   /** Its dead-letter queue and how many messages are visible in it. */
   readonly deadLetter: { readonly queue: string; readonly depth: number };
+  /** Flow control (docs/FLOW-CONTROL.md): paused since when (ISO 8601, null while running), the circuit breaker's state, since when and why. */
+  readonly flow?: { readonly pausedSince: string | null; readonly breaker: string; readonly openedAt?: string; readonly reason?: string };
 }
 
 /** One alarm of the template, as the twin evaluates it. */
@@ -105,4 +107,9 @@ export interface ConsoleSnapshot {
 /** Where the console takes its snapshots from: the twin implements it. */
 export interface ConsoleSource {
   snapshot(): Promise<ConsoleSnapshot>;
+  /** Pauses or resumes the inbox of this name, as `webhook-inbox pause` and `resume` do; absent: the console offers neither. */
+  changeFlow?(inbox: string, action: FlowAction): Promise<void>;
 }
+
+/** What the console's buttons do to an inbox's processing. */
+export type FlowAction = 'pause' | 'resume';

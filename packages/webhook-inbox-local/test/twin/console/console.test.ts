@@ -257,6 +257,32 @@ test('the page says when the snapshot fails, and comes back live when it answers
   await page.locator('[data-testid=connection][data-state=live]').waitFor({ timeout: REFRESH_TIMEOUT_MS });
 });
 
+test('an inbox shows whether it runs and its breaker; its button pauses it and then resumes it, without a reload', async () => {
+  source.flowChanges.length = 0;
+  await openConsole();
+  const flow = page.locator('[data-inbox=answers] [data-testid=flow]');
+  await expect(flow.getAttribute('data-paused')).resolves.toBe('false');
+  expect(await flow.locator('[data-testid=flow-state]').textContent()).toBe('RUNNING');
+  expect(await flow.locator('[data-testid=flow-breaker]').textContent()).toBe('BREAKER CLOSED');
+
+  await flow.locator('[data-testid=flow-pause]').click();
+  await page.locator('[data-inbox=answers] [data-testid=flow][data-paused=true]').waitFor({ timeout: REFRESH_TIMEOUT_MS });
+  expect(await flow.locator('[data-testid=flow-state]').textContent()).toBe('PAUSED');
+  await flow.locator('[data-testid=flow-resume]').click();
+  await page.locator('[data-inbox=answers] [data-testid=flow][data-paused=false]').waitFor({ timeout: REFRESH_TIMEOUT_MS });
+  expect(source.flowChanges).toEqual(['answers pause', 'answers resume']);
+  // An inbox whose source says nothing of flow control shows no button.
+  expect(await page.locator('[data-inbox=billing] [data-testid=flow]').count()).toBe(0);
+});
+
+test('the flow endpoint takes only a JSON body naming an inbox and an action', async () => {
+  source.flowChanges.length = 0;
+  expect((await get('/console/api/flow')).status).toBe(405);
+  expect((await send('/console/api/flow', 'text/plain', '{"inbox":"answers","action":"pause"}')).status).toBe(415);
+  expect((await send('/console/api/flow', 'application/json', '{"inbox":"answers","action":"drop"}')).status).toBe(400);
+  expect(source.flowChanges).toEqual([]);
+});
+
 test('the listener serves the snapshot as JSON, refuses other methods and other host names, and leaves other paths to the server', async () => {
   const snapshot = await get('/console/api/snapshot');
   expect(snapshot.status).toBe(200);
@@ -272,6 +298,17 @@ test('the listener serves the snapshot as JSON, refuses other methods and other 
   expect(await get('/hooks/answerline')).toMatchObject({ status: 404, body: 'not the console' });
   expect(await get('/console/elsewhere')).toMatchObject({ status: 404, body: 'not the console' });
 });
+
+function send(path: string, contentType: string, body: string): Promise<{ status: number }> {
+  return new Promise((resolve, reject) => {
+    const sent = request(`${origin}${path}`, { method: 'POST', headers: { 'content-type': contentType } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
 
 function get(path: string, method = 'GET', host?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {

@@ -4,7 +4,7 @@
  * and charts drawn from a dashboard body through the parser.
  */
 import { MetricIdentity, parseDashboardWidgets, widgetSeries } from '../../../src/twin/console/dashboard-widgets';
-import type { AlarmStateValue, ConsoleAlarm, ConsoleDelivery, ConsoleSnapshot, ConsoleSource } from '../../../src/twin/console/snapshot';
+import type { AlarmStateValue, ConsoleAlarm, ConsoleDelivery, ConsoleSnapshot, ConsoleSource, FlowAction } from '../../../src/twin/console/snapshot';
 import { DeliveryStatus } from '../../../../../lib/contract';
 
 export const RUNBOOK = 'https://runbook.example/webhook-inbox';
@@ -26,6 +26,15 @@ export class FakeConsoleSource implements ConsoleSource {
       ...this.current,
       alarms: this.current.alarms.map((alarm): ConsoleAlarm => (alarm.name === name ? { ...alarm, state, reason, updatedAt } : alarm)),
     };
+  }
+
+  /** The flow-control buttons pressed, in order; each changes the inbox's state as the twin's would. */
+  readonly flowChanges: string[] = [];
+
+  async changeFlow(inboxName: string, action: FlowAction): Promise<void> {
+    this.flowChanges.push(`${inboxName} ${action}`);
+    const flow = action === 'pause' ? { pausedSince: new Date().toISOString(), breaker: 'CLOSED' } : { pausedSince: null, breaker: 'CLOSED' };
+    this.current = { ...this.current, inboxes: this.current.inboxes.map((inbox) => (inbox.name === inboxName ? { ...inbox, flow } : inbox)) };
   }
 
   /** Adds a delivery to the front of an inbox's recent deliveries. */
@@ -108,6 +117,7 @@ export function representativeSnapshot(nowMs: number, dashboards: ConsoleSnapsho
         ],
         rowsByStatus: { [DeliveryStatus.RECEIVED]: 1, [DeliveryStatus.PROCESSING]: 2, [DeliveryStatus.PROCESSED]: 118, FAILED: 1, [DeliveryStatus.DEAD]: 2 },
         deadLetter: { queue: 'answers-dead-letter', depth: 2 },
+        flow: { pausedSince: null, breaker: 'CLOSED' },
       },
       {
         name: 'billing',
