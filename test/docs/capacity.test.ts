@@ -54,13 +54,15 @@ function templateSettings() {
 }
 
 /**
- * The inbox table's write units a delivery of `bodyBytes` costs: today's layout holds the body in
- * the row, which is written whole at the insert, the claim and the completion (a write is billed by
- * the whole item). The switch for a layout that writes the body once beside a row that stays small.
+ * The inbox table's write units a delivery of `bodyBytes` costs (a write is billed by the whole
+ * item): a row written at the insert, the claim and the completion; a body that would take the row
+ * past one unit is written once, in an item of its own (its key and expiry beside it), and the row
+ * stays one unit.
  */
-function inboxTableWriteUnits(bodyBytes: number, rowBytes: number, unitBytes: number, layout: 'body-in-row' | 'body-once' = 'body-in-row'): number {
+function inboxTableWriteUnits(bodyBytes: number, sizes: { readonly rowBytes: number; readonly bodyItemKeyBytes: number }, unitBytes: number): number {
   const units = (bytes: number) => Math.ceil(bytes / unitBytes);
-  return layout === 'body-in-row' ? 3 * units(bodyBytes + rowBytes) : units(bodyBytes) + 3 * units(rowBytes);
+  if (bodyBytes + sizes.rowBytes <= unitBytes) return 3;
+  return units(bodyBytes + sizes.bodyItemKeyBytes) + 3 * units(sizes.rowBytes);
 }
 
 const n = (value: number) => Math.floor(value).toLocaleString('en-US');
@@ -70,7 +72,7 @@ function figures(page: string): string {
   const q = tableValues(page, 'Quotas');
   const m = tableValues(page, 'Measured inputs');
   const t = templateSettings();
-  const writeUnits = (bytes: number) => inboxTableWriteUnits(bytes, m.rowBytes, q.dynamodbWriteUnitBytes);
+  const writeUnits = (bytes: number) => inboxTableWriteUnits(bytes, { rowBytes: m.rowBytes, bodyItemKeyBytes: m.bodyItemKeyBytes }, q.dynamodbWriteUnitBytes);
   const sweepSeconds = t.reconcilerTimeoutSeconds - 5;
   const sweepRate = sweepSeconds / (m.sweepMicrosPerEntry / 1e6) / t.reconcileEverySeconds;
   const processorRate = (t.processorConcurrency * t.processorBatch) / m.processorBatchSeconds;
@@ -210,6 +212,7 @@ test('the inputs it reads are all on the page', () => {
     ].sort(),
   );
   expect(Object.keys(tableValues(page, 'Measured inputs')).sort()).toEqual([
+    'bodyItemKeyBytes',
     'processorBatchSeconds',
     'replayedDay',
     'rowBytes',
@@ -218,8 +221,9 @@ test('the inputs it reads are all on the page', () => {
   ]);
 });
 
-test('the layout function: a row with its body written three times; written once, the body counts once', () => {
-  expect(inboxTableWriteUnits(1_000, 470, 1_024)).toBe(6);
-  expect(inboxTableWriteUnits(16 * 1_024, 470, 1_024)).toBe(51);
-  expect(inboxTableWriteUnits(16 * 1_024, 470, 1_024, 'body-once')).toBe(19);
+test('the layout function: a body that fits the row is written with it three times; a larger one once, beside a one-unit row', () => {
+  const sizes = { rowBytes: 470, bodyItemKeyBytes: 140 };
+  expect(inboxTableWriteUnits(500, sizes, 1_024)).toBe(3);
+  expect(inboxTableWriteUnits(1_024, sizes, 1_024)).toBe(2 + 3);
+  expect(inboxTableWriteUnits(16 * 1_024, sizes, 1_024)).toBe(17 + 3);
 });
