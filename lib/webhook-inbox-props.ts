@@ -219,7 +219,7 @@ export interface WebhookInboxProps {
   /**
    * Bodies (and results) larger than this are stored in the body bucket, with a pointer in the
    * row; smaller ones stay in the row. At most 350 KiB (DynamoDB items hold 400 KB).
-   * @default Size.kibibytes(64)
+   * @default Size.kibibytes(8)
    */
   readonly inlineBodyLimit?: Size;
 

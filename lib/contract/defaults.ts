@@ -139,8 +139,12 @@ export const Defaults = {
   MAX_BODY_BYTES: 6_000_000,
   /** The largest body accepted behind a REST API ingress: a round 4,500,000 bytes, under `Limits.REST_API_MAX_BODY_BYTES`. */
   REST_API_MAX_BODY_BYTES: 4_500_000,
-  /** Bodies above this go to S3; well under `Limits.INLINE_BODY_BYTES`. */
-  INLINE_BODY_BYTES: 64 * 1024,
+  /**
+   * Bodies above this go to S3: past about 8 KiB an object costs no more than the write units, the
+   * consistent read and the month of storage of a body item, and keeps a delivery at three write
+   * units of the table, so a new table takes 1,333 deliveries a second (docs/DESIGN.md#large-bodies).
+   */
+  INLINE_BODY_BYTES: 8 * 1024,
   /** How long rows are kept; a job's result is kept as long after its last decision unless `resultRetention` says longer. */
   RETENTION_DAYS: 30,
   /** The dead-letter queue keeps a message this long (SQS's longest). */

@@ -361,7 +361,7 @@ describe('WebhookInbox with defaults', () => {
     expect(verifier[Env.REJECTION_RETENTION_SECONDS]).toBe(String(7 * 86400));
     expect(verifier[Env.REJECTION_RECORD_BUDGET_MS]).toBe('200');
     expect(verifier[Env.MAX_BODY_BYTES]).toBe('6000000');
-    expect(verifier[Env.INLINE_BODY_BYTES]).toBe(String(64 * 1024));
+    expect(verifier[Env.INLINE_BODY_BYTES]).toBe(String(8 * 1024));
     expect(verifier[Env.RETENTION_SECONDS]).toBe(String(30 * 86400));
     const processor = settingsOf(template, 'InboxProcessor');
     expect(processor[Env.LEASE_SECONDS]).toBe('30');
@@ -791,7 +791,7 @@ describe('large bodies', () => {
   });
 
   test('need no bucket when every accepted body fits a row', () => {
-    const { template } = build({ maxBodySize: Size.kibibytes(64) });
+    const { template } = build({ maxBodySize: Size.kibibytes(8) });
     template.resourceCountIs('AWS::S3::Bucket', 0);
     const env = settingsOf(template, 'InboxVerifier');
     expect(env[Env.BODY_BUCKET]).toBeUndefined();

@@ -7,14 +7,14 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Duration, Size, Stack } from 'aws-cdk-lib';
+import { App, Duration, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { AuthoritativeReadSettings, Defaults, PollingRuntimeConfig } from '../../../../lib/contract';
+import { AuthoritativeReadSettings, PollingRuntimeConfig } from '../../../../lib/contract';
 import { HmacProviderOptions, WebhookProvider, WebhookProviderOptions } from '../../../../lib/provider';
 import { WebhookInbox } from '../../../../lib/webhook-inbox';
-import { presetFor } from './inbox-template';
+import { presetFor, ROW_ONLY_BODIES } from './inbox-template';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../aws/local-aws';
 import { ASSEMBLY_METADATA_CONTEXT } from './synth';
 import { POLLED_TWIN_PROVIDERS, TWIN_PROVIDERS } from './presets';
@@ -139,7 +139,7 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
     reconcileSchedule: events.Schedule.rate(Duration.minutes(options.reconcileEveryMinutes)),
     ...(options.maxReceiveCount ? { maxReceiveCount: options.maxReceiveCount } : {}),
     ...(options.pollBatchSize ? { pollBatchSize: options.pollBatchSize } : {}),
-    ...(options.inlineBodiesOnly ? { maxBodySize: Size.bytes(Defaults.INLINE_BODY_BYTES) } : {}),
+    ...(options.inlineBodiesOnly ? ROW_ONLY_BODIES : {}),
     ...(options.rejectionRecordsPerMinute !== undefined ? { rejectionRecordsPerMinute: options.rejectionRecordsPerMinute } : {}),
   });
   inbox.grantRecordSubmission(new iam.Role(stack, RECORDING_APP_ID, { assumedBy: new iam.AccountRootPrincipal() }));

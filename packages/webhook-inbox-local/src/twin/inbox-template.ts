@@ -62,6 +62,9 @@ export interface InboxTemplateSpec {
   readonly importedSigningSecrets?: Readonly<Record<string, { readonly secretArn: string; readonly encryptionKeyArn?: string }>>;
 }
 
+/** Props of an inbox without a body bucket: bodies up to 64 KiB, each kept in its row. */
+export const ROW_ONLY_BODIES = { maxBodySize: Size.kibibytes(64), inlineBodyLimit: Size.kibibytes(64) };
+
 /** The template and the logical ids of what a local run stands in for. */
 export interface SynthesizedInbox {
   readonly template: Template;
@@ -147,7 +150,7 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
     providers,
     publishEvents: spec.eventBus ?? false,
     // Without a bucket, every body must fit a row: the construct then creates none.
-    ...(spec.bodyBucket ? {} : { maxBodySize: Size.bytes(Defaults.INLINE_BODY_BYTES) }),
+    ...(spec.bodyBucket ? {} : ROW_ONLY_BODIES),
     ...(processingFunction ? { processingFunction } : {}),
     dashboard: { enabled: false },
   });
