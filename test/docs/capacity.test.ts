@@ -79,7 +79,8 @@ function figures(page: string): string {
   const q = tableValues(page, 'Quotas');
   const m = tableValues(page, 'Measured inputs');
   const t = templateSettings();
-  const writeUnits = (bytes: number) => inboxTableWriteUnits(bytes, { rowBytes: m.rowBytes, bodyItemKeyBytes: m.bodyItemKeyBytes, inlineBodyBytes: t.inlineBodyBytes }, q.dynamodbWriteUnitBytes);
+  const writeUnits = (bytes: number) =>
+    inboxTableWriteUnits(bytes, { rowBytes: m.rowBytes, bodyItemKeyBytes: m.bodyItemKeyBytes, inlineBodyBytes: t.inlineBodyBytes }, q.dynamodbWriteUnitBytes);
   const sweepSeconds = t.reconcilerTimeoutSeconds - 5;
   const sweepRate = sweepSeconds / (m.sweepMicrosPerEntry / 1e6) / t.reconcileEverySeconds;
   const processorRate = (t.processorConcurrency * t.processorBatch) / m.processorBatchSeconds;
@@ -154,7 +155,8 @@ function figures(page: string): string {
   lines.push('### Each limit', '');
   lines.push('| limit | where it lives | deliveries a second, 1 KiB | 16 KiB | how to raise it |', '| --- | --- | --- | --- | --- |');
   const cell = (rate: number) => (rate === Infinity ? 'no limit' : n(rate));
-  for (const stage of stages) lines.push(`| ${stage.limit} | ${stage.where} | ${cell(stage.rate(SIZES[0]))} | ${cell(stage.rate(SIZES[1]))} | ${stage.raise} |`);
+  for (const stage of stages)
+    lines.push(`| ${stage.limit} | ${stage.where} | ${cell(stage.rate(SIZES[0]))} | ${cell(stage.rate(SIZES[1]))} | ${stage.raise} |`);
   lines.push('');
   for (const bytes of SIZES) {
     const answered = stages.filter((stage) => stage.beforeAnswer).reduce((low, stage) => (stage.rate(bytes) < low.rate(bytes) ? stage : low));
