@@ -309,7 +309,14 @@ export const DEFAULT_TWIN_TIMING: TwinTiming = { processorTimeoutSeconds: 5, swe
 /** What the twin's own app is built with, as `TwinAppOptions` says (providers and timing aside). */
 type TwinAppSettings = Pick<
   TwinAppOptions,
-  'maxReceiveCount' | 'verifierConcurrency' | 'processorConcurrency' | 'pollBatchSize' | 'polling' | 'authoritativeReads' | 'rejectionRecordsPerMinute' | 'routeThrottles'
+  | 'maxReceiveCount'
+  | 'verifierConcurrency'
+  | 'processorConcurrency'
+  | 'pollBatchSize'
+  | 'polling'
+  | 'authoritativeReads'
+  | 'rejectionRecordsPerMinute'
+  | 'routeThrottles'
 >;
 
 export interface TwinOptions extends TwinAppSettings {
