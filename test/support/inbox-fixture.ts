@@ -744,12 +744,15 @@ export class InboxHarness {
     return providerRuntimeConfig({ name, adapter, secretId: id, ...overrides });
   }
 
-  /** A verifier serving the Answerline provider, or the `providers` given. */
+  /**
+   * A verifier serving the Answerline provider, or the `providers` given; its calls judged by the
+   * template of an inbox serving them, or of the inbox `judgedBy` describes.
+   */
   verifier(
-    overrides: Partial<VerifierDependencies> & { secretId?: string; providers?: readonly ProviderRuntimeConfig[] } = {},
+    overrides: Partial<VerifierDependencies> & { secretId?: string; providers?: readonly ProviderRuntimeConfig[]; judgedBy?: InboxStructure } = {},
   ): ReturnType<typeof createVerifier> {
-    const { secretId, providers = [this.providerConfig(secretId)], ...deps } = overrides;
-    return createVerifier({ ...verifierDependenciesFromEnv(this.environments({ providers }).verifier, this.runtime('verifier', { providers })), ...deps });
+    const { secretId, providers = [this.providerConfig(secretId)], judgedBy = { providers }, ...deps } = overrides;
+    return createVerifier({ ...verifierDependenciesFromEnv(this.environments({ providers }).verifier, this.runtime('verifier', judgedBy)), ...deps });
   }
 
   /**
