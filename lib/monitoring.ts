@@ -6,7 +6,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { MonitoringDefaults } from './contract';
 import type { IWebhookInbox } from './inbox-interface';
-import { defaultReconcilerSilence, validateAlarmOptions } from './private/alarm-options';
+import { defaultReconcilerSilence, silencePeriods, validateAlarmOptions } from './private/alarm-options';
 
 /** The alarms a WebhookInbox creates; name one in `disabled` to leave it out. */
 export enum InboxAlarm {
@@ -346,22 +346,6 @@ interface MetricAlarmSpec {
   readonly treatMissingData?: cloudwatch.TreatMissingData;
   /** Periods that must all breach (each missing one counting as breaching when told). @default 1 */
   readonly evaluationPeriods?: number;
-}
-
-/**
- * The periods of an alarm on a silence: short ones, as many as the silence holds, all of which
- * must breach. CloudWatch looks past missing periods to the latest real datapoints, so one period
- * as long as the silence fires only when its whole evaluation range (about three such periods) is
- * empty, hours late; and it sees a run only once the period holding it is complete, so a long
- * period keeps the alarm up long after the first run of a new deploy. Minute periods (hours past
- * a day, where CloudWatch allows at most a day of minute periods) fire once the silence is
- * complete and clear a minute after a run.
- */
-function silencePeriods(silence: Duration): { period: Duration; evaluationPeriods: number } {
-  /** The longest evaluation range of one-minute periods CloudWatch accepts (evaluation periods × period). */
-  const minutePeriodsSeconds = 86_400;
-  const period = silence.toSeconds() <= minutePeriodsSeconds ? Duration.minutes(1) : Duration.hours(1);
-  return { period, evaluationPeriods: Math.ceil(silence.toSeconds() / period.toSeconds()) };
 }
 
 /** The alarms on one metric of the inbox, each from the inbox and the options. */

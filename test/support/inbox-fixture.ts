@@ -744,12 +744,15 @@ export class InboxHarness {
     return providerRuntimeConfig({ name, adapter, secretId: id, ...overrides });
   }
 
-  /** A verifier serving the Answerline provider, or the `providers` given. */
+  /**
+   * A verifier serving the Answerline provider, or the `providers` given; its calls judged by the
+   * template of an inbox serving them, or of the inbox `judgedBy` describes.
+   */
   verifier(
-    overrides: Partial<VerifierDependencies> & { secretId?: string; providers?: readonly ProviderRuntimeConfig[] } = {},
+    overrides: Partial<VerifierDependencies> & { secretId?: string; providers?: readonly ProviderRuntimeConfig[]; judgedBy?: InboxStructure } = {},
   ): ReturnType<typeof createVerifier> {
-    const { secretId, providers = [this.providerConfig(secretId)], ...deps } = overrides;
-    return createVerifier({ ...verifierDependenciesFromEnv(this.environments({ providers }).verifier, this.runtime('verifier', { providers })), ...deps });
+    const { secretId, providers = [this.providerConfig(secretId)], judgedBy = { providers }, ...deps } = overrides;
+    return createVerifier({ ...verifierDependenciesFromEnv(this.environments({ providers }).verifier, this.runtime('verifier', judgedBy)), ...deps });
   }
 
   /**
@@ -1212,13 +1215,22 @@ export async function storeUncheckedRow(h: InboxHarness, body: string): Promise<
   return key;
 }
 
-/** The methods of a store, bound to it: a copy whose methods a test can replace one by one (a store that dies at a chosen call). */
+/**
+ * The methods of a store, its class's and those it inherits, bound to it: a copy whose methods a
+ * test can replace one by one (a store that dies at a chosen call).
+ */
 export function bind<T extends object>(instance: T): { [K in keyof T]: T[K] } {
-  const proto = Object.getPrototypeOf(instance) as Record<string, unknown>;
   const bound: Record<string, unknown> = {};
-  for (const name of Object.getOwnPropertyNames(proto)) {
-    const value = proto[name];
-    if (name !== 'constructor' && typeof value === 'function') bound[name] = (value as (...args: unknown[]) => unknown).bind(instance);
+  for (
+    let proto = Object.getPrototypeOf(instance) as Record<string, unknown>;
+    proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto) as Record<string, unknown>
+  ) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const value = proto[name];
+      // A subclass's method overrides the one it inherits.
+      if (name !== 'constructor' && !(name in bound) && typeof value === 'function') bound[name] = (value as (...args: unknown[]) => unknown).bind(instance);
+    }
   }
   return bound as T;
 }

@@ -9,12 +9,23 @@
  */
 import * as fc from 'fast-check';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { DeliveryStatus, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
+import {
+  ALL_PROVIDER_FACTS,
+  AdapterKind,
+  DeliveryStatus,
+  MetricName,
+  ProviderRuntimeConfig,
+  providerRuntimeConfig,
+  SECRETLESS_ADAPTERS,
+  URL_SIGNING_ADAPTERS,
+} from '../../lib/contract';
+import { hmacRuntimeSettings } from '../../lib/private/provider-runtime';
 import { ProviderAdapter } from '../../lambda/shared/providers/adapter';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
 import { HTTP_STATUS } from '../../lambda/shared/runtime/http';
 import { deliveryKey } from '../../lambda/shared/stores/inbox';
 import { SigningKey } from '../../lambda/shared/signatures/signing-key';
+import type { InboxStructure } from './iam-fixture';
 import { Answer, answerOf, apiGatewayEvent, EventOptions, InboxHarness, Item, SecretsFixture, sha256Hex } from './inbox-fixture';
 import { flipByte, HeaderMap, oddJson, tamperSignature, UNICODE_NOTE } from './senders';
 
@@ -107,9 +118,9 @@ export class PresetBench {
     return `/hooks/${this.spec.name}`;
   }
 
-  /** A verifier serving this preset, its runtime config changed by `overrides` (tolerances). */
+  /** A verifier serving this preset, its runtime config changed by `overrides` (tolerances), judged by the contract's inbox. */
   verifier(overrides: Partial<ProviderRuntimeConfig> = {}): ReturnType<InboxHarness['verifier']> {
-    return this.h.verifier({ providers: [{ ...this.config, ...overrides }] });
+    return this.h.verifier({ providers: [{ ...this.config, ...overrides }], judgedBy: contractInbox(this.config) });
   }
 
   /** The runtime adapter, and the signing keys it makes of the stored secret (or of `secret`). */
@@ -185,6 +196,30 @@ export class PresetBench {
     expectNoSignatureIn(row!.meta as Record<string, string>, headers[this.spec.signatureHeader]);
     return row!;
   }
+}
+
+/** A generic HMAC scheme for the contract inbox's `hmac` provider: any valid one grants the same. */
+const CONTRACT_HMAC_SCHEME = hmacRuntimeSettings({ signatureHeader: 'X-Signature', idJsonPath: 'id' });
+
+/**
+ * The inbox whose template judges every preset's AWS calls: one provider of each adapter kind that
+ * has a signing secret, named after its kind, the preset under test in its kind's place (its signing
+ * secret bound to that provider's; the others' bound to nothing of the test). Every preset and every
+ * tolerance is judged by the same template, so the contract synthesizes one for the whole run.
+ */
+function contractInbox(preset: ProviderRuntimeConfig): InboxStructure {
+  const kinds = ALL_PROVIDER_FACTS.map((facts) => facts.kind as string).filter((kind) => !SECRETLESS_ADAPTERS.includes(kind));
+  return {
+    providers: kinds.map((kind) =>
+      providerRuntimeConfig({
+        name: kind,
+        adapter: kind,
+        secretId: kind === preset.adapter ? preset.secretId : undefined,
+        ...(kind === AdapterKind.HMAC ? { hmac: CONTRACT_HMAC_SCHEME } : {}),
+        ...(URL_SIGNING_ADAPTERS.includes(kind) ? { notificationUrl: `https://hooks.example/${kind}` } : {}),
+      }),
+    ),
+  };
 }
 
 /** A row's metadata names no signature header and carries no signature value. */

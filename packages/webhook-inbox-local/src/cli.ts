@@ -19,7 +19,8 @@ import { AssemblyError } from './aws/cloudformation/assembly';
 import { chaosCommand } from './chaos/command';
 import { formatSummary, runDemo } from './twin/demo';
 import { SynthesisError, synthesizeProject } from './twin/synth';
-import { readyLine, startTemplateTwin, startTwin, TemplateTwin, Twin, twinOf, TWIN_PROVIDERS, TwinProviderSpec } from './twin/twin';
+import { startTwin, Twin, twinOf } from './twin/inbox-twin';
+import { readyLine, startTemplateTwin, TemplateTwin, TWIN_PROVIDERS, TwinProviderSpec } from './twin/twin';
 import { Options, OPTIONS, PACKAGE_USAGE, REPOSITORY_OPTIONS, repositoryUsage } from './command-line';
 import { assertPortFree, lockDataDir, parseCommandLine, portOption, runMain, secretOptions, timeScaleOption, UsageError } from './twin/usage';
 

@@ -18,7 +18,8 @@ import { RetryingSender, SenderHooks, SimulatedProviderOptions } from '../provid
 import { signatureTokens } from '../providers/signing';
 import { FakeResponsesApi } from '../providers/standard-webhooks/fake-api';
 import { SimulatedStandardWebhooks, STANDARD_WEBHOOKS } from '../providers/standard-webhooks/simulator';
-import { InvocationFault, LOCAL_AWS, startTwin, Twin, TwinOptions } from '../twin/twin';
+import { startTwin, Twin, TwinOptions } from '../twin/inbox-twin';
+import { InvocationFault, LOCAL_AWS } from '../twin/twin';
 import type { ChaosProfile } from './profile';
 import { ROUTE_FLOOD, type Plan, type Provider } from './plan';
 import { FaultCounter, RunState, signatureOf, workKey } from './state';
