@@ -956,6 +956,11 @@ export class InboxHarness {
     return (await this.scan(this.names.inboxTable)).filter((item) => !String(item.pk).startsWith(REJECTED_PARTITION));
   }
 
+  /** The delivery rows of the inbox table: `inboxItems()` without the body items (`sk` `body#<digest>`) beside some rows. */
+  async deliveryRows(): Promise<Item[]> {
+    return (await this.inboxItems()).filter((item) => !String(item.sk).startsWith('body#'));
+  }
+
   /** The items of refused requests: their records, the per-minute counters, the source-hash key (a scan: tests only). */
   async rejectionItems(): Promise<Item[]> {
     return (await this.scan(this.names.inboxTable)).filter((item) => String(item.pk).startsWith(REJECTED_PARTITION));
