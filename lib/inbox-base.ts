@@ -288,6 +288,14 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.metric(MetricName.RECOVERED, props);
   }
 
+  /**
+   * Seconds since a provider recovered from its own event log (GitHub, Stripe) last completed a reconciler run, one value per run.
+   * @default - sum over 5 minutes; the alarm takes the maximum
+   */
+  public metricRecoveryStalled(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.RECOVERY_STALLED, props);
+  }
+
   /** Polled submissions the provider does not know (404: unknown or expired). @default - sum over 5 minutes */
   public metricUnknownSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.UNKNOWN_SUBMISSIONS, props);

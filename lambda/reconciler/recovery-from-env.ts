@@ -60,8 +60,10 @@ export function recoveryFromEnv(
 
 function feedOf(config: RecoveryRuntimeConfig, adapter: ProviderAdapter, secrets: SecretCache): RecoveryFeed {
   if (config.kind === 'github') {
-    if (adapter.secretId === undefined) throw new ConfigurationError(`${Env.RECOVERY}: provider ${config.provider} has no signing secret to check recorded deliveries with`);
-    return new GitHubDeliveriesFeed({ ...config, hook: config.hook! }, adapter, secrets);
+    if (config.signingSecretId === undefined) {
+      throw new ConfigurationError(`${Env.RECOVERY}: provider ${config.provider} names no signing secret to check recorded deliveries with`);
+    }
+    return new GitHubDeliveriesFeed({ ...config, hook: config.hook!, signingSecretId: config.signingSecretId }, adapter, secrets);
   }
   return new StripeEventsFeed(config, secrets);
 }

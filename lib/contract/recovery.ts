@@ -6,16 +6,11 @@
  */
 
 /** The kinds of hook whose deliveries GitHub lists: a repository's, an organization's, or a GitHub App's own. */
-export const GitHubHookKind = {
-  REPOSITORY: 'repository',
-  ORGANIZATION: 'organization',
-  APP: 'app',
-} as const;
-export type GitHubHookKind = (typeof GitHubHookKind)[keyof typeof GitHubHookKind];
+export type GitHubHookKindName = 'repository' | 'organization' | 'app';
 
 /** Which GitHub hook a recovery reads: `owner` is `owner/repo` for a repository hook, the organization's login for one of its hooks, absent for an App's. */
 export interface GitHubHookTarget {
-  readonly kind: GitHubHookKind;
+  readonly kind: GitHubHookKindName;
   readonly owner?: string;
   readonly hookId?: number;
 }
@@ -30,6 +25,8 @@ export interface RecoveryRuntimeConfig {
   readonly baseUrl: string;
   /** ARN (or name) of the secret holding the API credentials: a token (text or `{"apiKey": "…"}`), or for GitHub `{"appId", "privateKey"}`. */
   readonly credentialsSecretId: string;
+  /** GitHub: ARN (or name) of the signing secret, to check the signature GitHub recorded over the payload it serves. */
+  readonly signingSecretId?: string;
   /** GitHub: the hook whose deliveries are listed. */
   readonly hook?: GitHubHookTarget;
   /** Stripe: the event types the endpoint receives (the events list's `types[]`); empty or absent: every type. */
@@ -125,11 +122,11 @@ export function recoveryProblems(config: RecoveryRuntimeConfig): string[] {
 
 function hookProblems(hook: GitHubHookTarget | undefined): string[] {
   if (!hook) return ['hook is required: the repository, organization or App hook whose deliveries are read'];
-  if (hook.kind === GitHubHookKind.APP) return hook.owner === undefined && hook.hookId === undefined ? [] : ['hook: an App hook has no owner and no hook id'];
+  if (hook.kind === 'app') return hook.owner === undefined && hook.hookId === undefined ? [] : ['hook: an App hook has no owner and no hook id'];
   const problems: string[] = [];
-  if (hook.kind === GitHubHookKind.REPOSITORY && !REPOSITORY.test(hook.owner ?? '')) problems.push('hook: a repository is written owner/name');
-  else if (hook.kind === GitHubHookKind.ORGANIZATION && !LOGIN.test(hook.owner ?? '')) problems.push("hook: an organization is its login");
-  else if (hook.kind !== GitHubHookKind.REPOSITORY && hook.kind !== GitHubHookKind.ORGANIZATION) problems.push(`hook: kind ${String(hook.kind)} is not a GitHub hook`);
+  if (hook.kind === 'repository' && !REPOSITORY.test(hook.owner ?? '')) problems.push('hook: a repository is written owner/name');
+  else if (hook.kind === 'organization' && !LOGIN.test(hook.owner ?? '')) problems.push("hook: an organization is its login");
+  else if (hook.kind !== 'repository' && hook.kind !== 'organization') problems.push(`hook: kind ${String(hook.kind)} is not a GitHub hook`);
   if (!Number.isSafeInteger(hook.hookId) || (hook.hookId ?? 0) <= 0) problems.push('hook: hookId must be a positive whole number (the hook\'s id in GitHub)');
   return problems;
 }
@@ -137,11 +134,11 @@ function hookProblems(hook: GitHubHookTarget | undefined): string[] {
 /** The path of a hook's deliveries below the API's base URL. */
 export function hookDeliveriesPath(hook: GitHubHookTarget): string {
   switch (hook.kind) {
-    case GitHubHookKind.APP:
+    case 'app':
       return '/app/hook/deliveries';
-    case GitHubHookKind.ORGANIZATION:
+    case 'organization':
       return `/orgs/${encodeURIComponent(hook.owner!)}/hooks/${hook.hookId}/deliveries`;
-    case GitHubHookKind.REPOSITORY: {
+    case 'repository': {
       const [owner, repo] = hook.owner!.split('/');
       return `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/hooks/${hook.hookId}/deliveries`;
     }

@@ -18,6 +18,7 @@ import {
   topicArnProblems,
 } from '../contract';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProviderConfig } from '../provider';
+import { isRecoveredFromLog, recoveryOptionProblems } from './recovery-runtime';
 
 /** The runtime form of a generic HMAC scheme: header names lower-cased, defaults filled in. */
 export function hmacRuntimeSettings(options: HmacProviderOptions): HmacRuntimeSettings {
@@ -71,9 +72,13 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
     const given = (['signingSecret', 'rotation', 'allowedSources'] as const).filter((name) => provider[name] !== undefined);
     problems.push(...given.map((name) => `${name}: this provider sends no webhooks (it is polled): it has no route and no signing secret`));
   }
-  if (provider.polling) {
+  if (provider.polling && isRecoveredFromLog(provider)) {
+    problems.push(...recoveryOptionProblems(provider));
+  } else if (provider.polling) {
+    const recoveryOnly = (['githubHook', 'baseUrl', 'eventTypes', 'stalledAfter'] as const).filter((name) => provider.polling![name] !== undefined);
+    problems.push(...recoveryOnly.map((name) => `polling.${name}: only GitHub and Stripe are recovered from their own event log`));
     if (!POLLED_ADAPTERS.includes(provider.adapter)) {
-      problems.push(`polling: only ${POLLED_TITLES} can be polled`);
+      problems.push(`polling: only ${POLLED_TITLES}, GitHub and Stripe can be polled`);
     } else {
       problems.push(...pollingProblems(pollingRuntimeConfig(provider, provider.polling, 'secret')).map((problem) => `polling: ${problem}`));
     }

@@ -41,7 +41,7 @@ export class GitHubDeliveriesFeed implements RecoveryFeed {
   private readonly deliveriesUrl: string;
 
   constructor(
-    private readonly config: RecoveryRuntimeConfig & { readonly hook: GitHubHookTarget },
+    private readonly config: RecoveryRuntimeConfig & { readonly hook: GitHubHookTarget; readonly signingSecretId: string },
     private readonly adapter: ProviderAdapter,
     private readonly secrets: SecretCache,
   ) {
@@ -123,7 +123,7 @@ export class GitHubDeliveriesFeed implements RecoveryFeed {
   }
 
   private async verifies(headers: Record<string, string>, body: Buffer, now: number): Promise<boolean> {
-    const versions = usableVersions(await this.secrets.versions(this.adapter.secretId!), now, this.adapter.previousSecretGraceSeconds);
+    const versions = usableVersions(await this.secrets.versions(this.config.signingSecretId), now, this.adapter.previousSecretGraceSeconds);
     return this.adapter.verify(headers, body, this.adapter.signingKeys(versions), Math.floor(now / 1000)).ok;
   }
 
