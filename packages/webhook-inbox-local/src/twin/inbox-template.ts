@@ -15,8 +15,10 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, IConstruct } from 'constructs';
 import {
   Defaults,
+  GitHubHookTarget,
   HmacRuntimeSettings,
   PollingRuntimeConfig,
+  RecoveryRuntimeConfig,
   ProviderFacts,
   providerFactsOf,
   ProviderRuntimeConfig,
@@ -25,6 +27,7 @@ import {
 import { PresetExtras, presetConfig } from '../../../../lib/private/presets';
 import { WebhookInbox } from '../../../../lib/webhook-inbox';
 import {
+  GitHubHook,
   HmacAlgorithm,
   HmacProviderOptions,
   SecretEncoding,
@@ -47,6 +50,8 @@ export interface InboxTemplateSpec {
    */
   readonly providers: readonly ProviderRuntimeConfig[];
   readonly polling?: readonly PollingRuntimeConfig[];
+  /** Providers recovered from their own event log (GitHub, Stripe); their credentials secret ids, like API keys', only tell which share one. */
+  readonly recovery?: readonly RecoveryRuntimeConfig[];
   /** Whether bodies too large for a row go to a bucket. */
   readonly bodyBucket?: boolean;
   /** Whether effects go to an event bus. */
@@ -113,6 +118,7 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
   const processingFunction = spec.processingFunction ? userFunction('ProcessingFunction') : undefined;
   const providers = spec.providers.map((config) => {
     const polling = spec.polling?.find((entry) => entry.provider === config.name);
+    const recovery = spec.recovery?.find((entry) => entry.provider === config.name);
     const signingSecret = imported(config.name);
     const options: WebhookProviderOptions = {
       name: config.name,
@@ -135,6 +141,16 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
               taskUrlTemplate: polling.taskUrlTemplate,
               horizon: Duration.seconds(polling.horizonSeconds),
               recheckInterval: Duration.seconds(polling.recheckSeconds),
+            },
+          }
+        : {}),
+      ...(recovery
+        ? {
+            polling: {
+              apiKeySecret: secret(recovery.credentialsSecretId),
+              baseUrl: recovery.baseUrl,
+              ...(recovery.hook ? { githubHook: githubHookOf(recovery.hook) } : {}),
+              ...(recovery.eventTypes ? { eventTypes: [...recovery.eventTypes] } : {}),
             },
           }
         : {}),
@@ -182,6 +198,12 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
   };
   const template = app.synth({ validateOnSynthesis: false }).getStackByName(STACK_NAME).template as Template;
   return { template, logicalIds };
+}
+
+/** The construct's `GitHubHook` of a runtime hook target. */
+function githubHookOf(hook: GitHubHookTarget): GitHubHook {
+  if (hook.kind === 'app') return GitHubHook.app();
+  return hook.kind === 'organization' ? GitHubHook.organization(hook.owner!, hook.hookId!) : GitHubHook.repository(hook.owner!, hook.hookId!);
 }
 
 /** The construct's preset for a provider of an adapter kind (the generic HMAC scheme from its runtime settings). */
