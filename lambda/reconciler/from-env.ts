@@ -43,12 +43,7 @@ export function reconcilerDependenciesFromEnv(env: Record<string, string | undef
       submissions: new DynamoDbSubmissionStore(dynamodb, inboxTable),
       // Without the providers, submissions are still checked for a delivery and counted overdue.
       providers: env[Env.PROVIDERS]
-        ? ledgerProvidersFor(
-            providersFromEnv(env, { signingSecrets: false }),
-            pollingFromEnv(env),
-            secrets,
-            runtime.apis,
-          )
+        ? ledgerProvidersFor(providersFromEnv(env, { signingSecrets: false }), pollingFromEnv(env), secrets, runtime.apis)
         : new Map(),
       batchSize: integerEnv(env, Env.POLL_BATCH_SIZE, Defaults.POLL_BATCH_SIZE),
       retentionSeconds,

@@ -47,7 +47,8 @@ export function recoveryFromEnv(
     const provider = served.find((candidate) => candidate.name === config.provider);
     const adapter = adapters.get(config.provider);
     if (!provider || !adapter) throw new ConfigurationError(`${Env.RECOVERY}: provider ${config.provider} is not served by this inbox`);
-    if (provider.adapter !== config.kind) throw new ConfigurationError(`${Env.RECOVERY}: provider ${config.provider} uses the ${provider.adapter} adapter, not ${config.kind}`);
+    if (provider.adapter !== config.kind)
+      throw new ConfigurationError(`${Env.RECOVERY}: provider ${config.provider} uses the ${provider.adapter} adapter, not ${config.kind}`);
     return { provider: config.provider, adapter, feed: feedOf(config, adapter, secrets) };
   });
   return {

@@ -115,7 +115,8 @@ export function recoveryProblems(config: RecoveryRuntimeConfig): string[] {
   if (config.kind !== 'github' && config.hook !== undefined) problems.push('hook: only GitHub has hooks to read');
   if (config.eventTypes !== undefined) {
     if (config.kind !== 'stripe') problems.push('eventTypes: only Stripe lists events by type');
-    else if (config.eventTypes.length > RecoveryFacts.stripe.maxEventTypes) problems.push(`eventTypes: Stripe takes at most ${RecoveryFacts.stripe.maxEventTypes}`);
+    else if (config.eventTypes.length > RecoveryFacts.stripe.maxEventTypes)
+      problems.push(`eventTypes: Stripe takes at most ${RecoveryFacts.stripe.maxEventTypes}`);
   }
   return problems;
 }
@@ -125,9 +126,9 @@ function hookProblems(hook: GitHubHookTarget | undefined): string[] {
   if (hook.kind === 'app') return hook.owner === undefined && hook.hookId === undefined ? [] : ['hook: an App hook has no owner and no hook id'];
   const problems: string[] = [];
   if (hook.kind === 'repository' && !REPOSITORY.test(hook.owner ?? '')) problems.push('hook: a repository is written owner/name');
-  else if (hook.kind === 'organization' && !LOGIN.test(hook.owner ?? '')) problems.push("hook: an organization is its login");
+  else if (hook.kind === 'organization' && !LOGIN.test(hook.owner ?? '')) problems.push('hook: an organization is its login');
   else if (hook.kind !== 'repository' && hook.kind !== 'organization') problems.push(`hook: kind ${String(hook.kind)} is not a GitHub hook`);
-  if (!Number.isSafeInteger(hook.hookId) || (hook.hookId ?? 0) <= 0) problems.push('hook: hookId must be a positive whole number (the hook\'s id in GitHub)');
+  if (!Number.isSafeInteger(hook.hookId) || (hook.hookId ?? 0) <= 0) problems.push("hook: hookId must be a positive whole number (the hook's id in GitHub)");
   return problems;
 }
 

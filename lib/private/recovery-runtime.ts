@@ -24,7 +24,9 @@ export function recoveryRuntimeConfig(provider: WebhookProviderConfig, credentia
     baseUrl: polling.baseUrl ?? facts.baseUrl,
     credentialsSecretId,
     ...(signingSecretId !== undefined && kind === 'github' ? { signingSecretId } : {}),
-    ...(hook ? { hook: { kind: hook.kind, ...(hook.owner !== undefined ? { owner: hook.owner } : {}), ...(hook.hookId !== undefined ? { hookId: hook.hookId } : {}) } } : {}),
+    ...(hook
+      ? { hook: { kind: hook.kind, ...(hook.owner !== undefined ? { owner: hook.owner } : {}), ...(hook.hookId !== undefined ? { hookId: hook.hookId } : {}) } }
+      : {}),
     ...(polling.eventTypes !== undefined ? { eventTypes: polling.eventTypes } : {}),
     overlapSeconds: RecoveryDefaults.OVERLAP_SECONDS,
     settleSeconds: facts.settleSeconds,
@@ -38,7 +40,9 @@ export function recoveryOptionProblems(provider: WebhookProviderConfig): string[
   const polling = provider.polling!;
   const problems: string[] = [];
   const ledgerOnly = (['taskUrlTemplate', 'horizon', 'recheckInterval'] as const).filter((name) => polling[name] !== undefined);
-  problems.push(...ledgerOnly.map((name) => `polling.${name}: ${provider.name} is recovered from its own event log, which has no task URL, horizon or recheck`));
+  problems.push(
+    ...ledgerOnly.map((name) => `polling.${name}: ${provider.name} is recovered from its own event log, which has no task URL, horizon or recheck`),
+  );
   if (polling.baseUrl !== undefined && Token.isUnresolved(polling.baseUrl)) return problems;
   if (polling.githubHook && (Token.isUnresolved(polling.githubHook.owner) || Token.isUnresolved(polling.githubHook.hookId))) return problems;
   const config = recoveryRuntimeConfig(provider, 'secret');

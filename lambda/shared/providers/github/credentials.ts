@@ -30,7 +30,8 @@ function authorizationOf(versions: readonly { stage: string; value: string }[], 
   const value = versions.find((version) => version.stage === SecretStage.CURRENT)?.value.trim();
   if (!value) throw new ConfigurationError('the GitHub credentials secret has no AWSCURRENT value');
   const parsed = value.startsWith('{') ? parseObject(value) : undefined;
-  if (parsed && typeof parsed.appId !== 'undefined' && typeof parsed.privateKey === 'string') return `Bearer ${appJwt(String(parsed.appId), parsed.privateKey, nowMs)}`;
+  if (parsed && typeof parsed.appId !== 'undefined' && typeof parsed.privateKey === 'string')
+    return `Bearer ${appJwt(String(parsed.appId), parsed.privateKey, nowMs)}`;
   if (parsed && typeof parsed.apiKey === 'string' && parsed.apiKey !== '') return `Bearer ${parsed.apiKey}`;
   return `Bearer ${value}`;
 }

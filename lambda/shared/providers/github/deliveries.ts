@@ -56,7 +56,8 @@ export class GitHubDeliveriesFeed implements RecoveryFeed {
     const since = listingStart(context.position, context.now, overlapMs, this.config.initialLookbackSeconds * 1000);
     const until = context.now - this.config.settleSeconds * 1000;
     const listed = await this.list(since, context);
-    if ('stop' in listed) return { outcome: listed.stop, counts, beyondRetention: false, detail: listed.detail, ...(listed.stop === 'gone' ? { gone: this.target } : {}) };
+    if ('stop' in listed)
+      return { outcome: listed.stop, counts, beyondRetention: false, detail: listed.detail, ...(listed.stop === 'gone' ? { gone: this.target } : {}) };
     const attempts = listed.attempts.filter((attempt) => attempt.at <= until);
     const beyondRetention = !listed.reachedStart && since < context.now - RecoveryFacts.github.retentionSeconds * 1000;
 
@@ -172,13 +173,20 @@ function listedDelivery(item: unknown): ListedDelivery | undefined {
   const at = typeof fields.delivered_at === 'string' ? Date.parse(fields.delivered_at) : NaN;
   if (!Number.isSafeInteger(fields.id) || typeof fields.guid !== 'string' || Number.isNaN(at)) return undefined;
   const deliveryId = fields.id as number;
-  return { id: String(deliveryId), deliveryId, at, guid: fields.guid, statusCode: Number.isSafeInteger(fields.status_code) ? (fields.status_code as number) : 0 };
+  return {
+    id: String(deliveryId),
+    deliveryId,
+    at,
+    guid: fields.guid,
+    statusCode: Number.isSafeInteger(fields.status_code) ? (fields.status_code as number) : 0,
+  };
 }
 
 /** The request GitHub recorded: its headers (lower-cased, as the adapter reads them) and its JSON payload serialized again. */
 function recordedRequest(detail: unknown): { headers: Record<string, string>; body: Buffer } | undefined {
   const request = (detail as { request?: { headers?: unknown; payload?: unknown } } | undefined)?.request;
-  if (!request || typeof request.headers !== 'object' || request.headers === null || request.payload === undefined || request.payload === null) return undefined;
+  if (!request || typeof request.headers !== 'object' || request.headers === null || request.payload === undefined || request.payload === null)
+    return undefined;
   const headers = Object.fromEntries(
     Object.entries(request.headers as Record<string, unknown>).flatMap(([name, value]) => (typeof value === 'string' ? [[name.toLowerCase(), value]] : [])),
   );
@@ -191,7 +199,10 @@ function recordedRequest(detail: unknown): { headers: Record<string, string>; bo
  * deliveries' URL is followed, since the credentials go with it.
  */
 export function nextLink(link: string | null, deliveriesUrl: string): string | undefined {
-  const match = link?.split(',').find((part) => /;\s*rel="?next"?/.test(part))?.match(/<([^>]+)>/);
+  const match = link
+    ?.split(',')
+    .find((part) => /;\s*rel="?next"?/.test(part))
+    ?.match(/<([^>]+)>/);
   if (!match) return undefined;
   const next = new URL(match[1], deliveriesUrl);
   const base = new URL(deliveriesUrl);

@@ -90,7 +90,13 @@ export function listingStart(position: FeedPosition | undefined, now: number, ov
  * otherwise to just before the first entry not handled. It never moves back. The entries handled
  * within the overlap before it are kept (the previous position's too), at most `MAX_HANDLED`.
  */
-export function nextPosition(previous: FeedPosition | undefined, entries: readonly FeedEntry[], handledCount: number, until: number, overlapMs: number): FeedPosition {
+export function nextPosition(
+  previous: FeedPosition | undefined,
+  entries: readonly FeedEntry[],
+  handledCount: number,
+  until: number,
+  overlapMs: number,
+): FeedPosition {
   const firstUnhandled = entries[handledCount];
   const at = Math.max(previous?.at ?? -Infinity, firstUnhandled ? firstUnhandled.at - 1 : until);
   const seen = new Set<string>();

@@ -117,7 +117,11 @@ export class FakeGitHub {
    * An event: one attempt to the hook's URL, signed. `serialize` writes the body (GitHub's own is
    * compact JSON; another serialization stands for bytes the payload cannot reproduce).
    */
-  async emit(event: string, payload: Record<string, unknown>, serialize: (payload: unknown) => string = (value) => JSON.stringify(value)): Promise<FakeGitHubDelivery> {
+  async emit(
+    event: string,
+    payload: Record<string, unknown>,
+    serialize: (payload: unknown) => string = (value) => JSON.stringify(value),
+  ): Promise<FakeGitHubDelivery> {
     return this.attempt(randomUUID(), event, Buffer.from(serialize(payload)), false);
   }
 
@@ -217,9 +221,7 @@ export class FakeGitHub {
     const start = cursor ? newestFirst.findIndex((delivery) => `v1_${delivery.id}` === cursor) : 0;
     const page = newestFirst.slice(Math.max(0, start), Math.max(0, start) + perPage);
     const following = newestFirst[Math.max(0, start) + perPage];
-    const headers: Record<string, string> = following
-      ? { link: `<${this.baseUrl}${base}?per_page=${perPage}&cursor=v1_${following.id}>; rel="next"` }
-      : {};
+    const headers: Record<string, string> = following ? { link: `<${this.baseUrl}${base}?per_page=${perPage}&cursor=v1_${following.id}>; rel="next"` } : {};
     send(200, page.map(item), headers);
   }
 

@@ -111,7 +111,11 @@ export class FakeStripe {
     try {
       const response = await fetch(this.endpointUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': `t=${t},v1=${signature}`, 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' },
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'stripe-signature': `t=${t},v1=${signature}`,
+          'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+        },
         body,
         signal: AbortSignal.timeout(10_000),
       });
@@ -140,7 +144,8 @@ export class FakeStripe {
         ? error(429, 'invalid_request_error', 'Too many requests hit the API too quickly.', 'rate_limit')
         : error(injected.status, 'api_error', 'An unknown error occurred.');
     }
-    if (url.pathname !== '/v1/events' || req.method !== 'GET') return error(404, 'invalid_request_error', `Unrecognized request URL (${req.method}: ${url.pathname}).`);
+    if (url.pathname !== '/v1/events' || req.method !== 'GET')
+      return error(404, 'invalid_request_error', `Unrecognized request URL (${req.method}: ${url.pathname}).`);
     const query = url.searchParams;
     const limit = Number(query.get('limit') ?? 10);
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) return error(400, 'invalid_request_error', 'Invalid integer: limit', 'parameter_invalid_integer');
