@@ -296,6 +296,16 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.metric(MetricName.RECOVERY_STALLED, props);
   }
 
+  /** GitHub deliveries whose payload could not be reproduced byte for byte, redelivered by GitHub instead. @default - sum over 5 minutes */
+  public metricRedeliveriesRequested(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.REDELIVERIES_REQUESTED, props);
+  }
+
+  /** Recovery runs that resumed past what the provider still keeps (GitHub 3 days, Stripe 30 days): events may be lost. @default - sum over 5 minutes */
+  public metricRecoveryBeyondRetention(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.RECOVERY_BEYOND_RETENTION, props);
+  }
+
   /** Polled submissions the provider does not know (404: unknown or expired). @default - sum over 5 minutes */
   public metricUnknownSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.UNKNOWN_SUBMISSIONS, props);

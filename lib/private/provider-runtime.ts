@@ -11,6 +11,7 @@ import {
   POLLED_ADAPTERS,
   PollingRuntimeConfig,
   providerFactsOf,
+  RECOVERED_KINDS,
   ProviderRuntimeConfig,
   providerRuntimeConfig,
   ROTATED_SECRET_FORMATS,
@@ -78,7 +79,7 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
     const recoveryOnly = (['githubHook', 'baseUrl', 'eventTypes', 'stalledAfter'] as const).filter((name) => provider.polling![name] !== undefined);
     problems.push(...recoveryOnly.map((name) => `polling.${name}: only GitHub and Stripe are recovered from their own event log`));
     if (!POLLED_ADAPTERS.includes(provider.adapter)) {
-      problems.push(`polling: only ${POLLED_TITLES}, GitHub and Stripe can be polled`);
+      problems.push(`polling: only ${POLLED_TITLES} can be polled`);
     } else {
       problems.push(...pollingProblems(pollingRuntimeConfig(provider, provider.polling, 'secret')).map((problem) => `polling: ${problem}`));
     }
@@ -87,7 +88,8 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
 }
 
 /** How a message names the providers that can be polled: `Answerline, Echonova and a message-batches API`. */
-const POLLED_TITLES = POLLED_ADAPTERS.map((kind) => providerFactsOf(kind)!.title)
+const POLLED_TITLES = [...POLLED_ADAPTERS, ...RECOVERED_KINDS]
+  .map((kind) => providerFactsOf(kind)!.title)
   .join(', ')
   .replace(/, ([^,]*)$/, ' and $1');
 
