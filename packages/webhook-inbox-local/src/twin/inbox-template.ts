@@ -201,7 +201,7 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
 }
 
 /** The construct's `GitHubHook` of a runtime hook target. */
-function githubHookOf(hook: GitHubHookTarget): GitHubHook {
+export function githubHookOf(hook: GitHubHookTarget): GitHubHook {
   if (hook.kind === 'app') return GitHubHook.app();
   return hook.kind === 'organization' ? GitHubHook.organization(hook.owner!, hook.hookId!) : GitHubHook.repository(hook.owner!, hook.hookId!);
 }

@@ -309,7 +309,15 @@ export const DEFAULT_TWIN_TIMING: TwinTiming = { processorTimeoutSeconds: 5, swe
 /** What the twin's own app is built with, as `TwinAppOptions` says (providers and timing aside). */
 type TwinAppSettings = Pick<
   TwinAppOptions,
-  'maxReceiveCount' | 'verifierConcurrency' | 'processorConcurrency' | 'pollBatchSize' | 'polling' | 'authoritativeReads' | 'rejectionRecordsPerMinute' | 'routeThrottles'
+  | 'maxReceiveCount'
+  | 'verifierConcurrency'
+  | 'processorConcurrency'
+  | 'pollBatchSize'
+  | 'polling'
+  | 'recovery'
+  | 'authoritativeReads'
+  | 'rejectionRecordsPerMinute'
+  | 'routeThrottles'
 >;
 
 export interface TwinOptions extends TwinAppSettings {
@@ -404,6 +412,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     processorConcurrency: options.processorConcurrency ?? 2,
     pollBatchSize: options.pollBatchSize,
     polling: options.polling,
+    recovery: options.recovery,
     authoritativeReads: options.authoritativeReads,
     rejectionRecordsPerMinute: options.rejectionRecordsPerMinute,
     routeThrottles: options.routeThrottles,

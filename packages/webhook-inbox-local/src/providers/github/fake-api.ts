@@ -67,6 +67,8 @@ export class FakeGitHub {
   readonly repository: string;
   readonly hookId: number;
   hookUrl?: string;
+  /** The hook's secret, what the inbox's signing secret holds (settable once the inbox made one). */
+  secret: string;
   /** Whether the hook still exists: a deleted one answers 404. */
   hookExists = true;
   private remaining: number;
@@ -77,10 +79,11 @@ export class FakeGitHub {
   private base?: string;
   private readonly pending = new Set<Promise<unknown>>();
 
-  constructor(private readonly options: FakeGitHubOptions) {
+  constructor(options: FakeGitHubOptions) {
     this.repository = options.repository ?? 'octo-org/octo-repo';
     this.hookId = options.hookId ?? 12_345_678;
     this.hookUrl = options.hookUrl;
+    this.secret = options.secret;
     this.limit = options.rateLimit ?? 5000;
     this.remaining = this.limit;
   }
@@ -145,7 +148,7 @@ export class FakeGitHub {
       'X-GitHub-Hook-ID': String(this.hookId),
       'X-GitHub-Hook-Installation-Target-ID': '1',
       'X-GitHub-Hook-Installation-Target-Type': 'repository',
-      'X-Hub-Signature-256': `sha256=${createHmac('sha256', this.options.secret).update(body).digest('hex')}`,
+      'X-Hub-Signature-256': `sha256=${createHmac('sha256', this.secret).update(body).digest('hex')}`,
     };
     const payload = JSON.parse(body.toString('utf8')) as { action?: unknown };
     const delivery: FakeGitHubDelivery = {

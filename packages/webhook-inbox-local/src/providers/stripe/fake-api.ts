@@ -52,12 +52,15 @@ export class FakeStripe {
   readonly attempts: FakeStripeAttempt[] = [];
   readonly requests: { readonly path: string; readonly query: string; readonly status: number }[] = [];
   endpointUrl?: string;
+  /** The endpoint's signing secret (settable once the inbox made one). */
+  secret: string;
   private readonly injected: { status: number; times: number }[] = [];
   private server?: Server;
   private base?: string;
 
   constructor(private readonly options: FakeStripeOptions) {
     this.endpointUrl = options.endpointUrl;
+    this.secret = options.secret;
   }
 
   async start(): Promise<string> {
@@ -106,7 +109,7 @@ export class FakeStripe {
     }
     const body = Buffer.from(JSON.stringify(event, null, 2));
     const t = Math.floor(Date.now() / 1000);
-    const signature = createHmac('sha256', this.options.secret).update(`${t}.`).update(body).digest('hex');
+    const signature = createHmac('sha256', this.secret).update(`${t}.`).update(body).digest('hex');
     let status = 0;
     try {
       const response = await fetch(this.endpointUrl, {
