@@ -54,6 +54,8 @@ export interface FakeGitHubOptions {
   readonly hookId?: number;
   /** The primary rate limit an hour. @default 5000 */
   readonly rateLimit?: number;
+  /** GitHub's clock: attempts are made at it, and only those made by it are listed. @default Date.now */
+  readonly now?: () => number;
 }
 
 const DOCS = 'https://docs.github.com/rest/repos/webhooks';
@@ -78,12 +80,14 @@ export class FakeGitHub {
   private server?: Server;
   private base?: string;
   private readonly pending = new Set<Promise<unknown>>();
+  private readonly now: () => number;
 
   constructor(options: FakeGitHubOptions) {
     this.repository = options.repository ?? 'octo-org/octo-repo';
     this.hookId = options.hookId ?? 12_345_678;
     this.hookUrl = options.hookUrl;
     this.secret = options.secret;
+    this.now = options.now ?? Date.now;
     this.limit = options.rateLimit ?? 5000;
     this.remaining = this.limit;
   }
@@ -154,7 +158,7 @@ export class FakeGitHub {
     const delivery: FakeGitHubDelivery = {
       id: this.nextId++,
       guid,
-      deliveredAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      deliveredAt: new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
       redelivery,
       event,
       action: typeof payload.action === 'string' ? payload.action : null,
@@ -219,7 +223,8 @@ export class FakeGitHub {
 
   private list(url: URL, base: string, send: (status: number, body: unknown, headers?: Record<string, string>) => void): void {
     const perPage = Math.min(MAX_PER_PAGE, Math.max(1, Number(url.searchParams.get('per_page') ?? DEFAULT_PER_PAGE) || DEFAULT_PER_PAGE));
-    const newestFirst = [...this.deliveries].sort((a, b) => b.id - a.id);
+    const now = this.now();
+    const newestFirst = this.deliveries.filter((delivery) => Date.parse(delivery.deliveredAt) <= now).sort((a, b) => b.id - a.id);
     const cursor = url.searchParams.get('cursor');
     const start = cursor ? newestFirst.findIndex((delivery) => `v1_${delivery.id}` === cursor) : 0;
     const page = newestFirst.slice(Math.max(0, start), Math.max(0, start) + perPage);

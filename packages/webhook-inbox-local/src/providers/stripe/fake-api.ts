@@ -41,6 +41,8 @@ export interface FakeStripeOptions {
   readonly endpointUrl?: string;
   /** Attempts before Stripe gives up on an event. @default 3 */
   readonly attempts?: number;
+  /** Stripe's clock: only events created by it are listed, and 30 days before it. @default Date.now */
+  readonly now?: () => number;
 }
 
 const RETENTION_SECONDS = 30 * 86_400;
@@ -156,7 +158,8 @@ export class FakeStripe {
     const [gte, gt, lte, lt] = ['gte', 'gt', 'lte', 'lt'].map(bound);
     const types = [...query.getAll('types[]'), ...(query.has('type') ? [query.get('type')!] : [])];
     const deliverySuccess = query.get('delivery_success');
-    const oldest = Math.floor(Date.now() / 1000) - RETENTION_SECONDS;
+    const nowSeconds = Math.floor((this.options.now ?? Date.now)() / 1000);
+    const oldest = nowSeconds - RETENTION_SECONDS;
     // Newest first; events of the same second in the reverse order of their creation.
     let ordered = [...this.events].reverse().sort((a, b) => b.created - a.created);
     const after = query.get('starting_after');
@@ -169,6 +172,7 @@ export class FakeStripe {
     const listed = ordered.filter(
       (event) =>
         event.created >= oldest &&
+        event.created <= nowSeconds &&
         (gte === undefined || event.created >= gte) &&
         (gt === undefined || event.created > gt) &&
         (lte === undefined || event.created <= lte) &&
