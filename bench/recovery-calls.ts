@@ -85,6 +85,26 @@ async function runHour(feed: RecoveryFeed, clock: { now: number }, start: number
   return recovered;
 }
 
+/**
+ * Makes the hour's deliveries from `start` on, evenly spaced, one in `lostOneIn` sent while the
+ * endpoint is unreachable (`send(at, i, endpointUrl)`, `undefined` for a lost one); returns how many were lost.
+ */
+async function sendHour(
+  deliveriesPerHour: number,
+  lostOneIn: number,
+  start: number,
+  endpointUrl: string,
+  send: (at: number, i: number, url: string | undefined) => Promise<unknown>,
+): Promise<number> {
+  let lost = 0;
+  for (let i = 0; i < deliveriesPerHour; i++) {
+    const isLost = i % lostOneIn === lostOneIn - 1;
+    await send(start + Math.floor(((i + 0.5) * HOUR_MS) / deliveriesPerHour), i, isLost ? undefined : endpointUrl);
+    if (isLost) lost += 1;
+  }
+  return lost;
+}
+
 async function githubHour(deliveriesPerHour: number, lostOneIn: number): Promise<RecoveryCalls> {
   const secret = 'bench-hook-secret';
   const clock = { now: 0 };
@@ -93,14 +113,11 @@ async function githubHour(deliveriesPerHour: number, lostOneIn: number): Promise
   await fake.start();
   try {
     const start = Date.now() - 2 * HOUR_MS;
-    let lost = 0;
-    for (let i = 0; i < deliveriesPerHour; i++) {
-      clock.now = start + Math.floor(((i + 0.5) * HOUR_MS) / deliveriesPerHour);
-      const isLost = i % lostOneIn === lostOneIn - 1;
-      fake.hookUrl = isLost ? undefined : endpoint.url;
-      await fake.emit('push', { ref: 'refs/heads/main', after: `${i}`.padStart(40, '0') });
-      if (isLost) lost += 1;
-    }
+    const lost = await sendHour(deliveriesPerHour, lostOneIn, start, endpoint.url, (at, i, url) => {
+      clock.now = at;
+      fake.hookUrl = url;
+      return fake.emit('push', { ref: 'refs/heads/main', after: `${i}`.padStart(40, '0') });
+    });
     const config: RecoveryRuntimeConfig & { hook: NonNullable<RecoveryRuntimeConfig['hook']>; signingSecretId: string } = {
       provider: 'github',
       kind: 'github',
@@ -133,14 +150,10 @@ async function stripeHour(deliveriesPerHour: number, lostOneIn: number): Promise
   await fake.start();
   try {
     const start = Date.now() - 2 * HOUR_MS;
-    let lost = 0;
-    for (let i = 0; i < deliveriesPerHour; i++) {
-      const at = start + Math.floor(((i + 0.5) * HOUR_MS) / deliveriesPerHour);
-      const isLost = i % lostOneIn === lostOneIn - 1;
-      fake.endpointUrl = isLost ? undefined : endpoint.url;
-      await fake.emit('invoice.paid', { id: `in_${i}`, object: 'invoice' }, Math.floor(at / 1000));
-      if (isLost) lost += 1;
-    }
+    const lost = await sendHour(deliveriesPerHour, lostOneIn, start, endpoint.url, (at, i, url) => {
+      fake.endpointUrl = url;
+      return fake.emit('invoice.paid', { id: `in_${i}`, object: 'invoice' }, Math.floor(at / 1000));
+    });
     const config: RecoveryRuntimeConfig = {
       provider: 'stripe',
       kind: 'stripe',

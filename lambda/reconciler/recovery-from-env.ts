@@ -7,28 +7,14 @@ import { adaptersFor } from '../shared/providers/registry';
 import { RecoveryFeed } from '../shared/providers/recovery/feed';
 import { StripeEventsFeed } from '../shared/providers/stripe/events';
 import { ConfigurationError } from '../shared/runtime/errors';
-import { providersFromEnv } from '../shared/runtime/config';
+import { providerConfigsFromEnv, providersFromEnv } from '../shared/runtime/config';
 import { SecretCache } from '../shared/signatures/secrets';
 import { DynamoDbRecoveryCursorStore } from '../shared/stores/recovery-cursor';
 import { RecoveryDependencies } from './recovery';
 
 /** Parses and checks the recoveries the construct serialized; empty when unset. */
 export function recoveryConfigFromEnv(env: Record<string, string | undefined>): RecoveryRuntimeConfig[] {
-  const raw = env[Env.RECOVERY];
-  if (raw === undefined || raw === '') return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw new ConfigurationError(`environment variable ${Env.RECOVERY} is not valid JSON`);
-  }
-  if (!Array.isArray(parsed)) throw new ConfigurationError(`environment variable ${Env.RECOVERY} must be a JSON array`);
-  return parsed.map((entry, index) => {
-    const config = (entry ?? {}) as RecoveryRuntimeConfig;
-    const problems = [...(typeof config.provider === 'string' && config.provider !== '' ? [] : ['provider is missing']), ...recoveryProblems(config)];
-    if (problems.length > 0) throw new ConfigurationError(`${Env.RECOVERY}[${index}]: ${problems.join('; ')}`);
-    return config;
-  });
+  return providerConfigsFromEnv<RecoveryRuntimeConfig>(env, Env.RECOVERY, recoveryProblems);
 }
 
 /** The recovery step's dependencies from the environment; undefined when no provider is recovered from its log. */
