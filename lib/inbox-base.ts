@@ -288,17 +288,9 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.metric(MetricName.RECOVERED, props);
   }
 
-  /**
-   * Seconds since a provider recovered from its own event log (GitHub, Stripe) last completed a reconciler run, one value per run.
-   * @default - sum over 5 minutes; the alarm takes the maximum
-   */
+  /** Seconds since a provider recovered from its event log (GitHub, Stripe) last completed a run. @default - sum over 5 minutes */
   public metricRecoveryStalled(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.RECOVERY_STALLED, props);
-  }
-
-  /** GitHub deliveries whose payload could not be reproduced byte for byte, redelivered by GitHub instead. @default - sum over 5 minutes */
-  public metricRedeliveriesRequested(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metric(MetricName.REDELIVERIES_REQUESTED, props);
   }
 
   /** Recovery runs that resumed past what the provider still keeps (GitHub 3 days, Stripe 30 days): events may be lost. @default - sum over 5 minutes */

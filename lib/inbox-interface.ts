@@ -214,9 +214,6 @@ export interface IWebhookInbox extends IConstruct {
   /** Seconds since a provider recovered from its own event log (GitHub, Stripe) last completed a reconciler run. */
   metricRecoveryStalled(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
-  /** GitHub deliveries redelivered by GitHub because their payload could not be reproduced byte for byte. */
-  metricRedeliveriesRequested(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
-
   /** Recovery runs that resumed past what the provider still keeps. */
   metricRecoveryBeyondRetention(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 

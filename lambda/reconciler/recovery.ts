@@ -93,7 +93,6 @@ async function recoverOne(
   });
   const stalledSeconds = stalled(moved && completedAt !== undefined ? completedAt : cursor.completedAt);
   if (run.counts.recovered > 0) telemetry.count(MetricName.RECOVERED, provider, run.counts.recovered);
-  if (run.counts.redelivered > 0) telemetry.count(MetricName.REDELIVERIES_REQUESTED, provider, run.counts.redelivered);
   if (run.beyondRetention) telemetry.count(MetricName.RECOVERY_BEYOND_RETENTION, provider);
   const attention = run.outcome !== 'complete' || run.beyondRetention || run.counts.unadmissible > 0;
   telemetry.log(attention ? 'WARN' : 'INFO', 'recovery', {

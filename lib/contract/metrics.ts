@@ -61,8 +61,6 @@ export const MetricName = {
    * value per run and provider): growing, its polls fail, are rate limited, or its hook is gone.
    */
   RECOVERY_STALLED: 'RecoveryStalledSeconds',
-  /** GitHub deliveries whose payload could not be reproduced byte for byte, redelivered at GitHub's side instead. */
-  REDELIVERIES_REQUESTED: 'RedeliveriesRequested',
   /** Events the provider no longer keeps, found past its retention when a recovery resumed: reported, never silently skipped. */
   RECOVERY_BEYOND_RETENTION: 'RecoveryBeyondRetention',
   /** Submissions the provider does not know (404): unknown or no longer kept. */
