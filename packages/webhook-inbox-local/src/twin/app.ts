@@ -14,7 +14,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AuthoritativeReadSettings, Defaults, PollingRuntimeConfig, RecoveryRuntimeConfig } from '../../../../lib/contract';
 import { HmacProviderOptions, WebhookProvider, WebhookProviderOptions } from '../../../../lib/provider';
 import { WebhookInbox } from '../../../../lib/webhook-inbox';
-import { githubHookOf, presetFor } from './inbox-template';
+import { presetFor, recoveryPolling } from './inbox-template';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../aws/local-aws';
 import { ASSEMBLY_METADATA_CONTEXT } from './synth';
 import { POLLED_TWIN_PROVIDERS, TWIN_PROVIDERS } from './presets';
@@ -114,16 +114,7 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
             },
           }
         : {}),
-      ...(recovery
-        ? {
-            polling: {
-              apiKeySecret: apiKey(recovery.credentialsSecretId),
-              baseUrl: recovery.baseUrl,
-              ...(recovery.hook ? { githubHook: githubHookOf(recovery.hook) } : {}),
-              ...(recovery.eventTypes ? { eventTypes: [...recovery.eventTypes] } : {}),
-            },
-          }
-        : {}),
+      ...(recovery ? { polling: recoveryPolling(recovery, apiKey(recovery.credentialsSecretId)) } : {}),
       ...(read ? { authoritativeRead: { urlTemplate: read.urlTemplate, idJsonPath: read.idJsonPath, apiKeySecret: apiKey(read.apiKeySecretId) } } : {}),
       ...(options.routeThrottles?.[name] ? { throttle: options.routeThrottles[name] } : {}),
     };

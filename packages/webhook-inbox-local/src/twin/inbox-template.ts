@@ -30,6 +30,7 @@ import {
   GitHubHook,
   HmacAlgorithm,
   HmacProviderOptions,
+  ProviderPolling,
   SecretEncoding,
   SignatureEncoding,
   WebhookProvider,
@@ -144,16 +145,7 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
             },
           }
         : {}),
-      ...(recovery
-        ? {
-            polling: {
-              apiKeySecret: secret(recovery.credentialsSecretId),
-              baseUrl: recovery.baseUrl,
-              ...(recovery.hook ? { githubHook: githubHookOf(recovery.hook) } : {}),
-              ...(recovery.eventTypes ? { eventTypes: [...recovery.eventTypes] } : {}),
-            },
-          }
-        : {}),
+      ...(recovery ? { polling: recoveryPolling(recovery, secret(recovery.credentialsSecretId)) } : {}),
       ...(spec.rotation?.providers.includes(config.name) ? { rotation: { registerFunction } } : {}),
       ...(signingSecret ? { signingSecret } : {}),
     };
@@ -200,8 +192,18 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
   return { template, logicalIds };
 }
 
+/** The construct's `polling` of a provider recovered from its own log, as the runtime's configuration describes it. */
+export function recoveryPolling(recovery: RecoveryRuntimeConfig, credentials: secretsmanager.ISecret): ProviderPolling {
+  return {
+    apiKeySecret: credentials,
+    baseUrl: recovery.baseUrl,
+    ...(recovery.hook ? { githubHook: githubHookOf(recovery.hook) } : {}),
+    ...(recovery.eventTypes ? { eventTypes: [...recovery.eventTypes] } : {}),
+  };
+}
+
 /** The construct's `GitHubHook` of a runtime hook target. */
-export function githubHookOf(hook: GitHubHookTarget): GitHubHook {
+function githubHookOf(hook: GitHubHookTarget): GitHubHook {
   if (hook.kind === 'app') return GitHubHook.app();
   return hook.kind === 'organization' ? GitHubHook.organization(hook.owner!, hook.hookId!) : GitHubHook.repository(hook.owner!, hook.hookId!);
 }
