@@ -288,6 +288,16 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.metric(MetricName.RECOVERED, props);
   }
 
+  /** Seconds since a provider recovered from its event log (GitHub, Stripe) last completed a run. @default - sum over 5 minutes */
+  public metricRecoveryStalled(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.RECOVERY_STALLED, props);
+  }
+
+  /** Recovery runs that resumed past what the provider still keeps (GitHub 3 days, Stripe 30 days): events may be lost. @default - sum over 5 minutes */
+  public metricRecoveryBeyondRetention(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.RECOVERY_BEYOND_RETENTION, props);
+  }
+
   /** Polled submissions the provider does not know (404: unknown or expired). @default - sum over 5 minutes */
   public metricUnknownSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.UNKNOWN_SUBMISSIONS, props);

@@ -211,6 +211,12 @@ export interface IWebhookInbox extends IConstruct {
   /** Submissions whose final result was fetched by polling the provider. @default - sum over 5 minutes */
   metricRecovered(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
+  /** Seconds since a provider recovered from its own event log (GitHub, Stripe) last completed a reconciler run. */
+  metricRecoveryStalled(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Recovery runs that resumed past what the provider still keeps. */
+  metricRecoveryBeyondRetention(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
   /** Submissions that expired (their TTL) still awaiting; before UNAVAILABLE existed, also those the provider did not know (404). @default - sum over 5 minutes */
   metricUnknownSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 

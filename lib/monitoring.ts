@@ -34,6 +34,8 @@ export enum InboxAlarm {
   ROTATION_FAILURES = 'ROTATION_FAILURES',
   /** The sweep does not keep up: its watermark lags its cutoff, so stranded rows are found late. */
   SWEEP_LAG = 'SWEEP_LAG',
+  /** A provider recovered from its own event log (GitHub, Stripe) has had no complete run for longer than its `polling.stalledAfter`: polls fail, are rate limited, or the hook is gone. */
+  RECOVERY_STALLED = 'RECOVERY_STALLED',
 }
 
 /** Alarm settings of a WebhookInbox: which alarms, their thresholds and where they notify. */
@@ -157,6 +159,7 @@ const RUNBOOK_SECTION: Readonly<Record<InboxAlarm, string>> = {
   [InboxAlarm.QUEUE_DELAY]: 'queue-delay',
   [InboxAlarm.ROTATION_FAILURES]: 'rotation-failures',
   [InboxAlarm.SWEEP_LAG]: 'sweep-lag',
+  [InboxAlarm.RECOVERY_STALLED]: 'recovery-stalled',
 };
 
 /**
@@ -196,6 +199,10 @@ export class WebhookInboxAlarms extends Construct {
   public readonly sweepLag?: cloudwatch.Alarm;
   /** Every alarm created, composite included, for an alarm status widget or a monitoring facade. */
   public readonly all: cloudwatch.IAlarm[];
+
+  private recoveryStalledAlarm?: cloudwatch.Alarm;
+  /** Creates the recovery alarm, once; unset while alarms are off or it is disabled. */
+  private watchRecoveryOnce?: (stalledAfter: Duration) => void;
 
   private readonly inboxName: string;
   private readonly stackName: string;
@@ -287,6 +294,32 @@ export class WebhookInboxAlarms extends Construct {
       );
     }
     this.sweepLag = metricAlarm(InboxAlarm.SWEEP_LAG);
+    if (wanted(InboxAlarm.RECOVERY_STALLED)) {
+      this.watchRecoveryOnce = (stalledAfter) => {
+        this.watchRecoveryOnce = undefined;
+        this.recoveryStalledAlarm = paging(
+          this.alarm(InboxAlarm.RECOVERY_STALLED, {
+            id: 'RecoveryStalled',
+            metric: inbox.metricRecoveryStalled({ statistic: 'Maximum', period: Duration.minutes(5) }),
+            what: `a provider recovered from its own event log (GitHub, Stripe) has had no complete run for ${stalledAfter.toHumanString()} or more: its API refuses the credentials, fails, rate-limits every run, or its hook is gone; deliveries it gave up on are not recovered meanwhile`,
+            threshold: stalledAfter.toSeconds(),
+          }),
+        );
+      };
+    }
+  }
+
+  /** A provider recovered from its event log has had no complete run for its `polling.stalledAfter`; only once `watchRecovery()` ran. */
+  public get recoveryStalled(): cloudwatch.Alarm | undefined {
+    return this.recoveryStalledAlarm;
+  }
+
+  /**
+   * Adds the alarm on recoveries from providers' event logs (unless disabled), once, at the
+   * shortest `stalledAfter`. The inbox calls it when it recovers GitHub or Stripe.
+   */
+  public watchRecovery(stalledAfter: Duration): void {
+    this.watchRecoveryOnce?.(stalledAfter);
   }
 
   /** A recorded submission is overdue: past its horizon without a result; only once `watchSubmissions()` ran. */
@@ -351,7 +384,7 @@ interface MetricAlarmSpec {
 /** The alarms on one metric of the inbox, each from the inbox and the options. */
 const METRIC_ALARMS: Readonly<
   Record<
-    Exclude<InboxAlarm, InboxAlarm.DEAD_DELIVERIES | InboxAlarm.ROTATION_FAILURES>,
+    Exclude<InboxAlarm, InboxAlarm.DEAD_DELIVERIES | InboxAlarm.ROTATION_FAILURES | InboxAlarm.RECOVERY_STALLED>,
     (inbox: IWebhookInbox, options: WebhookInboxAlarmOptions) => MetricAlarmSpec
   >
 > = {

@@ -1,3 +1,4 @@
+import { isRecoveredFromLog, recoveryStallThreshold } from './private/recovery-runtime';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -139,7 +140,8 @@ export class WebhookInbox extends WebhookInboxBase {
     this.endpointUrl = this.endpoint.url;
 
     this.alarms = new WebhookInboxAlarms(this, 'Alarms', { ...props.alarms, inbox: this });
-    if (this.providerConfigs.some((provider) => provider.polling)) this.alarms.watchSubmissions();
+    if (this.providerConfigs.some((provider) => provider.polling && !isRecoveredFromLog(provider))) this.alarms.watchSubmissions();
+    if (this.providerConfigs.some(isRecoveredFromLog)) this.alarms.watchRecovery(recoveryStallThreshold(this.providerConfigs));
     this.deadLetterAlarm = this.alarms.deadLetterQueueDepth;
     if (props.dashboard?.enabled ?? true) {
       this.dashboard = createInboxDashboard(this, 'Dashboard', this, this.alarms.all, props.dashboard);

@@ -32,6 +32,8 @@ export const Env = {
   EFFECT_FUNCTION_ARN: 'WEBHOOK_INBOX_EFFECT_FUNCTION',
   /** Reconciler: JSON array of `PollingRuntimeConfig`, one per provider polled for recorded submissions. */
   POLLING: 'WEBHOOK_INBOX_POLLING',
+  /** Reconciler: JSON array of `RecoveryRuntimeConfig`, one per provider recovered from its own event log (GitHub, Stripe). */
+  RECOVERY: 'WEBHOOK_INBOX_RECOVERY',
   /** Reconciler: the most due submissions one run checks. */
   POLL_BATCH_SIZE: 'WEBHOOK_INBOX_POLL_BATCH_SIZE',
   /**

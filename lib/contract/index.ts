@@ -9,3 +9,4 @@ export * from './providers';
 export * from './resource-names';
 export * from './runtime-config';
 export * from './table-schema';
+export * from './recovery';

@@ -54,8 +54,15 @@ export const MetricName = {
   MATCHED_PREVIOUS_SECRET: 'MatchedPreviousSecret',
   /** Bad-signature deliveries while a staged secret version (AWSPENDING, AWSPREVIOUS) held a value that does not decode as a key. */
   UNUSABLE_SECRET_VERSION: 'UnusableSecretVersion',
-  /** Submissions whose final result was fetched by polling the provider and fed into the inbox. */
+  /** Submissions whose final result was fetched by polling the provider, and events recovered from its event log (GitHub, Stripe), fed into the inbox. */
   RECOVERED: 'Recovered',
+  /**
+   * Seconds since a provider's recovery from its event log last completed a run (unit Seconds, one
+   * value per run and provider): growing, its polls fail, are rate limited, or its hook is gone.
+   */
+  RECOVERY_STALLED: 'RecoveryStalledSeconds',
+  /** Events the provider no longer keeps, found past its retention when a recovery resumed: reported, never silently skipped. */
+  RECOVERY_BEYOND_RETENTION: 'RecoveryBeyondRetention',
   /** Submissions the provider does not know (404): unknown or no longer kept. */
   UNKNOWN_SUBMISSIONS: 'UnknownSubmissions',
   /** Polled submissions that are not final yet; checked again later. */

@@ -8,10 +8,11 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { BodyPrefix, Defaults, TableSchema } from '../contract';
+import { BodyPrefix, Defaults, GitHubFacts, TableSchema } from '../contract';
 import { HandlerEnvironments, handlerEnvironments } from './handler-environment';
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerRuntimeConfigOf } from './provider-runtime';
+import { recoveredProviders, recoveryRuntimeConfig, isRecoveredFromLog } from './recovery-runtime';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
 import { grantInvokeFunction, grantObjects, grantReadSecret, grantReadSigningSecrets, grantSend, grantTableActions } from './grants';
 import { createHandlerFunction } from './handler-function';
@@ -56,7 +57,7 @@ export function createInboxFunctions(scope: Construct, resources: InboxResources
 
 /** The providers the reconciler polls for recorded submissions never delivered. */
 function polledProviders(resources: InboxResources): WebhookProviderConfig[] {
-  return resources.providers.filter((provider) => provider.polling);
+  return resources.providers.filter((provider) => provider.polling && !isRecoveredFromLog(provider));
 }
 
 function inboxEnvironments(resources: InboxResources, settings: InboxSettings, processingFunction?: lambda.IFunction): HandlerEnvironments {
@@ -77,6 +78,9 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     sweepAfterSeconds: settings.sweepAfter.toSeconds(),
     pendingShards: settings.pendingIndexShards,
     polling: polledProviders(resources).map((provider) => pollingRuntimeConfig(provider, provider.polling!, provider.polling!.apiKeySecret.secretArn)),
+    recovery: recoveredProviders(resources.providers).map((provider) =>
+      recoveryRuntimeConfig(provider, provider.polling!.apiKeySecret.secretArn, resources.secrets.get(provider.name)?.secretArn),
+    ),
     pollBatchSize: settings.pollBatchSize,
     deadlineWarningSeconds: settings.deadlineWarning.toSeconds(),
     effectBusName: resources.eventBus?.eventBusName,
@@ -170,7 +174,13 @@ function createReconciler(
     overrides: props.reconcilerFunctionProps,
     overridesProp: 'reconcilerFunctionProps',
     settings: environments.reconciler,
-    secrets: polledProviders(resources).map((provider) => provider.polling!.apiKeySecret),
+    secrets: [
+      ...[...polledProviders(resources), ...recoveredProviders(resources.providers)].map((provider) => provider.polling!.apiKeySecret),
+      ...recoveredProviders(resources.providers).flatMap((provider) => {
+        const signingSecret = resources.secrets.get(provider.name);
+        return provider.adapter === GitHubFacts.kind && signingSecret ? [signingSecret] : [];
+      }),
+    ],
   });
   const { pendingIndex, awaitingIndex, jobRefIndex } = TableSchema.inbox;
   reconciler.role.addToPrincipalPolicy(
@@ -184,6 +194,12 @@ function createReconciler(
   grantSend(reconciler.role, resources.workQueue);
   grantObjects(scope, resources.bodyBucket, reconciler.role, ['s3:PutObject'], BodyPrefix.BODIES);
   for (const provider of polledProviders(resources)) grantReadSecret(provider.polling!.apiKeySecret, reconciler.role);
+  for (const provider of recoveredProviders(resources.providers)) {
+    grantReadSecret(provider.polling!.apiKeySecret, reconciler.role);
+    // GitHub's recorded signature is checked over the payload fetched, with the signing secret.
+    const signingSecret = resources.secrets.get(provider.name);
+    if (provider.adapter === GitHubFacts.kind && signingSecret) grantReadSecret(signingSecret, reconciler.role);
+  }
   // ResourceUnavailable events, for an operator's decision.
   if (resources.eventBus) resources.eventBus.grantPutEventsTo(reconciler.role);
   const reconcileRule = new events.Rule(scope, 'ReconcileSchedule', {

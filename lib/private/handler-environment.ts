@@ -1,4 +1,4 @@
-import { Defaults, Env, PendingIndex, PollingRuntimeConfig, ProviderRuntimeConfig, RotatedSecretConfig } from '../contract';
+import { Defaults, Env, PendingIndex, PollingRuntimeConfig, ProviderRuntimeConfig, RecoveryRuntimeConfig, RotatedSecretConfig } from '../contract';
 
 /**
  * What the handlers are configured with, as plain values: CloudFormation tokens when the
@@ -27,6 +27,8 @@ export interface InboxHandlerSettings {
   readonly pendingShards: number;
   /** How the reconciler polls providers for recorded submissions never delivered. */
   readonly polling: readonly PollingRuntimeConfig[];
+  /** How the reconciler recovers providers from their own event logs (GitHub, Stripe); absent or empty: none. */
+  readonly recovery?: readonly RecoveryRuntimeConfig[];
   readonly pollBatchSize: number;
   /** How long before a submission's deadline the reconciler looks at it and counts it near its deadline. */
   readonly deadlineWarningSeconds: number;
@@ -130,6 +132,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.RETENTION_SECONDS]: String(settings.retentionSeconds),
       [Env.SECRET_CACHE_SECONDS]: String(settings.secretCacheSeconds),
       [Env.POLLING]: JSON.stringify(settings.polling),
+      ...(settings.recovery?.length ? { [Env.RECOVERY]: JSON.stringify(settings.recovery) } : {}),
       [Env.POLL_BATCH_SIZE]: String(settings.pollBatchSize),
       [Env.DEADLINE_WARNING_SECONDS]: String(settings.deadlineWarningSeconds),
       ...bodies,

@@ -11,6 +11,7 @@ import {
   POLLED_ADAPTERS,
   PollingRuntimeConfig,
   providerFactsOf,
+  RECOVERED_KINDS,
   ProviderRuntimeConfig,
   providerRuntimeConfig,
   ROTATED_SECRET_FORMATS,
@@ -18,6 +19,7 @@ import {
   topicArnProblems,
 } from '../contract';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProviderConfig } from '../provider';
+import { isRecoveredFromLog, recoveryOptionProblems } from './recovery-runtime';
 
 /** The runtime form of a generic HMAC scheme: header names lower-cased, defaults filled in. */
 export function hmacRuntimeSettings(options: HmacProviderOptions): HmacRuntimeSettings {
@@ -71,7 +73,11 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
     const given = (['signingSecret', 'rotation', 'allowedSources'] as const).filter((name) => provider[name] !== undefined);
     problems.push(...given.map((name) => `${name}: this provider sends no webhooks (it is polled): it has no route and no signing secret`));
   }
-  if (provider.polling) {
+  if (provider.polling && isRecoveredFromLog(provider)) {
+    problems.push(...recoveryOptionProblems(provider));
+  } else if (provider.polling) {
+    const recoveryOnly = (['githubHook', 'baseUrl', 'eventTypes', 'stalledAfter'] as const).filter((name) => provider.polling![name] !== undefined);
+    problems.push(...recoveryOnly.map((name) => `polling.${name}: only GitHub and Stripe are recovered from their own event log`));
     if (!POLLED_ADAPTERS.includes(provider.adapter)) {
       problems.push(`polling: only ${POLLED_TITLES} can be polled`);
     } else {
@@ -82,7 +88,8 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
 }
 
 /** How a message names the providers that can be polled: `Answerline, Echonova and a message-batches API`. */
-const POLLED_TITLES = POLLED_ADAPTERS.map((kind) => providerFactsOf(kind)!.title)
+const POLLED_TITLES = [...POLLED_ADAPTERS, ...RECOVERED_KINDS]
+  .map((kind) => providerFactsOf(kind)!.title)
   .join(', ')
   .replace(/, ([^,]*)$/, ' and $1');
 

@@ -3,6 +3,7 @@ import { IConstruct } from 'constructs';
 import { Defaults, Limits, POLLED_ONLY_ADAPTERS, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerProblems } from './provider-runtime';
+import { isRecoveredFromLog } from './recovery-runtime';
 import type { TableSettings, WebhookInboxProps } from '../webhook-inbox-props';
 import { providerRoutes, routeThrottleProblems } from './route-throttle';
 import { webAclRateLimitProblems } from './web-acl';
@@ -157,7 +158,7 @@ function retentionProblems(props: WebhookInboxProps, providers: readonly Webhook
           'a replay signed inside them must find its row, or it is processed again',
       });
     }
-    if (provider.polling) {
+    if (provider.polling && !isRecoveredFromLog(provider)) {
       floors.push({ seconds: pollingRuntimeConfig(provider, provider.polling, 'secret').horizonSeconds, what: `${provider.name}'s polling horizon` });
     }
   }

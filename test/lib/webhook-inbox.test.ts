@@ -1331,11 +1331,11 @@ describe('recovery by polling, effects and the authoritative read', () => {
           providers: [
             WebhookProvider.echonova({ polling: { apiKeySecret: apiKey(stack, 'echonova') } }),
             WebhookProvider.answerline({ polling: { apiKeySecret: apiKey(stack, 'answerline'), taskUrlTemplate: 'http://api.example.com/{taskId}' } }),
-            WebhookProvider.stripe({ polling: { apiKeySecret: apiKey(stack, 'stripe') } }),
+            WebhookProvider.slack({ polling: { apiKeySecret: apiKey(stack, 'slack') } }),
           ],
         }),
     ).toThrow(
-      /echonova: polling: taskUrlTemplate must contain[\s\S]*answerline: polling: taskUrlTemplate must be an https:\/\/ URL[\s\S]*stripe: polling: only Answerline, Echonova and a message-batches API can be polled/,
+      /echonova: polling: taskUrlTemplate must contain[\s\S]*answerline: polling: taskUrlTemplate must be an https:\/\/ URL[\s\S]*slack: polling: only Answerline, Echonova, a message-batches API, GitHub and Stripe can be polled/,
     );
   });
 

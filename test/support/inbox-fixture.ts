@@ -775,6 +775,11 @@ export class InboxHarness {
     return createReconciler({ ...reconcilerDependenciesFromEnv(this.environments(structure).reconciler, this.runtime('reconciler', structure)), ...overrides });
   }
 
+  /** A reconciler of the inbox `structure` describes (its providers, polling and recovery), its clients judged by that template's reconciler role. */
+  reconcilerOf(structure: InboxStructure, overrides: Partial<ReconcilerDependencies> = {}): ReturnType<typeof createReconciler> {
+    return createReconciler({ ...reconcilerDependenciesFromEnv(this.environments(structure).reconciler, this.runtime('reconciler', structure)), ...overrides });
+  }
+
   /** The environments the construct gives this inbox's handlers when it serves `structure`. */
   private environments(structure: InboxStructure): HandlerEnvironments {
     return handlerEnvironments(
@@ -785,6 +790,7 @@ export class InboxHarness {
         workQueueUrl: this.workQueueUrl,
         providers: structure.providers,
         polling: structure.polling ?? [],
+        recovery: structure.recovery ?? [],
         retentionSeconds: RETENTION_SECONDS,
         leaseSeconds: LEASE_MS / 1000,
         // Emulators on a shared 2-core machine are no measure of DynamoDB's latency: a budget no call here exceeds.

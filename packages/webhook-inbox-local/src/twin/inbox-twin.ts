@@ -40,6 +40,7 @@ type TwinAppSettings = Pick<
   | 'processorConcurrency'
   | 'pollBatchSize'
   | 'polling'
+  | 'recovery'
   | 'authoritativeReads'
   | 'rejectionRecordsPerMinute'
   | 'routeThrottles'
@@ -137,6 +138,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     processorConcurrency: options.processorConcurrency ?? 2,
     pollBatchSize: options.pollBatchSize,
     polling: options.polling,
+    recovery: options.recovery,
     authoritativeReads: options.authoritativeReads,
     rejectionRecordsPerMinute: options.rejectionRecordsPerMinute,
     routeThrottles: options.routeThrottles,
