@@ -15,7 +15,7 @@ import { BenchEnvironment, deliveryBody, signedDeliveryEvent } from './environme
 import { LatencyResult, measureLatency } from './latency';
 import { PipelineRun, runPipeline } from './pipeline';
 import { PRICES } from './prices';
-import { ReceiverName, RECEIVERS, Stage } from './receivers';
+import { RECEIVER_NAMES, ReceiverName, RECEIVERS, Stage } from './receivers';
 import { measureSignatures, SignatureResult } from './signature';
 import { mean } from './stats';
 import { measureThroughput, replayShapes, ThroughputResult } from './throughput';
@@ -93,6 +93,7 @@ export interface ScaleFigures {
   readonly load: string;
   readonly ours: ReceiverFigures;
   readonly powertools: ReceiverFigures;
+  readonly lean: ReceiverFigures;
   readonly throughput: ThroughputResult;
 }
 
@@ -102,10 +103,14 @@ export interface SizeCost {
   readonly deliveries: number;
   readonly ours: CostBreakdown;
   readonly powertools: CostBreakdown;
+  readonly lean: CostBreakdown;
+  /** Ours ÷ the Powertools receiver. */
   readonly ratio: number;
+  /** Ours ÷ the lean receiver. */
+  readonly leanRatio: number;
   /** AWS requests per accepted delivery, whole pipeline. */
-  readonly requests: { readonly ours: number; readonly powertools: number };
-  readonly units: { readonly ours: MeteredUnits[]; readonly powertools: MeteredUnits[] };
+  readonly requests: Readonly<Record<ReceiverName, number>>;
+  readonly units: Readonly<Record<ReceiverName, MeteredUnits[]>>;
 }
 
 export interface Target {
@@ -130,9 +135,9 @@ export interface BenchResults {
   readonly latency: LatencyResult;
   readonly signature: SignatureResult;
   readonly coldStart: ColdStartResult;
-  readonly units: { readonly deliveries: number; readonly ours: MeteredUnits[]; readonly powertools: MeteredUnits[]; readonly dynaliteAgrees: boolean };
-  readonly requests: { readonly conditions: string; readonly ours: ReceiverFigures; readonly powertools: ReceiverFigures };
-  readonly cost: { readonly conditions: string; readonly ours: CostBreakdown; readonly powertools: CostBreakdown; readonly ratio: number };
+  readonly units: Readonly<Record<ReceiverName, MeteredUnits[]>> & { readonly deliveries: number; readonly dynaliteAgrees: boolean };
+  readonly requests: Readonly<Record<ReceiverName, ReceiverFigures>> & { readonly conditions: string };
+  readonly cost: Readonly<Record<ReceiverName, CostBreakdown>> & { readonly conditions: string; readonly ratio: number; readonly leanRatio: number };
   /** The headline's cost (`bodyBytes`, from the largest load) and each of `costSizes`. */
   readonly costBySize: SizeCost[];
   readonly throughput: ThroughputResult;
@@ -171,19 +176,19 @@ export async function runBench(env: BenchEnvironment, options: BenchOptions = DE
     say(`${load} load: ${deliveries} deliveries through both receivers …`);
     const figures: Partial<Record<ReceiverName, ReceiverFigures>> = {};
     let shapes;
-    for (const name of ['ours', 'powertools'] as const) {
+    for (const name of RECEIVER_NAMES) {
       const counter = new RequestCounter();
       const receiver = await RECEIVERS[name](env, { counter }, `${name}-${deliveries}`);
       const run = await runPipeline(env, receiver, deliveries, { bodyBytes: options.bodyBytes, ...options.pipeline });
       if (run.accepted !== deliveries || run.processed !== deliveries || run.deadLettered !== 0) {
         throw new Error(`${name}: ${run.accepted} accepted, ${run.processed} processed, ${run.deadLettered} dead-lettered of ${deliveries}`);
       }
-      figures[name] = receiverFigures(run, counter.all(), name === 'ours' ? units.ours : units.powertools, edgeSamples[name], options);
+      figures[name] = receiverFigures(run, counter.all(), units[name], edgeSamples[name], options);
       if (name === 'ours') shapes = replayShapes(counter);
     }
     say(`${load} load: ${deliveries} deliveries through the twin and the bare replay …`);
     const throughput = await measureThroughput(env, shapes!, { deliveries, bodyBytes: options.bodyBytes, ...options.throughput });
-    scaling.push({ deliveries, load, ours: figures.ours!, powertools: figures.powertools!, throughput });
+    scaling.push({ deliveries, load, ours: figures.ours!, powertools: figures.powertools!, lean: figures.lean!, throughput });
   }
 
   // The headline figures come from the largest load: the most deliveries to share batched requests.
@@ -192,12 +197,15 @@ export async function runBench(env: BenchEnvironment, options: BenchOptions = DE
     conditions: `${headline.deliveries} deliveries of ${options.bodyBytes} B, each a COMPLETED task of its own job (accepted, decided, one effect); ${options.pipeline.edgeConcurrency} in flight at the edge; then the queue drained by the SQS event source (packages/webhook-inbox-local/src/aws/lambda/sqs-event-source.ts), ${options.pipeline.processorConcurrency} batches of up to ${Defaults.PROCESSOR_BATCH_SIZE} at once; one reconciler run after the load, then the sweep's examination of the load's entries as the runs after sweepAfter make it (per delivery)`,
     ours: headline.ours,
     powertools: headline.powertools,
+    lean: headline.lean,
   };
   const cost = {
     conditions: `us-east-1 list prices (bench/prices.ts); memory ${MEMORY_MB.edge}/${MEMORY_MB.processor}/${MEMORY_MB.reconciler} MB (edge/processor/reconciler), Arm; durations measured here (edge: the latency section's, one delivery at a time; processor: per batch, ${options.pipeline.processorConcurrency} batches at once); scheduled work amortized at ${MONTHLY_DELIVERIES.toLocaleString('en-US')} deliveries a month (${RECONCILER_RUNS_PER_MONTH} reconciler runs); from the ${headline.deliveries}-delivery run`,
     ours: headline.ours.cost,
     powertools: headline.powertools.cost,
+    lean: headline.lean.cost,
     ratio: headline.ours.cost.usdPerMillion / headline.powertools.cost.usdPerMillion,
+    leanRatio: headline.ours.cost.usdPerMillion / headline.lean.cost.usdPerMillion,
   };
 
   const costBySize: SizeCost[] = [
@@ -206,9 +214,11 @@ export async function runBench(env: BenchEnvironment, options: BenchOptions = DE
       deliveries: headline.deliveries,
       ours: cost.ours,
       powertools: cost.powertools,
+      lean: cost.lean,
       ratio: cost.ratio,
-      requests: { ours: headline.ours.stages.total, powertools: headline.powertools.stages.total },
-      units: { ours: units.ours, powertools: units.powertools },
+      leanRatio: cost.leanRatio,
+      requests: { ours: headline.ours.stages.total, powertools: headline.powertools.stages.total, lean: headline.lean.stages.total },
+      units: { ours: units.ours, powertools: units.powertools, lean: units.lean },
     },
   ];
   for (const bytes of options.costSizes.bytes) costBySize.push(await sizeCost(env, options, bytes, say));
@@ -259,18 +269,18 @@ function receiverFigures(run: PipelineRun, counts: OperationCount[], units: Mete
 /** Both receivers on a small load of `bodyBytes` bodies with the unit meter on every DynamoDB client. */
 async function unitTrace(env: BenchEnvironment, options: BenchOptions, bodyBytes: number): Promise<BenchResults['units']> {
   const traced: Partial<Record<ReceiverName, MeteredUnits[]>> = {};
-  for (const name of ['ours', 'powertools'] as const) {
+  for (const name of RECEIVER_NAMES) {
     const meter = new CapacityMeter(env.dynamodb());
     const receiver = await RECEIVERS[name](env, { counter: new RequestCounter(), meter }, `${name}-units-${bodyBytes}`);
     await runPipeline(env, receiver, options.unitTraceDeliveries, { bodyBytes, edgeConcurrency: 1, processorConcurrency: 1 });
     traced[name] = meter.all();
   }
-  const all = [...traced.ours!, ...traced.powertools!];
+  const all = RECEIVER_NAMES.flatMap((name) => traced[name]!);
   // dynalite reports table units (not index units) of writes: they must match the meter's table units.
   const dynaliteAgrees = all
     .filter((entry) => !['Query', 'GetItem', 'BatchGetItem'].includes(entry.operation))
     .every((entry) => Math.abs(entry.tableWru - entry.dynaliteUnits) < 1e-9);
-  return { deliveries: options.unitTraceDeliveries, ours: traced.ours!, powertools: traced.powertools!, dynaliteAgrees };
+  return { deliveries: options.unitTraceDeliveries, ours: traced.ours!, powertools: traced.powertools!, lean: traced.lean!, dynaliteAgrees };
 }
 
 /** Both receivers priced at `bytes`: a unit trace, then a run one delivery at a time at the edge (its durations billed). */
@@ -279,7 +289,7 @@ async function sizeCost(env: BenchEnvironment, options: BenchOptions, bytes: num
   say(`${sizeName(bytes)} bodies: unit trace, then ${deliveries} deliveries through both receivers …`);
   const traced = await unitTrace(env, options, bytes);
   const priced: Partial<Record<ReceiverName, { cost: CostBreakdown; requests: number }>> = {};
-  for (const name of ['ours', 'powertools'] as const) {
+  for (const name of RECEIVER_NAMES) {
     const counter = new RequestCounter();
     const receiver = await RECEIVERS[name](env, { counter }, `${name}-${bytes}`);
     const run = await runPipeline(env, receiver, deliveries, {
@@ -295,15 +305,17 @@ async function sizeCost(env: BenchEnvironment, options: BenchOptions, bytes: num
       requests: requestsByStage(counter.all(), run.accepted).total,
     };
   }
-  const { ours, powertools } = priced as Record<ReceiverName, { cost: CostBreakdown; requests: number }>;
+  const { ours, powertools, lean } = priced as Record<ReceiverName, { cost: CostBreakdown; requests: number }>;
   return {
     bytes,
     deliveries,
     ours: ours.cost,
     powertools: powertools.cost,
+    lean: lean.cost,
     ratio: ours.cost.usdPerMillion / powertools.cost.usdPerMillion,
-    requests: { ours: ours.requests, powertools: powertools.requests },
-    units: { ours: traced.ours, powertools: traced.powertools },
+    leanRatio: ours.cost.usdPerMillion / lean.cost.usdPerMillion,
+    requests: { ours: ours.requests, powertools: powertools.requests, lean: lean.requests },
+    units: { ours: traced.ours, powertools: traced.powertools, lean: traced.lean },
   };
 }
 

@@ -90,30 +90,49 @@ export function unitsPerCall(units: readonly MeteredUnits[]): Map<string, { wru:
   );
 }
 
-/** Per-delivery request units of the counted DynamoDB requests of the given stages. */
+const READS = ['GetItem', 'BatchGetItem', 'Query', 'Scan'];
+
+/**
+ * Per-delivery request units of the counted DynamoDB requests of the given stages. A request whose
+ * purpose the unit trace never saw (a form a few bodies of the load take, such as a body too
+ * large for a one-unit row, kept in an item of its own) is priced as the costliest traced request
+ * of its stage (of any, if its stage has none) that reads, or writes, as it does: an upper bound,
+ * named in `estimated`.
+ */
 export function dynamodbUnits(
   counts: readonly OperationCount[],
   units: readonly MeteredUnits[],
   stages: readonly string[],
   perRequestOf: (entry: OperationCount) => number,
-): { wru: number; rru: number; missing: string[] } {
+): { wru: number; rru: number; missing: string[]; estimated: string[] } {
   const table = unitsPerCall(units);
   let wru = 0;
   let rru = 0;
   const missing: string[] = [];
+  const estimated: string[] = [];
   for (const entry of counts) {
     if (entry.service !== 'DynamoDB' || !stages.includes(entry.stage)) continue;
-    const per = table.get(`${entry.stage}|${entry.operation}|${entry.purpose}`);
+    let per = table.get(`${entry.stage}|${entry.operation}|${entry.purpose}`);
     if (!per) {
-      missing.push(`${entry.stage} ${entry.operation} (${entry.purpose})`);
-      continue;
+      const reads = READS.includes(entry.operation);
+      const costliest = (sameStage: boolean) =>
+        units
+          .filter((traced) => (!sameStage || traced.stage === entry.stage) && READS.includes(traced.operation) === reads)
+          .map((traced) => table.get(`${traced.stage}|${traced.operation}|${traced.purpose}`)!)
+          .sort((a, b) => b.wru + b.rru - (a.wru + a.rru))[0];
+      per = costliest(true) ?? costliest(false);
+      if (!per) {
+        missing.push(`${entry.stage} ${entry.operation} (${entry.purpose})`);
+        continue;
+      }
+      estimated.push(`${entry.stage} ${entry.operation} (${entry.purpose}) ×${perRequestOf(entry).toFixed(4)}`);
     }
     // A batch write or read is billed per item, whatever the batch's size was in the trace.
     const billed = entry.items === undefined ? perRequestOf(entry) : (perRequestOf(entry) * entry.items) / entry.attempts;
     wru += billed * per.wru;
     rru += billed * per.rru;
   }
-  return { wru, rru, missing };
+  return { wru, rru, missing, estimated };
 }
 
 export function costOf(inputs: CostInputs): CostBreakdown {
@@ -163,7 +182,9 @@ export function costOf(inputs: CostInputs): CostBreakdown {
   const swept = { wru: examined.wru + scheduled.wru, rru: examined.rru + scheduled.rru };
   const missing = [...delivered.missing, ...examined.missing, ...scheduled.missing];
   if (missing.length > 0) throw new Error(`no unit trace for ${missing.join(', ')}`);
-  lines.push(line('DynamoDB writes', delivered.wru + swept.wru, 'write request unit', 'dynamodbWriteRequestUnit', 'table and index writes, from item sizes'));
+  const estimated = [...delivered.estimated, ...examined.estimated, ...scheduled.estimated];
+  const bound = estimated.length > 0 ? `; not in the unit trace, priced as their stage's costliest request: ${estimated.join(', ')}` : '';
+  lines.push(line('DynamoDB writes', delivered.wru + swept.wru, 'write request unit', 'dynamodbWriteRequestUnit', `table and index writes, from item sizes${bound}`));
   lines.push(
     line(
       'DynamoDB reads',
