@@ -7,9 +7,10 @@
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Defaults } from '../lib/contract';
+import { Bill, BILL_VOLUMES, billAt, defaultTemplateFacts, StoredBytes, storedBytesPerDelivery, TemplateFacts } from './bill';
 import { CapacityMeter, MeteredUnits } from './capacity';
 import { ColdStartResult, measureColdStart } from './cold-start';
-import { CostBreakdown, costOf, MEMORY_MB, MONTHLY_DELIVERIES, RECONCILER_RUNS_PER_MONTH, requestsByStage, StageRequests } from './cost';
+import { batchMs, CostBreakdown, costOf, MEMORY_MB, MONTHLY_DELIVERIES, RECONCILER_RUNS_PER_MONTH, requestsByStage, StageRequests } from './cost';
 import { OperationCount, perDelivery, PerDelivery, RequestCounter } from './counting';
 import { BenchEnvironment, deliveryBody, signedDeliveryEvent } from './environment';
 import { LatencyResult, measureLatency } from './latency';
@@ -142,6 +143,13 @@ export interface BenchResults {
   readonly costBySize: SizeCost[];
   readonly throughput: ThroughputResult;
   readonly scaling: ScaleFigures[];
+  /** What a team pays with the construct's defaults, every line, at each of `BILL_VOLUMES` (1 KiB bodies, the largest load). */
+  readonly bill: {
+    readonly facts: TemplateFacts;
+    readonly customMetrics: string[];
+    readonly stored: StoredBytes;
+    readonly volumes: Bill[];
+  };
   readonly targets: Target[];
 }
 
@@ -157,6 +165,9 @@ export async function runBench(env: BenchEnvironment, options: BenchOptions = DE
   const loadStart = loadavg();
   const say = options.progress ?? (() => undefined);
 
+  say("the construct's defaults, from the template it synthesizes …");
+  const facts = defaultTemplateFacts();
+
   say('signature verification vs standardwebhooks and svix …');
   const signature = measureSignatures(options.signature);
 
@@ -170,6 +181,7 @@ export async function runBench(env: BenchEnvironment, options: BenchOptions = DE
   const units = await unitTrace(env, options, options.bodyBytes);
 
   const scaling: ScaleFigures[] = [];
+  let bill: BenchResults['bill'] | undefined;
   const base = options.scales[0];
   for (const deliveries of options.scales) {
     const load = `${Math.round(deliveries / base)}×`;
@@ -185,6 +197,23 @@ export async function runBench(env: BenchEnvironment, options: BenchOptions = DE
       }
       figures[name] = receiverFigures(run, counter.all(), units[name], edgeSamples[name], options);
       if (name === 'ours') shapes = replayShapes(counter);
+      if (name === 'ours' && deliveries === options.scales[options.scales.length - 1]) {
+        const inputs = { run, counts: counter.all(), units: units.ours, edgeMs: edgeSamples.ours, requestBytes: requestBytes(options.bodyBytes) };
+        const customMetrics = [...new Set(Object.values(receiver.logs).flatMap((sink) => [...sink.metrics]))].sort();
+        const stored = await storedBytesPerDelivery(env.dynamodb(), receiver.tables, run.accepted);
+        const volumes = BILL_VOLUMES.map((volume) =>
+          billAt(volume, {
+            facts,
+            perRequest: (batch) => costOf({ ...inputs, batch }),
+            customMetrics,
+            stored,
+            edgeMs: mean(edgeSamples.ours),
+            processorMs: batchMs(run.batches),
+            reconcilerMs: run.reconcilerMs ?? 0,
+          }),
+        );
+        bill = { facts, customMetrics, stored, volumes };
+      }
     }
     say(`${load} load: ${deliveries} deliveries through the twin and the bare replay …`);
     const throughput = await measureThroughput(env, shapes!, { deliveries, bodyBytes: options.bodyBytes, ...options.throughput });
@@ -243,6 +272,7 @@ export async function runBench(env: BenchEnvironment, options: BenchOptions = DE
     costBySize,
     throughput: headline.throughput,
     scaling,
+    bill: bill!,
   };
   return { ...results, targets: evaluateTargets(results) };
 }
@@ -353,12 +383,14 @@ export function evaluateTargets(results: Omit<BenchResults, 'targets'>): Target[
     });
   }
   for (const row of results.coldStart.rows) {
+    // Like for like: the naive handler loads the SDK clients this bundle loads at start, no more.
+    const ratio = row.bundleLoadMs / row.naiveAtStartLoadMs;
     targets.push({
-      figure: `Cold start: ${row.handler} module load vs naive`,
+      figure: `Cold start: ${row.handler} module load vs naive, like for like`,
       target: '≤ 0.5×',
-      value: `${row.ratio.toFixed(2)}× (${row.bundleLoadMs.toFixed(0)} vs ${row.naiveLoadMs.toFixed(0)} ms)`,
-      met: row.ratio <= 0.5,
-      ...(row.ratio > 0.5
+      value: `${ratio.toFixed(2)}× (${row.bundleLoadMs.toFixed(0)} vs ${row.naiveAtStartLoadMs.toFixed(0)} ms; ${row.ratio.toFixed(2)}× against every client it can use)`,
+      met: ratio <= 0.5,
+      ...(ratio > 0.5
         ? {
             why: `load time follows size, and the bundle (tree-shaken from the SDK's ES module builds) is mostly the SDK itself: ${row.composition
               .slice(0, 3)
@@ -368,13 +400,32 @@ export function evaluateTargets(results: Omit<BenchResults, 'targets'>): Target[
         : {}),
     });
   }
+  const [oneMillion] = results.bill.volumes;
+  targets.push({
+    figure: `All-in cost, defaults, ${sizeName(results.meta.options.bodyBytes)} bodies, ${oneMillion.deliveriesPerMonth.toLocaleString('en-US')} deliveries a month`,
+    target: '≤ $10 per million',
+    value: `$${oneMillion.usdPerMillion.toFixed(2)} (${results.bill.volumes
+      .slice(1)
+      .map((volume) => `$${volume.usdPerMillion.toFixed(2)} at ${volume.deliveriesPerMonth / 1e6} M`)
+      .join(', ')})`,
+    met: oneMillion.usdPerMillion <= 10,
+    ...(oneMillion.usdPerMillion > 10 ? { why: allInWhy(oneMillion) } : {}),
+  });
   for (const size of results.costBySize) {
+    const goal = size.bytes >= 16 * 1024 ? 0.6 : 0.8;
     targets.push({
       figure: `Cost per million deliveries vs the Powertools receiver, ${sizeName(size.bytes)} bodies`,
-      target: '≤ 0.9×',
+      target: `≤ ${goal}×`,
       value: `${size.ratio.toFixed(2)}× ($${size.ours.usdPerMillion.toFixed(2)} vs $${size.powertools.usdPerMillion.toFixed(2)})`,
-      met: size.ratio <= 0.9,
-      ...(size.ratio > 0.9 ? { why: costWhy(size, results.meta.options.unitTraceDeliveries) } : {}),
+      met: size.ratio <= goal,
+      ...(size.ratio > goal ? { why: costWhy(size, size.powertools, goal, results.meta.options.unitTraceDeliveries) } : {}),
+    });
+    targets.push({
+      figure: `Cost per million deliveries vs the lean conditional-write receiver, ${sizeName(size.bytes)} bodies`,
+      target: '≤ 1.1×',
+      value: `${size.leanRatio.toFixed(2)}× ($${size.ours.usdPerMillion.toFixed(2)} vs $${size.lean.usdPerMillion.toFixed(2)})`,
+      met: size.leanRatio <= 1.1,
+      ...(size.leanRatio > 1.1 ? { why: costWhy(size, size.lean, 1.1, results.meta.options.unitTraceDeliveries) } : {}),
     });
   }
   const ours = results.requests.ours.stages;
@@ -432,7 +483,7 @@ function latencyWhy(latency: LatencyResult): string {
  * unit trace and cost lines: each index entry the insert writes (one write unit each, keys only),
  * the delivery record in the logs, and the sweep's reads.
  */
-function costWhy(size: SizeCost, traceDeliveries: number): string {
+function costWhy(size: SizeCost, comparison: CostBreakdown, goal: number, traceDeliveries: number): string {
   const perWru = PRICES.dynamodbWriteRequestUnit.usd * 1e6;
   const entries = (index: string) => size.units.ours.reduce((sum, entry) => sum + (entry.indexes[index] ?? 0), 0) / traceDeliveries;
   const lineCost = (item: string) => size.ours.lines.find((line) => line.item === item)?.usdPerMillion ?? 0;
@@ -445,13 +496,24 @@ function costWhy(size: SizeCost, traceDeliveries: number): string {
     { what: 'the delivery record and metrics in the logs (docs/DELIVERY-RECORD.md; the comparison logs nothing)', usd: lineCost('CloudWatch Logs ingestion') },
     { what: 'the sweep reading each row once', usd: lineCost('DynamoDB reads') },
   ];
-  const gap = size.ours.usdPerMillion - 0.9 * size.powertools.usdPerMillion;
-  const withoutEither = (size.ours.usdPerMillion - Math.min(extras[0].usd, extras[1].usd)) / size.powertools.usdPerMillion;
+  const gap = size.ours.usdPerMillion - goal * comparison.usdPerMillion;
+  const withoutEither = (size.ours.usdPerMillion - extras[0].usd - extras[1].usd) / comparison.usdPerMillion;
   return (
-    `$${gap.toFixed(2)} above 0.9×; ours pays for what the comparison lacks: ` +
+    `$${gap.toFixed(2)} above ${goal}×; ours pays for what the comparison lacks: ` +
     extras.map((extra) => `${extra.what} $${extra.usd.toFixed(2)}`).join(', ') +
-    `; without either index entry, each of which an invariant rests on, it would be ${withoutEither.toFixed(2)}×`
+    `; without both index entries, each of which an invariant rests on, it would be ${withoutEither.toFixed(2)}×`
   );
+}
+
+/** The all-in bill's lines by size, and what is fixed, for a target it misses. */
+function allInWhy(bill: Bill): string {
+  const fixed = bill.lines.filter((entry) => entry.fixed).reduce((sum, entry) => sum + entry.usdPerMillion, 0);
+  const largest = [...bill.lines]
+    .sort((a, b) => b.usdPerMillion - a.usdPerMillion)
+    .slice(0, 5)
+    .map((entry) => `${entry.item} $${entry.usdPerMillion.toFixed(2)}`)
+    .join(', ');
+  return `$${fixed.toFixed(2)} of it is charged by the month whatever the volume (the alarms, the metrics they watch, the dashboard, the secret) and falls with volume; the largest lines: ${largest}`;
 }
 
 function overFive(figures: ReceiverFigures): string {

@@ -88,6 +88,8 @@ export interface Receiver {
   readonly eventSourceSqs: SQSClient;
   /** The log lines each function wrote (CloudWatch Logs ingestion). */
   readonly logs: { readonly edge: LogSink; readonly processor: LogSink; readonly reconciler: LogSink };
+  /** Its inbox and results tables (what DynamoDB stores per delivery is read from them). */
+  readonly tables: { readonly inbox: string; readonly results: string };
   /** The edge's DynamoDB and SQS clients (the verifier latency floor sends through the same ones). */
   readonly edgeClients: { readonly dynamodb: DynamoDBClient; readonly sqs: SQSClient };
 }
@@ -185,6 +187,7 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
   return {
     ...parts,
     name: 'ours',
+    tables: { inbox: names.inboxTable, results: names.resultsTable },
     edge: verifier,
     processor,
     reconciler: () => reconciler(undefined, lambdaContext('bench-reconciler', 120_000)),
@@ -378,6 +381,7 @@ export async function buildPowertoolsReceiver(env: BenchEnvironment, instruments
   return {
     ...parts,
     name: 'powertools',
+    tables: { inbox: tables.deliveries, results: tables.results },
     edge,
     processor,
     warm: async () => {
@@ -465,6 +469,7 @@ export async function buildLeanReceiver(env: BenchEnvironment, instruments: Inst
   return {
     ...parts,
     name: 'lean',
+    tables: { inbox: tables.deliveries, results: tables.results },
     edge,
     processor,
     warm: async () => {
