@@ -7,12 +7,12 @@
  * and point-in-time recovery, Lambda's own log lines and the API's access log, and the batches its
  * event source really forms at a given rate. Fixed monthly charges are amortized at each volume.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { DescribeTableCommand, DynamoDBClient, ScanCommand, ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import { WebhookInbox, WebhookProvider } from '../lib';
-import { Env } from '../lib/contract';
-import { handlerSettings } from '../test/support/handler-settings';
+import { Env, HandlerConfigFile } from '../lib/contract';
 import { itemBytes } from './capacity';
 import type { CostBreakdown } from './cost';
 import { PRICES, PriceName } from './prices';
@@ -23,7 +23,7 @@ export const BILL_VOLUMES = [1_000_000, 10_000_000, 100_000_000] as const;
 
 /** What the construct's defaults provision that a bill depends on, read from its template. */
 export interface TemplateFacts {
-  readonly functions: readonly { readonly id: string; readonly memoryMb: number; readonly traced: boolean; readonly jsonLogs: boolean }[];
+  readonly functions: readonly { readonly id: string; readonly memoryMb: number; readonly traced: boolean }[];
   /** Metrics read by metric alarms (a metric-math alarm pays for each metric it reads). */
   readonly alarmMetrics: number;
   readonly compositeAlarms: number;
@@ -40,26 +40,36 @@ export interface TemplateFacts {
   readonly reconcilerRunsPerMonth: number;
 }
 
+/* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation properties, read by name */
 type Resource = { Type: string; Properties?: Record<string, any> };
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** Synthesizes an inbox with the construct's defaults and the bench's provider, and reads what its bill depends on. */
 export function defaultTemplateFacts(): TemplateFacts {
-  const stack = new Stack(new App(), 'Bill');
+  const app = new App();
+  const stack = new Stack(app, 'Bill');
   new WebhookInbox(stack, 'Inbox', { providers: [WebhookProvider.answerline()] });
-  const resources = Object.entries(Template.fromStack(stack).toJSON().Resources as Record<string, Resource>);
+  const assembly = app.synth();
+  const resources = Object.entries((assembly.getStackByName('Bill').template as { Resources: Record<string, Resource> }).Resources);
   const of = (type: string) => resources.filter(([, resource]) => resource.Type === type);
+  /** A plain setting of the function whose logical id starts with `prefix`: in its environment, or its asset's configuration file. */
+  const setting = (prefix: string, name: string): string | undefined => {
+    const [, fn] = of('AWS::Lambda::Function').find(([id]) => id.startsWith(prefix))!;
+    const env = (fn.Properties!.Environment?.Variables ?? {}) as Record<string, unknown>;
+    if (typeof env[name] === 'string' || env[Env.CONFIG_FILE] === undefined) return env[name] as string | undefined;
+    const folder = join(assembly.directory, `asset.${String(fn.Properties!.Code.S3Key).replace(/\.zip$/, '')}`);
+    const value = (JSON.parse(readFileSync(join(folder, String(env[Env.CONFIG_FILE])), 'utf8')) as HandlerConfigFile).variables[name];
+    return typeof value === 'string' ? value : undefined;
+  };
   const [mapping] = of('AWS::Lambda::EventSourceMapping').map(([, resource]) => resource.Properties!);
   const [stage] = of('AWS::ApiGatewayV2::Stage').map(([, resource]) => resource.Properties!);
   const [schedule] = of('AWS::Events::Rule').map(([, resource]) => String(resource.Properties!.ScheduleExpression));
-  const verifier = handlerSettings(stack, 'InboxVerifier');
-  const processor = handlerSettings(stack, 'InboxProcessor');
-  const retentionSeconds = Number(verifier[Env.RETENTION_SECONDS]);
+  const retentionSeconds = Number(setting('InboxVerifier', Env.RETENTION_SECONDS));
   return {
     functions: of('AWS::Lambda::Function').map(([id, resource]) => ({
       id,
       memoryMb: Number(resource.Properties!.MemorySize ?? 128),
       traced: resource.Properties!.TracingConfig?.Mode === 'Active',
-      jsonLogs: resource.Properties!.LoggingConfig?.LogFormat === 'JSON',
     })),
     alarmMetrics: of('AWS::CloudWatch::Alarm').reduce(
       (sum, [, resource]) => sum + (resource.Properties!.Metrics ? resource.Properties!.Metrics.filter((m: { MetricStat?: unknown }) => m.MetricStat).length : 1),
@@ -72,7 +82,7 @@ export function defaultTemplateFacts(): TemplateFacts {
     eventSource: { batchSize: Number(mapping.BatchSize ?? 10), batchingWindowSeconds: Number(mapping.MaximumBatchingWindowInSeconds ?? 0) },
     accessLogFormat: stage?.AccessLogSettings?.Format,
     retentionSeconds,
-    resultRetentionSeconds: Math.max(retentionSeconds, Number(processor[Env.RESULT_RETENTION_SECONDS] ?? 0)),
+    resultRetentionSeconds: Math.max(retentionSeconds, Number(setting('InboxProcessor', Env.RESULT_RETENTION_SECONDS) ?? 0)),
     reconcilerRunsPerMonth: SECONDS_PER_MONTH / scheduleSeconds(schedule),
   };
 }

@@ -85,6 +85,7 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     rejectionSamplePercent: settings.rejectionRecordSamplePercent,
     rejectionRetentionSeconds: settings.rejectionRecordRetention.toSeconds(),
     rejectionRecordBudgetMs: Defaults.REJECTION_RECORD_BUDGET_MS,
+    metricsPerProvider: settings.metricsPerProvider,
   });
 }
 
@@ -102,6 +103,7 @@ function createVerifier(
     memorySize: Defaults.VERIFIER_MEMORY_MB,
     timeout: settings.verifierTimeout,
     logRetention: settings.logRetention,
+    tracing: settings.tracing,
     overrides: props.verifierFunctionProps,
     overridesProp: 'verifierFunctionProps',
     settings: environments.verifier,
@@ -129,6 +131,7 @@ function createProcessor(
     memorySize: Defaults.PROCESSOR_MEMORY_MB,
     timeout: settings.processorTimeout,
     logRetention: settings.logRetention,
+    tracing: settings.tracing,
     overrides: props.processorFunctionProps,
     overridesProp: 'processorFunctionProps',
     settings: environments.processor,
@@ -146,6 +149,7 @@ function createProcessor(
   processor.function.addEventSource(
     new SqsEventSource(resources.workQueue, {
       batchSize: settings.processorBatchSize,
+      maxBatchingWindow: settings.processorBatchingWindow,
       maxConcurrency: settings.processorMaxConcurrency,
       reportBatchItemFailures: true,
     }),
@@ -167,6 +171,7 @@ function createReconciler(
     memorySize: Defaults.RECONCILER_MEMORY_MB,
     timeout: settings.reconcilerTimeout,
     logRetention: settings.logRetention,
+    tracing: settings.tracing,
     overrides: props.reconcilerFunctionProps,
     overridesProp: 'reconcilerFunctionProps',
     settings: environments.reconciler,
