@@ -360,7 +360,7 @@ export interface WebhookInboxProps {
   readonly alarms?: WebhookInboxAlarmOptions;
 
   /**
-   * The CloudWatch dashboard of the pipeline.
+   * The CloudWatch dashboard of the pipeline: $3 a month beyond an account's first three dashboards, $3 per million deliveries at 1 million a month (docs/COSTS.md); `enabled: false` leaves it out.
    * @default - a dashboard with a generated name
    */
   readonly dashboard?: WebhookInboxDashboardOptions;
