@@ -72,7 +72,8 @@ export function defaultTemplateFacts(): TemplateFacts {
       traced: resource.Properties!.TracingConfig?.Mode === 'Active',
     })),
     alarmMetrics: of('AWS::CloudWatch::Alarm').reduce(
-      (sum, [, resource]) => sum + (resource.Properties!.Metrics ? resource.Properties!.Metrics.filter((m: { MetricStat?: unknown }) => m.MetricStat).length : 1),
+      (sum, [, resource]) =>
+        sum + (resource.Properties!.Metrics ? resource.Properties!.Metrics.filter((m: { MetricStat?: unknown }) => m.MetricStat).length : 1),
       0,
     ),
     compositeAlarms: of('AWS::CloudWatch::CompositeAlarm').length,
@@ -117,7 +118,11 @@ export interface StoredBytes {
 }
 
 /** Scans `tables` and returns the bytes each stores per delivery, indexes included. */
-export async function storedBytesPerDelivery(client: DynamoDBClient, tables: { readonly inbox: string; readonly results: string }, deliveries: number): Promise<StoredBytes> {
+export async function storedBytesPerDelivery(
+  client: DynamoDBClient,
+  tables: { readonly inbox: string; readonly results: string },
+  deliveries: number,
+): Promise<StoredBytes> {
   const bytesOf = async (table: string) => {
     const described = await client.send(new DescribeTableCommand({ TableName: table }));
     const tableKeys = described.Table!.KeySchema!.map((key) => key.AttributeName!);
@@ -242,13 +247,21 @@ export function billAt(deliveriesPerMonth: number, inputs: BillInputs): Bill {
     'xrayTraceRecorded',
     traced.reduce((sum, { perSecond: rate }) => sum + sampledPerSecond(rate) * SECONDS_PER_MONTH, 0),
     false,
-    traced.length ? `active tracing on ${traced.map(({ fn }) => fn!.id.replace(/[0-9A-F]{8}$/, '')).join(', ')}; default sampling (1 a second, then 5%)` : 'no function traced',
+    traced.length
+      ? `active tracing on ${traced.map(({ fn }) => fn!.id.replace(/[0-9A-F]{8}$/, '')).join(', ')}; default sampling (1 a second, then 5%)`
+      : 'no function traced',
   );
   const platformBytes = invocations.reduce(
     (sum, { fn, perSecond: rate, ms }) => sum + (fn ? rate * SECONDS_PER_MONTH * platformLogBytes(ms, fn.memoryMb, fn.traced) : 0),
     0,
   );
-  add('Lambda platform log lines (START, END, REPORT)', 'cloudWatchLogsIngestedGb', platformBytes / 1024 ** 3, false, `${(platformBytes / deliveriesPerMonth).toFixed(0)} B per delivery`);
+  add(
+    'Lambda platform log lines (START, END, REPORT)',
+    'cloudWatchLogsIngestedGb',
+    platformBytes / 1024 ** 3,
+    false,
+    `${(platformBytes / deliveriesPerMonth).toFixed(0)} B per delivery`,
+  );
   if (facts.accessLogFormat) {
     const bytes = accessLogBytes(facts.accessLogFormat);
     add('API access log', 'cloudWatchLogsIngestedGb', (bytes * deliveriesPerMonth) / 1024 ** 3, false, `${bytes} B a request`);
@@ -266,10 +279,16 @@ export function billAt(deliveriesPerMonth: number, inputs: BillInputs): Bill {
   );
   if (facts.pitrTables > 0) add('DynamoDB point-in-time recovery', 'dynamodbPitrGbMonth', storedGb, false, `on for ${facts.pitrTables} tables`);
 
-  add('Custom metrics', 'cloudWatchCustomMetricMonth', inputs.customMetrics.length, true, `${inputs.customMetrics.length} emitted on the way of a delivery and by the reconciler's runs (from their EMF)`);
+  add(
+    'Custom metrics',
+    'cloudWatchCustomMetricMonth',
+    inputs.customMetrics.length,
+    true,
+    `${inputs.customMetrics.length} emitted on the way of a delivery and by the reconciler's runs (from their EMF)`,
+  );
   add('Alarms', 'cloudWatchAlarmMetricMonth', facts.alarmMetrics, true, `${facts.alarmMetrics} alarm metrics`);
   if (facts.compositeAlarms > 0) add('Composite alarm', 'cloudWatchCompositeAlarmMonth', facts.compositeAlarms, true);
-  if (facts.dashboards > 0) add('Dashboard', 'cloudWatchDashboardMonth', facts.dashboards, true, 'free for an account\'s first 3');
+  if (facts.dashboards > 0) add('Dashboard', 'cloudWatchDashboardMonth', facts.dashboards, true, "free for an account's first 3");
   add('Signing secret', 'secretsManagerSecretMonth', facts.secrets, true);
 
   const usdPerMonth = lines.reduce((sum, entry) => sum + entry.usdPerMonth, 0);

@@ -209,7 +209,9 @@ export function costOf(inputs: CostInputs): CostBreakdown {
   if (missing.length > 0) throw new Error(`no unit trace for ${missing.join(', ')}`);
   const estimated = [...delivered.estimated, ...examined.estimated, ...scheduled.estimated];
   const bound = estimated.length > 0 ? `; not in the unit trace, priced as their stage's costliest request: ${estimated.join(', ')}` : '';
-  lines.push(line('DynamoDB writes', delivered.wru + swept.wru, 'write request unit', 'dynamodbWriteRequestUnit', `table and index writes, from item sizes${bound}`));
+  lines.push(
+    line('DynamoDB writes', delivered.wru + swept.wru, 'write request unit', 'dynamodbWriteRequestUnit', `table and index writes, from item sizes${bound}`),
+  );
   lines.push(
     line(
       'DynamoDB reads',
@@ -237,7 +239,15 @@ export function costOf(inputs: CostInputs): CostBreakdown {
     of(Stage.RECONCILER)
       .filter((entry) => entry.service === 'SQS')
       .reduce((sum, entry) => sum + perRun(entry), 0);
-  lines.push(line('SQS requests', sqsRequests, 'request (64 KB chunk)', 'sqsRequest', `message ${run.messageBytes} B; a receive and a delete per batch of ${batch.toFixed(1)}`));
+  lines.push(
+    line(
+      'SQS requests',
+      sqsRequests,
+      'request (64 KB chunk)',
+      'sqsRequest',
+      `message ${run.messageBytes} B; a receive and a delete per batch of ${batch.toFixed(1)}`,
+    ),
+  );
 
   const events = run.processed / n;
   lines.push(

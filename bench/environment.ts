@@ -219,7 +219,9 @@ export function lambdaContext(functionName: string, timeoutMs: number): Context 
  */
 /** An EMF log line, as far as the metrics it defines. */
 type EmfDocument = Record<string, unknown> & {
-  readonly _aws?: { readonly CloudWatchMetrics: readonly { readonly Namespace: string; readonly Dimensions: string[][]; readonly Metrics: { readonly Name: string }[] }[] };
+  readonly _aws?: {
+    readonly CloudWatchMetrics: readonly { readonly Namespace: string; readonly Dimensions: string[][]; readonly Metrics: { readonly Name: string }[] }[];
+  };
 };
 
 export class LogSink {

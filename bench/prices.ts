@@ -94,7 +94,7 @@ export const PRICES = {
   },
   cloudWatchDashboardMonth: {
     usd: 3.0,
-    unit: 'dashboard for a month (an account\'s first 3 dashboards of up to 50 metrics each are free)',
+    unit: "dashboard for a month (an account's first 3 dashboards of up to 50 metrics each are free)",
     source: 'https://aws.amazon.com/cloudwatch/pricing/',
   },
   dynamodbStorageGbMonth: {
@@ -104,7 +104,7 @@ export const PRICES = {
   },
   dynamodbPitrGbMonth: {
     usd: 0.2,
-    unit: 'GB-month of continuous backup (point-in-time recovery), by the table\'s size',
+    unit: "GB-month of continuous backup (point-in-time recovery), by the table's size",
     source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
   },
   cloudWatchLogsIngestedGb: {

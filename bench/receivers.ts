@@ -259,7 +259,8 @@ async function offerResult(client: DynamoDBClient, table: string, observation: J
       new UpdateItemCommand({
         TableName: table,
         Key: { pk: { S: `${PROVIDER}#${observation.jobKey}` } },
-        UpdateExpression: 'SET #taskId = :taskId, #eventKey = :eventKey, #status = :status, #createdAt = :createdAt, #order = :order, #response = :response, #updatedAt = :now',
+        UpdateExpression:
+          'SET #taskId = :taskId, #eventKey = :eventKey, #status = :status, #createdAt = :createdAt, #order = :order, #response = :response, #updatedAt = :now',
         // A retried record offers its result again and publishes again: effects are at least once.
         ConditionExpression: 'attribute_not_exists(#order) OR #order <= :order',
         ExpressionAttributeNames: {

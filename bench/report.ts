@@ -287,16 +287,18 @@ function renderBill(results: BenchResults): string {
   const items = [...new Set(volumes.flatMap((volume) => volume.lines.map((entry) => entry.item)))];
   out.push(
     table(
-      ['Item', ...volumes.map((volume) => `$/M at ${volume.deliveriesPerMonth / 1e6} M a month (${fixed(volume.perSecond, 2)}/s, batches of ${fixed(volume.batch, 1)})`), `at ${first.deliveriesPerMonth / 1e6} M`],
+      [
+        'Item',
+        ...volumes.map(
+          (volume) => `$/M at ${volume.deliveriesPerMonth / 1e6} M a month (${fixed(volume.perSecond, 2)}/s, batches of ${fixed(volume.batch, 1)})`,
+        ),
+        `at ${first.deliveriesPerMonth / 1e6} M`,
+      ],
       [
         ...items.map((item) => {
           const at = volumes.map((volume) => volume.lines.find((entry) => entry.item === item));
           const own = at[0];
-          return [
-            `${item}${own?.fixed ? ' (monthly, amortized)' : ''}`,
-            ...at.map((entry) => (entry ? dollars(entry.usdPerMillion) : '—')),
-            own?.note ?? '',
-          ];
+          return [`${item}${own?.fixed ? ' (monthly, amortized)' : ''}`, ...at.map((entry) => (entry ? dollars(entry.usdPerMillion) : '—')), own?.note ?? ''];
         }),
         ['per-delivery lines alone', ...volumes.map((volume) => dollars(volume.perRequestUsdPerMillion)), ''],
         ['**all in**', ...volumes.map((volume) => `**${dollars(volume.usdPerMillion)}**`), `$${first.usdPerMonth.toFixed(2)} a month`],
@@ -306,7 +308,7 @@ function renderBill(results: BenchResults): string {
   out.push(
     `\nCustom metrics counted from the EMF the handlers wrote in the run (${customMetrics.length}): ${customMetrics.join(', ')}. ` +
       `DynamoDB stores ${fixed(stored.rows, 0)} B per delivery in the inbox table (its row, index entries and any body item) and ${fixed(stored.results, 0)} B in the results table. ` +
-      'Not in the bill: X-Ray traces retrieved or scanned (only when someone looks), log storage after ingestion ($0.03 per GB-month for the log groups\' retention), the free tiers, and the empty long polls of the event source on an idle queue (AWS does not publish how many pollers a standard queue gets).',
+      "Not in the bill: X-Ray traces retrieved or scanned (only when someone looks), log storage after ingestion ($0.03 per GB-month for the log groups' retention), the free tiers, and the empty long polls of the event source on an idle queue (AWS does not publish how many pollers a standard queue gets).",
   );
   return out.join('\n');
 }

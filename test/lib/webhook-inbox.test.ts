@@ -1501,7 +1501,7 @@ describe('recovery by polling, effects and the authoritative read', () => {
   });
 });
 
-describe("what the defaults cost, and the opt-ins", () => {
+describe('what the defaults cost, and the opt-ins', () => {
   const functionsOf = (template: Template) => Object.values(template.findResources('AWS::Lambda::Function')) as any[];
 
   test('tracing: every function traced, each role allowed to send X-Ray its segments; a function override wins', () => {
@@ -1514,7 +1514,8 @@ describe("what the defaults cost, and the opt-ins", () => {
   });
 
   test("the processor's event source gathers messages for 5 seconds by default, as long as processorBatchingWindow says, and refuses more than 5 minutes", () => {
-    const windowOf = (template: Template) => Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).map((mapping: any) => mapping.Properties.MaximumBatchingWindowInSeconds);
+    const windowOf = (template: Template) =>
+      Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).map((mapping: any) => mapping.Properties.MaximumBatchingWindowInSeconds);
     expect(windowOf(build().template)).toEqual([5]);
     expect(windowOf(build({ processorBatchingWindow: Duration.seconds(30) }).template)).toEqual([30]);
     expect(() => build({ processorBatchingWindow: Duration.seconds(301) })).toThrow(/processorBatchingWindow \(seconds\): must be/);

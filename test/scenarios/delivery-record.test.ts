@@ -188,7 +188,9 @@ describe("the verifier's line is its request's metric document", () => {
     const telemetry = telemetryFromEnv({ [Env.INBOX_NAME]: INBOX_NAME, [Env.METRICS_PER_PROVIDER]: 'true' }, h.capture.write, h.clock.now);
     expect(await h.deliver(answerlineBody(), h.verifier({ telemetry }))).toMatchObject({ statusCode: 202 });
     expect(h.capture.lines).toHaveLength(1);
-    expect(extractedByCloudWatch(h.capture.lines[0])).toEqual(expect.arrayContaining([...countedPerProvider('Accepted'), ...countedPerProvider('MatchedCurrentSecret')]));
+    expect(extractedByCloudWatch(h.capture.lines[0])).toEqual(
+      expect.arrayContaining([...countedPerProvider('Accepted'), ...countedPerProvider('MatchedCurrentSecret')]),
+    );
     expect(extractedByCloudWatch(h.capture.lines[0])).toHaveLength(4);
   });
 
