@@ -300,6 +300,25 @@ function effectEntry(bus: string, observation: JobObservation): PutEventsRequest
   };
 }
 
+/** A comparison receiver from its parts: its tables, its cached signing secret, its handlers and edge clients. */
+function comparisonReceiver(
+  name: ReceiverName,
+  parts: SharedParts,
+  tables: { readonly deliveries: string; readonly results: string },
+  signingSecret: () => Promise<string>,
+  handlers: Pick<Receiver, 'edge' | 'processor' | 'edgeClients'>,
+): Receiver {
+  return {
+    ...parts,
+    ...handlers,
+    name,
+    tables: { inbox: tables.deliveries, results: tables.results },
+    warm: async () => {
+      await signingSecret();
+    },
+  };
+}
+
 const EDGE_TIMEOUT_MS = 10_000;
 const PROCESSOR_TIMEOUT_MS = Defaults.PROCESSOR_TIMEOUT_SECONDS * 1000;
 
@@ -379,17 +398,7 @@ export async function buildPowertoolsReceiver(env: BenchEnvironment, instruments
     return processPartialResponse(event, handleRecord, batch, { context });
   };
 
-  return {
-    ...parts,
-    name: 'powertools',
-    tables: { inbox: tables.deliveries, results: tables.results },
-    edge,
-    processor,
-    warm: async () => {
-      await signingSecret();
-    },
-    edgeClients: { dynamodb: edgeDynamodb, sqs: edgeSqs },
-  };
+  return comparisonReceiver('powertools', parts, tables, signingSecret, { edge, processor, edgeClients: { dynamodb: edgeDynamodb, sqs: edgeSqs } });
 }
 
 /** Standard Webhooks' check, by hand: HMAC-SHA256 of `id.timestamp.body`, any `v1,` signature, five minutes' tolerance. */
@@ -467,17 +476,7 @@ export async function buildLeanReceiver(env: BenchEnvironment, instruments: Inst
     return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
   };
 
-  return {
-    ...parts,
-    name: 'lean',
-    tables: { inbox: tables.deliveries, results: tables.results },
-    edge,
-    processor,
-    warm: async () => {
-      await signingSecret();
-    },
-    edgeClients: { dynamodb: edgeDynamodb, sqs: edgeSqs },
-  };
+  return comparisonReceiver('lean', parts, tables, signingSecret, { edge, processor, edgeClients: { dynamodb: edgeDynamodb, sqs: edgeSqs } });
 }
 
 /** The builders by name. */
