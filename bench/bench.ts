@@ -487,6 +487,9 @@ function costWhy(size: SizeCost, comparison: CostBreakdown, goal: number, traceD
   const perWru = PRICES.dynamodbWriteRequestUnit.usd * 1e6;
   const entries = (index: string) => size.units.ours.reduce((sum, entry) => sum + (entry.indexes[index] ?? 0), 0) / traceDeliveries;
   const lineCost = (item: string) => size.ours.lines.find((line) => line.item === item)?.usdPerMillion ?? 0;
+  const writesOf = (...purposes: string[]) =>
+    (size.units.ours.filter((entry) => purposes.includes(entry.purpose)).reduce((sum, entry) => sum + entry.tableWru + entry.indexWru, 0) / traceDeliveries) *
+    perWru;
   const extras = [
     { what: 'the pending-index entry by which the sweep finds a stranded row (docs/DESIGN.md#invariant-5)', usd: entries('pending') * perWru },
     {
@@ -495,6 +498,10 @@ function costWhy(size: SizeCost, comparison: CostBreakdown, goal: number, traceD
     },
     { what: 'the delivery record and metrics in the logs (docs/DELIVERY-RECORD.md; the comparison logs nothing)', usd: lineCost('CloudWatch Logs ingestion') },
     { what: 'the sweep reading each row once', usd: lineCost('DynamoDB reads') },
+    {
+      what: "the row's claim and completion, by which one worker at a time processes it and a dead worker's claim is taken over (docs/DESIGN.md#invariant-6)",
+      usd: writesOf('claim', 'complete', 'complete batch'),
+    },
   ];
   const gap = size.ours.usdPerMillion - goal * comparison.usdPerMillion;
   const withoutEither = (size.ours.usdPerMillion - extras[0].usd - extras[1].usd) / comparison.usdPerMillion;
