@@ -149,7 +149,8 @@ function createProcessor(
   processor.function.addEventSource(
     new SqsEventSource(resources.workQueue, {
       batchSize: settings.processorBatchSize,
-      maxBatchingWindow: settings.processorBatchingWindow,
+      // A FIFO queue takes no window (and is refused at synth, with its reason).
+      maxBatchingWindow: resources.workQueue.fifo ? undefined : settings.processorBatchingWindow,
       maxConcurrency: settings.processorMaxConcurrency,
       reportBatchItemFailures: true,
     }),
