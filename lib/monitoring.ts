@@ -130,7 +130,7 @@ export interface WebhookInboxAlarmsProps extends WebhookInboxAlarmOptions {
 /** Dashboard settings of a WebhookInbox. */
 export interface WebhookInboxDashboardOptions {
   /**
-   * Whether the dashboard is created.
+   * Whether the dashboard is created: $3 a month beyond an account's first three dashboards (docs/COSTS.md).
    * @default true
    */
   readonly enabled?: boolean;

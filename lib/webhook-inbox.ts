@@ -123,7 +123,7 @@ export class WebhookInbox extends WebhookInboxBase {
     this.processorFunction = functions.processor;
     this.reconcilerFunction = functions.reconciler;
     this.reconcileRule = functions.reconcileRule;
-    const rotation = createRotation(this, this.inboxName, this.providerConfigs, this.secrets, settings.logRetention);
+    const rotation = createRotation(this, this.inboxName, this.providerConfigs, this.secrets, settings.logRetention, settings.tracing);
     this.rotatorFunction = rotation?.rotator;
     this.rotationFailureQueue = rotation?.failureQueue;
 

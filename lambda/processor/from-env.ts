@@ -5,7 +5,7 @@ import { resourceReadersFor } from '../shared/providers/authoritative-read';
 import { adaptersFor } from '../shared/providers/registry';
 import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
 import { HandlerRuntime } from '../shared/runtime/handler-runtime';
-import { Telemetry } from '../shared/runtime/telemetry';
+import { telemetryFromEnv } from '../shared/runtime/telemetry';
 import { secretCacheFromEnv } from '../shared/signatures/secrets';
 import { bodyStoreFromEnv } from '../shared/stores/body-store';
 import { DynamoDbInboxStore } from '../shared/stores/inbox';
@@ -33,7 +33,7 @@ export function processorDependenciesFromEnv(env: Record<string, string | undefi
     resourceReaders: providers.some((provider) => provider.authoritativeRead)
       ? resourceReadersFor(providers, secretCacheFromEnv(env, clients.secretsManager, now))
       : undefined,
-    telemetry: new Telemetry(inboxName, runtime.write, now),
+    telemetry: telemetryFromEnv(env, runtime.write, now),
     now,
     leaseMs: integerEnv(env, Env.LEASE_SECONDS, Defaults.PROCESSOR_TIMEOUT_SECONDS) * 1000,
     maxReceiveCount: integerEnv(env, Env.MAX_RECEIVE_COUNT, Defaults.MAX_RECEIVE_COUNT),

@@ -5,7 +5,7 @@ import { ledgerProvidersFor, pollingFromEnv } from '../shared/providers/polling'
 import { ProviderApi } from '../shared/providers/provider-api';
 import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
 import { HandlerRuntime } from '../shared/runtime/handler-runtime';
-import { Telemetry } from '../shared/runtime/telemetry';
+import { telemetryFromEnv } from '../shared/runtime/telemetry';
 import { busSinkFromEnv } from '../shared/effects/sinks';
 import { secretCacheFromEnv } from '../shared/signatures/secrets';
 import { bodyStoreFromEnv } from '../shared/stores/body-store';
@@ -35,7 +35,7 @@ export function reconcilerDependenciesFromEnv(env: Record<string, string | undef
   return {
     inbox: new DynamoDbInboxStore(dynamodb, inboxTable, integerEnv(env, Env.PENDING_SHARDS, PendingIndex.SHARD_COUNT)),
     queue: new SqsWorkQueue(clients.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: false }), requiredEnv(env, Env.WORK_QUEUE_URL)),
-    telemetry: new Telemetry(inboxName, runtime.write, now),
+    telemetry: telemetryFromEnv(env, runtime.write, now),
     now,
     sweepAfterMs: integerEnv(env, Env.SWEEP_AFTER_SECONDS, Defaults.SWEEP_AFTER_SECONDS) * 1000,
     sweepStep: { pageEntries: Defaults.SWEEP_PAGE_ENTRIES, pagesPerShard: Defaults.SWEEP_PAGES_PER_STEP },

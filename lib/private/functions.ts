@@ -89,6 +89,7 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     rejectionSamplePercent: settings.rejectionRecordSamplePercent,
     rejectionRetentionSeconds: settings.rejectionRecordRetention.toSeconds(),
     rejectionRecordBudgetMs: Defaults.REJECTION_RECORD_BUDGET_MS,
+    metricsPerProvider: settings.metricsPerProvider,
   });
 }
 
@@ -106,6 +107,7 @@ function createVerifier(
     memorySize: Defaults.VERIFIER_MEMORY_MB,
     timeout: settings.verifierTimeout,
     logRetention: settings.logRetention,
+    tracing: settings.tracing,
     overrides: props.verifierFunctionProps,
     overridesProp: 'verifierFunctionProps',
     settings: environments.verifier,
@@ -133,6 +135,7 @@ function createProcessor(
     memorySize: Defaults.PROCESSOR_MEMORY_MB,
     timeout: settings.processorTimeout,
     logRetention: settings.logRetention,
+    tracing: settings.tracing,
     overrides: props.processorFunctionProps,
     overridesProp: 'processorFunctionProps',
     settings: environments.processor,
@@ -150,6 +153,8 @@ function createProcessor(
   processor.function.addEventSource(
     new SqsEventSource(resources.workQueue, {
       batchSize: settings.processorBatchSize,
+      // A FIFO queue takes no window (and is refused at synth, with its reason).
+      maxBatchingWindow: resources.workQueue.fifo ? undefined : settings.processorBatchingWindow,
       maxConcurrency: settings.processorMaxConcurrency,
       reportBatchItemFailures: true,
     }),
@@ -171,6 +176,7 @@ function createReconciler(
     memorySize: Defaults.RECONCILER_MEMORY_MB,
     timeout: settings.reconcilerTimeout,
     logRetention: settings.logRetention,
+    tracing: settings.tracing,
     overrides: props.reconcilerFunctionProps,
     overridesProp: 'reconcilerFunctionProps',
     settings: environments.reconciler,

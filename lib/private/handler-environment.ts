@@ -43,6 +43,8 @@ export interface InboxHandlerSettings {
   readonly rejectionRetentionSeconds: number;
   /** The most a rejection record may add to a refusal's answer, milliseconds. */
   readonly rejectionRecordBudgetMs: number;
+  /** Each metric emitted per provider too, not only per inbox. */
+  readonly metricsPerProvider: boolean;
 }
 
 /** What a local inbox must name; everything else falls back to the construct's defaults. */
@@ -68,6 +70,7 @@ export function handlerSettingsWithDefaults(settings: LocalHandlerSettings): Inb
     rejectionSamplePercent: Defaults.REJECTION_SAMPLE_PERCENT,
     rejectionRetentionSeconds: Defaults.REJECTION_RETENTION_DAYS * 86_400,
     rejectionRecordBudgetMs: Defaults.REJECTION_RECORD_BUDGET_MS,
+    metricsPerProvider: false,
     ...settings,
   };
 }
@@ -90,6 +93,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
   // Only when it is not the default the handlers fall back to.
   const pendingShards: Record<string, string> =
     settings.pendingShards !== PendingIndex.SHARD_COUNT ? { [Env.PENDING_SHARDS]: String(settings.pendingShards) } : {};
+  const metrics: Record<string, string> = settings.metricsPerProvider ? { [Env.METRICS_PER_PROVIDER]: 'true' } : {};
   const bodies: Record<string, string> = settings.bodyBucket
     ? { [Env.BODY_BUCKET]: settings.bodyBucket, [Env.INLINE_BODY_BYTES]: String(settings.inlineBodyBytes) }
     : {};
@@ -108,6 +112,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.REJECTION_SAMPLE_PERCENT]: String(settings.rejectionSamplePercent),
       [Env.REJECTION_RETENTION_SECONDS]: String(settings.rejectionRetentionSeconds),
       [Env.REJECTION_RECORD_BUDGET_MS]: String(settings.rejectionRecordBudgetMs),
+      ...metrics,
     },
     processor: {
       [Env.INBOX_NAME]: settings.inboxName,
@@ -121,6 +126,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       ...bodies,
       ...(settings.effectBusName ? { [Env.EFFECT_BUS_NAME]: settings.effectBusName } : {}),
       ...(settings.effectFunctionArn ? { [Env.EFFECT_FUNCTION_ARN]: settings.effectFunctionArn } : {}),
+      ...metrics,
     },
     reconciler: {
       [Env.INBOX_NAME]: settings.inboxName,
@@ -137,6 +143,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.DEADLINE_WARNING_SECONDS]: String(settings.deadlineWarningSeconds),
       ...bodies,
       ...(settings.effectBusName ? { [Env.EFFECT_BUS_NAME]: settings.effectBusName } : {}),
+      ...metrics,
     },
   };
 }

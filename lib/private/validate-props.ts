@@ -38,6 +38,12 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
   checkRange(problems, 'maxReceiveCount', props.maxReceiveCount, Limits.MAX_RECEIVE_COUNT);
   checkRange(problems, 'processorBatchSize', props.processorBatchSize, Limits.PROCESSOR_BATCH_SIZE);
   checkRange(problems, 'processorMaxConcurrency', props.processorMaxConcurrency, Limits.PROCESSOR_MAX_CONCURRENCY);
+  checkRange(
+    problems,
+    'processorBatchingWindow (seconds)',
+    props.processorBatchingWindow?.toSeconds({ integral: false }),
+    Limits.PROCESSOR_BATCHING_WINDOW_SECONDS,
+  );
   checkRange(problems, 'pendingIndexShards', props.pendingIndexShards, Limits.PENDING_INDEX_SHARDS);
   const maxBodyBytes = isRestApi(props) ? Limits.REST_API_MAX_BODY_BYTES : Limits.MAX_BODY_BYTES;
   checkRange(problems, `maxBodySize (bytes${isRestApi(props) ? ', REST API ingress' : ''})`, props.maxBodySize?.toBytes(), { MIN: 1, MAX: maxBodyBytes });
