@@ -238,6 +238,14 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.metric(MetricName.NOT_FINAL, props);
   }
 
+  /**
+   * Verified deliveries a provider's filter (`eventTypes`, `keepWhen`) dropped: answered 200
+   * `filtered`, stored nowhere; per provider with the `Provider` dimension. @default - sum over 5 minutes
+   */
+  public metricFilteredDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.FILTERED, props);
+  }
+
   /** Deliveries refused for a signed timestamp outside the tolerance. @default - sum over 5 minutes */
   public metricStaleTimestamps(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.STALE_TIMESTAMP, props);

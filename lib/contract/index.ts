@@ -1,4 +1,5 @@
 export * from './defaults';
+export * from './delivery-filter';
 export * from './delivery-record';
 export * from './effects';
 export * from './env';

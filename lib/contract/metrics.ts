@@ -18,6 +18,8 @@ export const MetricName = {
   SOURCE_NOT_ALLOWED: 'SourceNotAllowed',
   /** Verified deliveries of a task that is not final yet (Answerline): acknowledged, never stored. */
   NOT_FINAL: 'NotFinal',
+  /** Verified deliveries the provider's filter dropped (200 `filtered`): stored nowhere. */
+  FILTERED: 'Filtered',
   BAD_SIGNATURE: 'BadSignature',
   /**
    * Requests refused at the authenticity check, whatever the reason (a signature that matches no
