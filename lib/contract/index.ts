@@ -1,3 +1,4 @@
+export * from './archive';
 export * from './defaults';
 export * from './delivery-filter';
 export * from './delivery-record';

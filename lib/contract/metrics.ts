@@ -104,6 +104,10 @@ export const MetricName = {
    * belong: a work message, or an entry of the sweep's pending index. Refused, never processed.
    */
   REFUSED_KEYS: 'RefusedKeys',
+  /** Processed deliveries written to the archive (docs/ARCHIVE.md). */
+  ARCHIVED: 'Archived',
+  /** Processed deliveries whose archive write failed: their rows are retried, like a failed effect. */
+  ARCHIVE_FAILED: 'ArchiveFailed',
   /** Requests refused at the authenticity check that left a rejection record. */
   REJECTION_RECORDED: 'RejectionRecorded',
   /** Requests refused at the authenticity check that left none: sampled out, or over the minute's limit. */
