@@ -8,8 +8,8 @@
 /** Environment variable: the archive bucket's name, set on the processor when the archive is on. */
 export const ARCHIVE_BUCKET_ENV = 'WEBHOOK_INBOX_ARCHIVE_BUCKET';
 
-/** Where the archive's objects start in its bucket. */
-export const ARCHIVE_PREFIX = 'deliveries/';
+/** The folder of the archive's objects in its bucket. */
+export const ARCHIVE_PREFIX = 'deliveries';
 
 /** One archived delivery: a line of an archive object. */
 export interface ArchiveRecord {
@@ -59,7 +59,7 @@ export const ARCHIVE_PARTITIONS = { PROVIDER: 'source', DAY: 'day' } as const;
 
 /** `deliveries/source=<provider>/day=<yyyy-mm-dd>/`: where a provider's deliveries of one UTC day are. */
 export function archiveDayPrefix(provider: string, day: string): string {
-  return `${ARCHIVE_PREFIX}${ARCHIVE_PARTITIONS.PROVIDER}=${provider}/${ARCHIVE_PARTITIONS.DAY}=${day}/`;
+  return `${ARCHIVE_PREFIX}/${ARCHIVE_PARTITIONS.PROVIDER}=${provider}/${ARCHIVE_PARTITIONS.DAY}=${day}/`;
 }
 
 /** The UTC day (`yyyy-mm-dd`) of an instant in epoch ms. */
