@@ -108,7 +108,14 @@ export class WebhookInbox extends WebhookInboxBase {
     warnOfImportedSecretsWithoutKey(this.providerConfigs, this.secrets);
     this.bodyBucket = props.bodyBucket ?? (settings.maxBodyBytes > settings.inlineBodyBytes ? createBodyBucket(this, settings) : undefined);
     if (settings.publishEvents) this.eventBus = props.eventBus ?? createEventBus(this);
-    const archive = props.archive && createArchive(this, props.archive, this.inboxName, this.providerConfigs.map((provider) => provider.name));
+    const archive =
+      props.archive &&
+      createArchive(
+        this,
+        props.archive,
+        this.inboxName,
+        this.providerConfigs.map((provider) => provider.name),
+      );
     this.archiveBucket = archive?.bucket;
     this.archiveTable = archive?.table;
 
@@ -155,7 +162,15 @@ export class WebhookInbox extends WebhookInboxBase {
     if (props.dashboard?.enabled ?? true) {
       this.dashboard = createInboxDashboard(this, 'Dashboard', this, this.alarms.all, props.dashboard);
     }
-    createOutputs(this, this.providerConfigs, this.secrets, this.endpoint.domainTarget, settings.resultRetention, settings.pendingIndexShards);
+    createOutputs(
+      this,
+      this.providerConfigs,
+      this.secrets,
+      this.endpoint.domainTarget,
+      settings.resultRetention,
+      settings.pendingIndexShards,
+      this.archiveBucket,
+    );
   }
 
   /**

@@ -38,7 +38,10 @@ export async function archiveBatch(
       try {
         const lines = await Promise.all(indexes.map(async (index) => JSON.stringify(await recordOf(rows[index]!, archivedAt, deps))));
         // One name per batch: the time, then the first row's key digest, so two batches never share an object.
-        await archive.put(`${prefix}${new Date(archivedAt).toISOString()}-${rows[indexes[0]]!.row.digest.slice(0, 16)}.jsonl`, Buffer.from(`${lines.join('\n')}\n`));
+        await archive.put(
+          `${prefix}${new Date(archivedAt).toISOString()}-${rows[indexes[0]]!.row.digest.slice(0, 16)}.jsonl`,
+          Buffer.from(`${lines.join('\n')}\n`),
+        );
         deps.telemetry.count(MetricName.ARCHIVED, rows[indexes[0]]!.row.provider, indexes.length);
       } catch (error) {
         deps.telemetry.count(MetricName.ARCHIVE_FAILED, rows[indexes[0]]!.row.provider, indexes.length);
@@ -51,11 +54,7 @@ export async function archiveBatch(
 }
 
 /** The archive's line of a row: its exact bytes and its sanitized record. */
-async function recordOf(
-  { row, outcome }: ArchivedRow,
-  archivedAt: number,
-  deps: Pick<ProcessorDependencies, 'adapters' | 'bodies'>,
-): Promise<ArchiveRecord> {
+async function recordOf({ row, outcome }: ArchivedRow, archivedAt: number, deps: Pick<ProcessorDependencies, 'adapters' | 'bodies'>): Promise<ArchiveRecord> {
   const body = await bodyOfRow(row, deps.bodies);
   const eventType = deps.adapters.get(row.provider)?.describe(row.meta, body).eventType;
   return {

@@ -51,7 +51,9 @@ export function deliveryFilterProblems(adapter: string, filter: unknown): string
     } else {
       problems.push(
         ...eventTypes.flatMap((type, index) =>
-          typeof type === 'string' && EVENT_TYPE_PATTERN.test(type) ? [] : [`eventTypes[${index}] ${JSON.stringify(type)} is not an event type name (${EVENT_TYPE_PATTERN.source})`],
+          typeof type === 'string' && EVENT_TYPE_PATTERN.test(type)
+            ? []
+            : [`eventTypes[${index}] ${JSON.stringify(type)} is not an event type name (${EVENT_TYPE_PATTERN.source})`],
         ),
       );
     }

@@ -31,7 +31,9 @@ export function createArchive(scope: Construct, options: InboxArchiveOptions, in
     ...(options.bucket && (options.encryptionKey || options.retention || options.transitionToGlacierInstantRetrievalAfter)
       ? ['archive.bucket: encryptionKey, retention and transitionToGlacierInstantRetrievalAfter configure a new bucket; set them on your bucket instead']
       : []),
-    ...(!Token.isUnresolved(databaseName) && !GLUE_NAME.test(databaseName) ? [`archive.glueDatabaseName "${databaseName}" must be lower-case letters, digits and underscores`] : []),
+    ...(!Token.isUnresolved(databaseName) && !GLUE_NAME.test(databaseName)
+      ? [`archive.glueDatabaseName "${databaseName}" must be lower-case letters, digits and underscores`]
+      : []),
     ...(!retention.isUnresolved() && retention.toDays({ integral: false }) < 1 ? ['archive.retention must be at least one day'] : []),
   ];
   if (problems.length > 0) throw new ValidationError(problems.join('; '), scope);

@@ -87,7 +87,8 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
 /** What is wrong with a provider's `eventTypes` and `keepWhen`, named as the props name them; tokens are checked at cold start. */
 function filterProblems(provider: WebhookProviderConfig, filter: DeliveryFilterConfig): string[] {
   if (provider.eventTypes?.some((type) => Token.isUnresolved(type))) return [];
-  if (providerFactsOf(provider.adapter)?.requests.polledOnly) return ['eventTypes, keepWhen: this provider sends no webhooks (it is polled): there is nothing to filter'];
+  if (providerFactsOf(provider.adapter)?.requests.polledOnly)
+    return ['eventTypes, keepWhen: this provider sends no webhooks (it is polled): there is nothing to filter'];
   return deliveryFilterProblems(provider.adapter, filter).map((problem) => problem.replace(/^predicate/, 'keepWhen'));
 }
 

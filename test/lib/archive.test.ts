@@ -22,7 +22,9 @@ function build(props: WebhookInboxProps): { stack: Stack; inbox: WebhookInbox; t
 
 const statementsNaming = (template: Template, text: string) =>
   Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy: any) =>
-    (policy.Properties.PolicyDocument.Statement as any[]).filter((statement) => JSON.stringify(statement).includes(text)).map((statement) => ({ roles: policy.Properties.Roles, statement })),
+    (policy.Properties.PolicyDocument.Statement as any[])
+      .filter((statement) => JSON.stringify(statement).includes(text))
+      .map((statement) => ({ roles: policy.Properties.Roles, statement })),
   );
 
 test('archive: {} makes an encrypted, TLS-only, private bucket kept a year, a projected Glue table, and lets the processor put objects', () => {
@@ -85,7 +87,9 @@ test("the user's key, retention and Glacier transition; grantReadArchive lists t
 });
 
 test('settings for a new bucket beside your own bucket, and a Glue name that is not one, are refused naming the prop', () => {
-  expect(() => build({ archive: { glueDatabaseName: 'Web-Hooks' } })).toThrow(/archive\.glueDatabaseName "Web-Hooks" must be lower-case letters, digits and underscores/);
+  expect(() => build({ archive: { glueDatabaseName: 'Web-Hooks' } })).toThrow(
+    /archive\.glueDatabaseName "Web-Hooks" must be lower-case letters, digits and underscores/,
+  );
   const stack = new Stack(new App(), 'Test');
   const bucket = new s3.Bucket(stack, 'Mine');
   expect(() => new WebhookInbox(stack, 'Inbox', { archive: { bucket, retention: Duration.days(30) } })).toThrow(/archive\.bucket: encryptionKey, retention/);

@@ -64,7 +64,9 @@ describe('eventTypes and keepWhen', () => {
           WebhookProvider.hmac({ name: 'acme', signatureHeader: 'x-sig', idJsonPath: 'id', eventTypes: ['order.created'] }),
         ],
       }),
-    ).toThrow(/providers: twilio: eventTypes: Twilio deliveries name no event type; filter them with a predicate[\s\S]*providers: acme: eventTypes: .* name no event type/);
+    ).toThrow(
+      /providers: twilio: eventTypes: Twilio deliveries name no event type; filter them with a predicate[\s\S]*providers: acme: eventTypes: .* name no event type/,
+    );
   });
 
   test('an empty list, a type that is not a name and a path that is not a dotted path are refused, each named', () => {

@@ -38,7 +38,13 @@ async function objects(): Promise<{ key: string; lines: Record<string, any>[] }[
   return Promise.all(
     (listed.Contents ?? []).map(async ({ Key }) => {
       const text = await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key }))).Body!.transformToString();
-      return { key: Key!, lines: text.trimEnd().split('\n').map((line) => JSON.parse(line)) };
+      return {
+        key: Key!,
+        lines: text
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line)),
+      };
     }),
   );
 }

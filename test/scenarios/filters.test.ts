@@ -41,8 +41,10 @@ afterEach(() => {
   h.destroy();
 });
 
-const stripeEvent = (type: string) => Buffer.from(JSON.stringify({ id: `evt_${randomUUID().replace(/-/g, '')}`, object: 'event', type, data: { object: { id: 'pi_1' } } }));
-const githubEvent = (repository: string) => Buffer.from(JSON.stringify({ action: 'opened', repository: { full_name: repository }, sender: { login: 'octocat' } }));
+const stripeEvent = (type: string) =>
+  Buffer.from(JSON.stringify({ id: `evt_${randomUUID().replace(/-/g, '')}`, object: 'event', type, data: { object: { id: 'pi_1' } } }));
+const githubEvent = (repository: string) =>
+  Buffer.from(JSON.stringify({ action: 'opened', repository: { full_name: repository }, sender: { login: 'octocat' } }));
 
 async function post(path: string, body: Buffer, headers: Record<string, string>): Promise<{ statusCode: number; body: string }> {
   h.markSensitive(body.toString('utf8'));

@@ -1,5 +1,14 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { Defaults, EffectDetail, EffectEvent, EVENT_TYPE_PATTERN, EventTypeLocation, Limits, providerFactsOf, ProviderRuntimeConfig } from '../../../lib/contract';
+import {
+  Defaults,
+  EffectDetail,
+  EffectEvent,
+  EVENT_TYPE_PATTERN,
+  EventTypeLocation,
+  Limits,
+  providerFactsOf,
+  ProviderRuntimeConfig,
+} from '../../../lib/contract';
 import { parseJsonObject, valueAtPath } from '../runtime/json-body';
 import { nestsDeeperThan } from '../runtime/json-depth';
 import { deliveryFilter, FilterVerdict } from './delivery-filter';
