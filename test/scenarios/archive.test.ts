@@ -8,9 +8,13 @@
  *   `ArchiveFailed`, and nothing is lost.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DeliveryStatus, MetricName } from '../../lib/contract';
 import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
+import { run } from '../../cli/main';
 import { answerlineBody, InboxHarness, keyOf, PROVIDER, SecretsFixture, taskIdOf } from '../support/inbox-fixture';
 
 const secrets = new SecretsFixture();
@@ -83,4 +87,41 @@ test('an archive write that fails leaves the rows unprocessed for the retry, cou
   expect(await h.drain(h.processor({ archive: missing, maxReceiveCount: 5 }))).toMatchObject({ failed: 1 });
   expect(h.capture.metric(MetricName.ARCHIVE_FAILED, PROVIDER)).toBe(1);
   expect(await h.row(keyOf(body))).toMatchObject({ status: DeliveryStatus.RECEIVED });
+});
+
+describe('webhook-inbox search and export', () => {
+  async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const path = join(mkdtempSync(join(tmpdir(), 'archive-cli-')), 'config.json');
+    writeFileSync(path, JSON.stringify(h.localOpsConfig('http://127.0.0.1:9', { archiveBucket: bucket })));
+    let stdout = '';
+    let stderr = '';
+    const code = await run([...argv, '--config', path], { io: { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) } });
+    return { code, stdout, stderr };
+  }
+
+  test('list a window by provider and type without bodies, and export it as JSON lines with the exact bytes', async () => {
+    const completed = answerlineBody();
+    const failed = answerlineBody({ status: 'FAILED' });
+    for (const body of [completed, failed]) await h.deliver(body);
+    await h.drain(h.processor({ archive: new S3BodyStore(s3, bucket) }));
+    const at = h.clock.now();
+    const window = ['--from', new Date(at - 60_000).toISOString(), '--to', new Date(at + 60_000).toISOString()];
+
+    const search = await cli('search', ...window, '--provider', PROVIDER, '--type', 'FAILED', '--json');
+    expect(search.code).toBe(0);
+    const entries = JSON.parse(search.stdout);
+    expect(entries.map((entry: any) => [entry.eventId, entry.eventType, entry.bodyBytes])).toEqual([[taskIdOf(failed), 'FAILED', Buffer.byteLength(failed)]]);
+    expect(entries[0]).not.toHaveProperty('bodyBase64');
+
+    const exported = await cli('export', ...window);
+    expect(exported.code).toBe(0);
+    const lines = exported.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((line) => Buffer.from(line.bodyBase64, 'base64').toString()).sort()).toEqual([completed, failed].sort());
+
+    const outside = await cli('search', '--from', '2020-01-01T00:00:00Z', '--to', '2020-03-01T00:00:00Z');
+    expect(outside).toMatchObject({ code: 2, stderr: expect.stringContaining('at most 31') });
+  });
 });
