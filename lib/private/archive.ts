@@ -80,7 +80,7 @@ export function createArchive(scope: Construct, options: InboxArchiveOptions, in
       },
     },
   });
-  table.addDependency(database);
+  table.node.addDependency(database);
   return { bucket, database, table };
 }
 
