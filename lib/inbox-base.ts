@@ -246,6 +246,16 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.metric(MetricName.FILTERED, props);
   }
 
+  /** Processed deliveries written to the archive (the `archive` prop). @default - sum over 5 minutes */
+  public metricArchived(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.ARCHIVED, props);
+  }
+
+  /** Processed deliveries whose archive write failed: their rows are retried, like a failed effect. @default - sum over 5 minutes */
+  public metricArchiveFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.ARCHIVE_FAILED, props);
+  }
+
   /** Deliveries refused for a signed timestamp outside the tolerance. @default - sum over 5 minutes */
   public metricStaleTimestamps(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.STALE_TIMESTAMP, props);

@@ -187,6 +187,12 @@ export interface IWebhookInbox extends IConstruct {
    */
   metricFilteredDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
+  /** Processed deliveries written to the archive (the `archive` prop). @default - sum over 5 minutes */
+  metricArchived(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Processed deliveries whose archive write failed: their rows are retried, like a failed effect. @default - sum over 5 minutes */
+  metricArchiveFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
   /** Deliveries refused for a signed timestamp outside the tolerance. @default - sum over 5 minutes */
   metricStaleTimestamps(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 

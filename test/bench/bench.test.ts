@@ -179,6 +179,12 @@ describe('npm run bench -- --quick', () => {
       'Cost per million deliveries vs the Powertools receiver, 1 KiB bodies',
       'Cost per million deliveries vs the Powertools receiver, 16 KiB bodies',
     ]);
+    // The archive: fewer objects than deliveries (one per batch), each delivery's line stored, priced.
+    expect(results.archive.objects).toBeGreaterThan(0);
+    expect(results.archive.objects).toBeLessThan(results.archive.deliveries);
+    expect(results.archive.putsPerDelivery).toBe(results.archive.objects / results.archive.deliveries);
+    expect(results.archive.bytesPerDelivery).toBeGreaterThan(1024);
+    expect(stdout).toContain('**What the archive adds per million deliveries**');
     expect(results.targets.length).toBeGreaterThan(10);
     // The Markdown tables docs/PROOF.md carries.
     expect(stdout).toContain('| Figure | Target | Measured | Result |');
