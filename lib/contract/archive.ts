@@ -38,21 +38,23 @@ export interface ArchiveRecord {
   readonly bodyBase64: string;
 }
 
-/** The columns of the Glue table over the archive, in the order of `ArchiveRecord`'s fields (partitions apart). */
-export const ARCHIVE_COLUMNS: readonly { readonly name: keyof ArchiveRecord; readonly type: string }[] = [
-  { name: 'provider', type: 'string' },
-  { name: 'eventId', type: 'string' },
-  { name: 'eventType', type: 'string' },
-  { name: 'receivedAt', type: 'string' },
-  { name: 'eventTimestamp', type: 'string' },
-  { name: 'archivedAt', type: 'string' },
-  { name: 'signatureResult', type: 'string' },
-  { name: 'dedupeResult', type: 'string' },
-  { name: 'reconcileResult', type: 'string' },
-  { name: 'digest', type: 'string' },
-  { name: 'headers', type: 'map<string,string>' },
-  { name: 'bodyBase64', type: 'string' },
-];
+/** The columns of the Glue table over the archive: every field of `ArchiveRecord` (partitions apart), text but for the headers. */
+export const ARCHIVE_COLUMNS: readonly { readonly name: keyof ArchiveRecord; readonly type: string }[] = (
+  [
+    'provider',
+    'eventId',
+    'eventType',
+    'receivedAt',
+    'eventTimestamp',
+    'archivedAt',
+    'signatureResult',
+    'dedupeResult',
+    'reconcileResult',
+    'digest',
+    'headers',
+    'bodyBase64',
+  ] as const
+).map((name) => ({ name, type: name === 'headers' ? 'map<string,string>' : 'string' }));
 
 /** The partition columns: the provider, and the UTC day the delivery was received. */
 export const ARCHIVE_PARTITIONS = { PROVIDER: 'source', DAY: 'day' } as const;

@@ -12,7 +12,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { DeliveryStatus, MetricName } from '../../lib/contract';
+import { ARCHIVE_COLUMNS, DeliveryStatus, MetricName } from '../../lib/contract';
 import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
 import { run } from '../../cli/main';
 import { answerlineBody, InboxHarness, keyOf, PROVIDER, SecretsFixture, taskIdOf } from '../support/inbox-fixture';
@@ -78,6 +78,9 @@ test('a batch of processed deliveries is one object of JSON lines: exact bytes, 
     expect(JSON.stringify(line.headers)).not.toMatch(/signature/i);
   }
   expect(h.capture.metric(MetricName.ARCHIVED, PROVIDER)).toBe(3);
+  // Athena reads every field a line holds: each is a column of the Glue table.
+  const columns = ARCHIVE_COLUMNS.map((column) => column.name as string);
+  for (const line of lines) expect(Object.keys(line).filter((field) => !columns.includes(field))).toEqual([]);
 });
 
 test('an archive write that fails leaves the rows unprocessed for the retry, counted, and nothing is lost', async () => {
