@@ -228,19 +228,22 @@ async function admit(adapter: ProviderAdapter, request: InboundRequest, deps: Ve
   }
   const matched = MATCHED_METRIC_OF[verdict.key.stage];
   if (matched) deps.telemetry.count(matched, adapter.name);
-  const description = describe(adapter, request, verdict);
-  const decision = await admitVerified(adapter, request, verdict, description.eventType as string | undefined, deps);
-  return { ...decision, signature: SignatureResult.VALID, fields: { ...description, ...decision.fields } };
+  const { eventType, fields } = describe(adapter, request, verdict);
+  const decision = await admitVerified(adapter, request, verdict, eventType, deps);
+  return { ...decision, signature: SignatureResult.VALID, fields: { ...fields, ...decision.fields } };
 }
 
-/** What the delivery record names of a verified delivery: its type, signed time, and its resource and tenant hashed. */
-function describe(adapter: ProviderAdapter, request: InboundRequest, verdict: Acceptance): LogFields {
+/** What the delivery record names of a verified delivery: its type (which the filter reads too), signed time, and its resource and tenant hashed. */
+function describe(adapter: ProviderAdapter, request: InboundRequest, verdict: Acceptance): { eventType?: string; fields: LogFields } {
   const { eventType, resourceId, tenant } = adapter.describe(request.headers, request.body);
   return {
     eventType,
-    resourceRef: resourceId === undefined ? undefined : resourceReference(adapter.name, resourceId),
-    eventTimestamp: verdict.signedAtMs === undefined ? undefined : new Date(verdict.signedAtMs).toISOString(),
-    tenantRef: tenant === undefined ? undefined : tenantReference(tenant),
+    fields: {
+      eventType,
+      resourceRef: resourceId === undefined ? undefined : resourceReference(adapter.name, resourceId),
+      eventTimestamp: verdict.signedAtMs === undefined ? undefined : new Date(verdict.signedAtMs).toISOString(),
+      tenantRef: tenant === undefined ? undefined : tenantReference(tenant),
+    },
   };
 }
 
