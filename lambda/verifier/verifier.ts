@@ -265,8 +265,9 @@ async function admitVerified(
   if (admission.kind === 'event') {
     // After authentication only: an unverified request never learns what the filter keeps.
     const dropped = adapter.filter(eventType, body);
-    // The answer is the bare `filtered`; why is the record's to say, not the sender's.
-    if (dropped !== undefined) return { reason: 'filtered', fields: { filterDetail: dropped } };
+    // The answer is the bare `filtered` (or the one the provider requires to every event: Discord's);
+    // why is the record's to say, not the sender's.
+    if (dropped !== undefined) return { reason: 'filtered', fields: { filterDetail: dropped }, ...(admission.answer ? { answer: admission.answer } : {}) };
   }
 
   const stored = await store(adapter, request, admission, verdict, deps);
