@@ -11,7 +11,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ARCHIVE_COLUMNS, DeliveryStatus, MetricName } from '../../lib/contract';
 import { S3BodyStore } from '../../lambda/shared/stores/s3-body-store';
 import { run } from '../../cli/main';
@@ -102,11 +102,15 @@ describe('webhook-inbox search and export', () => {
     return { code, stdout, stderr };
   }
 
-  test('list a window by provider and type without bodies, and export it as JSON lines with the exact bytes', async () => {
+  test('list a window by provider and type without bodies, and export it as JSON lines with the exact bytes, each delivery once', async () => {
     const completed = answerlineBody();
     const failed = answerlineBody({ status: 'FAILED' });
     for (const body of [completed, failed]) await h.deliver(body);
     await h.drain(h.processor({ archive: new S3BodyStore(s3, bucket) }));
+    // A retried batch archives its deliveries again, under another object: search and export print each once.
+    const [first] = await objects();
+    const copy = first.lines.map((line) => JSON.stringify(line)).join('\n');
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: first.key.replace(/\.jsonl$/, '-retried.jsonl'), Body: `${copy}\n` }));
     const at = h.clock.now();
     const window = ['--from', new Date(at - 60_000).toISOString(), '--to', new Date(at + 60_000).toISOString()];
 
