@@ -20,6 +20,7 @@ import { RECEIVER_NAMES, ReceiverName, RECEIVERS, Stage } from './receivers';
 import { measureSignatures, SignatureResult } from './signature';
 import { mean } from './stats';
 import { measureThroughput, replayShapes, ThroughputResult } from './throughput';
+import { ArchiveCost, measureArchiveCost } from './archive';
 
 export const SECTIONS = ['latency', 'signature', 'coldStart', 'requests', 'cost', 'throughput', 'scaling'] as const;
 
@@ -37,6 +38,8 @@ export interface BenchOptions {
    * through both receivers, one delivery at a time at the edge (those durations are billed).
    */
   readonly costSizes: { readonly bytes: readonly number[]; readonly deliveries: number };
+  /** Deliveries through our receiver with and without the archive (docs/ARCHIVE.md). */
+  readonly archiveDeliveries: number;
   readonly throughput: { readonly senders: number; readonly verifierConcurrency: number; readonly processorConcurrency: number; readonly warmup: number };
   /** The counted pipeline runs: deliveries in flight at the edge, batches processed at once. */
   readonly pipeline: { readonly edgeConcurrency: number; readonly processorConcurrency: number };
@@ -57,6 +60,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   coldStartSamples: 15,
   unitTraceDeliveries: 50,
   costSizes: { bytes: [16 * 1024], deliveries: 400 },
+  archiveDeliveries: 800,
   throughput: { senders: 32, verifierConcurrency: 4, processorConcurrency: 2, warmup: 64 },
   pipeline: { edgeConcurrency: 4, processorConcurrency: 2 },
 };
@@ -73,6 +77,7 @@ export const QUICK_OPTIONS: BenchOptions = {
   coldStartSamples: 1,
   unitTraceDeliveries: 4,
   costSizes: { bytes: [16 * 1024], deliveries: 8 },
+  archiveDeliveries: 20,
   throughput: { senders: 4, verifierConcurrency: 1, processorConcurrency: 1, warmup: 4 },
   pipeline: { edgeConcurrency: 2, processorConcurrency: 1 },
 };
@@ -141,6 +146,8 @@ export interface BenchResults {
   readonly cost: Readonly<Record<ReceiverName, CostBreakdown>> & { readonly conditions: string; readonly ratio: number; readonly leanRatio: number };
   /** The headline's cost (`bodyBytes`, from the largest load) and each of `costSizes`. */
   readonly costBySize: SizeCost[];
+  /** What the archive adds per million deliveries. */
+  readonly archive: ArchiveCost;
   readonly throughput: ThroughputResult;
   readonly scaling: ScaleFigures[];
   /** What a team pays with the construct's defaults, every line, at each of `BILL_VOLUMES` (1 KiB bodies, the largest load). */
@@ -252,6 +259,9 @@ export async function runBench(env: BenchEnvironment, options: BenchOptions = DE
   ];
   for (const bytes of options.costSizes.bytes) costBySize.push(await sizeCost(env, options, bytes, say));
 
+  say(`the archive: ${options.archiveDeliveries} deliveries with and without it …`);
+  const archive = await measureArchiveCost(env, options.archiveDeliveries, { bodyBytes: options.bodyBytes, ...options.pipeline });
+
   const results: Omit<BenchResults, 'targets'> = {
     meta: {
       startedAt,
@@ -270,6 +280,7 @@ export async function runBench(env: BenchEnvironment, options: BenchOptions = DE
     requests,
     cost,
     costBySize,
+    archive,
     throughput: headline.throughput,
     scaling,
     bill: bill!,

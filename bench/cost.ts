@@ -87,7 +87,7 @@ export function batchMs(batches: PipelineRun['batches']): (size: number) => numb
 }
 
 /** `unit` is singular; prices of small units read per million of them. */
-const line = (item: string, perDelivery: number, unit: string, price: PriceName, note?: string): CostLine => {
+export const line = (item: string, perDelivery: number, unit: string, price: PriceName, note?: string): CostLine => {
   const usd = PRICES[price].usd;
   const [head, tail] = unit.split(' (');
   const plural = `${head}s${tail ? ` (${tail.replace(/\)$/, 's)')}` : ''}`;
@@ -99,7 +99,7 @@ const line = (item: string, perDelivery: number, unit: string, price: PriceName,
 };
 
 /** Lambda bills duration per invocation, rounded up to the millisecond. */
-const billedSeconds = (ms: number): number => Math.ceil(ms) / 1000;
+export const billedSeconds = (ms: number): number => Math.ceil(ms) / 1000;
 
 /** Units per item of each metered purpose: per call, but per item of a batch write. */
 export function unitsPerCall(units: readonly MeteredUnits[]): Map<string, { wru: number; rru: number; indexWrites: number }> {

@@ -5,6 +5,7 @@
  * own, as DynamoDB and SQS run outside a Lambda function: in the bench's process their work and
  * their heap would share the thread of every handler the bench times.
  */
+import { S3Client } from '@aws-sdk/client-s3';
 import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
@@ -96,6 +97,11 @@ export class BenchEnvironment {
 
   sqs(endpoint = this.emulators.sqsEndpoint): SQSClient {
     return this.keep(new SQSClient({ endpoint, ...LOCAL_AWS, useQueueUrlAsEndpoint: false }));
+  }
+
+  /** S3 on fauxqs, which serves it at its SQS endpoint. */
+  s3(endpoint = this.emulators.sqsEndpoint): S3Client {
+    return this.keep(new S3Client({ endpoint, ...LOCAL_AWS, forcePathStyle: true }));
   }
 
   secretsManager(): SecretsManagerClient {

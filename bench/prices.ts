@@ -51,6 +51,11 @@ export const PRICES = {
     unit: 'S3 Standard PUT, COPY, POST or LIST request',
     source: 'https://aws.amazon.com/s3/pricing/',
   },
+  s3StandardGbMonth: {
+    usd: 0.023,
+    unit: 'GB-month of S3 Standard storage (first 50 TB a month)',
+    source: 'https://aws.amazon.com/s3/pricing/',
+  },
   s3Get: {
     usd: 0.0004 / 1000,
     unit: 'S3 Standard GET or SELECT request',

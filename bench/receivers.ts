@@ -39,6 +39,7 @@ import { deflatedIfSmaller } from '../lambda/shared/stores/inline-body';
 import { isConditionalCheckFailed } from '../lambda/shared/runtime/errors';
 import { winnerOrder } from '../lambda/shared/winner-order';
 import { createProcessorFromEnv } from '../lambda/processor/from-env';
+import { S3BodyStore } from '../lambda/shared/stores/s3-body-store';
 import { createReconcilerFromEnv, reconcilerDependenciesFromEnv } from '../lambda/reconciler/from-env';
 import { createReconciler } from '../lambda/reconciler/reconciler';
 import { verifierDependenciesFromEnv } from '../lambda/verifier/from-env';
@@ -133,8 +134,14 @@ async function sharedParts(
   };
 }
 
+/** What our receiver is built with beyond the construct's defaults. */
+export interface OurReceiverOptions {
+  /** The processor archives to this bucket (the construct's `archive`), its S3 calls counted as the processor's. */
+  readonly archiveBucket?: string;
+}
+
 /** Our receiver: the shipped wiring, from the construct's environments. */
-export async function buildOurReceiver(env: BenchEnvironment, instruments: Instruments, label = 'ours'): Promise<Receiver> {
+export async function buildOurReceiver(env: BenchEnvironment, instruments: Instruments, label = 'ours', options: OurReceiverOptions = {}): Promise<Receiver> {
   const names = resourceNames(runPrefix(label));
   await createTables(env.dynamodb(), names);
   const { secretId, parts } = await sharedParts(env, instruments, names, label);
@@ -149,6 +156,7 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
       workQueueUrl: parts.queueUrl,
       providers: [provider],
       effectBusName: bus,
+      archiveBucket: options.archiveBucket,
     }),
   );
 
@@ -162,6 +170,7 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
   const verifier = createVerifier(verifierDependencies);
   const processor = createProcessorFromEnv(environments.processor, {
     clients: { dynamodb: instrument(env.dynamodb(), Stage.PROCESSOR, instruments), eventBridge: instrument(env.events(), Stage.PROCESSOR, instruments) },
+    archiveStore: (bucket) => new S3BodyStore(instrument(env.s3(), Stage.PROCESSOR, instruments), bucket),
     write: logs.processor.write,
   });
   const reconciler = createReconcilerFromEnv(environments.reconciler, {

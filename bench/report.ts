@@ -219,6 +219,17 @@ export function renderMarkdown(results: BenchResults): string {
     ),
   );
 
+  out.push(`\n**What the archive adds per million deliveries** (${results.archive.conditions})\n`);
+  out.push(
+    table(
+      ['Item', 'per delivery', 'price', '$/M', 'note'],
+      [
+        ...results.archive.lines.map((entry) => [entry.item, fixed(entry.perDelivery, 6), entry.priceText, dollars(entry.usdPerMillion), entry.note ?? '']),
+        ['Total', '', '', dollars(results.archive.usdPerMillion), `${fixed(results.archive.bytesPerDelivery, 0)} B stored per delivery`],
+      ],
+    ),
+  );
+
   out.push(
     `\n**DynamoDB write units per request** (the unit trace: ${results.units.deliveries} deliveries each per body size, every written item read before and after; table units ${results.units.dynaliteAgrees ? 'agree with' : 'DIFFER from'} dynalite's ConsumedCapacity)\n`,
   );

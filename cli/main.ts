@@ -32,6 +32,7 @@ import {
   malformedLinesNote,
 } from './format';
 import { Command, COMMAND_HELP, COMMANDS, USAGE } from './usage';
+import { entryOf, formatSearch, readArchive, windowDays } from './commands/archive';
 
 const OPTIONS = {
   stack: { type: 'string' },
@@ -56,6 +57,7 @@ const OPTIONS = {
   since: { type: 'string' },
   resource: { type: 'string' },
   tenant: { type: 'string' },
+  type: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -68,6 +70,8 @@ const COMMAND_OPTIONS: Readonly<Record<Command, readonly OptionName[]>> = {
   reconcile: ['until-settled', 'timeout'],
   quarantine: ['rejected', 'provider', 'since', 'limit'],
   events: ['limit', 'detail-type'],
+  search: ['from', 'to', 'provider', 'type'],
+  export: ['from', 'to', 'provider', 'type'],
   hash: ['resource', 'tenant'],
 };
 
@@ -300,6 +304,19 @@ export function prepare(command: Exclude<Command, 'hash'>, values: Values, posit
         const report = listEvents(config, { limit, ...(detailType === undefined ? {} : { detailType }) });
         const note = malformedLinesNote(report);
         return { data: report.events, text: formatEvents(report), ...(note === undefined ? {} : { jsonNote: note }) };
+      };
+    }
+    case 'search':
+    case 'export': {
+      if (values.from === undefined || values.to === undefined) throw new UsageError(`${command} needs --from <ISO> and --to <ISO>`);
+      const query = { from: instant(values.from, '--from'), to: instant(values.to, '--to'), provider: values.provider, eventType: values.type };
+      if (query.from >= query.to) throw new UsageError(`--from ${values.from} is not before --to ${values.to}`);
+      windowDays(query.from, query.to);
+      return async (clients, config) => {
+        const records = await readArchive(clients, config, query);
+        if (command === 'export') return { data: records, text: records.map((record) => `${JSON.stringify(record)}\n`).join('') };
+        const entries = records.map(entryOf);
+        return { data: entries, text: formatSearch(entries) };
       };
     }
   }

@@ -238,6 +238,24 @@ export abstract class WebhookInboxBase extends Construct implements IWebhookInbo
     return this.metric(MetricName.NOT_FINAL, props);
   }
 
+  /**
+   * Verified deliveries a provider's filter (`eventTypes`, `keepWhen`) dropped: answered 200
+   * `filtered`, stored nowhere; per provider with the `Provider` dimension. @default - sum over 5 minutes
+   */
+  public metricFilteredDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.FILTERED, props);
+  }
+
+  /** Processed deliveries written to the archive (the `archive` prop). @default - sum over 5 minutes */
+  public metricArchived(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.ARCHIVED, props);
+  }
+
+  /** Processed deliveries whose archive write failed: their rows are retried, like a failed effect. @default - sum over 5 minutes */
+  public metricArchiveFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(MetricName.ARCHIVE_FAILED, props);
+  }
+
   /** Deliveries refused for a signed timestamp outside the tolerance. @default - sum over 5 minutes */
   public metricStaleTimestamps(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(MetricName.STALE_TIMESTAMP, props);

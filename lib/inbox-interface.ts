@@ -181,6 +181,18 @@ export interface IWebhookInbox extends IConstruct {
    */
   metricNotFinalDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
+  /**
+   * Verified deliveries a provider's filter (`eventTypes`, `keepWhen`) dropped: answered 200
+   * `filtered`, stored nowhere; per provider with the `Provider` dimension. @default - sum over 5 minutes
+   */
+  metricFilteredDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Processed deliveries written to the archive (the `archive` prop). @default - sum over 5 minutes */
+  metricArchived(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Processed deliveries whose archive write failed: their rows are retried, like a failed effect. @default - sum over 5 minutes */
+  metricArchiveFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
   /** Deliveries refused for a signed timestamp outside the tolerance. @default - sum over 5 minutes */
   metricStaleTimestamps(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 

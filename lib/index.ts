@@ -1,3 +1,4 @@
+export * from './archive-options';
 export * from './inbox-base';
 export * from './inbox-interface';
 export * from './ingress';

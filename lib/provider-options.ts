@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { DeliveryPredicate } from './delivery-predicate';
 
 /** Automatic rotation of a signing secret by the inbox's rotation function. */
 export interface SigningSecretRotation {
@@ -212,6 +213,21 @@ export interface WebhookProviderOptions {
    * @default - the inbox's `throttle`
    */
   readonly throttle?: apigwv2.ThrottleSettings;
+
+  /**
+   * The event types stored, as the provider names them where its deliveries carry them (Stripe's
+   * `type`, GitHub's `X-GitHub-Event`, Slack's `event.type`: docs/FILTERS.md): a verified delivery
+   * of another type is answered 200 `filtered`, stored nowhere and counted (`Filtered`).
+   * @default - every event type
+   */
+  readonly eventTypes?: string[];
+
+  /**
+   * A condition on a verified delivery's JSON body that it must meet to be stored (with
+   * `eventTypes`, both must keep it); one that does not is answered 200 `filtered`, stored nowhere and counted.
+   * @default - no condition
+   */
+  readonly keepWhen?: DeliveryPredicate;
 }
 
 /** The HMAC hash function of a generic HMAC provider. */

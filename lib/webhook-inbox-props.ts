@@ -10,6 +10,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { WebhookIngress } from './ingress';
 import type { WebhookInboxAlarmOptions, WebhookInboxDashboardOptions } from './monitoring';
 import type { WebhookProvider } from './provider';
+import type { InboxArchiveOptions } from './archive-options';
 
 /** Settings of a table the inbox creates: the inbox table (`inboxTableSettings`) or the results table (`resultsTableSettings`). */
 export interface TableSettings {
@@ -246,6 +247,14 @@ export interface WebhookInboxProps {
    * @default - a new bucket (S3-managed encryption, TLS only, no public access, objects expire after the items that reference them) when `maxBodySize` exceeds `inlineBodyLimit`
    */
   readonly bodyBucket?: s3.IBucket;
+
+  /**
+   * Archive each processed delivery (its exact bytes and sanitized record) to S3, with a Glue table
+   * for Athena (docs/ARCHIVE.md); `{}` turns it on with its defaults. The processor writes one
+   * object per batch, before it completes the batch's rows.
+   * @default - no archive
+   */
+  readonly archive?: InboxArchiveOptions;
 
   /**
    * How long inbox rows are kept (DynamoDB TTL). At least the dead-letter queue's retention and

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { Defaults, Env } from '../../lib/contract';
+import { ARCHIVE_BUCKET_ENV, Defaults, Env } from '../../lib/contract';
 import { effectSinkFromEnv } from '../shared/effects/sinks-from-env';
 import { resourceReadersFor } from '../shared/providers/authoritative-read';
 import { adaptersFor } from '../shared/providers/registry';
@@ -7,7 +7,7 @@ import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/con
 import { HandlerRuntime } from '../shared/runtime/handler-runtime';
 import { telemetryFromEnv } from '../shared/runtime/telemetry';
 import { secretCacheFromEnv } from '../shared/signatures/secrets';
-import { bodyStoreFromEnv } from '../shared/stores/body-store';
+import { bodyStoreFromEnv, lazyS3Store } from '../shared/stores/body-store';
 import { DynamoDbInboxStore } from '../shared/stores/inbox';
 import { DynamoDbResultsStore } from '../shared/stores/results-store';
 import { createProcessor, ProcessorDependencies } from './processor';
@@ -37,6 +37,7 @@ export function processorDependenciesFromEnv(env: Record<string, string | undefi
     now,
     leaseMs: integerEnv(env, Env.LEASE_SECONDS, Defaults.PROCESSOR_TIMEOUT_SECONDS) * 1000,
     maxReceiveCount: integerEnv(env, Env.MAX_RECEIVE_COUNT, Defaults.MAX_RECEIVE_COUNT),
+    ...(env[ARCHIVE_BUCKET_ENV] ? { archive: runtime.archiveStore?.(env[ARCHIVE_BUCKET_ENV]) ?? lazyS3Store(env[ARCHIVE_BUCKET_ENV]) } : {}),
   };
 }
 

@@ -3,16 +3,17 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DeliveryRecordMessage, DeliveryStatus, MetricName, OutboxResult, ReconcileResult, RowOutcome } from '../../lib/contract';
 import { JobObservation, ProviderAdapter } from '../shared/providers/adapter';
 import { ResourceReader } from '../shared/providers/authoritative-read';
-import { BodyStore, responseObjectKey } from '../shared/stores/body-store';
+import { BodyStore, bodyOfRow, responseObjectKey } from '../shared/stores/body-store';
 import { logReference, sha256Hex } from '../shared/runtime/digest';
 import { DispatchOutcome, EffectSink } from '../shared/effects/sinks';
 import { Effect, EffectAssembler, effectContent } from '../shared/effects/assembler';
 import { ConfigurationError, SafeError, safeErrorFields, safeErrorText } from '../shared/runtime/errors';
-import { BodyLocation, ClaimedDelivery, InboxStore, isDeliveryKey, splitKey, StoredDelivery } from '../shared/stores/inbox';
+import { ClaimedDelivery, InboxStore, isDeliveryKey, splitKey, StoredDelivery } from '../shared/stores/inbox';
 import { refuseKey } from '../shared/refused-key';
 import { OfferOutcome, ResultsStore } from '../shared/stores/results-store';
 import { LogFields, Telemetry } from '../shared/runtime/telemetry';
 import { decodeWorkMessage } from '../shared/stores/work-queue';
+import { archiveBatch } from './archive';
 
 /** Where effects go, and what they are built with. */
 export interface EffectsConfig {
@@ -43,6 +44,8 @@ export interface ProcessorDependencies {
   readonly leaseMs: number;
   /** The work queue's redrive threshold: the receive that fails at it sends the message to the DLQ. */
   readonly maxReceiveCount: number;
+  /** Where each processed delivery is archived (docs/ARCHIVE.md); absent: no archive. */
+  readonly archive?: BodyStore;
 }
 
 /** The log line of a row that became DEAD (its count, `DeadLettered`, goes out with it). */
@@ -91,7 +94,7 @@ export function createProcessor(deps: ProcessorDependencies) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const decided = await Promise.allSettled(event.Records.map((record) => decide(record, deps, assembler)));
     const rows = decided.map((settled) => (settled.status === 'fulfilled' ? settled.value : undefined));
-    const dispatched = await dispatchEffects(rows, deps.effects?.sink);
+    const dispatched = await archiveBatch(rows, await dispatchEffects(rows, deps.effects?.sink), deps);
     const completed = await completeBatch(
       rows.filter((row, index): row is Decided => row !== undefined && dispatched.get(index)?.ok !== false),
       deps,
@@ -137,7 +140,7 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
   try {
     const adapter = deps.adapters.get(row.provider);
     if (!adapter) throw new ConfigurationError(`provider ${row.provider} is not configured`);
-    const body = await bodyOf(row, deps.bodies);
+    const body = await bodyOfRow(row, deps.bodies);
     const observation = adapter.observe(body, row.meta);
     // A job's delivery with no final result exposes nothing: no read, no effect.
     if (!observation && adapter.reportsJob(row.meta)) return { ...claimed, outcome: RowOutcome.NO_FINAL_RESULT };
@@ -396,13 +399,6 @@ function queueDelays(row: StoredDelivery, startedAt: number, deps: ProcessorDepe
     queueDelayMs: fromReceipt,
     queueDelayFromEventMs: fromEvent,
   };
-}
-
-/** The row's body, loaded from the body store when the row only points at it. */
-async function bodyOf(row: BodyLocation, bodies: BodyStore | undefined): Promise<Buffer> {
-  if (row.bodyRef === undefined) return row.body ?? Buffer.alloc(0);
-  if (!bodies) throw new ConfigurationError('a row points at the body store, but none is configured');
-  return bodies.get(row.bodyRef);
 }
 
 /** Puts a result too large for the results table into the body store; its reference, if so. */

@@ -1,4 +1,6 @@
+export * from './archive';
 export * from './defaults';
+export * from './delivery-filter';
 export * from './delivery-record';
 export * from './effects';
 export * from './env';

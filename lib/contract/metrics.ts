@@ -18,6 +18,8 @@ export const MetricName = {
   SOURCE_NOT_ALLOWED: 'SourceNotAllowed',
   /** Verified deliveries of a task that is not final yet (Answerline): acknowledged, never stored. */
   NOT_FINAL: 'NotFinal',
+  /** Verified deliveries the provider's filter dropped (200 `filtered`): stored nowhere. */
+  FILTERED: 'Filtered',
   BAD_SIGNATURE: 'BadSignature',
   /**
    * Requests refused at the authenticity check, whatever the reason (a signature that matches no
@@ -109,6 +111,10 @@ export const MetricName = {
    * belong: a work message, or an entry of the sweep's pending index. Refused, never processed.
    */
   REFUSED_KEYS: 'RefusedKeys',
+  /** Processed deliveries written to the archive (docs/ARCHIVE.md). */
+  ARCHIVED: 'Archived',
+  /** Processed deliveries whose archive write failed: their rows are retried, like a failed effect. */
+  ARCHIVE_FAILED: 'ArchiveFailed',
   /** Requests refused at the authenticity check that left a rejection record. */
   REJECTION_RECORDED: 'RejectionRecorded',
   /** Requests refused at the authenticity check that left none: sampled out, or over the minute's limit. */

@@ -8,7 +8,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { BodyPrefix, Defaults, GitHubFacts, TableSchema } from '../contract';
+import { ARCHIVE_PREFIX, BodyPrefix, Defaults, GitHubFacts, TableSchema } from '../contract';
 import { HandlerEnvironments, handlerEnvironments } from './handler-environment';
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerRuntimeConfigOf } from './provider-runtime';
@@ -26,6 +26,8 @@ export interface InboxResources {
   readonly workQueue: sqs.IQueue;
   readonly bodyBucket?: s3.IBucket;
   readonly eventBus?: events.IEventBus;
+  /** Where the processor archives processed deliveries, when the archive is on. */
+  readonly archiveBucket?: s3.IBucket;
   readonly providers: readonly WebhookProviderConfig[];
   /** Each provider's signing secret, by provider name. */
   readonly secrets: ReadonlyMap<string, secretsmanager.ISecret>;
@@ -69,6 +71,7 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     providers: resources.providers.map((provider) => providerRuntimeConfigOf(provider, resources.secrets.get(provider.name)?.secretArn)),
     maxBodyBytes: settings.maxBodyBytes,
     bodyBucket: resources.bodyBucket?.bucketName,
+    archiveBucket: resources.archiveBucket?.bucketName,
     inlineBodyBytes: settings.inlineBodyBytes,
     retentionSeconds: settings.retention.toSeconds(),
     resultRetentionSeconds: settings.resultRetention.toSeconds(),
@@ -147,6 +150,7 @@ function createProcessor(
   grantObjects(scope, resources.bodyBucket, processor.role, ['s3:GetObject', 's3:PutObject'], BodyPrefix.BODIES);
   grantObjects(scope, resources.bodyBucket, processor.role, ['s3:PutObject'], BodyPrefix.RESPONSES);
   grantObjects(scope, resources.bodyBucket, processor.role, ['s3:PutObject'], BodyPrefix.RESOURCES);
+  grantObjects(scope, resources.archiveBucket, processor.role, ['s3:PutObject'], ARCHIVE_PREFIX);
   if (resources.eventBus) resources.eventBus.grantPutEventsTo(processor.role);
   if (props.processingFunction) grantInvokeFunction(props.processingFunction, processor.role);
   for (const provider of resources.providers) if (provider.authoritativeRead) grantReadSecret(provider.authoritativeRead.apiKeySecret, processor.role);

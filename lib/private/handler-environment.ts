@@ -1,4 +1,13 @@
-import { Defaults, Env, PendingIndex, PollingRuntimeConfig, ProviderRuntimeConfig, RecoveryRuntimeConfig, RotatedSecretConfig } from '../contract';
+import {
+  ARCHIVE_BUCKET_ENV,
+  Defaults,
+  Env,
+  PendingIndex,
+  PollingRuntimeConfig,
+  ProviderRuntimeConfig,
+  RecoveryRuntimeConfig,
+  RotatedSecretConfig,
+} from '../contract';
 
 /**
  * What the handlers are configured with, as plain values: CloudFormation tokens when the
@@ -36,6 +45,8 @@ export interface InboxHandlerSettings {
   readonly effectBusName?: string;
   /** The user's processing function the processor invokes, when there is one. */
   readonly effectFunctionArn?: string;
+  /** The bucket the processor archives processed deliveries to, when the archive is on. */
+  readonly archiveBucket?: string;
   /** Rejection records a minute per provider (0: none). */
   readonly rejectionRecordsPerMinute: number;
   /** Percent of refused requests considered for a record. */
@@ -127,6 +138,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       ...(settings.effectBusName ? { [Env.EFFECT_BUS_NAME]: settings.effectBusName } : {}),
       ...(settings.effectFunctionArn ? { [Env.EFFECT_FUNCTION_ARN]: settings.effectFunctionArn } : {}),
       ...metrics,
+      ...(settings.archiveBucket ? { [ARCHIVE_BUCKET_ENV]: settings.archiveBucket } : {}),
     },
     reconciler: {
       [Env.INBOX_NAME]: settings.inboxName,

@@ -227,6 +227,12 @@ describe('npm run bench -- --quick', () => {
     expect(bill.customMetrics.filter((metric) => metric.includes('Provider='))).toEqual([]);
     expect(bill.customMetrics).toEqual(expect.arrayContaining(['WebhookInbox/QueueDelay{Inbox=bench-inbox}', 'WebhookInbox/SweepLag{Inbox=bench-inbox}']));
     expect(stdout).toContain("**What a team pays, all in, with the construct's defaults**");
+    // The archive: fewer objects than deliveries (one per batch), each delivery's line stored, priced.
+    expect(results.archive.objects).toBeGreaterThan(0);
+    expect(results.archive.objects).toBeLessThan(results.archive.deliveries);
+    expect(results.archive.putsPerDelivery).toBe(results.archive.objects / results.archive.deliveries);
+    expect(results.archive.bytesPerDelivery).toBeGreaterThan(1024);
+    expect(stdout).toContain('**What the archive adds per million deliveries**');
     expect(results.targets.length).toBeGreaterThan(10);
     // The Markdown tables docs/PROOF.md carries.
     expect(stdout).toContain('| Figure | Target | Measured | Result |');

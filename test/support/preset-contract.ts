@@ -14,6 +14,7 @@ import {
   AdapterKind,
   DeliveryStatus,
   MetricName,
+  providerFactsOf,
   ProviderRuntimeConfig,
   providerRuntimeConfig,
   SECRETLESS_ADAPTERS,
@@ -57,6 +58,8 @@ export interface PresetSpec {
   readonly sign: (body: Buffer, secret: string, timestamp: number, retryOf?: HeaderMap) => HeaderMap | Promise<HeaderMap>;
   /** The stable event id the inbox keys the delivery by. */
   readonly eventId: (body: Buffer, headers: HeaderMap) => string;
+  /** The event type a `payload` delivery names, as the provider documents it; absent for a provider whose deliveries name none. */
+  readonly eventType?: string;
   readonly signatureHeader: string;
   /** Where the signed timestamp is, as a stale rejection names it; absent when none is signed (GitHub). */
   readonly timestampField?: string;
@@ -267,6 +270,26 @@ export function presetContract(bench: PresetBench): void {
         }),
         { numRuns: 300 },
       );
+    });
+  });
+
+  describe('filters at the edge', () => {
+    test('a filter keeping the type the delivery names stores it; one keeping only another type answers filtered and stores nothing', async () => {
+      expect({ namesAType: spec.eventType !== undefined }).toEqual({ namesAType: providerFactsOf(spec.adapter)?.eventType !== undefined });
+      if (spec.eventType === undefined) return;
+      const kept = bench.bytes(spec.payload('a kept delivery'));
+      const keeping = bench.verifier({ filter: { eventTypes: [spec.eventType] } });
+      bench.expectAnswered(await bench.deliver(kept, { verifier: keeping }), kept, 'accepted');
+      await bench.h.takeMessages();
+
+      const dropping = bench.verifier({ filter: { eventTypes: [`other.${spec.eventType}`] } });
+      const dropped = bench.bytes(spec.payload('a dropped delivery'));
+      const answer = await bench.deliver(dropped, { verifier: dropping });
+      expect(answer.statusCode).toBe(200);
+      expect(bench.h.capture.logs('delivery').at(-1)).toMatchObject({ reason: 'filtered', eventType: spec.eventType, dedupeResult: 'not_stored' });
+      expect(await bench.h.inboxItems()).toHaveLength(1);
+      expect(await bench.h.takeMessages()).toEqual([]);
+      expect(bench.h.capture.metric(MetricName.FILTERED, spec.name)).toBe(1);
     });
   });
 

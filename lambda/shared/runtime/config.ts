@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   authoritativeReadProblems,
+  deliveryFilterProblems,
   Env,
   handlerVariables,
   hmacSchemeProblems,
@@ -117,6 +118,10 @@ export function providersFromEnv(env: Environment, reading: ProviderReading = { 
     if (p.tenantJsonPath !== undefined) {
       const problems = jsonPathProblems(p.tenantJsonPath);
       if (problems.length > 0) throw new ConfigurationError(`${where}.tenantJsonPath ${problems.join('; ')}`);
+    }
+    if (p.filter !== undefined) {
+      const problems = deliveryFilterProblems(p.adapter, p.filter);
+      if (problems.length > 0) throw new ConfigurationError(`${where}.filter: ${problems.join('; ')}`);
     }
     return p as ProviderRuntimeConfig;
   });
