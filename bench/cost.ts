@@ -63,10 +63,31 @@ export interface CostInputs {
   readonly edgeMs: readonly number[];
   /** Bytes of the HTTP request a provider sends (body and headers). */
   readonly requestBytes: number;
+  /**
+   * Messages per processor batch to price at, when not the run's own: the event source's
+   * receives and deletes and the processor's invocations are per batch, its duration follows
+   * `batchMs`, every other request and unit is per delivery.
+   */
+  readonly batch?: number;
+}
+
+/**
+ * A processor batch's milliseconds by its size, fitted to the run's batches (a fixed part and a
+ * part per message, least squares); proportional to the size when the run's batches were all alike.
+ */
+export function batchMs(batches: PipelineRun['batches']): (size: number) => number {
+  const n = batches.length;
+  const mx = batches.reduce((sum, batch) => sum + batch.size, 0) / n;
+  const my = batches.reduce((sum, batch) => sum + batch.ms, 0) / n;
+  const sxx = batches.reduce((sum, batch) => sum + (batch.size - mx) ** 2, 0);
+  if (sxx === 0) return (size) => (my / mx) * size;
+  const slope = batches.reduce((sum, batch) => sum + (batch.size - mx) * (batch.ms - my), 0) / sxx;
+  const fixed = Math.max(0, my - slope * mx);
+  return (size) => fixed + Math.max(0, slope) * size;
 }
 
 /** `unit` is singular; prices of small units read per million of them. */
-const line = (item: string, perDelivery: number, unit: string, price: PriceName, note?: string): CostLine => {
+export const line = (item: string, perDelivery: number, unit: string, price: PriceName, note?: string): CostLine => {
   const usd = PRICES[price].usd;
   const [head, tail] = unit.split(' (');
   const plural = `${head}s${tail ? ` (${tail.replace(/\)$/, 's)')}` : ''}`;
@@ -78,7 +99,7 @@ const line = (item: string, perDelivery: number, unit: string, price: PriceName,
 };
 
 /** Lambda bills duration per invocation, rounded up to the millisecond. */
-const billedSeconds = (ms: number): number => Math.ceil(ms) / 1000;
+export const billedSeconds = (ms: number): number => Math.ceil(ms) / 1000;
 
 /** Units per item of each metered purpose: per call, but per item of a batch write. */
 export function unitsPerCall(units: readonly MeteredUnits[]): Map<string, { wru: number; rru: number; indexWrites: number }> {
@@ -90,30 +111,49 @@ export function unitsPerCall(units: readonly MeteredUnits[]): Map<string, { wru:
   );
 }
 
-/** Per-delivery request units of the counted DynamoDB requests of the given stages. */
+const READS = ['GetItem', 'BatchGetItem', 'Query', 'Scan'];
+
+/**
+ * Per-delivery request units of the counted DynamoDB requests of the given stages. A request whose
+ * purpose the unit trace never saw (a form a few bodies of the load take, such as a body too
+ * large for a one-unit row, kept in an item of its own) is priced as the costliest traced request
+ * of its stage (of any, if its stage has none) that reads, or writes, as it does: an upper bound,
+ * named in `estimated`.
+ */
 export function dynamodbUnits(
   counts: readonly OperationCount[],
   units: readonly MeteredUnits[],
   stages: readonly string[],
   perRequestOf: (entry: OperationCount) => number,
-): { wru: number; rru: number; missing: string[] } {
+): { wru: number; rru: number; missing: string[]; estimated: string[] } {
   const table = unitsPerCall(units);
   let wru = 0;
   let rru = 0;
   const missing: string[] = [];
+  const estimated: string[] = [];
   for (const entry of counts) {
     if (entry.service !== 'DynamoDB' || !stages.includes(entry.stage)) continue;
-    const per = table.get(`${entry.stage}|${entry.operation}|${entry.purpose}`);
+    let per = table.get(`${entry.stage}|${entry.operation}|${entry.purpose}`);
     if (!per) {
-      missing.push(`${entry.stage} ${entry.operation} (${entry.purpose})`);
-      continue;
+      const reads = READS.includes(entry.operation);
+      const costliest = (sameStage: boolean) =>
+        units
+          .filter((traced) => (!sameStage || traced.stage === entry.stage) && READS.includes(traced.operation) === reads)
+          .map((traced) => table.get(`${traced.stage}|${traced.operation}|${traced.purpose}`)!)
+          .sort((a, b) => b.wru + b.rru - (a.wru + a.rru))[0];
+      per = costliest(true) ?? costliest(false);
+      if (!per) {
+        missing.push(`${entry.stage} ${entry.operation} (${entry.purpose})`);
+        continue;
+      }
+      estimated.push(`${entry.stage} ${entry.operation} (${entry.purpose}) ×${perRequestOf(entry).toFixed(4)}`);
     }
     // A batch write or read is billed per item, whatever the batch's size was in the trace.
     const billed = entry.items === undefined ? perRequestOf(entry) : (perRequestOf(entry) * entry.items) / entry.attempts;
     wru += billed * per.wru;
     rru += billed * per.rru;
   }
-  return { wru, rru, missing };
+  return { wru, rru, missing, estimated };
 }
 
 export function costOf(inputs: CostInputs): CostBreakdown {
@@ -129,7 +169,9 @@ export function costOf(inputs: CostInputs): CostBreakdown {
   const lines: CostLine[] = [];
   lines.push(line('API Gateway HTTP API', Math.ceil(inputs.requestBytes / API_GATEWAY_INCREMENT_BYTES), 'request', 'apiGatewayHttpRequest'));
 
-  const batchesPerDelivery = run.batches.length / n;
+  const runBatch = n / run.batches.length;
+  const batch = inputs.batch ?? runBatch;
+  const batchesPerDelivery = 1 / batch;
   const invocations = 1 + batchesPerDelivery + (hasReconciler ? reconcilerShare : 0);
   lines.push(
     line(
@@ -137,14 +179,16 @@ export function costOf(inputs: CostInputs): CostBreakdown {
       invocations,
       'invocation',
       'lambdaRequest',
-      `edge 1, processor ${batchesPerDelivery.toFixed(3)} (batches of ${(n / run.batches.length).toFixed(1)})${hasReconciler ? `, reconciler ${reconcilerShare.toFixed(4)}` : ''}`,
+      `edge 1, processor ${batchesPerDelivery.toFixed(3)} (batches of ${batch.toFixed(1)})${hasReconciler ? `, reconciler ${reconcilerShare.toFixed(4)}` : ''}`,
     ),
   );
 
   const edgeGbs = (inputs.edgeMs.reduce((sum, ms) => sum + billedSeconds(ms), 0) / inputs.edgeMs.length) * (MEMORY_MB.edge / 1024);
   // The sweep's examination of the load: once per delivery, on the reconciler's memory.
   const sweepGbs = run.sweepMs !== undefined ? (billedSeconds(run.sweepMs) * (MEMORY_MB.reconciler / 1024)) / n : 0;
-  const processorGbs = (run.batches.reduce((sum, batch) => sum + billedSeconds(batch.ms), 0) / n) * (MEMORY_MB.processor / 1024);
+  const processorGbs =
+    (inputs.batch === undefined ? run.batches.reduce((sum, each) => sum + billedSeconds(each.ms), 0) / n : billedSeconds(batchMs(run.batches)(batch)) / batch) *
+    (MEMORY_MB.processor / 1024);
   const reconcilerGbs = hasReconciler ? billedSeconds(run.reconcilerMs!) * (MEMORY_MB.reconciler / 1024) * reconcilerShare : 0;
   lines.push(
     line(
@@ -163,7 +207,11 @@ export function costOf(inputs: CostInputs): CostBreakdown {
   const swept = { wru: examined.wru + scheduled.wru, rru: examined.rru + scheduled.rru };
   const missing = [...delivered.missing, ...examined.missing, ...scheduled.missing];
   if (missing.length > 0) throw new Error(`no unit trace for ${missing.join(', ')}`);
-  lines.push(line('DynamoDB writes', delivered.wru + swept.wru, 'write request unit', 'dynamodbWriteRequestUnit', 'table and index writes, from item sizes'));
+  const estimated = [...delivered.estimated, ...examined.estimated, ...scheduled.estimated];
+  const bound = estimated.length > 0 ? `; not in the unit trace, priced as their stage's costliest request: ${estimated.join(', ')}` : '';
+  lines.push(
+    line('DynamoDB writes', delivered.wru + swept.wru, 'write request unit', 'dynamodbWriteRequestUnit', `table and index writes, from item sizes${bound}`),
+  );
   lines.push(
     line(
       'DynamoDB reads',
@@ -178,19 +226,28 @@ export function costOf(inputs: CostInputs): CostBreakdown {
 
   // SQS bills each 64 KB chunk of a request's payload as one request.
   const sqs = counts.filter((entry) => entry.service === 'SQS' && entry.stage !== Stage.RECONCILER);
-  const averageBatch = n / Math.max(1, run.batches.length);
   const chunks = (entry: OperationCount) =>
     entry.operation === 'SendMessage'
       ? Math.max(1, Math.ceil(run.messageBytes / BILLING_CHUNK_BYTES))
       : entry.operation === 'ReceiveMessage'
-        ? Math.max(1, Math.ceil((averageBatch * run.messageBytes) / BILLING_CHUNK_BYTES))
+        ? Math.max(1, Math.ceil((batch * run.messageBytes) / BILLING_CHUNK_BYTES))
         : 1;
+  // The event source receives and deletes once a batch: at another batch size, that many times as often.
+  const perBatch = (entry: OperationCount) => (entry.stage === Stage.EVENT_SOURCE ? runBatch / batch : 1);
   const sqsRequests =
-    sqs.reduce((sum, entry) => sum + perDelivery(entry) * chunks(entry), 0) +
+    sqs.reduce((sum, entry) => sum + perDelivery(entry) * perBatch(entry) * chunks(entry), 0) +
     of(Stage.RECONCILER)
       .filter((entry) => entry.service === 'SQS')
       .reduce((sum, entry) => sum + perRun(entry), 0);
-  lines.push(line('SQS requests', sqsRequests, 'request (64 KB chunk)', 'sqsRequest', `message ${run.messageBytes} B`));
+  lines.push(
+    line(
+      'SQS requests',
+      sqsRequests,
+      'request (64 KB chunk)',
+      'sqsRequest',
+      `message ${run.messageBytes} B; a receive and a delete per batch of ${batch.toFixed(1)}`,
+    ),
+  );
 
   const events = run.processed / n;
   lines.push(

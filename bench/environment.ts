@@ -5,6 +5,7 @@
  * own, as DynamoDB and SQS run outside a Lambda function: in the bench's process their work and
  * their heap would share the thread of every handler the bench times.
  */
+import { S3Client } from '@aws-sdk/client-s3';
 import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
@@ -96,6 +97,11 @@ export class BenchEnvironment {
 
   sqs(endpoint = this.emulators.sqsEndpoint): SQSClient {
     return this.keep(new SQSClient({ endpoint, ...LOCAL_AWS, useQueueUrlAsEndpoint: false }));
+  }
+
+  /** S3 on fauxqs, which serves it at its SQS endpoint. */
+  s3(endpoint = this.emulators.sqsEndpoint): S3Client {
+    return this.keep(new S3Client({ endpoint, ...LOCAL_AWS, forcePathStyle: true }));
   }
 
   secretsManager(): SecretsManagerClient {
@@ -217,17 +223,39 @@ export function lambdaContext(functionName: string, timeoutMs: number): Context 
  * system call to /dev/null (as Lambda's stdout is a pipe), and counted, so the bench knows how
  * many bytes CloudWatch Logs would ingest.
  */
+/** An EMF log line, as far as the metrics it defines. */
+type EmfDocument = Record<string, unknown> & {
+  readonly _aws?: {
+    readonly CloudWatchMetrics: readonly { readonly Namespace: string; readonly Dimensions: string[][]; readonly Metrics: { readonly Name: string }[] }[];
+  };
+};
+
 export class LogSink {
   private fd: number | undefined = openSync('/dev/null', 'w');
   bytes = 0;
   lines = 0;
+  /**
+   * Every custom metric the lines carried as EMF, by what CloudWatch bills as one metric: its
+   * namespace, name, and dimension set with the values (`Namespace/Name{Dim=value,…}`).
+   */
+  readonly metrics = new Set<string>();
 
   readonly write: LineWriter = (line) => {
     const text = `${line}\n`;
     this.bytes += Buffer.byteLength(text);
     this.lines += 1;
+    if (line.includes('"_aws"')) this.countMetrics(JSON.parse(line) as EmfDocument);
     if (this.fd !== undefined) writeSync(this.fd, text);
   };
+
+  private countMetrics(document: EmfDocument): void {
+    for (const directive of document._aws?.CloudWatchMetrics ?? []) {
+      for (const dimensions of directive.Dimensions) {
+        const values = dimensions.map((name) => `${name}=${String(document[name])}`).join(',');
+        for (const metric of directive.Metrics) this.metrics.add(`${directive.Namespace}/${metric.Name}{${values}}`);
+      }
+    }
+  }
 
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);

@@ -13,7 +13,7 @@ import { SendMessageCommand, SendMessageCommandInput } from '@aws-sdk/client-sqs
 import { encodeWorkMessage } from '../lambda/shared/stores/work-queue';
 import { RequestCounter } from './counting';
 import { BenchEnvironment, deliveryBody, signedDeliveryEvent } from './environment';
-import { buildOurReceiver, buildPowertoolsReceiver, Receiver, Stage } from './receivers';
+import { buildLeanReceiver, buildOurReceiver, buildPowertoolsReceiver, Receiver, Stage } from './receivers';
 import { mean, percentile } from './stats';
 
 export interface LatencyOptions {
@@ -33,6 +33,7 @@ export interface LatencyResult {
   readonly verifier: LatencySeries;
   readonly floor: LatencySeries;
   readonly powertoolsEdge: LatencySeries;
+  readonly leanEdge: LatencySeries;
   /** verifier ÷ floor. */
   readonly ratioP50: number;
   readonly ratioP99: number;
@@ -47,14 +48,15 @@ function series(values: number[]): LatencySeries {
 export interface EdgeSamples {
   readonly ours: number[];
   readonly powertools: number[];
+  readonly lean: number[];
 }
 
 export async function measureLatency(env: BenchEnvironment, options: LatencyOptions): Promise<{ result: LatencyResult; samples: EdgeSamples }> {
   const counter = new RequestCounter();
   const ours = await buildOurReceiver(env, { counter }, 'latency');
   const powertools = await buildPowertoolsReceiver(env, { counter: new RequestCounter() }, 'latency-pt');
-  await ours.warm();
-  await powertools.warm();
+  const lean = await buildLeanReceiver(env, { counter: new RequestCounter() }, 'latency-lean');
+  for (const receiver of [ours, powertools, lean]) await receiver.warm();
 
   // The verifier's own first requests, to copy.
   await prepare(ours)();
@@ -74,11 +76,13 @@ export async function measureLatency(env: BenchEnvironment, options: LatencyOpti
   const verifierMs: number[] = [];
   const floorMs: number[] = [];
   const powertoolsMs: number[] = [];
+  const leanMs: number[] = [];
   // Each step is prepared (event built and signed, commands built) outside the timer.
   const steps: Array<[() => () => Promise<unknown>, number[]]> = [
     [() => prepare(ours), verifierMs],
     [floor, floorMs],
     [() => prepare(powertools), powertoolsMs],
+    [() => prepare(lean), leanMs],
   ];
   for (let i = 0; i < options.warmup + options.iterations; i++) {
     // Rotate the order each iteration: no series always runs first, or right after another.
@@ -97,11 +101,12 @@ export async function measureLatency(env: BenchEnvironment, options: LatencyOpti
     verifier,
     floor: floorSeries,
     powertoolsEdge: series(powertoolsMs),
+    leanEdge: series(leanMs),
     ratioP50: verifier.p50 / floorSeries.p50,
     ratioP99: verifier.p99 / floorSeries.p99,
     conditions: `one delivery at a time, ${options.iterations} interleaved samples each after ${options.warmup} warm-up rounds, ${options.bodyBytes} B bodies, secret cache warm, against dynalite/fauxqs in their own process on loopback`,
   };
-  return { result, samples: { ours: verifierMs, powertools: powertoolsMs } };
+  return { result, samples: { ours: verifierMs, powertools: powertoolsMs, lean: leanMs } };
 
   /** A signed delivery for `receiver`, built now; the returned function hands it to the edge. */
   function prepare(receiver: Receiver): () => Promise<void> {

@@ -51,6 +51,11 @@ export const PRICES = {
     unit: 'S3 Standard PUT, COPY, POST or LIST request',
     source: 'https://aws.amazon.com/s3/pricing/',
   },
+  s3StandardGbMonth: {
+    usd: 0.023,
+    unit: 'GB-month of S3 Standard storage (first 50 TB a month)',
+    source: 'https://aws.amazon.com/s3/pricing/',
+  },
   s3Get: {
     usd: 0.0004 / 1000,
     unit: 'S3 Standard GET or SELECT request',
@@ -65,7 +70,47 @@ export const PRICES = {
     usd: 0.05 / 10_000,
     unit: 'Secrets Manager API call',
     source: 'https://aws.amazon.com/secrets-manager/pricing/',
-    note: 'plus $0.40 per secret per month, a fixed cost left out of the per-delivery figures',
+    note: 'plus $0.40 per secret per month (secretsManagerSecretMonth), in the all-in bill',
+  },
+  secretsManagerSecretMonth: {
+    usd: 0.4,
+    unit: 'secret stored for a month',
+    source: 'https://aws.amazon.com/secrets-manager/pricing/',
+  },
+  xrayTraceRecorded: {
+    usd: 5.0 / 1e6,
+    unit: 'X-Ray trace recorded (after the free 100,000 a month)',
+    source: 'https://aws.amazon.com/xray/pricing/',
+  },
+  cloudWatchCustomMetricMonth: {
+    usd: 0.3,
+    unit: 'custom metric for a month (first 10,000; prorated by the hour: a metric not sent in an hour costs nothing for it)',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  cloudWatchAlarmMetricMonth: {
+    usd: 0.1,
+    unit: 'standard-resolution alarm metric for a month (a metric-math alarm pays for each metric it reads)',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  cloudWatchCompositeAlarmMonth: {
+    usd: 0.5,
+    unit: 'composite alarm for a month',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  cloudWatchDashboardMonth: {
+    usd: 3.0,
+    unit: "dashboard for a month (an account's first 3 dashboards of up to 50 metrics each are free)",
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  dynamodbStorageGbMonth: {
+    usd: 0.25,
+    unit: 'GB-month of DynamoDB Standard table storage (after the free 25 GB; each item and index entry counts 100 bytes more)',
+    source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+  },
+  dynamodbPitrGbMonth: {
+    usd: 0.2,
+    unit: "GB-month of continuous backup (point-in-time recovery), by the table's size",
+    source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
   },
   cloudWatchLogsIngestedGb: {
     usd: 0.5,

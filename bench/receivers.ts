@@ -1,5 +1,5 @@
 /**
- * The two receivers the bench compares, each built from real handlers on real SDK clients
+ * The three receivers the bench compares, each built from real handlers on real SDK clients
  * against the same emulators and stand-ins:
  *
  * - ours: the shipped handlers' composition roots (`lambda/<handler>/from-env.ts`, what each
@@ -11,10 +11,19 @@
  *   by the signed task id), store the delivery and enqueue it; a processor on
  *   `@aws-lambda-powertools/batch` (partial batch responses) whose record handler is idempotent
  *   too, writes the job's result by the same rule (a conditional write on the winner order) and
- *   publishes the same effect to EventBridge.
+ *   publishes the same effect to EventBridge;
+ * - lean: what a careful engineer writes by hand with no library beyond the SDK: the edge checks
+ *   the HMAC itself, writes the delivery with one conditional PutItem (`attribute_not_exists`: a
+ *   duplicate is answered 200 and not enqueued) and sends it to the queue; the processor offers
+ *   each record's result by the same conditional write and publishes the batch's effects in one
+ *   PutEvents, with a partial batch response. No sweep, no telemetry, no ledger.
+ *
+ * Both comparison receivers store the body and the result the way ours does (`BODY_ENCODING`):
+ * the UTF-8 bytes deflated (raw deflate) when that makes them smaller, in a binary attribute, so
+ * that no ratio comes from one side compressing and the other not.
  */
-import { CreateTableCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { AttributeValue, CreateTableCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient, PutEventsCommand, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
@@ -23,10 +32,14 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { AdapterKind, Defaults, EffectEvent, ProviderRuntimeConfig, providerRuntimeConfig } from '../lib/contract';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { JobObservation } from '../lambda/shared/providers/adapter';
 import { observeAnswerlineTask } from '../lambda/shared/providers/answerline/adapter';
+import { deflatedIfSmaller } from '../lambda/shared/stores/inline-body';
 import { isConditionalCheckFailed } from '../lambda/shared/runtime/errors';
 import { winnerOrder } from '../lambda/shared/winner-order';
 import { createProcessorFromEnv } from '../lambda/processor/from-env';
+import { S3BodyStore } from '../lambda/shared/stores/s3-body-store';
 import { createReconcilerFromEnv, reconcilerDependenciesFromEnv } from '../lambda/reconciler/from-env';
 import { createReconciler } from '../lambda/reconciler/reconciler';
 import { verifierDependenciesFromEnv } from '../lambda/verifier/from-env';
@@ -48,7 +61,8 @@ export const Stage = {
   SECRETS: 'secrets',
 } as const;
 
-export type ReceiverName = 'ours' | 'powertools';
+export const RECEIVER_NAMES = ['ours', 'powertools', 'lean'] as const;
+export type ReceiverName = (typeof RECEIVER_NAMES)[number];
 
 export interface Receiver {
   readonly name: ReceiverName;
@@ -75,6 +89,8 @@ export interface Receiver {
   readonly eventSourceSqs: SQSClient;
   /** The log lines each function wrote (CloudWatch Logs ingestion). */
   readonly logs: { readonly edge: LogSink; readonly processor: LogSink; readonly reconciler: LogSink };
+  /** Its inbox and results tables (what DynamoDB stores per delivery is read from them). */
+  readonly tables: { readonly inbox: string; readonly results: string };
   /** The edge's DynamoDB and SQS clients (the verifier latency floor sends through the same ones). */
   readonly edgeClients: { readonly dynamodb: DynamoDBClient; readonly sqs: SQSClient };
 }
@@ -118,8 +134,14 @@ async function sharedParts(
   };
 }
 
+/** What our receiver is built with beyond the construct's defaults. */
+export interface OurReceiverOptions {
+  /** The processor archives to this bucket (the construct's `archive`), its S3 calls counted as the processor's. */
+  readonly archiveBucket?: string;
+}
+
 /** Our receiver: the shipped wiring, from the construct's environments. */
-export async function buildOurReceiver(env: BenchEnvironment, instruments: Instruments, label = 'ours'): Promise<Receiver> {
+export async function buildOurReceiver(env: BenchEnvironment, instruments: Instruments, label = 'ours', options: OurReceiverOptions = {}): Promise<Receiver> {
   const names = resourceNames(runPrefix(label));
   await createTables(env.dynamodb(), names);
   const { secretId, parts } = await sharedParts(env, instruments, names, label);
@@ -134,6 +156,7 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
       workQueueUrl: parts.queueUrl,
       providers: [provider],
       effectBusName: bus,
+      archiveBucket: options.archiveBucket,
     }),
   );
 
@@ -147,6 +170,7 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
   const verifier = createVerifier(verifierDependencies);
   const processor = createProcessorFromEnv(environments.processor, {
     clients: { dynamodb: instrument(env.dynamodb(), Stage.PROCESSOR, instruments), eventBridge: instrument(env.events(), Stage.PROCESSOR, instruments) },
+    archiveStore: (bucket) => new S3BodyStore(instrument(env.s3(), Stage.PROCESSOR, instruments), bucket),
     write: logs.processor.write,
   });
   const reconciler = createReconcilerFromEnv(environments.reconciler, {
@@ -172,6 +196,7 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
   return {
     ...parts,
     name: 'ours',
+    tables: { inbox: names.inboxTable, results: names.resultsTable },
     edge: verifier,
     processor,
     reconciler: () => reconciler(undefined, lambdaContext('bench-reconciler', 120_000)),
@@ -183,17 +208,14 @@ export async function buildOurReceiver(env: BenchEnvironment, instruments: Instr
   };
 }
 
-/** The Powertools receiver's tables: idempotency records, deliveries, job results (partition key only). */
-async function createPowertoolsTables(client: DynamoDBClient, prefix: string): Promise<{ idempotency: string; deliveries: string; results: string }> {
-  const tables = { idempotency: `${prefix}-idempotency`, deliveries: `${prefix}-deliveries`, results: `${prefix}-results` };
-  for (const [table, key] of [
-    [tables.idempotency, 'id'],
-    [tables.deliveries, 'id'],
-    [tables.results, 'pk'],
-  ]) {
+/** Tables with a string partition key only, named `<prefix>-<name>`, by name. */
+async function createKeyTables<N extends string>(client: DynamoDBClient, prefix: string, keys: Record<N, string>): Promise<Record<N, string>> {
+  const tables = {} as Record<N, string>;
+  for (const [name, key] of Object.entries(keys) as [N, string][]) {
+    tables[name] = `${prefix}-${name}`;
     await client.send(
       new CreateTableCommand({
-        TableName: table,
+        TableName: tables[name],
         BillingMode: 'PAY_PER_REQUEST',
         AttributeDefinitions: [{ AttributeName: key, AttributeType: 'S' }],
         KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
@@ -216,13 +238,104 @@ function cachedSecret(client: SecretsManagerClient, secretId: string): () => Pro
   };
 }
 
+/**
+ * How both comparison receivers store a body or a result, the way ours does: the UTF-8 bytes
+ * deflated (raw deflate) in `deflated` when that makes them smaller, else the bytes in `body`.
+ */
+export const BODY_ENCODING = 'UTF-8 bytes, raw-deflated when smaller (binary attribute), as ours stores them';
+
+function storedBody(bytes: Buffer, name = 'body'): Record<string, AttributeValue> {
+  const deflated = deflatedIfSmaller(bytes);
+  return deflated ? { [`${name}Deflated`]: { B: deflated } } : { [name]: { B: bytes } };
+}
+
+/**
+ * Offers a job's result under the winner rule: one conditional write, kept when the job has no
+ * result yet or this one's order is not lower. False when a better result is already kept.
+ */
+async function offerResult(client: DynamoDBClient, table: string, observation: JobObservation): Promise<boolean> {
+  const values: Record<string, AttributeValue> = {
+    ':taskId': { S: observation.taskId },
+    ':eventKey': { S: `${PROVIDER}#${observation.taskId}` },
+    ':status': { S: observation.status },
+    ':createdAt': { S: observation.createdAt },
+    ':order': { S: winnerOrder(observation) },
+    ':now': { N: String(Date.now()) },
+  };
+  const [[responseName, responseValue]] = Object.entries(storedBody(Buffer.from(observation.response, 'utf8'), 'response'));
+  try {
+    await client.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: { pk: { S: `${PROVIDER}#${observation.jobKey}` } },
+        UpdateExpression:
+          'SET #taskId = :taskId, #eventKey = :eventKey, #status = :status, #createdAt = :createdAt, #order = :order, #response = :response, #updatedAt = :now',
+        // A retried record offers its result again and publishes again: effects are at least once.
+        ConditionExpression: 'attribute_not_exists(#order) OR #order <= :order',
+        ExpressionAttributeNames: {
+          '#taskId': 'taskId',
+          '#eventKey': 'eventKey',
+          '#status': 'status',
+          '#createdAt': 'createdAt',
+          '#order': 'winnerOrder',
+          '#response': responseName,
+          '#updatedAt': 'updatedAt',
+        },
+        ExpressionAttributeValues: { ...values, ':response': responseValue },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+/** The effect both comparison receivers publish for a decided job: the same event as ours. */
+function effectEntry(bus: string, observation: JobObservation): PutEventsRequestEntry {
+  return {
+    EventBusName: bus,
+    Source: EffectEvent.SOURCE,
+    DetailType: EffectEvent.JOB_RESULT_DECIDED,
+    Detail: JSON.stringify({
+      provider: PROVIDER,
+      eventKey: `${PROVIDER}#${observation.taskId}`,
+      jobKey: observation.jobKey,
+      taskId: observation.taskId,
+      status: observation.status,
+      createdAt: observation.createdAt,
+      response: JSON.parse(observation.response) as unknown,
+    }),
+  };
+}
+
+/** A comparison receiver from its parts: its tables, its cached signing secret, its handlers and edge clients. */
+function comparisonReceiver(
+  name: ReceiverName,
+  parts: SharedParts,
+  tables: { readonly deliveries: string; readonly results: string },
+  signingSecret: () => Promise<string>,
+  handlers: Pick<Receiver, 'edge' | 'processor' | 'edgeClients'>,
+): Receiver {
+  return {
+    ...parts,
+    ...handlers,
+    name,
+    tables: { inbox: tables.deliveries, results: tables.results },
+    warm: async () => {
+      await signingSecret();
+    },
+  };
+}
+
 const EDGE_TIMEOUT_MS = 10_000;
 const PROCESSOR_TIMEOUT_MS = Defaults.PROCESSOR_TIMEOUT_SECONDS * 1000;
 
 /** The comparison receiver built on Powertools idempotency and batch processing. */
 export async function buildPowertoolsReceiver(env: BenchEnvironment, instruments: Instruments, label = 'powertools'): Promise<Receiver> {
   const prefix = runPrefix(label);
-  const tables = await createPowertoolsTables(env.dynamodb(), prefix);
+  // Idempotency records, deliveries, job results.
+  const tables = await createKeyTables(env.dynamodb(), prefix, { idempotency: 'id', deliveries: 'id', results: 'pk' });
   const { secretId, parts } = await sharedParts(env, instruments, resourceNames(prefix), label);
   const signingSecret = cachedSecret(instrument(env.secretsManager(), Stage.SECRETS, instruments), secretId);
 
@@ -239,7 +352,7 @@ export async function buildPowertoolsReceiver(env: BenchEnvironment, instruments
           TableName: tables.deliveries,
           Item: {
             id: { S: `${PROVIDER}#${taskId}` },
-            body: { S: body },
+            ...storedBody(Buffer.from(body, 'utf8')),
             receivedAt: { N: String(Date.now()) },
             webhookId: { S: event.headers['webhook-id'] ?? '' },
           },
@@ -276,59 +389,8 @@ export async function buildPowertoolsReceiver(env: BenchEnvironment, instruments
     async (record: SQSRecord): Promise<{ outcome: string }> => {
       const observation = observeAnswerlineTask(Buffer.from(record.body, 'utf8'));
       if (!observation) return { outcome: 'no_final_result' };
-      const eventKey = `${PROVIDER}#${observation.taskId}`;
-      try {
-        await processorDynamodb.send(
-          new UpdateItemCommand({
-            TableName: tables.results,
-            Key: { pk: { S: `${PROVIDER}#${observation.jobKey}` } },
-            UpdateExpression:
-              'SET #taskId = :taskId, #eventKey = :eventKey, #status = :status, #createdAt = :createdAt, #order = :order, #response = :response, #updatedAt = :now',
-            ConditionExpression: 'attribute_not_exists(#order) OR #order < :order',
-            ExpressionAttributeNames: {
-              '#taskId': 'taskId',
-              '#eventKey': 'eventKey',
-              '#status': 'status',
-              '#createdAt': 'createdAt',
-              '#order': 'winnerOrder',
-              '#response': 'response',
-              '#updatedAt': 'updatedAt',
-            },
-            ExpressionAttributeValues: {
-              ':taskId': { S: observation.taskId },
-              ':eventKey': { S: eventKey },
-              ':status': { S: observation.status },
-              ':createdAt': { S: observation.createdAt },
-              ':order': { S: winnerOrder(observation) },
-              ':response': { S: observation.response },
-              ':now': { N: String(Date.now()) },
-            },
-          }),
-        );
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return { outcome: 'superseded' };
-        throw error;
-      }
-      const out = await events.send(
-        new PutEventsCommand({
-          Entries: [
-            {
-              EventBusName: parts.bus,
-              Source: EffectEvent.SOURCE,
-              DetailType: EffectEvent.JOB_RESULT_DECIDED,
-              Detail: JSON.stringify({
-                provider: PROVIDER,
-                eventKey,
-                jobKey: observation.jobKey,
-                taskId: observation.taskId,
-                status: observation.status,
-                createdAt: observation.createdAt,
-                response: JSON.parse(observation.response) as unknown,
-              }),
-            },
-          ],
-        }),
-      );
+      if (!(await offerResult(processorDynamodb, tables.results, observation))) return { outcome: 'superseded' };
+      const out = await events.send(new PutEventsCommand({ Entries: [effectEntry(parts.bus, observation)] }));
       if (out.FailedEntryCount) throw new Error('PutEvents failed');
       return { outcome: 'winner' };
     },
@@ -345,20 +407,90 @@ export async function buildPowertoolsReceiver(env: BenchEnvironment, instruments
     return processPartialResponse(event, handleRecord, batch, { context });
   };
 
-  return {
-    ...parts,
-    name: 'powertools',
-    edge,
-    processor,
-    warm: async () => {
-      await signingSecret();
-    },
-    edgeClients: { dynamodb: edgeDynamodb, sqs: edgeSqs },
+  return comparisonReceiver('powertools', parts, tables, signingSecret, { edge, processor, edgeClients: { dynamodb: edgeDynamodb, sqs: edgeSqs } });
+}
+
+/** Standard Webhooks' check, by hand: HMAC-SHA256 of `id.timestamp.body`, any `v1,` signature, five minutes' tolerance. */
+function standardWebhooksValid(secret: string, headers: Record<string, string | undefined>, body: string): boolean {
+  const id = headers['webhook-id'];
+  const timestamp = headers['webhook-timestamp'];
+  const signatures = headers['webhook-signature'];
+  if (!id || !timestamp || !signatures) return false;
+  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > Defaults.TIMESTAMP_TOLERANCE_SECONDS) return false;
+  const expected = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+    .update(`${id}.${timestamp}.${body}`)
+    .digest();
+  return signatures.split(' ').some((entry) => {
+    const [version, value] = entry.split(',');
+    const given = Buffer.from(value ?? '', 'base64');
+    return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}
+
+/** The lean comparison receiver: conditional writes by hand, nothing else. */
+export async function buildLeanReceiver(env: BenchEnvironment, instruments: Instruments, label = 'lean'): Promise<Receiver> {
+  const prefix = runPrefix(label);
+  const tables = await createKeyTables(env.dynamodb(), prefix, { deliveries: 'id', results: 'pk' });
+  const { secretId, parts } = await sharedParts(env, instruments, resourceNames(prefix), label);
+  const signingSecret = cachedSecret(instrument(env.secretsManager(), Stage.SECRETS, instruments), secretId);
+
+  const edgeDynamodb = instrument(env.dynamodb(), Stage.EDGE, instruments);
+  const edgeSqs = instrument(env.sqs(), Stage.EDGE, instruments);
+  const edge = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    const raw = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
+    if (!standardWebhooksValid(await signingSecret(), event.headers, raw)) return { statusCode: 401, body: '{"result":"bad_signature"}' };
+    let taskId: unknown;
+    try {
+      taskId = (JSON.parse(raw) as { task?: { id?: unknown } }).task?.id;
+    } catch {
+      return { statusCode: 400, body: '{"result":"malformed"}' };
+    }
+    if (typeof taskId !== 'string') return { statusCode: 400, body: '{"result":"malformed","field":"task.id"}' };
+    try {
+      await edgeDynamodb.send(
+        new PutItemCommand({
+          TableName: tables.deliveries,
+          Item: { id: { S: `${PROVIDER}#${taskId}` }, ...storedBody(Buffer.from(raw, 'utf8')), receivedAt: { N: String(Date.now()) } },
+          ConditionExpression: 'attribute_not_exists(id)',
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return { statusCode: 200, body: '{"result":"duplicate"}' };
+      throw error;
+    }
+    await edgeSqs.send(new SendMessageCommand({ QueueUrl: parts.queueUrl, MessageBody: raw }));
+    return { statusCode: 202, headers: { 'content-type': 'application/json' }, body: '{"result":"accepted"}' };
   };
+
+  const processorDynamodb = instrument(env.dynamodb(), Stage.PROCESSOR, instruments);
+  const events: EventBridgeClient = instrument(env.events(), Stage.PROCESSOR, instruments);
+  const processor = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const failed: string[] = [];
+    const decided: { messageId: string; observation: JobObservation }[] = [];
+    for (const record of event.Records) {
+      try {
+        const observation = observeAnswerlineTask(Buffer.from(record.body, 'utf8'));
+        if (observation && (await offerResult(processorDynamodb, tables.results, observation))) decided.push({ messageId: record.messageId, observation });
+      } catch {
+        failed.push(record.messageId);
+      }
+    }
+    // One PutEvents for the batch's winners (up to 10, its limit); an entry that failed retries its record.
+    if (decided.length > 0) {
+      const out = await events.send(new PutEventsCommand({ Entries: decided.map(({ observation }) => effectEntry(parts.bus, observation)) }));
+      out.Entries?.forEach((entry, index) => {
+        if (entry.ErrorCode) failed.push(decided[index].messageId);
+      });
+    }
+    return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+  };
+
+  return comparisonReceiver('lean', parts, tables, signingSecret, { edge, processor, edgeClients: { dynamodb: edgeDynamodb, sqs: edgeSqs } });
 }
 
 /** The builders by name. */
 export const RECEIVERS: Readonly<Record<ReceiverName, typeof buildOurReceiver>> = {
   ours: buildOurReceiver,
   powertools: buildPowertoolsReceiver,
+  lean: buildLeanReceiver,
 };

@@ -1,6 +1,7 @@
 /** The bench's results as Markdown tables, ready to paste into docs/PROOF.md. */
 import { BenchResults, sizeName } from './bench';
 import { MONTHLY_DELIVERIES } from './cost';
+import { BODY_ENCODING } from './receivers';
 import { dollars, fixed, times } from './stats';
 
 const mark = (met: boolean) => (met ? '✅ met' : '❌ missed');
@@ -27,6 +28,8 @@ export function renderMarkdown(results: BenchResults): string {
     ),
   );
 
+  out.push(renderBill(results));
+
   out.push('\n**Verifier latency vs its floor** (' + latency.conditions + ')\n');
   out.push(
     table(
@@ -52,6 +55,13 @@ export function renderMarkdown(results: BenchResults): string {
           fixed(latency.powertoolsEdge.p99),
           fixed(latency.powertoolsEdge.mean),
           `${times(latency.powertoolsEdge.p50 / latency.floor.p50)} / ${times(latency.powertoolsEdge.p99 / latency.floor.p99)}`,
+        ],
+        [
+          'Lean receiver edge (2 requests), for reference',
+          fixed(latency.leanEdge.p50),
+          fixed(latency.leanEdge.p99),
+          fixed(latency.leanEdge.mean),
+          `${times(latency.leanEdge.p50 / latency.floor.p50)} / ${times(latency.leanEdge.p99 / latency.floor.p99)}`,
         ],
       ],
     ),
@@ -111,10 +121,11 @@ export function renderMarkdown(results: BenchResults): string {
     label,
     fixed(requests.ours.stages[key], 3),
     fixed(requests.powertools.stages[key], 3),
+    fixed(requests.lean.stages[key], 3),
   ];
   out.push(
     table(
-      ['Stage', 'ours', 'Powertools receiver'],
+      ['Stage', 'ours', 'Powertools receiver', 'lean receiver'],
       [
         stageRow('edge (verifier)', 'edge'),
         stageRow('SQS event source (receive, delete; per message)', 'eventSource'),
@@ -123,8 +134,9 @@ export function renderMarkdown(results: BenchResults): string {
           `reconciler (${requests.ours.stages.reconcilerPerRun} requests per run, amortized at ${MONTHLY_DELIVERIES.toLocaleString('en-US')} deliveries a month)`,
           fixed(requests.ours.stages.reconciler, 3),
           'none',
+          'none',
         ],
-        [`sweep: each delivery's pending-index entry and row read once, after sweepAfter`, fixed(requests.ours.stages.sweep, 3), 'none'],
+        [`sweep: each delivery's pending-index entry and row read once, after sweepAfter`, fixed(requests.ours.stages.sweep, 3), 'none', 'none'],
         stageRow('signing-secret reads (amortized)', 'secrets'),
         stageRow('**whole pipeline**', 'total'),
       ],
@@ -136,29 +148,47 @@ export function renderMarkdown(results: BenchResults): string {
       .filter((entry) => entry.stage !== 'reconciler' && entry.stage !== 'secrets')
       .map((entry) => `${entry.stage}: ${entry.operation} (${entry.purpose}) ${fixed(entry.perDelivery, 3)}`)
       .join('; ');
-  out.push(`Ours, by request: ${operations(requests.ours)}.  \nPowertools receiver, by request: ${operations(requests.powertools)}.`);
+  out.push(
+    `Ours, by request: ${operations(requests.ours)}.  \nPowertools receiver, by request: ${operations(requests.powertools)}.  \nLean receiver, by request: ${operations(requests.lean)}.`,
+  );
 
   out.push('\n**Cost per million deliveries** (' + cost.conditions + ')\n');
-  const byItem = new Map(cost.powertools.lines.map((entry) => [entry.item, entry]));
+  const perDelivery = (entry: { perDelivery: number; note?: string } | undefined) =>
+    entry ? `${fixed(entry.perDelivery, entry.perDelivery < 0.01 ? 6 : 3)}${entry.note ? ` (${entry.note})` : ''}` : '—';
+  const powertoolsItem = new Map(cost.powertools.lines.map((entry) => [entry.item, entry]));
+  const leanItem = new Map(cost.lean.lines.map((entry) => [entry.item, entry]));
   out.push(
     table(
-      ['Item', 'price', 'ours: per delivery', 'ours $/M', 'Powertools: per delivery', 'Powertools $/M'],
+      ['Item', 'price', 'ours: per delivery', 'ours $/M', 'Powertools: per delivery', 'Powertools $/M', 'lean: per delivery', 'lean $/M'],
       [
         ...cost.ours.lines.map((entry) => {
-          const other = byItem.get(entry.item);
+          const powertools = powertoolsItem.get(entry.item);
+          const lean = leanItem.get(entry.item);
           return [
             entry.item,
             entry.priceText,
-            `${fixed(entry.perDelivery, entry.perDelivery < 0.01 ? 6 : 3)}${entry.note ? ` (${entry.note})` : ''}`,
+            perDelivery(entry),
             dollars(entry.usdPerMillion),
-            other ? `${fixed(other.perDelivery, other.perDelivery < 0.01 ? 6 : 3)}${other.note ? ` (${other.note})` : ''}` : '—',
-            other ? dollars(other.usdPerMillion) : '—',
+            perDelivery(powertools),
+            powertools ? dollars(powertools.usdPerMillion) : '—',
+            perDelivery(lean),
+            lean ? dollars(lean.usdPerMillion) : '—',
           ];
         }),
-        ['**total**', '', '', `**${dollars(cost.ours.usdPerMillion)}**`, '', `**${dollars(cost.powertools.usdPerMillion)}** (ours ${times(cost.ratio)})`],
+        [
+          '**total**',
+          '',
+          '',
+          `**${dollars(cost.ours.usdPerMillion)}**`,
+          '',
+          `**${dollars(cost.powertools.usdPerMillion)}** (ours ${times(cost.ratio)})`,
+          '',
+          `**${dollars(cost.lean.usdPerMillion)}** (ours ${times(cost.leanRatio)})`,
+        ],
       ],
     ),
   );
+  out.push(`\nBodies and results are stored alike by all three: ${BODY_ENCODING}.`);
 
   const line = (breakdown: typeof cost.ours, item: string) => breakdown.lines.find((entry) => entry.item === item)?.perDelivery ?? 0;
   out.push(
@@ -166,15 +196,37 @@ export function renderMarkdown(results: BenchResults): string {
   );
   out.push(
     table(
-      ['Body', 'ours $/M', 'Powertools $/M', 'ratio', 'DynamoDB write units per delivery, ours vs Powertools', 'requests per delivery, ours vs Powertools'],
+      [
+        'Body',
+        'ours $/M',
+        'Powertools $/M',
+        'ratio',
+        'lean $/M',
+        'ratio',
+        'DynamoDB write units per delivery, ours vs Powertools vs lean',
+        'requests per delivery, ours vs Powertools vs lean',
+      ],
       results.costBySize.map((size) => [
         sizeName(size.bytes),
         dollars(size.ours.usdPerMillion),
         dollars(size.powertools.usdPerMillion),
         times(size.ratio),
-        `${fixed(line(size.ours, 'DynamoDB writes'), 2)} vs ${fixed(line(size.powertools, 'DynamoDB writes'), 2)}`,
-        `${fixed(size.requests.ours, 3)} vs ${fixed(size.requests.powertools, 3)}`,
+        dollars(size.lean.usdPerMillion),
+        times(size.leanRatio),
+        `${fixed(line(size.ours, 'DynamoDB writes'), 2)} vs ${fixed(line(size.powertools, 'DynamoDB writes'), 2)} vs ${fixed(line(size.lean, 'DynamoDB writes'), 2)}`,
+        `${fixed(size.requests.ours, 3)} vs ${fixed(size.requests.powertools, 3)} vs ${fixed(size.requests.lean, 3)}`,
       ]),
+    ),
+  );
+
+  out.push(`\n**What the archive adds per million deliveries** (${results.archive.conditions})\n`);
+  out.push(
+    table(
+      ['Item', 'per delivery', 'price', '$/M', 'note'],
+      [
+        ...results.archive.lines.map((entry) => [entry.item, fixed(entry.perDelivery, 6), entry.priceText, dollars(entry.usdPerMillion), entry.note ?? '']),
+        ['Total', '', '', dollars(results.archive.usdPerMillion), `${fixed(results.archive.bytesPerDelivery, 0)} B stored per delivery`],
+      ],
     ),
   );
 
@@ -195,7 +247,11 @@ export function renderMarkdown(results: BenchResults): string {
   out.push(
     table(
       ['Body', 'Receiver', 'Request', 'item bytes after', 'table WRU', 'index WRU'],
-      results.costBySize.flatMap((size) => [...unitRows(size.bytes, 'ours', size.units.ours), ...unitRows(size.bytes, 'Powertools', size.units.powertools)]),
+      results.costBySize.flatMap((size) => [
+        ...unitRows(size.bytes, 'ours', size.units.ours),
+        ...unitRows(size.bytes, 'Powertools', size.units.powertools),
+        ...unitRows(size.bytes, 'lean', size.units.lean),
+      ]),
     ),
   );
 
@@ -225,5 +281,45 @@ export function renderMarkdown(results: BenchResults): string {
     ),
   );
   out.push(`\nThroughput: ${results.throughput.conditions}.`);
+  return out.join('\n');
+}
+
+/** The all-in bill: every line at each volume, the fixed ones amortized. */
+function renderBill(results: BenchResults): string {
+  const { facts, volumes, customMetrics, stored } = results.bill;
+  const out: string[] = [];
+  const [first] = volumes;
+  out.push(
+    `\n**What a team pays, all in, with the construct's defaults** (${sizeName(results.meta.options.bodyBytes)} bodies; the per-delivery lines from the ${results.requests.ours.run.deliveries}-delivery run, priced at the batch the rate gives; ` +
+      `every default read from the template the construct synthesizes: event source batch size ${facts.eventSource.batchSize}, batching window ${facts.eventSource.batchingWindowSeconds} s, ` +
+      `${facts.functions.filter((fn) => fn.traced).length} of ${facts.functions.length} functions traced, ${facts.alarmMetrics} alarm metrics, ${facts.compositeAlarms} composite alarm, ${facts.dashboards} dashboard, ${facts.secrets} secret, ` +
+      `rows kept ${(facts.retentionSeconds / 86_400).toFixed(0)} days and results ${(facts.resultRetentionSeconds / 86_400).toFixed(0)} days after their last decision, point-in-time recovery on ${facts.pitrTables} tables)\n`,
+  );
+  const items = [...new Set(volumes.flatMap((volume) => volume.lines.map((entry) => entry.item)))];
+  out.push(
+    table(
+      [
+        'Item',
+        ...volumes.map(
+          (volume) => `$/M at ${volume.deliveriesPerMonth / 1e6} M a month (${fixed(volume.perSecond, 2)}/s, batches of ${fixed(volume.batch, 1)})`,
+        ),
+        `at ${first.deliveriesPerMonth / 1e6} M`,
+      ],
+      [
+        ...items.map((item) => {
+          const at = volumes.map((volume) => volume.lines.find((entry) => entry.item === item));
+          const own = at[0];
+          return [`${item}${own?.fixed ? ' (monthly, amortized)' : ''}`, ...at.map((entry) => (entry ? dollars(entry.usdPerMillion) : '—')), own?.note ?? ''];
+        }),
+        ['per-delivery lines alone', ...volumes.map((volume) => dollars(volume.perRequestUsdPerMillion)), ''],
+        ['**all in**', ...volumes.map((volume) => `**${dollars(volume.usdPerMillion)}**`), `$${first.usdPerMonth.toFixed(2)} a month`],
+      ],
+    ),
+  );
+  out.push(
+    `\nCustom metrics counted from the EMF the handlers wrote in the run (${customMetrics.length}): ${customMetrics.join(', ')}. ` +
+      `DynamoDB stores ${fixed(stored.rows, 0)} B per delivery in the inbox table (its row, index entries and any body item) and ${fixed(stored.results, 0)} B in the results table. ` +
+      "Not in the bill: X-Ray traces retrieved or scanned (only when someone looks), log storage after ingestion ($0.03 per GB-month for the log groups' retention), the free tiers, and the empty long polls of the event source on an idle queue (AWS does not publish how many pollers a standard queue gets).",
+  );
   return out.join('\n');
 }

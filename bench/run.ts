@@ -13,6 +13,7 @@ import { hideSdkNodeVersionWarning } from '../lambda/shared/runtime/node-warning
 import { BenchOptions, DEFAULT_OPTIONS, QUICK_OPTIONS, runBench } from './bench';
 import { BenchEnvironment } from './environment';
 import { renderMarkdown } from './report';
+import { measureRecoveryCalls, RECOVERY_CALLS_DEFAULTS, renderRecoveryCalls } from './recovery-calls';
 
 hideSdkNodeVersionWarning();
 
@@ -36,8 +37,11 @@ async function main(): Promise<void> {
   const env = await BenchEnvironment.start();
   try {
     const results = await runBench(env, options);
-    writeFileSync(values.out!, `${JSON.stringify(results, null, 2)}\n`);
+    options.progress?.('recovery: the reconciler’s requests to GitHub and Stripe over a simulated hour');
+    const recoveryCalls = await measureRecoveryCalls(values.quick ? { ...RECOVERY_CALLS_DEFAULTS, volumes: [60] } : RECOVERY_CALLS_DEFAULTS);
+    writeFileSync(values.out!, `${JSON.stringify({ ...results, recoveryCalls }, null, 2)}\n`);
     console.log(renderMarkdown(results));
+    console.log(`\n${renderRecoveryCalls(recoveryCalls)}`);
     process.stderr.write(`[bench] results written to ${values.out}\n`);
   } finally {
     await env.stop();

@@ -1,5 +1,5 @@
 /**
- * End-to-end throughput of the local twin (packages/webhook-inbox-local/src/twin/twin.ts: the shipped bundles in their own
+ * End-to-end throughput of the local twin (packages/webhook-inbox-local/src/twin/inbox-twin.ts: the shipped bundles in their own
  * execution-environment processes behind the API Gateway front door and the SQS event source),
  * beside a bare replay of the same emulator calls without our code.
  *

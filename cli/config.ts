@@ -25,7 +25,7 @@ export interface InboxOutput {
 }
 
 const REQUIRED_STRINGS = ['inboxName', 'inboxTable', 'resultsTable', 'workQueueUrl', 'reconcilerFunctionName'] as const;
-const OPTIONAL_STRINGS = ['deadLetterQueueUrl', 'bodyBucket'] as const;
+const OPTIONAL_STRINGS = ['deadLetterQueueUrl', 'bodyBucket', 'archiveBucket'] as const;
 const ENDPOINT_NAMES = ['dynamodb', 'sqs', 's3', 'lambda'] as const;
 /** The fields a --config file may add to an OpsConfig beside its endpoints (the twin's events). */
 const LOCAL_OPTIONAL_STRINGS = ['eventsLog', 'eventBus'] as const;

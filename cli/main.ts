@@ -35,6 +35,7 @@ import {
   malformedLinesNote,
 } from './format';
 import { Command, COMMAND_HELP, COMMANDS, USAGE } from './usage';
+import { entryOf, formatSearch, readArchive, windowDays } from './commands/archive';
 
 const OPTIONS = {
   stack: { type: 'string' },
@@ -59,6 +60,7 @@ const OPTIONS = {
   since: { type: 'string' },
   resource: { type: 'string' },
   tenant: { type: 'string' },
+  type: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -73,6 +75,8 @@ const COMMAND_OPTIONS: Readonly<Record<Command, readonly OptionName[]>> = {
   resume: [],
   quarantine: ['rejected', 'provider', 'since', 'limit'],
   events: ['limit', 'detail-type'],
+  search: ['from', 'to', 'provider', 'type'],
+  export: ['from', 'to', 'provider', 'type'],
   hash: ['resource', 'tenant'],
 };
 
@@ -212,38 +216,8 @@ export function prepare(command: Exclude<Command, 'hash'>, values: Values, posit
         return { data: report, text: formatRedrive(report), ...(report.failed > 0 ? { exitCode: ExitCode.FAILURE } : {}) };
       };
     }
-    case 'replay': {
-      const force = values.force ?? false;
-      const hasRange = values.from !== undefined || values.to !== undefined;
-      const selectors = [values.event !== undefined, hasRange, values.batch !== undefined].filter(Boolean).length;
-      if (selectors > 1) throw new UsageError('replay takes one of --event, --from/--to or --batch/--children');
-      if (values.batch !== undefined || values.children !== undefined) {
-        const batch = parseEventRef(values.batch, '--batch');
-        const customIds = (values.children ?? '').split(',').filter((id) => id !== '');
-        if (customIds.length === 0) throw new UsageError('replay --batch needs --children <customId>[,<customId>...]');
-        return async (clients, config, now) => {
-          const report = await replayBatchChildren(clients, config, { provider: batch.provider, batchId: batch.eventId }, customIds, { force, now: now() });
-          return { data: report, text: formatReplay(report), ...(report.notFound > 0 ? { exitCode: ExitCode.FAILURE } : {}) };
-        };
-      }
-      if (values.event !== undefined) {
-        const event = parseEventRef(values.event);
-        return async (clients, config, now) => {
-          const report = await replayEvent(clients, config, event, { force, now: now() });
-          if (report.notFound > 0) throw new OpsError(`unknown event ${event.key}: no row in ${config.inboxTable}`);
-          return { data: report, text: formatReplay(report) };
-        };
-      }
-      if (!hasRange) throw new UsageError('replay needs --event <provider>#<eventId>, or --from <ISO> and --to <ISO>');
-      if (values.from === undefined || values.to === undefined) throw new UsageError('replay by time needs both --from and --to');
-      const from = instant(values.from, '--from');
-      const to = instant(values.to, '--to');
-      if (from >= to) throw new UsageError(`--from ${values.from} is not before --to ${values.to}`);
-      return async (clients, config, now) => {
-        const report = await replayRange(clients, config, { from, to }, { force, now: now() });
-        return { data: report, text: formatReplay(report) };
-      };
-    }
+    case 'replay':
+      return prepareReplay(values);
     case 'inspect': {
       const event = parseEventRef(positionals[0], 'inspect');
       return async (clients, config, now) => {
@@ -317,7 +291,54 @@ export function prepare(command: Exclude<Command, 'hash'>, values: Values, posit
         return { data: report.events, text: formatEvents(report), ...(note === undefined ? {} : { jsonNote: note }) };
       };
     }
+    case 'search':
+    case 'export': {
+      if (values.from === undefined || values.to === undefined) throw new UsageError(`${command} needs --from <ISO> and --to <ISO>`);
+      const query = { from: instant(values.from, '--from'), to: instant(values.to, '--to'), provider: values.provider, eventType: values.type };
+      if (query.from >= query.to) throw new UsageError(`--from ${values.from} is not before --to ${values.to}`);
+      windowDays(query.from, query.to);
+      return async (clients, config) => {
+        const records = await readArchive(clients, config, query);
+        if (command === 'export') return { data: records, text: records.map((record) => `${JSON.stringify(record)}\n`).join('') };
+        const entries = records.map(entryOf);
+        return { data: entries, text: formatSearch(entries) };
+      };
+    }
   }
+}
+
+/** `replay`: one event, a time range, or a batch's children. */
+function prepareReplay(values: Values): Action {
+  const force = values.force ?? false;
+  const hasRange = values.from !== undefined || values.to !== undefined;
+  const selectors = [values.event !== undefined, hasRange, values.batch !== undefined].filter(Boolean).length;
+  if (selectors > 1) throw new UsageError('replay takes one of --event, --from/--to or --batch/--children');
+  if (values.batch !== undefined || values.children !== undefined) {
+    const batch = parseEventRef(values.batch, '--batch');
+    const customIds = (values.children ?? '').split(',').filter((id) => id !== '');
+    if (customIds.length === 0) throw new UsageError('replay --batch needs --children <customId>[,<customId>...]');
+    return async (clients, config, now) => {
+      const report = await replayBatchChildren(clients, config, { provider: batch.provider, batchId: batch.eventId }, customIds, { force, now: now() });
+      return { data: report, text: formatReplay(report), ...(report.notFound > 0 ? { exitCode: ExitCode.FAILURE } : {}) };
+    };
+  }
+  if (values.event !== undefined) {
+    const event = parseEventRef(values.event);
+    return async (clients, config, now) => {
+      const report = await replayEvent(clients, config, event, { force, now: now() });
+      if (report.notFound > 0) throw new OpsError(`unknown event ${event.key}: no row in ${config.inboxTable}`);
+      return { data: report, text: formatReplay(report) };
+    };
+  }
+  if (!hasRange) throw new UsageError('replay needs --event <provider>#<eventId>, or --from <ISO> and --to <ISO>');
+  if (values.from === undefined || values.to === undefined) throw new UsageError('replay by time needs both --from and --to');
+  const from = instant(values.from, '--from');
+  const to = instant(values.to, '--to');
+  if (from >= to) throw new UsageError(`--from ${values.from} is not before --to ${values.to}`);
+  return async (clients, config, now) => {
+    const report = await replayRange(clients, config, { from, to }, { force, now: now() });
+    return { data: report, text: formatReplay(report) };
+  };
 }
 
 function positiveInteger(text: string, option: string): number {

@@ -3,7 +3,7 @@ import { Defaults, FLOW_STATE_CACHE_MS } from '../lib/contract';
 import { DEFAULT_EVENTS_LIMIT, DETAIL_TYPES } from './commands/events';
 import { DEFAULT_REJECTED_HOURS, DEFAULT_REJECTED_LIMIT } from './commands/quarantine';
 
-export const COMMANDS = ['status', 'redrive', 'replay', 'inspect', 'reconcile', 'pause', 'resume', 'quarantine', 'events', 'hash'] as const;
+export const COMMANDS = ['status', 'redrive', 'replay', 'inspect', 'reconcile', 'pause', 'resume', 'quarantine', 'events', 'search', 'export', 'hash'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const TARGET_HELP = `Target (one of):
@@ -34,6 +34,10 @@ Commands:
                refused at the authenticity check   [--provider P] [--since ISO] [--limit N]
   events       the effect events the inbox published, newest last (the local twin's events log)
                [--limit N] [--detail-type T]
+  search       archived deliveries received in a window (no bodies), read from the archive
+               --from <ISO> --to <ISO> [--provider P] [--type T]
+  export       the same deliveries as JSON lines, each with its exact bytes (bodyBase64)
+               --from <ISO> --to <ISO> [--provider P] [--type T]
   hash         the reference the delivery record logs for an id you hold, and the Logs Insights
                query that finds its lines (no target)
                <provider>#<eventId> | --resource <provider>#<resourceId> | --tenant <value>
@@ -45,7 +49,20 @@ Exit codes: 0 ok; 1 the command failed (AWS error, no such stack, inbox output o
 'webhook-inbox <command> --help' describes one command.
 `;
 
+const ARCHIVE_HELP = `  Reads the inbox's archive (the construct's archive prop) for deliveries received in
+  [--from, --to), at most 31 UTC days, without Athena: it lists and reads the archive's objects
+  of each provider and day. A delivery archived twice (a retried batch) is printed once.
+  --provider P   one provider's deliveries      --type T   one event type
+`;
+
 export const COMMAND_HELP: Readonly<Record<Command, string>> = {
+  search: `Usage: webhook-inbox search <target> --from <ISO> --to <ISO> [--provider P] [--type T] [--json]
+
+${ARCHIVE_HELP}`,
+  export: `Usage: webhook-inbox export <target> --from <ISO> --to <ISO> [--provider P] [--type T]
+
+${ARCHIVE_HELP}  Prints one JSON object a line on stdout: the archived record with its body (bodyBase64).
+`,
   status: `Usage: webhook-inbox status <target> [--skip-scan] [--json]
 
   work queue     messages visible and in flight (approximate, from SQS)

@@ -193,6 +193,18 @@ export interface IWebhookInbox extends IConstruct {
    */
   metricNotFinalDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
+  /**
+   * Verified deliveries a provider's filter (`eventTypes`, `keepWhen`) dropped: answered 200
+   * `filtered`, stored nowhere; per provider with the `Provider` dimension. @default - sum over 5 minutes
+   */
+  metricFilteredDeliveries(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Processed deliveries written to the archive (the `archive` prop). @default - sum over 5 minutes */
+  metricArchived(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Processed deliveries whose archive write failed: their rows are retried, like a failed effect. @default - sum over 5 minutes */
+  metricArchiveFailures(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
   /** Deliveries refused for a signed timestamp outside the tolerance. @default - sum over 5 minutes */
   metricStaleTimestamps(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
@@ -222,6 +234,12 @@ export interface IWebhookInbox extends IConstruct {
 
   /** Submissions whose final result was fetched by polling the provider. @default - sum over 5 minutes */
   metricRecovered(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Seconds since a provider recovered from its own event log (GitHub, Stripe) last completed a reconciler run. */
+  metricRecoveryStalled(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
+
+  /** Recovery runs that resumed past what the provider still keeps. */
+  metricRecoveryBeyondRetention(props?: cloudwatch.MetricOptions): cloudwatch.Metric;
 
   /** Submissions that expired (their TTL) still awaiting; before UNAVAILABLE existed, also those the provider did not know (404). @default - sum over 5 minutes */
   metricUnknownSubmissions(props?: cloudwatch.MetricOptions): cloudwatch.Metric;

@@ -4,39 +4,10 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { MonitoringDefaults } from './contract';
+import { InboxAlarm } from './inbox-alarm';
 import type { IWebhookInbox } from './inbox-interface';
-import { defaultReconcilerSilence, validateAlarmOptions } from './private/alarm-options';
-
-/** The alarms a WebhookInbox creates; name one in `disabled` to leave it out. */
-export enum InboxAlarm {
-  /** A work message exhausted its retries: the dead-letter queue holds it, or the processor dead-lettered its row. */
-  DEAD_DELIVERIES = 'DEAD_DELIVERIES',
-  /** A burst of deliveries whose signature matches no valid secret. */
-  SIGNATURE_FAILURES = 'SIGNATURE_FAILURES',
-  /** A repeat of a known event id arrived with a different body and was quarantined. */
-  QUARANTINED_DUPLICATES = 'QUARANTINED_DUPLICATES',
-  /** A recorded submission is past its provider's lifecycle horizon without a result. */
-  OVERDUE_SUBMISSIONS = 'OVERDUE_SUBMISSIONS',
-  /** A recorded submission's deadline is near (within `deadlineWarning`) and its result is still unread: act before the resource is gone. */
-  SUBMISSIONS_NEAR_DEADLINE = 'SUBMISSIONS_NEAR_DEADLINE',
-  /** The oldest message in the work queue has waited too long: processing is stalled or behind. */
-  OLDEST_MESSAGE_AGE = 'OLDEST_MESSAGE_AGE',
-  /** The endpoint answered 5xx: deliveries were not acknowledged and providers must retry. */
-  VERIFIER_SERVER_ERRORS = 'VERIFIER_SERVER_ERRORS',
-  /** The reconciler failed: stranded rows are not swept and submissions are not polled. */
-  RECONCILER_ERRORS = 'RECONCILER_ERRORS',
-  /** The reconciler was not invoked at all: its schedule is disabled or deleted, or it is throttled. */
-  RECONCILER_NOT_RUNNING = 'RECONCILER_NOT_RUNNING',
-  /** Deliveries wait too long between their receipt and their first processing attempt (p99). */
-  QUEUE_DELAY = 'QUEUE_DELAY',
-  /** Secrets Manager failed to rotate a signing secret of the inbox, or to test its rotation at a deploy (only with a provider's `rotation`). */
-  ROTATION_FAILURES = 'ROTATION_FAILURES',
-  /** The sweep does not keep up: its watermark lags its cutoff, so stranded rows are found late. */
-  SWEEP_LAG = 'SWEEP_LAG',
-  /** The circuit breaker is open (or probing): processing failed downstream at a high rate, and rows wait. */
-  CIRCUIT_BREAKER_OPEN = 'CIRCUIT_BREAKER_OPEN',
-}
+import { validateAlarmOptions } from './private/alarm-options';
+import { METRIC_ALARMS, MetricAlarmSpec } from './private/metric-alarms';
 
 /** Alarm settings of a WebhookInbox: which alarms, their thresholds and where they notify. */
 export interface WebhookInboxAlarmOptions {
@@ -130,7 +101,7 @@ export interface WebhookInboxAlarmsProps extends WebhookInboxAlarmOptions {
 /** Dashboard settings of a WebhookInbox. */
 export interface WebhookInboxDashboardOptions {
   /**
-   * Whether the dashboard is created.
+   * Whether the dashboard is created: $3 a month beyond an account's first three dashboards (docs/COSTS.md).
    * @default true
    */
   readonly enabled?: boolean;
@@ -160,6 +131,7 @@ const RUNBOOK_SECTION: Readonly<Record<InboxAlarm, string>> = {
   [InboxAlarm.ROTATION_FAILURES]: 'rotation-failures',
   [InboxAlarm.SWEEP_LAG]: 'sweep-lag',
   [InboxAlarm.CIRCUIT_BREAKER_OPEN]: 'circuit-breaker-open',
+  [InboxAlarm.RECOVERY_STALLED]: 'recovery-stalled',
 };
 
 /**
@@ -201,6 +173,10 @@ export class WebhookInboxAlarms extends Construct {
   public readonly breakerOpen?: cloudwatch.Alarm;
   /** Every alarm created, composite included, for an alarm status widget or a monitoring facade. */
   public readonly all: cloudwatch.IAlarm[];
+
+  private recoveryStalledAlarm?: cloudwatch.Alarm;
+  /** Creates the recovery alarm, once; unset while alarms are off or it is disabled. */
+  private watchRecoveryOnce?: (stalledAfter: Duration) => void;
 
   private readonly inboxName: string;
   private readonly stackName: string;
@@ -293,6 +269,32 @@ export class WebhookInboxAlarms extends Construct {
     }
     this.sweepLag = metricAlarm(InboxAlarm.SWEEP_LAG);
     this.breakerOpen = metricAlarm(InboxAlarm.CIRCUIT_BREAKER_OPEN);
+    if (wanted(InboxAlarm.RECOVERY_STALLED)) {
+      this.watchRecoveryOnce = (stalledAfter) => {
+        this.watchRecoveryOnce = undefined;
+        this.recoveryStalledAlarm = paging(
+          this.alarm(InboxAlarm.RECOVERY_STALLED, {
+            id: 'RecoveryStalled',
+            metric: inbox.metricRecoveryStalled({ statistic: 'Maximum', period: Duration.minutes(5) }),
+            what: `a provider recovered from its own event log (GitHub, Stripe) has had no complete run for ${stalledAfter.toHumanString()} or more: its API refuses the credentials, fails, rate-limits every run, or its hook is gone; deliveries it gave up on are not recovered meanwhile`,
+            threshold: stalledAfter.toSeconds(),
+          }),
+        );
+      };
+    }
+  }
+
+  /** A provider recovered from its event log has had no complete run for its `polling.stalledAfter`; only once `watchRecovery()` ran. */
+  public get recoveryStalled(): cloudwatch.Alarm | undefined {
+    return this.recoveryStalledAlarm;
+  }
+
+  /**
+   * Adds the alarm on recoveries from providers' event logs (unless disabled), once, at the
+   * shortest `stalledAfter`. The inbox calls it when it recovers GitHub or Stripe.
+   */
+  public watchRecovery(stalledAfter: Duration): void {
+    this.watchRecoveryOnce?.(stalledAfter);
   }
 
   /** A recorded submission is overdue: past its horizon without a result; only once `watchSubmissions()` ran. */
@@ -341,125 +343,3 @@ export class WebhookInboxAlarms extends Construct {
 function shellWord(word: string): string {
   return /^[\w./:@-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
-
-/** One metric alarm: its construct id, the metric, what it means, and when it fires (at or above the threshold unless told). */
-interface MetricAlarmSpec {
-  readonly id: string;
-  readonly metric: cloudwatch.IMetric;
-  readonly what: string;
-  readonly threshold: number;
-  readonly comparisonOperator?: cloudwatch.ComparisonOperator;
-  readonly treatMissingData?: cloudwatch.TreatMissingData;
-  /** Periods that must all breach (each missing one counting as breaching when told). @default 1 */
-  readonly evaluationPeriods?: number;
-}
-
-/**
- * The periods of an alarm on a silence: short ones, as many as the silence holds, all of which
- * must breach. CloudWatch looks past missing periods to the latest real datapoints, so one period
- * as long as the silence fires only when its whole evaluation range (about three such periods) is
- * empty, hours late; and it sees a run only once the period holding it is complete, so a long
- * period keeps the alarm up long after the first run of a new deploy. Minute periods (hours past
- * a day, where CloudWatch allows at most a day of minute periods) fire once the silence is
- * complete and clear a minute after a run.
- */
-function silencePeriods(silence: Duration): { period: Duration; evaluationPeriods: number } {
-  /** The longest evaluation range of one-minute periods CloudWatch accepts (evaluation periods × period). */
-  const minutePeriodsSeconds = 86_400;
-  const period = silence.toSeconds() <= minutePeriodsSeconds ? Duration.minutes(1) : Duration.hours(1);
-  return { period, evaluationPeriods: Math.ceil(silence.toSeconds() / period.toSeconds()) };
-}
-
-/** The alarms on one metric of the inbox, each from the inbox and the options. */
-const METRIC_ALARMS: Readonly<
-  Record<
-    Exclude<InboxAlarm, InboxAlarm.DEAD_DELIVERIES | InboxAlarm.ROTATION_FAILURES>,
-    (inbox: IWebhookInbox, options: WebhookInboxAlarmOptions) => MetricAlarmSpec
-  >
-> = {
-  [InboxAlarm.SIGNATURE_FAILURES]: (inbox, options) => ({
-    id: 'SignatureFailures',
-    metric: inbox.metricSignatureFailures({ statistic: 'Sum', period: Duration.minutes(5) }),
-    what: 'requests refused at the authenticity check: a signature matching no valid secret, a missing or garbled signature, timestamp or id header, a stale timestamp (a rotation out of order, or probing)',
-    threshold: options.signatureFailureThreshold ?? MonitoringDefaults.SIGNATURE_FAILURE_THRESHOLD,
-  }),
-  [InboxAlarm.QUARANTINED_DUPLICATES]: (inbox, options) => ({
-    id: 'QuarantinedDuplicates',
-    metric: inbox.metricQuarantined({ statistic: 'Sum', period: Duration.minutes(5) }),
-    what: 'a known event id arrived again with a different body; the original is kept, the copy quarantined',
-    threshold: options.quarantinedThreshold ?? MonitoringDefaults.QUARANTINED_THRESHOLD,
-  }),
-  [InboxAlarm.OVERDUE_SUBMISSIONS]: (inbox, options) => ({
-    id: 'OverdueSubmissions',
-    metric: inbox.metricOverdueSubmissions({ statistic: 'Maximum', period: Duration.minutes(15) }),
-    what: "recorded submissions are past their provider's lifecycle horizon with no result",
-    threshold: options.overdueSubmissionThreshold ?? MonitoringDefaults.OVERDUE_SUBMISSION_THRESHOLD,
-  }),
-  [InboxAlarm.SUBMISSIONS_NEAR_DEADLINE]: (inbox, options) => ({
-    id: 'SubmissionsNearDeadline',
-    metric: inbox.metricSubmissionsNearDeadline({ statistic: 'Maximum', period: Duration.minutes(5) }),
-    what: "recorded submissions are within their deadline's warning margin and their result is still unread: the provider's resource disappears at the deadline",
-    threshold: options.nearDeadlineThreshold ?? MonitoringDefaults.NEAR_DEADLINE_THRESHOLD,
-  }),
-  [InboxAlarm.OLDEST_MESSAGE_AGE]: (inbox, options) => {
-    const maxAge = options.maxMessageAge ?? Duration.minutes(MonitoringDefaults.MAX_MESSAGE_AGE_MINUTES);
-    return {
-      id: 'OldestMessageAge',
-      metric: inbox.metricOldestMessageAge({ statistic: 'Maximum', period: Duration.minutes(5) }),
-      what: `the oldest work message has waited ${maxAge.toHumanString()} or more: processing is stalled or behind`,
-      threshold: maxAge.toSeconds(),
-    };
-  },
-  [InboxAlarm.VERIFIER_SERVER_ERRORS]: (inbox, options) => ({
-    id: 'VerifierServerErrors',
-    metric: inbox.metricVerifierServerErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
-    what: 'the endpoint answered 5xx: deliveries were not acknowledged and providers must retry (some disable a failing webhook)',
-    threshold: options.verifierServerErrorThreshold ?? MonitoringDefaults.VERIFIER_SERVER_ERROR_THRESHOLD,
-  }),
-  [InboxAlarm.RECONCILER_ERRORS]: (inbox, options) => ({
-    id: 'ReconcilerErrors',
-    metric: inbox.metricReconcilerErrors({ statistic: 'Sum', period: Duration.minutes(15) }),
-    what: 'the reconciler failed: stranded rows are not swept and submissions are not polled',
-    threshold: options.reconcilerErrorThreshold ?? MonitoringDefaults.RECONCILER_ERROR_THRESHOLD,
-  }),
-  [InboxAlarm.RECONCILER_NOT_RUNNING]: (inbox, options) => {
-    const silence = options.maxReconcilerSilence ?? defaultReconcilerSilence(inbox.reconcileSchedule);
-    const { period, evaluationPeriods } = silencePeriods(silence);
-    return {
-      id: 'ReconcilerNotRunning',
-      metric: inbox.metricReconcilerInvocations({ statistic: 'Sum', period }),
-      what: `the reconciler was not invoked for ${silence.toHumanString()}: its schedule is disabled or gone, or it is throttled`,
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-      // No datapoint at all is exactly the failure this alarm is for.
-      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-      evaluationPeriods,
-    };
-  },
-  [InboxAlarm.QUEUE_DELAY]: (inbox, options) => {
-    const maxDelay = options.maxQueueDelay ?? Duration.seconds(MonitoringDefaults.MAX_QUEUE_DELAY_SECONDS);
-    return {
-      id: 'QueueDelay',
-      metric: inbox.metricQueueDelay({ statistic: 'p99', period: Duration.minutes(5) }),
-      what: `the p99 time from a delivery's receipt to its first processing attempt reached ${maxDelay.toHumanString()}: the processor is throttled, failing or behind, or the enqueue fails and the sweep carries the rows`,
-      threshold: maxDelay.toMilliseconds(),
-    };
-  },
-  [InboxAlarm.SWEEP_LAG]: (inbox, options) => {
-    const maxLag = options.maxSweepLag ?? Duration.minutes(MonitoringDefaults.MAX_SWEEP_LAG_MINUTES);
-    return {
-      id: 'SweepLag',
-      metric: inbox.metricSweepLag({ statistic: 'Maximum', period: Duration.minutes(5) }),
-      what: `the sweep's watermark lagged its cutoff by ${maxLag.toHumanString()} or more at the end of a reconciler run: the sweep does not keep up with the inbox's rate, and stranded rows are found that much later`,
-      threshold: maxLag.toSeconds(),
-    };
-  },
-  [InboxAlarm.CIRCUIT_BREAKER_OPEN]: (inbox) => ({
-    id: 'BreakerOpen',
-    metric: inbox.metricBreakerOpen({ statistic: 'Maximum', period: Duration.minutes(5) }),
-    what: 'the circuit breaker is open: processing failed downstream (effect targets, the processing function, the authoritative read) at a high rate; rows wait without spending attempts, and the breaker probes one at a time',
-    threshold: 1,
-    // Every reconciler run says open or closed; a period without a run keeps the state it had.
-    treatMissingData: cloudwatch.TreatMissingData.IGNORE,
-  }),
-};

@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { DeliveryPredicate } from './delivery-predicate';
 
 /** Automatic rotation of a signing secret by the inbox's rotation function. */
 export interface SigningSecretRotation {
@@ -30,12 +31,44 @@ export interface SigningSecretRotation {
 }
 
 /**
- * Recovery by polling: the reconciler asks the provider for recorded submissions that have no
- * delivery past their horizon, and feeds final results through the inbox as deliveries.
+ * Recovery by polling. Answerline, Echonova and a message-batches API: the reconciler asks the
+ * provider for recorded submissions that have no delivery past their horizon, and feeds final
+ * results through the inbox as deliveries. GitHub and Stripe: each reconciler run reads the
+ * provider's own event log (a hook's deliveries; the account's events) from a saved cursor and
+ * admits what the inbox does not hold, marked recovered (docs/providers/github.md#recovery,
+ * docs/providers/stripe.md#recovery).
  */
 export interface ProviderPolling {
-  /** The secret whose current value is the provider's API key, as text or JSON `{"apiKey": "…"}` (sent as `Authorization: Bearer`). */
+  /**
+   * The secret whose current value is the provider's API credentials, as text or JSON `{"apiKey": "…"}` (sent as
+   * `Authorization: Bearer`): the API key; GitHub: a token that may read the hook (or, for the App's own hook,
+   * JSON `{"appId": "…", "privateKey": "…"}`); Stripe: a restricted key with Events read access.
+   */
   readonly apiKeySecret: secretsmanager.ISecret;
+
+  /**
+   * GitHub: the hook whose deliveries are read.
+   * @default - required for GitHub; not for other providers
+   */
+  readonly githubHook?: GitHubHook;
+
+  /**
+   * GitHub and Stripe: the API's base URL (GitHub Enterprise Server: `https://HOST/api/v3`); https, or plain http on a loopback address (a local fake).
+   * @default - GitHub: `https://api.github.com`; Stripe: `https://api.stripe.com`
+   */
+  readonly baseUrl?: string;
+
+  /**
+   * Stripe: the event types the endpoint is subscribed to (at most 20), so that events it never receives are not recovered into the inbox.
+   * @default - every type
+   */
+  readonly eventTypes?: string[];
+
+  /**
+   * GitHub and Stripe: how long a run with no success (a failing, rate-limited or deleted log) is allowed before the RecoveryStalled alarm.
+   * @default Duration.hours(1)
+   */
+  readonly stalledAfter?: Duration;
 
   /**
    * URL of one task, with `{taskId}` (or `{jobId}`) where the id goes.
@@ -54,6 +87,43 @@ export interface ProviderPolling {
    * @default - Answerline: 10 minutes; Echonova: 5 minutes
    */
   readonly recheckInterval?: Duration;
+}
+
+/** Which kind of GitHub hook a recovery reads. */
+export enum GitHubHookKind {
+  /** A repository's hook: `GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries`. */
+  REPOSITORY = 'repository',
+  /** An organization's hook: `GET /orgs/{org}/hooks/{hook_id}/deliveries`. */
+  ORGANIZATION = 'organization',
+  /** A GitHub App's own hook: `GET /app/hook/deliveries`, read with the App's JWT. */
+  APP = 'app',
+}
+
+/** The GitHub hook whose deliveries the reconciler reads to recover the ones that failed. */
+export class GitHubHook {
+  /** A repository's hook, e.g. `GitHubHook.repository('octo-org/octo-repo', 12345678)`. */
+  public static repository(repository: string, hookId: number): GitHubHook {
+    return new GitHubHook(GitHubHookKind.REPOSITORY, repository, hookId);
+  }
+
+  /** An organization's hook, by the organization's login. */
+  public static organization(organization: string, hookId: number): GitHubHook {
+    return new GitHubHook(GitHubHookKind.ORGANIZATION, organization, hookId);
+  }
+
+  /** The hook of the GitHub App whose credentials (`appId`, `privateKey`) the secret holds. */
+  public static app(): GitHubHook {
+    return new GitHubHook(GitHubHookKind.APP);
+  }
+
+  private constructor(
+    /** The kind of hook. */
+    public readonly kind: GitHubHookKind,
+    /** `owner/repo` for a repository hook, the login for an organization's; none for an App's. */
+    public readonly owner?: string,
+    /** The hook's id in GitHub; none for an App's. */
+    public readonly hookId?: number,
+  ) {}
 }
 
 /**
@@ -113,8 +183,8 @@ export interface WebhookProviderOptions {
   readonly rotation?: SigningSecretRotation;
 
   /**
-   * Recover results the provider gave up delivering by polling its API (Answerline, Echonova).
-   * @default - no polling: recorded submissions are only checked for a delivery, and counted overdue without one
+   * Recover what the provider gave up delivering by polling its API: results of recorded submissions (Answerline, Echonova), or the provider's own event log (GitHub, Stripe).
+   * @default - no polling: recorded submissions are only checked for a delivery, and counted overdue without one; nothing is recovered from GitHub or Stripe
    */
   readonly polling?: ProviderPolling;
 
@@ -143,6 +213,21 @@ export interface WebhookProviderOptions {
    * @default - the inbox's `throttle`
    */
   readonly throttle?: apigwv2.ThrottleSettings;
+
+  /**
+   * The event types stored, as the provider names them where its deliveries carry them (Stripe's
+   * `type`, GitHub's `X-GitHub-Event`, Slack's `event.type`: docs/FILTERS.md): a verified delivery
+   * of another type is answered 200 `filtered`, stored nowhere and counted (`Filtered`).
+   * @default - every event type
+   */
+  readonly eventTypes?: string[];
+
+  /**
+   * A condition on a verified delivery's JSON body that it must meet to be stored (with
+   * `eventTypes`, both must keep it); one that does not is answered 200 `filtered`, stored nowhere and counted.
+   * @default - no condition
+   */
+  readonly keepWhen?: DeliveryPredicate;
 }
 
 /** The HMAC hash function of a generic HMAC provider. */

@@ -23,6 +23,7 @@ import {
   TwilioFacts,
   ZoomFacts,
 } from './contract';
+import { DeliveryPredicate } from './delivery-predicate';
 import { PresetExtras, presetConfig } from './private/presets';
 import {
   AuthoritativeRead,
@@ -37,6 +38,7 @@ import {
 
 // What the presets take is part of the provider's API: imported from here as before.
 export * from './provider-options';
+export * from './delivery-predicate';
 
 /** What a provider resolves to when an inbox binds it. */
 export interface WebhookProviderConfig {
@@ -102,6 +104,16 @@ export interface WebhookProviderConfig {
    * @default - the inbox's
    */
   readonly throttle?: apigwv2.ThrottleSettings;
+  /**
+   * The event types stored.
+   * @default - every type
+   */
+  readonly eventTypes?: string[];
+  /**
+   * The condition a stored delivery's body meets.
+   * @default - none
+   */
+  readonly keepWhen?: DeliveryPredicate;
 }
 
 /**

@@ -11,6 +11,7 @@ import type { CircuitBreakerOptions } from './flow-control';
 import type { WebhookIngress } from './ingress';
 import type { WebhookInboxAlarmOptions, WebhookInboxDashboardOptions } from './monitoring';
 import type { WebhookProvider } from './provider';
+import type { InboxArchiveOptions } from './archive-options';
 
 /** Settings of a table the inbox creates: the inbox table (`inboxTableSettings`) or the results table (`resultsTableSettings`). */
 export interface TableSettings {
@@ -163,27 +164,45 @@ export interface WebhookInboxProps {
 
   /**
    * Overrides for the verifier function; its timeout may not exceed API Gateway's integration timeout (29 seconds behind a REST API, 30 behind an HTTP API).
-   * @default - ARM64, 512 MB, 10 seconds, active tracing
+   * @default - ARM64, 512 MB, 10 seconds, traced only with `tracing`
    */
   readonly verifierFunctionProps?: lambda.FunctionOptions;
 
   /**
    * Overrides for the processor function.
-   * @default - ARM64, 512 MB, 30 seconds, active tracing
+   * @default - ARM64, 512 MB, 30 seconds, traced only with `tracing`
    */
   readonly processorFunctionProps?: lambda.FunctionOptions;
 
   /**
    * Overrides for the reconciler function.
-   * @default - ARM64, 1,769 MB (one vCPU, which the sweep's capacity follows), 2 minutes, active tracing
+   * @default - ARM64, 1,769 MB (one vCPU, which the sweep's capacity follows), 2 minutes, traced only with `tracing`
    */
   readonly reconcilerFunctionProps?: lambda.FunctionOptions;
+
+  /**
+   * Active X-Ray tracing on the inbox's functions: about $5 per million traces, and below one invocation a second every invocation is traced, so about $10 per million deliveries at 1 million a month (docs/COSTS.md).
+   * @default false
+   */
+  readonly tracing?: boolean;
+
+  /**
+   * Emit each metric per provider too (dimensions `Inbox` and `Provider`), not only per inbox: each provider's copy is a custom metric of its own, about $0.30 a month each (docs/COSTS.md). The alarms and the dashboard read the per-inbox metrics.
+   * @default false
+   */
+  readonly metricsPerProvider?: boolean;
 
   /**
    * Work messages per processor invocation.
    * @default 10
    */
   readonly processorBatchSize?: number;
+
+  /**
+   * How long the event source gathers work messages before it invokes the processor with fewer than `processorBatchSize` (0 to 5 minutes): fewer invocations, receives and deletes at low rates, each delivery processed up to this much later (docs/COSTS.md).
+   * @default Duration.seconds(5)
+   */
+  readonly processorBatchingWindow?: Duration;
 
   /**
    * The most concurrent processor invocations the queue drives (2 to 1000): the default is half of a new account's Lambda concurrency, so the verifier keeps answering while the processor is busy (docs/DEPLOY.md#prerequisites).
@@ -232,7 +251,7 @@ export interface WebhookInboxProps {
   /**
    * Bodies (and results) larger than this are stored in the body bucket, with a pointer in the
    * row; smaller ones stay in the row. At most 350 KiB (DynamoDB items hold 400 KB).
-   * @default Size.kibibytes(64)
+   * @default Size.kibibytes(8)
    */
   readonly inlineBodyLimit?: Size;
 
@@ -241,6 +260,14 @@ export interface WebhookInboxProps {
    * @default - a new bucket (S3-managed encryption, TLS only, no public access, objects expire after the items that reference them) when `maxBodySize` exceeds `inlineBodyLimit`
    */
   readonly bodyBucket?: s3.IBucket;
+
+  /**
+   * Archive each processed delivery (its exact bytes and sanitized record) to S3, with a Glue table
+   * for Athena (docs/ARCHIVE.md); `{}` turns it on with its defaults. The processor writes one
+   * object per batch, before it completes the batch's rows.
+   * @default - no archive
+   */
+  readonly archive?: InboxArchiveOptions;
 
   /**
    * How long inbox rows are kept (DynamoDB TTL). At least the dead-letter queue's retention and
@@ -355,7 +382,7 @@ export interface WebhookInboxProps {
   readonly alarms?: WebhookInboxAlarmOptions;
 
   /**
-   * The CloudWatch dashboard of the pipeline.
+   * The CloudWatch dashboard of the pipeline: $3 a month beyond an account's first three dashboards, $3 per million deliveries at 1 million a month (docs/COSTS.md); `enabled: false` leaves it out.
    * @default - a dashboard with a generated name
    */
   readonly dashboard?: WebhookInboxDashboardOptions;

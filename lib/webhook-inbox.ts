@@ -1,8 +1,10 @@
+import { isRecoveredFromLog, recoveryStallThreshold } from './private/recovery-runtime';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as glue from 'aws-cdk-lib/aws-glue';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -19,6 +21,8 @@ import { createEndpoint, Endpoint, hookPath } from './private/api';
 import { defaultRouteThrottle, routeThrottles } from './private/route-throttle';
 import { createInboxFunctions } from './private/functions';
 import { createOutputs } from './private/outputs';
+import { createArchive } from './private/archive';
+import { grantReadArchive } from './private/archive-grants';
 import { createBodyBucket, createEventBus, createInboxTable, createResultsTable, createWorkQueues, signingSecretOf, signingSecrets } from './private/resources';
 import { createRotation } from './private/rotation';
 import { resolveSettings } from './private/settings';
@@ -76,6 +80,10 @@ export class WebhookInbox extends WebhookInboxBase {
   public readonly inboxName: string;
   /** The bus decided results are published to, unless `publishEvents` is false. */
   public readonly eventBus?: events.IEventBus;
+  /** The archive's bucket (objects under `deliveries/`), when `archive` is set. */
+  public readonly archiveBucket?: s3.IBucket;
+  /** The Glue table over the archive (`<database>.deliveries`), when `archive` is set. */
+  public readonly archiveTable?: glue.CfnTable;
 
   private readonly endpoint: Endpoint;
   private readonly providerConfigs: WebhookProviderConfig[];
@@ -101,6 +109,16 @@ export class WebhookInbox extends WebhookInboxBase {
     warnOfImportedSecretsWithoutKey(this.providerConfigs, this.secrets);
     this.bodyBucket = props.bodyBucket ?? (settings.maxBodyBytes > settings.inlineBodyBytes ? createBodyBucket(this, settings) : undefined);
     if (settings.publishEvents) this.eventBus = props.eventBus ?? createEventBus(this);
+    const archive =
+      props.archive &&
+      createArchive(
+        this,
+        props.archive,
+        this.inboxName,
+        this.providerConfigs.map((provider) => provider.name),
+      );
+    this.archiveBucket = archive?.bucket;
+    this.archiveTable = archive?.table;
 
     // The functions, each granted exactly what it uses, and the rotation of signing secrets.
     const functions = createInboxFunctions(
@@ -112,6 +130,7 @@ export class WebhookInbox extends WebhookInboxBase {
         workQueue: this.workQueue,
         bodyBucket: this.bodyBucket,
         eventBus: this.eventBus,
+        archiveBucket: this.archiveBucket,
         providers: this.providerConfigs,
         secrets: this.secrets,
       },
@@ -122,7 +141,7 @@ export class WebhookInbox extends WebhookInboxBase {
     this.processorFunction = functions.processor;
     this.reconcilerFunction = functions.reconciler;
     this.reconcileRule = functions.reconcileRule;
-    const rotation = createRotation(this, this.inboxName, this.providerConfigs, this.secrets, settings.logRetention);
+    const rotation = createRotation(this, this.inboxName, this.providerConfigs, this.secrets, settings.logRetention, settings.tracing);
     this.rotatorFunction = rotation?.rotator;
     this.rotationFailureQueue = rotation?.failureQueue;
 
@@ -139,12 +158,21 @@ export class WebhookInbox extends WebhookInboxBase {
     this.endpointUrl = this.endpoint.url;
 
     this.alarms = new WebhookInboxAlarms(this, 'Alarms', { ...props.alarms, inbox: this });
-    if (this.providerConfigs.some((provider) => provider.polling)) this.alarms.watchSubmissions();
+    if (this.providerConfigs.some((provider) => provider.polling && !isRecoveredFromLog(provider))) this.alarms.watchSubmissions();
+    if (this.providerConfigs.some(isRecoveredFromLog)) this.alarms.watchRecovery(recoveryStallThreshold(this.providerConfigs));
     this.deadLetterAlarm = this.alarms.deadLetterQueueDepth;
     if (props.dashboard?.enabled ?? true) {
       this.dashboard = createInboxDashboard(this, 'Dashboard', this, this.alarms.all, props.dashboard);
     }
-    createOutputs(this, this.providerConfigs, this.secrets, this.endpoint.domainTarget, settings.resultRetention, settings.pendingIndexShards);
+    createOutputs(
+      this,
+      this.providerConfigs,
+      this.secrets,
+      this.endpoint.domainTarget,
+      settings.resultRetention,
+      settings.pendingIndexShards,
+      this.archiveBucket,
+    );
   }
 
   /**
@@ -154,6 +182,17 @@ export class WebhookInbox extends WebhookInboxBase {
   public override grantRecordSubmission(grantee: iam.IGrantable): iam.Grant {
     this.alarms.watchSubmissions();
     return super.grantRecordSubmission(grantee);
+  }
+
+  /**
+   * Lets a principal read the archive: list it and get its objects (`s3:ListBucket` on the
+   * `deliveries/` prefix, `s3:GetObject` under it, and decrypt with its KMS key), as
+   * `webhook-inbox search` and `export` do; the Glue table's metadata too, for Athena.
+   * Throws when the inbox has no archive.
+   */
+  public grantReadArchive(grantee: iam.IGrantable): iam.Grant {
+    if (!this.archiveBucket || !this.archiveTable) throw new ValidationError('grantReadArchive: this inbox has no archive; set the archive prop', this);
+    return grantReadArchive(this, this.archiveBucket, this.archiveTable, grantee);
   }
 
   /** The HTTP API that receives deliveries; an inbox whose ingress is a REST API has none, and reading it throws (use `restApi`). */

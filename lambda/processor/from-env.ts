@@ -1,14 +1,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BreakerRuntimeConfig, breakerProblems, Defaults, Env } from '../../lib/contract';
+import { ARCHIVE_BUCKET_ENV, BreakerRuntimeConfig, breakerProblems, Defaults, Env } from '../../lib/contract';
 import { effectSinkFromEnv } from '../shared/effects/sinks-from-env';
 import { resourceReadersFor } from '../shared/providers/authoritative-read';
 import { adaptersFor } from '../shared/providers/registry';
 import { ConfigurationError } from '../shared/runtime/errors';
 import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
 import { HandlerRuntime } from '../shared/runtime/handler-runtime';
-import { Telemetry } from '../shared/runtime/telemetry';
+import { telemetryFromEnv } from '../shared/runtime/telemetry';
 import { secretCacheFromEnv } from '../shared/signatures/secrets';
-import { bodyStoreFromEnv } from '../shared/stores/body-store';
+import { bodyStoreFromEnv, lazyS3Store } from '../shared/stores/body-store';
 import { DynamoDbInboxStore } from '../shared/stores/inbox';
 import { DynamoDbResultsStore } from '../shared/stores/results-store';
 import { DynamoDbFlowStore } from '../shared/stores/flow';
@@ -23,7 +23,7 @@ export function processorDependenciesFromEnv(env: Record<string, string | undefi
   const inboxName = requiredEnv(env, Env.INBOX_NAME);
   const inboxTable = requiredEnv(env, Env.INBOX_TABLE);
   const sink = effectSinkFromEnv(env, clients.eventBridge, runtime.functionSink);
-  const telemetry = new Telemetry(inboxName, runtime.write, now);
+  const telemetry = telemetryFromEnv(env, runtime.write, now);
   const leaseMs = integerEnv(env, Env.LEASE_SECONDS, Defaults.PROCESSOR_TIMEOUT_SECONDS) * 1000;
   const breaker = breakerFromEnv(env);
   return {
@@ -46,6 +46,7 @@ export function processorDependenciesFromEnv(env: Record<string, string | undefi
     maxReceiveCount: integerEnv(env, Env.MAX_RECEIVE_COUNT, Defaults.MAX_RECEIVE_COUNT),
     flow: new FlowGate({ store: new DynamoDbFlowStore(dynamodb, inboxTable), ...(breaker ? { breaker } : {}), probeLeaseMs: leaseMs, telemetry, now }),
     ...pacingFromEnv(env),
+    ...(env[ARCHIVE_BUCKET_ENV] ? { archive: runtime.archiveStore?.(env[ARCHIVE_BUCKET_ENV]) ?? lazyS3Store(env[ARCHIVE_BUCKET_ENV]) } : {}),
   };
 }
 

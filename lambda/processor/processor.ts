@@ -1,19 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { DeferReason, DeliveryRecordMessage, DeliveryStatus, MetricName, OutboxResult, ReconcileResult, RowOutcome } from '../../lib/contract';
+import { DeferReason, DeliveryRecordMessage, MetricName, OutboxResult, RowOutcome } from '../../lib/contract';
 import { JobObservation, ProviderAdapter } from '../shared/providers/adapter';
 import { ResourceReader } from '../shared/providers/authoritative-read';
-import { BodyStore, responseObjectKey } from '../shared/stores/body-store';
+import { BodyStore, bodyOfRow, responseObjectKey } from '../shared/stores/body-store';
 import { logReference, sha256Hex } from '../shared/runtime/digest';
 import { DispatchOutcome, EffectSink } from '../shared/effects/sinks';
 import { Effect, EffectAssembler, effectContent } from '../shared/effects/assembler';
 import { AuthoritativeReadError, ConfigurationError, SafeError, safeErrorFields, safeErrorText } from '../shared/runtime/errors';
-import { BodyLocation, ClaimedDelivery, InboxStore, isDeliveryKey, splitKey, StoredDelivery } from '../shared/stores/inbox';
+import { ClaimedDelivery, InboxStore, isDeliveryKey, StoredDelivery } from '../shared/stores/inbox';
 import { refuseKey } from '../shared/refused-key';
 import { OfferOutcome, ResultsStore } from '../shared/stores/results-store';
 import { LogFields, Telemetry } from '../shared/runtime/telemetry';
 import { decodeWorkMessage } from '../shared/stores/work-queue';
+import { archiveBatch } from './archive';
 import { Admission, FlowGate } from './flow-gate';
+import { ClaimedRow, fail, givenBack, providerOf, unclaimed } from './row-settlement';
 
 /** Where effects go, and what they are built with. */
 export interface EffectsConfig {
@@ -53,23 +55,8 @@ export interface ProcessorDependencies {
   readonly pacingMsPerRow?: number;
   /** How the pacing waits (tests give a clock of their own). */
   readonly sleep?: (ms: number) => Promise<void>;
-}
-
-/** The log line of a row that became DEAD (its count, `DeadLettered`, goes out with it). */
-const DEAD_LETTERED_MESSAGE = DeliveryRecordMessage.DEAD_LETTERED;
-
-/** Another worker holds the row's lease; the message is retried after its visibility timeout. */
-class LeaseHeldError extends SafeError {
-  override readonly name = 'LeaseHeldError';
-}
-
-/**
- * The message's row is DEAD: the message fails on every receive until SQS moves it to the
- * dead-letter queue, so that every dead row has a message there for `redrive`, even when its
- * attempts ran out on another message's receives (a sweep's copy).
- */
-class DeadRowError extends SafeError {
-  override readonly name = 'DeadRowError';
+  /** Where each processed delivery is archived (docs/ARCHIVE.md); absent: no archive. */
+  readonly archive?: BodyStore;
 }
 
 type Outcome = (typeof RowOutcome)[keyof typeof RowOutcome];
@@ -80,7 +67,7 @@ type Outcome = (typeof RowOutcome)[keyof typeof RowOutcome];
  */
 class DownstreamFailure extends Error {
   constructor(
-    readonly claimed: Pick<Decided, 'key' | 'owner' | 'receiveCount' | 'fields' | 'row'>,
+    readonly claimed: ClaimedRow,
     readonly cause: unknown,
   ) {
     super('downstream failure');
@@ -90,12 +77,7 @@ class DownstreamFailure extends Error {
 const PROCESS: Admission = { kind: 'process' };
 
 /** A row this invocation claimed and decided, waiting for its effect (if any) and its completion. */
-interface Decided {
-  readonly key: string;
-  readonly owner: string;
-  readonly receiveCount: number;
-  readonly fields: LogFields;
-  readonly row: ClaimedDelivery;
+interface Decided extends ClaimedRow {
   /** When the claim's lease runs out, by this processor's clock. */
   readonly leaseUntil: number;
   readonly outcome: Outcome;
@@ -140,10 +122,12 @@ async function processRecords(
 ): Promise<SQSRecord[]> {
   const decided = await Promise.allSettled(records.map((record) => decide(record, deps, assembler)));
   const rows = decided.map((settled) => (settled.status === 'fulfilled' ? settled.value : undefined));
-  const dispatched = await dispatchEffects(rows, deps.effects?.sink);
-  // What the breaker counts: the rows that reached the downstream, and those it failed.
+  const effects = await dispatchEffects(rows, deps.effects?.sink);
+  const dispatched = await archiveBatch(rows, effects, deps);
+  // What the breaker counts: the rows that reached the downstream, and those it failed (the
+  // archive is the inbox's own bucket, not the consumer's downstream).
   const downstreamRejected = decided.filter((settled) => settled.status === 'rejected' && settled.reason instanceof DownstreamFailure).length;
-  const downstreamFailures = downstreamRejected + [...dispatched.values()].filter((outcome) => !outcome.ok).length;
+  const downstreamFailures = downstreamRejected + [...effects.values()].filter((outcome) => !outcome.ok).length;
   const reached = rows.filter((row) => row !== undefined).length + downstreamRejected;
   // A probe's downstream failure is always given back; otherwise only while the breaker is open.
   const giveBack = admission.kind === 'probe' ? true : deps.flow ? await deps.flow.record(reached, downstreamFailures) : false;
@@ -241,7 +225,7 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
   try {
     const adapter = deps.adapters.get(row.provider);
     if (!adapter) throw new ConfigurationError(`provider ${row.provider} is not configured`);
-    const body = await bodyOf(row, deps.bodies);
+    const body = await bodyOfRow(row, deps.bodies);
     const observation = adapter.observe(body, row.meta);
     // A job's delivery with no final result exposes nothing: no read, no effect.
     if (!observation && adapter.reportsJob(row.meta)) return { ...claimed, outcome: RowOutcome.NO_FINAL_RESULT };
@@ -278,54 +262,6 @@ async function decide(record: SQSRecord, deps: ProcessorDependencies, assembler:
     await fail(claimed, error, deps);
     throw error;
   }
-}
-
-/**
- * A row the claim did not take: one out of attempts is DEAD (and its message goes on to the DLQ),
- * a held lease makes the message wait, a row gone or settled needs nothing; undefined, or throws.
- */
-async function unclaimed(key: string, receiveCount: number, fields: LogFields, deps: ProcessorDependencies): Promise<undefined> {
-  const state = await deps.inbox.status(key);
-  if (
-    state &&
-    state.status !== DeliveryStatus.PROCESSED &&
-    state.status !== DeliveryStatus.DEAD &&
-    state.attempts >= deps.maxReceiveCount &&
-    (state.leaseUntil ?? 0) <= deps.now()
-  ) {
-    await exhausted(key, state.attempts, fields, deps);
-    throw new DeadRowError('the row ran out of attempts');
-  }
-  if (state?.status === DeliveryStatus.PROCESSING) {
-    // On its last receive a duplicate message must not dead-letter a healthy row: the lease
-    // holder finishes it, or the lease expires and the sweep re-enqueues it.
-    if (receiveCount >= deps.maxReceiveCount) {
-      deps.telemetry.log('INFO', 'lease held by another worker; message dropped on its last receive', fields);
-      return undefined;
-    }
-    deps.telemetry.log('INFO', 'lease held by another worker', fields);
-    throw new LeaseHeldError('row is leased');
-  }
-  if (!state) {
-    // Its row expired before the message was processed (a late redrive, a retention shorter than the queue's): nothing is left to process.
-    deps.telemetry.count(MetricName.MESSAGE_WITHOUT_ROW, splitKey(key).provider);
-    deps.telemetry.log('WARN', 'message without a row', fields);
-    return undefined;
-  }
-  if (state.status === DeliveryStatus.DEAD) {
-    // Only an operator revives it; its message goes on to the dead-letter queue, where redrive finds it.
-    deps.telemetry.log('INFO', 'row is dead; its message goes on to the dead-letter queue', fields);
-    throw new DeadRowError('the row is DEAD');
-  }
-  // Processed already (a duplicate message): nothing to do.
-  deps.telemetry.log('INFO', 'row already settled', { ...fields, status: state.status });
-  return undefined;
-}
-
-/** The provider a work message's key names, when the processor serves it (a metric dimension is never the sender's to choose). */
-function providerOf(key: string, deps: ProcessorDependencies): string | undefined {
-  const { provider } = splitKey(key);
-  return deps.adapters.has(provider) ? provider : undefined;
 }
 
 /**
@@ -450,66 +386,6 @@ async function finish(
 }
 
 /**
- * A row whose every attempt ended without a release: each invocation that claimed it died (a
- * timeout, out of memory, a kill). It is DEAD, counted and logged like any dead row, so the sweep
- * stops bringing it back and its effect is not repeated; an operator's replay or redrive revives it.
- */
-async function exhausted(key: string, attempts: number, fields: LogFields, deps: ProcessorDependencies): Promise<void> {
-  const description = `AttemptsExhausted: ${attempts} attempts ended without a result (their invocations died)`;
-  if (!(await deps.inbox.markExhausted(key, description, deps.now(), deps.maxReceiveCount))) return;
-  const { provider } = splitKey(key);
-  deps.telemetry.count(MetricName.DEAD_LETTERED, provider);
-  deps.telemetry.log('ERROR', DEAD_LETTERED_MESSAGE, { ...fields, provider, attempts, reconcileResult: ReconcileResult.DEAD, error: description });
-  deps.telemetry.flush();
-}
-
-/** Gives a claimed row back with its error; on the last receive, or the row's last attempt, the row is DEAD. */
-async function fail(
-  claimed: Pick<Decided, 'key' | 'owner' | 'receiveCount' | 'fields' | 'row'>,
-  error: unknown,
-  deps: ProcessorDependencies,
-  outbox?: (typeof OutboxResult)[keyof typeof OutboxResult],
-): Promise<void> {
-  const { key, owner, receiveCount, fields, row } = claimed;
-  // `attempts` counts this claim: every message that carries the row shares the cap.
-  const dead = receiveCount >= deps.maxReceiveCount || row.attempts >= deps.maxReceiveCount;
-  const description = safeErrorText(error);
-  await deps.inbox.release(key, owner, description, dead, deps.now());
-  deps.telemetry.count(MetricName.PROCESSING_FAILED, row.provider);
-  if (dead) deps.telemetry.count(MetricName.DEAD_LETTERED, row.provider);
-  deps.telemetry.log(dead ? 'ERROR' : 'WARN', dead ? DEAD_LETTERED_MESSAGE : 'processing failed', {
-    ...fields,
-    provider: row.provider,
-    reconcileResult: dead ? ReconcileResult.DEAD : ReconcileResult.FAILED,
-    ...(outbox ? { outboxResult: outbox } : {}),
-    error: description,
-  });
-  // The row is DEAD now: its count goes out with its log line, not at the end of the batch,
-  // which a timeout or a crash on a later row would never reach.
-  if (dead) deps.telemetry.flush();
-}
-
-/** Gives a row that failed downstream back while the breaker is open: its attempt returned, never DEAD. */
-async function givenBack(
-  claimed: Pick<Decided, 'key' | 'owner' | 'fields' | 'row'>,
-  error: unknown,
-  deps: ProcessorDependencies,
-  outbox?: (typeof OutboxResult)[keyof typeof OutboxResult],
-): Promise<void> {
-  const { key, owner, fields, row } = claimed;
-  const description = safeErrorText(error);
-  await deps.inbox.giveBack(key, owner, description, deps.now());
-  deps.telemetry.count(MetricName.PROCESSING_FAILED, row.provider);
-  deps.telemetry.log('WARN', 'processing failed downstream; attempt given back (circuit breaker open)', {
-    ...fields,
-    provider: row.provider,
-    reconcileResult: ReconcileResult.FAILED,
-    ...(outbox ? { outboxResult: outbox } : {}),
-    error: description,
-  });
-}
-
-/**
  * The delivery record's times of a claimed row: when it was received and signed, and how long
  * each was before this attempt started. The first attempt of a row (never processed nor
  * dead before: an operator's replay or redrive starts its count again) also emits them as the
@@ -529,13 +405,6 @@ function queueDelays(row: StoredDelivery, startedAt: number, deps: ProcessorDepe
     queueDelayMs: fromReceipt,
     queueDelayFromEventMs: fromEvent,
   };
-}
-
-/** The row's body, loaded from the body store when the row only points at it. */
-async function bodyOf(row: BodyLocation, bodies: BodyStore | undefined): Promise<Buffer> {
-  if (row.bodyRef === undefined) return row.body ?? Buffer.alloc(0);
-  if (!bodies) throw new ConfigurationError('a row points at the body store, but none is configured');
-  return bodies.get(row.bodyRef);
 }
 
 /** Puts a result too large for the results table into the body store; its reference, if so. */

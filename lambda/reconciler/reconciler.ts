@@ -8,6 +8,7 @@ import { Telemetry } from '../shared/runtime/telemetry';
 import { EnqueueError, WorkQueue } from '../shared/stores/work-queue';
 import { refuseKey } from '../shared/refused-key';
 import { LEDGER_ONLY_RECHECK_MS, LedgerDependencies, LedgerReport, reconcileLedger } from './ledger';
+import { recoverFromLogs, RecoveryDependencies, RecoveryReport } from './recovery';
 
 export interface ReconcilerDependencies {
   readonly inbox: InboxStore;
@@ -22,6 +23,8 @@ export interface ReconcilerDependencies {
   readonly sweepStep: ReadBound;
   /** The submission ledger: due submissions are checked, and polled, beside the sweep. Absent: sweep only. */
   readonly ledger?: LedgerDependencies;
+  /** Providers recovered from their own event log (GitHub, Stripe). Absent: none. */
+  readonly recovery?: RecoveryDependencies;
 }
 
 /** What a settlement run found left: reconciliation is done when both say nothing. */
@@ -42,6 +45,8 @@ export interface ReconcileReport extends Partial<LedgerReport> {
   readonly sweepLagSeconds?: number;
   /** Only for a settlement run (the ops CLI's `reconcile --until-settled`). */
   readonly settlement?: Settlement;
+  /** Each provider recovered from its event log: what this run found. */
+  readonly recovery?: readonly RecoveryReport[];
 }
 
 /** The part of the Lambda context a run uses: how long it may still take. */
@@ -72,7 +77,7 @@ export function createReconciler(deps: ReconcilerDependencies) {
       // A resume's sweep takes every waiting row at once, not only those waiting longer than `sweepAfter`.
       const sweepAfterMs = isRequest(event, ReconcileRequest.RESUME) ? 0 : deps.sweepAfterMs;
       const lookaheadMs = settling && deps.ledger ? longestRecheckMs(deps.ledger) : 0;
-      const [swept, ledger] = await Promise.allSettled([
+      const [swept, ledger, recovery] = await Promise.allSettled([
         paused ? Promise.resolve(undefined) : sweep(deps, sweepAfterMs, remainingMs),
         deps.ledger
           ? reconcileLedger(deps.ledger, {
@@ -84,6 +89,7 @@ export function createReconciler(deps: ReconcilerDependencies) {
               ...(remainingMs ? { remainingMs } : {}),
             })
           : undefined,
+        deps.recovery ? recover(deps, deps.recovery, now, remainingMs) : undefined,
       ]);
       if (ledger.status === 'fulfilled' && ledger.value) {
         const report = ledger.value;
@@ -92,7 +98,11 @@ export function createReconciler(deps: ReconcilerDependencies) {
       }
       if (swept.status === 'rejected') throw swept.reason;
       if (ledger.status === 'rejected') throw ledger.reason;
-      const sweepReport = swept.value ? { swept: swept.value.swept, sweepLagSeconds: swept.value.lagSeconds } : { swept: 0, paused: true as const };
+      if (recovery.status === 'rejected') throw recovery.reason;
+      const sweepReport = {
+        ...(swept.value ? { swept: swept.value.swept, sweepLagSeconds: swept.value.lagSeconds } : { swept: 0, paused: true as const }),
+        ...(recovery.value ? { recovery: recovery.value } : {}),
+      };
       if (!deps.ledger || !ledger.value) return sweepReport;
       if (!settling) return { ...sweepReport, ...ledger.value };
       const settlement = await settlementOf(deps.ledger, now + lookaheadMs);
@@ -247,6 +257,19 @@ async function sweepStep(deps: ReconcilerDependencies, now: number, sweepAfterMs
     ...(recordedShards !== undefined ? { recordedShards } : {}),
     ...(failure !== undefined ? { failure } : {}),
   };
+}
+
+/** Time a recovery request may take, beside the run's last writes and metrics. */
+const RECOVERY_TIME_MARGIN_MS = 5_000;
+
+/** The recovery from providers' event logs, with the run's stores; a request is started only while one as long as its timeout still fits. */
+function recover(deps: ReconcilerDependencies, recovery: RecoveryDependencies, now: number, remainingMs?: () => number): Promise<RecoveryReport[]> {
+  return recoverFromLogs(recovery, {
+    stores: { ...recovery.storage, inbox: deps.inbox, queue: deps.queue },
+    telemetry: deps.telemetry,
+    now,
+    hasTime: () => !remainingMs || remainingMs() >= recovery.requestTimeoutMs + RECOVERY_TIME_MARGIN_MS,
+  });
 }
 
 /** An invocation by the ops CLI of this kind (`reconcile --until-settled`, `resume`). */

@@ -1,9 +1,7 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { Env } from '../../lib/contract';
-import { requiredEnv } from '../shared/runtime/config';
 import { HandlerRuntime } from '../shared/runtime/handler-runtime';
-import { Telemetry } from '../shared/runtime/telemetry';
+import { telemetryFromEnv } from '../shared/runtime/telemetry';
 import { createRotator, LambdaRegistrar, RotatorDependencies, rotatedSecretsFromEnv } from './rotator';
 
 /** The rotator's composition root: its dependencies from the environment the construct sets. */
@@ -13,7 +11,7 @@ export function rotatorDependenciesFromEnv(env: Record<string, string | undefine
     secretsManager: clients.secretsManager ?? new SecretsManagerClient({}),
     registrar: new LambdaRegistrar(clients.lambda ?? new LambdaClient({})),
     rotated: rotatedSecretsFromEnv(env),
-    telemetry: new Telemetry(requiredEnv(env, Env.INBOX_NAME), runtime.write, runtime.now),
+    telemetry: telemetryFromEnv(env, runtime.write, runtime.now),
   };
 }
 

@@ -4,7 +4,7 @@ import { Defaults, Env, PendingIndex, POLLED_ONLY_ADAPTERS } from '../../lib/con
 import { adaptersFor } from '../shared/providers/registry';
 import { integerEnv, providersFromEnv, requiredEnv } from '../shared/runtime/config';
 import { HandlerRuntime } from '../shared/runtime/handler-runtime';
-import { Telemetry } from '../shared/runtime/telemetry';
+import { telemetryFromEnv } from '../shared/runtime/telemetry';
 import { secretCacheFromEnv } from '../shared/signatures/secrets';
 import { bodyStoreFromEnv } from '../shared/stores/body-store';
 import { DynamoDbInboxStore } from '../shared/stores/inbox';
@@ -21,7 +21,7 @@ export function verifierDependenciesFromEnv(env: Record<string, string | undefin
   const sns = new HttpsSnsClient();
   const dynamodb = clients.dynamodb ?? new DynamoDBClient({});
   const inboxTable = requiredEnv(env, Env.INBOX_TABLE);
-  const telemetry = new Telemetry(requiredEnv(env, Env.INBOX_NAME), runtime.write, now);
+  const telemetry = telemetryFromEnv(env, runtime.write, now);
   return {
     // A polled-only provider posts nothing: the verifier serves no path for it.
     adapters: adaptersFor(

@@ -40,6 +40,7 @@ const METRIC_OF: Readonly<Record<Reason, string | undefined>> = {
   quarantined: MetricName.QUARANTINED,
   test: MetricName.TEST_DELIVERY,
   not_final: MetricName.NOT_FINAL,
+  filtered: MetricName.FILTERED,
   handshake: MetricName.HANDSHAKE,
   source_not_allowed: MetricName.SOURCE_NOT_ALLOWED,
   subscription_refused: MetricName.AUTHENTICATION_FAILED,
@@ -66,6 +67,7 @@ const DEDUPE_OF: Readonly<Record<Reason, (typeof DedupeResult)[keyof typeof Dedu
   store_error: DedupeResult.STORE_ERROR,
   test: DedupeResult.NOT_STORED,
   not_final: DedupeResult.NOT_STORED,
+  filtered: DedupeResult.NOT_STORED,
   handshake: DedupeResult.NOT_STORED,
   source_not_allowed: DedupeResult.NOT_STORED,
   subscription_refused: DedupeResult.NOT_STORED,
@@ -226,23 +228,33 @@ async function admit(adapter: ProviderAdapter, request: InboundRequest, deps: Ve
   }
   const matched = MATCHED_METRIC_OF[verdict.key.stage];
   if (matched) deps.telemetry.count(matched, adapter.name);
-  const decision = await admitVerified(adapter, request, verdict, deps);
-  return { ...decision, signature: SignatureResult.VALID, fields: { ...describe(adapter, request, verdict), ...decision.fields } };
+  const { eventType, fields } = describe(adapter, request, verdict);
+  const decision = await admitVerified(adapter, request, verdict, eventType, deps);
+  return { ...decision, signature: SignatureResult.VALID, fields: { ...fields, ...decision.fields } };
 }
 
-/** What the delivery record names of a verified delivery: its type, signed time, and its resource and tenant hashed. */
-function describe(adapter: ProviderAdapter, request: InboundRequest, verdict: Acceptance): LogFields {
+/** What the delivery record names of a verified delivery: its type (which the filter reads too), signed time, and its resource and tenant hashed. */
+function describe(adapter: ProviderAdapter, request: InboundRequest, verdict: Acceptance): { eventType?: string; fields: LogFields } {
   const { eventType, resourceId, tenant } = adapter.describe(request.headers, request.body);
   return {
     eventType,
-    resourceRef: resourceId === undefined ? undefined : resourceReference(adapter.name, resourceId),
-    eventTimestamp: verdict.signedAtMs === undefined ? undefined : new Date(verdict.signedAtMs).toISOString(),
-    tenantRef: tenant === undefined ? undefined : tenantReference(tenant),
+    fields: {
+      eventType,
+      resourceRef: resourceId === undefined ? undefined : resourceReference(adapter.name, resourceId),
+      eventTimestamp: verdict.signedAtMs === undefined ? undefined : new Date(verdict.signedAtMs).toISOString(),
+      tenantRef: tenant === undefined ? undefined : tenantReference(tenant),
+    },
   };
 }
 
-/** A verified request: a handshake or a test answered, a task not final acknowledged, or an event stored. */
-async function admitVerified(adapter: ProviderAdapter, request: InboundRequest, verdict: Acceptance, deps: VerifierDependencies): Promise<Decision> {
+/** A verified request: a handshake or a test answered, a task not final or an event the filter drops acknowledged, or an event stored. */
+async function admitVerified(
+  adapter: ProviderAdapter,
+  request: InboundRequest,
+  verdict: Acceptance,
+  eventType: string | undefined,
+  deps: VerifierDependencies,
+): Promise<Decision> {
   const { headers, body } = request;
   const admission = adapter.admit(headers, body, verdict.key, request);
   if (admission.kind === 'handshake') return handshake(admission, deps);
@@ -250,6 +262,13 @@ async function admitVerified(adapter: ProviderAdapter, request: InboundRequest, 
   if (admission.kind === 'not_final') return { reason: 'not_final' };
   if (admission.kind === 'malformed') return { reason: 'malformed', detail: admission.detail };
   if (admission.kind === 'too_deep') return { reason: 'body_too_deep', detail: admission.detail };
+  if (admission.kind === 'event') {
+    // After authentication only: an unverified request never learns what the filter keeps.
+    const dropped = adapter.filter(eventType, body);
+    // The answer is the bare `filtered` (or the one the provider requires to every event: Discord's);
+    // why is the record's to say, not the sender's.
+    if (dropped !== undefined) return { reason: 'filtered', fields: { filterDetail: dropped }, ...(admission.answer ? { answer: admission.answer } : {}) };
+  }
 
   const stored = await store(adapter, request, admission, verdict, deps);
   // The answer a provider requires to a stored event (Discord's deferred interaction response), whatever the row's outcome.

@@ -49,6 +49,8 @@ export const Limits = {
   MAX_RECEIVE_COUNT: { MIN: 1, MAX: 1000 },
   /** `processorBatchSize`: a standard queue's event source takes at most 10 without a batching window. */
   PROCESSOR_BATCH_SIZE: { MIN: 1, MAX: 10 },
+  /** `processorBatchingWindow`, in seconds: the SQS event source's MaximumBatchingWindowInSeconds, 0 to 300. */
+  PROCESSOR_BATCHING_WINDOW_SECONDS: { MIN: 0, MAX: 300 },
   /** `processorMaxConcurrency`: the SQS event source's maximum concurrency, 2 to 1,000. */
   PROCESSOR_MAX_CONCURRENCY: { MIN: 2, MAX: 1000 },
   /**
@@ -139,8 +141,12 @@ export const Defaults = {
   MAX_BODY_BYTES: 6_000_000,
   /** The largest body accepted behind a REST API ingress: a round 4,500,000 bytes, under `Limits.REST_API_MAX_BODY_BYTES`. */
   REST_API_MAX_BODY_BYTES: 4_500_000,
-  /** Bodies above this go to S3; well under `Limits.INLINE_BODY_BYTES`. */
-  INLINE_BODY_BYTES: 64 * 1024,
+  /**
+   * Bodies above this go to S3: past about 8 KiB an object costs no more than the write units, the
+   * consistent read and the month of storage of a body item, and keeps a delivery at three write
+   * units of the table, so a new table takes 1,333 deliveries a second (docs/DESIGN.md#large-bodies).
+   */
+  INLINE_BODY_BYTES: 8 * 1024,
   /** How long rows are kept; a job's result is kept as long after its last decision unless `resultRetention` says longer. */
   RETENTION_DAYS: 30,
   /** The dead-letter queue keeps a message this long (SQS's longest). */
@@ -166,6 +172,14 @@ export const Defaults = {
    */
   SWEEP_PAGES_PER_STEP: 1,
   PROCESSOR_BATCH_SIZE: 10,
+  /**
+   * How long the event source gathers messages before it invokes the processor with fewer than a
+   * batch: at 1 million deliveries a month (0.4 a second) a batch is then about 3 messages, not 1,
+   * which takes two thirds of the processor's invocations and of the receives and deletes away
+   * (docs/COSTS.md); a delivery waits at most this long more before it is processed. At 2
+   * deliveries a second and more, batches fill before the window ends.
+   */
+  PROCESSOR_BATCHING_WINDOW_SECONDS: 5,
   /**
    * Half of a new account's Lambda concurrency (10): the processor drains the queue, and the
    * verifier, which providers wait on, keeps the rest of the pool (docs/DEPLOY.md#prerequisites).

@@ -18,6 +18,8 @@ export const Env = {
   /** Processor: how long a job's result item is kept after its last decision (its TTL). */
   RESULT_RETENTION_SECONDS: 'WEBHOOK_INBOX_RESULT_RETENTION_SECONDS',
   SECRET_CACHE_SECONDS: 'WEBHOOK_INBOX_SECRET_CACHE_SECONDS',
+  /** Verifier, processor, reconciler: `true` when each metric is emitted per provider too (`metricsPerProvider`); unset: per inbox only. */
+  METRICS_PER_PROVIDER: 'WEBHOOK_INBOX_METRICS_PER_PROVIDER',
   LEASE_SECONDS: 'WEBHOOK_INBOX_LEASE_SECONDS',
   MAX_RECEIVE_COUNT: 'WEBHOOK_INBOX_MAX_RECEIVE_COUNT',
   SWEEP_AFTER_SECONDS: 'WEBHOOK_INBOX_SWEEP_AFTER_SECONDS',
@@ -32,6 +34,8 @@ export const Env = {
   EFFECT_FUNCTION_ARN: 'WEBHOOK_INBOX_EFFECT_FUNCTION',
   /** Reconciler: JSON array of `PollingRuntimeConfig`, one per provider polled for recorded submissions. */
   POLLING: 'WEBHOOK_INBOX_POLLING',
+  /** Reconciler: JSON array of `RecoveryRuntimeConfig`, one per provider recovered from its own event log (GitHub, Stripe). */
+  RECOVERY: 'WEBHOOK_INBOX_RECOVERY',
   /** Reconciler: the most due submissions one run checks. */
   POLL_BATCH_SIZE: 'WEBHOOK_INBOX_POLL_BATCH_SIZE',
   /**

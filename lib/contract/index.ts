@@ -1,4 +1,6 @@
+export * from './archive';
 export * from './defaults';
+export * from './delivery-filter';
 export * from './delivery-record';
 export * from './effects';
 export * from './env';
@@ -10,3 +12,4 @@ export * from './providers';
 export * from './resource-names';
 export * from './runtime-config';
 export * from './table-schema';
+export * from './recovery';

@@ -18,6 +18,8 @@ export const MetricName = {
   SOURCE_NOT_ALLOWED: 'SourceNotAllowed',
   /** Verified deliveries of a task that is not final yet (Answerline): acknowledged, never stored. */
   NOT_FINAL: 'NotFinal',
+  /** Verified deliveries the provider's filter dropped (200 `filtered`): stored nowhere. */
+  FILTERED: 'Filtered',
   BAD_SIGNATURE: 'BadSignature',
   /**
    * Requests refused at the authenticity check, whatever the reason (a signature that matches no
@@ -54,8 +56,15 @@ export const MetricName = {
   MATCHED_PREVIOUS_SECRET: 'MatchedPreviousSecret',
   /** Bad-signature deliveries while a staged secret version (AWSPENDING, AWSPREVIOUS) held a value that does not decode as a key. */
   UNUSABLE_SECRET_VERSION: 'UnusableSecretVersion',
-  /** Submissions whose final result was fetched by polling the provider and fed into the inbox. */
+  /** Submissions whose final result was fetched by polling the provider, and events recovered from its event log (GitHub, Stripe), fed into the inbox. */
   RECOVERED: 'Recovered',
+  /**
+   * Seconds since a provider's recovery from its event log last completed a run (unit Seconds, one
+   * value per run and provider): growing, its polls fail, are rate limited, or its hook is gone.
+   */
+  RECOVERY_STALLED: 'RecoveryStalledSeconds',
+  /** Events the provider no longer keeps, found past its retention when a recovery resumed: reported, never silently skipped. */
+  RECOVERY_BEYOND_RETENTION: 'RecoveryBeyondRetention',
   /** Submissions the provider does not know (404): unknown or no longer kept. */
   UNKNOWN_SUBMISSIONS: 'UnknownSubmissions',
   /** Polled submissions that are not final yet; checked again later. */
@@ -102,6 +111,10 @@ export const MetricName = {
    * belong: a work message, or an entry of the sweep's pending index. Refused, never processed.
    */
   REFUSED_KEYS: 'RefusedKeys',
+  /** Processed deliveries written to the archive (docs/ARCHIVE.md). */
+  ARCHIVED: 'Archived',
+  /** Processed deliveries whose archive write failed: their rows are retried, like a failed effect. */
+  ARCHIVE_FAILED: 'ArchiveFailed',
   /** Requests refused at the authenticity check that left a rejection record. */
   REJECTION_RECORDED: 'RejectionRecorded',
   /** Requests refused at the authenticity check that left none: sampled out, or over the minute's limit. */

@@ -10,6 +10,8 @@ export interface OpsConfig {
   readonly deadLetterQueueUrl?: string;
   readonly reconcilerFunctionName: string;
   readonly bodyBucket?: string;
+  /** The archive's bucket (`search`, `export`), when the inbox has an archive. */
+  readonly archiveBucket?: string;
   readonly providers: readonly string[];
   /**
    * Adapter kind (`AdapterKind`) of each provider, by provider name; lets `inspect` read a

@@ -4,6 +4,7 @@
  */
 
 import { Defaults } from './defaults';
+import type { DeliveryFilterConfig } from './delivery-filter';
 import { RotatedSecretFormat } from './providers/facts';
 
 /** The placeholders of a task in a polling URL template (Answerline says task, Echonova job, a batch API batch). */
@@ -174,6 +175,8 @@ export interface ProviderRuntimeConfig {
   readonly topicArns?: readonly string[];
   /** Dotted path of the tenant's id in a delivery's JSON body, hashed into the delivery record's `tenantRef`; absent: no tenant reference. */
   readonly tenantJsonPath?: string;
+  /** Which verified deliveries are stored (docs/FILTERS.md); absent: every one. */
+  readonly filter?: DeliveryFilterConfig;
 }
 
 /** A dotted path into a JSON body: names of letters, digits, `_`, `-` or `$`, joined by single dots (`account.id`). */

@@ -20,6 +20,22 @@ export function defaultReconcilerSilence(schedule: events.Schedule): Duration {
 }
 
 /**
+ * The periods of an alarm on a silence: short ones, as many as the silence holds, all of which
+ * must breach. CloudWatch looks past missing periods to the latest real datapoints, so one period
+ * as long as the silence fires only when its whole evaluation range (about three such periods) is
+ * empty, hours late; and it sees a run only once the period holding it is complete, so a long
+ * period keeps the alarm up long after the first run of a new deploy. Minute periods (hours past
+ * a day, where CloudWatch allows at most a day of minute periods) fire once the silence is
+ * complete and clear a minute after a run.
+ */
+export function silencePeriods(silence: Duration): { period: Duration; evaluationPeriods: number } {
+  /** The longest evaluation range of one-minute periods CloudWatch accepts (evaluation periods × period). */
+  const minutePeriodsSeconds = 86_400;
+  const period = silence.toSeconds() <= minutePeriodsSeconds ? Duration.minutes(1) : Duration.hours(1);
+  return { period, evaluationPeriods: Math.ceil(silence.toSeconds() / period.toSeconds()) };
+}
+
+/**
  * Collects every problem with the alarm options (`alarms` names `known`) and throws them in one
  * error naming each option. Unresolved tokens are not checked.
  */

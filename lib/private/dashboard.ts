@@ -58,6 +58,7 @@ function deliveryRow(inbox: IWebhookInbox): cloudwatch.IWidget[] {
         count(MetricName.QUARANTINED, 'quarantined'),
         count(MetricName.TEST_DELIVERY, 'test'),
         count(MetricName.NOT_FINAL, 'not_final'),
+        count(MetricName.FILTERED, 'filtered'),
         count(MetricName.BAD_SIGNATURE, 'bad_signature'),
         count(MetricName.STALE_TIMESTAMP, 'stale_timestamp'),
         count(MetricName.MALFORMED, 'malformed'),

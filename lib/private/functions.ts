@@ -8,10 +8,11 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { BodyPrefix, Defaults, TableSchema } from '../contract';
+import { ARCHIVE_PREFIX, BodyPrefix, Defaults, GitHubFacts, TableSchema } from '../contract';
 import { HandlerEnvironments, handlerEnvironments } from './handler-environment';
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerRuntimeConfigOf } from './provider-runtime';
+import { recoveredProviders, recoveryRuntimeConfig, isRecoveredFromLog } from './recovery-runtime';
 import type { WebhookInboxProps } from '../webhook-inbox-props';
 import { grantInvokeFunction, grantObjects, grantReadSecret, grantReadSigningSecrets, grantSend, grantTableActions } from './grants';
 import { createHandlerFunction } from './handler-function';
@@ -25,6 +26,8 @@ export interface InboxResources {
   readonly workQueue: sqs.IQueue;
   readonly bodyBucket?: s3.IBucket;
   readonly eventBus?: events.IEventBus;
+  /** Where the processor archives processed deliveries, when the archive is on. */
+  readonly archiveBucket?: s3.IBucket;
   readonly providers: readonly WebhookProviderConfig[];
   /** Each provider's signing secret, by provider name. */
   readonly secrets: ReadonlyMap<string, secretsmanager.ISecret>;
@@ -56,7 +59,7 @@ export function createInboxFunctions(scope: Construct, resources: InboxResources
 
 /** The providers the reconciler polls for recorded submissions never delivered. */
 function polledProviders(resources: InboxResources): WebhookProviderConfig[] {
-  return resources.providers.filter((provider) => provider.polling);
+  return resources.providers.filter((provider) => provider.polling && !isRecoveredFromLog(provider));
 }
 
 function inboxEnvironments(resources: InboxResources, settings: InboxSettings, processingFunction?: lambda.IFunction): HandlerEnvironments {
@@ -68,6 +71,7 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     providers: resources.providers.map((provider) => providerRuntimeConfigOf(provider, resources.secrets.get(provider.name)?.secretArn)),
     maxBodyBytes: settings.maxBodyBytes,
     bodyBucket: resources.bodyBucket?.bucketName,
+    archiveBucket: resources.archiveBucket?.bucketName,
     inlineBodyBytes: settings.inlineBodyBytes,
     retentionSeconds: settings.retention.toSeconds(),
     resultRetentionSeconds: settings.resultRetention.toSeconds(),
@@ -77,6 +81,9 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     sweepAfterSeconds: settings.sweepAfter.toSeconds(),
     pendingShards: settings.pendingIndexShards,
     polling: polledProviders(resources).map((provider) => pollingRuntimeConfig(provider, provider.polling!, provider.polling!.apiKeySecret.secretArn)),
+    recovery: recoveredProviders(resources.providers).map((provider) =>
+      recoveryRuntimeConfig(provider, provider.polling!.apiKeySecret.secretArn, resources.secrets.get(provider.name)?.secretArn),
+    ),
     pollBatchSize: settings.pollBatchSize,
     deadlineWarningSeconds: settings.deadlineWarning.toSeconds(),
     effectBusName: resources.eventBus?.eventBusName,
@@ -89,6 +96,7 @@ function inboxEnvironments(resources: InboxResources, settings: InboxSettings, p
     ...(settings.processorMaxRowsPerSecond !== undefined
       ? { processorRate: { rowsPerSecond: settings.processorMaxRowsPerSecond, maxConcurrency: settings.processorMaxConcurrency } }
       : {}),
+    metricsPerProvider: settings.metricsPerProvider,
   });
 }
 
@@ -106,6 +114,7 @@ function createVerifier(
     memorySize: Defaults.VERIFIER_MEMORY_MB,
     timeout: settings.verifierTimeout,
     logRetention: settings.logRetention,
+    tracing: settings.tracing,
     overrides: props.verifierFunctionProps,
     overridesProp: 'verifierFunctionProps',
     settings: environments.verifier,
@@ -133,6 +142,7 @@ function createProcessor(
     memorySize: Defaults.PROCESSOR_MEMORY_MB,
     timeout: settings.processorTimeout,
     logRetention: settings.logRetention,
+    tracing: settings.tracing,
     overrides: props.processorFunctionProps,
     overridesProp: 'processorFunctionProps',
     settings: environments.processor,
@@ -144,12 +154,15 @@ function createProcessor(
   grantObjects(scope, resources.bodyBucket, processor.role, ['s3:GetObject', 's3:PutObject'], BodyPrefix.BODIES);
   grantObjects(scope, resources.bodyBucket, processor.role, ['s3:PutObject'], BodyPrefix.RESPONSES);
   grantObjects(scope, resources.bodyBucket, processor.role, ['s3:PutObject'], BodyPrefix.RESOURCES);
+  grantObjects(scope, resources.archiveBucket, processor.role, ['s3:PutObject'], ARCHIVE_PREFIX);
   if (resources.eventBus) resources.eventBus.grantPutEventsTo(processor.role);
   if (props.processingFunction) grantInvokeFunction(props.processingFunction, processor.role);
   for (const provider of resources.providers) if (provider.authoritativeRead) grantReadSecret(provider.authoritativeRead.apiKeySecret, processor.role);
   processor.function.addEventSource(
     new SqsEventSource(resources.workQueue, {
       batchSize: settings.processorBatchSize,
+      // A FIFO queue takes no window (and is refused at synth, with its reason).
+      maxBatchingWindow: resources.workQueue.fifo ? undefined : settings.processorBatchingWindow,
       maxConcurrency: settings.processorMaxConcurrency,
       reportBatchItemFailures: true,
     }),
@@ -171,10 +184,17 @@ function createReconciler(
     memorySize: Defaults.RECONCILER_MEMORY_MB,
     timeout: settings.reconcilerTimeout,
     logRetention: settings.logRetention,
+    tracing: settings.tracing,
     overrides: props.reconcilerFunctionProps,
     overridesProp: 'reconcilerFunctionProps',
     settings: environments.reconciler,
-    secrets: polledProviders(resources).map((provider) => provider.polling!.apiKeySecret),
+    secrets: [
+      ...[...polledProviders(resources), ...recoveredProviders(resources.providers)].map((provider) => provider.polling!.apiKeySecret),
+      ...recoveredProviders(resources.providers).flatMap((provider) => {
+        const signingSecret = resources.secrets.get(provider.name);
+        return provider.adapter === GitHubFacts.kind && signingSecret ? [signingSecret] : [];
+      }),
+    ],
   });
   const { pendingIndex, awaitingIndex, jobRefIndex } = TableSchema.inbox;
   reconciler.role.addToPrincipalPolicy(
@@ -188,6 +208,12 @@ function createReconciler(
   grantSend(reconciler.role, resources.workQueue);
   grantObjects(scope, resources.bodyBucket, reconciler.role, ['s3:PutObject'], BodyPrefix.BODIES);
   for (const provider of polledProviders(resources)) grantReadSecret(provider.polling!.apiKeySecret, reconciler.role);
+  for (const provider of recoveredProviders(resources.providers)) {
+    grantReadSecret(provider.polling!.apiKeySecret, reconciler.role);
+    // GitHub's recorded signature is checked over the payload fetched, with the signing secret.
+    const signingSecret = resources.secrets.get(provider.name);
+    if (provider.adapter === GitHubFacts.kind && signingSecret) grantReadSecret(signingSecret, reconciler.role);
+  }
   // ResourceUnavailable events, for an operator's decision.
   if (resources.eventBus) resources.eventBus.grantPutEventsTo(reconciler.role);
   const reconcileRule = new events.Rule(scope, 'ReconcileSchedule', {

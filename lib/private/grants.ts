@@ -6,7 +6,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { BodyPrefix, SUBMISSION_PARTITION_PREFIX, SUBMISSION_RECORD_ATTRIBUTES } from '../contract';
+import { ARCHIVE_PREFIX, BodyPrefix, SUBMISSION_PARTITION_PREFIX, SUBMISSION_RECORD_ATTRIBUTES } from '../contract';
 import { longestValues } from './environment-size';
 
 /**
@@ -36,7 +36,7 @@ export function grantObjects(
   bucket: s3.IBucket | undefined,
   grantee: iam.IGrantable,
   actions: string[],
-  prefix: (typeof BodyPrefix)[keyof typeof BodyPrefix],
+  prefix: (typeof BodyPrefix)[keyof typeof BodyPrefix] | typeof ARCHIVE_PREFIX,
 ): void {
   if (!bucket) return;
   iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [bucket.arnForObjects(`${prefix}/*`)] });

@@ -1,4 +1,5 @@
 import {
+  ARCHIVE_BUCKET_ENV,
   BreakerDefaults,
   BreakerRuntimeConfig,
   Defaults,
@@ -6,6 +7,7 @@ import {
   PendingIndex,
   PollingRuntimeConfig,
   ProviderRuntimeConfig,
+  RecoveryRuntimeConfig,
   RotatedSecretConfig,
 } from '../contract';
 
@@ -36,6 +38,8 @@ export interface InboxHandlerSettings {
   readonly pendingShards: number;
   /** How the reconciler polls providers for recorded submissions never delivered. */
   readonly polling: readonly PollingRuntimeConfig[];
+  /** How the reconciler recovers providers from their own event logs (GitHub, Stripe); absent or empty: none. */
+  readonly recovery?: readonly RecoveryRuntimeConfig[];
   readonly pollBatchSize: number;
   /** How long before a submission's deadline the reconciler looks at it and counts it near its deadline. */
   readonly deadlineWarningSeconds: number;
@@ -43,6 +47,8 @@ export interface InboxHandlerSettings {
   readonly effectBusName?: string;
   /** The user's processing function the processor invokes, when there is one. */
   readonly effectFunctionArn?: string;
+  /** The bucket the processor archives processed deliveries to, when the archive is on. */
+  readonly archiveBucket?: string;
   /** Rejection records a minute per provider (0: none). */
   readonly rejectionRecordsPerMinute: number;
   /** Percent of refused requests considered for a record. */
@@ -54,6 +60,8 @@ export interface InboxHandlerSettings {
   readonly breaker?: BreakerRuntimeConfig;
   /** The most rows a second the processor hands downstream, and its concurrency, which shares them; undefined: no cap. */
   readonly processorRate?: { readonly rowsPerSecond: number; readonly maxConcurrency: number };
+  /** Each metric emitted per provider too, not only per inbox. */
+  readonly metricsPerProvider: boolean;
 }
 
 /** What a local inbox must name; everything else falls back to the construct's defaults. */
@@ -80,6 +88,7 @@ export function handlerSettingsWithDefaults(settings: LocalHandlerSettings): Inb
     rejectionRetentionSeconds: Defaults.REJECTION_RETENTION_DAYS * 86_400,
     rejectionRecordBudgetMs: Defaults.REJECTION_RECORD_BUDGET_MS,
     breaker: BreakerDefaults,
+    metricsPerProvider: false,
     ...settings,
   };
 }
@@ -102,6 +111,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
   // Only when it is not the default the handlers fall back to.
   const pendingShards: Record<string, string> =
     settings.pendingShards !== PendingIndex.SHARD_COUNT ? { [Env.PENDING_SHARDS]: String(settings.pendingShards) } : {};
+  const metrics: Record<string, string> = settings.metricsPerProvider ? { [Env.METRICS_PER_PROVIDER]: 'true' } : {};
   const bodies: Record<string, string> = settings.bodyBucket
     ? { [Env.BODY_BUCKET]: settings.bodyBucket, [Env.INLINE_BODY_BYTES]: String(settings.inlineBodyBytes) }
     : {};
@@ -120,6 +130,7 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.REJECTION_SAMPLE_PERCENT]: String(settings.rejectionSamplePercent),
       [Env.REJECTION_RETENTION_SECONDS]: String(settings.rejectionRetentionSeconds),
       [Env.REJECTION_RECORD_BUDGET_MS]: String(settings.rejectionRecordBudgetMs),
+      ...metrics,
     },
     processor: {
       [Env.INBOX_NAME]: settings.inboxName,
@@ -137,6 +148,8 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       ...(settings.processorRate
         ? { [Env.MAX_ROWS_PER_SECOND]: String(settings.processorRate.rowsPerSecond), [Env.MAX_CONCURRENCY]: String(settings.processorRate.maxConcurrency) }
         : {}),
+      ...metrics,
+      ...(settings.archiveBucket ? { [ARCHIVE_BUCKET_ENV]: settings.archiveBucket } : {}),
     },
     reconciler: {
       [Env.INBOX_NAME]: settings.inboxName,
@@ -148,10 +161,12 @@ export function handlerEnvironments(settings: InboxHandlerSettings): HandlerEnvi
       [Env.RETENTION_SECONDS]: String(settings.retentionSeconds),
       [Env.SECRET_CACHE_SECONDS]: String(settings.secretCacheSeconds),
       [Env.POLLING]: JSON.stringify(settings.polling),
+      ...(settings.recovery?.length ? { [Env.RECOVERY]: JSON.stringify(settings.recovery) } : {}),
       [Env.POLL_BATCH_SIZE]: String(settings.pollBatchSize),
       [Env.DEADLINE_WARNING_SECONDS]: String(settings.deadlineWarningSeconds),
       ...bodies,
       ...(settings.effectBusName ? { [Env.EFFECT_BUS_NAME]: settings.effectBusName } : {}),
+      ...metrics,
     },
   };
 }

@@ -29,6 +29,8 @@ export interface HandlerFunctionProps {
   /** The secrets the settings name (by ARN): those of the stack take 19 characters of the environment each, not a whole ARN. */
   readonly secrets: readonly secretsmanager.ISecret[];
   readonly logRetention: logs.RetentionDays;
+  /** Active X-Ray tracing (the overrides' `tracing` wins). */
+  readonly tracing: boolean;
   /** The user's overrides; construct-required settings (code, runtime, environment) win over them. */
   readonly overrides?: lambda.FunctionOptions;
   /** The prop the overrides come from, named when the environment is too large. */
@@ -51,12 +53,15 @@ export function createHandlerFunction(scope: Construct, id: string, props: Handl
   }
   const packed = packHandlerConfig(scope, props.settings, props.secrets);
   const overrides = props.overrides ?? {};
+  const tracing = overrides.tracing ?? (props.tracing ? lambda.Tracing.ACTIVE : undefined);
   let role = overrides.role;
   if (!role) {
     role = new iam.Role(scope, `${id}Role`, {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `${props.description} (execution role)`,
     });
+  }
+  if (!overrides.role && tracing !== undefined && tracing !== lambda.Tracing.DISABLED) {
     Validations.of(role).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
       reason:
@@ -74,8 +79,8 @@ export function createHandlerFunction(scope: Construct, id: string, props: Handl
     architecture: lambda.Architecture.ARM_64,
     memorySize: props.memorySize,
     timeout: props.timeout,
-    tracing: lambda.Tracing.ACTIVE,
     ...overrides,
+    tracing,
     role,
     logGroup,
     runtime: HANDLER_RUNTIME,

@@ -1,4 +1,5 @@
 import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { OPS_CONFIG_OUTPUT_DESCRIPTION, OpsConfig, PendingIndex, POLLED_ONLY_ADAPTERS } from '../contract';
 import type { IWebhookInbox } from '../inbox-interface';
@@ -19,6 +20,7 @@ export function createOutputs(
   domainTarget: string | undefined,
   resultRetention: Duration,
   pendingShards: number,
+  archiveBucket?: s3.IBucket,
 ): void {
   new CfnOutput(inbox, 'EndpointUrl', { value: inbox.endpointUrl, description: 'Webhook inbox endpoint base URL' });
   // Where a custom domain's DNS record points (its CNAME or alias target), whether or not the inbox created the record.
@@ -31,6 +33,7 @@ export function createOutputs(
     deadLetterQueueUrl: inbox.deadLetterQueue?.queueUrl,
     reconcilerFunctionName: inbox.reconcilerFunction.functionName,
     bodyBucket: inbox.bodyBucket?.bucketName,
+    ...(archiveBucket ? { archiveBucket: archiveBucket.bucketName } : {}),
     providers: providers.map((provider) => provider.name),
     adapters: Object.fromEntries(providers.map((provider) => [provider.name, provider.adapter])),
     resultRetentionSeconds: resultRetention.toSeconds(),

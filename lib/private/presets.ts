@@ -36,5 +36,7 @@ export function presetConfig(facts: ProviderFacts, options: WebhookProviderOptio
     topicArns: extras.topicArns,
     tenantJsonPath: options.tenantJsonPath,
     throttle: options.throttle,
+    eventTypes: options.eventTypes,
+    keepWhen: options.keepWhen,
   };
 }

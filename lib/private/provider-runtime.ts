@@ -1,6 +1,8 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import {
   authoritativeReadProblems,
+  DeliveryFilterConfig,
+  deliveryFilterProblems,
   HmacRuntimeSettings,
   hmacSchemeProblems,
   isRotatedSecretFormat,
@@ -11,6 +13,7 @@ import {
   POLLED_ADAPTERS,
   PollingRuntimeConfig,
   providerFactsOf,
+  RECOVERED_KINDS,
   ProviderRuntimeConfig,
   providerRuntimeConfig,
   ROTATED_SECRET_FORMATS,
@@ -18,6 +21,7 @@ import {
   topicArnProblems,
 } from '../contract';
 import { HmacAlgorithm, HmacProviderOptions, SecretEncoding, SignatureEncoding, WebhookProviderConfig } from '../provider';
+import { isRecoveredFromLog, recoveryOptionProblems } from './recovery-runtime';
 
 /** The runtime form of a generic HMAC scheme: header names lower-cased, defaults filled in. */
 export function hmacRuntimeSettings(options: HmacProviderOptions): HmacRuntimeSettings {
@@ -45,6 +49,7 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
     ...(runtime.tenantJsonPath !== undefined && !Token.isUnresolved(runtime.tenantJsonPath)
       ? jsonPathProblems(runtime.tenantJsonPath).map((problem) => `tenantJsonPath ${problem}`)
       : []),
+    ...(runtime.filter ? filterProblems(provider, runtime.filter) : []),
   ];
   const facts = providerFactsOf(provider.adapter);
   if (provider.rotation) {
@@ -71,7 +76,11 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
     const given = (['signingSecret', 'rotation', 'allowedSources'] as const).filter((name) => provider[name] !== undefined);
     problems.push(...given.map((name) => `${name}: this provider sends no webhooks (it is polled): it has no route and no signing secret`));
   }
-  if (provider.polling) {
+  if (provider.polling && isRecoveredFromLog(provider)) {
+    problems.push(...recoveryOptionProblems(provider));
+  } else if (provider.polling) {
+    const recoveryOnly = (['githubHook', 'baseUrl', 'eventTypes', 'stalledAfter'] as const).filter((name) => provider.polling![name] !== undefined);
+    problems.push(...recoveryOnly.map((name) => `polling.${name}: only GitHub and Stripe are recovered from their own event log`));
     if (!POLLED_ADAPTERS.includes(provider.adapter)) {
       problems.push(`polling: only ${POLLED_TITLES} can be polled`);
     } else {
@@ -81,8 +90,26 @@ export function providerProblems(provider: WebhookProviderConfig): string[] {
   return problems.map((problem) => `providers: ${provider.name}: ${problem}`);
 }
 
+/** What is wrong with a provider's `eventTypes` and `keepWhen`, named as the props name them; tokens are checked at cold start. */
+function filterProblems(provider: WebhookProviderConfig, filter: DeliveryFilterConfig): string[] {
+  if (provider.eventTypes?.some((type) => Token.isUnresolved(type))) return [];
+  if (providerFactsOf(provider.adapter)?.requests.polledOnly)
+    return ['eventTypes, keepWhen: this provider sends no webhooks (it is polled): there is nothing to filter'];
+  return deliveryFilterProblems(provider.adapter, filter).map((problem) => problem.replace(/^predicate/, 'keepWhen'));
+}
+
+/** The filter the verifier applies to a provider's verified deliveries; undefined when it keeps every one. */
+function deliveryFilterOf(provider: WebhookProviderConfig): DeliveryFilterConfig | undefined {
+  if (provider.eventTypes === undefined && provider.keepWhen === undefined) return undefined;
+  return {
+    ...(provider.eventTypes !== undefined ? { eventTypes: provider.eventTypes } : {}),
+    ...(provider.keepWhen !== undefined ? { predicate: provider.keepWhen._rule } : {}),
+  };
+}
+
 /** How a message names the providers that can be polled: `Answerline, Echonova and a message-batches API`. */
-const POLLED_TITLES = POLLED_ADAPTERS.map((kind) => providerFactsOf(kind)!.title)
+const POLLED_TITLES = [...POLLED_ADAPTERS, ...RECOVERED_KINDS]
+  .map((kind) => providerFactsOf(kind)!.title)
   .join(', ')
   .replace(/, ([^,]*)$/, ' and $1');
 
@@ -109,6 +136,7 @@ function seconds(duration: Duration | undefined): number | undefined {
 
 /** What the handlers are told about a provider (serialized into their environment). */
 export function providerRuntimeConfigOf(provider: WebhookProviderConfig, secretId: string | undefined): ProviderRuntimeConfig {
+  const filter = deliveryFilterOf(provider);
   return providerRuntimeConfig({
     name: provider.name,
     adapter: provider.adapter,
@@ -130,6 +158,7 @@ export function providerRuntimeConfigOf(provider: WebhookProviderConfig, secretI
     ...(provider.notificationUrl !== undefined ? { notificationUrl: provider.notificationUrl } : {}),
     ...(provider.topicArns !== undefined ? { topicArns: provider.topicArns } : {}),
     ...(provider.tenantJsonPath !== undefined ? { tenantJsonPath: provider.tenantJsonPath } : {}),
+    ...(filter ? { filter } : {}),
   });
 }
 

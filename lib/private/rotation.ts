@@ -36,6 +36,7 @@ export function createRotation(
   providers: readonly WebhookProviderConfig[],
   secrets: ReadonlyMap<string, secretsmanager.ISecret>,
   logRetention: logs.RetentionDays,
+  tracing: boolean,
 ): Rotation | undefined {
   const rotated = providers.filter((provider) => provider.rotation);
   if (rotated.length === 0) return undefined;
@@ -52,6 +53,7 @@ export function createRotation(
     memorySize: Defaults.ROTATOR_MEMORY_MB,
     timeout: Duration.seconds(Defaults.ROTATOR_TIMEOUT_SECONDS),
     logRetention,
+    tracing,
     settings: rotatorEnvironment(inboxName, rotatedSecrets),
     secrets: rotated.map((provider) => signingSecretOf(scope, secrets, provider.name)),
   });

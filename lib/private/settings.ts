@@ -28,11 +28,14 @@ export interface InboxSettings {
   readonly pollBatchSize: number;
   readonly deadlineWarning: Duration;
   readonly processorBatchSize: number;
+  readonly processorBatchingWindow: Duration;
   readonly processorMaxConcurrency: number;
   /** `processorMaxRowsPerSecond`, when set. */
   readonly processorMaxRowsPerSecond?: number;
   /** The circuit breaker's settings; undefined when it is off. */
   readonly breaker?: BreakerRuntimeConfig;
+  readonly tracing: boolean;
+  readonly metricsPerProvider: boolean;
   readonly reconcileSchedule: events.Schedule;
   readonly publishEvents: boolean;
   readonly rejectionRecordsPerMinute: number;
@@ -57,6 +60,9 @@ export function resolveSettings(scope: Construct, props: WebhookInboxProps): Inb
     pollBatchSize: props.pollBatchSize ?? Defaults.POLL_BATCH_SIZE,
     deadlineWarning: props.deadlineWarning ?? Duration.seconds(Defaults.DEADLINE_WARNING_SECONDS),
     processorBatchSize: props.processorBatchSize ?? Defaults.PROCESSOR_BATCH_SIZE,
+    processorBatchingWindow: props.processorBatchingWindow ?? Duration.seconds(Defaults.PROCESSOR_BATCHING_WINDOW_SECONDS),
+    tracing: props.tracing ?? false,
+    metricsPerProvider: props.metricsPerProvider ?? false,
     processorMaxConcurrency: props.processorMaxConcurrency ?? Defaults.PROCESSOR_MAX_CONCURRENCY,
     ...(props.processorMaxRowsPerSecond !== undefined ? { processorMaxRowsPerSecond: props.processorMaxRowsPerSecond } : {}),
     ...breakerOf(props),

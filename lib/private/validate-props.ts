@@ -3,6 +3,7 @@ import { IConstruct } from 'constructs';
 import { breakerProblems, Defaults, Limits, POLLED_ONLY_ADAPTERS, PROVIDER_NAME_PATTERN, PROVIDER_REDELIVERY_SECONDS } from '../contract';
 import type { WebhookProviderConfig } from '../provider';
 import { pollingRuntimeConfig, providerProblems } from './provider-runtime';
+import { isRecoveredFromLog } from './recovery-runtime';
 import type { TableSettings, WebhookInboxProps } from '../webhook-inbox-props';
 import { providerRoutes, routeThrottleProblems } from './route-throttle';
 import { webAclRateLimitProblems } from './web-acl';
@@ -37,6 +38,12 @@ export function validateWebhookInboxProps(scope: IConstruct, props: WebhookInbox
   checkRange(problems, 'maxReceiveCount', props.maxReceiveCount, Limits.MAX_RECEIVE_COUNT);
   checkRange(problems, 'processorBatchSize', props.processorBatchSize, Limits.PROCESSOR_BATCH_SIZE);
   checkRange(problems, 'processorMaxConcurrency', props.processorMaxConcurrency, Limits.PROCESSOR_MAX_CONCURRENCY);
+  checkRange(
+    problems,
+    'processorBatchingWindow (seconds)',
+    props.processorBatchingWindow?.toSeconds({ integral: false }),
+    Limits.PROCESSOR_BATCHING_WINDOW_SECONDS,
+  );
   checkRange(problems, 'pendingIndexShards', props.pendingIndexShards, Limits.PENDING_INDEX_SHARDS);
   const maxBodyBytes = isRestApi(props) ? Limits.REST_API_MAX_BODY_BYTES : Limits.MAX_BODY_BYTES;
   checkRange(problems, `maxBodySize (bytes${isRestApi(props) ? ', REST API ingress' : ''})`, props.maxBodySize?.toBytes(), { MIN: 1, MAX: maxBodyBytes });
@@ -188,7 +195,7 @@ function retentionProblems(props: WebhookInboxProps, providers: readonly Webhook
           'a replay signed inside them must find its row, or it is processed again',
       });
     }
-    if (provider.polling) {
+    if (provider.polling && !isRecoveredFromLog(provider)) {
       floors.push({ seconds: pollingRuntimeConfig(provider, provider.polling, 'secret').horizonSeconds, what: `${provider.name}'s polling horizon` });
     }
   }

@@ -15,7 +15,8 @@ import { RequestCounter } from '../../bench/counting';
 import { BenchEnvironment } from '../../bench/environment';
 import { runPipeline } from '../../bench/pipeline';
 import { PRICES } from '../../bench/prices';
-import { buildOurReceiver, buildPowertoolsReceiver, Stage } from '../../bench/receivers';
+import { buildLeanReceiver, buildOurReceiver, buildPowertoolsReceiver, Stage } from '../../bench/receivers';
+import { signedDeliveryEvent, deliveryBody } from '../../bench/environment';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -86,6 +87,22 @@ describe('the bench counts requests and prices them', () => {
       'idempotency record: COMPLETED': 4,
     });
     expect(requestsByStage(counter.all(), run.accepted).edge).toBe(4);
+  });
+
+  it('counts two requests at the edge of the lean receiver, and answers a repeat 200 without enqueueing it again', async () => {
+    const counter = new RequestCounter();
+    const receiver = await buildLeanReceiver(env, { counter });
+    const run = await runPipeline(env, receiver, 4, { bodyBytes: 1024, edgeConcurrency: 1 });
+
+    expect(run).toMatchObject({ accepted: 4, processed: 4, deadLettered: 0 });
+    expect(Object.fromEntries(counter.stage(Stage.EDGE).map((entry) => [entry.operation, entry.attempts]))).toEqual({ PutItem: 4, SendMessage: 4 });
+    const repeat = signedDeliveryEvent(deliveryBody(1024), receiver.signingSecret);
+    expect((await receiver.edge(repeat)).statusCode).toBe(202);
+    expect(await receiver.edge(repeat)).toMatchObject({ statusCode: 200 });
+    expect(counter.stage(Stage.EDGE).find((entry) => entry.operation === 'SendMessage')!.attempts).toBe(5);
+    // Per record a result offer; per batch one PutEvents.
+    const processor = Object.fromEntries(counter.stage(Stage.PROCESSOR).map((entry) => [entry.operation, entry.attempts]));
+    expect(processor).toEqual({ UpdateItem: 4, PutEvents: run.batches.length });
   });
 
   it('meters write units from item sizes and indexes, as dynalite does for the table, and prices every line', async () => {
@@ -177,8 +194,45 @@ describe('npm run bench -- --quick', () => {
     for (const size of results.costBySize) expect(size.units.ours.some((entry) => entry.purpose === 'conditional insert')).toBe(true);
     expect(results.targets.filter((target) => target.figure.startsWith('Cost per million deliveries')).map((target) => target.figure)).toEqual([
       'Cost per million deliveries vs the Powertools receiver, 1 KiB bodies',
+      'Cost per million deliveries vs the lean conditional-write receiver, 1 KiB bodies',
       'Cost per million deliveries vs the Powertools receiver, 16 KiB bodies',
+      'Cost per million deliveries vs the lean conditional-write receiver, 16 KiB bodies',
     ]);
+    // The all-in bill at 1, 10 and 100 million deliveries a month (30-day months), every line of it.
+    const { bill } = results;
+    expect(bill.volumes.map((volume) => volume.deliveriesPerMonth)).toEqual([1e6, 1e7, 1e8]);
+    for (const volume of bill.volumes) {
+      expect(volume.lines.map((entry) => entry.item)).toEqual(
+        expect.arrayContaining([
+          'X-Ray traces',
+          'Lambda platform log lines (START, END, REPORT)',
+          'API access log',
+          'DynamoDB storage',
+          'DynamoDB point-in-time recovery',
+          'Custom metrics',
+          'Alarms',
+          'Composite alarm',
+          'Dashboard',
+          'Signing secret',
+        ]),
+      );
+      expect(volume.usdPerMillion).toBeCloseTo((volume.lines.reduce((sum, entry) => sum + entry.usdPerMonth, 0) / volume.deliveriesPerMonth) * 1e6, 9);
+      // A 5-second batching window gathers what arrives in it, after the message that opened it, up to 10.
+      expect(volume.batch).toBeCloseTo(Math.min(10, 1 + (volume.deliveriesPerMonth / (30 * 86_400)) * 5), 9);
+    }
+    // Untraced by default: no trace is billed.
+    expect(bill.volumes[0].lines.find((entry) => entry.item === 'X-Ray traces')!.usdPerMonth).toBe(0);
+    // Metrics per inbox by default: none carries the Provider dimension, and each alarm's metric the handlers emit is among them.
+    expect(bill.customMetrics.length).toBeGreaterThan(0);
+    expect(bill.customMetrics.filter((metric) => metric.includes('Provider='))).toEqual([]);
+    expect(bill.customMetrics).toEqual(expect.arrayContaining(['WebhookInbox/QueueDelay{Inbox=bench-inbox}', 'WebhookInbox/SweepLag{Inbox=bench-inbox}']));
+    expect(stdout).toContain("**What a team pays, all in, with the construct's defaults**");
+    // The archive: fewer objects than deliveries (one per batch), each delivery's line stored, priced.
+    expect(results.archive.objects).toBeGreaterThan(0);
+    expect(results.archive.objects).toBeLessThan(results.archive.deliveries);
+    expect(results.archive.putsPerDelivery).toBe(results.archive.objects / results.archive.deliveries);
+    expect(results.archive.bytesPerDelivery).toBeGreaterThan(1024);
+    expect(stdout).toContain('**What the archive adds per million deliveries**');
     expect(results.targets.length).toBeGreaterThan(10);
     // The Markdown tables docs/PROOF.md carries.
     expect(stdout).toContain('| Figure | Target | Measured | Result |');

@@ -50,17 +50,26 @@ function templateSettings() {
     reconcileEverySeconds: Number(schedule[1]) * 60,
     // The template names the count only when it is not the 16 every inbox reads.
     pendingShards: Number(handlerSettings(stack, 'InboxReconciler')[Env.PENDING_SHARDS] ?? 16),
+    inlineBodyBytes: Number(handlerSettings(stack, 'InboxVerifier')[Env.INLINE_BODY_BYTES]),
   };
 }
 
 /**
- * The inbox table's write units a delivery of `bodyBytes` costs: today's layout holds the body in
- * the row, which is written whole at the insert, the claim and the completion (a write is billed by
- * the whole item). The switch for a layout that writes the body once beside a row that stays small.
+ * The inbox table's write units a delivery of `bodyBytes` costs (a write is billed by the whole
+ * item): a row written at the insert, the claim and the completion; a body above the inline limit
+ * goes to the body bucket and costs the table nothing; a smaller one that would take the row past
+ * one unit is written once, in an item of its own (its key and expiry beside it), and the row stays
+ * one unit.
  */
-function inboxTableWriteUnits(bodyBytes: number, rowBytes: number, unitBytes: number, layout: 'body-in-row' | 'body-once' = 'body-in-row'): number {
+function inboxTableWriteUnits(
+  bodyBytes: number,
+  sizes: { readonly rowBytes: number; readonly bodyItemKeyBytes: number; readonly inlineBodyBytes: number },
+  unitBytes: number,
+): number {
   const units = (bytes: number) => Math.ceil(bytes / unitBytes);
-  return layout === 'body-in-row' ? 3 * units(bodyBytes + rowBytes) : units(bodyBytes) + 3 * units(rowBytes);
+  if (bodyBytes > sizes.inlineBodyBytes) return 3 * units(sizes.rowBytes);
+  if (bodyBytes + sizes.rowBytes <= unitBytes) return 3;
+  return units(bodyBytes + sizes.bodyItemKeyBytes) + 3 * units(sizes.rowBytes);
 }
 
 const n = (value: number) => Math.floor(value).toLocaleString('en-US');
@@ -70,7 +79,8 @@ function figures(page: string): string {
   const q = tableValues(page, 'Quotas');
   const m = tableValues(page, 'Measured inputs');
   const t = templateSettings();
-  const writeUnits = (bytes: number) => inboxTableWriteUnits(bytes, m.rowBytes, q.dynamodbWriteUnitBytes);
+  const writeUnits = (bytes: number) =>
+    inboxTableWriteUnits(bytes, { rowBytes: m.rowBytes, bodyItemKeyBytes: m.bodyItemKeyBytes, inlineBodyBytes: t.inlineBodyBytes }, q.dynamodbWriteUnitBytes);
   const sweepSeconds = t.reconcilerTimeoutSeconds - 5;
   const sweepRate = sweepSeconds / (m.sweepMicrosPerEntry / 1e6) / t.reconcileEverySeconds;
   const processorRate = (t.processorConcurrency * t.processorBatch) / m.processorBatchSeconds;
@@ -113,6 +123,13 @@ function figures(page: string): string {
       beforeAnswer: true,
     },
     {
+      limit: `the body bucket: ${n(q.s3PrefixWrites)} PUT requests a second for a provider's prefix, each body above ${n(t.inlineBodyBytes / KIB)} KiB`,
+      where: 'AWS (S3 per prefix), `inlineBodyLimit`',
+      rate: (bytes) => (bytes > t.inlineBodyBytes ? q.s3PrefixWrites : Infinity),
+      raise: 'S3 splits a busy prefix over time; a larger `inlineBodyLimit` keeps bodies in the table',
+      beforeAnswer: true,
+    },
+    {
       limit: `the pending index: ${t.pendingShards} shards of ${n(q.dynamodbPartitionWrites)} write units a second, one entry a delivery`,
       where: 'ours: `pendingIndexShards`',
       rate: () => t.pendingShards * q.dynamodbPartitionWrites,
@@ -137,7 +154,9 @@ function figures(page: string): string {
   const lines: string[] = [];
   lines.push('### Each limit', '');
   lines.push('| limit | where it lives | deliveries a second, 1 KiB | 16 KiB | how to raise it |', '| --- | --- | --- | --- | --- |');
-  for (const stage of stages) lines.push(`| ${stage.limit} | ${stage.where} | ${n(stage.rate(SIZES[0]))} | ${n(stage.rate(SIZES[1]))} | ${stage.raise} |`);
+  const cell = (rate: number) => (rate === Infinity ? 'no limit' : n(rate));
+  for (const stage of stages)
+    lines.push(`| ${stage.limit} | ${stage.where} | ${cell(stage.rate(SIZES[0]))} | ${cell(stage.rate(SIZES[1]))} | ${stage.raise} |`);
   lines.push('');
   for (const bytes of SIZES) {
     const answered = stages.filter((stage) => stage.beforeAnswer).reduce((low, stage) => (stage.rate(bytes) < low.rate(bytes) ? stage : low));
@@ -205,11 +224,13 @@ test('the inputs it reads are all on the page', () => {
       'dynamodbTableWrites',
       'dynamodbWriteUnitBytes',
       'lambdaConcurrency',
+      's3PrefixWrites',
       'wafMinimumLimit',
       'wafRateBasedRules',
     ].sort(),
   );
   expect(Object.keys(tableValues(page, 'Measured inputs')).sort()).toEqual([
+    'bodyItemKeyBytes',
     'processorBatchSeconds',
     'replayedDay',
     'rowBytes',
@@ -218,8 +239,11 @@ test('the inputs it reads are all on the page', () => {
   ]);
 });
 
-test('the layout function: a row with its body written three times; written once, the body counts once', () => {
-  expect(inboxTableWriteUnits(1_000, 470, 1_024)).toBe(6);
-  expect(inboxTableWriteUnits(16 * 1_024, 470, 1_024)).toBe(51);
-  expect(inboxTableWriteUnits(16 * 1_024, 470, 1_024, 'body-once')).toBe(19);
+test('the layout function: a body that fits the row is written with it three times; a larger one once, beside a one-unit row; one over the inline limit not in the table', () => {
+  const sizes = { rowBytes: 470, bodyItemKeyBytes: 140, inlineBodyBytes: 8 * 1_024 };
+  expect(inboxTableWriteUnits(500, sizes, 1_024)).toBe(3);
+  expect(inboxTableWriteUnits(1_024, sizes, 1_024)).toBe(2 + 3);
+  expect(inboxTableWriteUnits(8 * 1_024, sizes, 1_024)).toBe(9 + 3);
+  expect(inboxTableWriteUnits(8 * 1_024 + 1, sizes, 1_024)).toBe(3);
+  expect(inboxTableWriteUnits(16 * 1_024, { ...sizes, inlineBodyBytes: 64 * 1_024 }, 1_024)).toBe(17 + 3);
 });

@@ -81,7 +81,7 @@ describe('WebhookInbox with defaults', () => {
     });
   });
 
-  test('runs three ARM64 functions on the newest Node.js runtime with tracing and explicit log groups', () => {
+  test('runs three ARM64 functions on the newest Node.js runtime, untraced, with explicit log groups', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     expect(Object.keys(functions)).toHaveLength(3);
     for (const fn of Object.values(functions) as any[]) {
@@ -89,9 +89,10 @@ describe('WebhookInbox with defaults', () => {
         Runtime: lambda.Runtime.NODEJS_24_X.name,
         Architectures: ['arm64'],
         Handler: 'index.handler',
-        TracingConfig: { Mode: 'Active' },
         LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
       });
+      // X-Ray records a trace of nearly every invocation of a quiet inbox: an opt-in (tracing).
+      expect(fn.Properties.TracingConfig).toBeUndefined();
     }
     const newest = lambda.Runtime.ALL.filter((r) => r.family === lambda.RuntimeFamily.NODEJS && !r.isVariable)
       .map((r) => Number(/nodejs(\d+)/.exec(r.name)?.[1] ?? 0))
@@ -268,8 +269,6 @@ describe('WebhookInbox with defaults', () => {
         'secretsmanager:DescribeSecret',
         'secretsmanager:GetSecretValue',
         'sqs:SendMessage',
-        'xray:PutTelemetryRecords',
-        'xray:PutTraceSegments',
       ].sort(),
     );
     const inbox = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxInboxTable').id;
@@ -300,8 +299,6 @@ describe('WebhookInbox with defaults', () => {
         'sqs:GetQueueAttributes',
         'sqs:GetQueueUrl',
         'sqs:ReceiveMessage',
-        'xray:PutTelemetryRecords',
-        'xray:PutTraceSegments',
       ].sort(),
     );
     const results = resourceNamed(template, 'AWS::DynamoDB::Table', 'InboxResultsTable').id;
@@ -327,8 +324,6 @@ describe('WebhookInbox with defaults', () => {
         'logs:PutLogEvents',
         's3:PutObject',
         'sqs:SendMessage',
-        'xray:PutTelemetryRecords',
-        'xray:PutTraceSegments',
       ].sort(),
     );
     const query = JSON.stringify(statements.find((s) => s.Action === 'dynamodb:Query').Resource);
@@ -361,7 +356,7 @@ describe('WebhookInbox with defaults', () => {
     expect(verifier[Env.REJECTION_RETENTION_SECONDS]).toBe(String(7 * 86400));
     expect(verifier[Env.REJECTION_RECORD_BUDGET_MS]).toBe('200');
     expect(verifier[Env.MAX_BODY_BYTES]).toBe('6000000');
-    expect(verifier[Env.INLINE_BODY_BYTES]).toBe(String(64 * 1024));
+    expect(verifier[Env.INLINE_BODY_BYTES]).toBe(String(8 * 1024));
     expect(verifier[Env.RETENTION_SECONDS]).toBe(String(30 * 86400));
     const processor = settingsOf(template, 'InboxProcessor');
     expect(processor[Env.LEASE_SECONDS]).toBe('30');
@@ -791,7 +786,7 @@ describe('large bodies', () => {
   });
 
   test('need no bucket when every accepted body fits a row', () => {
-    const { template } = build({ maxBodySize: Size.kibibytes(64) });
+    const { template } = build({ maxBodySize: Size.kibibytes(8) });
     template.resourceCountIs('AWS::S3::Bucket', 0);
     const env = settingsOf(template, 'InboxVerifier');
     expect(env[Env.BODY_BUCKET]).toBeUndefined();
@@ -1331,11 +1326,11 @@ describe('recovery by polling, effects and the authoritative read', () => {
           providers: [
             WebhookProvider.echonova({ polling: { apiKeySecret: apiKey(stack, 'echonova') } }),
             WebhookProvider.answerline({ polling: { apiKeySecret: apiKey(stack, 'answerline'), taskUrlTemplate: 'http://api.example.com/{taskId}' } }),
-            WebhookProvider.stripe({ polling: { apiKeySecret: apiKey(stack, 'stripe') } }),
+            WebhookProvider.slack({ polling: { apiKeySecret: apiKey(stack, 'slack') } }),
           ],
         }),
     ).toThrow(
-      /echonova: polling: taskUrlTemplate must contain[\s\S]*answerline: polling: taskUrlTemplate must be an https:\/\/ URL[\s\S]*stripe: polling: only Answerline, Echonova and a message-batches API can be polled/,
+      /echonova: polling: taskUrlTemplate must contain[\s\S]*answerline: polling: taskUrlTemplate must be an https:\/\/ URL[\s\S]*slack: polling: only Answerline, Echonova, a message-batches API, GitHub and Stripe can be polled/,
     );
   });
 
@@ -1503,6 +1498,35 @@ describe('recovery by polling, effects and the authoritative read', () => {
     // No old item back: it would read attributes outside the list.
     expect(statements[0].Condition.StringEqualsIfExists).toEqual({ 'dynamodb:ReturnValues': 'NONE' });
     expect(Object.keys(statements[0].Condition).sort()).toEqual(['ForAllValues:StringEquals', 'ForAllValues:StringLike', 'StringEqualsIfExists']);
+  });
+});
+
+describe('what the defaults cost, and the opt-ins', () => {
+  const functionsOf = (template: Template) => Object.values(template.findResources('AWS::Lambda::Function')) as any[];
+
+  test('tracing: every function traced, each role allowed to send X-Ray its segments; a function override wins', () => {
+    const { template } = build({ tracing: true, processorFunctionProps: { tracing: lambda.Tracing.PASS_THROUGH } });
+    const modes = functionsOf(template).map((fn) => fn.Properties.TracingConfig?.Mode);
+    expect(modes.sort()).toEqual(['Active', 'Active', 'PassThrough']);
+    for (const role of ['InboxVerifierRole', 'InboxProcessorRole', 'InboxReconcilerRole']) {
+      expect(actionsOf(statementsOf(template, role))).toEqual(expect.arrayContaining(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']));
+    }
+  });
+
+  test("the processor's event source gathers messages for 5 seconds by default, as long as processorBatchingWindow says, and refuses more than 5 minutes", () => {
+    const windowOf = (template: Template) =>
+      Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).map((mapping: any) => mapping.Properties.MaximumBatchingWindowInSeconds);
+    expect(windowOf(build().template)).toEqual([5]);
+    expect(windowOf(build({ processorBatchingWindow: Duration.seconds(30) }).template)).toEqual([30]);
+    expect(() => build({ processorBatchingWindow: Duration.seconds(301) })).toThrow(/processorBatchingWindow \(seconds\): must be/);
+  });
+
+  test('metricsPerProvider: the handlers that count are told to emit each metric per provider too; by default they are not', () => {
+    const handlers = ['InboxVerifier', 'InboxProcessor', 'InboxReconciler'];
+    const plain = build().template;
+    for (const handler of handlers) expect(settingsOf(plain, handler)[Env.METRICS_PER_PROVIDER]).toBeUndefined();
+    const perProvider = build({ metricsPerProvider: true }).template;
+    for (const handler of handlers) expect(settingsOf(perProvider, handler)[Env.METRICS_PER_PROVIDER]).toBe('true');
   });
 });
 

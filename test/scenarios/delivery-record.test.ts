@@ -14,7 +14,8 @@
  */
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { AdapterKind } from '../../lib/contract';
+import { AdapterKind, Env } from '../../lib/contract';
+import { telemetryFromEnv } from '../../lambda/shared/runtime/telemetry';
 import { DynamoDbResultsStore } from '../../lambda/shared/stores/results-store';
 import { answerlineBody, INBOX_NAME, InboxHarness, LogRecord, PROVIDER, SecretsFixture, storeUncheckedRow, taskIdOf } from '../support/inbox-fixture';
 
@@ -148,12 +149,11 @@ function extractedByCloudWatch(line: string): { namespace: string; name: string;
 describe("the verifier's line is its request's metric document", () => {
   const inbox = { Inbox: INBOX_NAME };
   const provider = { Inbox: INBOX_NAME, Provider: PROVIDER };
-  const counted = (name: string) => [
-    { namespace: 'WebhookInbox', name, unit: 'Count', dimensions: inbox, value: 1 },
-    { namespace: 'WebhookInbox', name, unit: 'Count', dimensions: provider, value: 1 },
-  ];
+  // Per inbox by default; per provider too only when the inbox asks (each copy a custom metric billed by the month).
+  const counted = (name: string) => [{ namespace: 'WebhookInbox', name, unit: 'Count', dimensions: inbox, value: 1 }];
+  const countedPerProvider = (name: string) => [...counted(name), { namespace: 'WebhookInbox', name, unit: 'Count', dimensions: provider, value: 1 }];
 
-  test("an accepted delivery: one line, the whole record, and the request's counts in it, extracted per inbox and per inbox and provider", async () => {
+  test("an accepted delivery: one line, the whole record, and the request's counts in it, extracted per inbox", async () => {
     const body = answerlineBody();
     const taskId = taskIdOf(body);
     const signedAtSeconds = h.clock.seconds - 3;
@@ -163,7 +163,7 @@ describe("the verifier's line is its request's metric document", () => {
     expect(h.capture.lines).toHaveLength(1);
     const [line] = h.capture.lines;
     expect(extractedByCloudWatch(line)).toEqual(expect.arrayContaining([...counted('Accepted'), ...counted('MatchedCurrentSecret')]));
-    expect(extractedByCloudWatch(line)).toHaveLength(4);
+    expect(extractedByCloudWatch(line)).toHaveLength(2);
 
     const record = JSON.parse(line) as Record<string, unknown>;
     expect(record).toMatchObject({
@@ -182,6 +182,16 @@ describe("the verifier's line is its request's metric document", () => {
       // The line's time is the metrics' timestamp.
       _aws: expect.objectContaining({ Timestamp: h.clock.now() }),
     });
+  });
+
+  test('with metrics per provider, each count is extracted per inbox and per inbox and provider', async () => {
+    const telemetry = telemetryFromEnv({ [Env.INBOX_NAME]: INBOX_NAME, [Env.METRICS_PER_PROVIDER]: 'true' }, h.capture.write, h.clock.now);
+    expect(await h.deliver(answerlineBody(), h.verifier({ telemetry }))).toMatchObject({ statusCode: 202 });
+    expect(h.capture.lines).toHaveLength(1);
+    expect(extractedByCloudWatch(h.capture.lines[0])).toEqual(
+      expect.arrayContaining([...countedPerProvider('Accepted'), ...countedPerProvider('MatchedCurrentSecret')]),
+    );
+    expect(extractedByCloudWatch(h.capture.lines[0])).toHaveLength(4);
   });
 
   test("a refusal's line carries the refusal's counts", async () => {

@@ -18,7 +18,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import type { AwsClients } from '../../lambda/shared/runtime/handler-runtime';
-import { PollingRuntimeConfig, ProviderRuntimeConfig } from '../../lib/contract';
+import { PollingRuntimeConfig, ProviderRuntimeConfig, RecoveryRuntimeConfig } from '../../lib/contract';
 import {
   Denial,
   endpointTarget,
@@ -48,6 +48,7 @@ export type RoleClients = AwsClients & { readonly s3: S3Client };
 export interface InboxStructure {
   readonly providers: readonly ProviderRuntimeConfig[];
   readonly polling?: readonly PollingRuntimeConfig[];
+  readonly recovery?: readonly RecoveryRuntimeConfig[];
   readonly rotation?: { readonly providers: readonly string[]; readonly registerFunction?: boolean };
 }
 
@@ -277,12 +278,19 @@ function templateSpec(structure: InboxStructure): { spec: InboxTemplateSpec; api
     taskUrlTemplate: 'https://tasks.example/{taskId}',
     apiKeySecretId: label(entry.apiKeySecretId),
   }));
+  const recovery = structure.recovery?.map((entry) => ({
+    ...entry,
+    baseUrl: 'https://api.example',
+    credentialsSecretId: label(entry.credentialsSecretId),
+    ...(entry.signingSecretId !== undefined ? { signingSecretId: '' } : {}),
+  }));
   return {
     spec: {
       account: LOCAL_ACCOUNT,
       region: LOCAL_REGION,
       providers,
       ...(polling ? { polling } : {}),
+      ...(recovery ? { recovery } : {}),
       ...(structure.rotation ? { rotation: structure.rotation } : {}),
       bodyBucket: true,
       eventBus: true,

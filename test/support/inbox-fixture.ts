@@ -744,12 +744,15 @@ export class InboxHarness {
     return providerRuntimeConfig({ name, adapter, secretId: id, ...overrides });
   }
 
-  /** A verifier serving the Answerline provider, or the `providers` given. */
+  /**
+   * A verifier serving the Answerline provider, or the `providers` given; its calls judged by the
+   * template of an inbox serving them, or of the inbox `judgedBy` describes.
+   */
   verifier(
-    overrides: Partial<VerifierDependencies> & { secretId?: string; providers?: readonly ProviderRuntimeConfig[] } = {},
+    overrides: Partial<VerifierDependencies> & { secretId?: string; providers?: readonly ProviderRuntimeConfig[]; judgedBy?: InboxStructure } = {},
   ): ReturnType<typeof createVerifier> {
-    const { secretId, providers = [this.providerConfig(secretId)], ...deps } = overrides;
-    return createVerifier({ ...verifierDependenciesFromEnv(this.environments({ providers }).verifier, this.runtime('verifier', { providers })), ...deps });
+    const { secretId, providers = [this.providerConfig(secretId)], judgedBy = { providers }, ...deps } = overrides;
+    return createVerifier({ ...verifierDependenciesFromEnv(this.environments({ providers }).verifier, this.runtime('verifier', judgedBy)), ...deps });
   }
 
   /**
@@ -772,6 +775,11 @@ export class InboxHarness {
     return createReconciler({ ...reconcilerDependenciesFromEnv(this.environments(structure).reconciler, this.runtime('reconciler', structure)), ...overrides });
   }
 
+  /** A reconciler of the inbox `structure` describes (its providers, polling and recovery), its clients judged by that template's reconciler role. */
+  reconcilerOf(structure: InboxStructure, overrides: Partial<ReconcilerDependencies> = {}): ReturnType<typeof createReconciler> {
+    return createReconciler({ ...reconcilerDependenciesFromEnv(this.environments(structure).reconciler, this.runtime('reconciler', structure)), ...overrides });
+  }
+
   /** The environments the construct gives this inbox's handlers when it serves `structure`. */
   private environments(structure: InboxStructure): HandlerEnvironments {
     return handlerEnvironments(
@@ -782,6 +790,7 @@ export class InboxHarness {
         workQueueUrl: this.workQueueUrl,
         providers: structure.providers,
         polling: structure.polling ?? [],
+        recovery: structure.recovery ?? [],
         retentionSeconds: RETENTION_SECONDS,
         leaseSeconds: LEASE_MS / 1000,
         // Emulators on a shared 2-core machine are no measure of DynamoDB's latency: a budget no call here exceeds.
@@ -951,6 +960,11 @@ export class InboxHarness {
    */
   async inboxItems(): Promise<Item[]> {
     return (await this.scan(this.names.inboxTable)).filter((item) => !String(item.pk).startsWith(REJECTED_PARTITION));
+  }
+
+  /** The delivery rows of the inbox table: `inboxItems()` without the body items (`sk` `body#<digest>`) beside some rows. */
+  async deliveryRows(): Promise<Item[]> {
+    return (await this.inboxItems()).filter((item) => !String(item.sk).startsWith('body#'));
   }
 
   /** The items of refused requests: their records, the per-minute counters, the source-hash key (a scan: tests only). */
@@ -1212,13 +1226,22 @@ export async function storeUncheckedRow(h: InboxHarness, body: string): Promise<
   return key;
 }
 
-/** The methods of a store, bound to it: a copy whose methods a test can replace one by one (a store that dies at a chosen call). */
+/**
+ * The methods of a store, its class's and those it inherits, bound to it: a copy whose methods a
+ * test can replace one by one (a store that dies at a chosen call).
+ */
 export function bind<T extends object>(instance: T): { [K in keyof T]: T[K] } {
-  const proto = Object.getPrototypeOf(instance) as Record<string, unknown>;
   const bound: Record<string, unknown> = {};
-  for (const name of Object.getOwnPropertyNames(proto)) {
-    const value = proto[name];
-    if (name !== 'constructor' && typeof value === 'function') bound[name] = (value as (...args: unknown[]) => unknown).bind(instance);
+  for (
+    let proto = Object.getPrototypeOf(instance) as Record<string, unknown>;
+    proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto) as Record<string, unknown>
+  ) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const value = proto[name];
+      // A subclass's method overrides the one it inherits.
+      if (name !== 'constructor' && !(name in bound) && typeof value === 'function') bound[name] = (value as (...args: unknown[]) => unknown).bind(instance);
+    }
   }
   return bound as T;
 }

@@ -27,6 +27,7 @@ const LAYERS = [
       'test/lib',
       'test/lambda/shared/runtime',
       'test/lambda/processor/breaker.test.ts',
+      'test/lambda/shared/providers/delivery-filter.test.ts',
       'test/lambda/shared/providers/registry.test.ts',
       'test/lambda/shared/providers/sample-secrets.test.ts',
       'test/lambda/shared/stores/inbox/sweep.test.ts',

@@ -9,12 +9,24 @@
  */
 import * as fc from 'fast-check';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { DeliveryStatus, MetricName, ProviderRuntimeConfig } from '../../lib/contract';
+import {
+  ALL_PROVIDER_FACTS,
+  AdapterKind,
+  DeliveryStatus,
+  MetricName,
+  providerFactsOf,
+  ProviderRuntimeConfig,
+  providerRuntimeConfig,
+  SECRETLESS_ADAPTERS,
+  URL_SIGNING_ADAPTERS,
+} from '../../lib/contract';
+import { hmacRuntimeSettings } from '../../lib/private/provider-runtime';
 import { ProviderAdapter } from '../../lambda/shared/providers/adapter';
 import { adaptersFor } from '../../lambda/shared/providers/registry';
 import { HTTP_STATUS } from '../../lambda/shared/runtime/http';
 import { deliveryKey } from '../../lambda/shared/stores/inbox';
 import { SigningKey } from '../../lambda/shared/signatures/signing-key';
+import type { InboxStructure } from './iam-fixture';
 import { Answer, answerOf, apiGatewayEvent, EventOptions, InboxHarness, Item, SecretsFixture, sha256Hex } from './inbox-fixture';
 import { flipByte, HeaderMap, oddJson, tamperSignature, UNICODE_NOTE } from './senders';
 
@@ -46,6 +58,8 @@ export interface PresetSpec {
   readonly sign: (body: Buffer, secret: string, timestamp: number, retryOf?: HeaderMap) => HeaderMap | Promise<HeaderMap>;
   /** The stable event id the inbox keys the delivery by. */
   readonly eventId: (body: Buffer, headers: HeaderMap) => string;
+  /** The event type a `payload` delivery names, as the provider documents it; absent for a provider whose deliveries name none. */
+  readonly eventType?: string;
   readonly signatureHeader: string;
   /** Where the signed timestamp is, as a stale rejection names it; absent when none is signed (GitHub). */
   readonly timestampField?: string;
@@ -107,9 +121,9 @@ export class PresetBench {
     return `/hooks/${this.spec.name}`;
   }
 
-  /** A verifier serving this preset, its runtime config changed by `overrides` (tolerances). */
+  /** A verifier serving this preset, its runtime config changed by `overrides` (tolerances), judged by the contract's inbox. */
   verifier(overrides: Partial<ProviderRuntimeConfig> = {}): ReturnType<InboxHarness['verifier']> {
-    return this.h.verifier({ providers: [{ ...this.config, ...overrides }] });
+    return this.h.verifier({ providers: [{ ...this.config, ...overrides }], judgedBy: contractInbox(this.config) });
   }
 
   /** The runtime adapter, and the signing keys it makes of the stored secret (or of `secret`). */
@@ -187,6 +201,30 @@ export class PresetBench {
   }
 }
 
+/** A generic HMAC scheme for the contract inbox's `hmac` provider: any valid one grants the same. */
+const CONTRACT_HMAC_SCHEME = hmacRuntimeSettings({ signatureHeader: 'X-Signature', idJsonPath: 'id' });
+
+/**
+ * The inbox whose template judges every preset's AWS calls: one provider of each adapter kind that
+ * has a signing secret, named after its kind, the preset under test in its kind's place (its signing
+ * secret bound to that provider's; the others' bound to nothing of the test). Every preset and every
+ * tolerance is judged by the same template, so the contract synthesizes one for the whole run.
+ */
+function contractInbox(preset: ProviderRuntimeConfig): InboxStructure {
+  const kinds = ALL_PROVIDER_FACTS.map((facts) => facts.kind as string).filter((kind) => !SECRETLESS_ADAPTERS.includes(kind));
+  return {
+    providers: kinds.map((kind) =>
+      providerRuntimeConfig({
+        name: kind,
+        adapter: kind,
+        secretId: kind === preset.adapter ? preset.secretId : undefined,
+        ...(kind === AdapterKind.HMAC ? { hmac: CONTRACT_HMAC_SCHEME } : {}),
+        ...(URL_SIGNING_ADAPTERS.includes(kind) ? { notificationUrl: `https://hooks.example/${kind}` } : {}),
+      }),
+    ),
+  };
+}
+
 /** A row's metadata names no signature header and carries no signature value. */
 function expectNoSignatureIn(meta: Record<string, string>, signature: string | undefined): void {
   expect(Object.keys(meta).filter((name) => /signature|hmac/i.test(name))).toEqual([]);
@@ -232,6 +270,26 @@ export function presetContract(bench: PresetBench): void {
         }),
         { numRuns: 300 },
       );
+    });
+  });
+
+  describe('filters at the edge', () => {
+    test('a filter keeping the type the delivery names stores it; one keeping only another type answers filtered and stores nothing', async () => {
+      expect({ namesAType: spec.eventType !== undefined }).toEqual({ namesAType: providerFactsOf(spec.adapter)?.eventType !== undefined });
+      if (spec.eventType === undefined) return;
+      const kept = bench.bytes(spec.payload('a kept delivery'));
+      const keeping = bench.verifier({ filter: { eventTypes: [spec.eventType] } });
+      bench.expectAnswered(await bench.deliver(kept, { verifier: keeping }), kept, 'accepted');
+      await bench.h.takeMessages();
+
+      const dropping = bench.verifier({ filter: { eventTypes: [`other.${spec.eventType}`] } });
+      const dropped = bench.bytes(spec.payload('a dropped delivery'));
+      const answer = await bench.deliver(dropped, { verifier: dropping });
+      expect(answer.statusCode).toBe(200);
+      expect(bench.h.capture.logs('delivery').at(-1)).toMatchObject({ reason: 'filtered', eventType: spec.eventType, dedupeResult: 'not_stored' });
+      expect(await bench.h.inboxItems()).toHaveLength(1);
+      expect(await bench.h.takeMessages()).toEqual([]);
+      expect(bench.h.capture.metric(MetricName.FILTERED, spec.name)).toBe(1);
     });
   });
 

@@ -1,9 +1,23 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { Defaults, EffectDetail, EffectEvent, EVENT_TYPE_PATTERN, Limits, ProviderRuntimeConfig } from '../../../lib/contract';
+import {
+  Defaults,
+  EffectDetail,
+  EffectEvent,
+  EVENT_TYPE_PATTERN,
+  EventTypeLocation,
+  Limits,
+  providerFactsOf,
+  ProviderRuntimeConfig,
+} from '../../../lib/contract';
+import { parseJsonObject, valueAtPath } from '../runtime/json-body';
 import { nestsDeeperThan } from '../runtime/json-depth';
+import { deliveryFilter, FilterVerdict } from './delivery-filter';
 import { HandshakeAnswer, Headers, RequestContext } from '../runtime/http';
 import { SecretStage, SecretVersion } from '../signatures/secrets';
 import { Rejection, SigningKey, Tolerance, Verdict } from '../signatures/signing-key';
+
+// Read here for every provider; re-exported for the adapters that read ids at a path.
+export { parseJsonObject, valueAtPath };
 
 /** What a verified body is to the inbox. */
 export type Admission =
@@ -143,6 +157,11 @@ export interface ProviderAdapter {
    * id where it has them, and the tenant's value at the configured `tenantJsonPath`.
    */
   describe(headers: Headers, body: Buffer): EventDescription;
+  /**
+   * Whether the provider's filter (docs/FILTERS.md) keeps a verified event, given its event type
+   * as `describe` read it: undefined when it does, why not when it drops it.
+   */
+  filter(eventType: string | undefined, body: Buffer): FilterVerdict;
 }
 
 /** A verified delivery as the delivery record names it; each member absent when the delivery has none. */
@@ -154,12 +173,8 @@ export interface EventDescription {
   readonly tenant?: string;
 }
 
-/** Where a provider's deliveries carry their event type and resource id. */
+/** Where a provider's deliveries carry the resource they are about (their event type is a fact of the provider: `ProviderFacts.eventType`). */
 export interface DescriptionRule {
-  /** A header naming the event type (GitHub's `x-github-event`). */
-  readonly typeHeader?: string;
-  /** Dotted path of the event type in a JSON body, when no header names it. */
-  readonly typePath?: string;
   /** Dotted path of the resource the event is about in a JSON body (an authoritative read's `idJsonPath` takes its place). */
   readonly resourcePath?: string;
 }
@@ -182,7 +197,7 @@ export interface AdapterParts {
   readonly reportsJob?: ProviderAdapter['reportsJob'];
   /** Absent: every event is a `WebhookReceived`. */
   readonly effectOf?: ProviderAdapter['effectOf'];
-  /** Absent: the record names no event type or resource (a tenant, when configured, still). */
+  /** Absent: the record names no resource. */
   readonly describes?: DescriptionRule;
 }
 
@@ -205,19 +220,20 @@ export function buildAdapter(config: ProviderRuntimeConfig, parts: AdapterParts)
     observe: parts.observe ?? (() => undefined),
     reportsJob: parts.reportsJob ?? (() => false),
     effectOf: parts.effectOf ?? (() => undefined),
-    describe: describer(parts.describes ?? {}, config),
+    describe: describer(parts.describes ?? {}, providerFactsOf(config.adapter)?.eventType, config),
+    filter: deliveryFilter(config.filter),
   };
 }
 
 /** Reads a delivery's description; the body is parsed (once) only when a path is asked for. */
-function describer(rule: DescriptionRule, config: ProviderRuntimeConfig): ProviderAdapter['describe'] {
+function describer(rule: DescriptionRule, typeAt: EventTypeLocation | undefined, config: ProviderRuntimeConfig): ProviderAdapter['describe'] {
   const resourcePath = config.authoritativeRead?.idJsonPath ?? rule.resourcePath;
   const tenantPath = config.tenantJsonPath;
-  const readsBody = [rule.typePath, resourcePath, tenantPath].some((path) => path !== undefined);
+  const readsBody = [typeAt?.jsonPath, resourcePath, tenantPath].some((path) => path !== undefined);
   return (headers, body) => {
     const parsed = readsBody ? parseJsonObject(body) : undefined;
     const at = (path: string | undefined) => (path !== undefined && parsed ? valueAtPath(parsed, path) : undefined);
-    const eventType = eventTypeName(rule.typeHeader !== undefined ? headers[rule.typeHeader] : at(rule.typePath));
+    const eventType = eventTypeName(typeAt?.header !== undefined ? headers[typeAt.header] : at(typeAt?.jsonPath));
     const resourceId = scalarText(at(resourcePath));
     const tenant = scalarText(at(tenantPath));
     return { ...(eventType ? { eventType } : {}), ...(resourceId ? { resourceId } : {}), ...(tenant ? { tenant } : {}) };
@@ -311,13 +327,6 @@ export function utf8Key(value: string): Pick<SigningKey, 'bytes'> {
   return { bytes: Buffer.from(value, 'utf8') };
 }
 
-/** Reads a dotted path (`task.id`) of a parsed JSON value. */
-export function valueAtPath(value: unknown, path: string): unknown {
-  return path
-    .split('.')
-    .reduce<unknown>((node, segment) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[segment] : undefined), value);
-}
-
 /**
  * The longest id a body or a header may carry, in UTF-8 bytes. Ids become DynamoDB keys: the
  * inbox key `<provider>#<eventId>` and the job-ref index key `<provider>#<jobRef>` hold at most
@@ -374,14 +383,4 @@ export function pickHeaders(headers: Headers, names: readonly string[]): Record<
     if (value !== undefined) picked[name] = value.slice(0, 512);
   }
   return picked;
-}
-
-/** Parses a JSON object body; undefined when the bytes are not a JSON object. */
-export function parseJsonObject(body: Buffer): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(body.toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,4 +1,5 @@
 import { Defaults, Env, PollingRuntimeConfig, pollingProblems, ProviderRuntimeConfig } from '../../../lib/contract';
+import { providerConfigsFromEnv } from '../runtime/config';
 import { ConfigurationError } from '../runtime/errors';
 import { SecretCache } from '../signatures/secrets';
 import { ProviderAdapter } from './adapter';
@@ -36,21 +37,7 @@ export const LEDGER_ONLY_PROVIDER: LedgerProvider = { profile: SAME_ID_PROFILE }
 
 /** Parses and validates the polling configuration the construct serialized; empty when unset. */
 export function pollingFromEnv(env: Record<string, string | undefined>): PollingRuntimeConfig[] {
-  const raw = env[Env.POLLING];
-  if (raw === undefined || raw === '') return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw new ConfigurationError(`environment variable ${Env.POLLING} is not valid JSON`);
-  }
-  if (!Array.isArray(parsed)) throw new ConfigurationError(`environment variable ${Env.POLLING} must be a JSON array`);
-  return parsed.map((entry, index) => {
-    const config = (entry ?? {}) as PollingRuntimeConfig;
-    const problems = [...(typeof config.provider === 'string' && config.provider !== '' ? [] : ['provider is missing']), ...pollingProblems(config)];
-    if (problems.length > 0) throw new ConfigurationError(`${Env.POLLING}[${index}]: ${problems.join('; ')}`);
-    return config;
-  });
+  return providerConfigsFromEnv<PollingRuntimeConfig>(env, Env.POLLING, pollingProblems);
 }
 
 /**

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   authoritativeReadProblems,
+  deliveryFilterProblems,
   Env,
   handlerVariables,
   hmacSchemeProblems,
@@ -118,6 +119,33 @@ export function providersFromEnv(env: Environment, reading: ProviderReading = { 
       const problems = jsonPathProblems(p.tenantJsonPath);
       if (problems.length > 0) throw new ConfigurationError(`${where}.tenantJsonPath ${problems.join('; ')}`);
     }
+    if (p.filter !== undefined) {
+      const problems = deliveryFilterProblems(p.adapter, p.filter);
+      if (problems.length > 0) throw new ConfigurationError(`${where}.filter: ${problems.join('; ')}`);
+    }
     return p as ProviderRuntimeConfig;
+  });
+}
+
+/**
+ * A JSON array of per-provider configurations the construct serialized into `name` (the
+ * reconciler's polling and recovery), each checked by `problemsOf` and naming its provider; empty
+ * when unset.
+ */
+export function providerConfigsFromEnv<T extends { readonly provider: string }>(env: Environment, name: string, problemsOf: (config: T) => string[]): T[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigurationError(`environment variable ${name} is not valid JSON`);
+  }
+  if (!Array.isArray(parsed)) throw new ConfigurationError(`environment variable ${name} must be a JSON array`);
+  return parsed.map((entry, index) => {
+    const config = (entry ?? {}) as T;
+    const problems = [...(typeof config.provider === 'string' && config.provider !== '' ? [] : ['provider is missing']), ...problemsOf(config)];
+    if (problems.length > 0) throw new ConfigurationError(`${name}[${index}]: ${problems.join('; ')}`);
+    return config;
   });
 }

@@ -25,6 +25,8 @@ export interface HandlerRuntime {
   readonly clients?: Partial<AwsClients>;
   /** The body store on the bucket the environment names, in place of the one on the default S3 client. */
   readonly bodyStore?: (bucket: string) => BodyStore;
+  /** Opens the archive store on its bucket (the tests hand in one on a role client of their own). */
+  readonly archiveStore?: (bucket: string) => BodyStore;
   /** The sink of the user's processing function, in place of the one on the default Lambda client. */
   readonly functionSink?: (functionArn: string) => EffectSink;
   readonly now?: () => number;

@@ -36,6 +36,7 @@ export type Reason =
   | 'quarantined'
   | 'test'
   | 'not_final'
+  | 'filtered'
   | 'handshake'
   | 'source_not_allowed'
   | 'subscription_refused'
@@ -62,6 +63,7 @@ export const HTTP_STATUS: Readonly<Record<Reason, number>> = {
   quarantined: 200,
   test: 200,
   not_final: 200,
+  filtered: 200,
   handshake: 200,
   source_not_allowed: 403,
   subscription_refused: 403,

@@ -1,4 +1,5 @@
-import { METRIC_NAMESPACE, MetricDimension } from '../../../lib/contract';
+import { Env, METRIC_NAMESPACE, MetricDimension } from '../../../lib/contract';
+import { requiredEnv } from './config';
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -39,10 +40,12 @@ export class Telemetry {
   private readonly counts = new Map<string, Map<string, number>>();
   private readonly values = new Map<string, Map<string, { unit: ValueUnit; values: number[] }>>();
 
+  /** `perProvider`: each provider's metrics also under the `Inbox` and `Provider` dimensions (a custom metric each, billed monthly); otherwise under `Inbox` alone. */
   constructor(
     private readonly inboxName: string,
     private readonly write: LineWriter = stdoutWriter,
     private readonly now: () => number = Date.now,
+    private readonly perProvider = false,
   ) {}
 
   log(level: LogLevel, message: string, fields: LogFields = {}): void {
@@ -120,7 +123,7 @@ export class Telemetry {
   }
 
   private metricDocument({ provider, members }: MetricDocument): Record<string, unknown> {
-    const dimensions = provider ? [[MetricDimension.INBOX], [MetricDimension.INBOX, MetricDimension.PROVIDER]] : [[MetricDimension.INBOX]];
+    const dimensions = provider && this.perProvider ? [[MetricDimension.INBOX], [MetricDimension.INBOX, MetricDimension.PROVIDER]] : [[MetricDimension.INBOX]];
     return {
       _aws: {
         Timestamp: this.now(),
@@ -137,6 +140,11 @@ export class Telemetry {
       ...Object.fromEntries(members.map(([name, value]) => [name, value])),
     };
   }
+}
+
+/** A handler's telemetry from the environment the construct sets: its inbox, and whether metrics go per provider too. */
+export function telemetryFromEnv(env: Record<string, string | undefined>, write?: LineWriter, now?: () => number): Telemetry {
+  return new Telemetry(requiredEnv(env, Env.INBOX_NAME), write, now, env[Env.METRICS_PER_PROVIDER] === 'true');
 }
 
 /** The metrics of one scope (a provider, or '' for the inbox alone), created on first use. */

@@ -1,4 +1,5 @@
 import { BodyPrefix, Env } from '../../../lib/contract';
+import { ConfigurationError } from '../runtime/errors';
 import { onFirstUse } from '../runtime/on-first-use';
 import type { BodyLocation } from './inbox';
 
@@ -54,7 +55,18 @@ export function resourceObjectKey(provider: string, digest: string): string {
 export function bodyStoreFromEnv(env: Record<string, string | undefined>, open?: (bucket: string) => BodyStore): BodyStore | undefined {
   const bucket = env[Env.BODY_BUCKET];
   if (!bucket) return undefined;
-  if (open) return open(bucket);
+  return open ? open(bucket) : lazyS3Store(bucket);
+}
+
+/** A store on `bucket` whose S3 client (and its module) loads when the first object is written or read. */
+export function lazyS3Store(bucket: string): BodyStore {
   const store = onFirstUse(async () => (await import('./s3-body-store.js')).defaultS3BodyStore(bucket));
   return { put: async (key, bytes) => (await store()).put(key, bytes), get: async (reference) => (await store()).get(reference) };
+}
+
+/** A row's body: inline, or read from the body store its row points at. */
+export async function bodyOfRow(row: BodyLocation, bodies: BodyStore | undefined): Promise<Buffer> {
+  if (row.bodyRef === undefined) return row.body ?? Buffer.alloc(0);
+  if (!bodies) throw new ConfigurationError('a row points at the body store, but none is configured');
+  return bodies.get(row.bodyRef);
 }

@@ -45,5 +45,6 @@ export const AnswerlineFacts = {
   tolerance: undefined,
   requests: SECRET_SIGNED_REQUESTS,
   polling: AnswerlinePolling,
+  eventType: { jsonPath: 'task.status' },
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

@@ -44,5 +44,6 @@ export const DiscordFacts = {
   tolerance: undefined,
   requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
+  eventType: { jsonPath: 'type' },
   rotationRefusal: "the stored value is the Discord application's public key, not a secret: there is nothing to rotate",
 } as const satisfies ProviderFacts;

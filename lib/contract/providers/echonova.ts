@@ -28,5 +28,6 @@ export const EchonovaFacts = {
   tolerance: undefined,
   requests: SECRET_SIGNED_REQUESTS,
   polling: EchonovaPolling,
+  eventType: { header: 'x-webhook-event' },
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

@@ -26,6 +26,13 @@ export function isRotatedSecretFormat(format: string): format is RotatedSecretFo
   return (ROTATED_SECRET_FORMATS as readonly string[]).includes(format);
 }
 
+/**
+ * Where a provider's deliveries name their event type: a header (lower-case, GitHub's
+ * `x-github-event`) or a dotted path in the JSON body (Stripe's `type`). The delivery record
+ * logs it and a provider's `eventTypes` filter keeps deliveries by it.
+ */
+export type EventTypeLocation = { readonly header: string; readonly jsonPath?: never } | { readonly jsonPath: string; readonly header?: never };
+
 /** How the reconciler polls a provider by default. */
 export interface PollingFacts {
   /** URL of one task, with `{taskId}` (or `{jobId}`, `{batchId}`) where its id goes; none when the provider names none. */
@@ -98,6 +105,8 @@ export interface ProviderFacts {
   readonly requests: RequestTraits;
   /** How the reconciler polls it by default; undefined when it cannot be polled. */
   readonly polling: PollingFacts | undefined;
+  /** Where its deliveries name their event type; undefined when they name none (Twilio, a generic HMAC sender). */
+  readonly eventType: EventTypeLocation | undefined;
   /** Why its stored value cannot be rotated, when it cannot. */
   readonly rotationRefusal: string | undefined;
 }

@@ -12,5 +12,6 @@ export const GitHubFacts = {
   tolerance: undefined,
   requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
+  eventType: { header: 'x-github-event' },
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

@@ -12,5 +12,6 @@ export const HmacFacts = {
   tolerance: undefined,
   requests: { ...SECRET_SIGNED_REQUESTS, configuredScheme: true },
   polling: undefined,
+  eventType: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

@@ -19,5 +19,6 @@ export const LinearFacts = {
   tolerance: { pastSeconds: LINEAR_TOLERANCE_SECONDS, futureSeconds: LINEAR_TOLERANCE_SECONDS },
   requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
+  eventType: { jsonPath: 'type' },
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

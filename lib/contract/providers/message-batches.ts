@@ -65,5 +65,6 @@ export const MessageBatchesFacts = {
   tolerance: undefined,
   requests: { ...SECRET_SIGNED_REQUESTS, polledOnly: true },
   polling: MessageBatchesPolling,
+  eventType: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

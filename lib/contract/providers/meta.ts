@@ -25,5 +25,6 @@ export const MetaFacts = {
   tolerance: undefined,
   requests: { ...SECRET_SIGNED_REQUESTS, getChecked: true },
   polling: undefined,
+  eventType: { jsonPath: 'object' },
   rotationRefusal: "this provider's secret is chosen in its own dashboard; stage the new value there and in the secret instead",
 } as const satisfies ProviderFacts;

@@ -19,5 +19,6 @@ export const PaddleFacts = {
   tolerance: { pastSeconds: PADDLE_PAST_TOLERANCE_SECONDS },
   requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
+  eventType: { jsonPath: 'event_type' },
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

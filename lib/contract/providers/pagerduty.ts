@@ -12,5 +12,6 @@ export const PagerDutyFacts = {
   tolerance: undefined,
   requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
+  eventType: { jsonPath: 'event.event_type' },
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

@@ -12,5 +12,6 @@ export const ShopifyFacts = {
   tolerance: undefined,
   requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
+  eventType: { header: 'x-shopify-topic' },
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

@@ -17,5 +17,6 @@ export const SlackFacts = {
   tolerance: undefined,
   requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
+  eventType: { jsonPath: 'event.type' },
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

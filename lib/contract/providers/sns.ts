@@ -71,5 +71,6 @@ export const SnsFacts = {
   tolerance: { pastSeconds: SNS_PAST_TOLERANCE_SECONDS },
   requests: { ...SECRET_SIGNED_REQUESTS, certificateSigned: true },
   polling: undefined,
+  eventType: { jsonPath: 'Type' },
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

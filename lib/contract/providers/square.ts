@@ -19,5 +19,6 @@ export const SquareFacts = {
   tolerance: undefined,
   requests: { ...SECRET_SIGNED_REQUESTS, signsUrl: true },
   polling: undefined,
+  eventType: { jsonPath: 'type' },
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

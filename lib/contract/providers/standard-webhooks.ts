@@ -20,5 +20,6 @@ export const StandardWebhooksFacts = {
   tolerance: undefined,
   requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
+  eventType: { jsonPath: 'type' },
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

@@ -12,5 +12,6 @@ export const StripeFacts = {
   tolerance: undefined,
   requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
+  eventType: { jsonPath: 'type' },
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

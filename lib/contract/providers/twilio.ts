@@ -23,5 +23,6 @@ export const TwilioFacts = {
   tolerance: undefined,
   requests: { ...SECRET_SIGNED_REQUESTS, signsUrl: true, unusableSignedUrl: TWILIO_UNUSABLE_URL },
   polling: undefined,
+  eventType: undefined,
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

@@ -17,5 +17,6 @@ export const ZoomFacts = {
   tolerance: undefined,
   requests: SECRET_SIGNED_REQUESTS,
   polling: undefined,
+  eventType: { jsonPath: 'event' },
   rotationRefusal: undefined,
 } as const satisfies ProviderFacts;

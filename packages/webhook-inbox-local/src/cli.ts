@@ -18,8 +18,10 @@ import { hideSdkNodeVersionWarning } from '../../../lambda/shared/runtime/node-w
 import { AssemblyError } from './aws/cloudformation/assembly';
 import { chaosCommand } from './chaos/command';
 import { formatSummary, runDemo } from './twin/demo';
+import { RecoveryDemo } from './twin/recovery-demo';
 import { SynthesisError, synthesizeProject } from './twin/synth';
-import { readyLine, startTemplateTwin, startTwin, TemplateTwin, Twin, twinOf, TWIN_PROVIDERS, TwinProviderSpec } from './twin/twin';
+import { startTwin, Twin, twinOf } from './twin/inbox-twin';
+import { readyLine, startTemplateTwin, TemplateTwin, TWIN_PROVIDERS, TwinProviderSpec } from './twin/twin';
 import { Options, OPTIONS, PACKAGE_USAGE, REPOSITORY_OPTIONS, repositoryUsage } from './command-line';
 import { assertPortFree, lockDataDir, parseCommandLine, portOption, runMain, secretOptions, timeScaleOption, UsageError } from './twin/usage';
 
@@ -139,21 +141,25 @@ async function startAppTwin(app: string, options: Options, settings: TwinSetting
 
 /** The twin's own app with the providers of `--provider` and `--providers`, and the demo. */
 async function startOwnAppTwin(providers: TwinProviderSpec[], options: Options, settings: TwinSettings): Promise<StartedTwin> {
+  // GitHub and Stripe are recovered from fakes of their APIs, shown after the demo.
+  const recovery = await RecoveryDemo.start(providers);
   // A provider setting the construct refuses (an invalid HMAC scheme) is the caller's to fix.
   const twin = await startTwin({
     port: settings.port,
     providers,
     secrets: settings.secrets,
+    ...(recovery ? { recovery: recovery.recovery, extraSecrets: recovery.secrets } : {}),
     dataDir: options.data,
     runbookBase: settings.runbookBase,
     log: settings.log,
   }).catch((error: unknown) => {
     // The construct's refusals at synth are named ValidationError (their message starts with its path).
+    void recovery?.stop();
     throw error instanceof Error && (error.name === 'ValidationError' || /^unknown preset/.test(error.message))
       ? new UsageError(error.message.replace(/:?\n- /g, (separator) => (separator.startsWith(':') ? ': ' : '; ')))
       : error;
   });
-  return withDemo(twin, options);
+  return withDemo(twin, options, recovery);
 }
 
 /** The given app, else the example app (bin/app.ts) synthesized, and the demo on its first inbox. */
@@ -173,17 +179,25 @@ async function startExampleTwin(options: Options, settings: TwinSettings): Promi
 }
 
 /** Once ready: the demo (unless `--no-demo`), then stop (`--once`) or serve. */
-function withDemo(twin: Twin, options: Options): StartedTwin {
+function withDemo(twin: Twin, options: Options, recovery?: RecoveryDemo): StartedTwin {
   const afterReady = async (stop: () => Promise<void>) => {
     if (!options['no-demo']) {
       const summary = await runDemo(twin, (line) => console.log(line));
       console.log(formatSummary(summary));
+      if (recovery) console.log(`\nRecovered through the providers' APIs: ${await recovery.run(twin, (line) => console.log(line))}`);
       if (options.once) return stop();
     }
     const consoleUrl = twin.template.consoleUrl ? `the console at ${twin.template.consoleUrl}; ` : '';
     console.log(`\nServing: ${consoleUrl}the ops CLI: npx webhook-inbox status --config ${twin.opsConfigPath}  (Ctrl-C to stop)`);
   };
-  return { template: twin.template, stop: () => twin.stop(), afterReady };
+  return {
+    template: twin.template,
+    stop: async () => {
+      await twin.stop();
+      await recovery?.stop();
+    },
+    afterReady,
+  };
 }
 
 /** What the IAM gateway judged: the calls of every function, and the refusals by function. */

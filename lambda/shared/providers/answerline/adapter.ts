@@ -26,7 +26,7 @@ export function answerlineAdapter(config: ProviderRuntimeConfig): ProviderAdapte
     verify: (headers, body, keys, nowSeconds, tolerance) => verifyStandardWebhooks(headers, body, keys, nowSeconds, tolerance, STANDARD_WEBHOOKS_HEADERS),
     admit: (_headers, body) => admitAnswerlineTask(body),
     keptHeaders: [STANDARD_WEBHOOKS_HEADERS.id, STANDARD_WEBHOOKS_HEADERS.timestamp],
-    describes: { typePath: 'task.status', resourcePath: 'task.id' },
+    describes: { resourcePath: 'task.id' },
     observe: observeAnswerlineTask,
     // Every row is about a task (one stored before non-final tasks were refused has no result, and no effect).
     reportsJob: () => true,

@@ -16,7 +16,7 @@ export function discordAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
     admit: (_headers, body) => admitInteraction(body),
     refusalStatus: DISCORD_REFUSAL_STATUS,
     keptHeaders: [],
-    describes: { typePath: 'type', resourcePath: 'id' },
+    describes: { resourcePath: 'id' },
   });
 }
 

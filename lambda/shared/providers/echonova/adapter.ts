@@ -93,7 +93,7 @@ export function echonovaAdapter(config: ProviderRuntimeConfig): ProviderAdapter 
     verify: (headers, body, keys, nowSeconds, tolerance) => verifyHmac(headers, body, keys, nowSeconds, tolerance, SCHEME),
     admit: admitEchonova,
     keptHeaders: [EVENT_HEADER, TIMESTAMP_HEADER],
-    describes: { typeHeader: EVENT_HEADER, resourcePath: 'jobId' },
+    describes: { resourcePath: 'jobId' },
     observe: observeEchonova,
     reportsJob: (meta) => (meta[EVENT_HEADER] ?? '').startsWith(JOB_EVENT_PREFIX),
   });

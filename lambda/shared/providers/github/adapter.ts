@@ -17,6 +17,5 @@ export function githubAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
     verify: (headers, body, keys, nowSeconds, tolerance) => verifyHmac(headers, body, keys, nowSeconds, tolerance, HUB_SIGNATURE_256),
     admit: (headers, body) => (headers[EVENT_HEADER] === 'ping' ? { kind: 'test' } : { kind: 'event', eventId: sha256Hex(body) }),
     keptHeaders: [EVENT_HEADER, DELIVERY_HEADER, 'x-github-hook-id'],
-    describes: { typeHeader: EVENT_HEADER },
   });
 }

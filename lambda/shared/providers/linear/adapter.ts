@@ -80,6 +80,6 @@ export function linearAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
     verify: verifyLinear,
     admit: (_headers, body) => admitLinear(body),
     keptHeaders: ['linear-delivery', 'linear-event'],
-    describes: { typePath: 'type', resourcePath: 'data.id' },
+    describes: { resourcePath: 'data.id' },
   });
 }

@@ -24,7 +24,6 @@ export function metaAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
     admit: (_headers, body) => ({ kind: 'event', eventId: sha256Hex(body) }),
     answerSubscriptionCheck,
     keptHeaders: [],
-    describes: { typePath: 'object' },
   });
 }
 

@@ -13,6 +13,6 @@ export function paddleAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
     verify: verifyPaddle,
     admit: (_headers, body) => eventIdAtPath(body, 'event_id'),
     keptHeaders: [],
-    describes: { typePath: 'event_type', resourcePath: 'data.id' },
+    describes: { resourcePath: 'data.id' },
   });
 }

@@ -33,6 +33,6 @@ export function pagerdutyAdapter(config: ProviderRuntimeConfig): ProviderAdapter
     verify: (headers, body, keys, nowSeconds, tolerance) => verifyHmac(headers, body, keys, nowSeconds, tolerance, SCHEME),
     admit: (_headers, body) => admitPagerDuty(body),
     keptHeaders: ['x-webhook-id', 'x-webhook-subscription'],
-    describes: { typePath: 'event.event_type', resourcePath: 'event.data.id' },
+    describes: { resourcePath: 'event.data.id' },
   });
 }

@@ -24,6 +24,5 @@ export function shopifyAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
     verify: (headers, body, keys, nowSeconds, tolerance) => verifyHmac(headers, body, keys, nowSeconds, tolerance, SCHEME),
     admit: (_headers, body) => ({ kind: 'event', eventId: sha256Hex(body) }),
     keptHeaders: ['x-shopify-topic', 'x-shopify-webhook-id', 'x-shopify-event-id', 'x-shopify-triggered-at', 'x-shopify-shop-domain', 'x-shopify-api-version'],
-    describes: { typeHeader: 'x-shopify-topic' },
   });
 }

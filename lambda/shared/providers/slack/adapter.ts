@@ -27,7 +27,6 @@ export function slackAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
     verify: (headers, body, keys, nowSeconds, tolerance) => verifyHmac(headers, body, keys, nowSeconds, tolerance, SCHEME),
     admit: (_headers, body) => admitSlack(body),
     keptHeaders: ['x-slack-retry-num', 'x-slack-retry-reason'],
-    describes: { typePath: 'event.type' },
   });
 }
 

@@ -55,7 +55,6 @@ export function snsAdapter(config: ProviderRuntimeConfig, context: AdapterContex
       },
       admit: (_headers, body) => admitMessage(parse(body) as SnsMessage, originOf),
       keptHeaders: KEPT_HEADERS,
-      describes: { typePath: 'Type' },
     }),
     signingCertificateUrl: (headers: Headers, body: Buffer) => {
       if (headers[SnsHeaders.RAW_DELIVERY] === 'true') {

@@ -20,7 +20,7 @@ export function squareAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
     verify: (headers, body, keys, nowSeconds, tolerance) => verifyHmac(headers, body, keys, nowSeconds, tolerance, scheme),
     admit: (_headers, body) => eventIdAtPath(body, 'event_id'),
     keptHeaders: KEPT_HEADERS,
-    describes: { typePath: 'type', resourcePath: 'data.id' },
+    describes: { resourcePath: 'data.id' },
   });
 }
 

@@ -23,6 +23,6 @@ export function standardWebhooksAdapter(config: ProviderRuntimeConfig): Provider
       return eventIdFrom(headers[names.id], `header ${names.id}`);
     },
     keptHeaders: [STANDARD_WEBHOOKS_HEADERS.id, STANDARD_WEBHOOKS_HEADERS.timestamp, SVIX_HEADERS.id, SVIX_HEADERS.timestamp],
-    describes: { typePath: 'type', resourcePath: 'data.id' },
+    describes: { resourcePath: 'data.id' },
   });
 }

@@ -9,6 +9,6 @@ export function stripeAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
     verify: verifyStripe,
     admit: (_headers, body) => eventIdAtPath(body, 'id'),
     keptHeaders: [],
-    describes: { typePath: 'type', resourcePath: 'data.object.id' },
+    describes: { resourcePath: 'data.object.id' },
   });
 }

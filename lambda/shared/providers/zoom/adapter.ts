@@ -32,7 +32,7 @@ export function zoomAdapter(config: ProviderRuntimeConfig): ProviderAdapter {
     verify: (headers, body, keys, nowSeconds, tolerance) => verifyHmac(headers, body, keys, nowSeconds, tolerance, SCHEME),
     admit: (_headers, body, key) => admitZoom(body, key),
     keptHeaders: ['x-zm-trackingid'],
-    describes: { typePath: 'event', resourcePath: 'payload.object.id' },
+    describes: { resourcePath: 'payload.object.id' },
   });
 }
 

@@ -7,7 +7,7 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { InboxAttr as A, DeliveryStatus, InboxItemKind, PendingIndex, SweepWatermark } from '../../../../lib/contract';
+import { InboxAttr as A, DeliveryStatus, InboxItemKind } from '../../../../lib/contract';
 import { shardOf } from '../../runtime/digest';
 import { isConditionalCheckFailed } from '../../runtime/errors';
 import { N, pendingIndexOf, putIfAbsent, RangeRead, ReadBound, readShardedRange, replaceForms, S, stringMap } from '../dynamo';
@@ -29,22 +29,17 @@ import {
   rowStateOf,
   toStoredDelivery,
 } from './row';
-import { examinePending, PendingIndexReader, ReadState, reviveFenced, SweepFence, SweepMark, UNREAD } from './sweep';
+import { DynamoDbSweepWatermark } from './dynamodb-watermark';
+import { examinePending, PendingIndexReader, ReadState, reviveFenced, SweepFence, UNREAD } from './sweep';
 
 /**
  * The inbox in DynamoDB: each method one request (the rules that combine them are `examinePending`
- * and `reviveFenced`), every write conditional on the row's state.
+ * and `reviveFenced`), every write conditional on the row's state; the sweep's watermark item's
+ * requests are `DynamoDbSweepWatermark`'s.
  */
-export class DynamoDbInboxStore implements InboxStore, PendingIndexReader, SweepFence {
+export class DynamoDbInboxStore extends DynamoDbSweepWatermark implements InboxStore, PendingIndexReader, SweepFence {
   /** BatchGetItem's limit of keys per call. */
   readonly statesPerRead = 100;
-
-  /** `pendingShards`: the shard count a new or revived row's pending-index entry is written under (`pendingIndexShards`). */
-  constructor(
-    private readonly client: DynamoDBClient,
-    private readonly tableName: string,
-    readonly pendingShards: number = PendingIndex.SHARD_COUNT,
-  ) {}
 
   async insert(delivery: NewDelivery): Promise<boolean> {
     const { row, body } = deliveryItems(delivery, this.pendingShards);
@@ -353,80 +348,6 @@ export class DynamoDbInboxStore implements InboxStore, PendingIndexReader, Sweep
     for (const item of out.Responses?.[this.tableName] ?? []) states.set(item[A.PK].S!, pendingStateOf(item));
     for (const key of out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) states.set(key[A.PK].S!, UNREAD);
     return states;
-  }
-
-  async sweepWatermark(): Promise<number> {
-    return (await this.sweepMark()).watermark;
-  }
-
-  async sweepMark(): Promise<SweepMark> {
-    const out = await this.client.send(
-      new GetItemCommand({
-        TableName: this.tableName,
-        Key: itemKey(SweepWatermark.PARTITION, SweepWatermark.SORT),
-        ConsistentRead: true,
-        ProjectionExpression: '#before, #revision, #shards',
-        ExpressionAttributeNames: { '#before': A.SWEPT_BEFORE, '#revision': A.SWEEP_REVISION, '#shards': A.SWEEP_SHARDS },
-      }),
-    );
-    const [revision, shards] = [out.Item?.[A.SWEEP_REVISION]?.N, out.Item?.[A.SWEEP_SHARDS]?.N];
-    return {
-      watermark: Number(out.Item?.[A.SWEPT_BEFORE]?.N ?? 0),
-      ...(revision !== undefined ? { revision: Number(revision) } : {}),
-      ...(shards !== undefined ? { shards: Number(shards) } : {}),
-    };
-  }
-
-  async notePendingShards(recorded: number | undefined): Promise<void> {
-    if (this.pendingShards <= (recorded ?? PendingIndex.SHARD_COUNT)) return;
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: itemKey(SweepWatermark.PARTITION, SweepWatermark.SORT),
-          UpdateExpression: 'SET #shards = :shards',
-          // Only ever raised: a reconciler still on a smaller count (a deployment in progress) never lowers it.
-          ConditionExpression: 'attribute_not_exists(#shards) OR #shards < :shards',
-          ExpressionAttributeNames: { '#shards': A.SWEEP_SHARDS },
-          ExpressionAttributeValues: { ':shards': N(this.pendingShards) },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
-  }
-
-  async fenceSweep(): Promise<number> {
-    const out = await this.client.send(
-      new UpdateItemCommand({
-        TableName: this.tableName,
-        Key: itemKey(SweepWatermark.PARTITION, SweepWatermark.SORT),
-        UpdateExpression: 'ADD #revision :one',
-        ExpressionAttributeNames: { '#revision': A.SWEEP_REVISION },
-        ExpressionAttributeValues: { ':one': N(1) },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Number(out.Attributes?.[A.SWEPT_BEFORE]?.N ?? 0);
-  }
-
-  async advanceSweepWatermark(to: number, revision?: number): Promise<boolean> {
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: itemKey(SweepWatermark.PARTITION, SweepWatermark.SORT),
-          UpdateExpression: 'SET #before = :to',
-          ConditionExpression: `(attribute_not_exists(#before) OR #before < :to) AND ${revision === undefined ? 'attribute_not_exists(#revision)' : '#revision = :revision'}`,
-          ExpressionAttributeNames: { '#before': A.SWEPT_BEFORE, '#revision': A.SWEEP_REVISION },
-          ExpressionAttributeValues: { ':to': N(to), ...(revision !== undefined ? { ':revision': N(revision) } : {}) },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
   }
 
   async touchPending(key: string, now: number): Promise<void> {

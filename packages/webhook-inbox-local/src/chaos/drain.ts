@@ -3,22 +3,25 @@
  * stored and settled (a result row PROCESSED, a poison row DEAD with its message in the DLQ), or the
  * time allowed is up; the DLQ's messages are collected as they come.
  */
+import { createHash } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { scanItems } from '../../../../lambda/shared/stores/dynamo';
 import { DeliveryStatus, InboxAttr, InboxItemKind } from '../../../../lib/contract';
 import type { FakeBatch } from '../providers/message-batches/fake-api';
 import { RetryingSender, sleep } from '../providers/sender';
+import { GITHUB, ProviderLogRecord, STRIPE } from './provider-logs';
 import { BATCHES, ChaosRig } from './setup';
 import { workKey } from './state';
 
-export async function drain({ senders, submittedBatches, dynamodb, sqs, twin, state, log }: ChaosRig, timeoutMs: number): Promise<void> {
+export async function drain({ senders, submittedBatches, providerLogs, dynamodb, sqs, twin, state, log }: ChaosRig, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastWaiting = '';
   for (;;) {
     // A cancelled batch ends at the poll after its cancellation: its rows are expected from then on.
     const expected = expectedKeys(senders);
     for (const key of batchRowKeys(submittedBatches)) expected.set(key, 'result');
+    for (const key of providerLogKeys(providerLogs.record())) expected.set(key, 'result');
     const rows = await scanDeliveryStates(dynamodb, twin.names.inboxTable);
     // A message reaches the DLQ at the receive after its last failure: collect them as they come.
     state.deadLettered.push(...(await drainQueue(sqs, twin.deadLetterQueueUrl)));
@@ -52,6 +55,14 @@ function expectedKeys(senders: readonly RetryingSender[]): Map<string, 'result' 
 }
 
 /** The row keys a batch's requests and its summary are stored under (docs/providers/message-batches.md), once it has ended. */
+/** The rows GitHub's and Stripe's events are stored as: GitHub's by the digest of the bytes it sent, Stripe's by the event's id. */
+function providerLogKeys(record: ProviderLogRecord): string[] {
+  return [
+    ...record.github.map((event) => `${GITHUB}#${createHash('sha256').update(event.body).digest('hex')}`),
+    ...record.stripe.map((event) => `${STRIPE}#${event.id}`),
+  ];
+}
+
 function batchRowKeys(batches: readonly FakeBatch[]): string[] {
   const prefix = (batch: FakeBatch) => `${BATCHES}#${encodeURIComponent(batch.id)}:`;
   return batches

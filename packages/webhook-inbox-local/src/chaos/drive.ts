@@ -76,8 +76,17 @@ export function startDriving(rig: ChaosRig): Driving {
   scheduleOutages(rig, schedule);
   scheduleAwsFaults(rig, schedule);
   const watchers = [depth, ...watch(rig, timeline, t0)];
+  let stopped = false;
+  // GitHub and Stripe send through the plan's window, a tenth of its results each, a third of them into outages.
+  const providerLogs = rig.providerLogs.drive(
+    Math.max(10, Math.round(rig.plan.deliveries / 10)),
+    1 / 3,
+    rig.plan.windowMs / Math.max(10, Math.round(rig.plan.deliveries / 10)),
+    () => stopped,
+  );
   const done = (async () => {
     await timeline.run();
+    await providerLogs;
     await Promise.all(senders.map((sender) => sender.idle()));
     rig.log(`chaos: providers done after ${((Date.now() - t0) / 1000).toFixed(0)} s; waiting for the inbox to settle`);
   })();
@@ -85,6 +94,7 @@ export function startDriving(rig: ChaosRig): Driving {
     done,
     adversary,
     stop: () => {
+      stopped = true;
       watchers.forEach((watcher) => clearInterval(watcher));
       timeline.stop();
     },

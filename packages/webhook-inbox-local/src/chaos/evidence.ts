@@ -85,6 +85,7 @@ export async function gatherEvidence(rig: ChaosRig, adversary: readonly Adversar
     deadlineTaskIds: rig.deadlineTaskIds,
     interruptedRows: state.interruptedRows,
     killedRows: state.killedRows,
+    providerLogs: rig.providerLogs.record(),
     servedDigests: {
       [ANSWERLINE]: apis.answerline.servedDigests,
       [ECHONOVA]: apis.echonova.servedDigests,
@@ -92,7 +93,12 @@ export async function gatherEvidence(rig: ChaosRig, adversary: readonly Adversar
     rateLimitedPolls: [apis.answerline, apis.echonova, apis.batches].reduce((sum, api) => sum + api.requests.filter((r) => r.status === 429).length, 0),
     logDir: twin.logDir,
     sensitive: {
-      texts: [...Object.values(secrets), ...Object.values(secrets).map((secret) => secret.replace(/^whsec_/, '')), ...Object.values(apiKeys)],
+      texts: [
+        ...Object.values(secrets),
+        ...Object.values(secrets).map((secret) => secret.replace(/^whsec_/, '')),
+        ...Object.values(apiKeys),
+        ...rig.providerLogs.sensitive,
+      ],
       signatureTokens: state.signatureTokens,
     },
     appStats: rig.app.stats,

@@ -13,12 +13,14 @@ import { SimulatedApp } from '../providers/app';
 import { FakeEchonovaApi } from '../providers/echonova/fake-api';
 import { ECHONOVA, SimulatedEchonova } from '../providers/echonova/simulator';
 import { FakeBatch, FakeMessageBatchesApi } from '../providers/message-batches/fake-api';
+import { ProviderLogSenders } from './provider-logs';
 import { Random } from '../providers/random';
 import { RetryingSender, SenderHooks, SimulatedProviderOptions } from '../providers/sender';
 import { signatureTokens } from '../providers/signing';
 import { FakeResponsesApi } from '../providers/standard-webhooks/fake-api';
 import { SimulatedStandardWebhooks, STANDARD_WEBHOOKS } from '../providers/standard-webhooks/simulator';
-import { InvocationFault, LOCAL_AWS, startTwin, Twin, TwinOptions } from '../twin/twin';
+import { startTwin, Twin, TwinOptions } from '../twin/inbox-twin';
+import { InvocationFault, LOCAL_AWS } from '../twin/twin';
 import type { ChaosProfile } from './profile';
 import { ROUTE_FLOOD, type Plan, type Provider } from './plan';
 import { FaultCounter, RunState, signatureOf, workKey } from './state';
@@ -67,6 +69,8 @@ export interface ChaosRig {
   readonly echonova: SimulatedEchonova;
   readonly standardWebhooks: SimulatedStandardWebhooks;
   readonly senders: readonly RetryingSender[];
+  /** GitHub and Stripe, recovered from their own logs. */
+  readonly providerLogs: ProviderLogSenders;
   readonly app: SimulatedApp;
   readonly faults: FaultCounter;
   readonly state: RunState;
@@ -110,14 +114,20 @@ export async function setUp({ seed, plan, stateDir, log }: SetUpOptions): Promis
   };
   apis.answerline.servedDigests = new Map();
   apis.echonova.servedDigests = new Map();
-  const stopApis = () => Promise.all(Object.values(apis).map((api) => api.stop()));
   await Promise.all(Object.values(apis).map((api) => api.start()));
+  const providerLogs = await ProviderLogSenders.start(random);
+  const stopApis = () => Promise.all([...Object.values(apis).map((api) => api.stop()), providerLogs.stop()]);
   let twin: Twin;
   try {
+    const options = twinOptions(plan, apis, apiKeys, secrets, stateDir);
     twin = await startTwin({
-      ...twinOptions(plan, apis, apiKeys, secrets, stateDir),
+      ...options,
+      providers: [...options.providers!, ...providerLogs.providers],
+      recovery: providerLogs.recovery,
+      extraSecrets: { ...options.extraSecrets, ...providerLogs.secrets },
       interceptors: adversaryInterceptors(plan, state, faults),
     });
+    providerLogs.bind(twin);
   } catch (error) {
     await stopApis();
     throw error;
@@ -180,6 +190,7 @@ export async function setUp({ seed, plan, stateDir, log }: SetUpOptions): Promis
     echonova,
     standardWebhooks,
     senders,
+    providerLogs,
     app,
     faults,
     state,

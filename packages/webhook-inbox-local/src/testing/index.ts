@@ -43,6 +43,8 @@ export { type AwsCall, endpointTarget, FaultProxy } from '../faults/proxy';
 // The providers' side: how they sign, and their APIs the inbox polls.
 export { echonovaHeaders, standardWebhooksHeaders, unixSeconds } from '../providers/signing';
 export { FakeAnswerlineApi, type NewFakeTask } from '../providers/answerline/fake-api';
+export { FakeGitHub, type FakeGitHubDelivery } from '../providers/github/fake-api';
+export { FakeStripe, type FakeStripeEvent } from '../providers/stripe/fake-api';
 export { FakeEchonovaApi } from '../providers/echonova/fake-api';
 export { FakeMessageBatchesApi } from '../providers/message-batches/fake-api';
 

@@ -7,14 +7,14 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Duration, Size, Stack } from 'aws-cdk-lib';
+import { App, Duration, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { AuthoritativeReadSettings, Defaults, PollingRuntimeConfig } from '../../../../lib/contract';
+import { AuthoritativeReadSettings, PollingRuntimeConfig, RecoveryRuntimeConfig } from '../../../../lib/contract';
 import { HmacProviderOptions, WebhookProvider, WebhookProviderOptions } from '../../../../lib/provider';
 import { WebhookInbox } from '../../../../lib/webhook-inbox';
-import { presetFor } from './inbox-template';
+import { presetFor, recoveryPolling, ROW_ONLY_BODIES } from './inbox-template';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../aws/local-aws';
 import { ASSEMBLY_METADATA_CONTEXT } from './synth';
 import { POLLED_TWIN_PROVIDERS, TWIN_PROVIDERS } from './presets';
@@ -73,6 +73,8 @@ export interface TwinAppOptions {
   readonly pollBatchSize?: number;
   /** How the reconciler polls providers (e.g. the fake provider APIs of a fault-injection run); API keys are secrets the twin creates by name. */
   readonly polling?: readonly PollingRuntimeConfig[];
+  /** Providers recovered from their own event log (GitHub, Stripe: e.g. against the fake APIs); credentials are secrets the twin creates by name. */
+  readonly recovery?: readonly RecoveryRuntimeConfig[];
   /** The authoritative read of a provider, by provider name (e.g. against a fake resource API). */
   readonly authoritativeReads?: Readonly<Record<string, AuthoritativeReadSettings>>;
   /** Without a body bucket: every body must fit a row. */
@@ -98,6 +100,7 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
     const spec: TwinProviderSpec = typeof entry === 'string' ? { name: entry, preset: entry } : entry;
     const { name } = spec;
     const polling = options.polling?.find((candidate) => candidate.provider === name);
+    const recovery = options.recovery?.find((candidate) => candidate.provider === name);
     const read = options.authoritativeReads?.[name];
     const preset: WebhookProviderOptions = {
       name,
@@ -111,6 +114,7 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
             },
           }
         : {}),
+      ...(recovery ? { polling: recoveryPolling(recovery, apiKey(recovery.credentialsSecretId)) } : {}),
       ...(read ? { authoritativeRead: { urlTemplate: read.urlTemplate, idJsonPath: read.idJsonPath, apiKeySecret: apiKey(read.apiKeySecretId) } } : {}),
       ...(options.routeThrottles?.[name] ? { throttle: options.routeThrottles[name] } : {}),
     };
@@ -139,7 +143,7 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
     reconcileSchedule: events.Schedule.rate(Duration.minutes(options.reconcileEveryMinutes)),
     ...(options.maxReceiveCount ? { maxReceiveCount: options.maxReceiveCount } : {}),
     ...(options.pollBatchSize ? { pollBatchSize: options.pollBatchSize } : {}),
-    ...(options.inlineBodiesOnly ? { maxBodySize: Size.bytes(Defaults.INLINE_BODY_BYTES) } : {}),
+    ...(options.inlineBodiesOnly ? ROW_ONLY_BODIES : {}),
     ...(options.rejectionRecordsPerMinute !== undefined ? { rejectionRecordsPerMinute: options.rejectionRecordsPerMinute } : {}),
   });
   inbox.grantRecordSubmission(new iam.Role(stack, RECORDING_APP_ID, { assumedBy: new iam.AccountRootPrincipal() }));

@@ -13,7 +13,8 @@ import { LOCAL_REGION } from '../aws/local-aws';
 import { echonovaHeaders, standardWebhooksHeaders, unixSeconds } from '../providers/signing';
 import { SnsMessageFields, snsHeaders, snsMessage, SnsMessageOptions } from '../aws/sns/stand-in';
 import type { LocalProvider } from '../aws/cloudformation/run-stack';
-import { LOCAL_AWS, Twin } from './twin';
+import type { Twin } from './inbox-twin';
+import { LOCAL_AWS } from './twin';
 
 type Log = (line: string) => void;
 

@@ -15,8 +15,10 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, IConstruct } from 'constructs';
 import {
   Defaults,
+  GitHubHookTarget,
   HmacRuntimeSettings,
   PollingRuntimeConfig,
+  RecoveryRuntimeConfig,
   ProviderFacts,
   providerFactsOf,
   ProviderRuntimeConfig,
@@ -25,8 +27,10 @@ import {
 import { PresetExtras, presetConfig } from '../../../../lib/private/presets';
 import { WebhookInbox } from '../../../../lib/webhook-inbox';
 import {
+  GitHubHook,
   HmacAlgorithm,
   HmacProviderOptions,
+  ProviderPolling,
   SecretEncoding,
   SignatureEncoding,
   WebhookProvider,
@@ -47,6 +51,8 @@ export interface InboxTemplateSpec {
    */
   readonly providers: readonly ProviderRuntimeConfig[];
   readonly polling?: readonly PollingRuntimeConfig[];
+  /** Providers recovered from their own event log (GitHub, Stripe); their credentials secret ids, like API keys', only tell which share one. */
+  readonly recovery?: readonly RecoveryRuntimeConfig[];
   /** Whether bodies too large for a row go to a bucket. */
   readonly bodyBucket?: boolean;
   /** Whether effects go to an event bus. */
@@ -61,6 +67,9 @@ export interface InboxTemplateSpec {
    */
   readonly importedSigningSecrets?: Readonly<Record<string, { readonly secretArn: string; readonly encryptionKeyArn?: string }>>;
 }
+
+/** Props of an inbox without a body bucket: bodies up to 64 KiB, each kept in its row. */
+export const ROW_ONLY_BODIES = { maxBodySize: Size.kibibytes(64), inlineBodyLimit: Size.kibibytes(64) };
 
 /** The template and the logical ids of what a local run stands in for. */
 export interface SynthesizedInbox {
@@ -113,6 +122,7 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
   const processingFunction = spec.processingFunction ? userFunction('ProcessingFunction') : undefined;
   const providers = spec.providers.map((config) => {
     const polling = spec.polling?.find((entry) => entry.provider === config.name);
+    const recovery = spec.recovery?.find((entry) => entry.provider === config.name);
     const signingSecret = imported(config.name);
     const options: WebhookProviderOptions = {
       name: config.name,
@@ -138,6 +148,7 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
             },
           }
         : {}),
+      ...(recovery ? { polling: recoveryPolling(recovery, secret(recovery.credentialsSecretId)) } : {}),
       ...(spec.rotation?.providers.includes(config.name) ? { rotation: { registerFunction } } : {}),
       ...(signingSecret ? { signingSecret } : {}),
     };
@@ -147,7 +158,7 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
     providers,
     publishEvents: spec.eventBus ?? false,
     // Without a bucket, every body must fit a row: the construct then creates none.
-    ...(spec.bodyBucket ? {} : { maxBodySize: Size.bytes(Defaults.INLINE_BODY_BYTES) }),
+    ...(spec.bodyBucket ? {} : ROW_ONLY_BODIES),
     ...(processingFunction ? { processingFunction } : {}),
     dashboard: { enabled: false },
   });
@@ -182,6 +193,22 @@ export function synthesizeInbox(spec: InboxTemplateSpec): SynthesizedInbox {
   };
   const template = app.synth({ validateOnSynthesis: false }).getStackByName(STACK_NAME).template as Template;
   return { template, logicalIds };
+}
+
+/** The construct's `polling` of a provider recovered from its own log, as the runtime's configuration describes it. */
+export function recoveryPolling(recovery: RecoveryRuntimeConfig, credentials: secretsmanager.ISecret): ProviderPolling {
+  return {
+    apiKeySecret: credentials,
+    baseUrl: recovery.baseUrl,
+    ...(recovery.hook ? { githubHook: githubHookOf(recovery.hook) } : {}),
+    ...(recovery.eventTypes ? { eventTypes: [...recovery.eventTypes] } : {}),
+  };
+}
+
+/** The construct's `GitHubHook` of a runtime hook target. */
+function githubHookOf(hook: GitHubHookTarget): GitHubHook {
+  if (hook.kind === 'app') return GitHubHook.app();
+  return hook.kind === 'organization' ? GitHubHook.organization(hook.owner!, hook.hookId!) : GitHubHook.repository(hook.owner!, hook.hookId!);
 }
 
 /** The construct's preset for a provider of an adapter kind (the generic HMAC scheme from its runtime settings). */

@@ -4,6 +4,7 @@
  * or a deadline not settled once, an alarm that did not page) and passes what is right. The
  * conflict rule is stated here on its own.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +74,7 @@ function evidenceOf(tasks: ReturnType<typeof task>[], rest: Partial<Evidence>): 
     deadlineTaskIds: [],
     interruptedRows: new Set(),
     killedRows: new Set(),
+    providerLogs: { github: [], stripe: [] },
     servedDigests: {},
     rateLimitedPolls: 0,
     logDir,
@@ -114,6 +116,36 @@ describe('the auditor', () => {
     expect(text).toMatch(/jobs have the wrong winner.*answerline#job-1: stored t1\/COMPLETED, rule says t2\/COMPLETED/);
     expect(text).toMatch(/1 rows hold a body the provider never sent.*answerline#t1/);
     expect(text).toMatch(/1 rows were processed twice.*answerline#t1/);
+  });
+
+  it('judges GitHub and Stripe from their own records: every event one row, processed once, none that no event explains', () => {
+    const tasks = [task('t1', 'job-1', '2026-01-01T10:00:00.000Z')];
+    const lostBody = Buffer.from('{"action":"opened","issue":{"number":1}}');
+    const keptBody = Buffer.from('{"action":"opened","issue":{"number":2}}');
+    // The auditor's own key: the hex SHA-256 of the bytes GitHub sent.
+    const githubKey = (body: Buffer) => `github#${createHash('sha256').update(body).digest('hex')}`;
+    const row = (key: string, recovered = false) => ({ key, status: DeliveryStatus.PROCESSED, digest: 'd', recovered, outcome: RowOutcome.WINNER });
+    const found = audit(
+      evidenceOf(tasks, {
+        rows: [
+          { key: 'answerline#t1', status: DeliveryStatus.PROCESSED, digest: 'digest-of-t1', recovered: false, outcome: RowOutcome.WINNER },
+          row(githubKey(keptBody)),
+          row('stripe#evt_kept'),
+          row('stripe#evt_nobody_sent', true),
+        ],
+        providerLogs: {
+          github: [
+            { guid: 'g-lost', body: lostBody, stored: false },
+            { guid: 'g-kept', body: keptBody, stored: true },
+          ],
+          stripe: [{ id: 'evt_kept', stored: true }],
+        },
+      }),
+    );
+    const text = found.violations.join('\n');
+    expect(text).toMatch(new RegExp(`1 GitHub or Stripe events have no inbox row.*${githubKey(lostBody)} \\(lost at the endpoint\\)`));
+    expect(text).toMatch(/1 GitHub or Stripe rows match no event either provider made.*stripe#evt_nobody_sent/);
+    expect(text).not.toMatch(/inbox rows match no completed result/);
   });
 
   it('states the conflict rule on its own: COMPLETED over FAILED whatever the times, then the later created, then the greater task id', () => {

@@ -8,7 +8,7 @@
 import { runDemo } from '../../src/twin/demo';
 import { FakeAnswerlineApi, NewFakeTask } from '../../src/providers/answerline/fake-api';
 import { FakeResponsesApi } from '../../src/providers/standard-webhooks/fake-api';
-import { startTwin, TwinOptions } from '../../src/twin/twin';
+import { startTwin, TwinOptions } from '../../src/twin/inbox-twin';
 
 /** What the test asks for: TwinOptions (JSON-safe), and the fake resource API's broken resource. */
 export interface TwinProcessRequest {

@@ -50,11 +50,14 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The lines of a JSON-lines log of the twin's state folder. */
+/**
+ * The JSON lines of a log of the twin's state folder; a function's log also holds the runtime's own
+ * lines (`<time> <request id> ERROR Invoke Error …` for a failed invocation), as in CloudWatch Logs.
+ */
 const jsonLines = (file: string) =>
   readFileSync(join(dir, 'state', file), 'utf8')
     .split('\n')
-    .filter(Boolean)
+    .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, any>);
 
 test('a rotation that fails at deploy is reported on the default bus, kept in the inbox’s queue, and raises its alarm with the runbook section', async () => {

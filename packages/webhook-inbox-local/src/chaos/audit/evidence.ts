@@ -2,6 +2,7 @@
  * What a fault-injection run hands its auditor: the providers' own records (the reference), and
  * what the inbox, its logs, the fault proxies and the IAM gateway show at the end.
  */
+import type { ProviderLogRecord } from '../provider-logs';
 import type { AnswerlineTask } from '../../providers/answerline/simulator';
 import type { EchonovaJob, EchonovaWebhook } from '../../providers/echonova/simulator';
 import type { DeliveryRecord } from '../../providers/sender';
@@ -125,6 +126,8 @@ export interface Evidence {
   /** Rows whose processor invocation died (a crash or a timeout). */
   readonly killedRows: ReadonlySet<string>;
   /** Digests of the bodies each provider's task API served, by task id. */
+  /** What the run's GitHub and Stripe sent, from their own records. */
+  readonly providerLogs: ProviderLogRecord;
   readonly servedDigests: Readonly<Record<string, ReadonlyMap<string, ReadonlySet<string>> | undefined>>;
   readonly rateLimitedPolls: number;
   readonly logDir: string;

@@ -20,6 +20,8 @@
  *   event, and the near-deadline alarm raised;
  * - the rows the work queue's outage stranded enqueued again within two reconciler runs of coming
  *   due, however many there were;
+ * - every event GitHub (one attempt) and Stripe (gives up) made stored as one row and processed
+ *   once, those lost at the endpoint recovered from the providers' APIs;
  * - no secret, body or signature in any line of the twin's logs.
  */
 import { auditAdversaryAnswers, auditTestDeliveries } from './answers';
@@ -32,6 +34,7 @@ import { auditEffectsDispatched, auditEffectsOnce } from './effects';
 import { Evidence, FAULT_KINDS, FaultKind } from './evidence';
 import { auditAlarmsPaged, auditIamAllowed, auditLogsClean } from './operations';
 import { auditQuarantine } from './quarantine';
+import { auditProviderLogs } from './provider-logs';
 import { auditQueueOutageDrained } from './recovery';
 import type { ChaosReport } from './report';
 import { auditBodiesSettled, auditCompleted, auditGivenUp, auditStoredOnce } from './stored';
@@ -59,6 +62,7 @@ export function audit(evidence: Evidence): ChaosReport {
   auditBatches(run);
   auditDeadlines(run);
   auditQueueOutageDrained(run);
+  auditProviderLogs(run);
   auditLogsClean(run);
   auditIamAllowed(run);
   auditAlarmsPaged(run);

@@ -15,12 +15,27 @@ function emf(members: Record<string, unknown>, directive: Record<string, unknown
   });
 }
 
-test("our handlers' telemetry: a provider's counters are published per inbox and per inbox and provider", () => {
+test("our handlers' telemetry: a provider's counters are published per inbox only, unless metrics per provider are asked for", () => {
   const lines: string[] = [];
   const telemetry = new Telemetry(
     'answers',
     (line) => lines.push(line),
     () => T0,
+  );
+  telemetry.count('Processed', 'answerline', 2);
+  telemetry.flush();
+  expect(lines.flatMap(parseEmfLine)).toEqual([
+    { namespace: 'WebhookInbox', name: 'Processed', dimensions: { Inbox: 'answers' }, timestamp: T0, value: 2, unit: 'Count' },
+  ]);
+});
+
+test("our handlers' telemetry with metrics per provider: a provider's counters are published per inbox and per inbox and provider", () => {
+  const lines: string[] = [];
+  const telemetry = new Telemetry(
+    'answers',
+    (line) => lines.push(line),
+    () => T0,
+    true,
   );
   telemetry.count('Processed', 'answerline', 2);
   telemetry.count('DeadLettered', 'answerline');
@@ -49,6 +64,7 @@ test("a log line written with the metrics carries its own provider's; another pr
     'answers',
     (line) => lines.push(line),
     () => T0,
+    true,
   );
   telemetry.count('Accepted', 'answerline');
   telemetry.count('Accepted', 'echonova', 2);

@@ -74,6 +74,7 @@ describe('the example dashboard', () => {
       MetricName.QUARANTINED,
       MetricName.TEST_DELIVERY,
       MetricName.NOT_FINAL,
+      MetricName.FILTERED,
       MetricName.BAD_SIGNATURE,
       MetricName.STALE_TIMESTAMP,
       MetricName.MALFORMED,

@@ -7,6 +7,7 @@ import { STANDARD_WEBHOOKS_VECTOR as VECTOR, standardWebhooksHeaders } from '../
 const spec: PresetSpec = {
   name: 'answerline',
   adapter: AdapterKind.ANSWERLINE,
+  eventType: 'COMPLETED',
   newSecret: newSigningSecret,
   payload: (note) => JSON.parse(answerlineBody({ response: { result: { answer: note, confidence: 0.93 } } })),
   // Answerline signs with the Standard Webhooks scheme (docs/providers/answerline.md); a retry keeps its Webhook-Id.

@@ -63,6 +63,7 @@ const deferral = (body: Buffer) =>
 const spec: PresetSpec = {
   name: 'discord',
   adapter: AdapterKind.DISCORD,
+  eventType: '2',
   newSecret: newApplicationKey,
   payload: (note) => interaction(note),
   sign: (body, publicKey, timestamp) => discordHeaders(body, publicKey, timestamp),

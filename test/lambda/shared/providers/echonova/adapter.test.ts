@@ -29,6 +29,7 @@ const jobKey = (jobId: string) => composite(jobId, 'job');
 const spec: PresetSpec = {
   name: 'echonova',
   adapter: AdapterKind.ECHONOVA,
+  eventType: 'job.completed',
   newSecret: textSecret,
   payload: jobCompleted,
   sign: (body, secret, timestamp) => echonovaHeaders(body, secret, timestamp, 'job.completed'),

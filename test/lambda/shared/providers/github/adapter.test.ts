@@ -18,6 +18,7 @@ const issueOpened = (note: string) => ({
 const spec: PresetSpec = {
   name: 'github',
   adapter: AdapterKind.GITHUB,
+  eventType: 'issues',
   newSecret: textSecret,
   payload: issueOpened,
   // A redelivery keeps its X-GitHub-Delivery GUID.

@@ -46,6 +46,7 @@ function linearEventId(body: Buffer): string {
 const spec: PresetSpec = {
   name: 'linear',
   adapter: AdapterKind.LINEAR,
+  eventType: 'Issue',
   newSecret: linearSecret,
   // The body is dated by the harness clock; the contract's re-signed retry keeps these bytes.
   payload: (note) => issueUpdated(note, bench.h.clock.seconds * 1000),

@@ -49,6 +49,7 @@ const withTimestampPart = (part: string) => (headers: HeaderMap) => ({ [HEADER]:
 const spec: PresetSpec = {
   name: 'paddle',
   adapter: AdapterKind.PADDLE,
+  eventType: 'transaction.paid',
   newSecret: paddleSecret,
   payload: transactionPaid,
   // Paddle signs every attempt anew: a retry is the same body under a fresh ts.

@@ -52,6 +52,7 @@ const eventIdOf = (body: Buffer) => (JSON.parse(body.toString('utf8')) as { even
 const spec: PresetSpec = {
   name: 'pagerduty',
   adapter: AdapterKind.PAGERDUTY,
+  eventType: 'incident.triggered',
   newSecret: pagerdutySecret,
   payload: (note) => incidentEvent(note),
   sign: (body, secret, _timestamp, retryOf) => pagerdutyHeaders(body, [secret], retryOf?.[WEBHOOK_ID]),

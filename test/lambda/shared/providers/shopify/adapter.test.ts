@@ -47,6 +47,7 @@ function shopifyHeaders(body: Buffer, secret: string, webhookId: string = random
 const spec: PresetSpec = {
   name: 'shopify',
   adapter: AdapterKind.SHOPIFY,
+  eventType: 'orders/create',
   newSecret: textSecret,
   payload: orderCreated,
   sign: (body, secret, _timestamp, retryOf) => shopifyHeaders(body, secret, retryOf?.[WEBHOOK_ID]),

@@ -63,6 +63,7 @@ const messageEvent = (note: string, id = eventId()) => ({
 const spec: PresetSpec = {
   name: 'slack',
   adapter: AdapterKind.SLACK,
+  eventType: 'message',
   newSecret: slackSecret,
   payload: messageEvent,
   sign: slackHeaders,

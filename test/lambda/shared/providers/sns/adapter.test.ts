@@ -82,7 +82,7 @@ describe('a notification', () => {
     const fields = message({ signatureVersion: version, message: JSON.stringify({ order: 'A-17', note: 'Grüße 👋' }) });
     expect(answerOf(await verify(post(fields)))).toEqual({ statusCode: 202, result: 'accepted' });
     expect(answerOf(await verify(post(fields)))).toMatchObject({ statusCode: 200, result: 'duplicate' });
-    const [row] = await h.inboxItems();
+    const [row] = await h.deliveryRows();
     expect(row).toMatchObject({ pk: `sns#${fields.MessageId}`, status: DeliveryStatus.RECEIVED });
     expect(JSON.stringify(row.meta)).not.toContain(fields.Signature);
   });
@@ -269,7 +269,7 @@ describe('an unsubscribe confirmation', () => {
     const fields = message({ type: 'UnsubscribeConfirmation' });
     const before = host.confirmations.length;
     expect(answerOf(await verifier()(post(fields)))).toEqual({ statusCode: 202, result: 'accepted' });
-    expect(await h.inboxItems()).toMatchObject([{ pk: `sns#${fields.MessageId}` }]);
+    expect(await h.deliveryRows()).toMatchObject([{ pk: `sns#${fields.MessageId}` }]);
     expect(host.confirmations.length).toBe(before);
   });
 });

@@ -67,6 +67,7 @@ const paymentUpdated = (note: string, eventId = randomUUID()) => ({
 const spec: PresetSpec = {
   name: 'square',
   adapter: AdapterKind.SQUARE,
+  eventType: 'payment.updated',
   config: { notificationUrl: NOTIFICATION_URL },
   newSecret: newSignatureKey,
   payload: paymentUpdated,

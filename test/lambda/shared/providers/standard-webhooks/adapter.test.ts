@@ -29,6 +29,7 @@ const responseCompleted = (note: string) => ({
 const spec: PresetSpec = {
   name: NAME,
   adapter: AdapterKind.STANDARD_WEBHOOKS,
+  eventType: 'response.completed',
   newSecret: newSigningSecret,
   payload: responseCompleted,
   sign: (body, secret, timestamp, retryOf) => standardWebhooksHeaders(body, secret, timestamp, retryOf?.['webhook-id']),

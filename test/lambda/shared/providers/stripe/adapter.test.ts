@@ -24,6 +24,7 @@ const withTimestampPart = (part: string) => (headers: HeaderMap) => ({ [HEADER]:
 const spec: PresetSpec = {
   name: 'stripe',
   adapter: AdapterKind.STRIPE,
+  eventType: 'payment_intent.succeeded',
   newSecret: stripeSecret,
   payload: stripeEvent,
   sign: (body, secret, timestamp) => stripeHeaders(body, timestamp, secret),

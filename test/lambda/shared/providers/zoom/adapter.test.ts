@@ -66,6 +66,7 @@ const urlValidation = (payload: Record<string, unknown> = { plainToken: 'qgg8vlv
 const spec: PresetSpec = {
   name: 'zoom',
   adapter: AdapterKind.ZOOM,
+  eventType: 'meeting.started',
   newSecret: zoomSecret,
   payload: meetingStarted,
   sign: zoomHeaders,

@@ -1,0 +1,185 @@
+/**
+ * A FAKE of Stripe's webhooks and events API as its documentation describes them, for the tests
+ * and the local twin: an endpoint that Stripe tries a few times and then gives up on (Stripe
+ * retries for up to 3 days; the fake's `attempts` stand for them), each attempt signed
+ * `Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, and `GET /v1/events`:
+ *
+ * - newest first; `limit` 1–100 (default 10); `starting_after` / `ending_before` an event id;
+ *   `created[gte|gt|lte|lt]` Unix seconds; `type` or `types[]`; `delivery_success` (false: events
+ *   not yet delivered to every endpoint); only the past 30 days;
+ * - `{"object": "list", "url": "/v1/events", "has_more", "data"}`;
+ * - errors `{"error": {"type", "code", "message"}}`: 401 for a bad key, 429 (`rate_limit`) when
+ *   told, 400 for a malformed parameter.
+ *
+ * Not Stripe: only what the reconciler relies on, written from the docs, never from the runtime.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { closeServer, listenOnLoopback, readBody } from '../../aws/loopback';
+
+export interface FakeStripeEvent {
+  readonly id: string;
+  readonly object: 'event';
+  readonly api_version: string;
+  readonly created: number;
+  readonly data: { readonly object: Record<string, unknown> };
+  readonly livemode: false;
+  pending_webhooks: number;
+  readonly request: { readonly id: null; readonly idempotency_key: null };
+  readonly type: string;
+}
+
+/** One attempt at the endpoint: its status (0: no answer). */
+export interface FakeStripeAttempt {
+  readonly eventId: string;
+  readonly status: number;
+}
+
+export interface FakeStripeOptions {
+  /** The endpoint's signing secret (`whsec_…`). */
+  readonly secret: string;
+  readonly endpointUrl?: string;
+  /** Attempts before Stripe gives up on an event. @default 3 */
+  readonly attempts?: number;
+  /** Stripe's clock: only events created by it are listed, and 30 days before it. @default Date.now */
+  readonly now?: () => number;
+}
+
+const RETENTION_SECONDS = 30 * 86_400;
+const API_VERSION = '2024-06-20';
+
+export class FakeStripe {
+  readonly apiKey = `rk_test_${randomBytes(12).toString('hex')}`;
+  readonly events: FakeStripeEvent[] = [];
+  readonly attempts: FakeStripeAttempt[] = [];
+  readonly requests: { readonly path: string; readonly query: string; readonly status: number }[] = [];
+  endpointUrl?: string;
+  /** The endpoint's signing secret (settable once the inbox made one). */
+  secret: string;
+  private readonly injected: { status: number; times: number }[] = [];
+  private server?: Server;
+  private base?: string;
+
+  constructor(private readonly options: FakeStripeOptions) {
+    this.endpointUrl = options.endpointUrl;
+    this.secret = options.secret;
+  }
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.base = await listenOnLoopback(this.server);
+    return this.base;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await closeServer(this.server);
+  }
+
+  get baseUrl(): string {
+    if (!this.base) throw new Error('the fake Stripe is not started');
+    return this.base;
+  }
+
+  /** The next `times` requests are answered `status` in Stripe's error shape (429: too many requests). */
+  inject(status: number, times = 1): void {
+    this.injected.push({ status, times });
+  }
+
+  /** An event: created now (or at `created`), then tried at the endpoint until one attempt gets a 2xx or Stripe gives up. */
+  async emit(type: string, object: Record<string, unknown>, created = Math.floor(Date.now() / 1000)): Promise<FakeStripeEvent> {
+    const event: FakeStripeEvent = {
+      id: `evt_${randomBytes(12).toString('hex')}`,
+      object: 'event',
+      api_version: API_VERSION,
+      created,
+      data: { object },
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      type,
+    };
+    this.events.push(event);
+    for (let attempt = 0; attempt < (this.options.attempts ?? 3) && event.pending_webhooks > 0; attempt++) await this.attempt(event);
+    return event;
+  }
+
+  private async attempt(event: FakeStripeEvent): Promise<void> {
+    if (!this.endpointUrl) {
+      this.attempts.push({ eventId: event.id, status: 0 });
+      return;
+    }
+    const body = Buffer.from(JSON.stringify(event, null, 2));
+    const t = Math.floor(Date.now() / 1000);
+    const signature = createHmac('sha256', this.secret).update(`${t}.`).update(body).digest('hex');
+    let status = 0;
+    try {
+      const response = await fetch(this.endpointUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'stripe-signature': `t=${t},v1=${signature}`,
+          'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+        },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      await response.arrayBuffer();
+      status = response.status;
+    } catch {
+      // No answer: a failed attempt.
+    }
+    this.attempts.push({ eventId: event.id, status });
+    if (status >= 200 && status < 300) event.pending_webhooks = 0;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.baseUrl);
+    await readBody(req);
+    const send = (status: number, body: unknown) => {
+      this.requests.push({ path: url.pathname, query: url.search, status });
+      res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(7).toString('hex')}` }).end(JSON.stringify(body));
+    };
+    const error = (status: number, type: string, message: string, code?: string) => send(status, { error: { type, ...(code ? { code } : {}), message } });
+    if (req.headers.authorization !== `Bearer ${this.apiKey}`) return error(401, 'invalid_request_error', 'Invalid API Key provided.');
+    const injected = this.injected[0];
+    if (injected) {
+      if (--injected.times <= 0) this.injected.shift();
+      return injected.status === 429
+        ? error(429, 'invalid_request_error', 'Too many requests hit the API too quickly.', 'rate_limit')
+        : error(injected.status, 'api_error', 'An unknown error occurred.');
+    }
+    if (url.pathname !== '/v1/events' || req.method !== 'GET')
+      return error(404, 'invalid_request_error', `Unrecognized request URL (${req.method}: ${url.pathname}).`);
+    const query = url.searchParams;
+    const limit = Number(query.get('limit') ?? 10);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) return error(400, 'invalid_request_error', 'Invalid integer: limit', 'parameter_invalid_integer');
+    const bound = (name: string) => (query.has(`created[${name}]`) ? Number(query.get(`created[${name}]`)) : undefined);
+    const [gte, gt, lte, lt] = ['gte', 'gt', 'lte', 'lt'].map(bound);
+    const types = [...query.getAll('types[]'), ...(query.has('type') ? [query.get('type')!] : [])];
+    const deliverySuccess = query.get('delivery_success');
+    const nowSeconds = Math.floor((this.options.now ?? Date.now)() / 1000);
+    const oldest = nowSeconds - RETENTION_SECONDS;
+    // Newest first; events of the same second in the reverse order of their creation.
+    let ordered = [...this.events].reverse().sort((a, b) => b.created - a.created);
+    const after = query.get('starting_after');
+    if (after !== null) {
+      // A cursor is an event's place in the order, whatever the filters say of it now.
+      const at = ordered.findIndex((event) => event.id === after);
+      if (at < 0) return error(400, 'invalid_request_error', `No such event: '${after}'`, 'resource_missing');
+      ordered = ordered.slice(at + 1);
+    }
+    const listed = ordered.filter(
+      (event) =>
+        event.created >= oldest &&
+        event.created <= nowSeconds &&
+        (gte === undefined || event.created >= gte) &&
+        (gt === undefined || event.created > gt) &&
+        (lte === undefined || event.created <= lte) &&
+        (lt === undefined || event.created < lt) &&
+        (types.length === 0 || types.includes(event.type)) &&
+        (deliverySuccess === null || (deliverySuccess === 'false') === event.pending_webhooks > 0),
+    );
+    send(200, { object: 'list', url: '/v1/events', has_more: listed.length > limit, data: listed.slice(0, limit) });
+  }
+}
