@@ -2365,9 +2365,27 @@ export class FuzzBench {
     const items: Item[] = await this.h.inboxItems();
     const deliveries = items.filter((item) => item.sk === InboxItemKind.DELIVERY);
     const quarantines = items.filter((item) => String(item.sk).startsWith(InboxItemKind.QUARANTINE_PREFIX));
+    // A body too large for its row lives beside it, keyed `body#<digest>`: the accepted copy's (the
+    // row then says `bodyItem`), or an altered copy's, which was answered quarantined.
+    const BODY_ITEM = 'body#';
+    const bodyItems = items.filter((item) => String(item.sk).startsWith(BODY_ITEM));
     for (const item of items) {
-      if (item.sk !== InboxItemKind.DELIVERY && !String(item.sk).startsWith(InboxItemKind.QUARANTINE_PREFIX))
-        violations.push(`unexpected item ${String(item.pk).slice(0, 60)} / ${String(item.sk)}`);
+      const sk = String(item.sk);
+      if (sk !== InboxItemKind.DELIVERY && !sk.startsWith(InboxItemKind.QUARANTINE_PREFIX) && !sk.startsWith(BODY_ITEM))
+        violations.push(`unexpected item ${String(item.pk).slice(0, 60)} / ${sk}`);
+    }
+    for (const item of bodyItems) {
+      const ref = logReference(String(item.pk));
+      const digest = String(item.sk).slice(BODY_ITEM.length);
+      const row = deliveries.find((candidate) => candidate.pk === item.pk);
+      const ownBody = row?.bodyItem === true && row.digest === digest;
+      if (!row) violations.push(`body item ${ref} / ${digest} has no row`);
+      else if (!ownBody && !this.quarantined.has(`${ref}|${digest}`))
+        violations.push(`body item ${ref} / ${digest} is neither its row's body nor a quarantined copy's`);
+    }
+    for (const row of deliveries.filter((candidate) => candidate.bodyItem === true)) {
+      if (!bodyItems.some((item) => item.pk === row.pk && item.sk === `${BODY_ITEM}${String(row.digest)}`))
+        violations.push(`row ${logReference(String(row.pk))} says bodyItem but its body item is missing`);
     }
     const stored = new Set<string>();
     for (const row of deliveries) {
