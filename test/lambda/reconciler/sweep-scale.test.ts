@@ -128,8 +128,9 @@ test('as the backlog grows 1×, 10×, 100×, one run drains it, and the calls pe
     expect(scale.calls['dynamodb.UpdateItem']).toBeGreaterThanOrEqual(scale.stranded);
     expect(scale.calls['dynamodb.UpdateItem']).toBeLessThanOrEqual(scale.stranded + scale.steps);
     expect(scale.calls['sqs.SendMessageBatch']).toBeLessThanOrEqual(Math.ceil(scale.stranded / 10) + scale.steps);
-    // A read of the watermark and a page of each shard per step, and one BatchGetItem per 100 of the entries a step read.
-    expect(scale.calls['dynamodb.GetItem']).toBe(scale.steps);
+    // A read of the watermark and a page of each shard per step, and one BatchGetItem per 100 of the entries a step read;
+    // and one read of the flow-control item (paused, the breaker) per run.
+    expect(scale.calls['dynamodb.GetItem']).toBe(scale.steps + scale.runs);
     expect(scale.calls['dynamodb.Query']).toBe(scale.steps * PendingIndex.SHARD_COUNT);
     expect(scale.calls['dynamodb.BatchGetItem']).toBeLessThanOrEqual(scale.steps * Math.ceil((PendingIndex.SHARD_COUNT * SCALED_STEP.pageEntries) / 100));
   }
