@@ -211,38 +211,8 @@ export function prepare(command: Exclude<Command, 'hash'>, values: Values, posit
         return { data: report, text: formatRedrive(report), ...(report.failed > 0 ? { exitCode: ExitCode.FAILURE } : {}) };
       };
     }
-    case 'replay': {
-      const force = values.force ?? false;
-      const hasRange = values.from !== undefined || values.to !== undefined;
-      const selectors = [values.event !== undefined, hasRange, values.batch !== undefined].filter(Boolean).length;
-      if (selectors > 1) throw new UsageError('replay takes one of --event, --from/--to or --batch/--children');
-      if (values.batch !== undefined || values.children !== undefined) {
-        const batch = parseEventRef(values.batch, '--batch');
-        const customIds = (values.children ?? '').split(',').filter((id) => id !== '');
-        if (customIds.length === 0) throw new UsageError('replay --batch needs --children <customId>[,<customId>...]');
-        return async (clients, config, now) => {
-          const report = await replayBatchChildren(clients, config, { provider: batch.provider, batchId: batch.eventId }, customIds, { force, now: now() });
-          return { data: report, text: formatReplay(report), ...(report.notFound > 0 ? { exitCode: ExitCode.FAILURE } : {}) };
-        };
-      }
-      if (values.event !== undefined) {
-        const event = parseEventRef(values.event);
-        return async (clients, config, now) => {
-          const report = await replayEvent(clients, config, event, { force, now: now() });
-          if (report.notFound > 0) throw new OpsError(`unknown event ${event.key}: no row in ${config.inboxTable}`);
-          return { data: report, text: formatReplay(report) };
-        };
-      }
-      if (!hasRange) throw new UsageError('replay needs --event <provider>#<eventId>, or --from <ISO> and --to <ISO>');
-      if (values.from === undefined || values.to === undefined) throw new UsageError('replay by time needs both --from and --to');
-      const from = instant(values.from, '--from');
-      const to = instant(values.to, '--to');
-      if (from >= to) throw new UsageError(`--from ${values.from} is not before --to ${values.to}`);
-      return async (clients, config, now) => {
-        const report = await replayRange(clients, config, { from, to }, { force, now: now() });
-        return { data: report, text: formatReplay(report) };
-      };
-    }
+    case 'replay':
+      return prepareReplay(values);
     case 'inspect': {
       const event = parseEventRef(positionals[0], 'inspect');
       return async (clients, config, now) => {
@@ -320,6 +290,40 @@ export function prepare(command: Exclude<Command, 'hash'>, values: Values, posit
       };
     }
   }
+}
+
+/** `replay`: one event, a time range, or children of a message batch. */
+function prepareReplay(values: Values): Action {
+  const force = values.force ?? false;
+  const hasRange = values.from !== undefined || values.to !== undefined;
+  const selectors = [values.event !== undefined, hasRange, values.batch !== undefined].filter(Boolean).length;
+  if (selectors > 1) throw new UsageError('replay takes one of --event, --from/--to or --batch/--children');
+  if (values.batch !== undefined || values.children !== undefined) {
+    const batch = parseEventRef(values.batch, '--batch');
+    const customIds = (values.children ?? '').split(',').filter((id) => id !== '');
+    if (customIds.length === 0) throw new UsageError('replay --batch needs --children <customId>[,<customId>...]');
+    return async (clients, config, now) => {
+      const report = await replayBatchChildren(clients, config, { provider: batch.provider, batchId: batch.eventId }, customIds, { force, now: now() });
+      return { data: report, text: formatReplay(report), ...(report.notFound > 0 ? { exitCode: ExitCode.FAILURE } : {}) };
+    };
+  }
+  if (values.event !== undefined) {
+    const event = parseEventRef(values.event);
+    return async (clients, config, now) => {
+      const report = await replayEvent(clients, config, event, { force, now: now() });
+      if (report.notFound > 0) throw new OpsError(`unknown event ${event.key}: no row in ${config.inboxTable}`);
+      return { data: report, text: formatReplay(report) };
+    };
+  }
+  if (!hasRange) throw new UsageError('replay needs --event <provider>#<eventId>, or --from <ISO> and --to <ISO>');
+  if (values.from === undefined || values.to === undefined) throw new UsageError('replay by time needs both --from and --to');
+  const from = instant(values.from, '--from');
+  const to = instant(values.to, '--to');
+  if (from >= to) throw new UsageError(`--from ${values.from} is not before --to ${values.to}`);
+  return async (clients, config, now) => {
+    const report = await replayRange(clients, config, { from, to }, { force, now: now() });
+    return { data: report, text: formatReplay(report) };
+  };
 }
 
 function positiveInteger(text: string, option: string): number {

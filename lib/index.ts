@@ -3,6 +3,7 @@ export * from './inbox-base';
 export * from './inbox-interface';
 export * from './ingress';
 export * from './monitoring';
+export * from './monitoring-options';
 export * from './provider';
 export * from './webhook-inbox';
 export * from './webhook-inbox-props';
