@@ -307,7 +307,7 @@ export function prepare(command: Exclude<Command, 'hash'>, values: Values, posit
   }
 }
 
-/** `replay`: one event, a time range, or a batch's children. */
+/** `replay`: one event, a time range, or children of a message batch. */
 function prepareReplay(values: Values): Action {
   const force = values.force ?? false;
   const hasRange = values.from !== undefined || values.to !== undefined;

@@ -6,6 +6,7 @@ export * from './inbox-interface';
 export * from './inbox-metrics';
 export * from './ingress';
 export * from './monitoring';
+export * from './monitoring-options';
 export * from './provider';
 export * from './webhook-inbox';
 export * from './webhook-inbox-props';

@@ -9,7 +9,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { CircuitBreakerOptions } from './flow-control';
 import type { WebhookIngress } from './ingress';
-import type { WebhookInboxAlarmOptions, WebhookInboxDashboardOptions } from './monitoring';
+import type { WebhookInboxAlarmOptions, WebhookInboxDashboardOptions } from './monitoring-options';
 import type { WebhookProvider } from './provider';
 import type { InboxArchiveOptions } from './archive-options';
 

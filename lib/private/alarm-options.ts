@@ -2,7 +2,7 @@ import { Duration, Token } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import { IConstruct } from 'constructs';
 import { Limits, MonitoringDefaults } from '../contract';
-import type { WebhookInboxAlarmOptions } from '../monitoring';
+import type { WebhookInboxAlarmOptions } from '../monitoring-options';
 import { rateSeconds } from './schedule-rate';
 import { ValidationError } from './validation-error';
 

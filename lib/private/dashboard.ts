@@ -2,7 +2,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { MetricName } from '../contract';
 import type { IWebhookInbox } from '../inbox-interface';
-import type { WebhookInboxDashboardOptions } from '../monitoring';
+import type { WebhookInboxDashboardOptions } from '../monitoring-options';
 import { endpointApi, endpointApiKind } from './endpoint-api';
 
 const FULL = 24;

@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { MonitoringDefaults } from '../contract';
 import { InboxAlarm } from '../inbox-alarm';
 import type { IWebhookInbox } from '../inbox-interface';
-import type { WebhookInboxAlarmOptions } from '../monitoring';
+import type { WebhookInboxAlarmOptions } from '../monitoring-options';
 import { defaultReconcilerSilence, silencePeriods } from './alarm-options';
 
 /** One metric alarm: its construct id, the metric, what it means, and when it fires (at or above the threshold unless told). */

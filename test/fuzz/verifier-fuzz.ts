@@ -2367,16 +2367,15 @@ export class FuzzBench {
     const quarantines = items.filter((item) => String(item.sk).startsWith(InboxItemKind.QUARANTINE_PREFIX));
     // A body too large for its row lives beside it, keyed `body#<digest>`: the accepted copy's (the
     // row then says `bodyItem`), or an altered copy's, which was answered quarantined.
-    const BODY_ITEM = 'body#';
-    const bodyItems = items.filter((item) => String(item.sk).startsWith(BODY_ITEM));
+    const bodyItems = items.filter((item) => String(item.sk).startsWith(InboxItemKind.BODY_PREFIX));
     for (const item of items) {
       const sk = String(item.sk);
-      if (sk !== InboxItemKind.DELIVERY && !sk.startsWith(InboxItemKind.QUARANTINE_PREFIX) && !sk.startsWith(BODY_ITEM))
+      if (sk !== InboxItemKind.DELIVERY && !sk.startsWith(InboxItemKind.QUARANTINE_PREFIX) && !sk.startsWith(InboxItemKind.BODY_PREFIX))
         violations.push(`unexpected item ${String(item.pk).slice(0, 60)} / ${sk}`);
     }
     for (const item of bodyItems) {
       const ref = logReference(String(item.pk));
-      const digest = String(item.sk).slice(BODY_ITEM.length);
+      const digest = String(item.sk).slice(InboxItemKind.BODY_PREFIX.length);
       const row = deliveries.find((candidate) => candidate.pk === item.pk);
       const ownBody = row?.bodyItem === true && row.digest === digest;
       if (!row) violations.push(`body item ${ref} / ${digest} has no row`);
@@ -2384,7 +2383,7 @@ export class FuzzBench {
         violations.push(`body item ${ref} / ${digest} is neither its row's body nor a quarantined copy's`);
     }
     for (const row of deliveries.filter((candidate) => candidate.bodyItem === true)) {
-      if (!bodyItems.some((item) => item.pk === row.pk && item.sk === `${BODY_ITEM}${String(row.digest)}`))
+      if (!bodyItems.some((item) => item.pk === row.pk && item.sk === `${InboxItemKind.BODY_PREFIX}${String(row.digest)}`))
         violations.push(`row ${logReference(String(row.pk))} says bodyItem but its body item is missing`);
     }
     const stored = new Set<string>();

@@ -964,7 +964,7 @@ export class InboxHarness {
 
   /** The delivery rows of the inbox table: `inboxItems()` without the body items (`sk` `body#<digest>`) beside some rows. */
   async deliveryRows(): Promise<Item[]> {
-    return (await this.inboxItems()).filter((item) => !String(item.sk).startsWith('body#'));
+    return (await this.inboxItems()).filter((item) => !String(item.sk).startsWith(InboxItemKind.BODY_PREFIX));
   }
 
   /** The items of refused requests: their records, the per-minute counters, the source-hash key (a scan: tests only). */

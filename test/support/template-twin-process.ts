@@ -6,8 +6,10 @@
  * command.
  */
 import { ChildProcess, fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { standardWebhooksHeaders, unixSeconds } from '#twin/testing';
 import type { TemplateTwinOptions } from '#twin/testing/twin';
 import type { ChildMessage, ChildRequest, IamRecord, SnsConfirmation } from './template-twin-child';
 
@@ -49,6 +51,20 @@ export interface ReadyLine {
 }
 
 /** The environment of a twin's process: not the endpoints of the emulators the test run started, since a twin starts its own. */
+/**
+ * Posts a completed Answerline result for `taskId`, signed as Answerline signs (Standard Webhooks),
+ * to the first inbox's `answerline` provider of a running twin; returns the answer.
+ */
+export function postAnswerlineResult(ready: ReadyLine, taskId = `tsk_${randomUUID().slice(0, 8)}`): Promise<Response> {
+  const answerline = ready.inboxes[0].providers.find((provider) => provider.name === 'answerline')!;
+  const body = JSON.stringify({
+    task: { id: taskId, status: 'COMPLETED', idempotencyKey: 'report-1', createdAt: new Date().toISOString() },
+    response: { result: { answer: 'forty-two' } },
+  });
+  const headers = standardWebhooksHeaders(answerline.secret, `msg_${randomUUID()}`, unixSeconds(), Buffer.from(body));
+  return fetch(answerline.url, { method: 'POST', headers, body });
+}
+
 export function twinEnvironment(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_ENDPOINT_URL')));
 }

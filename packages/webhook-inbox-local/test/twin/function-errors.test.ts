@@ -3,7 +3,6 @@
  * it to the function's log group (`ERROR	Invoke Error 	{"errorType":…,"errorMessage":…,"stack":[…]}`)
  * and reports the error's own type (not the twin's wrapper), which the processor records in the row's `lastError`.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,9 +10,8 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { WebhookInbox, WebhookProvider } from '../../../../lib';
-import { standardWebhooksHeaders, unixSeconds } from '../../src/providers/signing';
 import { ASSEMBLY_METADATA_CONTEXT } from '../../src/twin/synth';
-import { functionLogLines, startTemplateTwinProcess, waitFor } from '../../../../test/support/template-twin-process';
+import { functionLogLines, postAnswerlineResult, startTemplateTwinProcess, waitFor } from '../../../../test/support/template-twin-process';
 
 const STACK = 'FailingEffects';
 const HANDLER = 'Handler';
@@ -35,16 +33,7 @@ async function runFailingFunction(code: string): Promise<{ invokeErrors: Record<
   });
   try {
     const [inbox] = twin.ready.inboxes;
-    const answerline = inbox.providers.find((provider) => provider.name === 'answerline')!;
-    const body = JSON.stringify({
-      task: { id: `tsk_${randomUUID().slice(0, 8)}`, status: 'COMPLETED', idempotencyKey: 'report-1', createdAt: new Date().toISOString() },
-      response: { result: { answer: 'forty-two' } },
-    });
-    const response = await fetch(answerline.url, {
-      method: 'POST',
-      headers: standardWebhooksHeaders(answerline.secret, `msg_${randomUUID()}`, unixSeconds(), Buffer.from(body)),
-      body,
-    });
+    const response = await postAnswerlineResult(twin.ready);
     expect(response.status).toBe(202);
     const lastError = await waitFor('the row to record the processing error', async () => {
       const { Items = [] } = await dynamodb.send(new ScanCommand({ TableName: inbox.tables.inbox }));

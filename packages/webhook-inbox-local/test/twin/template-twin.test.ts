@@ -12,9 +12,15 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { WebhookInbox, WebhookProvider } from '../../../../lib';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../src/aws/local-aws';
-import { standardWebhooksHeaders, unixSeconds } from '../../src/providers/signing';
 import { ASSEMBLY_METADATA_CONTEXT } from '../../src/twin/synth';
-import { functionLogLines, IamRecord, ReadyLine, startTemplateTwinProcess, waitFor } from '../../../../test/support/template-twin-process';
+import {
+  functionLogLines,
+  IamRecord,
+  ReadyLine,
+  postAnswerlineResult,
+  startTemplateTwinProcess,
+  waitFor,
+} from '../../../../test/support/template-twin-process';
 
 const STACK = 'MissingGrant';
 const READER = 'InboxReader';
@@ -68,15 +74,8 @@ async function runOneDelivery(grantRead: boolean): Promise<{
   synthesizeApp(outdir, grantRead);
   const twin = await startTemplateTwinProcess({ app: outdir, port: 0, stateDir: join(dir, 'state') });
   try {
-    const [inbox] = twin.ready.inboxes;
-    const answerline = inbox.providers.find((provider) => provider.name === 'answerline')!;
     const taskId = `tsk_${randomUUID().slice(0, 8)}`;
-    const body = JSON.stringify({
-      task: { id: taskId, status: 'COMPLETED', idempotencyKey: 'report-1', createdAt: new Date().toISOString() },
-      response: { result: { answer: 'forty-two' } },
-    });
-    const headers = standardWebhooksHeaders(answerline.secret, `msg_${randomUUID()}`, unixSeconds(), Buffer.from(body));
-    const response = await fetch(answerline.url, { method: 'POST', headers, body });
+    const response = await postAnswerlineResult(twin.ready, taskId);
     expect(response.status).toBe(202);
     const logged = await waitFor("the processing function's GetItem", () =>
       functionLogLines(twin.ready.logs, STACK, READER).find((line) => line.startsWith('GetItem ')),
@@ -166,13 +165,7 @@ describe('a grant removed from the template', () => {
     const twin = await startTemplateTwinProcess({ app: outdir, port: 0, stateDir: join(dir, 'state') });
     try {
       const [inbox] = twin.ready.inboxes;
-      const answerline = inbox.providers.find((provider) => provider.name === 'answerline')!;
-      const body = JSON.stringify({
-        task: { id: `tsk_${randomUUID().slice(0, 8)}`, status: 'COMPLETED', idempotencyKey: 'report-1', createdAt: new Date().toISOString() },
-        response: { result: { answer: 'forty-two' } },
-      });
-      const headers = standardWebhooksHeaders(answerline.secret, `msg_${randomUUID()}`, unixSeconds(), Buffer.from(body));
-      expect((await fetch(answerline.url, { method: 'POST', headers, body })).status).toBe(202);
+      expect((await postAnswerlineResult(twin.ready)).status).toBe(202);
       const tableArn = `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:table/${inbox.tables.inbox}`;
       const line = await waitFor('the printed denial', () =>
         twin
