@@ -73,16 +73,22 @@ async function recoverOne(
     return { provider, outcome: 'skipped_gone', ...empty, stalledSeconds, cursorMoved: false };
   }
   const position = parsePosition(cursor.position);
+  // What was admitted before a run fails part-way is in the inbox already: it is counted still.
+  const admitted = { ...empty };
   const run = await feed
     .run({
       now,
       ...(position ? { position } : {}),
       hasTime: context.hasTime,
-      admit: (headers, body) => admitRecovered(provider, adapter, headers, body, context),
+      admit: async (headers, body) => {
+        const outcome = await admitRecovered(provider, adapter, headers, body, context);
+        admitted[outcome] += 1;
+        return outcome;
+      },
     })
     .catch((error: unknown): FeedRun => {
       telemetry.log('WARN', 'recovery failed', { provider, ...safeErrorFields(error) });
-      return { outcome: 'failed', counts: { ...empty }, beyondRetention: false, detail: 'client_error' };
+      return { outcome: 'failed', counts: admitted, beyondRetention: false, detail: 'client_error' };
     });
   const completedAt = run.outcome === 'complete' ? now : undefined;
   const moved = await deps.cursors.write(provider, cursor.revision, {
