@@ -6,7 +6,7 @@
  * Each client belongs to one stage of the pipeline (edge, event source, processor, reconciler,
  * secrets): the stage is fixed when the client is built, never switched while it runs.
  */
-import { DeliveryStatus, InboxItemKind, SweepWatermark } from '../lib/contract';
+import { DeliveryStatus, FlowControlKey, InboxItemKind, SweepWatermark } from '../lib/contract';
 
 /** The slice of an AWS SDK v3 client this module touches (any client's stack accepts these middlewares). */
 export interface SdkClient {
@@ -84,6 +84,8 @@ export function purposeOf(operation: string, input: Record<string, unknown>): st
   if (operation === 'BatchGetItem') return 'sweep status read';
   if ((input.Key as Record<string, { S?: string }> | undefined)?.pk?.S === SweepWatermark.PARTITION)
     return `sweep watermark ${operation === 'GetItem' ? 'read' : 'advance'}`;
+  if ((input.Key as Record<string, { S?: string }> | undefined)?.pk?.S === FlowControlKey.PARTITION)
+    return `flow-control ${operation === 'GetItem' ? 'read' : 'write'}`;
   if (operation === 'Query') return `query ${String(input.IndexName ?? 'table')} index shard`;
   if (operation === 'SendMessage' || operation === 'SendMessageBatch') return 'enqueue';
   if (operation === 'ReceiveMessage') return 'receive batch';

@@ -97,15 +97,17 @@ export function createProcessor(deps: ProcessorDependencies) {
   const assembler = deps.effects && new EffectAssembler({ ...deps.effects, bodies: deps.bodies });
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const startedAt = deps.now();
+    // The batch is read before any request: an invocation without one costs no read of the flow item.
+    const batch = event.Records;
     const admission = deps.flow ? await deps.flow.admit() : PROCESS;
     if (admission.kind === 'defer') {
-      defer(event.Records, admission.reason, deps);
+      defer(batch, admission.reason, deps);
       deps.telemetry.flush();
       return { batchItemFailures: [] };
     }
     // A probe is one row: the first; the others wait like any deferred row.
-    const records = admission.kind === 'probe' ? event.Records.slice(0, 1) : event.Records;
-    if (admission.kind === 'probe') defer(event.Records.slice(1), DeferReason.NOT_THE_PROBE, deps);
+    const records = admission.kind === 'probe' ? batch.slice(0, 1) : batch;
+    if (admission.kind === 'probe') defer(batch.slice(1), DeferReason.NOT_THE_PROBE, deps);
     const failed = await processRecords(records, admission, deps, assembler);
     deps.telemetry.flush();
     await pace(records.length, startedAt, deps);

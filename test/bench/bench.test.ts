@@ -53,20 +53,22 @@ describe('the bench counts requests and prices them', () => {
     expect(processor['complete batch']?.attempts ?? 0).toBe(batched.length);
     expect(processor['complete batch']?.items ?? 0).toBe(batched.reduce((sum, batch) => sum + batch.size, 0));
     expect(processor.complete?.attempts ?? 0).toBe(run.batches.length - batched.length);
-    // One run: the sweep's watermark read, one query per shard of the pending index, the watermark
-    // moved (a first run: from 0 to the cutoff), and beside it one query per shard of the awaiting
-    // index; never a scan.
+    // One run: the flow-control item read (is the inbox paused?), the sweep's watermark read, one
+    // query per shard of the pending index, the watermark moved (a first run: from 0 to the
+    // cutoff), and beside it one query per shard of the awaiting index; never a scan.
     expect(counter.stage(Stage.RECONCILER).map((entry) => [entry.operation, entry.purpose, entry.attempts])).toEqual(
       expect.arrayContaining([
+        ['GetItem', 'flow-control read', 1],
         ['GetItem', 'sweep watermark read', 1],
         ['Query', 'query pending index shard', 16],
         ['UpdateItem', 'sweep watermark advance', 1],
         ['Query', 'query awaiting index shard', 16],
       ]),
     );
-    expect(counter.stage(Stage.RECONCILER)).toHaveLength(4);
+    expect(counter.stage(Stage.RECONCILER)).toHaveLength(5);
     // The sweep once the load is older than sweepAfter: every row read once, in one BatchGetItem, none enqueued.
     expect(counter.stage(Stage.SWEEP).map((entry) => [entry.operation, entry.purpose, entry.attempts])).toEqual([
+      ['GetItem', 'flow-control read', 1],
       ['GetItem', 'sweep watermark read', 1],
       ['Query', 'query pending index shard', 16],
       ['BatchGetItem', 'sweep status read', 1],
@@ -168,10 +170,10 @@ describe('npm run bench -- --quick', () => {
       expect(scale.powertools.stages.edge).toBe(4);
       expect(scale.ours.run).toMatchObject({ accepted: scale.deliveries, processed: scale.deliveries, deadLettered: 0 });
       expect(scale.throughput.twin.accepted).toBe(scale.deliveries);
-      // One query per shard of the two indexes, and the sweep's watermark read and moved to the cutoff.
-      expect(scale.ours.stages.reconcilerPerRun).toBe(34);
-      // The sweep's examination of the load: its watermark read, a page per shard, one BatchGetItem per 100 rows, the watermark moved.
-      expect(scale.ours.stages.sweep * scale.deliveries).toBe(2 + 16 + Math.ceil(scale.deliveries / 100));
+      // One query per shard of the two indexes, the flow-control item read, and the sweep's watermark read and moved to the cutoff.
+      expect(scale.ours.stages.reconcilerPerRun).toBe(35);
+      // The sweep's examination of the load: the flow-control item and its watermark read, a page per shard, one BatchGetItem per 100 rows, the watermark moved.
+      expect(scale.ours.stages.sweep * scale.deliveries).toBe(3 + 16 + Math.ceil(scale.deliveries / 100));
     }
     expect(results.signature.rows.map((row) => row.bytes)).toEqual([1024, 64 * 1024, 1024 * 1024]);
     expect(results.coldStart.rows.map((row) => row.handler)).toEqual(['verifier', 'processor', 'reconciler', 'rotator']);
