@@ -43,7 +43,7 @@ beforeAll(async () => {
     ],
   });
   app.synth();
-  twin = await startTemplateTwinProcess({ app: outdir, port: 0, stateDir: join(dir, 'state') });
+  twin = await startTemplateTwinProcess({ app: outdir, port: 0, stateDir: join(dir, 'state'), timeScale: 60 });
 }, 120_000);
 afterAll(async () => {
   await twin?.stop();
