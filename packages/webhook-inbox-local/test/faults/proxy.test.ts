@@ -141,6 +141,44 @@ describe('throttling', () => {
   });
 });
 
+describe('a service failing', () => {
+  it("answers EventBridge's InternalException, which the SDK retries as a server error and then raises, only for the caller its scope names, until stopped", async () => {
+    const standIn = new EventBridgeStandIn();
+    const bus = uniqueName('bus');
+    standIn.createBus(bus);
+    const events = await proxyTo(await standIn.start());
+    try {
+      const client = track(new EventBridgeClient({ endpoint: events.url, ...LOCAL_AWS, maxAttempts: 2 }));
+      const put = (detail: string) => client.send(new PutEventsCommand({ Entries: [{ EventBusName: bus, Source: 's', DetailType: 'd', Detail: detail }] }));
+      const fault = events.proxy.fail({ operations: ['PutEvents'], where: (call) => call.accessKeyId === LOCAL_AWS.credentials.accessKeyId, forMs: 60_000 });
+      await expect(put('{"n":1}')).rejects.toMatchObject({ name: 'InternalException', $metadata: { httpStatusCode: 500, attempts: 2 } });
+      expect(standIn.events).toEqual([]);
+      expect(events.proxy.injected).toEqual({ 'failed events.PutEvents': 2 });
+      fault.stop();
+      await expect(put('{"n":2}')).resolves.toMatchObject({ FailedEntryCount: 0 });
+      expect(standIn.events).toHaveLength(1);
+    } finally {
+      await standIn.stop();
+    }
+  });
+
+  it('answers DynamoDB and SQS with their own server errors, and leaves calls outside its scope alone', async () => {
+    const dynamo = await proxyTo(env.AWS_ENDPOINT_URL_DYNAMODB!);
+    const client = track(new DynamoDBClient({ endpoint: dynamo.url, ...LOCAL_AWS, maxAttempts: 1 }));
+    dynamo.proxy.fail({ where: (call) => call.input.TableName === names.resultsTable, calls: 1 });
+    await expect(client.send(new GetItemCommand({ TableName: names.inboxTable, Key: rowKey('x') }))).resolves.toBeDefined();
+    await expect(client.send(new GetItemCommand({ TableName: names.resultsTable, Key: { pk: S('x') } }))).rejects.toMatchObject({
+      name: 'InternalServerError',
+      $metadata: { httpStatusCode: 500 },
+    });
+    const sqsProxy = await proxyTo(env.AWS_ENDPOINT_URL_SQS!);
+    const sqs = track(new SQSClient({ endpoint: sqsProxy.url, ...LOCAL_AWS, useQueueUrlAsEndpoint: false, maxAttempts: 1 }));
+    sqsProxy.proxy.fail({ operations: ['SendMessage'], calls: 1 });
+    await expect(sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'x' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 500 } });
+    await expect(sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'x' }))).resolves.toBeDefined();
+  });
+});
+
 describe('partial batch results', () => {
   it('BatchWriteItem: the refused requests come back in UnprocessedItems and are not written; a batch refused whole is throttled', async () => {
     const { proxy, url } = await proxyTo(env.AWS_ENDPOINT_URL_DYNAMODB!);
