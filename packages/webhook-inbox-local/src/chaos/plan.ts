@@ -153,13 +153,24 @@ const SHARES = { answerline: 0.45, echonova: 0.25, standardWebhooks: 0.3 };
 
 export function makePlan(seed: number, deliveries: number, profile: ChaosProfile): Plan {
   const random = new Random(seed).stream('plan');
-  const windowMs = Math.max(Math.round((deliveries / profile.ratePerSecond) * 1000), minimumWindowMs(profile));
+  const fullRateMs = Math.max(Math.round((deliveries / profile.ratePerSecond) * 1000), minimumWindowMs(profile));
   // The faults, in order: store down, queue down, the endpoint down for longer than the retry
   // window, then the downstream down for longer than a row's retry budget.
-  const storeOutage = { at: Math.round(windowMs * 0.15), ms: profile.storeOutageMs };
-  const queueOutage = { at: Math.max(Math.round(windowMs * 0.3), storeOutage.at + storeOutage.ms + 3_000), ms: profile.queueOutageMs };
-  const longOutage = { at: Math.max(Math.round(windowMs * 0.5), queueOutage.at + queueOutage.ms + 3_000), ms: profile.longOutageMs };
-  const downstreamOutage = { at: Math.max(Math.round(windowMs * 0.7), longOutage.at + longOutage.ms + 3_000), ms: profile.downstreamOutageMs };
+  const storeOutage = { at: Math.round(fullRateMs * 0.15), ms: profile.storeOutageMs };
+  const queueOutage = { at: Math.max(Math.round(fullRateMs * 0.3), storeOutage.at + storeOutage.ms + 3_000), ms: profile.queueOutageMs };
+  const longOutage = { at: Math.max(Math.round(fullRateMs * 0.5), queueOutage.at + queueOutage.ms + 3_000), ms: profile.longOutageMs };
+  // Not before the rows the queue outage stranded came due and were enqueued again: a row the
+  // breaker defers is enqueued again later, its clock restarted, which is not what stranded it.
+  const downstreamOutage = {
+    at: Math.max(
+      Math.round(fullRateMs * 0.7),
+      longOutage.at + longOutage.ms + 3_000,
+      queueOutage.at + queueOutage.ms + profile.sweepAfterSeconds * 1000 + 5_000,
+    ),
+    ms: profile.downstreamOutageMs,
+  };
+  // Results keep coming until the downstream is back: rows stored during the outage wait too.
+  const windowMs = Math.max(fullRateMs, downstreamOutage.at + downstreamOutage.ms);
   const awsFaults = planAwsFaults(windowMs, [storeOutage, queueOutage, longOutage, downstreamOutage]);
   // The store throttling the verifier answers 503 like an outage: nothing that must be answered otherwise is sent then.
   const storeThrottled = awsFaults
@@ -417,7 +428,7 @@ function planAwsFaults(windowMs: number, outages: readonly Window[]): PlannedAws
   return faults.sort((a, b) => a.at - b.at);
 }
 
-/** Room for the four outages one after the other, with calm between them. */
+/** Room for the first three outages one after the other, with calm between them (the downstream's comes after, and the window reaches its end). */
 function minimumWindowMs(profile: ChaosProfile): number {
-  return Math.round((profile.storeOutageMs + profile.queueOutageMs + profile.longOutageMs + profile.downstreamOutageMs + 11_000) / 0.85);
+  return Math.round((profile.storeOutageMs + profile.queueOutageMs + profile.longOutageMs + 8_000) / 0.7);
 }
