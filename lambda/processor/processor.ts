@@ -152,10 +152,22 @@ async function processRecords(
       finished[index].status === 'rejected',
   );
   if (admission.kind === 'probe') {
-    const outcome = downstreamFailures > 0 ? 'failed' : rows[0] !== undefined && failed.length === 0 ? 'succeeded' : 'inconclusive';
+    const outcome = downstreamFailures > 0 ? 'failed' : failed.length === 0 && probeReached(rows[0], effects.get(0), deps) ? 'succeeded' : 'inconclusive';
     await deps.flow!.endProbe(admission.owner, outcome, outcome === 'failed' ? 'a probe failed downstream' : undefined);
   }
   return failed;
+}
+
+/**
+ * Whether a probe's row heard from the downstream: its effect was dispatched, or, with none, its
+ * authoritative read was answered. A row that needs neither (a result that ranks lower, a job's
+ * delivery with no final result) says nothing of the downstream: such a probe is inconclusive, or
+ * a downstream still down would be taken for one that is back.
+ */
+function probeReached(row: Decided | undefined, dispatched: DispatchOutcome | undefined, deps: ProcessorDependencies): boolean {
+  if (!row) return false;
+  if (row.effect) return dispatched?.ok === true;
+  return row.outcome !== RowOutcome.NO_FINAL_RESULT && deps.resourceReaders?.has(row.row.provider) === true;
 }
 
 /**

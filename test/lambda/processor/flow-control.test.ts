@@ -177,6 +177,29 @@ describe('the circuit breaker', () => {
     expect(await statuses(keys)).toEqual({ [DeliveryStatus.RECEIVED]: keys.length });
   });
 
+  test('a probe whose row reaches no downstream (a result that ranks lower, so no effect) proves nothing: the breaker does not count it', async () => {
+    const { state, sink } = downstream();
+    const processor = h.processor({ maxReceiveCount: MAX_RECEIVE_COUNT, effects: h.effects(sink) });
+    // The job's winner is decided while the downstream is up.
+    const newer = answerlineBody({ idempotencyKey: 'ranked', id: 'tsk_ranked_new', createdAt: '2026-09-18T11:00:00.000Z' });
+    expect(await h.deliver(newer)).toMatchObject({ statusCode: 202 });
+    await h.drain(processor);
+    state.down = true;
+    await acceptMany(BreakerDefaults.minimumRows, 'down');
+    await h.drain(processor);
+    expect(await operator().read()).toMatchObject({ breaker: BreakerState.OPEN });
+    h.clock.advance(COOL_DOWN_MS + 1);
+
+    // The probe is an older FAILED task of the same job: it loses, and needs no effect.
+    const older = answerlineBody({ idempotencyKey: 'ranked', id: 'tsk_ranked_old', createdAt: '2026-09-18T09:00:00.000Z', status: 'FAILED' });
+    expect(await h.deliver(older)).toMatchObject({ statusCode: 202 });
+    await h.drain(processor);
+
+    expect(await h.row(keyOf(older))).toMatchObject({ status: DeliveryStatus.PROCESSED });
+    expect(await operator().read()).toMatchObject({ probeSuccesses: 0 });
+    expect((await operator().read()).breaker).not.toBe(BreakerState.CLOSED);
+  });
+
   test('a poison row among successes keeps the breaker closed and dies after its attempts', async () => {
     const keys = await acceptMany(BreakerDefaults.minimumRows, 'healthy');
     const [poison] = await acceptMany(1, 'poison');

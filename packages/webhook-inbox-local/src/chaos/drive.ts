@@ -303,8 +303,8 @@ function reenableWebhook({ echonova, faults }: Pick<ChaosRig, 'echonova' | 'faul
 }
 
 /**
- * The functions' store, their queue, then the endpoint itself for longer than the retry window;
- * each outage lasts its length in real time, whatever the plan's clock does meanwhile. And 429s
+ * The functions' store, their queue, the endpoint itself for longer than the retry window, then the
+ * processing's downstream for longer than a row's retry budget; each outage lasts its length in real time, whatever the plan's clock does meanwhile. And 429s
  * from the providers' task APIs.
  */
 function scheduleOutages(rig: ChaosRig, { at, later }: Schedule): void {
@@ -339,9 +339,27 @@ function scheduleOutages(rig: ChaosRig, { at, later }: Schedule): void {
     state.endpointDown = false;
     await later(profile.reenableAfterMs, reenable);
   });
+  at(plan.downstreamOutage.at, () => downstreamOutage(rig));
   for (const limit of plan.rateLimits) {
     at(limit.at, () => (limit.provider === 'answerline' ? apis.answerline : apis.echonova).rateLimit({ times: limit.times, retryAfterSeconds: 1 }));
   }
+}
+
+/**
+ * The processing's downstream down: every PutEvents the processor makes (its effects, the one
+ * thing each row needs from downstream) is answered EventBridge's own server error, for longer than
+ * a row's retry budget; nothing else is changed (the reconciler's events go through).
+ */
+async function downstreamOutage({ plan, twin, state, faults, log }: ChaosRig): Promise<void> {
+  const key = twin.iam?.credentials.processor?.accessKeyId;
+  faults.add('downstream_outage');
+  state.downstreamOutage = { downAt: Date.now() };
+  const fault = twin.faults.eventBridge.fail({ operations: ['PutEvents'], ...(key ? { where: (call: AwsCall) => call.accessKeyId === key } : {}) });
+  log(`chaos: the processing's downstream (PutEvents) fails every row for ${plan.downstreamOutage.ms} ms`);
+  await sleep(plan.downstreamOutage.ms);
+  fault.stop();
+  state.downstreamOutage.upAt = Date.now();
+  log(`chaos: the downstream is back after failing ${fault.injected} PutEvents calls`);
 }
 
 /** AWS's own faults, through the fault proxies between the functions and the services; each function is told apart by its role's access key. */

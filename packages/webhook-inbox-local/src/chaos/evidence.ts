@@ -7,7 +7,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { scanItems } from '../../../../lambda/shared/stores/dynamo';
 import { rowDigestOf } from '../../../../lambda/shared/stores/inbox';
-import { EffectEvent, InboxAttr, InboxItemKind, ResultAttr } from '../../../../lib/contract';
+import { EffectEvent, FlowAttr, FlowControlKey, InboxAttr, InboxItemKind, ResultAttr } from '../../../../lib/contract';
 import type { RecordedEvent } from '../aws/eventbridge/stand-in';
 import type { FaultProxy } from '../faults/proxy';
 import { ANSWERLINE } from '../providers/answerline/simulator';
@@ -24,8 +24,12 @@ export async function gatherEvidence(rig: ChaosRig, adversary: readonly Adversar
   const { plan, twin, dynamodb, state, faults, senders, answerline, echonova, standardWebhooks, apis, secrets, apiKeys } = rig;
   const items = await scanItems(dynamodb, {
     TableName: twin.names.inboxTable,
-    ProjectionExpression: '#pk, #sk, #status, #digest, #recovered, #outcome, #count, #state, #attempts, #lastError, #receivedAt, #since',
+    ProjectionExpression:
+      '#pk, #sk, #status, #digest, #recovered, #outcome, #count, #state, #attempts, #lastError, #receivedAt, #since, #processedAt, #breaker, #openings',
     ExpressionAttributeNames: {
+      '#processedAt': InboxAttr.PROCESSED_AT,
+      '#breaker': FlowAttr.BREAKER,
+      '#openings': FlowAttr.OPENINGS,
       '#attempts': InboxAttr.ATTEMPTS,
       '#lastError': InboxAttr.LAST_ERROR,
       '#receivedAt': InboxAttr.RECEIVED_AT,
@@ -110,6 +114,8 @@ export async function gatherEvidence(rig: ChaosRig, adversary: readonly Adversar
       made: { ...proxies.dynamodb.calls, ...proxies.sqs.calls, ...proxies.eventBridge.calls },
     },
     alarms: (twin.template.monitor.evaluate(), twin.template.monitor.notifications).map(({ logicalId, to, at }) => ({ logicalId, to, at })),
+    ...(state.downstreamOutage?.upAt !== undefined ? { downstreamOutage: { downAt: state.downstreamOutage.downAt, upAt: state.downstreamOutage.upAt } } : {}),
+    ...flowItem(items),
     ...(state.queueOutage?.upAt !== undefined ? { queueOutage: { downAt: state.queueOutage.downAt, upAt: state.queueOutage.upAt } } : {}),
     errors: state.errors,
     elapsedMs: 0,
@@ -140,6 +146,13 @@ function countAwsFaults({ plan, twin, faults }: ChaosRig): FaultKind[] {
   );
 }
 
+/** The flow-control item at the end of the run: where the breaker is, and how often it opened; nothing when it was never written. */
+function flowItem(items: readonly Item[]): Pick<Evidence, 'breaker'> {
+  const item = items.find((candidate) => candidate[InboxAttr.PK]?.S === FlowControlKey.PARTITION && candidate[InboxAttr.SK]?.S === FlowControlKey.SORT);
+  if (!item) return {};
+  return { breaker: { state: item[FlowAttr.BREAKER]?.S ?? '', openings: Number(item[FlowAttr.OPENINGS]?.N ?? 0) } };
+}
+
 function inboxRow(item: Item): InboxRow {
   return {
     key: item[InboxAttr.PK].S!,
@@ -151,6 +164,7 @@ function inboxRow(item: Item): InboxRow {
     lastError: item[InboxAttr.LAST_ERROR]?.S,
     ...(item[InboxAttr.RECEIVED_AT]?.N !== undefined ? { receivedAt: Number(item[InboxAttr.RECEIVED_AT].N) } : {}),
     ...(item[InboxAttr.PENDING_SINCE]?.N !== undefined ? { pendingSince: Number(item[InboxAttr.PENDING_SINCE].N) } : {}),
+    ...(item[InboxAttr.PROCESSED_AT]?.N !== undefined ? { processedAt: Number(item[InboxAttr.PROCESSED_AT].N) } : {}),
   };
 }
 

@@ -130,6 +130,8 @@ export interface Plan {
   readonly storeOutage: Window;
   readonly queueOutage: Window;
   readonly longOutage: Window;
+  /** The processing's downstream (the effect target, EventBridge's PutEvents from the processor) fails every row; real ms. */
+  readonly downstreamOutage: Window;
   /** 429 Too Many Requests injected into a task API. */
   readonly rateLimits: readonly { provider: 'answerline' | 'echonova'; at: number; times: number }[];
   /** Labels of result deliveries whose first attempt is sent as concurrent identical copies, and how many. */
@@ -151,17 +153,31 @@ const SHARES = { answerline: 0.45, echonova: 0.25, standardWebhooks: 0.3 };
 
 export function makePlan(seed: number, deliveries: number, profile: ChaosProfile): Plan {
   const random = new Random(seed).stream('plan');
-  const windowMs = Math.max(Math.round((deliveries / profile.ratePerSecond) * 1000), minimumWindowMs(profile));
-  // The faults, in order: store down, queue down, then the endpoint down for longer than the retry window.
-  const storeOutage = { at: Math.round(windowMs * 0.15), ms: profile.storeOutageMs };
-  const queueOutage = { at: Math.max(Math.round(windowMs * 0.3), storeOutage.at + storeOutage.ms + 3_000), ms: profile.queueOutageMs };
-  const longOutage = { at: Math.max(Math.round(windowMs * 0.5), queueOutage.at + queueOutage.ms + 3_000), ms: profile.longOutageMs };
-  const awsFaults = planAwsFaults(windowMs, [storeOutage, queueOutage, longOutage]);
+  const fullRateMs = Math.max(Math.round((deliveries / profile.ratePerSecond) * 1000), minimumWindowMs(profile));
+  // The faults, in order: store down, queue down, the endpoint down for longer than the retry
+  // window, then the downstream down for longer than a row's retry budget.
+  const storeOutage = { at: Math.round(fullRateMs * 0.15), ms: profile.storeOutageMs };
+  const queueOutage = { at: Math.max(Math.round(fullRateMs * 0.3), storeOutage.at + storeOutage.ms + 3_000), ms: profile.queueOutageMs };
+  const longOutage = { at: Math.max(Math.round(fullRateMs * 0.5), queueOutage.at + queueOutage.ms + 3_000), ms: profile.longOutageMs };
+  // Not before the rows the queue outage stranded came due and were enqueued again: a row the
+  // breaker defers is enqueued again later, its clock restarted, which is not what stranded it.
+  const downstreamOutage = {
+    at: Math.max(
+      Math.round(fullRateMs * 0.7),
+      longOutage.at + longOutage.ms + 3_000,
+      queueOutage.at + queueOutage.ms + profile.sweepAfterSeconds * 1000 + 5_000,
+    ),
+    ms: profile.downstreamOutageMs,
+  };
+  // Results keep coming until the downstream is back: rows stored during the outage wait too.
+  const windowMs = Math.max(fullRateMs, downstreamOutage.at + downstreamOutage.ms);
+  const awsFaults = planAwsFaults(windowMs, [storeOutage, queueOutage, longOutage, downstreamOutage]);
   // The store throttling the verifier answers 503 like an outage: nothing that must be answered otherwise is sent then.
   const storeThrottled = awsFaults
     .filter((fault) => fault.kind === 'dynamodb_throttled' && fault.caller === 'verifier')
     .map((fault) => ({ at: fault.at, ms: fault.ms! }));
-  const inOutage = (t: number) => [storeOutage, queueOutage, longOutage, ...storeThrottled].some((w) => t >= w.at - 500 && t <= w.at + w.ms + 1_500);
+  const inOutage = (t: number) =>
+    [storeOutage, queueOutage, longOutage, downstreamOutage, ...storeThrottled].some((w) => t >= w.at - 500 && t <= w.at + w.ms + 1_500);
   /** A time outside the outages, within the first `share` of the window. */
   const calmTime: CalmTime = (share = 1) => {
     for (;;) {
@@ -232,6 +248,7 @@ export function makePlan(seed: number, deliveries: number, profile: ChaosProfile
     storeOutage,
     queueOutage,
     longOutage,
+    downstreamOutage,
     rateLimits,
     concurrentCopies,
     crashAfterWrite,
@@ -411,7 +428,7 @@ function planAwsFaults(windowMs: number, outages: readonly Window[]): PlannedAws
   return faults.sort((a, b) => a.at - b.at);
 }
 
-/** Room for the three outages one after the other, with calm between them. */
+/** Room for the first three outages one after the other, with calm between them (the downstream's comes after, and the window reaches its end). */
 function minimumWindowMs(profile: ChaosProfile): number {
   return Math.round((profile.storeOutageMs + profile.queueOutageMs + profile.longOutageMs + 8_000) / 0.7);
 }

@@ -2,7 +2,7 @@
  * The timing of a fault-injection run, all derived from its speed: how fast each provider's time
  * runs, the twin's compressed timeouts and schedules, the outages' lengths.
  */
-import { Limits } from '../../../../lib/contract';
+import { Defaults, Limits } from '../../../../lib/contract';
 import { ANSWERLINE_RETRY_WINDOW_MS, ANSWERLINE_RUN_MS } from '../providers/answerline/simulator';
 import { ECHONOVA_RETRY_WINDOW_MS } from '../providers/echonova/simulator';
 
@@ -27,6 +27,14 @@ export interface ChaosProfile {
   readonly queueOutageMs: number;
   /** Longer than Answerline's whole retry window (compressed), so that deliveries die. */
   readonly longOutageMs: number;
+  /**
+   * The processing's downstream (the effect target) failing every row: longer than a row's retry
+   * budget (`maxReceiveCount` receives, one visibility timeout apart), which would leave every row
+   * it touched DEAD without the circuit breaker.
+   */
+  readonly downstreamOutageMs: number;
+  /** The circuit breaker's cool-down, seconds: short, so that probes run within the outage and the run recovers soon after it. */
+  readonly breakerCoolDownSeconds: number;
   /** How long after the endpoint recovers the operator enables a disabled Echonova webhook again. */
   readonly reenableAfterMs: number;
   /** Simulated run time of a task/job, real ms. */
@@ -45,6 +53,8 @@ export function chaosProfile(speed = 1, ratePerSecond?: number): ChaosProfile {
   // after the last, on a loaded machine too; a run with more to do stops there and the next run goes on.
   const reconcilerTimeoutSeconds = 30;
   const answerlineWindowMs = ANSWERLINE_RETRY_WINDOW_MS / factors.answerline;
+  const maxReceiveCount = 3;
+  const visibilityTimeoutMs = processorTimeoutSeconds * Defaults.VISIBILITY_TIMEOUT_FACTOR * 1000;
   return {
     factors,
     ratePerSecond: ratePerSecond ?? (speed >= 2 ? 40 : 70),
@@ -55,7 +65,7 @@ export function chaosProfile(speed = 1, ratePerSecond?: number): ChaosProfile {
     // timeout (the reconciler's here; the verifier's is 10 s) plus its margin.
     sweepAfterSeconds: Math.max(processorTimeoutSeconds * 6 + 6, reconcilerTimeoutSeconds + Limits.SWEEP_AFTER_MARGIN_SECONDS),
     reconcileEverySeconds: speed >= 2 ? 1 : 2,
-    maxReceiveCount: 3,
+    maxReceiveCount,
     polling: {
       // Answerline: five minutes of run and 45 minutes of delivery retries after the start (the
       // four hours of queueing are not simulated: tasks start at once).
@@ -73,6 +83,10 @@ export function chaosProfile(speed = 1, ratePerSecond?: number): ChaosProfile {
     storeOutageMs: Math.round(4_000 / Math.sqrt(speed)),
     queueOutageMs: Math.round(5_000 / Math.sqrt(speed)),
     longOutageMs: Math.round(answerlineWindowMs * 1.25 + 2_000),
+    // A row's last receive comes (maxReceiveCount - 1) visibility timeouts after its first: one
+    // more outlasts it. With the construct's 30 s processor timeout that is many minutes.
+    downstreamOutageMs: maxReceiveCount * visibilityTimeoutMs,
+    breakerCoolDownSeconds: processorTimeoutSeconds * 2,
     reenableAfterMs: 2_000,
     answerlineRunMs: ANSWERLINE_RUN_MS / factors.answerline,
     echonovaRunMs: ECHONOVA_RUN_MS / factors.echonova,

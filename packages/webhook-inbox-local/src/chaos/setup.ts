@@ -223,6 +223,8 @@ function twinOptions(plan: Plan, apis: FakeApis, apiKeys: ApiKeys, secrets: Reco
       reconcileEverySeconds: profile.reconcileEverySeconds,
     },
     maxReceiveCount: profile.maxReceiveCount,
+    // The breaker's other settings are the construct's defaults.
+    breakerCoolDownSeconds: profile.breakerCoolDownSeconds,
     verifierConcurrency: 4,
     processorConcurrency: 3,
     pollBatchSize: 300,

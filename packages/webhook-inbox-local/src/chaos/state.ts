@@ -18,6 +18,8 @@ export class RunState {
   queueDown = false;
   /** When the work queue went down and came back (epoch ms), once it has. */
   queueOutage?: { downAt: number; upAt?: number };
+  /** When the processing's downstream failed and came back (epoch ms), once it has. */
+  downstreamOutage?: { downAt: number; upAt?: number };
   /** The store throttles the verifier: its answers are 503 as in an outage. */
   storeThrottled = false;
   processorInvocations = 0;

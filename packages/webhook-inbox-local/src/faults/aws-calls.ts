@@ -92,6 +92,30 @@ export function throttledAnswer(service: AwsService, error: ThrottlingError = TH
   }
 }
 
+/**
+ * AWS's answer to a call of `service` it failed on its own side (a 5xx the SDK retries as a server
+ * error, then raises): DynamoDB 500 `com.amazonaws.dynamodb.v20120810#InternalServerError`; SQS
+ * (JSON protocol) 500 `InternalError` with `x-amzn-query-error: InternalError;Receiver`;
+ * EventBridge 500 `InternalException`, the server error its operations name.
+ */
+export function unavailableAnswer(service: AwsService): WireAnswer {
+  const requestId = randomUUID();
+  switch (service) {
+    case 'dynamodb':
+      return json('1.0', 500, requestId, { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'Internal server error' });
+    case 'sqs':
+      return json(
+        '1.0',
+        500,
+        requestId,
+        { __type: 'InternalError', message: 'We encountered an internal error. Please try again.' },
+        { 'x-amzn-query-error': 'InternalError;Receiver' },
+      );
+    case 'events':
+      return json('1.1', 500, requestId, { __type: 'InternalException', message: 'Internal service error' });
+  }
+}
+
 function json(version: '1.0' | '1.1', status: number, requestId: string, body: object, headers: Record<string, string> = {}): WireAnswer {
   return { status, headers: { 'content-type': `application/x-amz-json-${version}`, 'x-amzn-requestid': requestId, ...headers }, body: JSON.stringify(body) };
 }

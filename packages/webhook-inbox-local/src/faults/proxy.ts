@@ -10,6 +10,8 @@
  *   (DynamoDB `ProvisionedThroughputExceededException` or `ThrottlingException`, SQS
  *   `RequestThrottled` or `ThrottlingException`, EventBridge `ThrottlingException`), for a number
  *   of calls or a while: more calls than the SDK's attempts and the caller's own handling runs;
+ * - a service failing: `fail(...)` answers matching calls with the service's own server error
+ *   (a 5xx), for a number of calls or a while, where `takeDown()` would cut every caller;
  * - partial batch results: `refuseEntries(...)` forwards part of a batch and reports the rest as
  *   unprocessed or failed, in the service's shape (`./faults/partial-batches.ts`);
  * - an index that lags its table: `lagIndexes(ms)` (`./faults/index-lag.ts`).
@@ -22,7 +24,7 @@ import { Socket } from 'node:net';
 import { crc32 } from 'node:zlib';
 import { credentialOf } from '../aws/iam/aws-requests';
 import { closeServer, listenOnLoopback, readBody } from '../aws/loopback';
-import { AwsCall, AwsService, targetOf, throttledAnswer, ThrottlingError, WireAnswer } from './aws-calls';
+import { AwsCall, AwsService, targetOf, throttledAnswer, ThrottlingError, unavailableAnswer, WireAnswer } from './aws-calls';
 import { DynamoDbReader, IndexLag } from './index-lag';
 import { refusedByDefault, splitBatch } from './partial-batches';
 
@@ -58,10 +60,10 @@ export interface InjectedFault {
 }
 
 /** The kinds of faults `injected` counts, each per `<service>.<operation>`. */
-export type FaultCounterKind = 'throttled' | 'entries refused' | 'index lagged';
+export type FaultCounterKind = 'throttled' | 'failed' | 'entries refused' | 'index lagged';
 
 interface Fault extends InjectedFault {
-  readonly kind: 'throttle' | 'partial';
+  readonly kind: 'throttle' | 'fail' | 'partial';
   readonly error?: ThrottlingError;
   readonly refuse?: (index: number, count: number) => boolean;
   /** Whether it applies to `call` now. */
@@ -130,6 +132,11 @@ export class FaultProxy {
   /** Answers the matching calls with the service's throttling error (its first kind by default). */
   throttle(scope: FaultScope & { readonly error?: ThrottlingError } = {}): InjectedFault {
     return this.add('throttle', scope, { error: scope.error });
+  }
+
+  /** Answers the matching calls with the service's own server error (a 5xx): the service failing them, not cut off. */
+  fail(scope: FaultScope = {}): InjectedFault {
+    return this.add('fail', scope, {});
   }
 
   /**
@@ -228,11 +235,11 @@ export class FaultProxy {
     const call = callOf(req.headers, body);
     if (!call) return this.relay(res, await this.forward(req, body));
 
-    const throttle = this.faults.find((fault) => fault.kind === 'throttle' && fault.matches(call));
-    if (throttle) {
-      throttle.took();
-      this.count('throttled', call);
-      return answer(res, throttledAnswer(call.service, throttle.error));
+    const refusal = this.faults.find((fault) => (fault.kind === 'throttle' || fault.kind === 'fail') && fault.matches(call));
+    if (refusal) {
+      refusal.took();
+      this.count(refusal.kind === 'throttle' ? 'throttled' : 'failed', call);
+      return answer(res, refusal.kind === 'throttle' ? throttledAnswer(call.service, refusal.error) : unavailableAnswer(call.service));
     }
     for (const fault of this.faults) {
       const split = fault.kind === 'partial' && fault.matches(call) ? splitBatch(call, fault.refuse) : undefined;

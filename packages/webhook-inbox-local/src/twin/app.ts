@@ -81,6 +81,8 @@ export interface TwinAppOptions {
   readonly inlineBodiesOnly?: boolean;
   /** Records of refused requests a minute per provider (`rejectionRecordsPerMinute`). @default the construct's */
   readonly rejectionRecordsPerMinute?: number;
+  /** The circuit breaker's cool-down, seconds (its other settings stay the construct's). @default the construct's */
+  readonly breakerCoolDownSeconds?: number;
   /** The throttle of a provider's route, by provider name. @default the construct's */
   readonly routeThrottles?: Readonly<Record<string, { readonly rateLimit: number; readonly burstLimit: number }>>;
 }
@@ -145,6 +147,7 @@ export function synthesizeTwinApp(options: TwinAppOptions): string {
     ...(options.pollBatchSize ? { pollBatchSize: options.pollBatchSize } : {}),
     ...(options.inlineBodiesOnly ? ROW_ONLY_BODIES : {}),
     ...(options.rejectionRecordsPerMinute !== undefined ? { rejectionRecordsPerMinute: options.rejectionRecordsPerMinute } : {}),
+    ...(options.breakerCoolDownSeconds !== undefined ? { circuitBreaker: { coolDown: Duration.seconds(options.breakerCoolDownSeconds) } } : {}),
   });
   inbox.grantRecordSubmission(new iam.Role(stack, RECORDING_APP_ID, { assumedBy: new iam.AccountRootPrincipal() }));
   app.synth();

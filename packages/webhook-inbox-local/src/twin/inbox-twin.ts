@@ -44,6 +44,7 @@ type TwinAppSettings = Pick<
   | 'authoritativeReads'
   | 'rejectionRecordsPerMinute'
   | 'routeThrottles'
+  | 'breakerCoolDownSeconds'
 >;
 
 export interface TwinOptions extends TwinAppSettings {
@@ -142,6 +143,7 @@ export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
     authoritativeReads: options.authoritativeReads,
     rejectionRecordsPerMinute: options.rejectionRecordsPerMinute,
     routeThrottles: options.routeThrottles,
+    breakerCoolDownSeconds: options.breakerCoolDownSeconds,
     inlineBodiesOnly: Boolean(options.dataDir),
   });
   options.log?.(`synthesized the twin's own app (${providers.map((spec) => (typeof spec === 'string' ? spec : spec.name)).join(', ')})`);

@@ -211,6 +211,86 @@ describe('the auditor', () => {
   });
 });
 
+describe('the auditor, of a downstream outage', () => {
+  // The downstream failed every row from 10 s to 70 s; t1 was stored before it and processed after it.
+  const outage = { downAt: 10_000, upAt: 70_000 };
+  const tasks = [task('t1', 'job-1', '2026-01-01T10:00:00.000Z')];
+  const poison = delivery('p1', 'p1', 'poison');
+  const line = (fields: object) => JSON.stringify(fields);
+  const breakerOpened = (n: number) =>
+    line({
+      _aws: { Timestamp: 0, CloudWatchMetrics: [{ Namespace: 'WebhookInbox', Dimensions: [['Inbox']], Metrics: [{ Name: 'BreakerOpened', Unit: 'Count' }] }] },
+      Inbox: 'i',
+      BreakerOpened: n,
+    });
+  const auditWith = (t1Status: string, logLines: string[], breaker: Evidence['breaker']) => {
+    writeFileSync(
+      join(logDir, 'processor.log'),
+      `${[line({ message: 'processed', eventRef: logReference('answerline#t1') }), line({ message: 'processing failed; dead-lettered', eventRef: logReference('answerline#p1') }), ...logLines].join('\n')}\n`,
+    );
+    return audit(
+      evidenceOf(tasks, {
+        deliveries: [tasks[0].delivery, poison],
+        rows: [
+          {
+            key: 'answerline#t1',
+            status: t1Status,
+            digest: 'digest-of-t1',
+            recovered: false,
+            outcome: RowOutcome.WINNER,
+            attempts: 1,
+            receivedAt: 5_000,
+            ...(t1Status === DeliveryStatus.PROCESSED ? { processedAt: 95_000 } : {}),
+          },
+          { key: 'answerline#p1', status: DeliveryStatus.DEAD, digest: 'digest-of-p1', recovered: false, attempts: 3, receivedAt: 1_000 },
+        ],
+        results: [{ key: 'answerline#job-1', taskId: 't1', status: 'COMPLETED' }],
+        effects: [effectOf('t1', 'job-1')],
+        deadLettered: ['answerline#p1'],
+        alarms: [{ logicalId: 'InboxAlarmsDeadDeliveries5E984ACD', to: 'ALARM', at: 0 }],
+        downstreamOutage: outage,
+        ...(breaker ? { breaker } : {}),
+      }),
+    );
+  };
+  const deadCount = line({
+    _aws: { Timestamp: 0, CloudWatchMetrics: [{ Namespace: 'WebhookInbox', Dimensions: [['Inbox']], Metrics: [{ Name: 'DeadLettered', Unit: 'Count' }] }] },
+    Inbox: 'i',
+    DeadLettered: 1,
+  });
+
+  it('passes a run whose breaker opened and closed, whose rows were only delayed, and whose only dead row is poison', () => {
+    const found = auditWith(DeliveryStatus.PROCESSED, [breakerOpened(2), deadCount], { state: 'CLOSED', openings: 2 });
+    expect(found.violations).toEqual([]);
+    const figure = (name: string) => found.figures.find((f) => f.name === name)?.values.total;
+    expect([figure('rows the downstream outage touched'), figure('  delayed past its end'), figure('  DEAD (poison rows only)')]).toEqual([1, 1, 1]);
+    expect(figure('breaker openings (BreakerOpened)')).toBe(2);
+  });
+
+  it('flags a row that is not poison going DEAD', () => {
+    const found = auditWith(DeliveryStatus.DEAD, [breakerOpened(2), deadCount], { state: 'CLOSED', openings: 2 });
+    expect(found.violations.join('\n')).toMatch(
+      /1 rows are DEAD that are not poison rows: the downstream being down dead-lettered them \(e\.g\. answerline#t1/,
+    );
+  });
+
+  it('flags a breaker that never opened, or did not close again', () => {
+    expect(auditWith(DeliveryStatus.PROCESSED, [deadCount], undefined).violations).toEqual([
+      'the downstream failed every row for 60 s and the breaker never opened (BreakerOpened 0, openings on the flow item 0)',
+    ]);
+    expect(auditWith(DeliveryStatus.PROCESSED, [breakerOpened(1), deadCount], { state: 'OPEN', openings: 1 }).violations).toEqual([
+      'the breaker is OPEN at the end, long after the downstream came back',
+    ]);
+  });
+
+  it('flags a row the outage touched completed twice', () => {
+    const twice = line({ message: 'processed', eventRef: logReference('answerline#t1') });
+    expect(auditWith(DeliveryStatus.PROCESSED, [twice, breakerOpened(2), deadCount], { state: 'CLOSED', openings: 2 }).violations.join('\n')).toMatch(
+      /1 rows the downstream outage touched were not completed exactly once.*answerline#t1: 2 processed lines/,
+    );
+  });
+});
+
 describe('the auditor, of batches and deadlines', () => {
   const BATCH = 'msgbatch_1';
   const childKey = (customId: string) => `batches#${BATCH}:${customId}`;

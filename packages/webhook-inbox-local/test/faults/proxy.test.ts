@@ -42,6 +42,21 @@ function track<T extends { destroy(): void }>(client: T): T {
   return client;
 }
 
+/** An EventBridge stand-in with a bus of its own behind a proxy, and a client of it (two attempts), for `run`. */
+async function withBus(
+  run: (bus: string, events: { proxy: FaultProxy }, standIn: EventBridgeStandIn, client: EventBridgeClient) => Promise<void>,
+): Promise<void> {
+  const standIn = new EventBridgeStandIn();
+  const bus = uniqueName('bus');
+  standIn.createBus(bus);
+  const events = await proxyTo(await standIn.start());
+  try {
+    await run(bus, events, standIn, track(new EventBridgeClient({ endpoint: events.url, ...LOCAL_AWS, maxAttempts: 2 })));
+  } finally {
+    await standIn.stop();
+  }
+}
+
 const direct = () => track(new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, ...LOCAL_AWS }));
 
 beforeAll(async () => {
@@ -110,21 +125,14 @@ describe('throttling', () => {
       $metadata: { httpStatusCode: 400 },
     });
 
-    const standIn = new EventBridgeStandIn();
-    const bus = uniqueName('bus');
-    standIn.createBus(bus);
-    const events = await proxyTo(await standIn.start());
-    try {
-      const client = track(new EventBridgeClient({ endpoint: events.url, ...LOCAL_AWS, maxAttempts: 2 }));
+    await withBus(async (bus, events, standIn, client) => {
       events.proxy.throttle({ operations: ['PutEvents'], forMs: 60_000 });
       await expect(client.send(new PutEventsCommand({ Entries: [{ EventBusName: bus, Source: 's', DetailType: 'd', Detail: '{}' }] }))).rejects.toMatchObject({
         name: 'ThrottlingException',
         $metadata: { attempts: 2 },
       });
       expect(standIn.events).toEqual([]);
-    } finally {
-      await standIn.stop();
-    }
+    });
   });
 
   it('throttles for a while, only the calls its scope names', async () => {
@@ -138,6 +146,38 @@ describe('throttling', () => {
     fault.stop();
     await expect(client.send(new GetItemCommand({ TableName: names.resultsTable, Key: { pk: S('x') } }))).resolves.toBeDefined();
     expect(fault.injected).toBe(1);
+  });
+});
+
+describe('a service failing', () => {
+  it("answers EventBridge's InternalException, which the SDK retries as a server error and then raises, only for the caller its scope names, until stopped", async () => {
+    await withBus(async (bus, events, standIn, client) => {
+      const put = (detail: string) => client.send(new PutEventsCommand({ Entries: [{ EventBusName: bus, Source: 's', DetailType: 'd', Detail: detail }] }));
+      const fault = events.proxy.fail({ operations: ['PutEvents'], where: (call) => call.accessKeyId === LOCAL_AWS.credentials.accessKeyId, forMs: 60_000 });
+      await expect(put('{"n":1}')).rejects.toMatchObject({ name: 'InternalException', $metadata: { httpStatusCode: 500, attempts: 2 } });
+      expect(standIn.events).toEqual([]);
+      expect(events.proxy.injected).toEqual({ 'failed events.PutEvents': 2 });
+      fault.stop();
+      await expect(put('{"n":2}')).resolves.toMatchObject({ FailedEntryCount: 0 });
+      expect(standIn.events).toHaveLength(1);
+    });
+  });
+
+  it('answers DynamoDB and SQS with their own server errors, and leaves calls outside its scope alone', async () => {
+    const dynamo = await proxyTo(env.AWS_ENDPOINT_URL_DYNAMODB!);
+    const client = track(new DynamoDBClient({ endpoint: dynamo.url, ...LOCAL_AWS, maxAttempts: 1 }));
+    dynamo.proxy.fail({ where: (call) => call.input.TableName === names.resultsTable, calls: 1 });
+    await expect(client.send(new GetItemCommand({ TableName: names.inboxTable, Key: rowKey('x') }))).resolves.toBeDefined();
+    await expect(client.send(new GetItemCommand({ TableName: names.resultsTable, Key: { pk: S('x') } }))).rejects.toMatchObject({
+      name: 'InternalServerError',
+      $metadata: { httpStatusCode: 500 },
+    });
+    const sqsProxy = await proxyTo(env.AWS_ENDPOINT_URL_SQS!);
+    const sqs = track(new SQSClient({ endpoint: sqsProxy.url, ...LOCAL_AWS, useQueueUrlAsEndpoint: false, maxAttempts: 1 }));
+    sqsProxy.proxy.fail({ operations: ['SendMessage'], calls: 1 });
+    // Nothing is sent: the queue stays as the tests after this one expect it.
+    await expect(sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'x' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 500 } });
+    expect(sqsProxy.proxy.injected).toEqual({ 'failed sqs.SendMessage': 1 });
   });
 });
 

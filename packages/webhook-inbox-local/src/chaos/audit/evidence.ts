@@ -26,6 +26,7 @@ export const FAULT_KINDS = [
   'route_flood',
   'worker_crash',
   'long_outage',
+  'downstream_outage',
   'endpoint_unavailable_answers',
   'webhook_disabled',
   'missing_resource',
@@ -68,6 +69,8 @@ export interface InboxRow {
   /** When the verifier admitted it, and when its pending clock last started (epoch ms): its admission, or the sweep's restart when the sweep enqueued it again. */
   readonly receivedAt?: number;
   readonly pendingSince?: number;
+  /** When it was processed (epoch ms). */
+  readonly processedAt?: number;
 }
 
 export interface DispatchedEffect {
@@ -145,6 +148,13 @@ export interface Evidence {
   readonly uncalled: readonly FaultKind[];
   /** When the work queue was down (epoch ms); absent when the run never took it down. */
   readonly queueOutage?: { readonly downAt: number; readonly upAt: number };
+  /** When the processing's downstream failed every row and came back (epoch ms); absent when the run never took it down. */
+  readonly downstreamOutage?: { readonly downAt: number; readonly upAt: number };
+  /**
+   * The flow-control item at the end (`flow:control`): the breaker's state, and how many times it
+   * opened (the item counts every opening); absent when nothing ever wrote it.
+   */
+  readonly breaker?: { readonly state: string; readonly openings: number };
   /** Every alarm state change of the template's alarms, as the twin evaluated them. */
   readonly alarms: readonly { readonly logicalId: string; readonly to: string; readonly at: number }[];
   readonly errors: readonly string[];

@@ -18,6 +18,8 @@
  *   `BatchChildSettled` effect naming its terminal state, and each batch one `BatchSettled`;
  * - a submission whose deadline passed unread settled unavailable, with its `ResourceUnavailable`
  *   event, and the near-deadline alarm raised;
+ * - a downstream outage longer than a row's retry budget dead-letters nothing but the poison rows:
+ *   every row it touched is processed once, and the breaker opened and closed again;
  * - the rows the work queue's outage stranded enqueued again within two reconciler runs of coming
  *   due, however many there were;
  * - every event GitHub (one attempt) and Stripe (gives up) made stored as one row and processed
@@ -30,6 +32,7 @@ import { auditBatches } from './batches';
 import { RunAudit } from './context';
 import { auditHandlerCounts } from './counts';
 import { auditDeadlines } from './deadlines';
+import { auditDownstreamOutage } from './downstream-outage';
 import { auditEffectsDispatched, auditEffectsOnce } from './effects';
 import { Evidence, FAULT_KINDS, FaultKind } from './evidence';
 import { auditAlarmsPaged, auditIamAllowed, auditLogsClean } from './operations';
@@ -62,6 +65,7 @@ export function audit(evidence: Evidence): ChaosReport {
   auditBatches(run);
   auditDeadlines(run);
   auditQueueOutageDrained(run);
+  auditDownstreamOutage(run);
   auditProviderLogs(run);
   auditLogsClean(run);
   auditIamAllowed(run);
