@@ -67,7 +67,11 @@ export class FlowGate {
     if (this.cached && this.cached.state.breaker !== BreakerState.CLOSED) return failures > 0;
     this.window.add(now, rows, failures);
     const tally = this.window.tally(now);
-    if (!overThreshold(tally, breaker)) return false;
+    if (!overThreshold(tally, breaker)) {
+      // Another environment may have opened it since this one cached the item: a failure asks the item itself.
+      if (failures === 0) return false;
+      return (await this.refresh(now)).breaker !== BreakerState.CLOSED;
+    }
     const reason = openReason(tally, breaker);
     this.window.clear();
     if (await store.open(now, reason)) {

@@ -200,6 +200,25 @@ describe('the circuit breaker', () => {
     expect((await operator().read()).breaker).not.toBe(BreakerState.CLOSED);
   });
 
+  test('an environment that still trusts its cached state gives a downstream failure back once another opened the breaker', async () => {
+    const { state, sink } = downstream();
+    const opener = h.processor({ maxReceiveCount: MAX_RECEIVE_COUNT, effects: h.effects(sink) });
+    const cached = h.processor({ maxReceiveCount: MAX_RECEIVE_COUNT, effects: h.effects(sink) });
+    // This environment reads the flow-control item while all is well, and keeps it for its cache's time.
+    const [warm] = await acceptMany(1, 'warm');
+    await h.drain(cached);
+    expect(await h.row(warm)).toMatchObject({ status: DeliveryStatus.PROCESSED });
+    state.down = true;
+    await acceptMany(BreakerDefaults.minimumRows, 'opens');
+    await h.drain(opener);
+    expect(await operator().read()).toMatchObject({ breaker: BreakerState.OPEN });
+
+    // Within its cache's time it processes one row, which fails downstream, far below the threshold of its own window.
+    const [late] = await acceptMany(1, 'late');
+    expect(await h.drain(cached)).toEqual({ received: 1, failed: 0 });
+    expect(await h.row(late)).toMatchObject({ status: DeliveryStatus.RECEIVED, attempts: 0 });
+  });
+
   test('a poison row among successes keeps the breaker closed and dies after its attempts', async () => {
     const keys = await acceptMany(BreakerDefaults.minimumRows, 'healthy');
     const [poison] = await acceptMany(1, 'poison');
