@@ -207,8 +207,9 @@ export class FakeGitHub {
     }
     const base = this.hookPaths().find((candidate) => path === candidate || path.startsWith(`${candidate}/`));
     if (!base || !this.hookExists) return error(404, 'Not Found');
+    const origin = `http://${req.headers.host ?? new URL(this.baseUrl).host}`;
     const rest = path.slice(base.length).split('/').filter(Boolean);
-    if (rest.length === 0 && req.method === 'GET') return this.list(url, base, send);
+    if (rest.length === 0 && req.method === 'GET') return this.list(url, `${origin}${base}`, send);
     const delivery = this.deliveries.find((candidate) => String(candidate.id) === rest[0]);
     if (!delivery) return error(404, 'Not Found');
     if (rest.length === 1 && req.method === 'GET') return send(200, detail(delivery));
@@ -221,7 +222,8 @@ export class FakeGitHub {
     return error(404, 'Not Found');
   }
 
-  private list(url: URL, base: string, send: (status: number, body: unknown, headers?: Record<string, string>) => void): void {
+  /** One page of the list; the next page's link names `listUrl`, the URL the request was made to (its host as the client named it). */
+  private list(url: URL, listUrl: string, send: (status: number, body: unknown, headers?: Record<string, string>) => void): void {
     const perPage = Math.min(MAX_PER_PAGE, Math.max(1, Number(url.searchParams.get('per_page') ?? DEFAULT_PER_PAGE) || DEFAULT_PER_PAGE));
     const now = this.now();
     const newestFirst = this.deliveries.filter((delivery) => Date.parse(delivery.deliveredAt) <= now).sort((a, b) => b.id - a.id);
@@ -229,7 +231,7 @@ export class FakeGitHub {
     const start = cursor ? newestFirst.findIndex((delivery) => `v1_${delivery.id}` === cursor) : 0;
     const page = newestFirst.slice(Math.max(0, start), Math.max(0, start) + perPage);
     const following = newestFirst[Math.max(0, start) + perPage];
-    const headers: Record<string, string> = following ? { link: `<${this.baseUrl}${base}?per_page=${perPage}&cursor=v1_${following.id}>; rel="next"` } : {};
+    const headers: Record<string, string> = following ? { link: `<${listUrl}?per_page=${perPage}&cursor=v1_${following.id}>; rel="next"` } : {};
     send(200, page.map(item), headers);
   }
 
