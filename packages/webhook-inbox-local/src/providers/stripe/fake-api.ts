@@ -4,8 +4,9 @@
  * retries for up to 3 days; the fake's `attempts` stand for them), each attempt signed
  * `Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, and `GET /v1/events`:
  *
- * - newest first; `limit` 1–100 (default 10); `starting_after` an event id;
- *   `created` (or `created[gte|gt|lte|lt]`) Unix seconds; `type`, or up to 20 `types[]`, not both;
+ * - newest first; `limit` 1–100 (default 10); `starting_after` or `ending_before` an event id;
+ *   `created` (or `created[gte|gt|lte|lt]`) Unix seconds; `type` (`*` a wildcard: `invoice.*`),
+ *   or up to 20 `types[]`, not both;
  *   `delivery_success` a boolean (false: events not yet delivered to every endpoint); only the
  *   past 30 days; any other malformed value answered 400;
  * - `{"object": "list", "url": "/v1/events", "has_more", "data"}`;
@@ -162,12 +163,15 @@ export class FakeStripe {
     const oldest = nowSeconds - RETENTION_SECONDS;
     // Newest first; events of the same second in the reverse order of their creation.
     let ordered = [...this.events].reverse().sort((a, b) => b.created - a.created);
-    const after = query.get('starting_after');
-    if (after !== null) {
+    const [after, before] = [query.get('starting_after'), query.get('ending_before')];
+    if (after !== null && before !== null)
+      return error(400, 'invalid_request_error', 'You may only specify one of these parameters: ending_before, starting_after.', 'parameter_invalid');
+    const cursor = after ?? before;
+    if (cursor !== null) {
       // A cursor is an event's place in the order, whatever the filters say of it now.
-      const at = ordered.findIndex((event) => event.id === after);
-      if (at < 0) return error(400, 'invalid_request_error', `No such event: '${after}'`, 'resource_missing');
-      ordered = ordered.slice(at + 1);
+      const at = ordered.findIndex((event) => event.id === cursor);
+      if (at < 0) return error(400, 'invalid_request_error', `No such event: '${cursor}'`, 'resource_missing');
+      ordered = after !== null ? ordered.slice(at + 1) : ordered.slice(0, at);
     }
     const listed = ordered.filter(
       (event) =>
@@ -177,10 +181,12 @@ export class FakeStripe {
         (gt === undefined || event.created > gt) &&
         (lte === undefined || event.created <= lte) &&
         (lt === undefined || event.created < lt) &&
-        (types.length === 0 || types.includes(event.type)) &&
+        (types.length === 0 || types.some((type) => typeMatches(type, event.type))) &&
         (deliverySuccess === undefined || deliverySuccess === (event.pending_webhooks === 0)),
     );
-    send(200, { object: 'list', url: '/v1/events', has_more: listed.length > limit, data: listed.slice(0, limit) });
+    // Before a cursor: the `limit` events just newer than it, still newest first.
+    const page = before !== null ? listed.slice(-limit) : listed.slice(0, limit);
+    send(200, { object: 'list', url: '/v1/events', has_more: listed.length > limit, data: page });
   }
 }
 
@@ -218,4 +224,10 @@ function eventFilters(query: URLSearchParams): EventFilters | string {
     types: query.has('type') ? [query.get('type')!] : types,
     ...(success !== null ? { deliverySuccess: success === 'true' } : {}),
   };
+}
+
+/** Whether an event's type is the one asked for, or matches it where it has `*` (a wildcard). */
+function typeMatches(asked: string, type: string): boolean {
+  if (!asked.includes('*')) return asked === type;
+  return new RegExp(`^${asked.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(type);
 }
