@@ -14,7 +14,8 @@
  *   under the same GUID, as a new attempt marked `redelivery`;
  * - every answer carries `x-ratelimit-limit`, `-remaining`, `-used`, `-reset`, `-resource`; with
  *   none left GitHub answers 403 (`remaining` 0), and a secondary limit 403 or 429 with
- *   `retry-after`; a bad token or JWT 401; a deleted hook 404; errors are `{"message", "documentation_url", "status"}`.
+ *   `retry-after`; a bad token or JWT 401; a deleted hook 404; errors are `{"message", "documentation_url", "status"}`
+ *   (a 5xx without `status`).
  *
  * Not GitHub: only what the reconciler relies on, written from the docs, never from the runtime.
  */
@@ -205,8 +206,9 @@ export class FakeGitHub {
       this.requests.push({ method: req.method ?? '', path, status });
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...this.rateHeaders(), ...headers }).end(JSON.stringify(body));
     };
+    // A server error (503's described shape has no `status`) carries only the message and the link to the docs.
     const error = (status: number, message: string, headers: Record<string, string> = {}) =>
-      send(status, { message, documentation_url: DOCS, status: String(status) }, headers);
+      send(status, { message, documentation_url: DOCS, ...(status < 500 ? { status: String(status) } : {}) }, headers);
 
     // The App's own hook takes the App's JWT only; everything else a token.
     const appHook = path === APP_HOOK || path.startsWith(`${APP_HOOK}/`);
