@@ -25,7 +25,7 @@ export interface GitHubRecoveryOptions {
 const BASE = { overlapSeconds: 300, settleSeconds: 0, initialLookbackSeconds: 3600, timeoutMs: 5_000 };
 
 export class RecoveryFixture {
-  private bridge?: Server;
+  private readonly bridges: Server[] = [];
 
   constructor(
     private readonly h: InboxHarness,
@@ -78,7 +78,7 @@ export class RecoveryFixture {
         );
       });
     });
-    this.bridge = bridge;
+    this.bridges.push(bridge);
     await new Promise<void>((resolve) => bridge.listen(0, '127.0.0.1', resolve));
     const address = bridge.address() as { port: number };
     return `http://127.0.0.1:${address.port}/hooks/${inbox.provider.name}`;
@@ -89,10 +89,9 @@ export class RecoveryFixture {
     return (await this.h.inboxItems()).filter((item) => item.sk === 'delivery' && String(item.pk).startsWith(`${provider}#`));
   }
 
-  /** Closes the endpoint, if one was opened. */
+  /** Closes the endpoints opened. */
   async close(): Promise<void> {
-    const bridge = this.bridge;
-    this.bridge = undefined;
-    await new Promise<void>((resolve) => (bridge ? bridge.close(() => resolve()) : resolve()));
+    const bridges = this.bridges.splice(0);
+    await Promise.all(bridges.map((bridge) => new Promise<void>((resolve) => bridge.close(() => resolve()))));
   }
 }
