@@ -229,5 +229,6 @@ function eventFilters(query: URLSearchParams): EventFilters | string {
 /** Whether an event's type is the one asked for, or matches it where it has `*` (a wildcard). */
 function typeMatches(asked: string, type: string): boolean {
   if (!asked.includes('*')) return asked === type;
-  return new RegExp(`^${asked.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(type);
+  const parts = asked.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('.*')}$`).test(type);
 }
