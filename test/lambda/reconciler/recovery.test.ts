@@ -6,87 +6,27 @@
  * reconciler's role from the synthesized template) and fakes of both APIs over real HTTP.
  */
 import { createHmac } from 'node:crypto';
-import { createServer, Server } from 'node:http';
-import { MetricName, ProviderRuntimeConfig, RecoveryRuntimeConfig } from '../../../lib/contract';
+import { MetricName } from '../../../lib/contract';
 import { FakeGitHub, FakeStripe } from '#twin/testing';
 import { apiGatewayEvent, answerOf, InboxHarness, SecretsFixture } from '../../support/inbox-fixture';
+import { RecoveryFixture } from '../../support/recovery-fixture';
 import { stripeSecret, textSecret } from '../../support/senders';
 
 const secrets = new SecretsFixture();
 let h: InboxHarness;
-let bridge: Server | undefined;
+let r: RecoveryFixture;
 
 beforeAll(() => secrets.start());
 afterAll(() => secrets.stop());
 beforeEach(async () => {
   h = await InboxHarness.create(secrets, 'recovery');
+  r = new RecoveryFixture(h, secrets);
 });
 afterEach(async () => {
   h.expectLogsClean();
   h.destroy();
-  await new Promise<void>((resolve) => (bridge ? bridge.close(() => resolve()) : resolve()));
-  bridge = undefined;
+  await r.close();
 });
-
-interface Recovered {
-  readonly provider: ProviderRuntimeConfig;
-  readonly recovery: RecoveryRuntimeConfig;
-}
-
-const BASE = { overlapSeconds: 300, settleSeconds: 0, initialLookbackSeconds: 3600, timeoutMs: 5_000 };
-
-async function githubInbox(fake: FakeGitHub, secret: string): Promise<Recovered> {
-  const provider = await h.addProvider('github', 'github', secret);
-  const credentials = await secrets.create(fake.token);
-  h.markSensitive(fake.token);
-  return {
-    provider,
-    recovery: {
-      provider: 'github',
-      kind: 'github',
-      baseUrl: fake.baseUrl,
-      credentialsSecretId: credentials.id,
-      signingSecretId: provider.secretId!,
-      hook: { kind: 'repository', owner: fake.repository, hookId: fake.hookId },
-      ...BASE,
-    },
-  };
-}
-
-async function stripeInbox(fake: FakeStripe, secret: string, overrides: Partial<RecoveryRuntimeConfig> = {}): Promise<Recovered> {
-  const provider = await h.addProvider('stripe', 'stripe', secret);
-  const credentials = await secrets.create(fake.apiKey);
-  h.markSensitive(fake.apiKey);
-  return { provider, recovery: { provider: 'stripe', kind: 'stripe', baseUrl: fake.baseUrl, credentialsSecretId: credentials.id, ...BASE, ...overrides } };
-}
-
-/** One reconciler run at the real time (the fakes' clocks), plus `laterMs`. */
-async function reconcile(inbox: Recovered, laterMs = 0) {
-  h.clock.set(Date.now() + laterMs);
-  const run = h.reconcilerOf({ providers: [inbox.provider], recovery: [inbox.recovery] });
-  const report = await run();
-  return report.recovery!.find((entry) => entry.provider === inbox.recovery.provider)!;
-}
-
-/** An endpoint on loopback that hands each POST to the inbox's verifier, as API Gateway would. */
-async function endpointFor(inbox: Recovered): Promise<string> {
-  const verifier = h.verifier({ providers: [inbox.provider] });
-  bridge = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
-      void verifier(apiGatewayEvent(Buffer.concat(chunks), headers, { path: `/hooks/${inbox.provider.name}` })).then((answer) =>
-        res.writeHead(answer.statusCode ?? 500, { 'content-type': 'application/json' }).end(String(answer.body ?? '')),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => bridge!.listen(0, '127.0.0.1', resolve));
-  const address = bridge.address() as { port: number };
-  return `http://127.0.0.1:${address.port}/hooks/${inbox.provider.name}`;
-}
-
-const deliveryRows = async (provider: string) => (await h.inboxItems()).filter((item) => item.sk === 'delivery' && String(item.pk).startsWith(`${provider}#`));
 
 // ---------------------------------------------------------------------------------------------
 describe('GitHub: one attempt, then the hook deliveries API', () => {
@@ -100,13 +40,13 @@ describe('GitHub: one attempt, then the hook deliveries API', () => {
   afterEach(() => fake.stop());
 
   test('a delivery whose one attempt failed is fetched, checked against the recorded signature and admitted as recovered; its later delivery is a duplicate', async () => {
-    const inbox = await githubInbox(fake, secret);
+    const inbox = await r.githubInbox(fake, secret);
     const failed = await fake.emit('issues', { action: 'opened', issue: { number: 1, title: 'lost <b>while</b> down' } });
     expect(failed.statusCode).toBe(0);
 
-    const report = await reconcile(inbox);
+    const report = await r.reconcile(inbox);
     expect(report).toMatchObject({ outcome: 'complete', recovered: 1, redelivered: 0, cursorMoved: true });
-    const rows = await deliveryRows('github');
+    const rows = await r.deliveryRows('github');
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ recovered: true });
     expect(h.capture.metric(MetricName.RECOVERED, 'github')).toBe(1);
@@ -115,18 +55,18 @@ describe('GitHub: one attempt, then the hook deliveries API', () => {
     const verifier = h.verifier({ providers: [inbox.provider] });
     const answer = answerOf(await verifier(apiGatewayEvent(failed.body, failed.headers, { path: '/hooks/github' })));
     expect(answer).toMatchObject({ statusCode: 200, result: 'duplicate' });
-    expect(await deliveryRows('github')).toHaveLength(1);
+    expect(await r.deliveryRows('github')).toHaveLength(1);
 
     // The next run finds it held: nothing fetched again.
     const details = () => fake.requests.filter((request) => /\/deliveries\/\d+$/.test(request.path)).length;
     const before = details();
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 0 });
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 0 });
     expect(details()).toBe(before);
   });
 
   test('delivered GUIDs are never fetched; the list is followed page by page through the link header', async () => {
-    const inbox = await githubInbox(fake, secret);
-    fake.hookUrl = await endpointFor(inbox);
+    const inbox = await r.githubInbox(fake, secret);
+    fake.hookUrl = await r.endpointFor(inbox);
     const lost: string[] = [];
     for (let i = 0; i < 230; i++) {
       if (i % 75 === 40) {
@@ -138,58 +78,58 @@ describe('GitHub: one attempt, then the hook deliveries API', () => {
         await fake.emit('push', { ref: 'refs/heads/main', n: i });
       }
     }
-    const report = await reconcile(inbox);
+    const report = await r.reconcile(inbox);
     expect(report).toMatchObject({ outcome: 'complete', recovered: 3 });
     const lists = fake.requests.filter((request) => request.path.endsWith('/deliveries'));
     expect(lists).toHaveLength(3);
     expect(fake.requests.filter((request) => /\/deliveries\/\d+$/.test(request.path))).toHaveLength(3);
-    expect(await deliveryRows('github')).toHaveLength(230);
+    expect(await r.deliveryRows('github')).toHaveLength(230);
   });
 
   test('a payload that does not reproduce the signed bytes is redelivered by GitHub instead, and arrives signed', async () => {
-    const inbox = await githubInbox(fake, secret);
+    const inbox = await r.githubInbox(fake, secret);
     const prettyPrinted = (payload: unknown) => JSON.stringify(payload, null, 2);
     const failed = await fake.emit('issues', { action: 'closed', issue: { number: 2 } }, prettyPrinted);
-    fake.hookUrl = await endpointFor(inbox);
+    fake.hookUrl = await r.endpointFor(inbox);
 
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 0, redelivered: 1 });
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 0, redelivered: 1 });
     await fake.settled();
     const attempts = fake.attemptsOf(failed.guid);
     expect(attempts.map((attempt) => attempt.redelivery)).toEqual([false, true]);
     expect(attempts[0].statusCode).toBe(0);
     expect(attempts[1].statusCode).toBe(202);
-    expect(await deliveryRows('github')).toHaveLength(1);
+    expect(await r.deliveryRows('github')).toHaveLength(1);
     expect(h.capture.logs('recovery').some((line) => line.redelivered === 1)).toBe(true);
     // The GUID now has a 2xx attempt: not asked for again.
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'complete', redelivered: 0 });
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'complete', redelivered: 0 });
   });
 
   test('a secondary rate limit (403 with retry-after) stops the run where it was; the next run recovers, once', async () => {
-    const inbox = await githubInbox(fake, secret);
+    const inbox = await r.githubInbox(fake, secret);
     await fake.emit('issues', { action: 'opened', issue: { number: 3 } });
     await fake.emit('issues', { action: 'opened', issue: { number: 4 } });
     fake.inject(403, { retryAfterSeconds: 60 });
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'rate_limited', recovered: 0 });
-    expect(await deliveryRows('github')).toHaveLength(0);
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 2 });
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 0 });
-    expect(await deliveryRows('github')).toHaveLength(2);
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'rate_limited', recovered: 0 });
+    expect(await r.deliveryRows('github')).toHaveLength(0);
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 2 });
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 0 });
+    expect(await r.deliveryRows('github')).toHaveLength(2);
   });
 
   test('a token close to its hourly limit is left alone: the run stops at the reserve', async () => {
-    const inbox = await githubInbox(fake, secret);
+    const inbox = await r.githubInbox(fake, secret);
     await fake.emit('issues', { action: 'opened', issue: { number: 6 } });
     fake.setRemaining(100);
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'rate_limited', recovered: 0, cursorMoved: true });
-    expect(await deliveryRows('github')).toHaveLength(0);
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'rate_limited', recovered: 0, cursorMoved: true });
+    expect(await r.deliveryRows('github')).toHaveLength(0);
   });
 
   test('a deleted hook (404) is recorded and not asked again; the stall grows until the alarm', async () => {
-    const inbox = await githubInbox(fake, secret);
+    const inbox = await r.githubInbox(fake, secret);
     fake.hookExists = false;
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'gone' });
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'gone' });
     const asked = fake.requests.length;
-    const later = await reconcile(inbox, 2 * 3600_000);
+    const later = await r.reconcile(inbox, 2 * 3600_000);
     expect(later).toMatchObject({ outcome: 'skipped_gone' });
     expect(later.stalledSeconds).toBeGreaterThanOrEqual(2 * 3600);
     expect(fake.requests).toHaveLength(asked);
@@ -208,15 +148,15 @@ describe('Stripe: retries, then gives up; the events API keeps 30 days', () => {
   afterEach(() => fake.stop());
 
   test('events Stripe gave up on are admitted by id, marked recovered; a late signed retry is a duplicate', async () => {
-    const inbox = await stripeInbox(fake, secret);
+    const inbox = await r.stripeInbox(fake, secret);
     const given = await fake.emit('invoice.paid', { id: 'in_1', object: 'invoice', amount_paid: 1200 });
-    fake.endpointUrl = await endpointFor(inbox);
+    fake.endpointUrl = await r.endpointFor(inbox);
     await fake.emit('invoice.paid', { id: 'in_2', object: 'invoice', amount_paid: 800 });
     expect(fake.attempts.filter((attempt) => attempt.eventId === given.id)).toHaveLength(3);
 
-    const report = await reconcile(inbox);
+    const report = await r.reconcile(inbox);
     expect(report).toMatchObject({ outcome: 'complete', recovered: 1 });
-    const rows = await deliveryRows('stripe');
+    const rows = await r.deliveryRows('stripe');
     expect(rows).toHaveLength(2);
     expect(rows.find((row) => row.pk === `stripe#${given.id}`)).toMatchObject({ recovered: true });
     // Only undelivered events are listed.
@@ -229,29 +169,29 @@ describe('Stripe: retries, then gives up; the events API keeps 30 days', () => {
     const verifier = h.verifier({ providers: [inbox.provider] });
     const answer = answerOf(await verifier(apiGatewayEvent(body, { 'stripe-signature': `t=${t},v1=${signature}` }, { path: '/hooks/stripe' })));
     expect(answer).toMatchObject({ statusCode: 200, result: 'duplicate' });
-    expect(await deliveryRows('stripe')).toHaveLength(2);
+    expect(await r.deliveryRows('stripe')).toHaveLength(2);
   });
 
   test('pages of 100 are followed with starting_after; types the endpoint does not receive are not listed', async () => {
-    const inbox = await stripeInbox(fake, secret, { eventTypes: ['charge.succeeded'] });
+    const inbox = await r.stripeInbox(fake, secret, { eventTypes: ['charge.succeeded'] });
     for (let i = 0; i < 205; i++) await fake.emit('charge.succeeded', { id: `ch_${i}`, object: 'charge' });
     await fake.emit('customer.created', { id: 'cus_1', object: 'customer' });
-    const report = await reconcile(inbox);
+    const report = await r.reconcile(inbox);
     expect(report).toMatchObject({ outcome: 'complete', recovered: 205 });
     expect(fake.requests.filter((request) => request.path === '/v1/events')).toHaveLength(3);
     expect(fake.requests.every((request) => request.query.includes('types%5B%5D=charge.succeeded'))).toBe(true);
-    expect(await deliveryRows('stripe')).toHaveLength(205);
+    expect(await r.deliveryRows('stripe')).toHaveLength(205);
   });
 
   test('a 429 stops the run with the cursor where it was; the next run recovers everything, once', async () => {
-    const inbox = await stripeInbox(fake, secret);
+    const inbox = await r.stripeInbox(fake, secret);
     await fake.emit('invoice.paid', { id: 'in_3', object: 'invoice' });
     fake.inject(429);
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'rate_limited', recovered: 0 });
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'rate_limited', recovered: 0 });
     expect(h.capture.logs('recovery').some((line) => line.detail === 'http_429')).toBe(true);
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 1 });
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 0 });
-    expect(await deliveryRows('stripe')).toHaveLength(1);
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 1 });
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 0 });
+    expect(await r.deliveryRows('stripe')).toHaveLength(1);
   });
 
   test('a run that fails part-way counts what it admitted; the next run recovers the rest, once', async () => {
@@ -269,15 +209,15 @@ describe('Stripe: retries, then gives up; the events API keeps 30 days', () => {
   });
 
   test('refused credentials and error bodies are reported by type, never by message', async () => {
-    const inbox = await stripeInbox(fake, secret);
+    const inbox = await r.stripeInbox(fake, secret);
     const wrong = await secrets.create('rk_test_not_the_key_000000000');
-    const report = await reconcile({ ...inbox, recovery: { ...inbox.recovery, credentialsSecretId: wrong.id } });
+    const report = await r.reconcile({ ...inbox, recovery: { ...inbox.recovery, credentialsSecretId: wrong.id } });
     expect(report).toMatchObject({ outcome: 'failed' });
     expect(h.capture.logs('recovery').at(-1)).toMatchObject({ detail: 'http_401:invalid_request_error' });
   });
 
   test('two runs at once: every event admitted once, and the cursor moved by one of them', async () => {
-    const inbox = await stripeInbox(fake, secret);
+    const inbox = await r.stripeInbox(fake, secret);
     for (let i = 0; i < 40; i++) await fake.emit('invoice.paid', { id: `in_c${i}`, object: 'invoice' });
     h.clock.set(Date.now());
     const run = () => h.reconcilerOf({ providers: [inbox.provider], recovery: [inbox.recovery] })();
@@ -285,21 +225,21 @@ describe('Stripe: retries, then gives up; the events API keeps 30 days', () => {
     const reports = [a.recovery![0], b.recovery![0]];
     expect(reports.filter((report) => report.cursorMoved)).toHaveLength(1);
     expect(reports[0].recovered + reports[1].recovered).toBe(40);
-    expect(await deliveryRows('stripe')).toHaveLength(40);
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 0 });
+    expect(await r.deliveryRows('stripe')).toHaveLength(40);
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 0 });
   });
 
   test('a cursor older than Stripe keeps events is reported, not silently skipped', async () => {
-    const inbox = await stripeInbox(fake, secret);
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'complete' });
-    await reconcile(inbox, 31 * 86_400_000);
+    const inbox = await r.stripeInbox(fake, secret);
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'complete' });
+    await r.reconcile(inbox, 31 * 86_400_000);
     expect(h.capture.metric(MetricName.RECOVERY_BEYOND_RETENTION, 'stripe')).toBe(1);
   });
 
   test('an event is left to Stripe for the settle time before it is recovered', async () => {
-    const inbox = await stripeInbox(fake, secret, { settleSeconds: 900 });
+    const inbox = await r.stripeInbox(fake, secret, { settleSeconds: 900 });
     await fake.emit('invoice.paid', { id: 'in_4', object: 'invoice' });
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 0 });
-    expect(await reconcile(inbox, 901_000)).toMatchObject({ outcome: 'complete', recovered: 1 });
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 0 });
+    expect(await r.reconcile(inbox, 901_000)).toMatchObject({ outcome: 'complete', recovered: 1 });
   });
 });

@@ -4,7 +4,8 @@
  * own), signed `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>`, and the REST API
  * that lists the hook's deliveries and redelivers one:
  *
- * - `GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries` (and `/orgs/{org}/hooks/{hook_id}/…`):
+ * - `GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries` (and `/orgs/{org}/hooks/{hook_id}/…`,
+ *   and `/app/hook/…` as the hook of a GitHub App, read with the App's JWT, not a token):
  *   the attempts, newest first, `per_page` (default 30, at most 100), the next page's `cursor` in
  *   the `link` header (`rel="next"`);
  * - `GET …/deliveries/{delivery_id}`: one attempt with its `request` (`headers`, `payload` as a
@@ -13,11 +14,12 @@
  *   under the same GUID, as a new attempt marked `redelivery`;
  * - every answer carries `x-ratelimit-limit`, `-remaining`, `-used`, `-reset`, `-resource`; with
  *   none left GitHub answers 403 (`remaining` 0), and a secondary limit 403 or 429 with
- *   `retry-after`; a bad token 401; a deleted hook 404; errors are `{"message", "documentation_url", "status"}`.
+ *   `retry-after`; a bad token or JWT 401; a deleted hook 404; errors are `{"message", "documentation_url", "status"}`
+ *   (a 5xx without `status`).
  *
  * Not GitHub: only what the reconciler relies on, written from the docs, never from the runtime.
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac, createVerify, generateKeyPairSync, KeyObject, randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { closeServer, listenOnLoopback, readBody } from '../../aws/loopback';
 
@@ -61,6 +63,7 @@ export interface FakeGitHubOptions {
 const DOCS = 'https://docs.github.com/rest/repos/webhooks';
 const MAX_PER_PAGE = 100;
 const DEFAULT_PER_PAGE = 30;
+const APP_HOOK = '/app/hook/deliveries';
 
 export class FakeGitHub {
   readonly token = `ghp_${randomUUID().replace(/-/g, '')}`;
@@ -81,6 +84,7 @@ export class FakeGitHub {
   private base?: string;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly now: () => number;
+  private app?: { readonly appId: string; readonly privateKey: string; readonly publicKey: KeyObject };
 
   constructor(options: FakeGitHubOptions) {
     this.repository = options.repository ?? 'octo-org/octo-repo';
@@ -108,6 +112,15 @@ export class FakeGitHub {
   get baseUrl(): string {
     if (!this.base) throw new Error('the fake GitHub is not started');
     return this.base;
+  }
+
+  /** The GitHub App whose own hook this also is (`/app/hook/deliveries`): its id and private key (PEM), made when first asked for. */
+  get appCredentials(): { appId: string; privateKey: string } {
+    if (!this.app) {
+      const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      this.app = { appId: '424242', privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), publicKey };
+    }
+    return { appId: this.app.appId, privateKey: this.app.privateKey };
   }
 
   /** Requests left this hour; 0 makes every request a 403 until `resetRateLimit`. */
@@ -182,7 +195,7 @@ export class FakeGitHub {
 
   private hookPaths(): string[] {
     const [owner] = this.repository.split('/');
-    return [`/repos/${this.repository}/hooks/${this.hookId}/deliveries`, `/orgs/${owner}/hooks/${this.hookId}/deliveries`];
+    return [`/repos/${this.repository}/hooks/${this.hookId}/deliveries`, `/orgs/${owner}/hooks/${this.hookId}/deliveries`, APP_HOOK];
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -193,10 +206,15 @@ export class FakeGitHub {
       this.requests.push({ method: req.method ?? '', path, status });
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...this.rateHeaders(), ...headers }).end(JSON.stringify(body));
     };
+    // A server error (503's described shape has no `status`) carries only the message and the link to the docs.
     const error = (status: number, message: string, headers: Record<string, string> = {}) =>
-      send(status, { message, documentation_url: DOCS, status: String(status) }, headers);
+      send(status, { message, documentation_url: DOCS, ...(status < 500 ? { status: String(status) } : {}) }, headers);
 
-    if (req.headers.authorization !== `Bearer ${this.token}` && req.headers.authorization !== `token ${this.token}`) return error(401, 'Bad credentials');
+    // The App's own hook takes the App's JWT only; everything else a token.
+    const appHook = path === APP_HOOK || path.startsWith(`${APP_HOOK}/`);
+    const authorization = req.headers.authorization ?? '';
+    if (appHook && !this.isAppJwt(authorization)) return error(401, 'A JSON web token could not be decoded');
+    if (!appHook && authorization !== `Bearer ${this.token}` && authorization !== `token ${this.token}`) return error(401, 'Bad credentials');
     if (this.remaining <= 0) return error(403, 'API rate limit exceeded for user ID 1.');
     this.remaining -= 1;
     const injected = this.injected[0];
@@ -207,8 +225,9 @@ export class FakeGitHub {
     }
     const base = this.hookPaths().find((candidate) => path === candidate || path.startsWith(`${candidate}/`));
     if (!base || !this.hookExists) return error(404, 'Not Found');
+    const origin = `http://${req.headers.host ?? new URL(this.baseUrl).host}`;
     const rest = path.slice(base.length).split('/').filter(Boolean);
-    if (rest.length === 0 && req.method === 'GET') return this.list(url, base, send);
+    if (rest.length === 0 && req.method === 'GET') return this.list(url, `${origin}${base}`, send);
     const delivery = this.deliveries.find((candidate) => String(candidate.id) === rest[0]);
     if (!delivery) return error(404, 'Not Found');
     if (rest.length === 1 && req.method === 'GET') return send(200, detail(delivery));
@@ -221,7 +240,8 @@ export class FakeGitHub {
     return error(404, 'Not Found');
   }
 
-  private list(url: URL, base: string, send: (status: number, body: unknown, headers?: Record<string, string>) => void): void {
+  /** One page of the list; the next page's link names `listUrl`, the URL the request was made to (its host as the client named it). */
+  private list(url: URL, listUrl: string, send: (status: number, body: unknown, headers?: Record<string, string>) => void): void {
     const perPage = Math.min(MAX_PER_PAGE, Math.max(1, Number(url.searchParams.get('per_page') ?? DEFAULT_PER_PAGE) || DEFAULT_PER_PAGE));
     const now = this.now();
     const newestFirst = this.deliveries.filter((delivery) => Date.parse(delivery.deliveredAt) <= now).sort((a, b) => b.id - a.id);
@@ -229,8 +249,28 @@ export class FakeGitHub {
     const start = cursor ? newestFirst.findIndex((delivery) => `v1_${delivery.id}` === cursor) : 0;
     const page = newestFirst.slice(Math.max(0, start), Math.max(0, start) + perPage);
     const following = newestFirst[Math.max(0, start) + perPage];
-    const headers: Record<string, string> = following ? { link: `<${this.baseUrl}${base}?per_page=${perPage}&cursor=v1_${following.id}>; rel="next"` } : {};
+    const headers: Record<string, string> = following ? { link: `<${listUrl}?per_page=${perPage}&cursor=v1_${following.id}>; rel="next"` } : {};
     send(200, page.map(item), headers);
+  }
+
+  /**
+   * Whether `authorization` is `Bearer <JWT>` signed RS256 by the App's key, issued by the App's id,
+   * not issued in the future (60 s of drift allowed), not expired, and expiring at most 10 minutes
+   * after it was issued, as GitHub requires.
+   */
+  private isAppJwt(authorization: string): boolean {
+    const [header, claims, signature] = /^Bearer (\S+)$/.exec(authorization)?.[1].split('.') ?? [];
+    if (!this.app || signature === undefined) return false;
+    try {
+      const alg = (JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as { alg?: unknown }).alg;
+      const { iss, iat, exp } = JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as { iss?: unknown; iat?: unknown; exp?: unknown };
+      const now = Math.floor(this.now() / 1000);
+      const signed = createVerify('RSA-SHA256').update(`${header}.${claims}`).verify(this.app.publicKey, Buffer.from(signature, 'base64url'));
+      const timely = typeof iat === 'number' && typeof exp === 'number' && iat <= now + 60 && exp > now && exp - iat <= 600;
+      return signed && alg === 'RS256' && String(iss) === this.app.appId && timely;
+    } catch {
+      return false;
+    }
   }
 
   private rateHeaders(): Record<string, string> {

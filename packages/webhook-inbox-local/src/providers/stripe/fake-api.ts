@@ -4,9 +4,11 @@
  * retries for up to 3 days; the fake's `attempts` stand for them), each attempt signed
  * `Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, and `GET /v1/events`:
  *
- * - newest first; `limit` 1–100 (default 10); `starting_after` / `ending_before` an event id;
- *   `created[gte|gt|lte|lt]` Unix seconds; `type` or `types[]`; `delivery_success` (false: events
- *   not yet delivered to every endpoint); only the past 30 days;
+ * - newest first; `limit` 1–100 (default 10); `starting_after` or `ending_before` an event id;
+ *   `created` (or `created[gte|gt|lte|lt]`) Unix seconds; `type` (`*` a wildcard: `invoice.*`),
+ *   or up to 20 `types[]`, not both;
+ *   `delivery_success` a boolean (false: events not yet delivered to every endpoint); only the
+ *   past 30 days; any other malformed value answered 400;
  * - `{"object": "list", "url": "/v1/events", "has_more", "data"}`;
  * - errors `{"error": {"type", "code", "message"}}`: 401 for a bad key, 429 (`rate_limit`) when
  *   told, 400 for a malformed parameter.
@@ -154,20 +156,22 @@ export class FakeStripe {
     const query = url.searchParams;
     const limit = Number(query.get('limit') ?? 10);
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) return error(400, 'invalid_request_error', 'Invalid integer: limit', 'parameter_invalid_integer');
-    const bound = (name: string) => (query.has(`created[${name}]`) ? Number(query.get(`created[${name}]`)) : undefined);
-    const [gte, gt, lte, lt] = ['gte', 'gt', 'lte', 'lt'].map(bound);
-    const types = [...query.getAll('types[]'), ...(query.has('type') ? [query.get('type')!] : [])];
-    const deliverySuccess = query.get('delivery_success');
+    const filters = eventFilters(query);
+    if (typeof filters === 'string') return error(400, 'invalid_request_error', filters, 'parameter_invalid');
+    const { gte, gt, lte, lt, types, deliverySuccess } = filters;
     const nowSeconds = Math.floor((this.options.now ?? Date.now)() / 1000);
     const oldest = nowSeconds - RETENTION_SECONDS;
     // Newest first; events of the same second in the reverse order of their creation.
     let ordered = [...this.events].reverse().sort((a, b) => b.created - a.created);
-    const after = query.get('starting_after');
-    if (after !== null) {
+    const [after, before] = [query.get('starting_after'), query.get('ending_before')];
+    if (after !== null && before !== null)
+      return error(400, 'invalid_request_error', 'You may only specify one of these parameters: ending_before, starting_after.', 'parameter_invalid');
+    const cursor = after ?? before;
+    if (cursor !== null) {
       // A cursor is an event's place in the order, whatever the filters say of it now.
-      const at = ordered.findIndex((event) => event.id === after);
-      if (at < 0) return error(400, 'invalid_request_error', `No such event: '${after}'`, 'resource_missing');
-      ordered = ordered.slice(at + 1);
+      const at = ordered.findIndex((event) => event.id === cursor);
+      if (at < 0) return error(400, 'invalid_request_error', `No such event: '${cursor}'`, 'resource_missing');
+      ordered = after !== null ? ordered.slice(at + 1) : ordered.slice(0, at);
     }
     const listed = ordered.filter(
       (event) =>
@@ -177,9 +181,54 @@ export class FakeStripe {
         (gt === undefined || event.created > gt) &&
         (lte === undefined || event.created <= lte) &&
         (lt === undefined || event.created < lt) &&
-        (types.length === 0 || types.includes(event.type)) &&
-        (deliverySuccess === null || (deliverySuccess === 'false') === event.pending_webhooks > 0),
+        (types.length === 0 || types.some((type) => typeMatches(type, event.type))) &&
+        (deliverySuccess === undefined || deliverySuccess === (event.pending_webhooks === 0)),
     );
-    send(200, { object: 'list', url: '/v1/events', has_more: listed.length > limit, data: listed.slice(0, limit) });
+    // Before a cursor: the `limit` events just newer than it, still newest first.
+    const page = before !== null ? listed.slice(-limit) : listed.slice(0, limit);
+    send(200, { object: 'list', url: '/v1/events', has_more: listed.length > limit, data: page });
   }
+}
+
+/** Stripe takes at most this many `types[]`. */
+const MAX_TYPES = 20;
+
+interface EventFilters {
+  readonly gte?: number;
+  readonly gt?: number;
+  readonly lte?: number;
+  readonly lt?: number;
+  readonly types: readonly string[];
+  readonly deliverySuccess?: boolean;
+}
+
+/** The list's filters, as Stripe documents them, or what is wrong with them. */
+function eventFilters(query: URLSearchParams): EventFilters | string {
+  const seconds = (name: string) => {
+    const value = query.get(name);
+    return value === null ? undefined : /^\d+$/.test(value) ? Number(value) : NaN;
+  };
+  const exact = seconds('created');
+  const [gte, gt, lte, lt] = ['gte', 'gt', 'lte', 'lt'].map((bound) => seconds(`created[${bound}]`));
+  if ([exact, gte, gt, lte, lt].some((value) => Number.isNaN(value))) return 'Invalid integer: created';
+  const types = query.getAll('types[]');
+  if (types.length > 0 && query.has('type')) return 'You may pass either type or types, but not both.';
+  if (types.length > MAX_TYPES) return `Invalid array: types may have at most ${MAX_TYPES} items`;
+  const success = query.get('delivery_success');
+  if (success !== null && success !== 'true' && success !== 'false') return 'Invalid boolean: delivery_success';
+  return {
+    gte: exact ?? gte,
+    gt,
+    lte: exact ?? lte,
+    lt,
+    types: query.has('type') ? [query.get('type')!] : types,
+    ...(success !== null ? { deliverySuccess: success === 'true' } : {}),
+  };
+}
+
+/** Whether an event's type is the one asked for, or matches it where it has `*` (a wildcard). */
+function typeMatches(asked: string, type: string): boolean {
+  if (!asked.includes('*')) return asked === type;
+  const parts = asked.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('.*')}$`).test(type);
 }
