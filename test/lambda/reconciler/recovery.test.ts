@@ -195,17 +195,17 @@ describe('Stripe: retries, then gives up; the events API keeps 30 days', () => {
   });
 
   test('a run that fails part-way counts what it admitted; the next run recovers the rest, once', async () => {
-    const inbox = await stripeInbox(fake, secret);
+    const inbox = await r.stripeInbox(fake, secret);
     await fake.emit('invoice.paid', { id: 'in_4', object: 'invoice' });
     const second = await fake.emit('invoice.paid', { id: 'in_5', object: 'invoice' });
     const faults = await h.faults();
     // The second admission's write is throttled past the SDK's retries: the run fails there.
     faults.throttle({ where: (call) => JSON.stringify(call.input).includes(second.id), calls: await h.sdkAttempts('dynamodb') });
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'failed', recovered: 1 });
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'failed', recovered: 1 });
     expect(h.capture.metric(MetricName.RECOVERED, 'stripe')).toBe(1);
-    expect(await reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 1, held: 1 });
+    expect(await r.reconcile(inbox)).toMatchObject({ outcome: 'complete', recovered: 1, held: 1 });
     expect(h.capture.metric(MetricName.RECOVERED, 'stripe')).toBe(2);
-    expect(await deliveryRows('stripe')).toHaveLength(2);
+    expect(await r.deliveryRows('stripe')).toHaveLength(2);
   });
 
   test('refused credentials and error bodies are reported by type, never by message', async () => {
