@@ -15,13 +15,22 @@ function emf(members: Record<string, unknown>, directive: Record<string, unknown
   });
 }
 
-test("our handlers' telemetry: a provider's counters are published per inbox only, unless metrics per provider are asked for", () => {
+/** Our handlers' telemetry of the inbox `answers` at T0, and the lines it writes; `perProvider` adds the per-provider dimension set. */
+function recordingTelemetry(perProvider = false): { telemetry: Telemetry; lines: string[] } {
   const lines: string[] = [];
-  const telemetry = new Telemetry(
-    'answers',
-    (line) => lines.push(line),
-    () => T0,
-  );
+  return {
+    telemetry: new Telemetry(
+      'answers',
+      (line) => lines.push(line),
+      () => T0,
+      perProvider,
+    ),
+    lines,
+  };
+}
+
+test("our handlers' telemetry: a provider's counters are published per inbox only, unless metrics per provider are asked for", () => {
+  const { telemetry, lines } = recordingTelemetry();
   telemetry.count('Processed', 'answerline', 2);
   telemetry.flush();
   expect(lines.flatMap(parseEmfLine)).toEqual([
@@ -30,13 +39,7 @@ test("our handlers' telemetry: a provider's counters are published per inbox onl
 });
 
 test("our handlers' telemetry with metrics per provider: a provider's counters are published per inbox and per inbox and provider", () => {
-  const lines: string[] = [];
-  const telemetry = new Telemetry(
-    'answers',
-    (line) => lines.push(line),
-    () => T0,
-    true,
-  );
+  const { telemetry, lines } = recordingTelemetry(true);
   telemetry.count('Processed', 'answerline', 2);
   telemetry.count('DeadLettered', 'answerline');
   telemetry.count('Swept', undefined, 4);
@@ -59,13 +62,7 @@ test("our handlers' telemetry with metrics per provider: a provider's counters a
 });
 
 test("a log line written with the metrics carries its own provider's; another provider's go out as a document of their own", () => {
-  const lines: string[] = [];
-  const telemetry = new Telemetry(
-    'answers',
-    (line) => lines.push(line),
-    () => T0,
-    true,
-  );
+  const { telemetry, lines } = recordingTelemetry(true);
   telemetry.count('Accepted', 'answerline');
   telemetry.count('Accepted', 'echonova', 2);
   telemetry.logAndFlush('INFO', 'delivery', { provider: 'answerline', status: 202 });
