@@ -350,7 +350,8 @@ async function dispatchEffects(rows: readonly (Decided | undefined)[], sink: Eff
 async function completeBatch(rows: readonly Decided[], deps: ProcessorDependencies): Promise<ReadonlySet<string>> {
   const now = deps.now();
   const margin = deps.leaseMs / 3;
-  const leftMs = Math.min(...rows.map((row) => row.leaseUntil)) - now - margin;
+  // Whole milliseconds: AbortSignal.timeout refuses a fraction (a 10 s lease has a third of 3,333.3 ms).
+  const leftMs = Math.floor(Math.min(...rows.map((row) => row.leaseUntil)) - now - margin);
   if (rows.length < 2 || !(leftMs > 0)) return new Set();
   try {
     const unprocessed = new Set(await deps.inbox.completeLeased(rows, now, AbortSignal.timeout(leftMs)));

@@ -446,6 +446,16 @@ describe('completing a batch', () => {
     expect(h.capture.metric(MetricName.PROCESSED, PROVIDER)).toBe(3);
   });
 
+  test('a lease of a timeout that is no whole number of thirds (10 s) is completed by one request too', async () => {
+    const bodies = [1, 2].map((n) => answerlineBody({ idempotencyKey: `job-tenth-${n}` }));
+    await accept(...bodies);
+    const { inbox, completions } = recordingInbox();
+
+    expect(await h.drain(h.processor({ maxReceiveCount: MAX_RECEIVE_COUNT, inbox, leaseMs: 10_000 }))).toEqual({ received: 2, failed: 0 });
+    expect(completions).toEqual(['batch of 2']);
+    expect(h.capture.logs('batched completion failed; completing one by one')).toEqual([]);
+  });
+
   test('with less than a third of the leases left, each row is completed on its own, on condition of its lease', async () => {
     const bodies = [1, 2].map((n) => answerlineBody({ idempotencyKey: `job-slow-${n}` }));
     await accept(...bodies);
