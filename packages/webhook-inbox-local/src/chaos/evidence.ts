@@ -89,6 +89,7 @@ export async function gatherEvidence(rig: ChaosRig, adversary: readonly Adversar
     deadlineTaskIds: rig.deadlineTaskIds,
     interruptedRows: state.interruptedRows,
     killedRows: state.killedRows,
+    receivedAt: state.receivedAt,
     providerLogs: rig.providerLogs.record(),
     servedDigests: {
       [ANSWERLINE]: apis.answerline.servedDigests,

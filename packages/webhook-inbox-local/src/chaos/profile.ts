@@ -53,7 +53,11 @@ export function chaosProfile(speed = 1, ratePerSecond?: number): ChaosProfile {
   // after the last, on a loaded machine too; a run with more to do stops there and the next run goes on.
   const reconcilerTimeoutSeconds = 30;
   const answerlineWindowMs = ANSWERLINE_RETRY_WINDOW_MS / factors.answerline;
-  const maxReceiveCount = 3;
+  // Tighter than the construct's 5, with room for what a row's budget must bear besides the
+  // outage (docs/FLOW-CONTROL.md): one attempt in an invocation that was killed, and the failures
+  // before the breaker opened, which on a loaded machine can be two (the breaker needs ten rows in
+  // one environment; a row comes back every visibility timeout, 12 s at speed 4).
+  const maxReceiveCount = 4;
   const visibilityTimeoutMs = processorTimeoutSeconds * Defaults.VISIBILITY_TIMEOUT_FACTOR * 1000;
   return {
     factors,

@@ -291,11 +291,13 @@ function adversaryInterceptors(plan: Plan, state: RunState, faults: FaultCounter
     },
     processor: async (event, invoke) => {
       const index = state.processorInvocations++;
+      const startedAt = Date.now();
+      for (const record of event.Records) state.receivedAt.set(`${record.messageId}/${record.attributes.ApproximateReceiveCount}`, startedAt);
       const keys = event.Records.map((record) => workKey(record.body)).filter((key): key is string => key !== undefined);
       let fault: InvocationFault | undefined;
       if (index % plan.workerCrashEvery === plan.workerCrashEvery - 1) state.workerCrashDue = true;
       // Crashes are independent events: one never lands on a row a crash already killed (its
-      // redelivery comes back within a few batches), else a row of `maxReceiveCount: 3` could
+      // redelivery comes back within a few batches), else a row of the run's tight budget could
       // die of the adversary's cadence rather than of anything the system did. The crash waits
       // for the next batch instead.
       if (state.workerCrashDue && !keys.some((key) => state.killedRows.has(key))) {

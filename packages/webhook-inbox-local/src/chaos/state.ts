@@ -38,6 +38,8 @@ export class RunState {
   readonly interruptedRows = new Set<string>();
   /** Inbox keys of rows whose processor invocation died (a crash or a timeout). */
   readonly killedRows = new Set<string>();
+  /** When each receive of a work message (`<messageId>/<receive count>`) was handed to a processor invocation, epoch ms. */
+  readonly receivedAt = new Map<string, number>();
   readonly signatureTokens = new Set<string>();
   /** The answers to the flood on a route of its own. */
   readonly routeFlood: number[] = [];

@@ -74,6 +74,7 @@ function evidenceOf(tasks: ReturnType<typeof task>[], rest: Partial<Evidence>): 
     deadlineTaskIds: [],
     interruptedRows: new Set(),
     killedRows: new Set(),
+    receivedAt: new Map(),
     providerLogs: { github: [], stripe: [] },
     servedDigests: {},
     rateLimitedPolls: 0,
@@ -223,7 +224,7 @@ describe('the auditor, of a downstream outage', () => {
       Inbox: 'i',
       BreakerOpened: n,
     });
-  const auditWith = (t1Status: string, logLines: string[], breaker: Evidence['breaker']) => {
+  const auditWith = (t1Status: string, logLines: string[], breaker: Evidence['breaker'], receivedAt: Evidence['receivedAt'] = new Map()) => {
     writeFileSync(
       join(logDir, 'processor.log'),
       `${[line({ message: 'processed', eventRef: logReference('answerline#t1') }), line({ message: 'processing failed; dead-lettered', eventRef: logReference('answerline#p1') }), ...logLines].join('\n')}\n`,
@@ -249,6 +250,7 @@ describe('the auditor, of a downstream outage', () => {
         deadLettered: ['answerline#p1'],
         alarms: [{ logicalId: 'InboxAlarmsDeadDeliveries5E984ACD', to: 'ALARM', at: 0 }],
         downstreamOutage: outage,
+        receivedAt,
         ...(breaker ? { breaker } : {}),
       }),
     );
@@ -280,6 +282,27 @@ describe('the auditor, of a downstream outage', () => {
     ]);
     expect(auditWith(DeliveryStatus.PROCESSED, [breakerOpened(1), deadCount], { state: 'OPEN', openings: 1 }).violations).toEqual([
       'the breaker is OPEN at the end, long after the downstream came back',
+    ]);
+  });
+
+  it('counts the attempts the outage spent before the breaker opened, and flags one spent on a receive handed over after it', () => {
+    const opened = line({ time: new Date(20_000).toISOString(), message: 'circuit breaker opened', reason: '10 of 10 rows failed downstream' });
+    const spent = (messageId: string, message: string) =>
+      line({ message, eventRef: logReference('answerline#t1'), messageId, receiveCount: 1, outboxResult: 'failed', error: 'InternalException' });
+    const givenBack = line({ message: 'processing failed downstream; attempt given back (circuit breaker open)', messageId: 'm3', receiveCount: 1, outboxResult: 'failed' });
+    const handedOver = new Map([
+      ['m1/1', 15_000],
+      ['m2/1', 25_000],
+      ['m3/1', 26_000],
+    ]);
+    const figure = (found: ReturnType<typeof auditWith>) => found.figures.find((f) => f.name === 'attempts the outage spent before the breaker opened')?.values.total;
+    const run = (...lines: string[]) => auditWith(DeliveryStatus.PROCESSED, [opened, ...lines, breakerOpened(1), deadCount], { state: 'CLOSED', openings: 1 }, handedOver);
+
+    const before = run(spent('m1', 'processing failed'), givenBack);
+    expect(before.violations).toEqual([]);
+    expect(figure(before)).toBe(1);
+    expect(run(spent('m1', 'processing failed'), spent('m2', 'processing failed')).violations).toEqual([
+      `1 attempts were spent by the downstream's failures after the breaker had opened (e.g. ${logReference('answerline#t1')}, receive 1 handed over 5000 ms after the opening)`,
     ]);
   });
 

@@ -64,7 +64,7 @@ describe('fault-injection run', () => {
   let output = '';
 
   beforeAll(async () => {
-    // Its downstream outage alone lasts 36 s, and the rows it delays come back with the sweep. The drain allowance is for an overloaded machine: three such runs at once
+    // Its downstream outage alone lasts 48 s, and the rows it delays come back with the sweep. The drain allowance is for an overloaded machine: three such runs at once
     // on 2 cores (dozens of processor timeouts, each a cold start) settle in 118–138 s, not in 60 s of drain.
     const run = await runChaosCli(['--seed', String(SEED), '--deliveries', '300', '--speed', '4', '--drain-seconds', '90']);
     output = run.output;

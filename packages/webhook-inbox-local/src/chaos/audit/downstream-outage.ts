@@ -10,7 +10,12 @@
  *   before it went down) ends PROCESSED, completed once: one `processed` line of the processor
  *   (none only when the invocation that completed it was killed before it logged);
  * - the inbox saw the outage: the breaker opened at least once (the processor's `BreakerOpened`
- *   count, and the flow-control item's own count of openings), and it is CLOSED at the end.
+ *   count, and the flow-control item's own count of openings), and it is CLOSED at the end;
+ * - once the breaker has opened, the outage spends no row's attempt: no attempt that failed
+ *   because its effect was not accepted, and was spent (the processor's line of a failed or
+ *   dead-lettered attempt), was handed to an invocation after the first opening and before the
+ *   downstream came back. Attempts spent before the breaker opened are the rows' budget to bear,
+ *   and are counted.
  */
 import { logReference } from '../../../../../lambda/shared/runtime/digest';
 import { DeliveryStatus, MetricName } from '../../../../../lib/contract';
@@ -20,6 +25,25 @@ import { EXAMPLES, RunAudit, sourceOf } from './context';
 /** The processor's line of a row that failed downstream while the breaker was open, its attempt not spent. */
 const GIVEN_BACK = 'processing failed downstream; attempt given back (circuit breaker open)';
 const CLOSED = 'CLOSED';
+/** The processor's lines of an attempt that failed and was spent: the row retried later, or DEAD. */
+const SPENT = new Set(['processing failed', 'processing failed; dead-lettered']);
+const OPENED = 'circuit breaker opened';
+
+interface ProcessorLine {
+  readonly time?: string;
+  readonly message?: string;
+  readonly eventRef?: string;
+  readonly messageId?: string;
+  readonly receiveCount?: number;
+  readonly outboxResult?: string;
+}
+
+/** The processor's JSON log lines (its runtime's own lines, a timeout's, are plain text). */
+function processorLines(logs: RunAudit['logs']): ProcessorLine[] {
+  return logs
+    .filter((file) => /processor\.log$/i.test(file.name))
+    .flatMap((file) => file.lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as ProcessorLine));
+}
 
 export function auditDownstreamOutage({ evidence, originals, processedLines, logs, figures, counted, violation, notes }: RunAudit): void {
   const outage = evidence.downstreamOutage;
@@ -54,6 +78,22 @@ export function auditDownstreamOutage({ evidence, originals, processedLines, log
     violation(`${deadOthers.length} rows are DEAD that are not poison rows: the downstream being down dead-lettered them`, deadOthers.slice(0, EXAMPLES));
   if (unsettled.length) violation(`${unsettled.length} rows the downstream outage touched never ended ${DeliveryStatus.PROCESSED}`, unsettled);
   if (twice.length) violation(`${twice.length} rows the downstream outage touched were not completed exactly once`, twice);
+
+  const lines = processorLines(logs);
+  const openings = lines.filter((line) => line.message === OPENED && line.time).map((line) => Date.parse(line.time!));
+  const firstOpening = openings.length ? Math.min(...openings) : undefined;
+  let spentBeforeOpening = 0;
+  const spentWhileOpen: string[] = [];
+  for (const line of lines) {
+    if (!SPENT.has(line.message ?? '') || line.outboxResult !== 'failed') continue;
+    const handedAt = evidence.receivedAt.get(`${line.messageId}/${line.receiveCount}`);
+    if (handedAt === undefined || handedAt < outage.downAt || handedAt >= outage.upAt) continue;
+    if (firstOpening === undefined || handedAt < firstOpening) spentBeforeOpening++;
+    else spentWhileOpen.push(`${line.eventRef}, receive ${line.receiveCount} handed over ${handedAt - firstOpening} ms after the opening`);
+  }
+  figures.set('attempts the outage spent before the breaker opened', 'total', spentBeforeOpening);
+  if (spentWhileOpen.length)
+    violation(`${spentWhileOpen.length} attempts were spent by the downstream's failures after the breaker had opened`, spentWhileOpen.slice(0, EXAMPLES));
 
   const opened = counted(MetricName.BREAKER_OPENED);
   const givenBack = [...countLinesByEvent(logs, GIVEN_BACK).values()].reduce((sum, n) => sum + n, 0);
