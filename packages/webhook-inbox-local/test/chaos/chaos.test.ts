@@ -65,12 +65,14 @@ describe('fault-injection run', () => {
 
   beforeAll(async () => {
     // Its downstream outage alone lasts 48 s, and the rows it delays come back with the sweep. The drain allowance is for an overloaded machine: three such runs at once
-    // on 2 cores (dozens of processor timeouts, each a cold start) settle in 118–138 s, not in 60 s of drain.
-    const run = await runChaosCli(['--seed', String(SEED), '--deliveries', '300', '--speed', '4', '--drain-seconds', '90']);
+    // on 2 cores (dozens of processor timeouts, each a cold start) settle in 118–138 s, not in 60 s of drain; and for a poison
+    // row the breaker deferred, which dies only after the sweep brings it back, and whose message then needs its last receives
+    // to reach the DLQ (about 100 s after the drain began, in one run).
+    const run = await runChaosCli(['--seed', String(SEED), '--deliveries', '300', '--speed', '4', '--drain-seconds', '120']);
     output = run.output;
     if (!run.report) throw new Error(`the chaos run produced no report (exit ${run.code}):\n${output.slice(-4000)}`);
     report = run.report;
-  }, 300_000);
+  }, 360_000);
 
   it('loses nothing, processes nothing twice, picks every winner by rule and leaks nothing', () => {
     // The whole table on failure: the figures say what went wrong.
