@@ -289,14 +289,21 @@ describe('the auditor, of a downstream outage', () => {
     const opened = line({ time: new Date(20_000).toISOString(), message: 'circuit breaker opened', reason: '10 of 10 rows failed downstream' });
     const spent = (messageId: string, message: string) =>
       line({ message, eventRef: logReference('answerline#t1'), messageId, receiveCount: 1, outboxResult: 'failed', error: 'InternalException' });
-    const givenBack = line({ message: 'processing failed downstream; attempt given back (circuit breaker open)', messageId: 'm3', receiveCount: 1, outboxResult: 'failed' });
+    const givenBack = line({
+      message: 'processing failed downstream; attempt given back (circuit breaker open)',
+      messageId: 'm3',
+      receiveCount: 1,
+      outboxResult: 'failed',
+    });
     const handedOver = new Map([
       ['m1/1', 15_000],
       ['m2/1', 25_000],
       ['m3/1', 26_000],
     ]);
-    const figure = (found: ReturnType<typeof auditWith>) => found.figures.find((f) => f.name === 'attempts the outage spent before the breaker opened')?.values.total;
-    const run = (...lines: string[]) => auditWith(DeliveryStatus.PROCESSED, [opened, ...lines, breakerOpened(1), deadCount], { state: 'CLOSED', openings: 1 }, handedOver);
+    const figure = (found: ReturnType<typeof auditWith>) =>
+      found.figures.find((f) => f.name === 'attempts the outage spent before the breaker opened')?.values.total;
+    const run = (...lines: string[]) =>
+      auditWith(DeliveryStatus.PROCESSED, [opened, ...lines, breakerOpened(1), deadCount], { state: 'CLOSED', openings: 1 }, handedOver);
 
     const before = run(spent('m1', 'processing failed'), givenBack);
     expect(before.violations).toEqual([]);
