@@ -18,6 +18,16 @@ import { BatchProgress, Submission } from '../shared/stores/submission-record';
 import { SubmissionStore } from '../shared/stores/submission-store';
 import { Outcome, settled } from './outcome';
 
+/** How a batch's results are read. */
+export interface BatchResultPaging {
+  /** Results asked for a page. */
+  readonly pageSize: number;
+  /** The most pages one run reads of one batch: a large batch goes on in the next run. */
+  readonly pagesPerRun: number;
+}
+
+export const BATCH_RESULT_PAGING: BatchResultPaging = { pageSize: Defaults.BATCH_RESULTS_PAGE_SIZE, pagesPerRun: Defaults.BATCH_RESULT_PAGES_PER_RUN };
+
 /** What checking one batch needs from its run. */
 export interface BatchCheck {
   readonly submissions: SubmissionStore;
@@ -27,6 +37,7 @@ export interface BatchCheck {
   readonly api: BatchApi;
   readonly now: number;
   readonly recheckMs: number;
+  readonly paging: BatchResultPaging;
   /** False once the run has no time left for another request. */
   readonly hasTime: () => boolean;
 }
@@ -108,10 +119,9 @@ async function readResults(submission: Submission, progress: BatchProgress, chec
   let cursor = progress.cursor;
   for (let pages = 0; ; pages++) {
     // Due again at once, behind what is already due: one large batch never holds up the rest.
-    if (pages >= Defaults.BATCH_RESULT_PAGES_PER_RUN || !check.hasTime())
-      return { kind: 'recheck', dueAt: now, lastCheck: 'reading_results', inProgress: true };
+    if (pages >= check.paging.pagesPerRun || !check.hasTime()) return { kind: 'recheck', dueAt: now, lastCheck: 'reading_results', inProgress: true };
     const page = await check.api
-      .listResults(submission.taskId!, cursor, Defaults.BATCH_RESULTS_PAGE_SIZE)
+      .listResults(submission.taskId!, cursor, check.paging.pageSize)
       .catch(() => ({ kind: 'error', detail: 'client_error' }) as const);
     if (page.kind === 'not_found') return settled(SubmissionState.UNAVAILABLE, UnavailableReason.RESULTS_NOT_FOUND);
     if (page.kind === 'rate_limited') return { kind: 'rate_limited' };

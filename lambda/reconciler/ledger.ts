@@ -10,7 +10,7 @@ import { Submission } from '../shared/stores/submission-record';
 import { splitKey, SubmissionStore } from '../shared/stores/submission-store';
 import { Telemetry } from '../shared/runtime/telemetry';
 import { WorkQueue } from '../shared/stores/work-queue';
-import { batchResultsDeadline, checkBatch } from './batches';
+import { BATCH_RESULT_PAGING, BatchResultPaging, batchResultsDeadline, checkBatch } from './batches';
 import { Outcome, settled } from './outcome';
 
 export interface LedgerDependencies {
@@ -27,6 +27,8 @@ export interface LedgerDependencies {
   readonly deadlineWarningMs: number;
   /** Where a `ResourceUnavailable` event goes (the inbox's bus); absent: the submission is settled without one. */
   readonly unavailableEvents?: { readonly bus: BusSink; readonly inboxName: string };
+  /** How a batch's results are read: results a page, and the most pages one run reads of one batch. @default BATCH_RESULT_PAGING */
+  readonly batchResultPaging?: BatchResultPaging;
 }
 
 /** What one run did to the ledger. */
@@ -233,6 +235,7 @@ function batchOutcome(submission: Submission, ledger: LedgerProvider, shared: Sh
     api,
     now,
     recheckMs,
+    paging: deps.batchResultPaging ?? BATCH_RESULT_PAGING,
     hasTime: () => !remainingMs || remainingMs() >= budget,
   });
 }

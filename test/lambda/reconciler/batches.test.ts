@@ -29,7 +29,12 @@ import { bind, Clock, effectsFixtures, INBOX_NAME, InboxHarness, Item } from '..
 const BATCHES = 'batches';
 const HORIZON_MS = PollingDefaults['message-batches'].horizonSeconds * 1000;
 const RECHECK_MS = PollingDefaults['message-batches'].recheckSeconds * 1000;
-const PAGE = Defaults.BATCH_RESULTS_PAGE_SIZE;
+// The runs read pages of 10, four a run: the paging's rules at a tenth of the rows (the
+// construct's 100 and 20 are what the first test of a polled batch reads with).
+const PAGING = { pageSize: 10, pagesPerRun: 4 };
+const PAGE = PAGING.pageSize;
+/** A run that reads a batch's results as the construct deploys it. */
+const AS_DEPLOYED = { batchResultPaging: undefined };
 const DAY_MS = 86_400_000;
 // The documented lifecycle (docs/providers/message-batches.md): a batch expires 24 h after its
 // creation, and its results stay readable for 29 days after it.
@@ -67,7 +72,10 @@ afterEach(async () => {
 /** One reconciler run with the batch provider's ledger, its ResourceUnavailable events on the bus through the reconciler's own client. */
 function reconcile(ledger: Partial<LedgerDependencies> = {}, overrides: Parameters<InboxHarness['reconciler']>[0] = {}) {
   const unavailableEvents = { bus: new EventBridgeSink(h.as('reconciler', undefined, 1).eventBridge, bus), inboxName: INBOX_NAME };
-  return h.reconciler({ ledger: h.ledger({ configs: [provider], polling: [polling], unavailableEvents, ...ledger }), ...overrides })();
+  return h.reconciler({
+    ledger: h.ledger({ configs: [provider], polling: [polling], unavailableEvents, batchResultPaging: PAGING, ...ledger }),
+    ...overrides,
+  })();
 }
 
 const processor = () => h.processor({ providers: [provider], effects: h.effects(busSink) });
@@ -135,14 +143,14 @@ describe('recording a batch', () => {
 
 describe('a batch polled to its end', () => {
   test('in progress: not overdue within its time, its expiry recorded; ended: every request a row of its own, listed in any order, and a summary', async () => {
-    const customIds = ids(PAGE * 2 + 17);
+    const customIds = ids(Defaults.BATCH_RESULTS_PAGE_SIZE * 2 + 17);
     const errored = customIds.filter((_, i) => i % 10 === 3);
     // The API lists results in an order of its own, not the submitted one.
     const listing = customIds.map((_, i) => customIds[(i * 37) % customIds.length]);
     const batch = await submittedBatch(customIds, { errored, listing });
     h.clock.advance(HORIZON_MS);
 
-    expect(await reconcile()).toMatchObject({ checked: 1, stillPending: 1, overdue: 0 });
+    expect(await reconcile(AS_DEPLOYED)).toMatchObject({ checked: 1, stillPending: 1, overdue: 0 });
     expect(await h.submission(subKey(batch.id))).toMatchObject({
       state: SubmissionState.AWAITING,
       lastCheck: 'pending:in_progress',
@@ -154,7 +162,7 @@ describe('a batch polled to its end', () => {
 
     api.end(batch.id);
     h.clock.advance(RECHECK_MS);
-    expect(await reconcile()).toMatchObject({ checked: 1, recovered: 1, overdue: 0 });
+    expect(await reconcile(AS_DEPLOYED)).toMatchObject({ checked: 1, recovered: 1, overdue: 0 });
     const rows = await childRows(batch.id);
     expect([...rows.keys()].sort()).toEqual([...customIds].sort());
     for (const id of customIds) {
@@ -187,7 +195,7 @@ describe('a batch polled to its end', () => {
 
     // Another run changes nothing: the batch left the awaiting index.
     h.clock.advance(RECHECK_MS);
-    expect(await reconcile()).toMatchObject({ checked: 0 });
+    expect(await reconcile(AS_DEPLOYED)).toMatchObject({ checked: 0 });
     expect(await deliveryRows()).toHaveLength(customIds.length + 1);
   });
 
@@ -273,7 +281,7 @@ describe('a batch polled to its end', () => {
   });
 
   test('a large batch is read over several runs, at most its page budget each, without counting it overdue', async () => {
-    const pages = Defaults.BATCH_RESULT_PAGES_PER_RUN + 3;
+    const pages = PAGING.pagesPerRun + 3;
     const customIds = ids(PAGE * pages);
     const batch = await submittedBatch(customIds);
     api.end(batch.id);
@@ -282,7 +290,7 @@ describe('a batch polled to its end', () => {
     expect(await h.submission(subKey(batch.id))).toMatchObject({
       state: SubmissionState.AWAITING,
       lastCheck: 'reading_results',
-      resultsRead: PAGE * Defaults.BATCH_RESULT_PAGES_PER_RUN,
+      resultsRead: PAGE * PAGING.pagesPerRun,
     });
     expect(await reconcile()).toMatchObject({ checked: 1, recovered: 1, overdue: 0 });
     expect((await childRows(batch.id)).size).toBe(customIds.length);
@@ -349,7 +357,7 @@ describe("a batch's deadline: when its results stop being readable", () => {
   });
 
   test('results still served past the deadline are read to the end, counted near the deadline, never overdue', async () => {
-    const customIds = ids(PAGE * Defaults.BATCH_RESULT_PAGES_PER_RUN + 1);
+    const customIds = ids(PAGE * PAGING.pagesPerRun + 1);
     const batch = await submittedBatch(customIds);
     api.end(batch.id);
     h.clock.set(batch.createdAt + RESULTS_KEPT_MS + 1000);
@@ -412,7 +420,7 @@ describe('a run that dies part-way loses nothing and repeats nothing', () => {
       ...bind(h.inbox),
       insert: async (delivery) => {
         const inserted = await h.inbox.insert(delivery);
-        if (inserted && ++inserts === 30) throw new RunDied('died mid-page');
+        if (inserted && ++inserts === Math.ceil(PAGE * 0.3)) throw new RunDied('died mid-page');
         return inserted;
       },
     };
@@ -447,12 +455,13 @@ describe('a run that dies part-way loses nothing and repeats nothing', () => {
   }, 60_000);
 
   test('a request’s insert throttled past the SDK’s attempts (injected by the fault proxy) fails the run mid-page; the next run reads the page again: each request once, the counts exact', async () => {
-    const customIds = ids(30);
+    // One page: the run fails mid-way through it.
+    const customIds = ids(PAGE);
     const batch = await submittedBatch(customIds);
     api.end(batch.id);
     h.clock.advance(HORIZON_MS);
     const faults = await h.faults();
-    const throttled = childKey(batch.id, customIds[10]);
+    const throttled = childKey(batch.id, customIds[PAGE / 2]);
     faults.throttle({
       operations: ['PutItem'],
       where: (call) => (call.input.Item as { pk?: { S?: string } } | undefined)?.pk?.S === throttled,
