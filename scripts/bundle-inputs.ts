@@ -20,28 +20,32 @@ const BUNDLE_INPUTS = [
   'tsconfig.client.json',
   'package-lock.json',
 ];
-/** jsii's output beside the sources in lib/ (`npm run compile`) is not an input of the bundles. */
-const COMPILED = /^lib\/.*\.(js|d\.ts)$/;
+/**
+ * jsii's output beside the sources in lib/ (`npm run compile`: the JavaScript, the declarations and
+ * its incremental build's record) is not an input of the bundles: a build must not make the next
+ * `npm start` bundle again.
+ */
+const COMPILED = /^lib\/.*\.(js|d\.ts|tsbuildinfo)$/;
 /** Inside assets/, which `npm run bundle` empties first: a failed run leaves none. */
 const DIGEST_FILE = join(ROOT, 'assets', '.inputs.sha256');
 
-/** The input files under `path` (a file or a folder), in a stable order. */
-function filesUnder(path: string): string[] {
-  const full = join(ROOT, path);
+/** The input files under `path` (a file or a folder) of the checkout at `root`, in a stable order. */
+function filesUnder(root: string, path: string): string[] {
+  const full = join(root, path);
   if (!existsSync(full)) return [];
   if (!statSync(full).isDirectory()) return COMPILED.test(path) ? [] : [path];
   return readdirSync(full)
     .sort()
-    .flatMap((name) => filesUnder(join(path, name)));
+    .flatMap((name) => filesUnder(root, join(path, name)));
 }
 
-/** One digest of every input file's path and content. */
-export function bundleInputsDigest(): string {
+/** One digest of every input file's path and content, in the checkout at `root`. */
+export function bundleInputsDigest(root = ROOT): string {
   const hash = createHash('sha256');
-  for (const file of BUNDLE_INPUTS.flatMap(filesUnder))
+  for (const file of BUNDLE_INPUTS.flatMap((input) => filesUnder(root, input)))
     hash
       .update(`${file}\0`)
-      .update(readFileSync(join(ROOT, file)))
+      .update(readFileSync(join(root, file)))
       .update('\0');
   return hash.digest('hex');
 }

@@ -34,6 +34,7 @@ const LAYERS = [
       'test/lambda/shared/winner-order.test.ts',
       'test/cli/config.test.ts',
       'test/cli/events.test.ts',
+      'test/package/bundle-inputs.test.ts',
       'packages/webhook-inbox-local/test/aws/apigateway/account-settings.test.ts',
       'packages/webhook-inbox-local/test/aws/apigateway/http-api.test.ts',
       'packages/webhook-inbox-local/test/aws/cloudformation',
