@@ -167,18 +167,18 @@ describe('npm run bench -- --quick', () => {
     expect(results.scaling.map((scale) => scale.deliveries)).toEqual([8, 32]);
     for (const scale of results.scaling) {
       // What each receiver asks of AWS is exact; the stage figures bill every attempt, so an SDK retry on a loaded machine adds to them.
-      expect(requestsMade(scale.ours, 'edge')).toBe(2 * scale.deliveries);
-      expect(scale.ours.stages.edge * scale.deliveries).toBeCloseTo(attemptsMade(scale.ours, 'edge'), 9);
-      expect(requestsMade(scale.powertools, 'edge')).toBe(4 * scale.deliveries);
-      expect(scale.powertools.stages.edge * scale.deliveries).toBeCloseTo(attemptsMade(scale.powertools, 'edge'), 9);
+      expect(madeAt(scale.ours, 'edge').requests).toBe(2 * scale.deliveries);
+      expect(scale.ours.stages.edge * scale.deliveries).toBeCloseTo(madeAt(scale.ours, 'edge').attempts, 9);
+      expect(madeAt(scale.powertools, 'edge').requests).toBe(4 * scale.deliveries);
+      expect(scale.powertools.stages.edge * scale.deliveries).toBeCloseTo(madeAt(scale.powertools, 'edge').attempts, 9);
       expect(scale.ours.run).toMatchObject({ accepted: scale.deliveries, processed: scale.deliveries, deadLettered: 0 });
       expect(scale.throughput.twin.accepted).toBe(scale.deliveries);
       // One query per shard of the two indexes, the flow-control item read, and the sweep's watermark read and moved to the cutoff.
-      expect(requestsMade(scale.ours, 'reconciler')).toBe(35);
-      expect(scale.ours.stages.reconcilerPerRun).toBe(attemptsMade(scale.ours, 'reconciler'));
+      expect(madeAt(scale.ours, 'reconciler').requests).toBe(35);
+      expect(scale.ours.stages.reconcilerPerRun).toBe(madeAt(scale.ours, 'reconciler').attempts);
       // The sweep's examination of the load: the flow-control item and its watermark read, a page per shard, one BatchGetItem per 100 rows, the watermark moved.
-      expect(requestsMade(scale.ours, 'sweep')).toBe(3 + 16 + Math.ceil(scale.deliveries / 100));
-      expect(scale.ours.stages.sweep * scale.deliveries).toBeCloseTo(attemptsMade(scale.ours, 'sweep'), 9);
+      expect(madeAt(scale.ours, 'sweep').requests).toBe(3 + 16 + Math.ceil(scale.deliveries / 100));
+      expect(scale.ours.stages.sweep * scale.deliveries).toBeCloseTo(madeAt(scale.ours, 'sweep').attempts, 9);
     }
     expect(results.signature.rows.map((row) => row.bytes)).toEqual([1024, 64 * 1024, 1024 * 1024]);
     expect(results.coldStart.rows.map((row) => row.handler)).toEqual(['verifier', 'processor', 'reconciler', 'rotator']);
@@ -247,14 +247,13 @@ describe('npm run bench -- --quick', () => {
   }, 300_000);
 });
 
-/** The requests a receiver made at `stage` over its run, each once however often the SDK retried it. */
-function requestsMade(figures: ReceiverFigures, stage: string): number {
-  return figures.operations.filter((operation) => operation.stage === stage).reduce((sum, operation) => sum + operation.calls, 0);
-}
-
-/** The HTTP attempts those requests took: what AWS bills. */
-function attemptsMade(figures: ReceiverFigures, stage: string): number {
-  return figures.operations.filter((operation) => operation.stage === stage).reduce((sum, operation) => sum + operation.attempts, 0);
+/** What a receiver asked of AWS at `stage` over its run: its requests, each once however often the SDK retried it, and the HTTP attempts they took (what AWS bills). */
+function madeAt(figures: ReceiverFigures, stage: string): { requests: number; attempts: number } {
+  const operations = figures.operations.filter((operation) => operation.stage === stage);
+  return {
+    requests: operations.reduce((sum, operation) => sum + operation.calls, 0),
+    attempts: operations.reduce((sum, operation) => sum + operation.attempts, 0),
+  };
 }
 
 function run(command: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -5,6 +5,7 @@
  * writes absolute links (GitHub's `link` header) names the proxy, as the real one names itself.
  */
 import { createServer, request as httpRequest, Server } from 'node:http';
+import { closeServer, listenOnLoopback, readBody } from '#twin/testing';
 import { HttpExchange } from './openapi-judge';
 
 export interface RecordedExchange extends HttpExchange {
@@ -21,16 +22,11 @@ export class RecordingProxy {
   async start(): Promise<string> {
     const target = new URL(this.target);
     this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
+      void readBody(req).then((requestBody) => {
         const forwarded = httpRequest(
           { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent: false },
-          (answer) => {
-            const body: Buffer[] = [];
-            answer.on('data', (chunk: Buffer) => body.push(chunk));
-            answer.on('end', () => {
-              const bytes = Buffer.concat(body);
+          (answer) =>
+            void readBody(answer).then((bytes) => {
               this.exchanges.push({
                 method: req.method ?? '',
                 url: req.url ?? '',
@@ -40,20 +36,18 @@ export class RecordingProxy {
                 body: bytes.toString('utf8'),
               });
               res.writeHead(answer.statusCode ?? 502, answer.headers).end(bytes);
-            });
-          },
+            }),
         );
         forwarded.on('error', () => res.writeHead(502).end());
-        forwarded.end(Buffer.concat(chunks));
+        forwarded.end(requestBody);
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
+    return listenOnLoopback(this.server);
   }
 
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await closeServer(this.server);
   }
 }
 

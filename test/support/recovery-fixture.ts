@@ -5,7 +5,7 @@
  */
 import { createServer, Server } from 'node:http';
 import { GitHubHookTarget, ProviderRuntimeConfig, RecoveryRuntimeConfig } from '../../lib/contract';
-import { FakeGitHub, FakeStripe } from '#twin/testing';
+import { closeServer, FakeGitHub, FakeStripe, listenOnLoopback, readBody } from '#twin/testing';
 import { apiGatewayEvent, InboxHarness, SecretsFixture } from './inbox-fixture';
 
 export interface Recovered {
@@ -69,19 +69,13 @@ export class RecoveryFixture {
   async endpointFor(inbox: Recovered): Promise<string> {
     const verifier = this.h.verifier({ providers: [inbox.provider] });
     const bridge = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
-        void verifier(apiGatewayEvent(Buffer.concat(chunks), headers, { path: `/hooks/${inbox.provider.name}` })).then((answer) =>
-          res.writeHead(answer.statusCode ?? 500, { 'content-type': 'application/json' }).end(String(answer.body ?? '')),
-        );
-      });
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
+      void readBody(req)
+        .then((body) => verifier(apiGatewayEvent(body, headers, { path: `/hooks/${inbox.provider.name}` })))
+        .then((answer) => res.writeHead(answer.statusCode ?? 500, { 'content-type': 'application/json' }).end(String(answer.body ?? '')));
     });
     this.bridges.push(bridge);
-    await new Promise<void>((resolve) => bridge.listen(0, '127.0.0.1', resolve));
-    const address = bridge.address() as { port: number };
-    return `http://127.0.0.1:${address.port}/hooks/${inbox.provider.name}`;
+    return `${await listenOnLoopback(bridge)}/hooks/${inbox.provider.name}`;
   }
 
   /** The inbox's delivery rows of a provider. */
@@ -91,7 +85,6 @@ export class RecoveryFixture {
 
   /** Closes the endpoints opened. */
   async close(): Promise<void> {
-    const bridges = this.bridges.splice(0);
-    await Promise.all(bridges.map((bridge) => new Promise<void>((resolve) => bridge.close(() => resolve()))));
+    await Promise.all(this.bridges.splice(0).map(closeServer));
   }
 }

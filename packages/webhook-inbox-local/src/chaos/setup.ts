@@ -23,7 +23,7 @@ import { startTwin, Twin, TwinOptions } from '../twin/inbox-twin';
 import { InvocationFault, LOCAL_AWS } from '../twin/twin';
 import type { ChaosProfile } from './profile';
 import { ROUTE_FLOOD, type Plan, type Provider } from './plan';
-import { FaultCounter, RunState, signatureOf, workKey } from './state';
+import { FaultCounter, receiveKey, RunState, signatureOf, workKey } from './state';
 
 /** The inbox's name for the simulated batch API. */
 export const BATCHES = 'batches';
@@ -292,7 +292,7 @@ function adversaryInterceptors(plan: Plan, state: RunState, faults: FaultCounter
     processor: async (event, invoke) => {
       const index = state.processorInvocations++;
       const startedAt = Date.now();
-      for (const record of event.Records) state.receivedAt.set(`${record.messageId}/${record.attributes.ApproximateReceiveCount}`, startedAt);
+      for (const record of event.Records) state.receivedAt.set(receiveKey(record.messageId, record.attributes.ApproximateReceiveCount), startedAt);
       const keys = event.Records.map((record) => workKey(record.body)).filter((key): key is string => key !== undefined);
       let fault: InvocationFault | undefined;
       if (index % plan.workerCrashEvery === plan.workerCrashEvery - 1) state.workerCrashDue = true;

@@ -38,7 +38,7 @@ export class RunState {
   readonly interruptedRows = new Set<string>();
   /** Inbox keys of rows whose processor invocation died (a crash or a timeout). */
   readonly killedRows = new Set<string>();
-  /** When each receive of a work message (`<messageId>/<receive count>`) was handed to a processor invocation, epoch ms. */
+  /** When each receive of a work message (by `receiveKey`) was handed to a processor invocation, epoch ms. */
   readonly receivedAt = new Map<string, number>();
   readonly signatureTokens = new Set<string>();
   /** The answers to the flood on a route of its own. */
@@ -70,6 +70,11 @@ export class RunState {
 /** The signature header of a request (either scheme): what pairs an armed attempt with its verifier invocation. */
 export function signatureOf(headers: Readonly<Record<string, string | undefined>> | undefined): string | undefined {
   return headers?.['webhook-signature'] ?? headers?.['x-webhook-signature'];
+}
+
+/** One receive of a work message: its id and SQS's receive count, as the processor logs them. */
+export function receiveKey(messageId: string | undefined, receiveCount: string | number | undefined): string {
+  return `${messageId}/${receiveCount}`;
 }
 
 /** The inbox key a work message carries; undefined for anything that is not one. */

@@ -12,6 +12,7 @@
 
 // The local AWS: its account and region, the resources an inbox needs, the stand-ins.
 export { LOCAL_ACCOUNT, LOCAL_AWS, LOCAL_REGION, OPERATOR_ACCESS_KEY } from '../aws/local-aws';
+export { closeServer, listenOnLoopback, readBody } from '../aws/loopback';
 export { createBodyBucket, createQueues, createTables, type InboxResourceNames, type QueueSettings, resourceNames } from '../aws/provision';
 export { httpApiEvent, startApiGateway } from '../aws/apigateway/http-api';
 export { LambdaHost } from '../aws/lambda/host';

@@ -19,7 +19,8 @@
  */
 import { logReference } from '../../../../../lambda/shared/runtime/digest';
 import { DeliveryStatus, MetricName } from '../../../../../lib/contract';
-import { countLinesByEvent } from './logs';
+import { receiveKey } from '../state';
+import { countLinesByEvent, processorLines } from './logs';
 import { EXAMPLES, RunAudit, sourceOf } from './context';
 
 /** The processor's line of a row that failed downstream while the breaker was open, its attempt not spent. */
@@ -28,22 +29,6 @@ const CLOSED = 'CLOSED';
 /** The processor's lines of an attempt that failed and was spent: the row retried later, or DEAD. */
 const SPENT = new Set(['processing failed', 'processing failed; dead-lettered']);
 const OPENED = 'circuit breaker opened';
-
-interface ProcessorLine {
-  readonly time?: string;
-  readonly message?: string;
-  readonly eventRef?: string;
-  readonly messageId?: string;
-  readonly receiveCount?: number;
-  readonly outboxResult?: string;
-}
-
-/** The processor's JSON log lines (its runtime's own lines, a timeout's, are plain text). */
-function processorLines(logs: RunAudit['logs']): ProcessorLine[] {
-  return logs
-    .filter((file) => /processor\.log$/i.test(file.name))
-    .flatMap((file) => file.lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as ProcessorLine));
-}
 
 export function auditDownstreamOutage({ evidence, originals, processedLines, logs, figures, counted, violation, notes }: RunAudit): void {
   const outage = evidence.downstreamOutage;
@@ -86,7 +71,7 @@ export function auditDownstreamOutage({ evidence, originals, processedLines, log
   const spentWhileOpen: string[] = [];
   for (const line of lines) {
     if (!SPENT.has(line.message ?? '') || line.outboxResult !== 'failed') continue;
-    const handedAt = evidence.receivedAt.get(`${line.messageId}/${line.receiveCount}`);
+    const handedAt = evidence.receivedAt.get(receiveKey(line.messageId, line.receiveCount));
     if (handedAt === undefined || handedAt < outage.downAt || handedAt >= outage.upAt) continue;
     if (firstOpening === undefined || handedAt < firstOpening) spentBeforeOpening++;
     else spentWhileOpen.push(`${line.eventRef}, receive ${line.receiveCount} handed over ${handedAt - firstOpening} ms after the opening`);

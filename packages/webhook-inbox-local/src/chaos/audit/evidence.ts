@@ -128,7 +128,7 @@ export interface Evidence {
   readonly interruptedRows: ReadonlySet<string>;
   /** Rows whose processor invocation died (a crash or a timeout). */
   readonly killedRows: ReadonlySet<string>;
-  /** When each receive of a work message (`<messageId>/<receive count>`) was handed to a processor invocation, epoch ms. */
+  /** When each receive of a work message (by `receiveKey`) was handed to a processor invocation, epoch ms. */
   readonly receivedAt: ReadonlyMap<string, number>;
   /** Digests of the bodies each provider's task API served, by task id. */
   /** What the run's GitHub and Stripe sent, from their own records. */

@@ -39,11 +39,31 @@ export function emfTotals(logs: readonly LogFile[]): Record<string, number> {
   return totals;
 }
 
+/** The processor's log files. */
+function processorLogs(logs: readonly LogFile[]): LogFile[] {
+  return logs.filter((file) => /processor\.log$/i.test(file.name));
+}
+
+/** A processor log line's fields the audits read. */
+export interface ProcessorLine {
+  readonly time?: string;
+  readonly message?: string;
+  readonly eventRef?: string;
+  readonly messageId?: string;
+  readonly receiveCount?: number;
+  readonly outboxResult?: string;
+}
+
+/** The processor's JSON log lines (its runtime's own lines, a timeout's, are plain text). */
+export function processorLines(logs: readonly LogFile[]): ProcessorLine[] {
+  return processorLogs(logs).flatMap((file) => file.lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as ProcessorLine));
+}
+
 /** The processor's log lines with `message`, by event reference. */
 export function countLinesByEvent(logs: readonly LogFile[], message: string): Map<string, number> {
   const counts = new Map<string, number>();
   const marker = `"message":${JSON.stringify(message)}`;
-  for (const { lines } of logs.filter((file) => /processor\.log$/i.test(file.name))) {
+  for (const { lines } of processorLogs(logs)) {
     for (const line of lines) {
       if (!line.includes(marker)) continue;
       const ref = /"eventRef":"([^"]+)"/.exec(line)?.[1];
