@@ -20,7 +20,7 @@
 import { logReference } from '../../../../../lambda/shared/runtime/digest';
 import { DeliveryStatus, MetricName } from '../../../../../lib/contract';
 import { receiveKey } from '../state';
-import { countLinesByEvent, processorLines } from './logs';
+import { processorLines } from './logs';
 import { EXAMPLES, RunAudit, sourceOf } from './context';
 
 /** The processor's line of a row that failed downstream while the breaker was open, its attempt not spent. */
@@ -81,7 +81,7 @@ export function auditDownstreamOutage({ evidence, originals, processedLines, log
     violation(`${spentWhileOpen.length} attempts were spent by the downstream's failures after the breaker had opened`, spentWhileOpen.slice(0, EXAMPLES));
 
   const opened = counted(MetricName.BREAKER_OPENED);
-  const givenBack = [...countLinesByEvent(logs, GIVEN_BACK).values()].reduce((sum, n) => sum + n, 0);
+  const givenBack = lines.filter((line) => line.message === GIVEN_BACK && line.eventRef).length;
   figures.set('breaker openings (BreakerOpened)', 'total', opened);
   figures.set('row failures given back (no attempt spent)', 'total', givenBack);
   figures.set('messages deferred (Deferred)', 'total', counted(MetricName.DEFERRED));
