@@ -53,7 +53,9 @@ test(
       expect(bench.stats.byReason[reason]).toBeGreaterThan(0);
     }
   },
-  Math.max(120_000, NUM_RUNS * 20),
+  // A guard against a hang, not a measure of speed: 3,000 cases take 60 s here alone and past 120 s
+  // beside the rest of the suite on two cores (about 40 ms a case).
+  Math.max(300_000, NUM_RUNS * 60),
 );
 
 test('after the run the inbox holds exactly the rows answered accepted and quarantined, the queue one message per accepted', async () => {
