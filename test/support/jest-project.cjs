@@ -105,11 +105,12 @@ const TWIN_PACKAGE = { ...project('twin', true), roots: [join(TWIN, 'test')], te
 /** How a run goes, whichever projects it runs (jest reads them from the configuration it starts with). */
 const RUN_SETTINGS = {
   testTimeout: 60_000,
-  // Two workers more than the machine's two cores: the twin's files and the fault-injection run wait
+  // One worker more than the machine's two cores: the twin's files and the fault-injection run wait
   // on timers and child processes for much of their time (the fault-injection run: about 245 s of
-  // wall for 105 CPU-seconds), which the extra workers fill. The whole run on this 2-core machine:
-  // 542 s with three workers, 487 s with four, 502 s with five.
-  maxWorkers: 4,
+  // wall for 105 CPU-seconds), which a third worker fills. A fourth gained no more than the
+  // machine's variance on fresh clones (jest 558 and 591 s, against 578 and 614 s with three), and
+  // its extra load pushed timing-bound tests to their limits.
+  maxWorkers: 3,
   testSequencer: join(__dirname, 'test-sequencer.cjs'),
   // No file leaves a handle open after its teardown (checked with process.getActiveResourcesInfo),
   // but on a loaded 2-core machine a worker sometimes needs more than jest's 500 ms to exit.
