@@ -11,7 +11,6 @@
 import { BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
 import { Defaults, DeliveryStatus, PendingIndex } from '../../../lib/contract';
 import { deliveryItems } from '../../../lambda/shared/stores/inbox';
-import type { FaultProxy } from '#twin/testing';
 import { InboxHarness, SecretsFixture, sha256Hex } from '../../support/inbox-fixture';
 
 const SWEEP_AFTER_MS = Defaults.SWEEP_AFTER_SECONDS * 1000;
@@ -70,24 +69,15 @@ async function backlog(entries: number): Promise<{ stranded: string[]; processed
   return { stranded: keys.filter((_, i) => i % STRANDED_SHARE === 0), processed: keys.filter((_, i) => i % STRANDED_SHARE !== 0) };
 }
 
-/** What the fault proxy has seen so far: every call, and the SDKs' retries among them. */
-interface ProxyReading {
-  readonly calls: Readonly<Record<string, number>>;
-  readonly retries: Readonly<Record<string, number>>;
-}
-
-const readingOf = (faults: FaultProxy): ProxyReading => ({ calls: { ...faults.calls }, retries: { ...faults.retries } });
-
 /**
- * The requests made between two readings of the proxy, by `<service>.<operation>`: its calls less
- * the SDKs' retries among them. A retry (a connection the emulator dropped on a loaded machine) is
- * the transport's cost, not the sweep's.
+ * The requests made between two readings of the proxy, by `<service>.<operation>`. Not its calls:
+ * an SDK's retry (a connection the emulator dropped on a loaded machine) is the transport's cost,
+ * not the sweep's.
  */
-function requestsBetween(before: ProxyReading, after: ProxyReading): Record<string, number> {
-  const since = (counts: ProxyReading['calls'], earlier: ProxyReading['calls'], operation: string) => (counts[operation] ?? 0) - (earlier[operation] ?? 0);
+function requestsBetween(before: Readonly<Record<string, number>>, after: Readonly<Record<string, number>>): Record<string, number> {
   return Object.fromEntries(
-    Object.keys(after.calls)
-      .map((operation) => [operation, since(after.calls, before.calls, operation) - since(after.retries, before.retries, operation)] as const)
+    Object.entries(after)
+      .map(([operation, count]) => [operation, count - (before[operation] ?? 0)] as const)
       .filter(([, count]) => count > 0),
   );
 }
@@ -108,7 +98,7 @@ async function sweepBacklog(entries: number): Promise<ScaleFigures> {
   const faults = await h.faults();
   // The sweep alone: the ledger's own queries would blur what the sweep costs.
   const reconcile = h.reconciler({ sweepStep: SCALED_STEP, ledger: undefined });
-  const before = readingOf(faults);
+  const before = { ...faults.requests };
   let runs = 0;
   let swept = 0;
   for (let lag = Infinity; lag > 0 && runs < 10; runs++) {
@@ -116,7 +106,7 @@ async function sweepBacklog(entries: number): Promise<ScaleFigures> {
     swept += report.swept;
     lag = report.sweepLagSeconds!;
   }
-  const calls = requestsBetween(before, readingOf(faults));
+  const calls = requestsBetween(before, faults.requests);
   const sent = await h.takeMessages();
   // Every stranded row once, nothing else.
   expect(swept).toBe(stranded.length);

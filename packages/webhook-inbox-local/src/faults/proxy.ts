@@ -87,7 +87,7 @@ export class FaultProxy {
   private readonly faults: Fault[] = [];
   private readonly counts = new Map<string, number>();
   private readonly seen = new Map<string, number>();
-  private readonly retried = new Map<string, number>();
+  private readonly requested = new Map<string, number>();
   private readonly lag?: IndexLag;
 
   constructor(
@@ -164,7 +164,7 @@ export class FaultProxy {
     this.lag?.lagBy(0, Date.now);
     this.counts.clear();
     this.seen.clear();
-    this.retried.clear();
+    this.requested.clear();
   }
 
   /** Every call that came through so far, changed or not, by `<service>.<operation>`. */
@@ -173,12 +173,12 @@ export class FaultProxy {
   }
 
   /**
-   * The calls among `calls` that an SDK sent again after an attempt failed (its `amz-sdk-request`
-   * header says attempt 2 or later), by `<service>.<operation>`: `calls` less these is what the
-   * callers asked for, whatever the transport cost them.
+   * The calls among `calls` that were a request's first attempt, by `<service>.<operation>`: what
+   * the callers asked for, without an SDK's retries (its `amz-sdk-request` header past attempt 1),
+   * whatever the transport cost them.
    */
-  get retries(): Readonly<Record<string, number>> {
-    return Object.fromEntries(this.retried);
+  get requests(): Readonly<Record<string, number>> {
+    return Object.fromEntries(this.requested);
   }
 
   /** The calls changed so far, by `<kind> <service>.<operation>` (`throttled dynamodb.PutItem`, …). */
@@ -234,7 +234,7 @@ export class FaultProxy {
     if (target) {
       const operation = `${target.service}.${target.operation}`;
       this.seen.set(operation, (this.seen.get(operation) ?? 0) + 1);
-      if (retryAttempt(req)) this.retried.set(operation, (this.retried.get(operation) ?? 0) + 1);
+      if (!isRetry(req)) this.requested.set(operation, (this.requested.get(operation) ?? 0) + 1);
     }
     // Ended faults are dropped as calls come by.
     for (let i = this.faults.length - 1; i >= 0; i--) if (!this.faults[i].active) this.faults.splice(i, 1);
@@ -322,7 +322,7 @@ interface Upstream {
 }
 
 /** Whether an AWS SDK sent this request as a retry: its `amz-sdk-request` header (`attempt=2; max=3`) counts past the first attempt. */
-function retryAttempt(req: IncomingMessage): boolean {
+function isRetry(req: IncomingMessage): boolean {
   const attempt = /attempt=(\d+)/.exec(String(req.headers['amz-sdk-request'] ?? ''));
   return attempt !== null && Number(attempt[1]) > 1;
 }

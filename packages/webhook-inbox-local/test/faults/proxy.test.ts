@@ -90,9 +90,9 @@ describe('throttling', () => {
     const error = await client.send(new GetItemCommand({ TableName: names.inboxTable, Key: rowKey('throttled') })).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'ProvisionedThroughputExceededException', $metadata: { httpStatusCode: 400, attempts: 3 } });
     expect(proxy.injected).toEqual({ 'throttled dynamodb.PutItem': 2, 'throttled dynamodb.GetItem': 3 });
-    // Every attempt is a call; those after each request's first are its retries.
+    // Every attempt is a call; only each request's first counts as a request.
     expect(proxy.calls).toEqual({ 'dynamodb.PutItem': 3, 'dynamodb.GetItem': 3 });
-    expect(proxy.retries).toEqual({ 'dynamodb.PutItem': 2, 'dynamodb.GetItem': 2 });
+    expect(proxy.requests).toEqual({ 'dynamodb.PutItem': 1, 'dynamodb.GetItem': 1 });
 
     proxy.throttle({ operations: ['UpdateItem'], calls: 1, error: 'ThrottlingException' });
     const once = track(new DynamoDBClient({ endpoint: url, ...LOCAL_AWS, maxAttempts: 1 }));
