@@ -4,17 +4,18 @@
  * it can, as tsc would emit it for the tsconfig's target. Two users:
  *
  * - ts-node (`transpiler` in tsconfig.dev.json): every ts-node process (`npm start`, `npm run
- *   chaos`, the bench, `cdk synth` of bin/app.ts, and the processes the tests start) transpiles
- *   the twin, lib/ and lambda/ again when it starts; TypeScript's own transpiler takes about 4 s
- *   of CPU for that, esbuild a fraction of one.
+ *   chaos`, the bench, `cdk synth` of bin/app.ts, and the processes the tests start) loads the
+ *   twin, lib/ and lambda/ (about 150 files) when it starts; TypeScript's own transpiler takes
+ *   about 4 s of CPU for that, esbuild a fraction of one, and esbuild's output kept on disk
+ *   (`diskCached`) none: a process whose files are all cached starts no esbuild at all.
  * - jest (test/support/jest-project.cjs), for the test files and what they import.
  *
  * Neither type-checks: `npm run typecheck` (part of the build) does, tests included.
  */
 'use strict';
 const { createHash } = require('node:crypto');
-const { readFileSync } = require('node:fs');
-const { dirname, resolve } = require('node:path');
+const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
+const { dirname, join, resolve } = require('node:path');
 const esbuild = require('esbuild');
 
 /** esbuild's options for a tsconfig's target and class fields, and tsc's "use strict" (alwaysStrict), which esbuild does not write. */
@@ -32,18 +33,59 @@ function transformOptions(target, useDefineForClassFields) {
 /** tsc's default for class fields: define semantics from ES2022 on. */
 const definesClassFields = (target) => !/^es(3|5|201[5-9]|2020|2021)$/.test(target);
 
+/** What an output depends on besides the file itself: this file, esbuild's version and the options. */
+const versionOf = (options) => createHash('sha256').update(readFileSync(__filename)).update(esbuild.version).update(JSON.stringify(options)).digest('hex');
+
+/** Where ts-node's transpiled files are kept: the cache folder tools share under node_modules, which `npm ci` empties. */
+const CACHE_FOLDER = resolve(__dirname, '..', 'node_modules', '.cache', 'cdk-webhook-inbox-transpile');
+
+/**
+ * `transform` (text and file name to an output), its outputs kept in `folder` by a hash of
+ * `version`, the file's name and its text: an edited file, or a new version, is transformed again,
+ * never served a stale output. Processes share the folder: an entry is written whole, then renamed
+ * into place, and one that cannot be read or parsed is transformed again. A folder that cannot be
+ * written to only costs the time the cache would have saved.
+ */
+function diskCached(folder, version, transform) {
+  let writable = true;
+  try {
+    mkdirSync(folder, { recursive: true });
+  } catch {
+    writable = false;
+  }
+  return (text, fileName) => {
+    const entry = join(folder, `${createHash('sha256').update(version).update('\0').update(fileName).update('\0').update(text).digest('hex')}.json`);
+    try {
+      return JSON.parse(readFileSync(entry, 'utf8'));
+    } catch {
+      // Not cached yet, or unreadable: transformed below.
+    }
+    const output = transform(text, fileName);
+    if (writable) {
+      try {
+        const partial = `${entry}.${process.pid}`;
+        writeFileSync(partial, JSON.stringify(output));
+        renameSync(partial, entry);
+      } catch {
+        writable = false;
+      }
+    }
+    return output;
+  };
+}
+exports.diskCached = diskCached;
+
 /** ts-node's transpiler factory (its `transpiler` option): the target and class fields of the tsconfig ts-node read. */
 exports.create = ({ service }) => {
   const ts = require(service.projectLocalResolveHelper('typescript', true));
   const { target: targetEnum, useDefineForClassFields } = service.config.options;
   const target = ts.ScriptTarget[targetEnum].toLowerCase();
   const options = transformOptions(target, useDefineForClassFields ?? definesClassFields(target));
-  return {
-    transpile(input, { fileName }) {
-      const { code, map } = esbuild.transformSync(input, { ...options, sourcefile: fileName });
-      return { outputText: code, sourceMapText: map };
-    },
-  };
+  const transpile = diskCached(CACHE_FOLDER, versionOf(options), (input, fileName) => {
+    const { code, map } = esbuild.transformSync(input, { ...options, sourcefile: fileName });
+    return { outputText: code, sourceMapText: map };
+  });
+  return { transpile: (input, { fileName }) => transpile(input, fileName) };
 };
 
 /** A compiler option of a tsconfig file, or of the one it extends. */
@@ -57,7 +99,7 @@ function compilerOption(tsconfig, name) {
 exports.createTransformer = ({ tsconfig }) => {
   const target = String(compilerOption(tsconfig, 'target')).toLowerCase();
   const options = transformOptions(target, compilerOption(tsconfig, 'useDefineForClassFields') ?? definesClassFields(target));
-  const version = createHash('sha256').update(readFileSync(__filename)).update(esbuild.version).update(JSON.stringify(options)).digest('hex');
+  const version = versionOf(options);
   return {
     canInstrument: false,
     getCacheKey(source, path) {

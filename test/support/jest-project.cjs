@@ -35,6 +35,7 @@ const LAYERS = [
       'test/cli/config.test.ts',
       'test/cli/events.test.ts',
       'test/package/bundle-inputs.test.ts',
+      'test/package/transpile.test.ts',
       'packages/webhook-inbox-local/test/aws/apigateway/account-settings.test.ts',
       'packages/webhook-inbox-local/test/aws/apigateway/http-api.test.ts',
       'packages/webhook-inbox-local/test/aws/cloudformation',
