@@ -14,7 +14,7 @@
  */
 'use strict';
 const { createHash } = require('node:crypto');
-const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
 const { dirname, join, resolve } = require('node:path');
 const esbuild = require('esbuild');
 
@@ -37,13 +37,21 @@ const definesClassFields = (target) => !/^es(3|5|201[5-9]|2020|2021)$/.test(targ
 const versionOf = (options) => createHash('sha256').update(readFileSync(__filename)).update(esbuild.version).update(JSON.stringify(options)).digest('hex');
 
 /** Where ts-node's transpiled files are kept: the cache folder tools share under node_modules, which `npm ci` empties. */
-const CACHE_FOLDER = resolve(__dirname, '..', 'node_modules', '.cache', 'cdk-webhook-inbox-transpile');
+const CACHE_FOLDER = resolve(__dirname, '..', 'node_modules', '.cache', 'cdk-webhook-inbox', 'transpiled');
+
+/** A short digest of `parts`, each ended by a NUL so that no two lists of parts run together. */
+const digest = (...parts) =>
+  parts
+    .reduce((hash, part) => hash.update(part).update('\0'), createHash('sha256'))
+    .digest('hex')
+    .slice(0, 32);
 
 /**
- * `transform` (text and file name to an output), its outputs kept in `folder` by a hash of
- * `version`, the file's name and its text: an edited file, or a new version, is transformed again,
- * never served a stale output. Processes share the folder: an entry is written whole, then renamed
- * into place, and one that cannot be read or parsed is transformed again. A folder that cannot be
+ * `transform` (text and file name to an output), its outputs kept in `folder`, one entry per file:
+ * named by a digest of the file's name, then one of `version` and its text, so that an edited
+ * file, or a new version, is transformed again, never served a stale output, and its new entry
+ * replaces the old. Processes share the folder: an entry is written whole, then renamed into
+ * place, and one that cannot be read or parsed is transformed again. A folder that cannot be
  * written to only costs the time the cache would have saved.
  */
 function diskCached(folder, version, transform) {
@@ -54,7 +62,9 @@ function diskCached(folder, version, transform) {
     writable = false;
   }
   return (text, fileName) => {
-    const entry = join(folder, `${createHash('sha256').update(version).update('\0').update(fileName).update('\0').update(text).digest('hex')}.json`);
+    const file = digest(fileName);
+    const name = `${file}-${digest(version, text)}.json`;
+    const entry = join(folder, name);
     try {
       return JSON.parse(readFileSync(entry, 'utf8'));
     } catch {
@@ -66,6 +76,8 @@ function diskCached(folder, version, transform) {
         const partial = `${entry}.${process.pid}`;
         writeFileSync(partial, JSON.stringify(output));
         renameSync(partial, entry);
+        for (const older of readdirSync(folder))
+          if (older.startsWith(`${file}-`) && older.endsWith('.json') && older !== name) rmSync(join(folder, older), { force: true });
       } catch {
         writable = false;
       }

@@ -42,6 +42,27 @@ test('an edited file, the same text at another path, and a new version are each 
   expect([again.calls, upgraded.calls]).toEqual([['/src/a.ts', '/src/b.ts'], ['/src/a.ts']]);
 });
 
+test("a file's new entry replaces its old one, and another process's entry being written is left alone", () => {
+  const at = folder();
+  const cached = diskCached(at, 'v1', countingTransform().transform);
+  cached('const a = 1;', '/src/a.ts');
+  cached('let b;', '/src/b.ts');
+  const [first] = readdirSync(at).filter((name) => readFileSync(join(at, name), 'utf8').includes('/src/a.ts'));
+  const beingWritten = `${first.slice(0, first.indexOf('-'))}-0123.json.4242`;
+  writeFileSync(join(at, beingWritten), '{');
+  cached('const a = 2;', '/src/a.ts');
+  diskCached(at, 'v2', countingTransform().transform)('const a = 2;', '/src/a.ts');
+  const entries = readdirSync(at).filter((name) => name.endsWith('.json'));
+  expect(
+    entries
+      .map((name) => JSON.parse(readFileSync(join(at, name), 'utf8')) as { outputText: string })
+      .map((entry) => entry.outputText)
+      .sort(),
+  ).toEqual(['/src/a.ts:CONST A = 2;', '/src/b.ts:LET B;']);
+  expect(entries).not.toContain(first);
+  expect(readdirSync(at)).toContain(beingWritten);
+});
+
 test('an entry cut short (a process killed while writing) is transformed again and written whole', () => {
   const at = folder();
   diskCached(at, 'v1', countingTransform().transform)('let b;', '/src/b.ts');
