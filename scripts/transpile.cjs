@@ -33,12 +33,6 @@ function transformOptions(target, useDefineForClassFields) {
 /** tsc's default for class fields: define semantics from ES2022 on. */
 const definesClassFields = (target) => !/^es(3|5|201[5-9]|2020|2021)$/.test(target);
 
-/** What an output depends on besides the file itself: this file, esbuild's version and the options. */
-const versionOf = (options) => createHash('sha256').update(readFileSync(__filename)).update(esbuild.version).update(JSON.stringify(options)).digest('hex');
-
-/** Where ts-node's transpiled files are kept: the cache folder tools share under node_modules, which `npm ci` empties. */
-const CACHE_FOLDER = resolve(__dirname, '..', 'node_modules', '.cache', 'cdk-webhook-inbox', 'transpiled');
-
 /** A short digest of `parts`, each ended by a NUL so that no two lists of parts run together. */
 const digest = (...parts) =>
   parts
@@ -46,15 +40,24 @@ const digest = (...parts) =>
     .digest('hex')
     .slice(0, 32);
 
+/** What an output depends on besides the file itself: this file, esbuild's version and the options. */
+const versionOf = (options) => digest(readFileSync(__filename), esbuild.version, JSON.stringify(options));
+
+/** Where ts-node's transpiled files are kept: the cache folder tools share under node_modules, which `npm ci` empties. */
+const CACHE_FOLDER = resolve(__dirname, '..', 'node_modules', '.cache', 'cdk-webhook-inbox', 'transpiled');
+
 /**
  * `transform` (text and file name to an output), its outputs kept in `folder`, one entry per file:
  * named by a digest of the file's name, then one of `version` and its text, so that an edited
  * file, or a new version, is transformed again, never served a stale output, and its new entry
  * replaces the old. Processes share the folder: an entry is written whole, then renamed into
- * place, and one that cannot be read or parsed is transformed again. A folder that cannot be
- * written to only costs the time the cache would have saved.
+ * place, and one that cannot be read or parsed is transformed again. A process lists the folder
+ * once, at its first miss: an old entry another process writes after that is replaced by a later
+ * process. A folder that cannot be written to only costs the time the cache would have saved.
  */
 function diskCached(folder, version, transform) {
+  /** The folder's entries as this process knows them: listed at its first miss, then kept up to date. */
+  let listed;
   let writable = true;
   try {
     mkdirSync(folder, { recursive: true });
@@ -76,8 +79,13 @@ function diskCached(folder, version, transform) {
         const partial = `${entry}.${process.pid}`;
         writeFileSync(partial, JSON.stringify(output));
         renameSync(partial, entry);
-        for (const older of readdirSync(folder))
-          if (older.startsWith(`${file}-`) && older.endsWith('.json') && older !== name) rmSync(join(folder, older), { force: true });
+        listed ??= new Set(readdirSync(folder));
+        for (const older of listed)
+          if (older.startsWith(`${file}-`) && older.endsWith('.json') && older !== name) {
+            rmSync(join(folder, older), { force: true });
+            listed.delete(older);
+          }
+        listed.add(name);
       } catch {
         writable = false;
       }
@@ -114,9 +122,7 @@ exports.createTransformer = ({ tsconfig }) => {
   const version = versionOf(options);
   return {
     canInstrument: false,
-    getCacheKey(source, path) {
-      return createHash('sha256').update(version).update(path).update(source).digest('hex');
-    },
+    getCacheKey: (source, path) => digest(version, path, source),
     process(source, path) {
       const { code, map } = esbuild.transformSync(source, { ...options, sourcefile: path });
       return { code, map };
