@@ -13,10 +13,10 @@
  * Neither type-checks: `npm run typecheck` (part of the build) does, tests included.
  */
 'use strict';
-const { createHash } = require('node:crypto');
-const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readdirSync, readFileSync, rmSync } = require('node:fs');
 const { dirname, join, resolve } = require('node:path');
 const esbuild = require('esbuild');
+const { CACHE_ROOT, digest, readEntry, writeEntry } = require('./disk-cache.cjs');
 
 /** esbuild's options for a tsconfig's target and class fields, and tsc's "use strict" (alwaysStrict), which esbuild does not write. */
 function transformOptions(target, useDefineForClassFields) {
@@ -33,27 +33,20 @@ function transformOptions(target, useDefineForClassFields) {
 /** tsc's default for class fields: define semantics from ES2022 on. */
 const definesClassFields = (target) => !/^es(3|5|201[5-9]|2020|2021)$/.test(target);
 
-/** A short digest of `parts`, each ended by a NUL so that no two lists of parts run together. */
-const digest = (...parts) =>
-  parts
-    .reduce((hash, part) => hash.update(part).update('\0'), createHash('sha256'))
-    .digest('hex')
-    .slice(0, 32);
-
 /** What an output depends on besides the file itself: this file, esbuild's version and the options. */
 const versionOf = (options) => digest(readFileSync(__filename), esbuild.version, JSON.stringify(options));
 
-/** Where ts-node's transpiled files are kept: the cache folder tools share under node_modules, which `npm ci` empties. */
-const CACHE_FOLDER = resolve(__dirname, '..', 'node_modules', '.cache', 'cdk-webhook-inbox', 'transpiled');
+/** Where ts-node's transpiled files are kept. */
+const CACHE_FOLDER = join(CACHE_ROOT, 'transpiled');
 
 /**
  * `transform` (text and file name to an output), its outputs kept in `folder`, one entry per file:
  * named by a digest of the file's name, then one of `version` and its text, so that an edited
  * file, or a new version, is transformed again, never served a stale output, and its new entry
- * replaces the old. Processes share the folder: an entry is written whole, then renamed into
- * place, and one that cannot be read or parsed is transformed again. A process lists the folder
- * once, at its first miss: an old entry another process writes after that is replaced by a later
- * process. A folder that cannot be written to only costs the time the cache would have saved.
+ * replaces the old. Processes share the folder (scripts/disk-cache.cjs says how an entry is read
+ * and written), and pruning skips an entry another process is still writing. A process lists the
+ * folder once, at its first miss: an old entry another process writes after that is replaced by a
+ * later process. A folder that cannot be written to only costs the time the cache would have saved.
  */
 function diskCached(folder, version, transform) {
   /** The folder's entries as this process knows them: listed at its first miss, then kept up to date. */
@@ -68,17 +61,12 @@ function diskCached(folder, version, transform) {
     const file = digest(fileName);
     const name = `${file}-${digest(version, text)}.json`;
     const entry = join(folder, name);
-    try {
-      return JSON.parse(readFileSync(entry, 'utf8'));
-    } catch {
-      // Not cached yet, or unreadable: transformed below.
-    }
+    const cached = readEntry(entry);
+    if (cached !== undefined) return cached;
     const output = transform(text, fileName);
     if (writable) {
       try {
-        const partial = `${entry}.${process.pid}`;
-        writeFileSync(partial, JSON.stringify(output));
-        renameSync(partial, entry);
+        writeEntry(entry, output);
         listed ??= new Set(readdirSync(folder));
         for (const older of listed)
           if (older.startsWith(`${file}-`) && older.endsWith('.json') && older !== name) {

@@ -48,7 +48,7 @@ test("a file's new entry replaces its old one, and another process's entry being
   cached('const a = 1;', '/src/a.ts');
   cached('let b;', '/src/b.ts');
   const [first] = readdirSync(at).filter((name) => readFileSync(join(at, name), 'utf8').includes('/src/a.ts'));
-  const beingWritten = `${first.slice(0, first.indexOf('-'))}-0123.json.4242`;
+  const beingWritten = `${first.slice(0, first.indexOf('-'))}-0123.json.4242.partial`;
   writeFileSync(join(at, beingWritten), '{');
   cached('const a = 2;', '/src/a.ts');
   diskCached(at, 'v2', countingTransform().transform)('const a = 2;', '/src/a.ts');
@@ -63,7 +63,7 @@ test("a file's new entry replaces its old one, and another process's entry being
   expect(readdirSync(at)).toContain(beingWritten);
 });
 
-test('an entry cut short (a process killed while writing) is transformed again and written whole', () => {
+test('an entry that cannot be parsed is transformed again and written whole', () => {
   const at = folder();
   diskCached(at, 'v1', countingTransform().transform)('let b;', '/src/b.ts');
   const [entry] = readdirSync(at);

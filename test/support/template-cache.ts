@@ -7,12 +7,18 @@
  * aws-cdk-lib and constructs releases installed. Any change to them is a new key, never a stale
  * template; the entries of older code go when the first entry of new code is written.
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
+const { CACHE_ROOT, digest, readEntry, writeEntry } = require('../../scripts/disk-cache.cjs') as {
+  CACHE_ROOT: string;
+  digest: (...parts: (string | Buffer)[]) => string;
+  readEntry: (file: string) => unknown;
+  writeEntry: (file: string, value: unknown) => void;
+};
+
 const ROOT = join(__dirname, '..', '..');
-const CACHE = join(ROOT, 'node_modules', '.cache', 'cdk-webhook-inbox', 'templates');
+const CACHE = join(CACHE_ROOT, 'templates');
 
 /** What every synthesis reads besides its own module: the folders (without the compiled output jsii writes beside lib/'s sources) and the CDK releases. */
 const CONSTRUCT_FOLDERS: readonly { readonly folder: string; readonly skip?: RegExp }[] = [
@@ -29,25 +35,13 @@ function filesOf(folder: string, skip?: RegExp): string[] {
     .sort();
 }
 
-/** A digest of `files` (paths relative to `root`, and contents) and of `extra`. */
-export function contentHash(root: string, files: readonly string[], extra: readonly string[] = []): string {
-  const hash = createHash('sha256');
-  for (const line of extra) hash.update(`${line}\n`);
-  for (const file of files)
-    hash
-      .update(`${relative(root, file)}\0`)
-      .update(readFileSync(file))
-      .update('\0');
-  return hash.digest('hex').slice(0, 32);
-}
-
 /** The hash of the code a synthesizer module's templates come from. */
 function codeHash(synthesizer: string): string {
   const files = [join(ROOT, synthesizer), ...CONSTRUCT_FOLDERS.flatMap(({ folder, skip }) => filesOf(join(ROOT, folder), skip))];
   const releases = CDK_PACKAGES.map(
     (name) => `${name}@${(JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version}`,
   );
-  return contentHash(ROOT, files, releases);
+  return digest(...releases, ...files.flatMap((file) => [relative(ROOT, file), readFileSync(file)]));
 }
 
 const codeHashes = new Map<string, string>();
@@ -64,12 +58,9 @@ export function cachedSynthesis<T>(synthesizer: string, spec: unknown, synthesiz
     codeHashes.set(synthesizer, code);
   }
   const folder = join(CACHE, synthesizer.replace(/[^\w.-]+/g, '-'));
-  const entry = join(folder, code, `${createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 32)}.json`);
-  try {
-    return JSON.parse(readFileSync(entry, 'utf8')) as T;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+  const entry = join(folder, code, `${digest(JSON.stringify(spec))}.json`);
+  const cached = readEntry(entry);
+  if (cached !== undefined) return cached as T;
   const synthesized = synthesize();
   store(folder, code, entry, synthesized);
   return synthesized;
@@ -78,8 +69,5 @@ export function cachedSynthesis<T>(synthesizer: string, spec: unknown, synthesiz
 function store(folder: string, code: string, entry: string, synthesized: unknown): void {
   mkdirSync(join(folder, code), { recursive: true });
   for (const older of readdirSync(folder)) if (older !== code) rmSync(join(folder, older), { recursive: true, force: true });
-  // Written aside, then renamed: a reader in another worker sees the whole entry or none.
-  const partial = `${entry}.${process.pid}.partial`;
-  writeFileSync(partial, JSON.stringify(synthesized));
-  renameSync(partial, entry);
+  writeEntry(entry, synthesized);
 }
