@@ -225,16 +225,15 @@ export class FaultProxy {
   }
 
   private count(kind: FaultCounterKind, call: AwsCall): void {
-    const name = `${kind} ${call.service}.${call.operation}`;
-    this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
+    tally(this.counts, `${kind} ${call.service}.${call.operation}`);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = targetOf(String(req.headers['x-amz-target'] ?? ''));
     if (target) {
       const operation = `${target.service}.${target.operation}`;
-      this.seen.set(operation, (this.seen.get(operation) ?? 0) + 1);
-      if (!isRetry(req)) this.requested.set(operation, (this.requested.get(operation) ?? 0) + 1);
+      tally(this.seen, operation);
+      if (!isRetry(req)) tally(this.requested, operation);
     }
     // Ended faults are dropped as calls come by.
     for (let i = this.faults.length - 1; i >= 0; i--) if (!this.faults[i].active) this.faults.splice(i, 1);
@@ -319,6 +318,11 @@ interface Upstream {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
   readonly body: Buffer;
+}
+
+/** Counts one more `key` in `counts`. */
+function tally(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
 }
 
 /** Whether an AWS SDK sent this request as a retry: its `amz-sdk-request` header (`attempt=2; max=3`) counts past the first attempt. */
